@@ -1,0 +1,41 @@
+# The capacity-planning lab. Every target sets up what it needs (a venv with pinned packages).
+# On a machine with conda, `conda env create -f environment.yml` gives the same packages.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+
+.DEFAULT_GOAL := help
+.PHONY: help setup run test calibrate validate bench lab clean
+
+help:            ## list every target with one line each
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	rm -f $(VENV)/.installed-* && touch $@
+
+setup: $(STAMP)  ## create .venv and install the pinned packages (done by every target)
+
+run: $(STAMP)    ## the main job: calibrate, then predict every measured row beside its measurement
+	$(PY) -m model calibrate
+	$(PY) -m model validate --report
+
+test: $(STAMP)   ## every test, notebooks included (pytest --nbval-lax)
+	$(PY) -m pytest --nbval-lax -q tests notebooks
+
+calibrate: $(STAMP) ## fit the free parameters; writes data/calibrated/
+	$(PY) -m model calibrate
+
+validate: $(STAMP) ## measured beside predicted, table by table (no refit)
+	$(PY) -m model validate
+
+bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scenario, validate in all
+	$(PY) -m model.bench
+
+lab: $(STAMP)    ## open JupyterLab on notebooks/
+	$(VENV)/bin/jupyter lab notebooks/
+
+clean:           ## remove the venv and generated reports
+	rm -rf $(VENV) reports/*.csv reports/*.png

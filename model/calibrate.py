@@ -1,0 +1,96 @@
+"""Fit the declared free parameters to the measured results with scipy's ``least_squares``.
+
+Residuals are relative errors (predicted / measured - 1) of every covered ``result`` row, with a
+soft-L1 loss so that one row the models do not yet explain cannot drag every parameter. A
+parameter that no fitted row depends on keeps its default and its declared bounds as interval.
+The 95% interval of each fitted parameter comes from the Jacobian at the optimum
+(covariance s^2 (J^T J)^-1, Student t quantile).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, stats
+
+from . import params as params_module
+from . import paths
+from .measured import Row
+from .validate import predict_row
+
+LOSS, F_SCALE = "cauchy", 0.10
+_STEP = 1e-4
+
+
+@dataclass
+class Fit:
+    values: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+    rows_per_parameter: dict[str, int]
+    rows: int
+    rms_error_pct: float
+
+    def to_json(self) -> dict:
+        declared = params_module.DECLARED
+        return {
+            "parameters": {name: {"value": v, "ci95_low": self.intervals[name][0],
+                                  "ci95_high": self.intervals[name][1], "unit": declared[name].unit,
+                                  "rows_depending_on_it": self.rows_per_parameter[name],
+                                  "meaning": declared[name].meaning}
+                           for name, v in self.values.items()},
+            "fit": {"rows": self.rows, "rms_error_pct": self.rms_error_pct, "loss": LOSS,
+                    "f_scale": F_SCALE, "made_by": "python -m model calibrate"},
+        }
+
+
+def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
+    return [r for r in rows if predict_row(r, values).error_pct is not None]
+
+
+def fit(rows: list[Row]) -> Fit:
+    """Fit every parameter the covered result rows of ``rows`` depend on."""
+    declared = params_module.DECLARED
+    start = params_module.defaults()
+    fitted_rows = _covered(rows, start)
+
+    def residuals(values: dict[str, float]) -> np.ndarray:
+        return np.array([predict_row(r, values).error_pct / 100.0 for r in fitted_rows])
+
+    base = residuals(start) if fitted_rows else np.zeros(0)
+    depends: dict[str, int] = {}
+    for name, p in declared.items():
+        probe = dict(start, **{name: p.default * (1 + 10 * _STEP)})
+        moved = np.abs(residuals(probe) - base) > 1e-9 if fitted_rows else np.zeros(0, bool)
+        depends[name] = int(moved.sum())
+    free = [n for n in declared if depends[n] > 0]
+    values = dict(start)
+    intervals = {n: (declared[n].low, declared[n].high) for n in declared}
+    if not free:
+        return Fit(values, intervals, depends, len(fitted_rows), _rms(base))
+
+    def vector_residuals(x: np.ndarray) -> np.ndarray:
+        return residuals(dict(start, **dict(zip(free, x))))
+
+    solution = optimize.least_squares(
+        vector_residuals, [start[n] for n in free], bounds=([declared[n].low for n in free],
+                                                            [declared[n].high for n in free]),
+        loss=LOSS, f_scale=F_SCALE, diff_step=_STEP, x_scale="jac")
+    values.update(zip(free, map(float, solution.x)))
+    dof = len(fitted_rows) - len(free)
+    if dof > 0:
+        s2 = float(np.sum(solution.fun ** 2)) / dof
+        cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
+        half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        for n, x, h in zip(free, solution.x, half):
+            intervals[n] = (max(declared[n].low, float(x - h)), min(declared[n].high, float(x + h)))
+    return Fit(values, intervals, depends, len(fitted_rows), _rms(solution.fun))
+
+
+def _rms(residuals: np.ndarray) -> float:
+    return float(100.0 * np.sqrt(np.mean(residuals ** 2))) if len(residuals) else 0.0
+
+
+def write(result: Fit) -> None:
+    paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
+    paths.CALIBRATED_PARAMETERS.write_text(json.dumps(result.to_json(), indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,92 @@
+"""``python -m model``: predict, validate, calibrate (see DESIGN.md for the contracts).
+
+A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
+A configuration no model covers yet prints one line and exits 3.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+from .errors import NotModelled, UserError
+
+NOT_MODELLED_STATUS = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, status 2, as for every other user mistake
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("predict", help="simulate one scenario and print its prediction")
+    p.add_argument("scenario", help="a scenario name in data/scenarios/ or a path to a YAML file")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a scenario key (dotted), or choose a variant with variant=NAME; repeatable")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    v = sub.add_parser("validate", help="every measured row beside its prediction, table by table")
+    v.add_argument("--json", action="store_true", help="print one JSON object with rows and tables")
+    v.add_argument("--holdout", action="store_true", help="predict each table from a fit that left it out")
+    v.add_argument("--all", action="store_true", help="also list settings and derived figures")
+    v.add_argument("--report", action="store_true",
+                   help="also write reports/validation.csv and reports/validation.png")
+    sub.add_parser("calibrate", help="fit the free parameters and write data/calibrated/")
+    return parser
+
+
+def _interval(scenario) -> tuple[float, float]:
+    """Throughput (MB/s) at every corner of the parameters' 95% intervals: its low and high."""
+    from . import params
+    from .simulate import simulate
+    spans = params.intervals()
+    names = list(spans)
+    values = [simulate(scenario, dict(zip(names, corner))).throughput_MBps
+              for corner in itertools.product(*(spans[n] for n in names))]
+    return min(values), max(values)
+
+
+def _predict(args) -> int:
+    from . import scenario as scenario_module
+    from .simulate import simulate
+    scenario = scenario_module.load(args.scenario, args.overrides)
+    result = simulate(scenario)
+    low, high = _interval(scenario)
+    if args.json:
+        out = result.to_dict()
+        out["throughput_MBps_interval"] = [low, high]
+        out["variant"] = scenario.variant
+        out["overrides"] = list(scenario.overrides)
+        print(json.dumps(out, sort_keys=True))
+        return 0
+    from .report import prediction_text
+    print(prediction_text(scenario, result, (low, high)))
+    return 0
+
+
+def _validate(args) -> int:
+    from . import report
+    print(report.validation(as_json=args.json, holdout=args.holdout, show_all=args.all,
+                            write_files=args.report))
+    return 0
+
+
+def _calibrate(args) -> int:
+    from . import report
+    print(report.calibration())
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return {"predict": _predict, "validate": _validate, "calibrate": _calibrate}[args.command](args)
+    except UserError as exc:
+        print(exc.line(), file=sys.stderr)
+        return exc.exit_status
+    except NotModelled as exc:
+        print(f"not modelled yet: {exc}", file=sys.stderr)
+        return NOT_MODELLED_STATUS

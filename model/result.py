@@ -1,0 +1,57 @@
+"""What every simulation returns: throughput, time, utilisation per component, bottleneck, bound."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Result:
+    """One run's outcome; rates in MB/s (10^6 bytes per second), times in seconds."""
+
+    scenario: str
+    bytes_moved: float
+    elapsed_s: float
+    utilization: dict[str, float]
+    bound_MBps: float
+    cpu_user_s: float | None = None  # None: the model does not predict it
+    cpu_sys_s: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def throughput_MBps(self) -> float:
+        return self.bytes_moved / self.elapsed_s / 1e6
+
+    @property
+    def cpu_s(self) -> float | None:
+        """User plus system CPU seconds; the system part alone where user time is not modelled."""
+        if self.cpu_sys_s is None:
+            return None
+        return (self.cpu_user_s or 0.0) + self.cpu_sys_s
+
+    @property
+    def cpu_util_pct(self) -> float | None:
+        """CPU time over wall time, as ``time`` reports it (100% is one core busy)."""
+        return None if self.cpu_s is None else 100.0 * self.cpu_s / self.elapsed_s
+
+    @property
+    def bottleneck(self) -> str:
+        """The component with the highest utilisation."""
+        return max(self.utilization, key=self.utilization.get)
+
+    def metric(self, name: str) -> float | None:
+        """A figure by the name measured tables use for it (``throughput_MBps``, ``cpu_sys_s``, ...);
+        None where the model does not predict it."""
+        if name not in METRICS:
+            raise KeyError(name)
+        value = getattr(self, name)
+        return None if value is None else float(value)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["notes"] = list(self.notes)
+        out.update({name: getattr(self, name) for name in METRICS})
+        out["bottleneck"] = self.bottleneck
+        return out
+
+
+METRICS = ("throughput_MBps", "elapsed_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpu_util_pct")

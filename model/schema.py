@@ -1,0 +1,186 @@
+"""Typed, validated construction of frozen dataclasses from YAML mappings.
+
+Defaults live in one place, the dataclass field; a key that no field declares is an error, never a
+silent fallback. Constraints ride on the type with ``typing.Annotated``::
+
+    count: Annotated[int, POSITIVE]
+
+Every error is a :class:`model.errors.UserError` naming the file, the dotted key and what is allowed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Annotated, Any, Literal
+
+from .errors import UserError
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """A numeric constraint carried by ``Annotated``."""
+
+    low: float
+    high: float = float("inf")
+    low_open: bool = False
+    words: str = ""
+
+    def admits(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        return above and value <= self.high
+
+
+POSITIVE = Bound(0.0, low_open=True, words="a positive number")
+NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
+FRACTION = Bound(0.0, 1.0, low_open=True, words="a fraction in (0, 1]")
+
+POSITIVE_INT = Bound(1.0, words="a positive integer")
+
+PositiveInt = Annotated[int, POSITIVE_INT]
+PositiveFloat = Annotated[float, POSITIVE]
+NonNegativeFloat = Annotated[float, NON_NEGATIVE]
+Fraction = Annotated[float, FRACTION]
+
+
+def _describe(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Annotated:
+        base, *extra = typing.get_args(tp)
+        bound = next((e for e in extra if isinstance(e, Bound)), None)
+        return bound.words if bound else _describe(base)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    if origin in (tuple, list):
+        return "a list of " + _describe(typing.get_args(tp)[0]).removeprefix("a ").removeprefix("an ")
+    if origin is dict:
+        return "a mapping"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(a) for a in typing.get_args(tp) if a is not type(None))
+    if dataclasses.is_dataclass(tp):
+        return "a mapping with keys " + ", ".join(f.name for f in dataclasses.fields(tp))
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, str(tp))
+
+
+def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
+    shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return UserError(where, key or "(top level)", f"must be {_describe(tp)}, got {shown}")
+
+
+def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
+    """Check ``value`` against the type ``tp`` and return it built (dataclasses constructed)."""
+    origin = typing.get_origin(tp)
+    if origin is Annotated:
+        base, *extra = typing.get_args(tp)
+        try:
+            built = build(base, value, where, key)
+        except UserError:
+            raise _fail(where, key, tp, value) from None
+        for bound in (e for e in extra if isinstance(e, Bound)):
+            if not bound.admits(built):
+                raise _fail(where, key, tp, value)
+        return built
+    if origin is Literal:
+        if value not in typing.get_args(tp):
+            raise _fail(where, key, tp, value)
+        return value
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(tp)
+        if value is None and type(None) in options:
+            return None
+        for option in (o for o in options if o is not type(None)):
+            try:
+                return build(option, value, where, key)
+            except UserError:
+                continue
+        raise _fail(where, key, tp, value)
+    if origin in (tuple, list):
+        if not isinstance(value, list):
+            raise _fail(where, key, tp, value)
+        item = typing.get_args(tp)[0]
+        return tuple(build(item, v, where, f"{key}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _fail(where, key, tp, value)
+        _, item = typing.get_args(tp)
+        return {str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        return build_dataclass(tp, value, where, key)
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _fail(where, key, tp, value)
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _fail(where, key, tp, value)
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise _fail(where, key, tp, value)
+        return value
+    if tp is str:
+        if not isinstance(value, str) or not value:
+            raise _fail(where, key, tp, value)
+        return value
+    if tp is Any:
+        return value
+    raise TypeError(f"schema cannot check type {tp!r}")
+
+
+def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
+    """Construct ``cls`` from a mapping, refusing unknown keys and reporting missing ones."""
+    if not isinstance(value, dict):
+        raise _fail(where, key, cls, value)
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    unknown = sorted(set(value) - set(fields))
+    if unknown:
+        allowed = ", ".join(fields)
+        name = f"{key}.{unknown[0]}" if key else str(unknown[0])
+        raise UserError(where, name, f"unknown key; allowed here: {allowed}")
+    kwargs = {}
+    for name, f in fields.items():
+        dotted = f"{key}.{name}" if key else name
+        if name in value:
+            kwargs[name] = build(hints[name], value[name], where, dotted)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise UserError(where, dotted, f"missing; it must be {_describe(hints[name])}")
+    obj = cls(**kwargs)
+    check = getattr(obj, "check", None)
+    if check is not None:
+        check(where, key)
+    return obj
+
+
+def field_type(cls: type, path: list[str]) -> Any:
+    """The declared type at a dotted path inside ``cls``, or None when the path does not exist."""
+    tp: Any = cls
+    for part in path:
+        while typing.get_origin(tp) is Annotated:
+            tp = typing.get_args(tp)[0]
+        origin = typing.get_origin(tp)
+        if origin in (typing.Union, types.UnionType):
+            tp = next(a for a in typing.get_args(tp) if a is not type(None))
+            origin = typing.get_origin(tp)
+        if dataclasses.is_dataclass(tp):
+            hints = typing.get_type_hints(tp, include_extras=True)
+            if part not in hints:
+                return None
+            tp = hints[part]
+        elif origin in (tuple, list) and part.isdigit():
+            tp = typing.get_args(tp)[0]
+        elif origin is dict:
+            tp = typing.get_args(tp)[1]
+        else:
+            return None
+    return tp
+
+
+def allowed_keys(cls: type, path: list[str]) -> list[str]:
+    """The keys a mapping at ``path`` inside ``cls`` admits (for error messages)."""
+    tp = field_type(cls, path)
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    if dataclasses.is_dataclass(tp):
+        return [f.name for f in dataclasses.fields(tp)]
+    return []

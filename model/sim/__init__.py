@@ -1,0 +1,1 @@
+"""The simulation engine: SimPy components, the flow-sharing primitive and named random streams."""

@@ -1,0 +1,1 @@
+"""Storage path models: disks, channels and buses, controllers, volumes and streaming processes."""

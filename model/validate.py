@@ -1,0 +1,95 @@
+"""Measured beside predicted: every row of ``data/measured/`` against the lab's prediction.
+
+A ``result`` row is predicted by simulating its scenario with its overrides and reading the metric;
+a row given relative to another configuration (``relative_to``) is predicted as the same percentage
+difference between two simulations, and its error is the error of the ratio. Rows no model covers
+yet carry ``error_pct: None`` with the reason, and are counted.
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+from dataclasses import dataclass
+
+from . import scenario as scenario_module
+from .errors import NotModelled
+from .measured import CANONICAL, Row
+from .simulate import simulate
+
+
+@functools.lru_cache(maxsize=None)
+def _scenario(name: str, overrides: tuple[str, ...]):
+    return scenario_module.load(name, overrides, where_overrides=f"data/measured row of {name}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _result(name: str, overrides: tuple[str, ...], params_key: tuple):
+    return simulate(_scenario(name, overrides), dict(params_key))
+
+
+def _metric(name: str, overrides: tuple[str, ...], metric: str, params_key: tuple) -> float | None:
+    return _result(name, overrides, params_key).metric(metric)
+
+
+@dataclass
+class Prediction:
+    row: Row
+    predicted: float | None  # in the row's unit
+    error_pct: float | None
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        r = self.row
+        return {"table": r.table, "id": r.id, "role": r.role, "scenario": r.scenario,
+                "overrides": ";".join(r.overrides), "relative_to": ";".join(r.relative_to or ()),
+                "metric": r.metric, "measured": r.value, "predicted": self.predicted, "unit": r.unit,
+                "error_pct": self.error_pct, "reason": self.reason, "source": r.source}
+
+
+def predict_row(row: Row, params: dict[str, float]) -> Prediction:
+    """The prediction for one row (None where no model covers it or it is not a result)."""
+    if row.role != "result":
+        return Prediction(row, None, None, f"{row.role}: an input or restatement, not predicted")
+    if row.metric not in CANONICAL:
+        return Prediction(row, None, None, f"no model predicts {row.metric} yet")
+    key = tuple(sorted(params.items()))
+    try:
+        this = _metric(row.scenario, row.overrides, row.metric, key)
+        other = _metric(row.scenario, row.relative_to, row.metric, key) if row.relative_to else 1.0
+        if this is None or other is None:
+            return Prediction(row, None, None, f"not modelled: the {row.scenario} model does not predict "
+                                               f"{row.metric} yet")
+        if row.relative_to is not None:
+            predicted = 100.0 * (this / other - 1.0)
+            error = 100.0 * ((1.0 + predicted / 100.0) / (1.0 + row.value / 100.0) - 1.0)
+            return Prediction(row, predicted, error)
+    except NotModelled as exc:
+        return Prediction(row, None, None, f"not modelled: {exc}")
+    predicted = row.from_canonical(this)
+    return Prediction(row, predicted, 100.0 * (predicted - row.value) / row.value)
+
+
+def predict_rows(rows: list[Row], params: dict[str, float]) -> list[Prediction]:
+    return [predict_row(r, params) for r in rows]
+
+
+def summarise(predictions: list[Prediction]) -> dict[str, dict]:
+    """Per table: how many rows, results, covered results, and the median and largest |error|."""
+    tables: dict[str, dict] = {}
+    for p in predictions:
+        t = tables.setdefault(p.row.table, {"rows": 0, "results": 0, "covered": 0, "settings": 0,
+                                           "derived": 0, "errors": [], "sources": set()})
+        t["rows"] += 1
+        t["sources"].add(p.row.source.split()[0])
+        role_key = {"result": "results", "setting": "settings", "derived": "derived"}[p.row.role]
+        t[role_key] += 1
+        if p.error_pct is not None:
+            t["covered"] += 1
+            t["errors"].append(abs(p.error_pct))
+    for t in tables.values():
+        errors = t.pop("errors")
+        t["uncovered"] = t["results"] - t["covered"]
+        t["median_abs_error_pct"] = statistics.median(errors) if errors else None
+        t["max_abs_error_pct"] = max(errors) if errors else None
+        t["sources"] = sorted(t["sources"])
+    return tables

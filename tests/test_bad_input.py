@@ -1,0 +1,103 @@
+"""A user's mistake: exit status 2 and one line naming the file, the key and what is allowed."""
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from model import paths
+
+BASE = paths.SCENARIOS / "atlas_intellistation.yaml"
+
+
+def _variant(tmp_path, change):
+    data = yaml.safe_load(BASE.read_text())
+    change(data)
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def _one_line_error(result, *needles):
+    status, out, err = result
+    assert status == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in err, (needle, err)
+
+
+def test_missing_file(run_cli):
+    _one_line_error(run_cli("predict", "no/such/scenario.yaml"), "no/such/scenario.yaml", "no such file")
+
+
+def test_empty_file(run_cli, tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("  \n")
+    _one_line_error(run_cli("predict", str(path)), "empty.yaml", "empty")
+
+
+def test_not_yaml(run_cli, tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("model: storage\nhost: [unclosed\n")
+    _one_line_error(run_cli("predict", str(path)), "broken.yaml", "not valid YAML")
+
+
+def test_unknown_key(run_cli, tmp_path):
+    path = _variant(tmp_path, lambda d: d["volumes"]["md0"].update(colour="red"))
+    _one_line_error(run_cli("predict", path), "volumes.md0.colour", "unknown key", "allowed here: level")
+
+
+def test_wrong_type(run_cli, tmp_path):
+    path = _variant(tmp_path, lambda d: d["volumes"]["md0"]["disks"].update(count="three"))
+    _one_line_error(run_cli("predict", path), "volumes.md0.disks.count", "positive integer", "'three'")
+
+
+@pytest.mark.parametrize("key,value", [("total_MB", -4000), ("request_KiB", 0), ("streams", 0)])
+def test_negative_or_zero_size_rate_or_count(run_cli, tmp_path, key, value):
+    path = _variant(tmp_path, lambda d: d["workload"].update({key: value}))
+    _one_line_error(run_cli("predict", path), f"workload.{key}", "positive")
+
+
+def test_unknown_raid_level(run_cli, tmp_path):
+    path = _variant(tmp_path, lambda d: d["volumes"]["md0"].update(level="raid7"))
+    _one_line_error(run_cli("predict", path), "volumes.md0.level", "one of", "'raid0'")
+
+
+def test_unknown_part(run_cli, tmp_path):
+    path = _variant(tmp_path, lambda d: d["volumes"]["md0"]["disks"].update(part="no_such_drive"))
+    _one_line_error(run_cli("predict", path), "volumes.md0.disks.part", "unknown disk", "wd1200jb")
+
+
+def test_set_path_that_does_not_exist(run_cli):
+    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.colour=red"),
+                    "--set", "volumes.md0.disks.colour", "allowed at volumes.md0.disks: part, count, attach")
+
+
+def test_set_entry_that_does_not_exist(run_cli):
+    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md9.level=raid0"),
+                    "volumes.md9.level", "allowed: md0")
+
+
+def test_set_value_of_wrong_type(run_cli):
+    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=-2"),
+                    "volumes.md0.disks.count", "positive integer")
+
+
+def test_unknown_variant(run_cli):
+    _one_line_error(run_cli("predict", "atlas_x330", "--set", "variant=nope"), "variant", "allowed:")
+
+
+def test_bad_option_is_one_line_too(run_cli):
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("predict")
+    assert exit_info.value.code == 2
+
+
+def test_real_process_exit_status_and_single_line():
+    proc = subprocess.run([sys.executable, "-m", "model", "predict", "atlas_intellistation", "--set",
+                           "volumes.md0.level=raid7"], capture_output=True, text=True, cwd=paths.PROJECT_ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "volumes.md0.level" in proc.stderr

@@ -1,0 +1,53 @@
+"""The measured data: every row cites a report and place, names a scenario that loads, uses known units."""
+from collections import Counter
+
+import pytest
+
+from model import measured, paths, scenario
+
+TABLES = measured.load_all()
+ROWS = [r for rows in TABLES.values() for r in rows]
+REPORTS = sorted(p.name for p in paths.SEEDS.glob("*.txt")) if paths.SEEDS.exists() else []
+UNITS = {"MB/s", "MiB/s", "GB/s", "TB/h", "Mbit/s", "Gbit/s", "s", "ms", "%", "B", "kB", "KiB", "MB", "GB",
+         "TB", "TiB", "PB", "count", "per_day", "TB/day", "GHz", "MHz", "rpm", "km", "min"}
+
+
+def test_at_least_80_rows_citing_all_five_reports():
+    assert len(ROWS) >= 80
+    cited = {r.source.split()[0] for r in ROWS}
+    assert len(cited) == 5
+    if REPORTS:
+        assert cited == set(REPORTS)
+
+
+def test_required_tables_exist():
+    assert set(TABLES) >= {"psu_write", "psu_copy", "psu_mmap", "atlas_disk", "atlas_hosts", "atlas_wan",
+                           "eah_download", "em_ingest", "mdsplus_read"}
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_ids_unique_and_units_known(table):
+    ids = Counter(r.id for r in TABLES[table])
+    assert not [i for i, n in ids.items() if n > 1]
+    assert all(r.unit in UNITS for r in TABLES[table])
+    assert all(r.source.split()[0].endswith(".txt") and len(r.source.split()) > 1 for r in TABLES[table])
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_row_names_a_scenario_that_loads_with_its_overrides(table):
+    for r in TABLES[table]:
+        scenario.load(r.scenario, r.overrides)
+        if r.relative_to:
+            scenario.load(r.scenario, r.relative_to)
+
+
+def test_no_held_out_column_is_transcribed():
+    held_out = {("r6_opt", "2"), ("r10_opt", "4"), ("r10_opt", "8")}
+    for r in TABLES["eah_download"]:
+        settings = dict(o.split("=", 1) for o in r.overrides)
+        assert (settings.get("variant"), settings.get("server.workers")) not in held_out
+
+
+def test_eah_download_has_every_visible_cell():
+    cells = [r for r in TABLES["eah_download"] if r.role == "result" and r.metric == "elapsed_s"]
+    assert len(cells) == 54  # 9 client counts x 6 visible columns
