@@ -1,0 +1,45 @@
+"""Calibration: few parameters, recovered from synthetic data, stored with their intervals."""
+import dataclasses
+import json
+
+import pytest
+
+from model import calibrate, measured, params, paths
+from model.validate import predict_row
+
+ROWS = [r for rs in measured.load_all().values() for r in rs]
+
+
+def test_no_more_than_one_free_parameter_per_three_fitted_rows():
+    fit = json.loads(paths.CALIBRATED_PARAMETERS.read_text())
+    assert len(fit["parameters"]) * 3 <= fit["fit"]["rows"]
+    assert set(fit["parameters"]) == set(params.DECLARED)
+
+
+def test_stored_values_lie_inside_bounds_and_intervals():
+    for name, entry in json.loads(paths.CALIBRATED_PARAMETERS.read_text())["parameters"].items():
+        p = params.DECLARED[name]
+        assert p.low <= entry["ci95_low"] <= entry["value"] <= entry["ci95_high"] <= p.high
+
+
+def test_fit_recovers_known_parameters_from_synthetic_measurements():
+    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_cycles_per_byte": 12.0}
+    synthetic = []
+    for r in ROWS:
+        if r.table not in ("atlas_disk", "atlas_hosts") or r.role != "result":
+            continue
+        p = predict_row(r, truth)
+        if p.predicted is not None:
+            synthetic.append(dataclasses.replace(r, value=p.predicted))
+    assert len(synthetic) >= 3 * len(truth)
+    fit = calibrate.fit(synthetic)
+    for name, value in truth.items():
+        assert fit.values[name] == pytest.approx(value, rel=0.02), name
+    assert fit.rms_error_pct < 0.5
+
+
+def test_uncovered_rows_do_not_enter_the_fit():
+    uncovered = [r for r in ROWS if r.table == "eah_download"]
+    fit = calibrate.fit(uncovered)
+    assert fit.rows == 0
+    assert fit.values == params.defaults()
