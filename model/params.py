@@ -6,33 +6,31 @@ hardware has the part it describes; ``python -m model calibrate`` fits them all 
 """
 from __future__ import annotations
 
+import importlib
 import json
-from dataclasses import dataclass
 
 from . import paths
+from .freeparameter import FreeParameter
+
+# Each model package declares its own free parameters in a ``parameters`` module.
+_PACKAGES = ("storage", "network", "servers")
 
 
-@dataclass(frozen=True)
-class FreeParameter:
-    name: str
-    unit: str
-    default: float
-    low: float
-    high: float
-    meaning: str
+def _declared() -> dict[str, FreeParameter]:
+    found: dict[str, FreeParameter] = {}
+    for package in _PACKAGES:
+        try:
+            module = importlib.import_module(f"model.{package}.parameters")
+        except ModuleNotFoundError:
+            continue
+        for p in module.PARAMETERS:
+            if p.name in found:
+                raise ValueError(f"free parameter {p.name} declared twice")
+            found[p.name] = p
+    return found
 
 
-DECLARED: dict[str, FreeParameter] = {p.name: p for p in (
-    FreeParameter("disk_format_efficiency", "1", 0.65, 0.40, 0.95,
-                  "share of a drive's raw internal media rate (datasheet 'buffer to disk' Mbit/s) that "
-                  "reaches the host as user data, after sector headers, ECC, servo fields and zoning"),
-    FreeParameter("bus_efficiency", "1", 0.90, 0.50, 1.00,
-                  "share of a parallel bus's or IDE channel's peak rate that DMA bursts sustain after "
-                  "arbitration, command and turnaround cycles"),
-    FreeParameter("io_cycles_per_byte", "cycle/B", 8.0, 1.0, 40.0,
-                  "CPU cycles one core spends per byte a process streams through the kernel's "
-                  "buffered I/O path (page cache, copy to or from user space, block layer, interrupts)"),
-)}
+DECLARED: dict[str, FreeParameter] = _declared()
 
 
 def defaults() -> dict[str, float]:
