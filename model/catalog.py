@@ -29,7 +29,8 @@ class Part:
 
     def check(self, where: str, key: str) -> None:
         numeric = [f.name for f in fields(self)
-                   if isinstance(getattr(self, f.name), (int, float)) and not isinstance(getattr(self, f.name), bool)]
+                   if isinstance(getattr(self, f.name), (int, float)) and not isinstance(getattr(self, f.name), bool)
+                   and getattr(self, f.name) != f.default]  # a value left at its default needs no source
         missing = [n for n in numeric if n not in self.sources]
         if missing:
             raise UserError(where, f"{key}.sources", f"no source for {', '.join(missing)}; every numeric value needs one")
@@ -98,6 +99,7 @@ class Controller(Part):
     channel_bus: str
     processor: str = ""
     processor_MHz: PositiveFloat | None = None
+    processors: PositiveInt = 1  # RAID processors (controllers of a pair); groups alternate between them
     cache_MB: PositiveFloat | None = None
     max_throughput_MBps: PositiveFloat | None = None
     raid_levels: tuple[str, ...] = ()
@@ -122,6 +124,7 @@ class Host(Part):
     cores_per_cpu: PositiveInt
     threads_per_core: PositiveInt = 1
     clock_GHz: PositiveFloat
+    copy_rate_MBps: PositiveFloat  # one core's sustained memory-to-memory copy rate
     memory_MB: PositiveFloat
     fsb_MHz: PositiveFloat | None = None
     arch_bits: Literal[32, 64]

@@ -25,6 +25,7 @@ TIME = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0}
 CANONICAL = {
     "throughput_MBps": ("MB/s", RATE), "elapsed_s": ("s", TIME), "cpu_user_s": ("s", TIME),
     "cpu_sys_s": ("s", TIME), "cpu_s": ("s", TIME), "cpu_util_pct": ("%", {"%": 1.0}),
+    "io_wait_pct": ("%", {"%": 1.0}),
 }
 
 

@@ -22,6 +22,14 @@ def _fmt(value: float | None, unit: str) -> str:
     return f"{value:,.{digits}f} {unit}"
 
 
+def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
+    ranked = sorted(utilization.items(), key=lambda kv: -kv[1])
+    text = ", ".join(f"{k} {100 * v:.0f} %" for k, v in ranked[:shown])
+    if len(ranked) > shown:
+        text += f", and {len(ranked) - shown} more at {100 * ranked[shown][1]:.0f} % or less"
+    return text
+
+
 def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, float]) -> str:
     lines = [f"{scenario.name}" + (f" (variant {scenario.variant})" if scenario.variant else "")
              + (f" with {'; '.join(o for o in scenario.overrides if not o.startswith('variant='))}"
@@ -32,8 +40,7 @@ def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, f
              f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
              f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",
              f"  CPU          {_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)",
-             "  utilisation  " + ", ".join(f"{k} {100 * v:.0f} %" for k, v in
-                                           sorted(result.utilization.items(), key=lambda kv: -kv[1]))]
+             "  utilisation  " + _busiest(result.utilization)]
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ class Result:
     bound_MBps: float
     cpu_user_s: float | None = None  # None: the model does not predict it
     cpu_sys_s: float | None = None
+    io_wait_pct: float | None = None  # share of a lone stream's time spent waiting for I/O
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -54,4 +55,4 @@ class Result:
         return out
 
 
-METRICS = ("throughput_MBps", "elapsed_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpu_util_pct")
+METRICS = ("throughput_MBps", "elapsed_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpu_util_pct", "io_wait_pct")

@@ -21,7 +21,7 @@ from .errors import UserError
 from .schema import (NonNegativeFloat, PositiveFloat, PositiveInt, allowed_keys, build_dataclass,
                      field_type)
 
-RaidLevel = Literal["single", "raid0", "raid1", "raid5", "raid6", "raid10", "lvm_linear", "lvm_striped"]
+RaidLevel = Literal["single", "raid0", "raid1", "raid5", "raid6", "raid10"]
 
 
 # ----------------------------------------------------------------------------- storage
@@ -70,16 +70,41 @@ class FileSystem:
 
 @dataclass(frozen=True)
 class Volume:
-    """A block device the workload uses: one disk, or a RAID set or LVM volume over disks.
+    """A block device the workload uses: drives in one or more RAID groups, optionally joined by LVM.
 
-    ``engine`` says who keeps the layout: Linux (``md``, also for LVM) or a hardware RAID controller.
+    ``engine`` says who keeps each group's layout: Linux md (``md``) or a hardware RAID controller
+    (``controller``, whose groups are the LUNs the host sees). ``groups`` splits the drives into that
+    many equal groups of ``level``; LVM joins them ``linear`` (a stream fills the first) or
+    ``striped`` over ``lvm_stripes`` groups (all when omitted) in ``chunk_KiB`` stripes.
+    ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
+    (the SAS wires of an external array); without it, traffic takes the controller's own slot.
+    ``cache_block_KiB`` is a RAID controller's cache block size.
     """
 
     level: RaidLevel
     disks: DiskSet
     engine: Literal["md", "controller"] = "md"
+    groups: PositiveInt = 1
+    lvm: Literal["none", "linear", "striped"] = "none"
+    lvm_stripes: PositiveInt | None = None
     chunk_KiB: PositiveFloat = 64.0
+    cache_block_KiB: PositiveFloat = 4.0
+    group_paths: tuple[str, ...] = ()
     filesystem: FileSystem = field(default_factory=FileSystem)
+
+    def check(self, where: str, key: str) -> None:
+        count, groups = self.disks.count, self.groups
+        if count % groups:
+            raise UserError(where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}")
+        if groups > 1 and self.lvm == "none":
+            raise UserError(where, f"{key}.lvm", "must be linear or striped to join more than one group")
+        if self.lvm_stripes is not None and self.lvm_stripes > groups:
+            raise UserError(where, f"{key}.lvm_stripes", f"must be at most groups ({groups}), got {self.lvm_stripes}")
+        per_group = count // groups
+        least = {"single": 1, "raid0": 1, "raid1": 2, "raid10": 2, "raid5": 3, "raid6": 4}[self.level]
+        if per_group < least or (self.level == "single" and per_group != 1) or (
+                self.level == "raid10" and per_group % 2):
+            raise UserError(where, f"{key}.level", f"{self.level} cannot be built from {per_group} drives per group")
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,10 @@ class StorageBody:
                 raise UserError(where, f"controllers.{name}.bus",
                                 f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}")
         for vname, volume in self.volumes.items():
+            for i, seg in enumerate(volume.group_paths):
+                if seg not in self.buses:
+                    raise UserError(where, f"volumes.{vname}.group_paths[{i}]",
+                                    f"unknown bus segment {seg!r}; allowed: {', '.join(self.buses)}")
             for i, point in enumerate(volume.disks.attach):
                 ctrl, _, channel = point.partition(".")
                 if ctrl not in self.controllers or not channel.isdigit():

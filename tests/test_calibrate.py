@@ -5,6 +5,7 @@ import json
 import pytest
 
 from model import calibrate, measured, params, paths
+from model.storage import parameters as storage_parameters
 from model.validate import predict_row
 
 ROWS = [r for rs in measured.load_all().values() for r in rs]
@@ -23,12 +24,14 @@ def test_stored_values_lie_inside_bounds_and_intervals():
 
 
 def test_fit_recovers_known_parameters_from_synthetic_measurements():
-    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_cycles_per_byte": 12.0}
+    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_copy_passes": 8.0,
+             "raid_cycles_per_cache_block": 25000.0}
+    assert set(truth) == {p.name for p in storage_parameters.PARAMETERS}
     synthetic = []
     for r in ROWS:
-        if r.table not in ("atlas_disk", "atlas_hosts") or r.role != "result":
+        if r.table not in ("atlas_disk", "atlas_hosts", "em_ingest") or r.role != "result":
             continue
-        p = predict_row(r, truth)
+        p = predict_row(r, dict(params.defaults(), **truth))
         if p.predicted is not None:
             synthetic.append(dataclasses.replace(r, value=p.predicted))
     assert len(synthetic) >= 3 * len(truth)

@@ -8,7 +8,11 @@ PARAMETERS = (
     FreeParameter("bus_efficiency", "1", 0.90, 0.50, 1.00,
                   "share of a parallel bus's or IDE channel's peak rate that DMA bursts sustain after "
                   "arbitration, command and turnaround cycles"),
-    FreeParameter("io_cycles_per_byte", "cycle/B", 8.0, 1.0, 40.0,
-                  "CPU cycles one core spends per byte a process streams through the kernel's "
-                  "buffered I/O path (page cache, copy to or from user space, block layer, interrupts)"),
+    FreeParameter("io_copy_passes", "1", 5.0, 1.0, 20.0,
+                  "core time a byte streamed through the kernel's buffered I/O path costs, in units of "
+                  "one memory-to-memory copy of that byte on the host (page cache, copy to or from user "
+                  "space, block layer, interrupts); scaled by each host's copy rate"),
+    FreeParameter("raid_cycles_per_cache_block", "cycle", 20000.0, 1000.0, 200000.0,
+                  "processor cycles a hardware RAID controller spends on each cache block of user data "
+                  "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)"),
 )

@@ -2,9 +2,10 @@
 
 Each of ``workload.streams`` processes moves ``total_MB`` to (write) or from (read) the target
 volume, or from the source volume to the target (copy), after the disks' first access (a seek and
-half a turn). The process runs on one core, so a stream is also limited by the core's clock over
-``io_cycles_per_byte`` (the ATLAS slides' lesson: "Single 2.8 GHz is likely to outperform Dual 2.0
-GHz"). Calibrated on ``atlas_disk`` and ``atlas_hosts``.
+half a turn). The process runs on one core, so a stream is also limited by that core (the ATLAS
+slides' lesson: "Single 2.8 GHz is likely to outperform Dual 2.0
+GHz"): its core spends ``io_copy_passes`` memory copies' worth of time on every byte, at the
+host's single-core copy rate. Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 from __future__ import annotations
 
@@ -20,14 +21,14 @@ from . import topology
 
 
 def _stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource,
-                  host_cpu: FlowResource, cycles_per_byte: float) -> dict[FlowResource, float]:
+                  host_cpu: FlowResource, core_s_per_byte: float) -> dict[FlowResource, float]:
     w = body.workload
     volumes = [w.target] + ([w.source] if w.op == "copy" else [])
     usage: dict[FlowResource, float] = {}
     for vname in volumes:
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
-    usage[core] = cycles_per_byte * len(volumes)
+    usage[core] = core_s_per_byte * len(volumes)
     usage[host_cpu] = usage[core]
     return usage
 
@@ -55,13 +56,13 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env = simpy.Environment()
     net = FlowNetwork(env)
     path = topology.build(net, body, catalog, params, scenario.path, bytes_per_stream)
-    clock_Hz = path.host.clock_GHz * 1e9
-    host_cpu = net.resource("cpu host", path.host.cores * clock_Hz, unit="cycle")
+    host_cpu = net.resource("cpu host", float(path.host.cores), unit="core-s")
     if w.streams > path.host.cores:
         raise NotModelled(f"{w.streams} streams on {path.host.cores} cores: time-sharing a core "
                           "arrives with the storage issue")
-    cores = [net.resource(f"core {i}", clock_Hz, unit="cycle") for i in range(w.streams)]
-    usages = [_stream_usage(path, body, core, host_cpu, params["io_cycles_per_byte"]) for core in cores]
+    cores = [net.resource(f"core {i}", 1.0, unit="core-s") for i in range(w.streams)]
+    core_s_per_byte = params["io_copy_passes"] / (path.host.copy_rate_MBps * 1e6)
+    usages = [_stream_usage(path, body, core, host_cpu, core_s_per_byte) for core in cores]
     latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)
 
     def stream(usage):
@@ -73,7 +74,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         env.process(stream(usage))
     env.run()
     elapsed = env.now
-    cpu_sys_s = host_cpu.carried / clock_Hz
+    cpu_sys_s = host_cpu.carried
+    # a lone synchronous stream is either on its core or waiting for the disks
+    io_wait_pct = 100.0 * (1.0 - cpu_sys_s / elapsed) if w.streams == 1 else None
     return Result(scenario=scenario.name, bytes_moved=bytes_per_stream * w.streams, elapsed_s=elapsed,
                   utilization=net.utilization(elapsed), bound_MBps=bottleneck_bound_MBps(usages),
-                  cpu_sys_s=cpu_sys_s)
+                  cpu_sys_s=cpu_sys_s, io_wait_pct=io_wait_pct)

@@ -1,11 +1,15 @@
-"""The storage path of a host as flow resources: disks, device channels, controllers, bus segments, CPU.
+"""The storage path of a host as flow resources: disks, device channels, controllers, buses, RAID processors.
 
-Each byte a stream moves to or from a volume lands on the volume's member disks in the shares its
-layout gives (RAID0 and LVM striping spread it evenly; a single disk takes all of it), crosses the
-device channel and the controller each disk hangs off, the bus segment the controller sits on, and
-costs the streaming process's core ``io_cycles_per_byte`` cycles. Channels and buses run at their
-datasheet peak times ``bus_efficiency``. Calibrated on ``atlas_disk`` and ``atlas_hosts``
-(``001_4cf980d67b39ffac.txt`` slides 8, 9, 26).
+Each byte a stream moves to or from a volume lands on its member drives in the shares the layout
+gives: LVM linear keeps a stream in the first group and LVM striping spreads it over its stripes;
+inside a group RAID0 spreads it evenly, mirrors write every copy, RAID5 and RAID6 write parity
+(each drive's surface carries 1/(d - p) of the group's bytes, data and parity rotating). Every
+drive's share crosses its device channel and controller; an md volume's drive traffic then
+crosses the controller's bus segment, a hardware RAID volume's user traffic crosses the path of
+its group (a SAS wire of an external array) and costs the group's RAID processor its time per
+cache block. Channels and buses run at their datasheet peak times ``bus_efficiency``.
+Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and ``em_ingest``
+(``003_0a9a7721e3b096d5.txt``).
 """
 from __future__ import annotations
 
@@ -17,12 +21,12 @@ from ..scenario import StorageBody, Volume
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
 
-STRIPED = ("single", "raid0", "lvm_striped")
+PARITY = {"raid5": 1, "raid6": 2}
 
 
 @dataclass
 class StoragePath:
-    """The resources of one host's storage and the usage of a byte streamed to a volume."""
+    """The resources of one host's storage and the usage of a byte streamed to each volume."""
 
     network: FlowNetwork
     host: Host
@@ -30,18 +34,23 @@ class StoragePath:
     usage_per_byte: dict[str, dict[FlowResource, float]]  # volume -> resource -> units per byte
 
 
-def _shares(volume: Volume, vname: str) -> list[float]:
-    n = volume.disks.count
-    if volume.engine == "controller":
-        raise NotModelled(f"volume {vname}: hardware RAID controllers arrive with the storage issue")
-    if volume.filesystem.type == "ext3":
-        raise NotModelled(f"volume {vname}: the ext3 journal arrives with the storage issue")
-    if volume.level not in STRIPED:
-        raise NotModelled(f"volume {vname}: {volume.level} arrives with the storage issue; "
-                          f"this model streams over a single disk, md RAID0 or striped LVM")
-    if volume.level == "single" and n != 1:
-        raise NotModelled(f"volume {vname}: level single with {n} disks")
-    return [1.0 / n] * n
+def group_shares(volume: Volume) -> list[float]:
+    """The share of a stream's bytes each group (LUN) of the volume carries."""
+    if volume.lvm == "linear" or volume.groups == 1:
+        return [1.0] + [0.0] * (volume.groups - 1)
+    stripes = volume.lvm_stripes or volume.groups
+    return [1.0 / stripes] * stripes + [0.0] * (volume.groups - stripes)
+
+
+def drive_share(level: str, drives: int, op: str) -> float:
+    """Bytes on each drive's surface per byte written to or read from a group of ``drives``."""
+    if level in PARITY:
+        return 1.0 / (drives - PARITY[level])
+    if level == "raid1":
+        return 1.0 if op == "write" else 1.0 / drives
+    if level == "raid10":
+        return 2.0 / drives if op == "write" else 1.0 / drives
+    return 1.0 / drives  # single, raid0
 
 
 def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[str, float],
@@ -51,53 +60,88 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
     efficiency = params["bus_efficiency"]
     declared: dict[str, FlowResource] = {}
 
+    def resource(name: str, capacity) -> FlowResource:
+        if name not in declared:
+            declared[name] = net.resource(name, capacity())
+        return declared[name]
+
     def segment(name: str) -> FlowResource:
-        if f"bus {name}" not in declared:
-            bus = catalog.get("buses", body.buses[name].part, where, f"buses.{name}.part")
-            declared[f"bus {name}"] = net.resource(f"bus {name}", bus.peak_MBps * 1e6 * efficiency)
-        return declared[f"bus {name}"]
+        bus = catalog.get("buses", body.buses[name].part, where, f"buses.{name}.part")
+        return resource(f"bus {name}", lambda: bus.peak_MBps * 1e6 * efficiency)
 
     def controller(name: str) -> tuple[Controller, FlowResource]:
         slot = body.controllers[name]
         ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
         if slot.transfer == "pio":
             raise NotModelled(f"controller {name}: programmed I/O (DMA off) arrives with the storage issue")
-        if f"controller {name}" not in declared:
-            own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
-            slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
-            rate = min(own.peak_MBps, slot_bus.peak_MBps) * 1e6 * efficiency
-            if ctrl.max_throughput_MBps is not None:
-                rate = min(rate, ctrl.max_throughput_MBps * 1e6)
-            declared[f"controller {name}"] = net.resource(f"controller {name}", rate)
-        return ctrl, declared[f"controller {name}"]
+        own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
+        slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
+        limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
+        return ctrl, resource(f"controller {name}",
+                              lambda: min(min(own.peak_MBps, slot_bus.peak_MBps) * 1e6 * efficiency, limit))
 
     def channel(point: str, ctrl: Controller, cname: str) -> FlowResource:
-        if f"channel {point}" not in declared:
-            ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
-            declared[f"channel {point}"] = net.resource(f"channel {point}", ch_bus.peak_MBps * 1e6 * efficiency)
-        return declared[f"channel {point}"]
+        ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
+        return resource(f"channel {point}", lambda: ch_bus.peak_MBps * 1e6 * efficiency)
 
+    def raid_processor(ctrl: Controller, cname: str, group: int) -> tuple[FlowResource, float]:
+        """The RAID processor that keeps ``group``, and its busy seconds per cache block."""
+        if ctrl.type != "raid":
+            raise UserError(where, f"controllers.{cname}.part",
+                            f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller")
+        if ctrl.processor_MHz is None:
+            raise NotModelled(f"{ctrl.name}: its RAID processor's speed is not in the catalog")
+        block_s = params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
+        return resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
+
+    op = body.workload.op
     disks: dict[str, list[tuple[str, Disk]]] = {}
     usage: dict[str, dict[FlowResource, float]] = {}
-    used = [body.workload.target] + ([body.workload.source] if body.workload.op == "copy" else [])
-    for vname in used:
+    volumes = [body.workload.target] + ([body.workload.source] if op == "copy" else [])
+    for vname in volumes:
         volume = body.volumes[vname]
+        if volume.filesystem.type == "ext3":
+            raise NotModelled(f"volume {vname}: the ext3 journal arrives with the storage issue")
         part: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
-        shares = _shares(volume, vname)
-        span = body.workload.streams * bytes_per_stream * shares[0] / (part.capacity_GB * 1e9)
+        per_group = volume.disks.count // volume.groups
+        groups = group_shares(volume)
+        surface = drive_share(volume.level, per_group, "write" if op == "copy" and vname == body.workload.target
+                              else op)
+        span = body.workload.streams * bytes_per_stream * max(groups) * surface / (part.capacity_GB * 1e9)
         rate_Bps = disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
         use: dict[FlowResource, float] = {}
         disks[vname] = []
-        for i, share in enumerate(shares):
-            point = volume.disks.attach[i]
-            cname, _, number = point.partition(".")
+
+        def add(res: FlowResource, share: float) -> None:
+            use[res] = use.get(res, 0.0) + share
+
+        for g, g_share in enumerate(groups):
+            if g_share == 0.0:
+                continue
+            members = range(g * per_group, (g + 1) * per_group)
+            for i in members:
+                point = volume.disks.attach[i]
+                cname, _, number = point.partition(".")
+                ctrl, ctrl_res = controller(cname)
+                if int(number) >= ctrl.channels:
+                    raise UserError(where, f"volumes.{vname}.disks.attach[{i}]",
+                                    f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}")
+                dres = resource(f"disk {vname}.{i}", lambda: rate_Bps)
+                disks[vname].append((dres.name, part))
+                add(dres, g_share * surface)
+                add(channel(point, ctrl, cname), g_share * surface)
+                if volume.engine == "md":
+                    add(ctrl_res, g_share * surface)
+                    add(segment(body.controllers[cname].bus), g_share * surface)
+            # the group's user bytes between the host and whoever keeps its layout
+            cname = volume.disks.attach[members[0]].partition(".")[0]
             ctrl, ctrl_res = controller(cname)
-            if int(number) >= ctrl.channels:
-                raise UserError(where, f"volumes.{vname}.disks.attach[{i}]",
-                                f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}")
-            dres = net.resource(f"disk {vname}.{i}", rate_Bps)
-            disks[vname].append((dres.name, part))
-            for res in (dres, channel(point, ctrl, cname), ctrl_res, segment(body.controllers[cname].bus)):
-                use[res] = use.get(res, 0.0) + share
+            if volume.engine == "controller":
+                slot_bus = body.controllers[cname].bus
+                path = volume.group_paths[g % len(volume.group_paths)] if volume.group_paths else slot_bus
+                for res in {segment(path), segment(slot_bus), ctrl_res}:
+                    add(res, g_share)
+                processor, block_s = raid_processor(ctrl, cname, g)
+                add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
         usage[vname] = use
     return StoragePath(net, host, disks, usage)
