@@ -77,8 +77,9 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
-        return ctrl, resource(f"controller {name}",
-                              lambda: min(min(own.peak_MBps, slot_bus.peak_MBps) * 1e6 * efficiency, limit))
+        # each controller of a pair has its own host interface
+        return ctrl, resource(f"controller {name}", lambda: min(
+            min(own.peak_MBps * ctrl.processors, slot_bus.peak_MBps) * 1e6 * efficiency, limit))
 
     def channel(point: str, ctrl: Controller, cname: str) -> FlowResource:
         ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
