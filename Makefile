@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test calibrate validate bench lab clean
+.PHONY: help setup run test calibrate validate bench lab notebooks clean
 
 help:            ## list every target with one line each
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -33,6 +33,9 @@ validate: $(STAMP) ## measured beside predicted, table by table (no refit)
 
 bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scenario, validate in all
 	$(PY) -m model.bench
+
+notebooks: $(STAMP) ## re-run every notebook in place (after a model or calibration change), outputs kept
+	for nb in notebooks/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
 
 lab: $(STAMP)    ## open JupyterLab on notebooks/
 	$(VENV)/bin/jupyter lab notebooks/

@@ -1,7 +1,8 @@
 """Fit the declared free parameters to the measured results with scipy's ``least_squares``.
 
-Residuals are relative errors (predicted / measured - 1) of every covered ``result`` row, with a
-soft-L1 loss so that one row the models do not yet explain cannot drag every parameter. A
+Residuals are relative errors (predicted / measured - 1) of every covered ``result`` row. A plain
+least-squares fit gives the start of a fit with a Cauchy loss, so that one row the models do not
+yet explain cannot drag every parameter. A
 parameter that no fitted row depends on keeps its default and its declared bounds as interval.
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum
 (covariance s^2 (J^T J)^-1, Student t quantile).
@@ -72,10 +73,13 @@ def fit(rows: list[Row]) -> Fit:
     def vector_residuals(x: np.ndarray) -> np.ndarray:
         return residuals(dict(start, **dict(zip(free, x))))
 
-    solution = optimize.least_squares(
-        vector_residuals, [start[n] for n in free], bounds=([declared[n].low for n in free],
-                                                            [declared[n].high for n in free]),
-        loss=LOSS, f_scale=F_SCALE, diff_step=_STEP, x_scale="jac")
+    bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
+    # plain least squares first, so that the robust loss starts near the optimum and cannot
+    # write off a row as an outlier merely because the defaults were far from it
+    start_x = optimize.least_squares(vector_residuals, [start[n] for n in free], bounds=bounds,
+                                     diff_step=_STEP, x_scale="jac").x
+    solution = optimize.least_squares(vector_residuals, start_x, bounds=bounds, loss=LOSS, f_scale=F_SCALE,
+                                      diff_step=_STEP, x_scale="jac")
     values.update(zip(free, map(float, solution.x)))
     dof = len(fitted_rows) - len(free)
     if dof > 0:

@@ -146,7 +146,7 @@ def calibration() -> str:
     for name, value in result.values.items():
         p = params_module.DECLARED[name]
         low, high = result.intervals[name]
-        lines.append(f"  {name:24} {value:8.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
+        lines.append(f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
                      f"({result.rows_per_parameter[name]} rows depend on it)")
     predictions = predict_rows(rows, result.values)
     for name, t in summarise(predictions).items():

@@ -40,12 +40,16 @@ class ControllerSlot:
 
     ``transfer`` is how the driver moves data: by DMA, or by programmed I/O when DMA is off (as on
     the IBM x330 under Red Hat 7.3). ``write_back`` is a RAID controller's cache policy.
+    ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
+    per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
+    whoever submits the write: the writing process once it is throttled, the flusher threads before.
     """
 
     part: str
     bus: str
     transfer: Literal["dma", "pio"] = "dma"
     write_back: bool = False
+    driver_cost: str | None = None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
 
 
 @dataclass(frozen=True)
@@ -121,12 +125,26 @@ class StorageWorkload:
 
 
 @dataclass(frozen=True)
+class Kernel:
+    """Page-cache write-back thresholds, as shares of memory (Linux 2.6.9 defaults, RHEL4)."""
+
+    dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
+    dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
+
+    def check(self, where: str, key: str) -> None:
+        if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:
+            raise UserError(where, f"{key}.dirty_ratio_pct",
+                            "must lie between dirty_background_ratio_pct and 100")
+
+
+@dataclass(frozen=True)
 class StorageBody:
     host: str
     buses: dict[str, BusSegment]
     controllers: dict[str, ControllerSlot]
     volumes: dict[str, Volume]
     workload: StorageWorkload
+    kernel: Kernel = field(default_factory=Kernel)
 
     def check(self, where: str, key: str) -> None:
         for name, slot in self.controllers.items():

@@ -15,4 +15,7 @@ PARAMETERS = (
     FreeParameter("raid_cycles_per_cache_block", "cycle", 20000.0, 1000.0, 200000.0,
                   "processor cycles a hardware RAID controller spends on each cache block of user data "
                   "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)"),
+    FreeParameter("iop332_driver_write_ns_per_byte", "ns/B", 20.0, 0.0, 200.0,
+                  "host CPU the driver path of the Intel SE7520AF2's IOP332 RAID costs per byte written "
+                  "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem)"),
 )

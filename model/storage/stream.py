@@ -20,17 +20,30 @@ from . import disk as disk_model
 from . import topology
 
 
-def _stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource,
-                  host_cpu: FlowResource, core_s_per_byte: float) -> dict[FlowResource, float]:
+def _stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
+                  core_s_per_byte: float, writer_pays: float) -> dict[FlowResource, float]:
+    """Resources a stream's byte uses: its volumes' paths, its own core and the host's CPU.
+
+    The core copies each byte through the page cache once per volume it touches, and pays the
+    write driver path for the share ``writer_pays`` of the bytes it writes back itself; the
+    flusher threads pay the rest on other cores.
+    """
     w = body.workload
     volumes = [w.target] + ([w.source] if w.op == "copy" else [])
     usage: dict[FlowResource, float] = {}
     for vname in volumes:
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
-    usage[core] = core_s_per_byte * len(volumes)
-    usage[host_cpu] = usage[core]
+    driver = path.driver_s_per_byte[w.target] if w.op in ("write", "copy") else 0.0
+    usage[core] = core_s_per_byte * len(volumes) + writer_pays * driver
+    usage[host_cpu] = core_s_per_byte * len(volumes) + driver
     return usage
+
+
+def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
+    """Share of the written bytes the writers write back themselves: what lies beyond the dirty limit."""
+    limit_B = body.kernel.dirty_ratio_pct / 100.0 * memory_MB * 1e6
+    return max(0.0, bytes_total - limit_B) / bytes_total
 
 
 def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
@@ -62,7 +75,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                           "arrives with the storage issue")
     cores = [net.resource(f"core {i}", 1.0, unit="core-s") for i in range(w.streams)]
     core_s_per_byte = params["io_copy_passes"] / (path.host.copy_rate_MBps * 1e6)
-    usages = [_stream_usage(path, body, core, host_cpu, core_s_per_byte) for core in cores]
+    pays = writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
+    usages = [_stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
     latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)
 
     def stream(usage):
@@ -74,7 +88,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         env.process(stream(usage))
     env.run()
     elapsed = env.now
-    cpu_sys_s = host_cpu.carried
+    cpu_sys_s = sum(core.carried for core in cores)  # the writers' own time, as `time` reports it
     # a lone synchronous stream is either on its core or waiting for the disks
     io_wait_pct = 100.0 * (1.0 - cpu_sys_s / elapsed) if w.streams == 1 else None
     return Result(scenario=scenario.name, bytes_moved=bytes_per_stream * w.streams, elapsed_s=elapsed,

@@ -32,6 +32,7 @@ class StoragePath:
     host: Host
     disks: dict[str, list[tuple[str, Disk]]]  # volume -> [(resource name, part)]
     usage_per_byte: dict[str, dict[FlowResource, float]]  # volume -> resource -> units per byte
+    driver_s_per_byte: dict[str, float]  # volume -> host CPU seconds its drivers cost per byte written
 
 
 def group_shares(volume: Volume) -> list[float]:
@@ -96,8 +97,18 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
         return resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
 
     op = body.workload.op
+    def driver_cost(cname: str) -> float:
+        name = body.controllers[cname].driver_cost
+        if name is None:
+            return 0.0
+        if name not in params:
+            raise UserError(where, f"controllers.{cname}.driver_cost",
+                            f"must name a declared free parameter; allowed: {', '.join(sorted(params))}")
+        return params[name] * 1e-9
+
     disks: dict[str, list[tuple[str, Disk]]] = {}
     usage: dict[str, dict[FlowResource, float]] = {}
+    driver: dict[str, float] = {}
     volumes = [body.workload.target] + ([body.workload.source] if op == "copy" else [])
     for vname in volumes:
         volume = body.volumes[vname]
@@ -112,6 +123,7 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
         rate_Bps = disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
         use: dict[FlowResource, float] = {}
         disks[vname] = []
+        driver[vname] = 0.0
 
         def add(res: FlowResource, share: float) -> None:
             use[res] = use.get(res, 0.0) + share
@@ -137,6 +149,7 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
             # the group's user bytes between the host and whoever keeps its layout
             cname = volume.disks.attach[members[0]].partition(".")[0]
             ctrl, ctrl_res = controller(cname)
+            driver[vname] += g_share * driver_cost(cname)
             if volume.engine == "controller":
                 slot_bus = body.controllers[cname].bus
                 path = volume.group_paths[g % len(volume.group_paths)] if volume.group_paths else slot_bus
@@ -145,4 +158,4 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
                 processor, block_s = raid_processor(ctrl, cname, g)
                 add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
         usage[vname] = use
-    return StoragePath(net, host, disks, usage)
+    return StoragePath(net, host, disks, usage, driver)
