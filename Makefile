@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test calibrate validate bench lab notebooks clean
+.PHONY: help setup run test calibrate validate sweep bench lab notebooks clean
 
 help:            ## list every target with one line each
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -30,6 +30,9 @@ calibrate: $(STAMP) ## fit the free parameters; writes data/calibrated/
 
 validate: $(STAMP) ## measured beside predicted, table by table (no refit)
 	$(PY) -m model validate
+
+sweep: $(STAMP)  ## run a grid of design points: make sweep GRID=data/sweeps/sas_lanes.yaml [WORKERS=2]
+	$(PY) -m model sweep $(GRID) $(if $(WORKERS),--workers $(WORKERS))
 
 bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scenario, validate in all
 	$(PY) -m model.bench

@@ -35,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--report", action="store_true",
                    help="also write reports/validation.csv and reports/validation.png")
     sub.add_parser("calibrate", help="fit the free parameters and write data/calibrated/")
+    w = sub.add_parser("sweep", help="run a grid of design points (resumable); results in OUT/results.parquet")
+    w.add_argument("grid", help="a grid YAML file (see data/sweeps/)")
+    w.add_argument("--workers", type=int, default=None, help="local worker processes (default: one per core)")
+    w.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a Dask scheduler address (tcp://host:8786): run the points on that cluster")
+    w.add_argument("--out", default=None, help="results folder (default: sweeps/GRID_NAME)")
     return parser
 
 
@@ -80,10 +86,27 @@ def _calibrate(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from pathlib import Path
+
+    from . import paths
+    from .sweep import grid as grid_module
+    from .sweep import run as run_module
+    if args.workers is not None and args.workers < 1:
+        raise UserError("--workers", None, f"must be a positive integer, got {args.workers}")
+    grid, points = grid_module.load(args.grid)
+    out = Path(args.out) if args.out else paths.PROJECT_ROOT / "sweeps" / grid.name
+    finished, failed, skipped = run_module.run(grid, points, out, workers=args.workers, scheduler=args.scheduler)
+    print(f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), {skipped} already done; "
+          f"results in {paths.shown(out / 'results.parquet')}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"predict": _predict, "validate": _validate, "calibrate": _calibrate}[args.command](args)
+        commands = {"predict": _predict, "validate": _validate, "calibrate": _calibrate, "sweep": _sweep}
+        return commands[args.command](args)
     except UserError as exc:
         print(exc.line(), file=sys.stderr)
         return exc.exit_status

@@ -9,6 +9,7 @@ the dataclass fields below.
 from __future__ import annotations
 
 import copy
+import functools
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -306,7 +307,14 @@ def read_yaml(path: Path) -> dict:
     where = paths.shown(path)
     if not path.exists():
         raise UserError(where, None, "no such file")
-    text = path.read_text()
+    stat = path.stat()
+    return copy.deepcopy(_parse(str(path.resolve()), stat.st_mtime_ns, stat.st_size, where))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
+    """Parse a YAML file once per version of it (sweeps load one scenario thousands of times)."""
+    text = Path(path).read_text()
     if not text.strip():
         raise UserError(where, None, "the file is empty; a scenario is a YAML mapping")
     try:

@@ -1,0 +1,131 @@
+"""Run a sweep's points on a local process pool or a Dask cluster, each written as it finishes.
+
+Each point runs in-process through ``simulate()`` (``engine: inprocess``) or through papermill on
+a parameterised notebook (``engine: papermill``; the executed notebook is kept beside the
+results). A point that fails is stored with its error and the others go on; points already in
+the store are skipped, so an interrupted sweep resumes where it stopped.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from .. import paths
+from .grid import Grid
+from .store import Store, point_id
+
+SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
+VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
+
+
+def _versions() -> str:
+    return json.dumps({name: metadata.version(name) for name in VERSIONED}, sort_keys=True)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
+    from .. import scenario as scenario_module
+    from ..simulate import simulate
+    overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
+    result = simulate(scenario_module.load(spec["scenario"], overrides))
+    out = {k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")}
+    out["utilization"] = json.dumps(result.utilization, sort_keys=True)
+    return out
+
+
+def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
+    import papermill
+    notebook = paths.PROJECT_ROOT / spec["notebook"]
+    out_nb = Path(spec["out"]) / "notebooks" / f"{spec['point_id']}.ipynb"
+    out_nb.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        result_path = Path(tmp) / "result.json"
+        if spec["scenario"] is not None:  # scenario keys are dotted: they travel as overrides
+            overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
+            parameters = {"scenario": spec["scenario"], "overrides": overrides}
+        else:
+            parameters = dict(spec["point"])
+        parameters["result_path"] = str(result_path)
+        papermill.execute_notebook(str(notebook), str(out_nb), parameters=parameters, kernel_name="python3",
+                                   progress_bar=False, cwd=str(notebook.parent))
+        return json.loads(result_path.read_text())
+
+
+def run_point(spec: dict[str, Any]) -> dict[str, Any]:
+    """One point, never raising: a failure comes back as a record with its error."""
+    started = time.perf_counter()
+    record = {"point_id": spec["point_id"], "point_index": spec["index"], "engine": spec["engine"], "seed": spec["seed"],
+              "versions": spec["versions"], "git_commit": spec["commit"]}
+    record.update({f"param:{k}": v for k, v in spec["point"].items()})
+    try:
+        figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
+        record.update(status="ok", error="", **figures)
+    except Exception as exc:  # a failed point is data: recorded, and the rest go on
+        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        record.update(status="failed", error=line)
+    record["wall_s"] = time.perf_counter() - started
+    return record
+
+
+def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    target = grid.notebook or grid.scenario
+    notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
+    versions, commit = _versions(), _commit()
+    return [{"point_id": point_id(target, grid.engine, grid.seed, grid.base, i, p), "index": i, "point": p,
+             "scenario": grid.scenario, "notebook": notebook, "engine": grid.engine, "base": grid.base,
+             "seed": grid.seed, "versions": versions, "commit": commit, "out": str(out)}
+            for i, p in enumerate(points)]
+
+
+def run(grid: Grid, points: list[dict[str, Any]], out: Path, workers: int | None = None,
+        scheduler: str | None = None, progress: bool = True) -> tuple[int, int, int]:
+    """Run the points not yet in the store; returns (finished now, failed now, skipped)."""
+    store = Store(out)
+    todo_all = specs(grid, points, out)
+    done = store.done()
+    todo = [s for s in todo_all if s["point_id"] not in done]
+    skipped = len(todo_all) - len(todo)
+    bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", disable=not progress)
+    finished = failed = 0
+
+    def keep(record: dict[str, Any]) -> None:
+        nonlocal finished, failed
+        store.write(record)
+        finished += 1
+        failed += record["status"] == "failed"
+        bar.update(1)
+
+    try:
+        if scheduler:
+            from dask.distributed import Client, as_completed as dask_completed
+            with Client(scheduler) as client:
+                for future in dask_completed(client.map(run_point, todo, pure=False)):
+                    keep(future.result())
+        elif (workers or os.cpu_count() or 1) == 1:
+            for spec in todo:
+                keep(run_point(spec))
+        else:
+            with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
+                for future in as_completed([pool.submit(run_point, s) for s in todo]):
+                    keep(future.result())
+    finally:
+        bar.close()
+        store.gather()
+    return finished, failed, skipped

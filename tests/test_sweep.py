@@ -1,0 +1,129 @@
+"""Sweeps: refused before running on bad grids, resumable, failures recorded, serial = parallel, Dask."""
+import dataclasses
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+from model import paths
+from model.sweep import grid as grid_module
+from model.sweep import run as run_module
+from model.sweep.store import Store
+
+
+def _grid(tmp_path, **spec):
+    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    data.update(spec)
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _one_line(result, *needles):
+    status, out, err = result
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for needle in needles:
+        assert needle in err, err
+
+
+def test_unknown_key_is_refused_before_anything_runs(run_cli, tmp_path):
+    path = _grid(tmp_path, product={"volumes.md0.disks.colour": ["red"]})
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "volumes.md0.disks.colour", "no such key")
+    assert not (tmp_path / "out").exists()
+
+
+def test_value_the_scenario_refuses_is_refused_before_anything_runs(run_cli, tmp_path):
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [2, 0]})
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "volumes.md0.disks.count", "positive integer")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec,key", [
+    ({"product": {"volumes.md0.disks.count": []}}, "product.volumes.md0.disks.count"),
+    ({"sample": {"method": "lhs", "n": 10, "ranges": {"workload.total_MB": [500, 500]}}}, "sample.ranges.workload.total_MB"),
+])
+def test_empty_range_is_refused(run_cli, tmp_path, spec, key):
+    _one_line(run_cli("sweep", str(_grid(tmp_path, **spec)), "--out", str(tmp_path / "out")), key)
+
+
+def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
+    # 40 streams exceed the host's cores: that point is not modelled, the others run
+    path = _grid(tmp_path, product={"workload.streams": [1, 2, 40]})
+    grid, points = grid_module.load(path)
+    finished, failed, skipped = run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    assert (finished, failed, skipped) == (3, 1, 0)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    bad = table[table.status == "failed"]
+    assert list(bad["param:workload.streams"]) == [40] and "cores" in bad.error.iloc[0]
+    assert (table[table.status == "ok"].throughput_MBps > 0).all()
+
+
+def _comparable(table):
+    return table.drop(columns=["wall_s"]).sort_values("point_id").reset_index(drop=True)
+
+
+def test_serial_and_parallel_give_identical_results(tmp_path):
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5], "workload.op": ["read", "write"]})
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "serial", workers=1, progress=False)
+    run_module.run(grid, points, tmp_path / "parallel", workers=2, progress=False)
+    serial = pd.read_parquet(tmp_path / "serial" / "results.parquet")
+    parallel = pd.read_parquet(tmp_path / "parallel" / "results.parquet")
+    pd.testing.assert_frame_equal(_comparable(serial), _comparable(parallel))
+
+
+def test_a_killed_run_resumes_without_redoing_or_losing_anything(tmp_path):
+    path = _grid(tmp_path, sample={"method": "random", "n": 400, "seed": 3,
+                                   "ranges": {"workload.total_MB": [100.0, 10000.0]}})
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "1"],
+                            cwd=paths.PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < 40:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "points").glob("*.parquet")}
+    assert 40 <= len(before) < 400
+    grid, points = grid_module.load(path)
+    finished, failed, skipped = run_module.run(grid, points, out, workers=1, progress=False)
+    assert skipped == len(before) and finished == 400 - len(before) and failed == 0
+    after = {p.name: p.stat().st_mtime_ns for p in (out / "points").glob("*.parquet")}
+    assert all(after[name] == mtime for name, mtime in before.items())  # nothing finished was redone
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 400 and table.point_id.is_unique  # nothing lost
+
+
+def test_dask_cluster_runs_the_same_grid(tmp_path):
+    from dask.distributed import LocalCluster
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 3, 5]})
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "local", workers=1, progress=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        run_module.run(grid, points, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
+    local = pd.read_parquet(tmp_path / "local" / "results.parquet")
+    dask = pd.read_parquet(tmp_path / "dask" / "results.parquet")
+    pd.testing.assert_frame_equal(_comparable(local), _comparable(dask))
+
+
+def test_papermill_point_keeps_its_executed_notebook(tmp_path):
+    path = _grid(tmp_path, engine="papermill", product={"volumes.md0.disks.count": [2]})
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.status.tolist() == ["ok"]
+    assert (tmp_path / "out" / "notebooks" / f"{table.point_id.iloc[0]}.ipynb").exists()
+    inprocess = run_module.run_point(run_module.specs(dataclasses.replace(grid, engine="inprocess"),
+                                                      points, tmp_path / "x")[0])
+    assert table.throughput_MBps.iloc[0] == pytest.approx(inprocess["throughput_MBps"])
+
+
+def test_store_writes_are_atomic(tmp_path):
+    store = Store(tmp_path)
+    store.write({"point_id": "abc", "status": "ok", "x": 1.0})
+    assert [p.name for p in (tmp_path / "points").iterdir()] == ["abc.parquet"]
+    assert store.done() == {"abc"}
