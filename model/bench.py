@@ -4,6 +4,9 @@
    SimPy, in the same run (customers per second and the ratio; target at least 0.7x SimPy).
 2. ``simulate()`` time of every scenario and variant (best of several runs).
 3. ``validate`` in all: every measured row predicted from a cold cache.
+4. Sweeps: an in-process grid of 1,000 points on the microscope store (target under 30 s on two
+   cores); a papermill grid of 20 points, seconds per point beside executing an empty notebook
+   through papermill's Python API in the same run (target within 1.2x of it).
 """
 from __future__ import annotations
 
@@ -85,6 +88,47 @@ def main() -> None:
 
     seconds = _best_of(validate_all, 3)
     print(f"\nvalidate in all: {len(rows)} measured rows in {seconds:.3f} s (cold caches, best of 3)")
+    sweeps()
+
+
+def sweeps() -> None:
+    import tempfile
+    from pathlib import Path
+
+    import nbformat
+    import papermill
+
+    from .sweep import grid as grid_module
+    from .sweep import run as run_module
+
+    with tempfile.TemporaryDirectory() as tmp:
+        grid, points = grid_module.load(paths.DATA / "sweeps" / "sas_lanes_lhs.yaml")
+        start = time.perf_counter()
+        run_module.run(grid, points, Path(tmp) / "lhs", progress=False)
+        seconds = time.perf_counter() - start
+        print(f"\nin-process sweep: {len(points):,} points on the microscope store in {seconds:.1f} s "
+              f"({len(points) / seconds:.0f} points/s; target under 30 s)")
+
+        empty = Path(tmp) / "empty.ipynb"
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]})]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, empty)
+        start = time.perf_counter()
+        for i in range(3):
+            papermill.execute_notebook(str(empty), str(Path(tmp) / f"out{i}.ipynb"), parameters={"x": i},
+                                       kernel_name="python3", progress_bar=False)
+        bare = (time.perf_counter() - start) / 3
+        grid, points = grid_module.load(paths.DATA / "sweeps" / "raid0_disks.yaml")
+        start = time.perf_counter()
+        run_module.run(grid, points, Path(tmp) / "pm", workers=1, progress=False)
+        serial = (time.perf_counter() - start) / len(points)
+        start = time.perf_counter()
+        run_module.run(grid, points, Path(tmp) / "pm2", progress=False)
+        pooled = (time.perf_counter() - start) / len(points)
+        print(f"papermill sweep: {len(points)} points, {serial:.2f} s per point on one worker, {pooled:.2f} s per "
+              f"point on a pool; an empty notebook through papermill's API: {bare:.2f} s "
+              f"(ratio {serial / bare:.2f}x; target within 1.2x)")
 
 
 if __name__ == "__main__":
