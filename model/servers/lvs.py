@@ -1,0 +1,115 @@
+"""An LVS director in front of its real servers: forwarding modes, capacity, and scheduling.
+
+Forwarding (Linux Virtual Server): in ``nat`` mode requests and replies both pass the director, so
+its link carries every byte twice over (in from one side, out to the other) and it handles every
+packet; in ``dr`` (direct routing) and ``tun`` (IP-in-IP) modes only the requests pass it, tunnelled
+ones with a 20-byte outer header, and the real servers answer clients directly. The director is
+bounded by its link (bytes/s each way), its packet rate and the real servers behind it.
+
+Scheduling: ``rr`` hands connections to real servers in turn, ``wrr`` in proportion to their
+weights, ``lc`` to the server with the fewest active connections, ``wlc`` to the one with the fewest
+per unit weight. The Penn State relay of ``000_a6a829ac4238989d.txt`` runs one director and two real
+servers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import simpy
+
+from ..sim.components import Station
+from ..sim.rng import stream
+
+Mode = Literal["nat", "dr", "tun"]
+Scheduler = Literal["rr", "wrr", "lc", "wlc"]
+IPIP_HEADER_B = 20
+
+
+@dataclass(frozen=True)
+class Director:
+    link_Gbps: float
+    packets_per_s: float
+    mtu_B: int = 1500
+
+
+def director_bound_per_s(director: Director, mode: Mode, request_B: float, reply_B: float) -> float:
+    """Requests per second the director itself can forward (its link each way, its packet rate)."""
+    request_packets = math.ceil(request_B / director.mtu_B)
+    reply_packets = math.ceil(reply_B / director.mtu_B)
+    link_Bps = director.link_Gbps * 1e9 / 8
+    if mode == "nat":
+        bytes_each_way = request_B + reply_B  # in: requests from clients, replies from servers; out: both
+        packets = 2 * (request_packets + reply_packets)
+    else:
+        bytes_each_way = request_B + (IPIP_HEADER_B * request_packets if mode == "tun" else 0)
+        packets = 2 * request_packets
+    return min(link_Bps / bytes_each_way, director.packets_per_s / packets)
+
+
+def cluster_bound_per_s(director: Director, mode: Mode, request_B: float, reply_B: float,
+                        server_rates_per_s: list[float]) -> float:
+    """Requests per second of the whole cluster: the director's bound or the real servers' sum."""
+    return min(director_bound_per_s(director, mode, request_B, reply_B), sum(server_rates_per_s))
+
+
+class Dispatcher:
+    """The director's scheduler choosing a real server (a :class:`Station`) for each connection."""
+
+    def __init__(self, servers: list[Station], scheduler: Scheduler, weights: list[float] | None = None):
+        if not servers:
+            raise ValueError("a director needs at least one real server")
+        self.servers = servers
+        self.scheduler = scheduler
+        self.weights = weights or [1.0] * len(servers)
+        if len(self.weights) != len(servers) or min(self.weights) <= 0:
+            raise ValueError("weights: one positive weight per real server")
+        self.active = [0] * len(servers)
+        self.assigned = [0] * len(servers)
+        self._turn = 0
+        self._credit = [0.0] * len(servers)
+
+    def choose(self) -> int:
+        if self.scheduler == "rr":
+            pick = self._turn % len(self.servers)
+            self._turn += 1
+        elif self.scheduler == "wrr":  # smooth weighted round robin
+            total = sum(self.weights)
+            self._credit = [c + w for c, w in zip(self._credit, self.weights)]
+            pick = max(range(len(self.servers)), key=lambda i: self._credit[i])
+            self._credit[pick] -= total
+        elif self.scheduler == "lc":
+            pick = min(range(len(self.servers)), key=lambda i: self.active[i])
+        else:  # wlc
+            pick = min(range(len(self.servers)), key=lambda i: self.active[i] / self.weights[i])
+        return pick
+
+    def connection(self, env: simpy.Environment, service_s_at_unit_speed: float, speeds: list[float]):
+        """Process: one connection, dispatched, served by its real server at that server's speed."""
+        i = self.choose()
+        self.active[i] += 1
+        self.assigned[i] += 1
+        yield env.process(self.servers[i].serve(service_s_at_unit_speed / speeds[i]))
+        self.active[i] -= 1
+
+
+def run_cluster(seed: int, scheduler: Scheduler, speeds: list[float], arrival_rate_per_s: float,
+                mean_service_s: float, connections: int, weights: list[float] | None = None) -> Dispatcher:
+    """Poisson connections through a director onto real servers of relative ``speeds``."""
+    env = simpy.Environment()
+    servers = [Station(env, f"real server {i}") for i in range(len(speeds))]
+    dispatcher = Dispatcher(servers, scheduler, weights)
+    gaps = stream(seed, "arrivals").exponential(1.0 / arrival_rate_per_s, connections)
+    work = stream(seed, "service").exponential(mean_service_s, connections)
+
+    def source():
+        for gap, w in zip(gaps, work):
+            yield env.timeout(gap)
+            env.process(dispatcher.connection(env, w, speeds))
+
+    env.process(source())
+    env.run()
+    for s in servers:
+        s.elapsed_s = env.now
+    return dispatcher
