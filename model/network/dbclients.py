@@ -1,0 +1,167 @@
+"""Remote database clients: MDSplus thin against distributed clients, several at once, over data servers.
+
+Each client process (one per client machine) makes its reads one at a time; a read is a sequence of
+phases, each a flow on a :class:`~model.sim.flows.FlowNetwork` so that concurrent phases share CPUs
+and NICs max-min fairly (processor sharing):
+
+thin (the server evaluates; every client connects to MDSplus server 0)
+  request round trip -> server process: read the stored record (``mds_serve_cycles_per_byte`` per
+  stored byte), decompress it, evaluate the expression -> send the evaluated data to the client.
+dist (the client evaluates; reads spread over the ``tree_servers`` that hold the tree)
+  request round trip -> server process reads the stored record -> send it, compressed -> the client
+  decompresses and evaluates. With compression turned off on the client (the ``uncompressed``
+  test), the server decompresses before sending and the full data crosses the network.
+ptdata (the node calls ptdata2(): the data live on the PTDATA server, server 1)
+  thin: the PTDATA server reads the data and sends them to the MDSplus server, which sends them on
+  (the extra hop); dist: the PTDATA server sends them to the client directly.
+indirection: each of ``indirection_levels`` node references is one more small record; the thin
+  server reads it locally, the distributed client asks the server for it (one round trip each).
+
+Sending and receiving cost each host per frame (``net_cycles_per_frame``) and one copy (see
+``hosts``). Server cores are shared with other users' work (``server_background_load``); the clients'
+are not. The result is one client's: its bytes over the time until every client has finished
+(the per-client rate of the report's tables). Calibrated on ``mdsplus_read``
+(``004_892e9be6fdf9fcf4.txt``).
+"""
+from __future__ import annotations
+
+import simpy
+
+from ..catalog import Catalog
+from ..errors import NotModelled
+from ..result import Result
+from ..scenario import DbBody, Scenario
+from ..sim.flows import FlowNetwork, FlowResource
+from . import tcp
+from .hosts import HostNet, add, charge, host_net
+
+MDS_SERVER, PTDATA_SERVER = 0, 1
+
+
+def _wire(usage: dict, src: HostNet, dst: HostNet, mtu_B: int) -> None:
+    """The usage of one byte sent from ``src`` to ``dst`` over TCP on the LAN."""
+    frames = tcp.tcp_packets_per_byte(mtu_B)
+    wire = tcp.tcp_wire_per_byte(mtu_B)
+    for side in (src, dst):
+        charge(usage, side, None, frames * side.frame_s, on_irq=True)
+        add(usage, side.nics[0], wire)
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    body: DbBody = scenario.body
+    w = body.workload
+    where = scenario.path
+    thin = body.client_mode == "thin"
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    free = 1.0 - params["server_background_load"]
+    servers = [host_net(net, catalog, f"server{h}", body.server_host, body.nic, 1, "cpu0", body.net_cycles_per_frame,
+                        where, host_key="server_host", nic_key="nic", available=free) for h in range(body.servers)]
+    clients = [host_net(net, catalog, f"client{i}", body.client_host, body.nic, 1, "cpu0", body.net_cycles_per_frame,
+                        where, host_key="client_host", nic_key="nic") for i in range(w.clients)]
+    read_B = w.read_MB * 1e6
+    stored_B = read_B / body.compression_ratio
+    settings = body.tcp_tuned if w.test == "tcp_tuned" else body.tcp
+    rtt_s = body.lan_rtt_ms / 1e3
+    cap_Bps = tcp.window_limit_Bps(tcp.window_B(settings, None, w.clients), rtt_s)
+
+    def cycles(host: HostNet, per_byte: float) -> float:
+        return per_byte / (host.host.clock_GHz * 1e9)
+
+    serve = params["mds_serve_cycles_per_byte"]
+    decompress = body.decompress_cycles_per_byte
+    evaluate = params["tdi_math_cycles_per_value"] * w.values_per_read / read_B if w.test == "math" else 0.0
+
+    alone_s = [0.0] * w.clients  # each client's reads with the whole system to itself
+
+    def transfer(i: int, size_B: float, usage: dict[FlowResource, float], name: str, cap: float = float("inf")):
+        alone_s[i] += size_B * max(max(a / r.capacity for r, a in usage.items()), 1.0 / cap)
+        return net.transfer(size_B, usage, name=name, max_rate_Bps=cap).done
+
+    def wait(i: int, seconds: float):
+        alone_s[i] += seconds
+        return env.timeout(seconds)
+
+    def compute(host: HostNet, core: FlowResource, size_B: float, s_per_byte: float, name: str):
+        """``s_per_byte`` of CPU on ``core`` for each of ``size_B`` bytes (``name`` ends in the client)."""
+        if s_per_byte <= 0.0:
+            return env.timeout(0.0)
+        usage: dict[FlowResource, float] = {}
+        charge(usage, host, core, s_per_byte)
+        return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name)
+
+    def send(src: HostNet, src_core: FlowResource, dst: HostNet, dst_core: FlowResource, size_B: float, name: str):
+        usage: dict[FlowResource, float] = {}
+        charge(usage, src, src_core, src.copy_s_per_byte)
+        _wire(usage, src, dst, body.mtu_B)
+        charge(usage, dst, dst_core, dst.copy_s_per_byte)
+        return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name, cap_Bps)
+
+    finished: list[float] = []
+
+    def client(i: int):
+        me = clients[i]
+        mine = me.process("client")
+        for _ in range(w.reads_per_client):
+            if w.test == "ptdata":
+                source = servers[PTDATA_SERVER]
+                source_core = source.process(f"c{i}", free)
+                yield wait(i, rtt_s * (2 if thin else 1))
+                yield compute(source, source_core, read_B, cycles(source, serve), f"ptdata read {i}")
+                if thin:
+                    relay = servers[MDS_SERVER]
+                    relay_core = relay.process(f"c{i}", free)
+                    yield send(source, source_core, relay, relay_core, read_B, f"ptdata to mds {i}")
+                    yield send(relay, relay_core, me, mine, read_B, f"mds to client {i}")
+                else:
+                    yield send(source, source_core, me, mine, read_B, f"ptdata to client {i}")
+                continue
+            server = servers[MDS_SERVER if thin else i % body.tree_servers]
+            core = server.process(f"c{i}", free)
+            yield wait(i, rtt_s)
+            if w.test == "indirection":
+                refs_B = w.indirection_levels * w.reference_record_B
+                if not thin:  # the client follows each reference itself: one round trip per level
+                    for _level in range(w.indirection_levels):
+                        yield wait(i, rtt_s)
+                        yield compute(server, core, w.reference_record_B,
+                                      cycles(server, serve) + 2 * server.frame_s / w.reference_record_B,
+                                      f"reference {i}")
+                else:
+                    yield compute(server, core, refs_B, cycles(server, serve), f"references {i}")
+            if thin:
+                yield compute(server, core, read_B,
+                              cycles(server, serve) / body.compression_ratio + cycles(server, decompress)
+                              + cycles(server, evaluate), f"evaluate {i}")
+                yield send(server, core, me, mine, read_B, f"result {i}")
+            else:
+                on_wire = stored_B
+                server_work = cycles(server, serve) / body.compression_ratio
+                if w.test == "uncompressed":  # the server expands the record before sending it
+                    server_work += cycles(server, decompress)
+                    on_wire = read_B
+                yield compute(server, core, read_B, server_work, f"record {i}")
+                yield send(server, core, me, mine, on_wire, f"record to client {i}")
+                client_work = cycles(me, evaluate) + (0.0 if w.test == "uncompressed" else cycles(me, decompress))
+                yield compute(me, mine, read_B, client_work, f"evaluate {i}")
+        finished.append(env.now)
+
+    for i in range(w.clients):
+        env.process(client(i))
+    env.run()
+    if len(finished) != w.clients:
+        raise NotModelled("a client that never finished")
+    makespan = max(finished)
+    per_client_B = w.reads_per_client * read_B
+    bound = _bound_MBps(net, per_client_B, max(alone_s))
+    return Result(scenario=scenario.name, bytes_moved=per_client_B, elapsed_s=makespan,
+                  utilization=net.utilization(makespan), bound_MBps=bound,
+                  notes=(f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",))
+
+
+def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
+    """Two lower bounds on the time until every client is done, as a rate per client: the busiest
+    resource's total demand over its capacity (the bottleneck law), and the longest client's reads
+    with the system to itself (phases one after another, each at its fastest)."""
+    busiest_s = max((r.carried / r.capacity for r in net.resources.values()), default=0.0)
+    return per_client_B / max(busiest_s, alone_s, 1e-12) / 1e6

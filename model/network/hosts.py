@@ -1,0 +1,100 @@
+"""A host's network side as flow resources: its cores, the core that takes the NICs' interrupts, its NICs.
+
+CPU time per payload byte comes in three kinds, each charged where it runs:
+
+- per frame (the scenario's ``net_cycles_per_frame`` at the host's clock): interrupt, driver, IP and TCP/UDP
+  processing; for TCP receive and ACK-clocked sends this runs in softirq context on the core that
+  takes the NIC's interrupts (CPU0 unless the affinity is spread, slide 33 of the ATLAS report);
+  a UDP sender pays it in its own process, inside sendto();
+- one memory copy between user space and the socket buffer, at the host's copy rate, in the process;
+- the buffered file I/O path for bytes read from or written to disk (the storage model's
+  ``io_copy_passes``), in the process that does the I/O.
+
+Every core's work also counts against the host's total of ``cores`` core-seconds per second.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..catalog import Catalog, Host, Nic
+from ..sim.flows import FlowNetwork, FlowResource
+
+
+@dataclass
+class HostNet:
+    """The flow resources of one host's CPUs and NICs, and its per-byte CPU costs."""
+
+    label: str
+    host: Host
+    nic: Nic
+    cpu: FlowResource  # all cores, core-seconds per second
+    irq: FlowResource  # the core(s) that take the NICs' interrupts
+    nics: list[FlowResource]  # wire bytes per second, one per bonded member
+    copy_s_per_byte: float
+    frame_s: float  # CPU seconds per frame sent or received
+    processes: dict[str, FlowResource] = field(default_factory=dict)
+    net: FlowNetwork | None = None
+
+    def process(self, name: str, share: float = 1.0) -> FlowResource:
+        """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded host."""
+        if name not in self.processes:
+            self.processes[name] = self.net.resource(f"core {self.label}.{name}", share, unit="core-s")
+        return self.processes[name]
+
+
+def host_net(net: FlowNetwork, catalog: Catalog, label: str, host_id: str, nic_id: str, members: int,
+             irq_affinity: str, frame_cycles: float, where: str, *, host_key: str, nic_key: str,
+             available: float = 1.0) -> HostNet:
+    """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each core free)."""
+    host: Host = catalog.get("hosts", host_id, where, host_key)
+    nic: Nic = catalog.get("nics", nic_id, where, nic_key)
+    cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
+    irq_cores = host.cores if irq_affinity == "spread" else 1
+    irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
+    nics = [net.resource(f"nic {label}.{i}", nic.rate_Gbps * 1e9 / 8.0) for i in range(members)]
+    return HostNet(label=label, host=host, nic=nic, cpu=cpu, irq=irq, nics=nics,
+                   copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
+                   frame_s=frame_cycles / (host.clock_GHz * 1e9), net=net)
+
+
+def add(usage: dict[FlowResource, float], resource: FlowResource, amount: float) -> None:
+    """Add ``amount`` units per byte of ``resource`` to a flow's usage."""
+    if amount > 0.0:
+        usage[resource] = usage.get(resource, 0.0) + amount
+
+
+def charge(usage: dict[FlowResource, float], side: HostNet, core: FlowResource | None, seconds: float,
+           *, on_irq: bool = False) -> None:
+    """Charge ``seconds`` of CPU per byte to ``core`` (or the interrupt core) and to the host's total."""
+    add(usage, side.irq if on_irq else core, seconds)
+    add(usage, side.cpu, seconds)
+
+
+def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[float]) -> float:
+    """An upper bound on the total rate of flows with these usages and rate caps.
+
+    Max-min fair sharing never beats the best total any allocation can reach, and that best total is
+    no more than: the sum of the caps; for any group of resources (named alike, ``nic sender.0``,
+    ``nic sender.1``) that every flow crosses exactly once, the sum over the group of each
+    resource's capacity over the smallest usage of a flow crossing it (or the caps of those flows,
+    if less). A resource every flow crosses is such a group of one.
+    """
+    best = sum(caps)
+    groups: dict[str, list[FlowResource]] = {}
+    for usage in usages:
+        for res in usage:
+            key = res.name.rsplit(".", 1)[0] if "." in res.name.split(" ", 1)[-1] else res.name
+            members = groups.setdefault(key, [])
+            if res not in members:
+                members.append(res)
+    for members in groups.values():
+        crossing = {res: [i for i, u in enumerate(usages) if res in u] for res in members}
+        counted = [i for flows in crossing.values() for i in flows]
+        if sorted(counted) != list(range(len(usages))):
+            continue  # not a partition of the flows
+        total = 0.0
+        for res, flows in crossing.items():
+            least = min(usages[i][res] for i in flows)
+            total += min(res.capacity / least, sum(caps[i] for i in flows))
+        best = min(best, total)
+    return best

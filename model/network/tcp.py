@@ -1,0 +1,115 @@
+"""TCP and UDP on the wire: segment sizes, framing, socket buffers, window and loss limits, slow start.
+
+Pure functions of the scenario's settings, so that each law can be tested by itself:
+
+- the window limit: a stream never has more than one window in flight, so its rate is at most
+  window / RTT (the bandwidth-delay product read backwards);
+- the loss limit (Mathis, Semke, Mahdavi and Ott, CCR 27(3), 1997): MSS / RTT * sqrt(3/2) / sqrt(p);
+- slow start: the congestion window starts at ``initial_window_segments`` and doubles every RTT
+  until it reaches the window the stream will keep;
+- Linux socket buffers: a buffer the kernel chooses starts at ``tcp_rmem[1]`` and may grow to
+  ``tcp_rmem[2]``; one the application sets is capped at ``net.core.rmem_max`` and doubled; of a
+  receive buffer, 1/2^tcp_adv_win_scale is kept for overhead and the rest advertised as window.
+"""
+from __future__ import annotations
+
+import math
+
+from ..scenario import TcpSettings
+
+ETHERNET_OVERHEAD_B = 38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
+IP_HEADER_B = 20
+TCP_HEADER_B = 32  # 20 bytes plus the 12-byte timestamp option Linux sends by default (RFC 1323)
+UDP_HEADER_B = 8
+TSUNAMI_HEADER_B = 6  # block number (4) and type (2) ahead of each block (Tsunami's server/protocol.c)
+ACKS_PER_SEGMENT = 0.5  # delayed ACKs: one ACK for every second segment (RFC 1122)
+MATHIS_C = math.sqrt(1.5)
+
+
+def mss_B(mtu_B: int) -> int:
+    """TCP payload per segment: the MTU less the IP and TCP headers (with timestamps)."""
+    return mtu_B - IP_HEADER_B - TCP_HEADER_B
+
+
+def tcp_wire_per_byte(mtu_B: int) -> float:
+    """Bytes on the wire per payload byte of a full-sized TCP segment."""
+    return (mtu_B + ETHERNET_OVERHEAD_B) / mss_B(mtu_B)
+
+
+def tcp_packets_per_byte(mtu_B: int) -> float:
+    """Frames a host handles per payload byte of a TCP stream: the data segment and half an ACK."""
+    return (1.0 + ACKS_PER_SEGMENT) / mss_B(mtu_B)
+
+
+def udp_fragments(block_B: int, mtu_B: int) -> int:
+    """IP fragments one Tsunami block (header, block, UDP header) travels in."""
+    datagram = block_B + TSUNAMI_HEADER_B + UDP_HEADER_B
+    per_fragment = (mtu_B - IP_HEADER_B) // 8 * 8  # fragment offsets count 8-byte units
+    return math.ceil(datagram / per_fragment)
+
+
+def udp_wire_per_byte(block_B: int, mtu_B: int) -> float:
+    """Bytes on the wire per payload byte of a Tsunami block."""
+    n = udp_fragments(block_B, mtu_B)
+    datagram = block_B + TSUNAMI_HEADER_B + UDP_HEADER_B
+    return (datagram + n * (IP_HEADER_B + ETHERNET_OVERHEAD_B)) / block_B
+
+
+def udp_packets_per_byte(block_B: int, mtu_B: int) -> float:
+    return udp_fragments(block_B, mtu_B) / block_B
+
+
+def socket_buffers_B(tcp: TcpSettings, requested_B: int | None, streams_on_host: int = 1) -> tuple[int, int]:
+    """(receive, send) buffer of one socket, as Linux 2.4 sizes them.
+
+    Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
+    requests is capped at ``net.core.*mem_max`` and doubled. All TCP sockets of a host together never
+    hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
+    """
+    if requested_B is None:
+        rcv, snd = tcp.tcp_rmem_B[2], tcp.tcp_wmem_B[2]
+    else:
+        rcv = 2 * min(requested_B, tcp.core_rmem_max_B)
+        snd = 2 * min(requested_B, tcp.core_wmem_max_B)
+    pool = tcp.tcp_mem_pages[2] * tcp.page_B // max(streams_on_host, 1)
+    return min(rcv, pool), min(snd, pool)
+
+
+def window_B(tcp: TcpSettings, requested_B: int | None = None, streams_on_host: int = 1) -> float:
+    """The most a stream can have in flight: the advertised receive window or the send buffer's share."""
+    rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)
+    usable = 1.0 - 2.0 ** -tcp.tcp_adv_win_scale
+    return min(rcv, snd) * usable
+
+
+def window_limit_Bps(window: float, rtt_s: float) -> float:
+    """A window-limited stream: one window per round trip."""
+    return window / rtt_s
+
+
+def mathis_Bps(mtu_B: int, rtt_s: float, loss_rate: float) -> float:
+    """The loss-limited rate of one stream in congestion avoidance (Mathis et al. 1997)."""
+    if loss_rate <= 0.0:
+        return math.inf
+    return mss_B(mtu_B) / rtt_s * MATHIS_C / math.sqrt(loss_rate)
+
+
+def slow_start(target_window_B: float, mss: int, initial_segments: int, rtt_s: float,
+               size_B: float) -> tuple[float, float]:
+    """(seconds, bytes) of slow start before a stream reaches ``target_window_B``.
+
+    The window doubles every round trip from ``initial_segments`` segments; slow start ends when it
+    reaches the target or when the stream has sent all its bytes.
+    """
+    cwnd = float(initial_segments * mss)
+    sent, rounds = 0.0, 0
+    while cwnd < target_window_B and sent + cwnd < size_B:
+        sent += cwnd
+        cwnd *= 2.0
+        rounds += 1
+    return rounds * rtt_s, sent
+
+
+def bandwidth_delay_product_B(rate_Bps: float, rtt_s: float) -> float:
+    """Bytes in flight needed to keep a path of ``rate_Bps`` busy over ``rtt_s``."""
+    return rate_Bps * rtt_s

@@ -1,0 +1,248 @@
+"""Bulk transfers over a WAN path, disk to disk: bbftp/bbcp/iperf over TCP streams, Tsunami over UDP.
+
+The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
+
+  sender array -> sender cores -> sender NIC (member i) -> circuit i -> receiver NIC (member i)
+  -> receiver cores -> receiver array
+
+- The arrays are the storage model's (``model.storage.topology``) for the storage scenarios the WAN
+  scenario names: every byte read or written crosses the drives, channels, controllers and buses
+  of its host in the layout's shares, and costs the process doing the I/O the buffered I/O path.
+- NICs and circuits carry wire bytes (payload plus TCP/IP or UDP/IP and Ethernet framing). With
+  ``bonding: hash`` each flow is hashed onto one member (flows are numbered as consecutive source
+  ports hash: alternately), so one flow never exceeds one circuit; ``round_robin`` sprays each flow
+  over all members.
+- CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
+  network process, the file I/O path in the process that reads or writes (see ``hosts``).
+- A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the Mathis
+  loss-limited rate; it opens with a handshake and the protocol's request round trips, then slow
+  start to its window. bbftp and bbcp run one process (or thread) per stream on each side.
+- A Tsunami session is one UDP flow at its fixed target rate; lost blocks are sent again, so each
+  delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
+  thread and a disk thread (client/ring.c), its server one process that reads and sends.
+
+Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
+with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
+(``001_4cf980d67b39ffac.txt``) through the storage parameters alone: the per-frame CPU cost is the
+literature's (``NET_CYCLES_PER_FRAME``), the TCP and Tsunami settings are the report's and the tools'.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import simpy
+
+from .. import scenario as scenario_module
+from ..catalog import Catalog, Link
+from ..errors import NotModelled, UserError
+from ..result import Result
+from ..scenario import Scenario, StorageBody, WanBody
+from ..sim.flows import FlowNetwork, FlowResource
+from ..storage import topology
+from . import tcp
+from .hosts import HostNet, add, charge, host_net, partition_bound_Bps
+
+# Round trips before the first data byte: TCP handshake, then the tool's own requests.
+SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
+
+
+@functools.lru_cache(maxsize=16)
+def _storage_body(name: str) -> StorageBody:
+    loaded = scenario_module.load(name)
+    if loaded.model != "storage":
+        raise UserError(loaded.path, "model", f"a WAN scenario's storage must be a storage scenario, got {loaded.model}")
+    return loaded.body
+
+
+class _Prefixed:
+    """A FlowNetwork seen through a name prefix, so that two hosts' storage paths can share one network."""
+
+    def __init__(self, net: FlowNetwork, prefix: str):
+        self._net, self._prefix = net, prefix
+
+    def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
+        return self._net.resource(f"{self._prefix}{name}", capacity, unit)
+
+
+@dataclass
+class _Storage:
+    usage: dict[FlowResource, float]  # per byte read or written
+    io_s_per_byte: float  # the buffered I/O path, on the process doing the I/O
+    driver_s_per_byte: float  # host CPU outside the process (flusher, driver)
+
+
+def _storage(net: FlowNetwork, side: HostNet, body: WanBody, role: str, catalog: Catalog,
+             params: dict[str, float], where: str, total_B: float) -> _Storage:
+    key = "sender_storage" if role == "sender" else "receiver_storage"
+    name = getattr(body, key)
+    storage = _storage_body(name)
+    op = "read" if role == "sender" else "write"
+    host_id = body.sender_host if role == "sender" else body.receiver_host
+    if storage.host != host_id:
+        raise UserError(where, key, f"{name} describes host {storage.host}, but {role}_host is {host_id}")
+    if storage.workload.op != op:
+        raise UserError(where, key, f"{name} must {op} (its workload.op is {storage.workload.op})")
+    path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
+    volume = storage.workload.target
+    driver = getattr(path, "driver_s_per_byte", {}).get(volume, 0.0) if op == "write" else 0.0
+    return _Storage(usage=dict(path.usage_per_byte[volume]),
+                    io_s_per_byte=params["io_copy_passes"] / (side.host.copy_rate_MBps * 1e6),
+                    driver_s_per_byte=driver)
+
+
+@dataclass
+class _FlowSpec:
+    name: str
+    size_B: float
+    usage: dict[FlowResource, float]
+    cap_Bps: float
+    delay_s: float
+
+
+def _members_of(flow_index: int, members: int, bonding: str) -> list[tuple[int, float]]:
+    if bonding == "round_robin":
+        return [(m, 1.0 / members) for m in range(members)]
+    return [(flow_index % members, 1.0)]
+
+
+@dataclass
+class Built:
+    """A WAN scenario declared on a flow network: its flows, not started yet."""
+
+    env: simpy.Environment
+    net: FlowNetwork
+    flows: list[_FlowSpec]
+    rtt_s: float
+    total_B: float
+    notes: list[str]
+
+
+def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Built:
+    """Declare the path's resources and each flow's usage, cap and start delay."""
+    body: WanBody = scenario.body
+    w = body.workload
+    where = scenario.path
+    link: Link = catalog.get("links", body.link, where, "link")
+    rtt_s = body.rtt_ms / 1e3
+    members = body.circuits
+    total_B = w.total_MB * 1e6
+    if body.mtu_B > 9000 and catalog.get("nics", body.nic, where, "nic").rate_Gbps < 1:
+        raise NotModelled("jumbo frames on Fast Ethernet")
+
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    ends = {role: host_net(net, catalog, role, host, body.nic, members, body.irq_affinity, body.net_cycles_per_frame, where,
+                           host_key=f"{role}_host", nic_key="nic")
+            for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))}
+    sender, receiver = ends["sender"], ends["receiver"]
+    circuits = [net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)]
+    source = _storage(net, sender, body, "sender", catalog, params, where, total_B) if w.source == "disk" else None
+    sink = _storage(net, receiver, body, "receiver", catalog, params, where, total_B) if w.sink == "disk" else None
+
+    sessions = w.sessions
+    per_session_B = total_B / sessions
+    flows: list[_FlowSpec] = []
+    notes: list[str] = []
+    lossless = 1.0 / (1.0 - body.loss_rate)
+
+    def wire(usage: dict, index: int, per_byte: float) -> None:
+        for m, share in _members_of(index, members, body.bonding):
+            add(usage, sender.nics[m], per_byte * share)
+            add(usage, circuits[m], per_byte * share)
+            add(usage, receiver.nics[m], per_byte * share)
+
+    def disk_read(usage: dict, core: FlowResource) -> None:
+        if source is not None:
+            for res, a in source.usage.items():
+                add(usage, res, a)
+            charge(usage, sender, core, source.io_s_per_byte)
+
+    def disk_write(usage: dict, core: FlowResource) -> None:
+        if sink is not None:
+            for res, a in sink.usage.items():
+                add(usage, res, a)
+            charge(usage, receiver, core, sink.io_s_per_byte)
+            add(usage, receiver.cpu, sink.driver_s_per_byte)
+
+    if w.protocol == "tsunami":
+        frames = tcp.udp_packets_per_byte(w.block_B, body.mtu_B) * lossless
+        rate_Bps = w.rate_Mbps * 1e6 / 8.0 * (1.0 - body.loss_rate)
+        for j in range(sessions):
+            usage: dict[FlowResource, float] = {}
+            server = sender.process(f"tsunami{j}")
+            disk_read(usage, server)
+            charge(usage, sender, server, (sender.copy_s_per_byte + frames * sender.frame_s) * lossless)
+            wire(usage, j, tcp.udp_wire_per_byte(w.block_B, body.mtu_B) * lossless)
+            charge(usage, receiver, None, frames * receiver.frame_s, on_irq=True)
+            charge(usage, receiver, receiver.process(f"tsunami{j}.net"), receiver.copy_s_per_byte * lossless)
+            disk_write(usage, receiver.process(f"tsunami{j}.disk"))
+            flows.append(_FlowSpec(f"tsunami {j}", per_session_B, usage, rate_Bps,
+                                   SETUP_RTTS["tsunami"] * rtt_s))
+        notes.append(f"Tsunami: {sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
+                     f"{tcp.udp_fragments(w.block_B, body.mtu_B)} IP fragments")
+    else:
+        n = sessions * w.streams
+        mss = tcp.mss_B(body.mtu_B)
+        window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
+        cap = min(tcp.window_limit_Bps(window, rtt_s), tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate))
+        frames = tcp.tcp_packets_per_byte(body.mtu_B)
+        wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
+        per_member = [0] * members
+        for k in range(n):
+            for m, _ in _members_of(k, members, body.bonding):
+                per_member[m] += 1
+        for k in range(n):
+            usage = {}
+            s_core, r_core = sender.process(f"s{k}"), receiver.process(f"s{k}")
+            disk_read(usage, s_core)
+            charge(usage, sender, s_core, sender.copy_s_per_byte)
+            charge(usage, sender, None, frames * sender.frame_s, on_irq=True)
+            wire(usage, k, wire_per_byte)
+            charge(usage, receiver, None, frames * receiver.frame_s, on_irq=True)
+            charge(usage, receiver, r_core, receiver.copy_s_per_byte)
+            disk_write(usage, r_core)
+            # slow start ends at the stream's window or its share of its circuit, whichever is less
+            share_Bps = min(link.capacity_Gbps * 1e9 / 8.0 / wire_per_byte / max(
+                per_member[m] for m, _ in _members_of(k, members, body.bonding)), cap)
+            size = per_session_B / w.streams
+            ss_s, ss_B = tcp.slow_start(share_Bps * rtt_s, mss, body.tcp.initial_window_segments, rtt_s, size)
+            if ss_B >= size:
+                raise NotModelled("a transfer that ends inside slow start")
+            flows.append(_FlowSpec(f"stream {k}", size - ss_B, usage, cap,
+                                   SETUP_RTTS[w.protocol] * rtt_s + ss_s))
+        notes.append(f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
+                     f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:.1f} MB/s per stream; bandwidth-delay "
+                     f"product of one circuit {tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s) / 2**20:.1f} MiB")
+
+    return Built(env, net, flows, rtt_s, total_B, notes)
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    built = build(scenario, catalog, params)
+    env, net, flows, rtt_s, total_B = built.env, built.net, built.flows, built.rtt_s, built.total_B
+    protocol = scenario.body.workload.protocol
+    started = []
+
+    def run(spec: _FlowSpec):
+        yield env.timeout(spec.delay_s)
+        flow = net.transfer(spec.size_B, spec.usage, name=spec.name, max_rate_Bps=spec.cap_Bps)
+        started.append(flow)
+        yield flow.done
+
+    for spec in flows:
+        env.process(run(spec))
+    env.run()
+    elapsed = env.now + rtt_s / 2.0  # the last byte still has to cross the path
+    bound = partition_bound_Bps([f.usage for f in flows], [f.cap_Bps for f in flows]) / 1e6
+    utilization = net.utilization(elapsed)
+    # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the share
+    # of it they used while they ran, so that a window-limited transfer names its window as bottleneck
+    capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
+    if capped:
+        label = "tsunami target rate" if protocol == "tsunami" else "tcp window"
+        utilization[label] = min(1.0, sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps)
+                                          for f in capped) / len(capped))
+    return Result(scenario=scenario.name, bytes_moved=total_B, elapsed_s=elapsed,
+                  utilization=utilization, bound_MBps=bound, notes=tuple(built.notes))
