@@ -10,9 +10,7 @@ import functools
 from dataclasses import dataclass, fields
 from typing import Literal
 
-import yaml
-
-from . import paths
+from . import paths, yamlio
 from .errors import UserError
 from .schema import Fraction, PositiveFloat, PositiveInt, build_dataclass
 
@@ -169,7 +167,7 @@ def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:
     where = paths.shown(path)
     if not path.exists():
         return {}
-    data = yaml.safe_load(path.read_text()) or {}
+    data = yamlio.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise UserError(where, None, "must be a mapping from part id to its parameters")
     return {str(pid): build_dataclass(cls, spec, where, str(pid)) for pid, spec in data.items()}

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from . import paths
+from . import paths, yamlio
 from .errors import UserError
 from .schema import (NonNegativeFloat, PositiveFloat, PositiveInt, allowed_keys, build_dataclass,
                      field_type)
@@ -407,8 +405,8 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
     if not sep or not key:
         raise UserError(where, text, "an override must read dotted.key=value")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+        value = yamlio.safe_load(raw) if raw.strip() else ""
+    except yamlio.YAMLError:
         value = raw.strip()
     return key, value
 
@@ -452,8 +450,8 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     if not text.strip():
         raise UserError(where, None, "the file is empty; a scenario is a YAML mapping")
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        data = yamlio.safe_load(text)
+    except yamlio.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark else ""
         raise UserError(where, None, f"not valid YAML{at}") from None
