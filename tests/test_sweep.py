@@ -127,3 +127,14 @@ def test_store_writes_are_atomic(tmp_path):
     store.write({"point_id": "abc", "status": "ok", "x": 1.0})
     assert [p.name for p in (tmp_path / "points").iterdir()] == ["abc.parquet"]
     assert store.done() == {"abc"}
+
+
+def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path, monkeypatch):
+    from model import params
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (0, 0, 2)
+    changed = dict(params.calibrated(), bus_efficiency=0.5)
+    monkeypatch.setattr(params, "calibrated", lambda: changed)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)

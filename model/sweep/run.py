@@ -84,8 +84,28 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def inputs_fingerprint(grid: Grid) -> str:
+    """What a point's result depends on besides the point: calibrated parameters, catalog, scenario.
+
+    It enters each point's id, so that resuming after a recalibration or a catalog change reruns
+    the points instead of keeping stale results (code changes show in ``git_commit``)."""
+    import hashlib
+
+    from .. import params
+    from .. import scenario as scenario_module
+    digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
+    files = sorted(paths.HARDWARE.glob("*.yaml"))
+    if grid.scenario is not None:
+        files.append(scenario_module.resolve(grid.scenario))
+    if grid.notebook is not None:
+        files.append(paths.PROJECT_ROOT / grid.notebook)
+    for f in files:
+        digest.update(Path(f).read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
-    target = grid.notebook or grid.scenario
+    target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions, commit = _versions(), _commit()
     return [{"point_id": point_id(target, grid.engine, grid.seed, grid.base, i, p), "index": i, "point": p,
