@@ -15,7 +15,8 @@ from . import paths
 from .errors import UserError
 
 LEADING = ("id", "scenario", "overrides", "role")
-TRAILING = ("metric", "value", "unit", "relative_to", "source", "note")
+TRAILING = ("metric", "value", "unit", "relative_to", "bound", "source", "note")
+BOUNDS = ("", "lower", "upper")
 ROLES = ("result", "setting", "derived")
 
 # Each unit a result may be reported in: (the Result field's canonical unit, factor to it).
@@ -41,6 +42,7 @@ class Row:
     value: float
     unit: str
     relative_to: tuple[str, ...] | None
+    bound: str  # "lower": the report says "exceeding"; "upper": "less than"; "": the value itself
     source: str
     note: str
 
@@ -65,6 +67,8 @@ def _row(table: str, where: str, line: int, raw: dict[str, str]) -> Row:
     except ValueError:
         raise UserError(where, f"line {line}: value", f"must be a number, got {raw['value']!r}") from None
     relative = raw["relative_to"].strip()
+    if raw["bound"] not in BOUNDS:
+        raise UserError(where, f"line {line}: bound", f"must be empty, lower or upper, got {raw['bound']!r}")
     if role == "result" and raw["metric"] in CANONICAL:
         allowed = ["%"] if relative else list(CANONICAL[raw["metric"]][1])
         if raw["unit"] not in allowed:
@@ -73,7 +77,7 @@ def _row(table: str, where: str, line: int, raw: dict[str, str]) -> Row:
     config = {k: v for k, v in raw.items() if k not in LEADING + TRAILING}
     return Row(table=table, id=raw["id"], scenario=raw["scenario"], overrides=split_overrides(raw["overrides"]),
                role=role, config=config, metric=raw["metric"], value=value, unit=raw["unit"],
-               relative_to=split_overrides(relative) if relative else None, source=raw["source"],
+               relative_to=split_overrides(relative) if relative else None, bound=raw["bound"], source=raw["source"],
                note=raw["note"])
 
 
@@ -82,7 +86,7 @@ def load_table(path: Path) -> list[Row]:
     with path.open(newline="") as handle:
         reader = csv.DictReader(handle)
         header = tuple(reader.fieldnames or ())
-        if header[:4] != LEADING or header[-6:] != TRAILING:
+        if header[:4] != LEADING or header[-len(TRAILING):] != TRAILING:
             raise UserError(where, "header", f"must start with {','.join(LEADING)} and end with {','.join(TRAILING)}")
         return [_row(path.stem, where, i + 2, raw) for i, raw in enumerate(reader)]
 

@@ -1,6 +1,7 @@
 """Measured beside predicted: every row of ``data/measured/`` against the lab's prediction.
 
-A ``result`` row is predicted by simulating its scenario with its overrides and reading the metric;
+A row the report gives as a bound ("exceeding 1 Gbit/s", "less than 60 s") scores zero error when
+the prediction lies on the bound's side, and its distance from the bound otherwise. A ``result`` row is predicted by simulating its scenario with its overrides and reading the metric;
 a row given relative to another configuration (``relative_to``) is predicted as the same percentage
 difference between two simulations, and its error is the error of the ratio. Rows no model covers
 yet carry ``error_pct: None`` with the reason, and are counted.
@@ -41,7 +42,7 @@ class Prediction:
     def to_dict(self) -> dict:
         r = self.row
         return {"table": r.table, "id": r.id, "role": r.role, "scenario": r.scenario,
-                "overrides": ";".join(r.overrides), "relative_to": ";".join(r.relative_to or ()),
+                "overrides": ";".join(r.overrides), "relative_to": ";".join(r.relative_to or ()), "bound": r.bound,
                 "metric": r.metric, "measured": r.value, "predicted": self.predicted, "unit": r.unit,
                 "error_pct": self.error_pct, "reason": self.reason, "source": r.source}
 
@@ -66,7 +67,15 @@ def predict_row(row: Row, params: dict[str, float]) -> Prediction:
     except NotModelled as exc:
         return Prediction(row, None, None, f"not modelled: {exc}")
     predicted = row.from_canonical(this)
-    return Prediction(row, predicted, 100.0 * (predicted - row.value) / row.value)
+    return Prediction(row, predicted, bounded_error_pct(predicted, row.value, row.bound))
+
+
+def bounded_error_pct(predicted: float, measured: float, bound: str) -> float:
+    """Signed percent error; for a figure the report gives as a bound, zero on the bound's right side."""
+    error = 100.0 * (predicted - measured) / measured
+    if (bound == "lower" and error >= 0) or (bound == "upper" and error <= 0):
+        return 0.0
+    return error
 
 
 def predict_rows(rows: list[Row], params: dict[str, float]) -> list[Prediction]:

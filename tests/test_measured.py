@@ -51,3 +51,12 @@ def test_no_held_out_column_is_transcribed():
 def test_eah_download_has_every_visible_cell():
     cells = [r for r in TABLES["eah_download"] if r.role == "result" and r.metric == "elapsed_s"]
     assert len(cells) == 54  # 9 client counts x 6 visible columns
+
+
+def test_bounds_are_marked_and_scored_one_sided():
+    from model.validate import bounded_error_pct
+    bounds = {(r.table, r.id): r.bound for r in ROWS if r.role == "result" and r.bound}
+    assert bounds == {("atlas_wan", "tsunami_over_1gbit"): "lower", ("atlas_wan", "dvd_under_60s"): "upper"}
+    assert bounded_error_pct(1.3, 1.0, "lower") == 0.0 and bounded_error_pct(0.9, 1.0, "lower") == pytest.approx(-10.0)
+    assert bounded_error_pct(50.0, 60.0, "upper") == 0.0 and bounded_error_pct(66.0, 60.0, "upper") == pytest.approx(10.0)
+    assert bounded_error_pct(1.1, 1.0, "") == pytest.approx(10.0)
