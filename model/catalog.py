@@ -12,7 +12,7 @@ from typing import Literal
 
 from . import paths, yamlio
 from .errors import UserError
-from .schema import Fraction, PositiveFloat, PositiveInt, build_dataclass
+from .schema import PositiveFloat, PositiveInt, build_dataclass
 
 Encoding = Literal["8b10b", "128b130b", "64b66b"]
 ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}

@@ -33,14 +33,12 @@ class Bound:
 
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")
 NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
-FRACTION = Bound(0.0, 1.0, low_open=True, words="a fraction in (0, 1]")
 
 POSITIVE_INT = Bound(1.0, words="a positive integer")
 
 PositiveInt = Annotated[int, POSITIVE_INT]
 PositiveFloat = Annotated[float, POSITIVE]
 NonNegativeFloat = Annotated[float, NON_NEGATIVE]
-Fraction = Annotated[float, FRACTION]
 
 
 def _describe(tp: Any) -> str:
