@@ -1,6 +1,15 @@
+import os
+
 import pytest
+from hypothesis import settings
 
 from model import cli
+
+# CI runs the same examples every time (a property failure there reproduces at once); locally
+# hypothesis explores new ones on every run.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
