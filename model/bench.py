@@ -4,7 +4,8 @@
    SimPy, in the same run (customers per second and the ratio; target at least 0.7x SimPy).
 2. ``simulate()`` time of every scenario and variant (best of several runs).
 3. ``validate`` in all: every measured row predicted from a cold cache.
-4. Sweeps: an in-process grid of 1,000 points on the microscope store (target under 30 s on two
+4. The lightpath's 1 TB disk-to-disk transfer at 1 GB and 1 TB (flows, not packets).
+5. Sweeps: an in-process grid of 1,000 points on the microscope store (target under 30 s on two
    cores); a papermill grid of 20 points, seconds per point beside executing an empty notebook
    through papermill's Python API in the same run (target within 1.2x of it).
 """
@@ -49,7 +50,7 @@ def raw_simpy_mm1(seed: int, lam: float, mu: float, customers: int) -> float:
     return total[0] / customers
 
 
-def _best_of(fn, repeats: int) -> float:
+def best_of(fn, repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
@@ -59,8 +60,8 @@ def _best_of(fn, repeats: int) -> float:
 
 
 def main() -> None:
-    ours = _best_of(lambda: open_station(1, 1.6, 2.0, 1, CUSTOMERS), 3)
-    raw = _best_of(lambda: raw_simpy_mm1(1, 1.6, 2.0, CUSTOMERS), 3)
+    ours = best_of(lambda: open_station(1, 1.6, 2.0, 1, CUSTOMERS), 3)
+    raw = best_of(lambda: raw_simpy_mm1(1, 1.6, 2.0, CUSTOMERS), 3)
     print(f"M/M/1, {CUSTOMERS:,} customers at utilisation 0.8:")
     print(f"  project Station  {CUSTOMERS / ours:10,.0f} customers/s ({ours:.2f} s)")
     print(f"  raw SimPy        {CUSTOMERS / raw:10,.0f} customers/s ({raw:.2f} s)")
@@ -73,7 +74,7 @@ def main() -> None:
             s = scenario.load(path, [f"variant={variant}"] if variant else [])
             label = f"{path.stem}" + (f" [{variant}]" if variant else "")
             try:
-                seconds = _best_of(lambda: simulate(s, params), 20)
+                seconds = best_of(lambda: simulate(s, params), 20)
             except NotModelled:
                 print(f"  {label:44} not modelled yet")
                 continue
@@ -86,8 +87,12 @@ def main() -> None:
         validate._result.cache_clear()
         validate.predict_rows(rows, params)
 
-    seconds = _best_of(validate_all, 3)
+    seconds = best_of(validate_all, 3)
     print(f"\nvalidate in all: {len(rows)} measured rows in {seconds:.3f} s (cold caches, best of 3)")
+    from .network.bench import lightpath_timing
+    t = lightpath_timing()
+    print(f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "
+          f"(ratio {t['ratio']:.2f}; targets under 5 ms and within 1.5x)")
     sweeps()
 
 

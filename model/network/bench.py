@@ -5,20 +5,10 @@ the two sizes should take about the same time. Run with ``python -m model.networ
 """
 from __future__ import annotations
 
-import time
-
 from .. import scenario
+from ..bench import best_of
 from ..params import calibrated
 from ..simulate import simulate
-
-
-def _best_of(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def lightpath_timing(repeats: int = 50) -> dict[str, float]:
@@ -28,7 +18,7 @@ def lightpath_timing(repeats: int = 50) -> dict[str, float]:
     for label, total_MB in (("1 GB", 1e3), ("1 TB", 1e6)):
         s = scenario.load("atlas_lightpath", [f"workload.total_MB={total_MB}"])
         simulate(s, params)  # warm the caches (catalog, storage scenarios)
-        out[label] = _best_of(lambda: simulate(s, params), repeats)
+        out[label] = best_of(lambda: simulate(s, params), repeats)
     out["ratio"] = out["1 TB"] / out["1 GB"]
     return out
 
