@@ -86,7 +86,7 @@ def _storage(net: FlowNetwork, side: HostNet, body: WanBody, role: str, catalog:
         raise UserError(where, key, f"{name} must {op} (its workload.op is {storage.workload.op})")
     path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
     volume = storage.workload.target
-    driver = getattr(path, "driver_s_per_byte", {}).get(volume, 0.0) if op == "write" else 0.0
+    driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
     return _Storage(usage=dict(path.usage_per_byte[volume]),
                     io_s_per_byte=params["io_copy_passes"] / (side.host.copy_rate_MBps * 1e6),
                     driver_s_per_byte=driver)
