@@ -41,7 +41,7 @@ notebooks: $(STAMP) ## re-run every notebook in place (after a model or calibrat
 	for nb in notebooks/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
 
 lab: $(STAMP)    ## open JupyterLab on notebooks/
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
 
 clean:           ## remove the venv and generated reports
 	rm -rf $(VENV) reports/*.csv reports/*.png
