@@ -83,12 +83,11 @@ def main() -> None:
     rows = [r for rs in measured.load_all().values() for r in rs]
 
     def validate_all():
-        validate._scenario.cache_clear()
-        validate._result.cache_clear()
+        validate.clear_caches()
         validate.predict_rows(rows, params)
 
     seconds = best_of(validate_all, 3)
-    print(f"\nvalidate in all: {len(rows)} measured rows in {seconds:.3f} s (cold caches, best of 3)")
+    print(f"\nvalidate in all: {len(rows)} measured rows in {seconds:.3f} s (simulation caches cleared, best of 3)")
     from .network.bench import lightpath_timing
     t = lightpath_timing()
     print(f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "

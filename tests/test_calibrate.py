@@ -46,3 +46,17 @@ def test_uncovered_rows_do_not_enter_the_fit():
     fit = calibrate.fit(uncovered)
     assert fit.rows == 0
     assert fit.values == params.defaults()
+
+
+def test_the_result_cache_follows_the_parameters_a_model_reads():
+    from model import validate
+    row = next(r for r in ROWS if r.table == "atlas_disk" and r.id == "raid0_3disk")
+    base = params.calibrated()
+    first = predict_row(row, base).predicted
+    # a parameter the storage model does not read leaves the cached simulation in place ...
+    other = next(n for n in params.DECLARED if n.startswith(("mds_", "tdi_")))
+    assert predict_row(row, dict(base, **{other: params.DECLARED[other].high})).predicted == first
+    # ... one it reads is never answered from the cache
+    assert predict_row(row, dict(base, bus_efficiency=0.6)).predicted < first
+    validate.clear_caches()
+    assert predict_row(row, base).predicted == pytest.approx(first)
