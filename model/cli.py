@@ -44,23 +44,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interval(scenario) -> tuple[float, float]:
-    """Throughput (MB/s) at every corner of the parameters' 95% intervals: its low and high."""
+def _interval(scenario, read: set[str]) -> tuple[float, float]:
+    """Throughput (MB/s) at every corner of the 95% intervals of the parameters the model ``read``."""
     from . import params
     from .simulate import simulate
     spans = params.intervals()
-    names = list(spans)
-    values = [simulate(scenario, dict(zip(names, corner))).throughput_MBps
+    names = sorted(read)
+    base = params.calibrated()
+    values = [simulate(scenario, dict(base, **dict(zip(names, corner)))).throughput_MBps
               for corner in itertools.product(*(spans[n] for n in names))]
     return min(values), max(values)
 
 
 def _predict(args) -> int:
+    from . import params
     from . import scenario as scenario_module
     from .simulate import simulate
     scenario = scenario_module.load(args.scenario, args.overrides)
-    result = simulate(scenario)
-    low, high = _interval(scenario)
+    recording = params.Recording(params.calibrated())
+    result = simulate(scenario, recording)
+    low, high = _interval(scenario, recording.read)
     if args.json:
         out = result.to_dict()
         out["throughput_MBps_interval"] = [low, high]

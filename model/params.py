@@ -58,3 +58,15 @@ def intervals() -> dict[str, tuple[float, float]]:
         if name in spans:
             spans[name] = (float(entry["ci95_low"]), float(entry["ci95_high"]))
     return spans
+
+
+class Recording(dict):
+    """Parameter values that note which of them a model reads (so that callers vary or cache only those)."""
+
+    def __init__(self, values: dict[str, float]):
+        super().__init__(values)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> float:
+        self.read.add(key)
+        return super().__getitem__(key)

@@ -19,24 +19,13 @@ from dataclasses import dataclass
 from . import scenario as scenario_module
 from .errors import NotModelled
 from .measured import CANONICAL, Row
+from .params import Recording
 from .simulate import simulate
 
 
 @functools.lru_cache(maxsize=None)
 def _scenario(name: str, overrides: tuple[str, ...]):
     return scenario_module.load(name, overrides, where_overrides=f"data/measured row of {name}")
-
-
-class _Recording(dict):
-    """The parameters, noting which of them a model reads."""
-
-    def __init__(self, values: dict[str, float]):
-        super().__init__(values)
-        self.read: set[str] = set()
-
-    def __getitem__(self, key: str) -> float:
-        self.read.add(key)
-        return super().__getitem__(key)
 
 
 _used: dict[tuple, tuple[str, ...]] = {}  # configuration -> the parameters its model reads
@@ -55,7 +44,7 @@ def _result(name: str, overrides: tuple[str, ...], params: dict[str, float]):
         key = (config, tuple(params[k] for k in _used[config]))
         if key in _results:
             return _results[key]
-    recording = _Recording(params)
+    recording = Recording(params)
     result = simulate(_scenario(name, overrides), recording)
     _used[config] = tuple(sorted(recording.read))
     _results[(config, tuple(params[k] for k in _used[config]))] = result
