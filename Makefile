@@ -38,7 +38,7 @@ bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scen
 	$(PY) -m model.bench
 
 notebooks: $(STAMP) ## re-run every notebook in place (after a model or calibration change), outputs kept
-	for nb in notebooks/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
+	for nb in notebooks/*.ipynb notebooks/course/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
 
 lab: $(STAMP)    ## open JupyterLab on notebooks/
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/

@@ -67,32 +67,56 @@ def main() -> None:
     print(f"  raw SimPy        {CUSTOMERS / raw:10,.0f} customers/s ({raw:.2f} s)")
     print(f"  ratio            {raw / ours:10.2f} x SimPy's speed (target at least 0.70 x)")
 
-    print("\nsimulate() per scenario (best of 20 runs):")
+    print("\nsimulate() per scenario (best of 20 runs; one run where a run takes over 0.1 s):")
     params = calibrated()
     for path in sorted(paths.SCENARIOS.glob("*.yaml")):
         for variant in [None] + scenario.variants_of(path):
             s = scenario.load(path, [f"variant={variant}"] if variant else [])
             label = f"{path.stem}" + (f" [{variant}]" if variant else "")
             try:
-                seconds = best_of(lambda: simulate(s, params), 20)
+                seconds = best_of(lambda: simulate(s, params), 1)
+                if seconds < 0.1:
+                    seconds = best_of(lambda: simulate(s, params), 20)
             except NotModelled:
                 print(f"  {label:44} not modelled yet")
                 continue
             print(f"  {label:44} {seconds * 1e3:8.2f} ms")
 
-    rows = [r for rs in measured.load_all().values() for r in rs]
+    tables = measured.load_all()
+    storage = [r for t in STORAGE_TABLES for r in tables[t]]
+    rows = [r for rs in tables.values() for r in rs]
 
-    def validate_all():
+    def validate_rows(chosen):
         validate.clear_caches()
-        validate.predict_rows(rows, params)
+        validate.predict_rows(chosen, params)
 
-    seconds = best_of(validate_all, 3)
-    print(f"\nvalidate in all: {len(rows)} measured rows in {seconds:.3f} s (simulation caches cleared, best of 3)")
+    seconds = best_of(lambda: validate_rows(storage), 3)
+    print(f"\nvalidate the six storage tables: {len(storage)} measured rows in {seconds:.3f} s "
+          f"(caches cleared, best of 3; target under 20 s)")
+    seconds = best_of(lambda: validate_rows(rows), 1)
+    print(f"validate in all: {len(rows)} measured rows in {seconds:.1f} s (caches cleared)")
+    print(f"\nEinstein@home table, every column and 1 to 9 clients: {download_table(params):.1f} s (target under 30 s)")
     from .network.bench import lightpath_timing
     t = lightpath_timing()
     print(f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "
           f"(ratio {t['ratio']:.2f}; targets under 5 ms and within 1.5x)")
     sweeps()
+
+
+STORAGE_TABLES = ("atlas_disk", "atlas_hosts", "psu_write", "psu_copy", "psu_mmap", "em_ingest")
+# The table's columns of 002_d084885fd2f4dc68.txt: (variant, nginx workers), held-out ones included
+DOWNLOAD_COLUMNS = [("r6_def", 1), ("r6_opt", 1), ("r6_opt", 2), ("r6_opt", 4), ("r6_opt", 8),
+                    ("r10_def", 1), ("r10_opt", 1), ("r10_opt", 4), ("r10_opt", 8)]
+
+
+def download_table(params: dict[str, float]) -> float:
+    """Seconds to predict all 81 cells of the download-server table."""
+    began = time.perf_counter()
+    for variant, workers in DOWNLOAD_COLUMNS:
+        for clients in range(1, 10):
+            simulate(scenario.load("eah_download", [f"variant={variant}", f"server.workers={workers}",
+                                                    f"workload.clients={clients}"]), params)
+    return time.perf_counter() - began
 
 
 def sweeps() -> None:

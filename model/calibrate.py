@@ -6,6 +6,10 @@ yet explain cannot drag every parameter. A
 parameter that no fitted row depends on keeps its default and its declared bounds as interval.
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum
 (covariance s^2 (J^T J)^-1, Student t quantile).
+
+Rows of the models in ``NOT_FITTED`` stay out of the fit: they are request-level simulations too
+slow for a fit's hundreds of evaluations, and are predicted with what the other tables fit
+(their own parameters keep their declared defaults).
 """
 from __future__ import annotations
 
@@ -18,7 +22,9 @@ from scipy import optimize, stats
 from . import params as params_module
 from . import paths
 from .measured import Row
-from .validate import predict_row
+from .validate import predict_row, scenario_of
+
+NOT_FITTED = {"download_server": "a request-level simulation, about 0.3 s a table cell"}
 
 LOSS, F_SCALE = "cauchy", 0.10
 _STEP = 1e-4
@@ -45,8 +51,13 @@ class Fit:
         }
 
 
+def fitted(row: Row) -> bool:
+    """Whether the fit uses ``row`` (its model is not one of ``NOT_FITTED``)."""
+    return scenario_of(row).model not in NOT_FITTED
+
+
 def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
-    return [r for r in rows if predict_row(r, values).error_pct is not None]
+    return [r for r in rows if fitted(r) and predict_row(r, values).error_pct is not None]
 
 
 def fit(rows: list[Row]) -> Fit:

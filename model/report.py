@@ -151,7 +151,8 @@ def calibration() -> str:
     predictions = predict_rows(rows, result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:
-            lines.append(f"  fit on {name}: {t['covered']} rows, median |error| "
+            role = "fit on" if any(calibrate_module.fitted(r) for r in tables[name]) else "predicted, not fitted:"
+            lines.append(f"  {role} {name}: {t['covered']} rows, median |error| "
                          f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %")
     lines.append(f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}")
     return "\n".join(lines)

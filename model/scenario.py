@@ -171,8 +171,6 @@ class StorageBody:
 
 
 # ----------------------------------------------------------------------------- network and servers
-# These describe the experiments whose models come with later issues; they validate now so that
-# every measured row names a scenario that loads.
 
 
 # CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
@@ -285,10 +283,16 @@ class WanBody:
 
 @dataclass(frozen=True)
 class DownloadWorkload:
+    """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their md5
+    files, one pair at a time, from a data set of ``dataset_files`` in directories of
+    ``files_per_directory``. The report's "2050kB" is read as KiB: 2502 x 2050 KiB = 5009 MiB, its
+    "5009 MB downloaded each time"."""
+
     clients: PositiveInt
     files: PositiveInt
     file_size_kB: PositiveFloat
     dataset_files: PositiveInt
+    files_per_directory: PositiveInt = 2048
 
 
 @dataclass(frozen=True)
@@ -297,6 +301,7 @@ class DownloadServer:
     connections_per_worker: PositiveInt
     memory_MB: PositiveFloat
     scheduler: Literal["deadline_default", "deadline_optimized"]
+    read_ahead_KiB: PositiveFloat | None = None  # None: 128 KiB by default, the calibrated window tuned
 
 
 @dataclass(frozen=True)
@@ -306,6 +311,7 @@ class DownloadBody:
     disk: str
     disks: PositiveInt
     level: RaidLevel
+    chunk_KiB: PositiveInt
     server_nic: str
     client_nic: str
     server: DownloadServer

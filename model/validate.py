@@ -28,6 +28,11 @@ def _scenario(name: str, overrides: tuple[str, ...]):
     return scenario_module.load(name, overrides, where_overrides=f"data/measured row of {name}")
 
 
+def scenario_of(row: Row):
+    """The scenario, with its overrides, that a measured row was taken on."""
+    return _scenario(row.scenario, row.overrides)
+
+
 _used: dict[tuple, tuple[str, ...]] = {}  # configuration -> the parameters its model reads
 _results: dict[tuple, object] = {}  # (configuration, their values) -> Result
 

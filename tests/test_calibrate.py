@@ -41,9 +41,11 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
     assert fit.rms_error_pct < 0.5
 
 
-def test_uncovered_rows_do_not_enter_the_fit():
-    uncovered = [r for r in ROWS if r.table == "eah_download"]
-    fit = calibrate.fit(uncovered)
+def test_uncovered_and_unfitted_rows_do_not_enter_the_fit():
+    unfitted = [r for r in ROWS if r.table == "eah_download"]  # the download server: NOT_FITTED
+    uncovered = [r for r in ROWS if r.table == "psu_mmap"]  # no model predicts them yet
+    assert not any(calibrate.fitted(r) for r in unfitted) and all(calibrate.fitted(r) for r in uncovered)
+    fit = calibrate.fit(unfitted + uncovered)
     assert fit.rows == 0
     assert fit.values == params.defaults()
 

@@ -20,7 +20,7 @@ from . import disk as disk_model
 from . import topology
 
 
-def _stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
+def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
                   core_s_per_byte: float, writer_pays: float) -> dict[FlowResource, float]:
     """Resources a stream's byte uses: its volumes' paths, its own core and the host's CPU.
 
@@ -76,7 +76,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     cores = [net.resource(f"core {i}", 1.0, unit="core-s") for i in range(w.streams)]
     core_s_per_byte = params["io_copy_passes"] / (path.host.copy_rate_MBps * 1e6)
     pays = writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
-    usages = [_stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
+    usages = [stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
     latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)
 
     def stream(usage):

@@ -1,0 +1,197 @@
+"""The Einstein@home download server (``002_d084885fd2f4dc68.txt``): nginx over a RAID of 16 drives.
+
+Clients fetch a data file and its md5 file, one pair after another, until the run's pairs are
+done. The server side, request by request:
+
+- nginx assigns each new connection to the worker that accepts first: an idle one if there is one,
+  else the one with the fewest connections waiting on it. A worker serves its connections with
+  ``sendfile``; when a page it needs is not in memory yet, the worker sleeps in the kernel until
+  the read completes, and its other connections wait with it.
+- Opening a file reads its inode: 1000 MB of memory cannot hold the metadata of two million files,
+  so each open costs one small read near the file's directory; the md5 file is read from just after
+  its data file (each was written right after it), its inode comes with the same read.
+- The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
+  from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
+  the read of the next one in the background, so a stream has one window in flight ahead.
+- The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
+  a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
+  ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache.
+- Each window sent goes over the server's one 1 GbE link as a TCP flow, sharing it max-min fairly
+  with the other connections (``model.sim.flows``).
+
+The page cache holds under 0.03% of the 4 TB data set, so every read is taken to go to disk. The
+tuned ("optimized") deadline settings are not given in the report; the model reads them as a
+larger read-ahead window, the calibrated free parameter ``tuned_read_ahead_KiB``: what tuning
+buys physically is fewer, longer requests per file, so fewer seeks per byte. Calibrated on
+``002_d084885fd2f4dc68.txt`` "Web server tests" (with ``disk_format_efficiency`` shared with the
+ATLAS drives).
+"""
+from __future__ import annotations
+
+import random
+
+import simpy
+
+from ..catalog import Catalog
+from ..network.tcp import tcp_wire_per_byte
+from ..result import Result
+from ..scenario import DownloadBody, Scenario
+from ..sim.flows import FlowNetwork
+from ..sim.rng import stream
+from ..storage import raidmap
+from ..storage.spindle import Spindle
+
+PAGE_B = 4096
+SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
+DEFAULT_READ_AHEAD_KIB = 128  # Linux's read_ahead_kb default (VM_MAX_READAHEAD)
+MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
+ETHERNET_MTU_B = 1500
+# Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
+# the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
+SIMULATED_PAIRS = 400
+
+
+def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B) -> list[tuple[int, int]]:
+    """The (offset, length) windows Linux's on-demand read-ahead reads a file in, front to back.
+
+    As ``get_init_ra_size``: the first window is the request rounded up to a power of two, times
+    four when that is at most 1/32 of the maximum, times two when at most 1/4, else the maximum;
+    as ``get_next_ra_size``: each next window is four times the last below 1/16 of the maximum,
+    else twice it, never above the maximum. Windows stop at the end of the file.
+    """
+    size = 1 << (max(request_B, PAGE_B) - 1).bit_length()
+    if size <= max_B // 32:
+        size *= 4
+    elif size <= max_B // 4:
+        size *= 2
+    else:
+        size = max_B
+    windows, offset = [], 0
+    while offset < file_B:
+        length = min(size, file_B - offset)
+        windows.append((offset, length))
+        offset += length
+        size = min(size * 4 if size < max_B // 16 else size * 2, max_B)
+    return windows
+
+
+class Array:
+    """The RAID volume: member drives behind the controller, reads split into member pieces."""
+
+    def __init__(self, env: simpy.Environment, body: DownloadBody, catalog: Catalog,
+                 format_efficiency: float, rng: random.Random):
+        where = "download scenario"
+        disk = catalog.get("disks", body.disk, where, "disk")
+        self.env = env
+        self.level = body.level
+        self.drives = [Spindle(disk, format_efficiency, rng) for _ in range(body.disks)]
+        self.chunk_B = body.chunk_KiB * 1024
+        self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+
+    def read(self, offset_B: int, length_B: int) -> float:
+        """Submit a logical read now; the time its last member piece completes."""
+        now = self.env.now
+        commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
+        last: dict[int, int] = {}
+        for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
+            member = min(piece.members, key=lambda m: (m not in last, self.drives[m].pending(now),
+                                                       abs(self.drives[m].head_B - piece.offset_B)))
+            i = last.get(member)
+            if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
+                commands[i][2] += piece.length_B
+            else:
+                last[member] = len(commands)
+                commands.append([member, piece.offset_B, piece.length_B])
+        return max(self.drives[m].submit(now, o, n) for m, o, n in commands)
+
+
+class Server:
+    """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
+
+    def __init__(self, env: simpy.Environment, body: DownloadBody, catalog: Catalog,
+                 params: dict[str, float], read_ahead_KiB: float, rng: random.Random):
+        self.env = env
+        self.rng = rng
+        self.array = Array(env, body, catalog, params["disk_format_efficiency"], rng)
+        self.net = FlowNetwork(env)
+        nic = catalog.get("nics", body.server_nic, "download scenario", "server_nic")
+        self.link = self.net.resource("server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B))
+        self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
+        self.worker_connections = [0] * body.server.workers
+        self.worker_blocked_s = 0.0
+        self.file_B = int(round(body.workload.file_size_kB * 1024))
+        self.windows = read_ahead_windows(self.file_B, int(read_ahead_KiB * 1024))
+        self.files = body.workload.dataset_files
+        self.files_per_directory = body.workload.files_per_directory
+        self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
+        if self.slot_B < self.file_B + MD5_FILE_B:
+            raise ValueError("the data set does not fit on the volume")
+
+    def fetch_pair(self):
+        """SimPy process: one client's request for a random data file, then for its md5 file."""
+        index = self.rng.randrange(self.files)
+        worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
+        self.worker_connections[worker] += 1
+        start = index * self.slot_B
+        directory_start = index // self.files_per_directory * self.files_per_directory * self.slot_B
+        yield from self._sendfile(worker, None, (directory_start, PAGE_B))
+        ahead = None
+        for k, (offset, length) in enumerate(self.windows):
+            current = ahead if ahead is not None else (start + offset, length)
+            nxt = self.windows[k + 1] if k + 1 < len(self.windows) else None
+            ahead_done = yield from self._sendfile(worker, current, None if nxt is None else (start + nxt[0], nxt[1]))
+            ahead = ahead_done
+            yield self.net.transfer(length, {self.link: 1.0}, name="window").done
+        yield from self._sendfile(worker, None, (start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
+        self.worker_connections[worker] -= 1
+
+    def _sendfile(self, worker: int, current, submit):
+        """The worker, in ``sendfile``: it starts the read ``submit`` (offset, length), then sleeps until
+        ``current`` (a completion time, or an (offset, length) still to read) is in memory; its other
+        connections wait meanwhile. Returns the completion time of ``submit``'s read."""
+        with self.workers[worker].request() as turn:
+            yield turn
+            began = self.env.now
+            if isinstance(current, tuple):
+                current = self.array.read(*current)
+            submitted = None if submit is None else self.array.read(*submit)
+            if current is None:
+                current, submitted = submitted, None
+            if current > began:
+                yield self.env.timeout(current - began)
+            self.worker_blocked_s += self.env.now - began
+        return submitted
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    body: DownloadBody = scenario.body
+    tuned = body.server.scheduler == "deadline_optimized"
+    read_ahead = body.server.read_ahead_KiB or (params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB)
+    env = simpy.Environment()
+    rng = random.Random(int(stream(scenario.seed, "download").integers(2**63)))
+    server = Server(env, body, catalog, params, read_ahead, rng)
+    pairs = body.workload.files
+    simulated = min(pairs, SIMULATED_PAIRS)
+    remaining = [simulated]
+
+    def client():
+        while remaining[0] > 0:
+            remaining[0] -= 1
+            yield from server.fetch_pair()
+
+    for _ in range(body.workload.clients):
+        env.process(client())
+    env.run()
+    elapsed = env.now * pairs / simulated
+    bytes_moved = pairs * (server.file_B + MD5_FILE_B)
+    drives = server.array.drives
+    ran = env.now
+    utilization = {"server link": server.link.carried / server.link.capacity / ran}
+    utilization.update({f"drive {i}": d.busy_s / ran for i, d in enumerate(drives)})
+    utilization["nginx workers asleep on reads"] = server.worker_blocked_s / ran / len(server.workers)
+    reads = sum(d.reads for d in drives)
+    hits = sum(d.cache_hits for d in drives)
+    notes = (f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
+             f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches")
+    return Result(scenario=scenario.name, bytes_moved=bytes_moved, elapsed_s=elapsed, utilization=utilization,
+                  bound_MBps=server.link.capacity / 1e6, notes=notes)

@@ -1,0 +1,216 @@
+"""The microscope ingest path end to end: acquisition servers writing images over CIFS to one storage host.
+
+``003_0a9a7721e3b096d5.txt``: eight Windows acquisition servers write the electron microscope's
+images (about 612 KiB each, about 3 TB/h in all) to a CIFS share on a Dell R720, whose two 10 GbE
+cards form one LACP bond, onto the MD3260 store of ``em_ingest``. Each acquisition server is one
+SMB2 client with one TCP connection (SMB multichannel came later). The path, as flow resources on
+one :class:`~model.sim.flows.FlowNetwork`:
+
+  client NIC -> switch -> one member of the host's bond -> the interrupt cores (per frame)
+  -> that client's smbd process (one per connection: the copy out of the socket, then the buffered
+  write path) -> the host's CPU -> the storage path of the storage scenario (SAS wires, RAID
+  processors, drives; ``model.storage.topology``)
+
+- The switch is taken as non-blocking: the port facing a bond member carries what that member
+  carries, the port facing a client what the client's NIC does; it adds no limit of its own.
+- LACP (802.3ad): the switch hashes the frames it sends to the host onto one member by addresses
+  (and ports), so all of a connection's frames take one member: one client never exceeds one link,
+  and how clients share the members depends on the hash. ``balanced`` puts client i on member
+  i mod members (the lucky spread), ``collide`` puts every client on member 0 (the unlucky one),
+  ``seeded`` draws each client's member from the named random stream ``lacp hash`` of the storage
+  scenario's seed; ``assignment`` gives the members outright.
+- Wire bytes per image byte: TCP/IP over Ethernet framing (``model.network.tcp``) at the LAN's MTU,
+  plus the SMB2 header, WRITE request and transport header of every write an image takes.
+- CPU: per frame on the interrupt cores, one copy out of the socket in smbd, and the buffered write
+  path (the storage model's ``io_copy_passes``) in smbd, each at the host's catalog clock and
+  ``copy_rate_MBps`` (``model.network.hosts``, ``model.storage.stream``).
+- The storage path alone is the storage model's prediction through ``model.simulate.simulate`` for
+  the same scenario and overrides with one writer per client; the end-to-end flows cross the same
+  storage resources (``model.storage.topology``), with smbd as the writer.
+
+Not modelled (the report does not describe them): the acquisition servers' CPUs, the switch, the
+per-file SMB create and close round trips, smbd's per-request work, XFS metadata, TCP windows (a
+LAN's round trip is short). The aggregate is the steady state with every client writing at once:
+the weighted max-min fair rates of the clients' flows.
+
+Calibrated on ``em_ingest`` (``003_0a9a7721e3b096d5.txt``) through the storage model's free
+parameters alone; it adds none of its own. The per-frame CPU cost is the literature's
+(``model.scenario.NET_CYCLES_PER_FRAME``), the framing the protocols'.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import simpy
+
+from .. import catalog as catalog_module
+from .. import params as params_module
+from .. import scenario as scenario_module
+from ..errors import NotModelled, UserError
+from ..network import tcp
+from ..network.hosts import add, charge, host_net, partition_bound_Bps
+from ..result import Result
+from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.rng import stream as rng_stream
+from ..simulate import simulate
+from ..storage import stream as storage_stream
+from ..storage import topology
+
+WHERE = "ingest"
+SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
+SMB2_WRITE_REQUEST_B = 48  # MS-SMB2 2.2.21: the WRITE request's fixed part (StructureSize 49 counts a byte of Buffer)
+SMB_TRANSPORT_B = 4  # MS-SMB2 2.1: Direct TCP transport, a 4-byte stream-length header per message
+STAGES = ("acquisition NICs", "bond (as hashed)", "interrupts", "smbd processes", "host CPU", "storage path")
+Hashing = Literal["balanced", "collide", "seeded"]
+
+
+@dataclass(frozen=True)
+class Ingest:
+    """One configuration of the ingest path; the defaults are the report's (003) where it gives them."""
+
+    clients: int = 8  # acquisition servers writing at once ("eight distinct and separate ... servers")
+    scenario: str = "em_ingest"  # the storage scenario behind the share
+    storage: tuple[str, ...] = ("variant=striped",)  # its overrides (variant=NAME, dotted.key=value)
+    hashing: Hashing = "balanced"
+    assignment: tuple[int, ...] | None = None  # each client's bond member, instead of ``hashing``
+    client_nic: str = "nic_10gbe"  # not in the report ("we need only a dedicated 10G"): one 10 GbE each
+    link: str = "lan_10gbe"  # the LAN's links (their MTU)
+    irq_affinity: Literal["cpu0", "spread"] = "spread"  # a 2014 kernel spreads a multiqueue NIC's interrupts
+    file_KiB: float = 612.0  # one image ("each image is about 612K")
+    smb_write_KiB: float = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); the report does not say
+    client_cap_MBps: float | None = None  # each client's offered rate; None: as fast as the path allows
+    microscope_TBph: float = 3.0  # one microscope's rate ("about 3TB an hour")
+
+    def __post_init__(self) -> None:
+        if isinstance(self.clients, bool) or not isinstance(self.clients, int) or self.clients < 1:
+            raise UserError(WHERE, "clients", f"must be a positive integer, got {self.clients!r}")
+        if self.hashing not in ("balanced", "collide", "seeded"):
+            raise UserError(WHERE, "hashing", f"must be balanced, collide or seeded, got {self.hashing!r}")
+        if self.irq_affinity not in ("cpu0", "spread"):
+            raise UserError(WHERE, "irq_affinity", f"must be cpu0 or spread, got {self.irq_affinity!r}")
+        if self.assignment is not None and len(self.assignment) != self.clients:
+            raise UserError(WHERE, "assignment", f"needs one bond member per client ({self.clients}), "
+                                                 f"got {len(self.assignment)}")
+        for key in ("file_KiB", "smb_write_KiB", "microscope_TBph"):
+            if not getattr(self, key) > 0:
+                raise UserError(WHERE, key, f"must be positive, got {getattr(self, key)!r}")
+        if self.client_cap_MBps is not None and not self.client_cap_MBps > 0:
+            raise UserError(WHERE, "client_cap_MBps", f"must be positive or None, got {self.client_cap_MBps!r}")
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """The path's steady state with every client writing; rates in MB/s (10^6 B/s) and TB/h (10^12 B/h)."""
+
+    clients: int
+    bond_member_of_client: tuple[int, ...]
+    per_client_MBps: tuple[float, ...]
+    aggregate_MBps: float
+    aggregate_TBph: float
+    files_per_s: float
+    microscopes: int  # whole microscopes of ``microscope_TBph`` the aggregate carries
+    bottleneck: str  # the resource that limits the aggregate
+    bottleneck_stage: str
+    # what each stage alone lets these clients write; the storage path's is simulate()'s bound_MBps, its
+    # steady rate with one writer per client (its throughput_MBps also counts the drives' first access)
+    stage_capacity_MBps: dict[str, float]
+    stage_utilization: dict[str, float]  # each stage's busiest resource, 0..1
+    bound_MBps: float  # the bottleneck law's upper bound on the aggregate
+    storage: Result  # the storage path's own prediction (simulate(), one writer per client, no network)
+
+
+def bond_members(config: Ingest, members: int, seed: int) -> tuple[int, ...]:
+    """The bond member each client's connection is hashed onto."""
+    if config.assignment is not None:
+        bad = [m for m in config.assignment if not 0 <= m < members]
+        if bad:
+            raise UserError(WHERE, "assignment", f"members are 0 to {members - 1}, got {bad[0]}")
+        return tuple(int(m) for m in config.assignment)
+    if config.hashing == "collide":
+        return (0,) * config.clients
+    if config.hashing == "seeded":
+        return tuple(int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=config.clients))
+    return tuple(i % members for i in range(config.clients))
+
+
+def smb_payload_per_byte(config: Ingest) -> float:
+    """TCP payload bytes per image byte: the image plus the SMB2 framing of each write it takes."""
+    file_B = config.file_KiB * 1024
+    writes = math.ceil(file_B / (config.smb_write_KiB * 1024))
+    return 1.0 + writes * (SMB2_HEADER_B + SMB2_WRITE_REQUEST_B + SMB_TRANSPORT_B) / file_B
+
+
+def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -> IngestResult:
+    """The ingest path's steady state for ``config`` (calibrated parameters when ``params`` is omitted).
+
+    Raises :class:`NotModelled` where the storage model does (more writers than cores).
+    """
+    values = params_module.calibrated() if params is None else params
+    catalog = catalog_module.load()
+    store = scenario_module.load(config.scenario, list(config.storage) + [f"workload.streams={config.clients}"])
+    if store.model != "storage" or store.body.workload.op != "write":
+        raise UserError(WHERE, "scenario", f"must be a storage scenario that writes, got {config.scenario}")
+    storage = simulate(store, values)  # the storage path alone: one dd-like writer per client
+    body = store.body
+    host = catalog.get("hosts", body.host, store.path, "host")
+    if not host.nics or len(set(host.nics)) > 1:
+        raise NotModelled(f"{host.name}: a bond needs its NICs in the catalog, all alike")
+    client_nic = catalog.get("nics", config.client_nic, WHERE, "client_nic")
+    mtu_B = catalog.get("links", config.link, WHERE, "link").mtu_B or 1500
+
+    net = FlowNetwork(simpy.Environment())
+    stage_of: dict[FlowResource, str] = {}
+    side = host_net(net, catalog, "storage", body.host, host.nics[0], len(host.nics), config.irq_affinity,
+                    scenario_module.NET_CYCLES_PER_FRAME, store.path, host_key="host", nic_key="host.nics")
+    bytes_per_stream = body.workload.total_MB * 1e6
+    path = topology.build(net, body, catalog, values, store.path, bytes_per_stream)
+    for res in path.usage_per_byte[body.workload.target]:
+        stage_of[res] = STAGES[5]
+    stage_of.update({side.irq: STAGES[2], side.cpu: STAGES[4]})
+    stage_of.update({nic: STAGES[1] for nic in side.nics})
+
+    members = bond_members(config, len(side.nics), store.seed)
+    payload = smb_payload_per_byte(config)
+    wire = tcp.tcp_wire_per_byte(mtu_B) * payload
+    frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
+    io_s = values["io_copy_passes"] / (host.copy_rate_MBps * 1e6)
+    pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_stream * config.clients)
+    cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
+    usages, flows = [], []
+    for i, member in enumerate(members):
+        nic = net.resource(f"nic client.{i}", client_nic.rate_Gbps * 1e9 / 8.0)
+        smbd = side.process(f"smbd{i}")
+        stage_of.update({nic: STAGES[0], smbd: STAGES[3]})
+        usage = storage_stream.stream_usage(path, body, smbd, side.cpu, io_s, pays)  # the write path
+        charge(usage, side, smbd, side.copy_s_per_byte)  # out of the socket into smbd
+        charge(usage, side, None, frames_s, on_irq=True)
+        add(usage, nic, wire)
+        add(usage, side.nics[member], wire)
+        usages.append(usage)
+        flows.append(net.transfer(bytes_per_stream, usage, name=f"client {i}", max_rate_Bps=cap_Bps))
+
+    rates = tuple(f.rate_Bps for f in flows)  # the max-min allocation with every client writing
+    aggregate_Bps = sum(rates)
+    used = [r for r in net.resources.values() if any(r in u for u in usages)]  # in the order declared
+    capacity = {s: partition_bound_Bps([{r: a for r, a in u.items() if stage_of[r] == s} for u in usages],
+                                       [math.inf] * len(usages)) / 1e6 for s in STAGES[:5]}
+    capacity[STAGES[5]] = storage.bound_MBps  # the storage path's steady rate with one writer per client
+    load = {r: min(1.0, r.load / r.capacity) for r in used}
+    serves = {r: sum(r in u for u in usages) for r in used}
+    order = {s: k for k, s in enumerate(STAGES)}
+    busiest = max(used, key=lambda r: (round(load[r], 9), serves[r], -order[stage_of[r]]))
+    offered = all(rate >= cap_Bps * (1 - 1e-9) for rate in rates)
+    tbph = aggregate_Bps * 3600 / 1e12
+    bound = min(partition_bound_Bps(usages, [cap_Bps] * len(usages)) / 1e6, storage.bound_MBps)
+    return IngestResult(
+        clients=config.clients, bond_member_of_client=members, per_client_MBps=tuple(r / 1e6 for r in rates),
+        aggregate_MBps=aggregate_Bps / 1e6, aggregate_TBph=tbph,
+        files_per_s=aggregate_Bps / (config.file_KiB * 1024),
+        microscopes=math.floor(tbph / config.microscope_TBph * (1 + 1e-12)),  # 2.9999999999999996 is 3
+        bottleneck="offered load" if offered else busiest.name,
+        bottleneck_stage="offered load" if offered else stage_of[busiest],
+        stage_capacity_MBps=capacity,
+        stage_utilization={s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0) for s in STAGES},
+        bound_MBps=bound, storage=storage)

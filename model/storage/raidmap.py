@@ -1,0 +1,58 @@
+"""Where a logical read lands: a byte range of a RAID volume mapped onto its member drives.
+
+RAID0 stripes chunks over every member; RAID5 and RAID6 rotate one or two parity chunks per stripe
+row (left-symmetric: the parity moves one member to the left each row and the data chunks follow
+it), and a read touches only the data chunks; RAID10 stripes over mirrored pairs, and either drive
+of a pair can serve a read. Used by the request-level models (the download server of
+``002_d084885fd2f4dc68.txt``); the fluid storage path needs only the shares in ``topology``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PARITY_CHUNKS = {"raid0": 0, "raid5": 1, "raid6": 2}
+
+
+@dataclass(frozen=True)
+class Piece:
+    """``length_B`` bytes at ``offset_B`` of a member; ``members`` are the drives that hold a copy."""
+
+    members: tuple[int, ...]
+    offset_B: int
+    length_B: int
+
+
+def data_members(level: str, drives: int) -> int:
+    """Members' worth of user data per stripe row."""
+    if level == "raid10":
+        if drives % 2:
+            raise ValueError(f"raid10 needs an even number of drives, got {drives}")
+        return drives // 2
+    if level not in PARITY_CHUNKS:
+        raise ValueError(f"no read mapping for {level}")
+    return drives - PARITY_CHUNKS[level]
+
+
+def capacity_B(level: str, drives: int, drive_B: float) -> float:
+    return data_members(level, drives) * drive_B
+
+
+def pieces(level: str, drives: int, chunk_B: int, offset_B: int, length_B: int) -> list[Piece]:
+    """The member pieces a logical read of ``length_B`` at ``offset_B`` reads, one per chunk."""
+    width = data_members(level, drives)
+    out: list[Piece] = []
+    position, end = offset_B, offset_B + length_B
+    while position < end:
+        chunk, within = divmod(position, chunk_B)
+        take = min(chunk_B - within, end - position)
+        row, column = divmod(chunk, width)
+        member_offset = row * chunk_B + within
+        if level == "raid10":
+            members = (2 * column, 2 * column + 1)
+        else:
+            parity = PARITY_CHUNKS[level]
+            first_data = (drives - 1 - row % drives + parity) % drives if parity else 0
+            members = ((first_data + column) % drives,)
+        out.append(Piece(members, member_offset, take))
+        position += take
+    return out

@@ -1,0 +1,120 @@
+"""The download server of 002_d084885fd2f4dc68.txt: RAID mapping, read-ahead windows, drives, server."""
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+
+from model import catalog, scenario
+from model.params import calibrated
+from model.servers.download import DEFAULT_READ_AHEAD_KIB, read_ahead_windows
+from model.simulate import simulate
+from model.storage import disk as disk_model
+from model.storage import raidmap
+from model.storage.spindle import Spindle
+
+KiB = 1024
+
+
+@given(st.sampled_from(["raid0", "raid5", "raid6", "raid10"]), st.integers(0, 10**9), st.integers(1, 8 * 2**20))
+def test_pieces_cover_the_read_once(level, offset, length):
+    pieces = raidmap.pieces(level, 16, 64 * KiB, offset, length)
+    assert sum(p.length_B for p in pieces) == length
+    assert all(0 < p.length_B <= 64 * KiB for p in pieces)
+
+
+@pytest.mark.parametrize("level, parity", [("raid5", 1), ("raid6", 2)])
+def test_parity_rotates_and_a_row_reads_each_data_member_once(level, parity):
+    drives, chunk = 16, 64 * KiB
+    width = drives - parity
+    seen_parity = set()
+    for row in range(drives):
+        members = [p.members[0] for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk)]
+        assert len(set(members)) == width  # every data chunk of the row on its own drive
+        parity_members = set(range(drives)) - set(members)
+        assert len(parity_members) == parity
+        seen_parity |= parity_members
+        assert all(p.offset_B == row * chunk for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk))
+    assert seen_parity == set(range(drives))  # parity visits every drive
+
+
+def test_raid10_reads_can_go_to_either_mirror():
+    pieces = raidmap.pieces("raid10", 16, 64 * KiB, 0, 8 * 64 * KiB)
+    assert [p.members for p in pieces] == [(2 * i, 2 * i + 1) for i in range(8)]
+    assert raidmap.capacity_B("raid10", 16, 1.0) == 8 and raidmap.capacity_B("raid6", 16, 1.0) == 14
+
+
+def test_default_read_ahead_reads_a_2050_KiB_file_in_128_KiB_windows():
+    windows = read_ahead_windows(2050 * KiB, DEFAULT_READ_AHEAD_KIB * KiB)
+    assert [n for _, n in windows] == [128 * KiB] * 16 + [2 * KiB]
+
+
+def test_a_larger_maximum_ramps_up_as_linux_does():
+    # get_init_ra_size: 64 KiB request -> 128 KiB (x2, at most 1/4 of 1 MiB); then x2 up to the maximum
+    sizes = [n for _, n in read_ahead_windows(4096 * KiB, 1024 * KiB)]
+    assert sizes[:5] == [128 * KiB, 256 * KiB, 512 * KiB, 1024 * KiB, 1024 * KiB]
+    # a small request far below the maximum: x4 at first and while below 1/16 of the maximum
+    assert [n for _, n in read_ahead_windows(2**30, 16384 * KiB, request_B=4 * KiB)][:4] == [16 * KiB, 64 * KiB, 256 * KiB, 1024 * KiB]
+
+
+@given(st.integers(1, 64 * 2**20), st.sampled_from([128, 512, 1024, 4096]))
+def test_windows_tile_the_file(size, max_kib):
+    windows = read_ahead_windows(size, max_kib * KiB)
+    assert windows[0][0] == 0 and sum(n for _, n in windows) == size
+    assert all(o1 + n1 == o2 for (o1, n1), (o2, _) in zip(windows, windows[1:]))
+    assert all(n <= max(max_kib * KiB, 128 * KiB) for _, n in windows)
+
+
+def _spindle(seed=3):
+    disk = catalog.load().get("disks", "hua721075kla330", "test", "disk")
+    return disk, Spindle(disk, 0.6, random.Random(seed))
+
+
+def test_one_random_read_is_seek_plus_rotation_plus_transfer():
+    disk, drive = _spindle()
+    rotation = random.Random(3).random() * disk_model.revolution_s(disk)
+    offset, length = 300e9, 64 * KiB
+    done = drive.submit(0.0, offset, length)
+    expected = (disk_model.seek_ms(disk, offset / drive.size_B) / 1e3 + rotation + length / drive.media_Bps(offset))
+    assert done == pytest.approx(expected)
+
+
+def test_a_sequential_read_after_idle_time_comes_from_the_drive_cache():
+    _, drive = _spindle()
+    first = drive.submit(0.0, 1e9, 64 * KiB)
+    later = first + 0.01  # 10 ms idle: the look-ahead has read ~1 MB on
+    done = drive.submit(later, 1e9 + 64 * KiB, 64 * KiB)
+    assert done - later == pytest.approx(64 * KiB / drive.interface_Bps)
+    assert drive.cache_hits == 1
+
+
+def test_commands_wait_their_turn():
+    _, drive = _spindle()
+    a = drive.submit(0.0, 1e9, 64 * KiB)
+    b = drive.submit(0.0, 5e11, 64 * KiB)
+    assert b > a and drive.pending(0.0) == 2 and drive.pending(b) == 0
+
+
+def _run(*overrides):
+    return simulate(scenario.load("eah_download", ("workload.files=150",) + overrides), calibrated())
+
+
+def test_the_server_never_sends_faster_than_its_link():
+    result = _run("variant=r10_opt", "server.workers=8", "workload.clients=9")
+    assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)
+    assert result.utilization["server link"] <= 1 + 1e-9
+
+
+def test_more_workers_serve_many_clients_faster():
+    one = _run("variant=r6_opt", "server.workers=1", "workload.clients=9")
+    eight = _run("variant=r6_opt", "server.workers=8", "workload.clients=9")
+    assert eight.elapsed_s < one.elapsed_s
+
+
+def test_a_larger_read_ahead_means_fewer_seeks_per_byte_and_less_time():
+    small = _run("variant=r6_def", "workload.clients=1")
+    large = _run("variant=r6_def", "workload.clients=1", "server.read_ahead_KiB=1024")
+    assert large.elapsed_s < small.elapsed_s
+
+
+def test_the_run_is_deterministic():
+    assert _run("workload.clients=3").elapsed_s == _run("workload.clients=3").elapsed_s

@@ -1,0 +1,143 @@
+"""The microscope ingest path: LACP hashing, stage limits, the storage model beneath, microscopes."""
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import params
+from model.errors import UserError
+from model.network import tcp
+from model.params import Recording
+from model.servers import ingest
+from model.servers.ingest import Ingest, predict
+from model.storage.parameters import PARAMETERS as STORAGE_PARAMETERS
+
+PAYLOAD = ingest.smb_payload_per_byte(Ingest())
+LINK_MBps = 10e9 / 8 / tcp.tcp_wire_per_byte(1500) / PAYLOAD / 1e6  # one 10 GbE link's image bytes
+EIGHT_LANES = ("variant=striped", "volumes.lv.group_paths=[sas0,sas1,sas2,sas3,sas4,sas5,sas6,sas7]")
+VARIANTS = ("linear_4k", "linear_large_block", "striped")
+MICROSCOPE_CLIENT_MBps = 3e12 / 3600 / 8 / 1e6  # one of a microscope's eight servers at 3 TB/h
+
+
+def _cheap_cpu():
+    """The calibrated parameters with the write path costing one copy: the network, not smbd, limits."""
+    return dict(params.calibrated(), io_copy_passes=1.0)
+
+
+def test_smb_framing_of_a_612_KiB_image():
+    # ten 64 KiB writes, each with a 64-byte SMB2 header, a 48-byte WRITE request and a 4-byte length
+    assert PAYLOAD == pytest.approx(1 + 10 * 116 / (612 * 1024))
+
+
+def test_hashing_places_connections_as_named():
+    assert predict(Ingest(clients=5, hashing="balanced")).bond_member_of_client == (0, 1, 0, 1, 0)
+    assert predict(Ingest(clients=5, hashing="collide")).bond_member_of_client == (0,) * 5
+    seeded = predict(Ingest(clients=8, hashing="seeded")).bond_member_of_client
+    assert seeded == predict(Ingest(clients=8, hashing="seeded")).bond_member_of_client
+    assert predict(Ingest(clients=5, hashing="seeded")).bond_member_of_client == seeded[:5]
+
+
+def test_one_client_never_exceeds_one_link():
+    r = predict(Ingest(clients=1, storage=EIGHT_LANES), _cheap_cpu())
+    assert r.aggregate_MBps == pytest.approx(LINK_MBps)  # its link, not the bond's two, is the limit
+    assert r.bottleneck_stage == "acquisition NICs"
+    assert r.stage_capacity_MBps["bond (as hashed)"] == pytest.approx(LINK_MBps)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 1), min_size=1, max_size=12), st.sampled_from(VARIANTS), st.booleans())
+def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant, cheap):
+    r = predict(Ingest(clients=len(members), assignment=tuple(members), storage=(f"variant={variant}",)),
+                _cheap_cpu() if cheap else None)
+    assert max(r.per_client_MBps) <= LINK_MBps * (1 + 1e-9)
+    on_member = [sum(rate for rate, m in zip(r.per_client_MBps, members) if m == k) for k in (0, 1)]
+    assert max(on_member) <= LINK_MBps * (1 + 1e-9)  # a member carries at most one link
+    assert r.aggregate_MBps <= len(set(members)) * LINK_MBps * (1 + 1e-9)
+    assert r.aggregate_MBps <= min(r.stage_capacity_MBps.values()) * (1 + 1e-9)
+    assert r.aggregate_MBps <= r.bound_MBps * (1 + 1e-9)
+
+
+def test_two_clients_on_different_members_get_twice_one():
+    for values in (None, _cheap_cpu()):  # smbd's core limits each client, then its link does
+        one = predict(Ingest(clients=1, storage=EIGHT_LANES), values).aggregate_MBps
+        apart = predict(Ingest(clients=2, assignment=(0, 1), storage=EIGHT_LANES), values)
+        together = predict(Ingest(clients=2, assignment=(1, 1), storage=EIGHT_LANES), values)
+        assert apart.aggregate_MBps == pytest.approx(2 * one)
+        assert together.aggregate_MBps == pytest.approx(min(2 * one, LINK_MBps))
+        assert together.bottleneck == "nic storage.1"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
+def test_end_to_end_never_exceeds_the_storage_path_nor_the_bond(variant, hashing):
+    for n in (1, 2, 3, 8, 16):
+        r = predict(Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",)))
+        assert r.aggregate_MBps <= r.storage.bound_MBps * (1 + 1e-9)
+        # simulate()'s own figure for n dd writers also counts the drives' first access in its run
+        assert r.aggregate_MBps <= r.storage.throughput_MBps * (1 + 1e-3)
+        assert r.aggregate_MBps <= 2 * LINK_MBps * (1 + 1e-9)
+
+
+def test_the_storage_stage_is_the_storage_models_prediction():
+    r = predict(Ingest(clients=8, storage=("variant=linear_4k",)))
+    assert r.aggregate_MBps == pytest.approx(r.storage.throughput_MBps, rel=1e-3)  # the network adds no limit
+    assert r.bottleneck == r.storage.bottleneck
+
+
+def test_an_unlucky_hash_makes_the_bond_the_bottleneck():
+    lucky = predict(Ingest(clients=8, hashing="balanced"))
+    unlucky = predict(Ingest(clients=8, hashing="collide"))
+    assert unlucky.bottleneck == "nic storage.0"
+    assert unlucky.aggregate_MBps == pytest.approx(LINK_MBps)
+    assert lucky.aggregate_MBps > unlucky.aggregate_MBps
+    assert lucky.bottleneck_stage == "storage path"
+
+
+@pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
+def test_more_clients_never_lower_the_aggregate(hashing):
+    for variant in VARIANTS:
+        rates = [predict(Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",))).aggregate_MBps
+                 for n in range(1, 17)]
+        assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), (variant, rates)
+
+
+@pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
+def test_more_microscopes_never_lower_the_aggregate(hashing):
+    carried = [predict(Ingest(clients=8 * m, hashing=hashing, client_cap_MBps=MICROSCOPE_CLIENT_MBps)).aggregate_TBph
+               for m in (1, 2)]
+    assert carried[0] == pytest.approx(3.0)  # one microscope's eight servers are carried in full
+    assert carried[1] >= carried[0]
+
+
+def test_microscopes_is_the_floor_of_the_aggregate_over_3_TBph():
+    for config in (Ingest(), Ingest(hashing="collide"), Ingest(clients=1), Ingest(storage=("variant=linear_4k",)),
+                   Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps)):
+        r = predict(config)
+        assert r.aggregate_TBph == pytest.approx(r.aggregate_MBps * 3600 / 1e6)
+        assert r.microscopes == math.floor(r.aggregate_TBph / 3.0 + 1e-9)
+        assert r.files_per_s == pytest.approx(r.aggregate_MBps * 1e6 / (612 * 1024))
+    assert predict(Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps)).microscopes == 1
+
+
+def test_offered_load_below_every_stage_is_carried_in_full():
+    r = predict(Ingest(clients=8, client_cap_MBps=50.0))
+    assert r.per_client_MBps == pytest.approx((50.0,) * 8)
+    assert r.bottleneck == "offered load"
+
+
+def test_only_the_storage_models_calibrated_parameters_are_read():
+    recording = Recording(params.calibrated())
+    predict(Ingest(), recording)
+    assert recording.read and recording.read <= {p.name for p in STORAGE_PARAMETERS}
+
+
+def test_mistakes_are_named():
+    with pytest.raises(UserError, match="clients"):
+        Ingest(clients=0)
+    with pytest.raises(UserError, match="assignment"):
+        Ingest(clients=2, assignment=(0,))
+    with pytest.raises(UserError, match="members are 0 to 1"):
+        predict(Ingest(clients=2, assignment=(0, 2)))
+    with pytest.raises(UserError, match="hashing"):
+        Ingest(hashing="round_robin")
