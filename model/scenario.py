@@ -383,8 +383,30 @@ class DbBody:
                                                         f"got {self.compression_ratio}")
 
 
+@dataclass(frozen=True)
+class IngestBody:
+    """Acquisition servers writing images over CIFS into the store of a storage scenario (003).
+
+    ``storage`` names that scenario and ``storage_overrides`` configure it (``variant=NAME``,
+    ``dotted.key=value``); each client writes one stream. ``hashing`` spreads the clients over the
+    storage host's bond: ``balanced`` (client i on member i mod members), ``collide`` (all on one)
+    or ``seeded`` (drawn from the scenario's seed)."""
+
+    storage: str
+    storage_overrides: tuple[str, ...] = ()
+    clients: PositiveInt = 8
+    hashing: Literal["balanced", "collide", "seeded"] = "balanced"
+    client_nic: str = "nic_10gbe"
+    link: str = "lan_10gbe"
+    irq_affinity: Literal["cpu0", "spread"] = "spread"
+    file_KiB: PositiveFloat = 612.0
+    smb_write_KiB: PositiveFloat = 64.0
+    microscope_TBph: PositiveFloat = 3.0
+
+
 BODIES: dict[str, type] = {
     "storage": StorageBody, "wan_transfer": WanBody, "download_server": DownloadBody, "db_clients": DbBody,
+    "ingest": IngestBody,
 }
 HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants")
 

@@ -15,6 +15,7 @@ MODELS = {
     "wan_transfer": "model.network.wan",
     "db_clients": "model.network.dbclients",
     "download_server": "model.servers.download",
+    "ingest": "model.servers.ingest",
 }
 
 

@@ -1,4 +1,5 @@
 """The microscope ingest path: LACP hashing, stage limits, the storage model beneath, microscopes."""
+import json
 import math
 
 import pytest
@@ -141,3 +142,17 @@ def test_mistakes_are_named():
         predict(Ingest(clients=2, assignment=(0, 2)))
     with pytest.raises(UserError, match="hashing"):
         Ingest(hashing="round_robin")
+
+
+def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
+    status, out, _ = run_cli("predict", "em_ingest_microscopes", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["throughput_MBps"] == pytest.approx(ingest.predict(ingest.Ingest()).aggregate_MBps, rel=1e-9)
+    status, out, _ = run_cli("predict", "em_ingest_microscopes", "--set", "variant=unlucky_hash", "--json")
+    assert json.loads(out)["bottleneck"] == "bond (as hashed)"
+
+
+def test_a_bad_hashing_in_the_scenario_is_one_line_and_exit_2(run_cli):
+    status, out, err = run_cli("predict", "em_ingest_microscopes", "--set", "hashing=random")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "hashing" in err

@@ -94,8 +94,9 @@ class Array:
         commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
         last: dict[int, int] = {}
         for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
-            member = min(piece.members, key=lambda m: (m not in last, self.drives[m].pending(now),
-                                                       abs(self.drives[m].head_B - piece.offset_B)))
+            member = piece.members[0] if len(piece.members) == 1 else min(
+                piece.members, key=lambda m: (m not in last, self.drives[m].pending(now),
+                                              abs(self.drives[m].head_B - piece.offset_B)))
             i = last.get(member)
             if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
                 commands[i][2] += piece.length_B

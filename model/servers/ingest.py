@@ -54,7 +54,7 @@ from ..network.hosts import add, charge, host_net, partition_bound_Bps
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
-from ..simulate import simulate
+from .. import simulate as simulate_module
 from ..storage import stream as storage_stream
 from ..storage import topology
 
@@ -152,7 +152,7 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
     store = scenario_module.load(config.scenario, list(config.storage) + [f"workload.streams={config.clients}"])
     if store.model != "storage" or store.body.workload.op != "write":
         raise UserError(WHERE, "scenario", f"must be a storage scenario that writes, got {config.scenario}")
-    storage = simulate(store, values)  # the storage path alone: one dd-like writer per client
+    storage = simulate_module.simulate(store, values)  # the storage path alone: one dd-like writer per client
     body = store.body
     host = catalog.get("hosts", body.host, store.path, "host")
     if not host.nics or len(set(host.nics)) > 1:
@@ -214,3 +214,21 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
         stage_capacity_MBps=capacity,
         stage_utilization={s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0) for s in STAGES},
         bound_MBps=bound, storage=storage)
+
+
+def simulate(scenario: scenario_module.Scenario, catalog: catalog_module.Catalog,
+             params: dict[str, float]) -> Result:
+    """The ``ingest`` scenario model: :func:`predict` for the scenario's body, as a :class:`Result`
+    whose utilisation is per stage and whose time is the storage scenario's bytes per client."""
+    body = scenario.body
+    config = Ingest(clients=body.clients, scenario=body.storage, storage=tuple(body.storage_overrides),
+                    hashing=body.hashing, client_nic=body.client_nic, link=body.link,
+                    irq_affinity=body.irq_affinity, file_KiB=body.file_KiB, smb_write_KiB=body.smb_write_KiB,
+                    microscope_TBph=body.microscope_TBph)
+    out = predict(config, params)
+    bytes_moved = out.storage.bytes_moved
+    notes = (f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of {body.microscope_TBph:g} TB/h",
+             f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
+             f"{list(out.bond_member_of_client)}")
+    return Result(scenario=scenario.name, bytes_moved=bytes_moved, elapsed_s=bytes_moved / (out.aggregate_MBps * 1e6),
+                  utilization=dict(out.stage_utilization), bound_MBps=out.bound_MBps, notes=notes)

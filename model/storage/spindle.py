@@ -42,6 +42,7 @@ class Spindle:
         self.idle_since_s = 0.0
         self.lead_B = 0.0  # bytes of the stream already in the cache when the look-ahead went idle
         self.segments: OrderedDict[float, float] = OrderedDict()  # start offset -> bytes read ahead
+        self.cached_B = 0.0  # bytes the segments hold
         self.completions: deque[float] = deque()
         self.busy_s = 0.0
         self.reads = 0
@@ -72,7 +73,7 @@ class Spindle:
 
     def _service_s(self, start_s: float, offset_B: float, length_B: float) -> tuple[float, bool]:
         """The request's service time, and whether the head moved for it (False: a cache hit)."""
-        cached = self.segments.pop(offset_B, 0.0)
+        cached = self._take(offset_B)
         if cached >= length_B:
             self.cache_hits += 1
             self._keep(offset_B + length_B, cached - length_B)
@@ -80,7 +81,7 @@ class Spindle:
         ahead = self._stop_streaming(start_s)
         self.lead_B = 0.0
         if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
-            cached = self.segments.pop(offset_B, 0.0)
+            cached = self._take(offset_B)
             if cached >= length_B:  # served from the look-ahead, which goes on past it
                 self.cache_hits += 1
                 self.lead_B = cached - length_B
@@ -100,9 +101,15 @@ class Spindle:
         self._keep(start, gathered)
         return start
 
+    def _take(self, start_B: float) -> float:
+        taken = self.segments.pop(start_B, 0.0)
+        self.cached_B -= taken
+        return taken
+
     def _keep(self, start_B: float, length_B: float) -> None:
         if length_B <= 0:
             return
+        self.cached_B += length_B - self.segments.get(start_B, 0.0)
         self.segments[start_B] = length_B
-        while sum(self.segments.values()) > self.cache_B:
-            self.segments.popitem(last=False)
+        while self.cached_B > self.cache_B:
+            self.cached_B -= self.segments.popitem(last=False)[1]
