@@ -118,3 +118,10 @@ def test_a_larger_read_ahead_means_fewer_seeks_per_byte_and_less_time():
 
 def test_the_run_is_deterministic():
     assert _run("workload.clients=3").elapsed_s == _run("workload.clients=3").elapsed_s
+
+
+def test_one_worker_reads_one_file_at_a_time_however_many_clients_wait():
+    two = _run("variant=r6_def", "server.workers=1", "workload.clients=2")
+    nine = _run("variant=r6_def", "server.workers=1", "workload.clients=9")
+    assert nine.elapsed_s > 0.9 * two.elapsed_s
+    assert all(v <= 1 + 1e-9 for v in nine.utilization.values())

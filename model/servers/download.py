@@ -4,12 +4,14 @@ Clients fetch a data file and its md5 file, one pair after another, until the ru
 done. The server side, request by request:
 
 - nginx assigns each new connection to the worker that accepts first: an idle one if there is one,
-  else the one with the fewest connections waiting on it. A worker serves its connections with
-  ``sendfile``; when a page it needs is not in memory yet, the worker sleeps in the kernel until
-  the read completes, and its other connections wait with it.
+  else the one with the fewest connections on it. A worker serves a request with ``sendfile``; when
+  a page it needs is not in memory yet, it sleeps in the kernel until the read completes, and its
+  other connections wait with it. The socket's send buffer takes a whole file, so one ``sendfile``
+  runs through the file without waiting for the network: a worker serves files one at a time.
 - Opening a file reads its inode: 1000 MB of memory cannot hold the metadata of two million files,
-  so each open costs one small read near the file's directory; the md5 file is read from just after
-  its data file (each was written right after it), its inode comes with the same read.
+  so each open costs one page read from the directory's inodes, kept at the start of the directory's
+  files; the md5 file is read from just after its data file (each was written right after it), its
+  inode, the next one, comes with the same read.
 - The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
   from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
   the read of the next one in the background, so a stream has one window in flight ahead.
@@ -45,6 +47,7 @@ PAGE_B = 4096
 SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
 DEFAULT_READ_AHEAD_KIB = 128  # Linux's read_ahead_kb default (VM_MAX_READAHEAD)
 MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
+INODE_B = 256  # an XFS or ext3/4 inode as mkfs makes them (the report does not name the file system)
 ETHERNET_MTU_B = 1500
 # Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
 # the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
@@ -119,7 +122,7 @@ class Server:
         self.link = self.net.resource("server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B))
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
-        self.worker_blocked_s = 0.0
+        self.worker_busy_s = 0.0
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.windows = read_ahead_windows(self.file_B, int(read_ahead_KiB * 1024))
         self.files = body.workload.dataset_files
@@ -129,39 +132,45 @@ class Server:
             raise ValueError("the data set does not fit on the volume")
 
     def fetch_pair(self):
-        """SimPy process: one client's request for a random data file, then for its md5 file."""
+        """SimPy process: one client's request for a random data file, then for its md5 file.
+
+        The socket's send buffer (Linux's tcp_wmem grows it up to 4 MiB) takes a whole data file, so
+        the worker's ``sendfile`` runs through the file, window by window, without waiting for the
+        network; the client has the file when the last window has crossed the link, and only then
+        asks for the md5 file, on the same connection and so from the same worker.
+        """
         index = self.rng.randrange(self.files)
         worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
         self.worker_connections[worker] += 1
         start = index * self.slot_B
         directory_start = index // self.files_per_directory * self.files_per_directory * self.slot_B
-        yield from self._sendfile(worker, None, (directory_start, PAGE_B))
-        ahead = None
-        for k, (offset, length) in enumerate(self.windows):
-            current = ahead if ahead is not None else (start + offset, length)
-            nxt = self.windows[k + 1] if k + 1 < len(self.windows) else None
-            ahead_done = yield from self._sendfile(worker, current, None if nxt is None else (start + nxt[0], nxt[1]))
-            ahead = ahead_done
-            yield self.net.transfer(length, {self.link: 1.0}, name="window").done
-        yield from self._sendfile(worker, None, (start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
-        self.worker_connections[worker] -= 1
-
-    def _sendfile(self, worker: int, current, submit):
-        """The worker, in ``sendfile``: it starts the read ``submit`` (offset, length), then sleeps until
-        ``current`` (a completion time, or an (offset, length) still to read) is in memory; its other
-        connections wait meanwhile. Returns the completion time of ``submit``'s read."""
+        inode_B = directory_start + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
         with self.workers[worker].request() as turn:
             yield turn
             began = self.env.now
-            if isinstance(current, tuple):
-                current = self.array.read(*current)
-            submitted = None if submit is None else self.array.read(*submit)
-            if current is None:
-                current, submitted = submitted, None
-            if current > began:
-                yield self.env.timeout(current - began)
-            self.worker_blocked_s += self.env.now - began
-        return submitted
+            yield from self._until(self.array.read(inode_B, PAGE_B))
+            done = self.array.read(start, self.windows[0][1])
+            for k, (_, length) in enumerate(self.windows):
+                if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
+                    offset, size = self.windows[k + 1]
+                    ahead = self.array.read(start + offset, size)
+                yield from self._until(done)
+                sent = self.net.transfer(length, {self.link: 1.0}, name="window").done
+                if k + 1 < len(self.windows):
+                    done = ahead
+            self.worker_busy_s += self.env.now - began
+        yield sent
+        with self.workers[worker].request() as turn:
+            yield turn
+            began = self.env.now
+            yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
+            self.worker_busy_s += self.env.now - began
+        self.worker_connections[worker] -= 1
+
+    def _until(self, done_s: float):
+        """Sleep (in the kernel, the worker with its other connections) until a read done at ``done_s``."""
+        if done_s > self.env.now:
+            yield self.env.timeout(done_s - self.env.now)
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -189,7 +198,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     ran = env.now
     utilization = {"server link": server.link.carried / server.link.capacity / ran}
     utilization.update({f"drive {i}": d.busy_s / ran for i, d in enumerate(drives)})
-    utilization["nginx workers asleep on reads"] = server.worker_blocked_s / ran / len(server.workers)
+    utilization["nginx workers"] = server.worker_busy_s / ran / len(server.workers)
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
