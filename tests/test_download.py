@@ -125,3 +125,10 @@ def test_one_worker_reads_one_file_at_a_time_however_many_clients_wait():
     nine = _run("variant=r6_def", "server.workers=1", "workload.clients=9")
     assert nine.elapsed_s > 0.9 * two.elapsed_s
     assert all(v <= 1 + 1e-9 for v in nine.utilization.values())
+
+
+@pytest.mark.parametrize("setting, key", [("disks=24", "disks"), ("level=raid1", "level"),
+                                          ("disks=3", "disks"), ("workload.dataset_files=9999999", "workload.dataset_files")])
+def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, setting, key):
+    status, out, err = run_cli("predict", "eah_download", "--set", setting)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and f": {key}: " in err

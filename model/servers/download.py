@@ -30,11 +30,13 @@ ATLAS drives).
 """
 from __future__ import annotations
 
+import math
 import random
 
 import simpy
 
 from ..catalog import Catalog
+from ..errors import UserError
 from ..network.tcp import tcp_wire_per_byte
 from ..result import Result
 from ..scenario import DownloadBody, Scenario
@@ -128,8 +130,6 @@ class Server:
         self.files = body.workload.dataset_files
         self.files_per_directory = body.workload.files_per_directory
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
-        if self.slot_B < self.file_B + MD5_FILE_B:
-            raise ValueError("the data set does not fit on the volume")
 
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
@@ -173,7 +173,31 @@ class Server:
             yield self.env.timeout(done_s - self.env.now)
 
 
+def check(scenario: Scenario, catalog: Catalog) -> None:
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a level
+    the read mapping has no layout for, too few drives for the level, a data set the volume cannot hold."""
+    body: DownloadBody = scenario.body
+    where = scenario.path
+    controller = catalog.get("controllers", body.controller, where, "controller")
+    if body.disks > controller.channels:
+        raise UserError(where, "disks", f"the {controller.name} has {controller.channels} drive ports, got {body.disks}")
+    if body.level not in ("raid0", "raid5", "raid6", "raid10"):
+        raise UserError(where, "level", f"the download server's array is raid0, raid5, raid6 or raid10, got {body.level}")
+    if body.level == "raid10" and body.disks % 2:
+        raise UserError(where, "disks", f"raid10 mirrors pairs: needs an even number of drives, got {body.disks}")
+    if body.disks < 2 + raidmap.PARITY_CHUNKS.get(body.level, 0):
+        raise UserError(where, "disks", f"{body.level} needs at least {2 + raidmap.PARITY_CHUNKS.get(body.level, 0)} drives, got {body.disks}")
+    disk = catalog.get("disks", body.disk, where, "disk")
+    capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+    slot_B = (math.ceil(body.workload.file_size_kB * 1024 / PAGE_B) + 1) * PAGE_B + MD5_FILE_B
+    if body.workload.dataset_files * slot_B > capacity_B:
+        raise UserError(where, "workload.dataset_files",
+                        f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
+                        f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume")
+
+
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB)
