@@ -35,7 +35,7 @@ import random
 
 import simpy
 
-from ..catalog import Catalog
+from ..catalog import Catalog, Disk, Nic
 from ..errors import UserError
 from ..network.tcp import tcp_wire_per_byte
 from ..result import Result
@@ -83,10 +83,8 @@ def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_
 class Array:
     """The RAID volume: member drives behind the controller, reads split into member pieces."""
 
-    def __init__(self, env: simpy.Environment, body: DownloadBody, catalog: Catalog,
-                 format_efficiency: float, rng: random.Random):
-        where = "download scenario"
-        disk = catalog.get("disks", body.disk, where, "disk")
+    def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float,
+                 rng: random.Random):
         self.env = env
         self.level = body.level
         self.drives = [Spindle(disk, format_efficiency, rng) for _ in range(body.disks)]
@@ -114,13 +112,12 @@ class Array:
 class Server:
     """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
 
-    def __init__(self, env: simpy.Environment, body: DownloadBody, catalog: Catalog,
+    def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, nic: Nic,
                  params: dict[str, float], read_ahead_KiB: float, rng: random.Random):
         self.env = env
         self.rng = rng
-        self.array = Array(env, body, catalog, params["disk_format_efficiency"], rng)
+        self.array = Array(env, body, disk, params["disk_format_efficiency"], rng)
         self.net = FlowNetwork(env)
-        nic = catalog.get("nics", body.server_nic, "download scenario", "server_nic")
         self.link = self.net.resource("server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B))
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
@@ -173,9 +170,10 @@ class Server:
             yield self.env.timeout(done_s - self.env.now)
 
 
-def check(scenario: Scenario, catalog: Catalog) -> None:
+def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a level
-    the read mapping has no layout for, too few drives for the level, a data set the volume cannot hold."""
+    the read mapping has no layout for, too few drives for the level, a data set the volume cannot hold.
+    Returns the drive and the server's NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
@@ -194,16 +192,17 @@ def check(scenario: Scenario, catalog: Catalog) -> None:
         raise UserError(where, "workload.dataset_files",
                         f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
                         f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume")
+    return disk, catalog.get("nics", body.server_nic, where, "server_nic")
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
-    check(scenario, catalog)
+    disk, nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB)
     env = simpy.Environment()
     rng = random.Random(int(stream(scenario.seed, "download").integers(2**63)))
-    server = Server(env, body, catalog, params, read_ahead, rng)
+    server = Server(env, body, disk, nic, params, read_ahead, rng)
     pairs = body.workload.files
     simulated = min(pairs, SIMULATED_PAIRS)
     remaining = [simulated]
