@@ -148,11 +148,11 @@ def calibration() -> str:
         low, high = result.intervals[name]
         lines.append(f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
                      f"({result.rows_per_parameter[name]} rows depend on it)")
-    predictions = predict_rows(rows, result.values)
+    # the fitted tables only: the others (calibrate.NOT_FITTED) are predicted by validate, not here
+    predictions = predict_rows([r for r in rows if calibrate_module.fitted(r)], result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:
-            role = "fit on" if any(calibrate_module.fitted(r) for r in tables[name]) else "predicted, not fitted:"
-            lines.append(f"  {role} {name}: {t['covered']} rows, median |error| "
+            lines.append(f"  fit on {name}: {t['covered']} rows, median |error| "
                          f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %")
     lines.append(f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}")
     return "\n".join(lines)
