@@ -7,9 +7,9 @@ parameter that no fitted row depends on keeps its default and its declared bound
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum
 (covariance s^2 (J^T J)^-1, Student t quantile).
 
-Rows of the models in ``NOT_FITTED`` stay out of the fit: they are request-level simulations too
-slow for a fit's hundreds of evaluations, and are predicted with what the other tables fit
-(their own parameters keep their declared defaults).
+Rows of request-level simulations (``not_fitted``) stay out of the fit: they are too slow for a
+fit's hundreds of evaluations, and are predicted with what the other tables fit (their own
+parameters keep their declared defaults).
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from scipy import optimize, stats
 from . import params as params_module
 from . import paths
 from .measured import Row
+from .scenario import Scenario
 from .validate import predict_row, scenario_of
 
-NOT_FITTED = {"download_server": "a request-level simulation, about 0.3 s a table cell"}
 
 LOSS, F_SCALE = "cauchy", 0.10
 _STEP = 1e-4
@@ -51,9 +51,18 @@ class Fit:
         }
 
 
+def not_fitted(scenario: Scenario) -> str | None:
+    """Why the fit leaves a scenario's rows out, or None when it uses them."""
+    if scenario.model == "download_server":
+        return "a request-level simulation, about 0.3 s a table cell"
+    if scenario.model == "storage" and scenario.body.workload.io == "mmap":
+        return "a page-level simulation, about 2 s a run"
+    return None
+
+
 def fitted(row: Row) -> bool:
-    """Whether the fit uses ``row`` (its model is not one of ``NOT_FITTED``)."""
-    return scenario_of(row).model not in NOT_FITTED
+    """Whether the fit uses ``row`` (see ``not_fitted``)."""
+    return not_fitted(scenario_of(row)) is None
 
 
 def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:

@@ -100,6 +100,7 @@ class Controller(Part):
     processors: PositiveInt = 1  # RAID processors (controllers of a pair); groups alternate between them
     cache_MB: PositiveFloat | None = None
     max_throughput_MBps: PositiveFloat | None = None
+    max_request_KiB: PositiveFloat | None = None  # the largest request its driver takes
     raid_levels: tuple[str, ...] = ()
 
 

@@ -148,7 +148,7 @@ def calibration() -> str:
         low, high = result.intervals[name]
         lines.append(f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
                      f"({result.rows_per_parameter[name]} rows depend on it)")
-    # the fitted tables only: the others (calibrate.NOT_FITTED) are predicted by validate, not here
+    # the fitted tables only: the others (calibrate.not_fitted) are predicted by validate, not here
     predictions = predict_rows([r for r in rows if calibrate_module.fitted(r)], result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:

@@ -39,6 +39,9 @@ class ControllerSlot:
 
     ``transfer`` is how the driver moves data: by DMA, or by programmed I/O when DMA is off (as on
     the IBM x330 under Red Hat 7.3). ``write_back`` is a RAID controller's cache policy.
+    ``mirror_reads`` is how it picks a mirror's copy for a read: ``balanced``, the drive with fewer
+    commands pending and then the nearer head (what RAID vendors document), or ``primary``, always
+    the first drive.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.
@@ -48,6 +51,7 @@ class ControllerSlot:
     bus: str
     transfer: Literal["dma", "pio"] = "dma"
     write_back: bool = False
+    mirror_reads: Literal["balanced", "primary"] = "balanced"
     driver_cost: str | None = None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
 
 
@@ -112,7 +116,11 @@ class Volume:
 
 @dataclass(frozen=True)
 class StorageWorkload:
-    """A dd-style stream: ``streams`` processes each moving ``total_MB`` in ``request_KiB`` requests."""
+    """A dd-style stream: ``streams`` processes each moving ``total_MB`` in ``request_KiB`` requests.
+
+    ``io: mmap`` is the LDM queue test instead: one program maps the target file and reads it front
+    to back while writing it back to front (``model.storage.mmap``).
+    """
 
     op: Literal["read", "write", "copy"]
     target: str
@@ -121,6 +129,7 @@ class StorageWorkload:
     source: str | None = None
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1
+    runs: PositiveInt = 1  # the test repeated back to back; the figure is their mean
 
 
 @dataclass(frozen=True)
@@ -286,13 +295,17 @@ class DownloadWorkload:
     """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their md5
     files, one pair at a time, from a data set of ``dataset_files`` in directories of
     ``files_per_directory``. The report's "2050kB" is read as KiB: 2502 x 2050 KiB = 5009 MiB, its
-    "5009 MB downloaded each time"."""
+    "5009 MB downloaded each time". Each client checks a data file against its md5 file before it asks
+    for the next pair ("md5 file for comparison (done on the client)") at ``client_md5_MBps``."""
 
     clients: PositiveInt
     files: PositiveInt
     file_size_kB: PositiveFloat
     dataset_files: PositiveInt
     files_per_directory: PositiveInt = 2048
+    # estimated: md5sum of a cached 2 GB file took 4.3 s user and 0.9 s system on a 2012 desktop
+    # (B. Foltz, "How fast is MD5?", 2014, https://brandonfoltz.com/2014/09/how-fast-is-md5): 400 MB/s
+    client_md5_MBps: PositiveFloat = 400.0
 
 
 @dataclass(frozen=True)

@@ -62,10 +62,15 @@ def seek_ms(disk: Disk, distance_fraction: float) -> float:
     d = min(max(distance_fraction, 0.0), 1.0)
     if d == 0.0:
         return 0.0
+    t1, k, m = seek_curve(disk)
+    return t1 + k * d ** 0.5 + m * d
+
+
+def seek_curve(disk: Disk) -> tuple[float, float, float]:
+    """The coefficients (t1, k, m), in ms, of ``seek_ms``'s curve t1 + k sqrt(d) + m d."""
     t1, avg, full = disk.track_to_track_ms, disk.avg_seek_read_ms, disk.full_stroke_ms
     k = max(0.0, (avg - t1 - (full - t1) / 3.0) / (8.0 / 15.0 - 1.0 / 3.0))
-    m = full - t1 - k
-    return t1 + k * d ** 0.5 + m * d
+    return t1, k, full - t1 - k
 
 
 def revolution_s(disk: Disk) -> float:

@@ -1,19 +1,25 @@
-"""One drive serving read requests one at a time, with its head position and its look-ahead cache.
+"""One drive serving requests one at a time, with its head position and its look-ahead cache.
 
 A request waits its turn (commands in arrival order), then costs a seek from where the head is
-(the seek curve of ``disk``), the rotation to its first sector (uniform over a revolution) and the
-transfer at the media rate of its zone. After a read the drive keeps reading ahead into its cache
-until the next command arrives, as drives do for sequential readers; a later read of those bytes is
-served from the cache at the interface rate, and a read that continues the stream the head is still
-on needs no seek or rotation. The segments it keeps are bounded by the drive's cache size.
+(the seek curve of ``disk``), the rotation until its first sector comes under the head and the
+transfer at the media rate of its zone. The platter turns from angle 0 at time 0; a byte's angle
+is its place on its track (a track holds one revolution at the zone's media rate; ``tracks``), so
+a drive reading a file backwards waits most of a turn for each request, as real ones do.
+
+After a read the drive keeps reading ahead into its cache until the next command arrives, as
+drives do for sequential readers; a later read of those bytes is served from the cache at the
+interface rate, and a read that continues the stream the head is still on needs no seek or
+rotation. The segments it keeps are bounded by the drive's cache size.
+
+A write goes to the platters (a seek, the rotation, the transfer) and ends the look-ahead; a
+write cache in front of the drive is ``model.storage.writecache``.
 
 Datasheet figures come from the catalog; ``disk_format_efficiency`` is the storage path's
 calibrated parameter (``001_4cf980d67b39ffac.txt``). Used by the download server of
-``002_d084885fd2f4dc68.txt``.
+``002_d084885fd2f4dc68.txt`` and the memory-mapped test of ``000_a6a829ac4238989d.txt``.
 """
 from __future__ import annotations
 
-import random
 from collections import OrderedDict, deque
 
 from ..catalog import Disk
@@ -27,13 +33,13 @@ class Spindle:
     known when it arrives: the drive needs no simulation events of its own.
     """
 
-    def __init__(self, disk: Disk, format_efficiency: float, rng: random.Random):
+    def __init__(self, disk: Disk, format_efficiency: float):
         self.disk = disk
-        self.rng = rng
         self.size_B = disk.capacity_GB * 1e9
         self.cache_B = disk.cache_MB * 1e6
         self.interface_Bps = disk.interface_rate_MBps * 1e6
         self.revolution_s = disk_model.revolution_s(disk)
+        self._seek = tuple(c / 1e3 for c in disk_model.seek_curve(disk))  # seconds
         self._outer_Bps = disk_model.outer_rate_MBps(disk, format_efficiency) * 1e6
         self._k = 1.0 - disk_model.inner_outer_ratio(disk) ** 2
         self.head_B = 0.0
@@ -46,6 +52,7 @@ class Spindle:
         self.completions: deque[float] = deque()
         self.busy_s = 0.0
         self.reads = 0
+        self.writes = 0
         self.cache_hits = 0
 
     def pending(self, now_s: float) -> int:
@@ -55,10 +62,12 @@ class Spindle:
         return len(self.completions)
 
     def media_Bps(self, offset_B: float) -> float:
-        return self._outer_Bps * (1.0 - self._k * min(offset_B / self.size_B, 1.0)) ** 0.5
+        x = offset_B / self.size_B
+        return self._outer_Bps * (1.0 - self._k * (x if x < 1.0 else 1.0)) ** 0.5
 
     def submit(self, now_s: float, offset_B: float, length_B: float) -> float:
         """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; the time it completes."""
+        self.pending(now_s)  # drops the completions that are past
         start = max(now_s, self.free_at_s)
         service, head_moved = self._service_s(start, offset_B, length_B)
         self.busy_s += service
@@ -69,6 +78,28 @@ class Spindle:
             self.head_B = offset_B + length_B
             self.streaming_from_B = self.head_B
             self.idle_since_s = self.free_at_s
+        return self.free_at_s
+
+    def write(self, now_s: float, offset_B: float, length_B: float) -> float:
+        """Queue a write of ``length_B`` bytes at ``offset_B`` to the platters; the time it completes.
+
+        A write that continues the last one and was queued behind it goes on without a seek or a
+        turn (the command was waiting at the drive); any other pays a seek and the rotation.
+        """
+        self.pending(now_s)
+        start = max(now_s, self.free_at_s)
+        queued_behind = now_s < self.free_at_s and offset_B == self.head_B
+        self._stop_streaming(start)
+        self.lead_B = 0.0
+        service = length_B / self.media_Bps(offset_B)
+        if not queued_behind:
+            seek_s = self.seek_s(offset_B)
+            service += seek_s + self.rotation_s(start + seek_s, offset_B)
+        self.busy_s += service
+        self.writes += 1
+        self.free_at_s = start + service
+        self.completions.append(self.free_at_s)
+        self.head_B = offset_B + length_B
         return self.free_at_s
 
     def _service_s(self, start_s: float, offset_B: float, length_B: float) -> tuple[float, bool]:
@@ -87,9 +118,34 @@ class Spindle:
                 self.lead_B = cached - length_B
                 return length_B / self.interface_Bps, True
             return cached / self.interface_Bps + (length_B - cached) / self.media_Bps(offset_B), True
-        seek_s = disk_model.seek_ms(self.disk, abs(offset_B + cached - self.head_B) / self.size_B) / 1e3
-        rotation_s = self.rng.random() * self.revolution_s
-        return cached / self.interface_Bps + seek_s + rotation_s + (length_B - cached) / self.media_Bps(offset_B), True
+        seek_s = self.seek_s(offset_B + cached)
+        on_track_s = start_s + cached / self.interface_Bps + seek_s
+        return (on_track_s - start_s + self.rotation_s(on_track_s, offset_B + cached)
+                + (length_B - cached) / self.media_Bps(offset_B), True)
+
+    def seek_s(self, offset_B: float) -> float:
+        """The seek from where the head is to ``offset_B`` (``model.storage.disk.seek_ms``)."""
+        d = min(abs(offset_B - self.head_B) / self.size_B, 1.0)
+        if d == 0.0:
+            return 0.0
+        t1, k, m = self._seek
+        return t1 + k * d ** 0.5 + m * d
+
+    def tracks(self, offset_B: float) -> float:
+        """Revolutions of data from the outer edge to ``offset_B``: the integral of 1 / track size.
+
+        A track holds one revolution at the zone's rate, outer * sqrt(1 - k x / size); its
+        fractional part is the angle of the byte's sector.
+        """
+        per_turn_B = self._outer_Bps * self.revolution_s
+        if self._k < 1e-12:
+            return offset_B / per_turn_B
+        return 2.0 * self.size_B / (self._k * per_turn_B) * (1.0 - (1.0 - self._k * offset_B / self.size_B) ** 0.5)
+
+    def rotation_s(self, at_s: float, offset_B: float) -> float:
+        """Time from ``at_s`` until the sector holding ``offset_B`` comes under the head."""
+        turns = self.tracks(offset_B) - at_s / self.revolution_s
+        return (turns % 1.0) * self.revolution_s
 
     def _stop_streaming(self, now_s: float) -> float | None:
         """A new command ends the look-ahead of the last read: keep what it gathered."""
@@ -97,11 +153,13 @@ class Spindle:
         if start is None:
             return None
         self.streaming_from_B = None
-        gathered = min(self.lead_B + (now_s - self.idle_since_s) * self.media_Bps(start), self.cache_B)
-        self._keep(start, gathered)
+        gathered = self.lead_B + (now_s - self.idle_since_s) * self.media_Bps(start)
+        self._keep(start, gathered if gathered < self.cache_B else self.cache_B)
         return start
 
     def _take(self, start_B: float) -> float:
+        if not self.segments:
+            return 0.0
         taken = self.segments.pop(start_B, 0.0)
         self.cached_B -= taken
         return taken

@@ -17,7 +17,7 @@ from ..result import Result
 from ..scenario import Scenario, StorageBody
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
-from . import topology
+from . import mmap, topology
 
 
 def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
@@ -63,6 +63,8 @@ def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body: StorageBody = scenario.body
     w = body.workload
+    if w.io == "mmap":
+        return mmap.simulate(scenario, catalog, params)
     if w.io != "buffered":
         raise NotModelled(f"{w.io} I/O arrives with the storage issue")
     bytes_per_stream = w.total_MB * 1e6

@@ -1,0 +1,225 @@
+"""A program that memory-maps a file, reading it front to back while writing it back to front.
+
+The LDM product-queue test of ``000_a6a829ac4238989d.txt`` ("System Performance - RAID Versus
+Single Hard Drive", third test): a 4 GB file is mapped; step by step the program reads the next
+32 KB chunk from the front and writes the next chunk from the back, run three times and averaged.
+What Linux 2.6.9 (Red Hat EL 4) does with it, in 64 KiB blocks:
+
+- A touch of a page that is not in memory faults, and the fault reads around it: the file's
+  read-ahead window (32 pages, 128 KiB) centred on the page, the pages not yet in memory in one
+  request (``filemap_nopage``). A stream so reads 16 new pages, one block, per fault, and the
+  program waits for it. The backward stream's pages are read before they are written.
+- The page cache holds the memory the kernel and the system's processes leave. Each page is
+  touched once in a pass, so least-recently-used is first-in first-out here.
+- 2.6.9 does not count pages written through a mapping as dirty: they are written back when
+  reclaim evicts them. kswapd wakes at ``pages_low`` and frees to ``pages_high``, so dirty blocks
+  leave in batches of ``pages_high - pages_low`` of evictions; the elevator sorts a batch and
+  merges contiguous blocks up to the driver's largest request. What is still dirty when the program
+  exits is written back before the next run.
+- The volume is one drive or a RAID1 pair (``model.storage.spindle``). A mirror's read goes to the
+  drive with fewer commands pending, then the nearer head (as the download server's RAID10), or
+  to the first drive when the controller's ``mirror_reads`` is ``primary``. Writes
+  go to every copy: through a write-back cache (``model.storage.writecache``) when there is one (an
+  ATA drive's own, enabled as drives ship; a RAID controller's when ``write_back`` is on, the
+  controller then turning its drives' caches off), else straight to the platters.
+
+Reclaim, not the program, submits the write-back, so the CPU a controller's driver path costs per
+byte written (``driver_cost``, the RAID write problem of the same report) lands on kswapd: it is
+reported as kswapd's utilisation and never slows the program, which is why the report found the
+memory-mapped queue untouched by the problem.
+
+The program's own CPU time between faults is taken at its floor, one copy of every byte it reads
+and writes at the host's copy rate; its user and system times are not predicted (the report does
+not describe the test program's per-byte work). Datasheet figures and ``disk_format_efficiency``
+(calibrated on ``001_4cf980d67b39ffac.txt``) set the drives; nothing is fitted on this test.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from ..catalog import Catalog, Controller, Disk
+from ..errors import NotModelled, UserError
+from ..result import Result
+from ..scenario import Scenario, StorageBody
+from .spindle import Spindle
+from .writecache import WriteBackCache, merged_runs
+
+PAGE_B = 4096
+READ_AROUND_PAGES = 32  # Linux's default read-ahead window (VM_MAX_READAHEAD, 128 KiB)
+BLOCK_B = READ_AROUND_PAGES // 2 * PAGE_B  # what one fault of a streaming reader brings in
+DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
+# Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
+# mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
+RESERVED_MB = 256.0
+
+
+def reclaim_batch_B(memory_B: float) -> float:
+    """Bytes kswapd frees per wake-up: ``pages_high - pages_low``, a quarter of ``min_free_kbytes``.
+
+    Linux 2.6.9 sets ``min_free_kbytes = sqrt(16 * lowmem_kbytes)`` (at least 128, at most 65536),
+    ``pages_low`` 5/4 and ``pages_high`` 3/2 of it.
+    """
+    min_free_kB = min(max(math.sqrt(16.0 * memory_B / 1024.0), 128.0), 65536.0)
+    return min_free_kB / 4.0 * 1024.0
+
+
+class MirrorOrDrive:
+    """The volume under the mapping: one drive or a RAID1 pair, with its write path."""
+
+    def __init__(self, drives: list[Spindle], cache: WriteBackCache | None, balanced_reads: bool):
+        self.drives = drives
+        self.cache = cache
+        self.balanced_reads = balanced_reads and len(drives) > 1
+
+    def read(self, now_s: float, offset_B: int, length_B: int) -> float:
+        if not self.balanced_reads:
+            return self.drives[0].submit(now_s, offset_B, length_B)
+        drive = min(self.drives, key=lambda d: (d.pending(now_s), abs(d.head_B - offset_B)))
+        return drive.submit(now_s, offset_B, length_B)
+
+    def write(self, now_s: float, offset_B: int, length_B: int) -> None:
+        if self.cache is not None:
+            self.cache.write(now_s, offset_B, length_B)
+        else:
+            for drive in self.drives:
+                drive.write(now_s, offset_B, length_B)
+
+    def drain(self, now_s: float) -> float:
+        """Destage what the cache holds; the time every drive is idle again."""
+        if self.cache is not None:
+            self.cache.destage(now_s)
+        return max([now_s] + [d.free_at_s for d in self.drives])
+
+
+class MappedFile:
+    """The file's blocks in the page cache, first in first out, with the ones written since read."""
+
+    def __init__(self, blocks: int, capacity_blocks: int, batch_blocks: int, max_request_B: float,
+                 volume: MirrorOrDrive):
+        self.resident = bytearray(blocks)
+        self.dirty = bytearray(blocks)
+        self.order: deque[int] = deque()
+        self.capacity = capacity_blocks
+        self.batch = max(1, batch_blocks)
+        self.max_request_B = max_request_B
+        self.volume = volume
+        self.evicted = 0
+        self.to_write: dict[int, int] = {}
+        self.faults = 0
+        self.written_B = 0
+
+    def fault(self, now_s: float, block: int) -> float:
+        """The program touches ``block``, not in memory, at ``now_s``; the time it may go on."""
+        self.faults += 1
+        now_s = self.volume.read(now_s, block * BLOCK_B, BLOCK_B)
+        self.resident[block] = 1
+        self.order.append(block)
+        if len(self.order) > self.capacity:
+            self._evict(now_s, self.order.popleft())
+        return now_s
+
+    def run(self, now_s: float, step_s: float) -> float:
+        """One pass of the program from ``now_s``, ``step_s`` of its own time per block; when it ends."""
+        resident, dirty, last = self.resident, self.dirty, len(self.resident) - 1
+        for step in range(last + 1):
+            if not resident[step]:
+                now_s = self.fault(now_s, step)
+            now_s += step_s
+            if not resident[last - step]:
+                now_s = self.fault(now_s, last - step)
+            dirty[last - step] = 1
+            now_s += step_s
+        return now_s
+
+    def _evict(self, now_s: float, block: int) -> None:
+        self.resident[block] = 0
+        if self.dirty[block]:
+            self.dirty[block] = 0
+            self.to_write[block * BLOCK_B] = BLOCK_B
+        self.evicted += 1
+        if self.evicted % self.batch == 0:
+            self.write_back(now_s)
+
+    def write_back(self, now_s: float) -> None:
+        """Submit the dirty blocks gathered so far, sorted and merged as the elevator does."""
+        for offset, length in merged_runs(self.to_write, self.max_request_B):
+            self.volume.write(now_s, offset, length)
+            self.written_B += length
+        self.to_write.clear()
+
+    def flush(self, now_s: float) -> float:
+        """Write back every dirty block left in memory; the time the volume is idle again."""
+        for block in range(len(self.dirty)):
+            if self.dirty[block]:
+                self.dirty[block] = 0
+                self.to_write[block * BLOCK_B] = BLOCK_B
+        self.write_back(now_s)
+        return self.volume.drain(now_s)
+
+
+def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
+                 where: str) -> tuple[MirrorOrDrive, Controller, Disk]:
+    vname = body.workload.target
+    volume = body.volumes[vname]
+    if volume.level not in ("single", "raid1") or volume.groups != 1:
+        raise NotModelled(f"memory-mapped I/O on {volume.level} with {volume.groups} group(s): the model "
+                          "covers one drive and a RAID1 pair")
+    disk: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
+    cname = volume.disks.attach[0].partition(".")[0]
+    slot = body.controllers[cname]
+    ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{cname}.part")
+    drives = [Spindle(disk, params["disk_format_efficiency"]) for _ in range(volume.disks.count)]
+    cache = None
+    if volume.engine == "controller" and slot.write_back:
+        if ctrl.cache_MB is None:
+            raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
+        cache = WriteBackCache(drives, ctrl.cache_MB * 1e6, disk.interface_rate_MBps * 1e6)
+    elif volume.engine == "md" and disk.interface in ("ide", "sata"):
+        if len(drives) > 1:
+            raise NotModelled("an md mirror's write path arrives with the storage issue")
+        cache = WriteBackCache(drives, disk.cache_MB * 1e6, disk.interface_rate_MBps * 1e6)
+    return MirrorOrDrive(drives, cache, slot.mirror_reads == "balanced"), ctrl, disk
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    body: StorageBody = scenario.body
+    w = body.workload
+    if w.op != "write" or w.streams != 1:
+        raise UserError(scenario.path, "workload.op", "io: mmap models one program reading the mapped file "
+                        "forward while writing it backward: needs op: write and streams: 1")
+    host = catalog.get("hosts", body.host, scenario.path, "host")
+    volume, ctrl, disk = build_volume(body, catalog, params, scenario.path)
+    driver = body.controllers[body.volumes[w.target].disks.attach[0].partition(".")[0]].driver_cost
+    driver_s_per_byte = params[driver] * 1e-9 if driver else 0.0
+    blocks = math.ceil(w.total_MB * 1e6 / BLOCK_B)
+    memory_B = host.memory_MB * 1e6
+    max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
+    mapped = MappedFile(blocks, int((memory_B - RESERVED_MB * 1e6) / BLOCK_B),
+                        round(reclaim_batch_B(memory_B) / BLOCK_B), max_request_B, volume)
+    copy_s = 2 * BLOCK_B / (host.copy_rate_MBps * 1e6)  # the floor of the program's own time per step
+    def busiest_s() -> float:
+        return max(d.busy_s for d in volume.drives)
+
+    now, elapsed, demand, left_in_memory, simulated = 0.0, [], [], None, 0
+    for _ in range(w.runs):
+        if list(mapped.order) == left_in_memory:  # it starts as the last one did, and repeats it
+            elapsed.append(elapsed[-1])
+            demand.append(demand[-1])
+            continue
+        left_in_memory = list(mapped.order)
+        simulated += 1
+        start, busy_before = now, busiest_s()
+        now = mapped.run(now, copy_s / 2)
+        elapsed.append(now - start)
+        demand.append(busiest_s() - busy_before)
+        now = mapped.flush(now)
+    busy = {f"disk {w.target}.{i}": d.busy_s / now for i, d in enumerate(volume.drives)}
+    if driver_s_per_byte:  # reclaim submits the write-back: the driver path's CPU lands on kswapd
+        busy["cpu kswapd (driver path)"] = mapped.written_B * driver_s_per_byte / now
+    file_B = blocks * BLOCK_B
+    demand_s = sum(demand) / len(demand)
+    notes = (f"{mapped.faults / simulated:.0f} faults of {BLOCK_B // 1024} KiB a run, "
+             f"{mapped.written_B / simulated / 1e9:.2f} GB written back a run",)
+    return Result(scenario=scenario.name, bytes_moved=file_B, elapsed_s=sum(elapsed) / len(elapsed),
+                  utilization=busy, bound_MBps=file_B / demand_s / 1e6, notes=notes)

@@ -1,0 +1,135 @@
+"""The memory-mapped LDM queue test of 000_a6a829ac4238989d.txt: page cache, reclaim, write caches, drives."""
+import pytest
+
+from model import catalog, scenario
+from model.params import calibrated
+from model.simulate import simulate
+from model.storage.mmap import BLOCK_B, MappedFile, reclaim_batch_B
+from model.storage.spindle import Spindle
+from model.storage.writecache import WriteBackCache, merged_runs
+
+KiB = 1024
+
+
+class Recorder:
+    """A volume that serves every command in a millisecond and remembers them."""
+
+    def __init__(self):
+        self.reads, self.writes = [], []
+
+    def read(self, now_s, offset_B, length_B):
+        self.reads.append(offset_B // BLOCK_B)
+        return now_s + 1e-3
+
+    def write(self, now_s, offset_B, length_B):
+        self.writes.append((offset_B, length_B))
+
+    def drain(self, now_s):
+        return now_s
+
+
+def _mapped(blocks, capacity, batch=4, max_request_B=4 * BLOCK_B):
+    volume = Recorder()
+    return MappedFile(blocks, capacity, batch, max_request_B, volume), volume
+
+
+def test_kswapd_frees_a_quarter_of_min_free_kbytes_per_wake_up():
+    # 2 GiB: min_free_kbytes = sqrt(16 * 2097152) = 5792 KiB; pages_high - pages_low = 1448 KiB
+    assert reclaim_batch_B(2**31) == pytest.approx(5792.6 / 4 * KiB, rel=1e-4)
+
+
+def test_the_two_streams_fault_alternately_and_meet_in_the_middle():
+    mapped, volume = _mapped(8, capacity=100)
+    assert mapped.run(0.0, 0.0) == pytest.approx(8e-3)
+    assert volume.reads == [0, 7, 1, 6, 2, 5, 3, 4]  # the second half is in memory already
+
+
+def test_a_file_that_fits_in_memory_is_read_once_over_all_runs():
+    mapped, volume = _mapped(50, capacity=60)
+    mapped.run(0.0, 1e-6)
+    mapped.flush(1.0)
+    assert mapped.run(2.0, 1e-6) == pytest.approx(2.0 + 100 * 1e-6)
+    assert len(volume.reads) == 50 and mapped.faults == 50
+
+
+def test_every_written_block_goes_to_disk_once_a_pass_in_ascending_merged_requests():
+    mapped, volume = _mapped(100, capacity=30, batch=5, max_request_B=3 * BLOCK_B)
+    mapped.flush(mapped.run(0.0, 0.0))
+    written = sorted(o // BLOCK_B + i for o, n in volume.writes for i in range(n // BLOCK_B))
+    assert written == list(range(100))
+    assert all(n <= 3 * BLOCK_B for _, n in volume.writes)
+    # reclaim writes back in batches; within each batch the elevator sorts ascending
+    assert len(volume.writes) > 100 // 3
+
+
+def test_the_page_cache_keeps_the_last_blocks_read_first_in_first_out():
+    mapped, volume = _mapped(100, capacity=30)
+    mapped.run(0.0, 0.0)
+    assert sorted(mapped.order) == sorted(volume.reads[-30:])
+    assert sum(mapped.resident) == 30
+
+
+def test_contiguous_extents_merge_up_to_the_largest_request():
+    extents = {0: 4, 4: 4, 8: 4, 20: 4, 16: 4}
+    assert merged_runs(extents) == [(0, 12), (16, 8)]
+    assert merged_runs(extents, max_B=8) == [(0, 8), (8, 4), (16, 8)]
+
+
+def _drive():
+    disk = catalog.load().get("disks", "wd740gd", "test", "disk")
+    return disk, Spindle(disk, 0.6)
+
+
+def test_a_write_back_cache_acknowledges_at_once_and_destages_ascending_to_every_copy():
+    disks = [_drive()[1], _drive()[1]]
+    cache = WriteBackCache(disks, size_B=8 * BLOCK_B, interface_Bps=150e6)
+    acked = cache.write(0.0, 5 * BLOCK_B, BLOCK_B)
+    assert acked == pytest.approx(BLOCK_B / 150e6) and disks[0].writes == 0
+    for block in (4, 3, 2):  # the fourth block fills half the cache: one merged write per drive
+        cache.write(0.0, block * BLOCK_B, BLOCK_B)
+    assert [d.writes for d in disks] == [1, 1] and cache.held_B == 0
+    assert disks[0].head_B == disks[1].head_B == 6 * BLOCK_B
+
+
+def test_reading_backwards_waits_most_of_a_turn_per_request_forwards_none():
+    disk, drive = _drive()
+    offset = 10e9
+    track_B = drive.media_Bps(offset) * drive.revolution_s
+    done = drive.submit(0.0, offset, BLOCK_B)
+    # the sector after the one just read is under the head: a forward read waits no rotation
+    assert min(drive.rotation_s(done, offset + BLOCK_B), drive.revolution_s - drive.rotation_s(
+        done, offset + BLOCK_B)) < 1e-9
+    backward = drive.submit(done, offset - BLOCK_B, BLOCK_B) - done
+    turn_left = drive.revolution_s * (1 - 2 * BLOCK_B / track_B)
+    # the short seek ends long before the sector comes round again
+    assert backward == pytest.approx(turn_left + BLOCK_B / drive.media_Bps(offset - BLOCK_B), rel=0.01)
+
+
+def _run(*overrides):
+    return simulate(scenario.load("psu_mmap", ("workload.runs=1",) + overrides), calibrated())
+
+
+def test_a_mirror_that_balances_reads_is_never_slower_than_one_that_reads_its_first_drive():
+    balanced = _run("variant=raid")
+    primary = _run("variant=raid", "controllers.iop332.mirror_reads=primary")
+    assert balanced.elapsed_s <= primary.elapsed_s
+    assert primary.utilization["disk raid1.1"] < balanced.utilization["disk raid1.1"]
+
+
+def test_the_controller_write_back_cache_shortens_the_run():
+    assert _run("variant=raid_writeback").elapsed_s < _run("variant=raid").elapsed_s
+
+
+@pytest.mark.parametrize("setting, key", [
+    ("workload.op=read", "workload.op"),
+    ("workload.streams=2", "workload.op"),
+])
+def test_a_workload_the_mmap_test_cannot_run_is_one_line_and_exit_2(run_cli, setting, key):
+    status, out, err = run_cli("predict", "psu_mmap", "--set", setting)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "psu_mmap.yaml" in err and key in err
+
+
+def test_a_volume_the_model_does_not_cover_says_so_and_exits_3(run_cli):
+    status, _, err = run_cli("predict", "psu_mmap", "--set", "volumes.raid1.level=raid0")
+    assert status == 3 and "RAID1 pair" in err
