@@ -44,10 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interval(scenario, read: set[str]) -> tuple[float, float]:
-    """Throughput (MB/s) at every corner of the 95% intervals of the parameters the model ``read``."""
+def _interval(scenario, read: set[str]) -> tuple[float, float] | None:
+    """Throughput (MB/s) at every corner of the 95% intervals of the parameters the model ``read``;
+    None when it read none."""
     from . import params
     from .simulate import simulate
+    if not read:
+        return None
     spans = params.intervals()
     names = sorted(read)
     base = params.calibrated()
@@ -63,16 +66,16 @@ def _predict(args) -> int:
     scenario = scenario_module.load(args.scenario, args.overrides)
     recording = params.Recording(params.calibrated())
     result = simulate(scenario, recording)
-    low, high = _interval(scenario, recording.read)
+    interval = _interval(scenario, recording.read)
     if args.json:
         out = result.to_dict()
-        out["throughput_MBps_interval"] = [low, high]
+        out["throughput_MBps_interval"] = list(interval or (result.throughput_MBps,) * 2)
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)
         print(json.dumps(out, sort_keys=True))
         return 0
     from .report import prediction_text
-    print(prediction_text(scenario, result, (low, high)))
+    print(prediction_text(scenario, result, interval))
     return 0
 
 

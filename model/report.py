@@ -30,12 +30,14 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
     return text
 
 
-def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, float]) -> str:
+def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, float] | None) -> str:
+    """``interval``: the throughput over the read parameters' 95% intervals; None when it reads none."""
+    spread = ("(no calibrated parameter enters it)" if interval is None else
+              f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})")
     lines = [f"{scenario.name}" + (f" (variant {scenario.variant})" if scenario.variant else "")
              + (f" with {'; '.join(o for o in scenario.overrides if not o.startswith('variant='))}"
                 if any(not o.startswith("variant=") for o in scenario.overrides) else ""),
-             f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}"
-             f"  (from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})",
+             f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}",
              f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
              f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
              f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",

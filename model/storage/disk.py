@@ -27,6 +27,15 @@ def outer_rate_MBps(disk: Disk, format_efficiency: float) -> float:
     return disk.internal_rate_max_Mbps / 8.0 * format_efficiency
 
 
+def format_efficiency(disk: Disk, params) -> float:
+    """The calibrated ``disk_format_efficiency`` for a drive without a datasheet sustained rate.
+
+    A drive with one needs no parameter (1.0, which ``outer_rate_MBps`` then ignores), so a model
+    of it reads none and its predictions carry no interval from it.
+    """
+    return params["disk_format_efficiency"] if disk.media_rate_outer_MBps is None else 1.0
+
+
 def inner_outer_ratio(disk: Disk) -> float:
     if disk.media_rate_outer_MBps is not None:
         return disk.media_rate_inner_MBps / disk.media_rate_outer_MBps

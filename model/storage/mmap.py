@@ -24,14 +24,15 @@ What Linux 2.6.9 (Red Hat EL 4) does with it, in 64 KiB blocks:
   controller then turning its drives' caches off), else straight to the platters.
 
 Reclaim, not the program, submits the write-back, so the CPU a controller's driver path costs per
-byte written (``driver_cost``, the RAID write problem of the same report) lands on kswapd: it is
-reported as kswapd's utilisation and never slows the program, which is why the report found the
-memory-mapped queue untouched by the problem.
+byte written (``driver_cost``, the RAID write problem of the same report) lands on kswapd and never
+slows the program: why the report found the memory-mapped queue untouched by the problem
+(``notebooks/psu_raid_vs_sata.ipynb`` works out kswapd's share).
 
 The program's own CPU time between faults is taken at its floor, one copy of every byte it reads
 and writes at the host's copy rate; its user and system times are not predicted (the report does
-not describe the test program's per-byte work). Datasheet figures and ``disk_format_efficiency``
-(calibrated on ``001_4cf980d67b39ffac.txt``) set the drives; nothing is fitted on this test.
+not describe the test program's per-byte work). The drives' datasheet figures set them (the
+calibrated ``disk_format_efficiency`` only for a drive whose datasheet gives no sustained rate);
+nothing is fitted on this test.
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from ..catalog import Catalog, Controller, Disk
 from ..errors import NotModelled, UserError
 from ..result import Result
 from ..scenario import Scenario, StorageBody
+from . import disk as disk_model
 from .spindle import Spindle
 from .writecache import WriteBackCache, merged_runs
 
@@ -169,7 +171,8 @@ def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
     cname = volume.disks.attach[0].partition(".")[0]
     slot = body.controllers[cname]
     ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{cname}.part")
-    drives = [Spindle(disk, params["disk_format_efficiency"]) for _ in range(volume.disks.count)]
+    efficiency = disk_model.format_efficiency(disk, params)
+    drives = [Spindle(disk, efficiency) for _ in range(volume.disks.count)]
     cache = None
     if volume.engine == "controller" and slot.write_back:
         if ctrl.cache_MB is None:
@@ -190,8 +193,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                         "forward while writing it backward: needs op: write and streams: 1")
     host = catalog.get("hosts", body.host, scenario.path, "host")
     volume, ctrl, disk = build_volume(body, catalog, params, scenario.path)
-    driver = body.controllers[body.volumes[w.target].disks.attach[0].partition(".")[0]].driver_cost
-    driver_s_per_byte = params[driver] * 1e-9 if driver else 0.0
     blocks = math.ceil(w.total_MB * 1e6 / BLOCK_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
@@ -215,8 +216,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         demand.append(busiest_s() - busy_before)
         now = mapped.flush(now)
     busy = {f"disk {w.target}.{i}": d.busy_s / now for i, d in enumerate(volume.drives)}
-    if driver_s_per_byte:  # reclaim submits the write-back: the driver path's CPU lands on kswapd
-        busy["cpu kswapd (driver path)"] = mapped.written_B * driver_s_per_byte / now
     file_B = blocks * BLOCK_B
     demand_s = sum(demand) / len(demand)
     notes = (f"{mapped.faults / simulated:.0f} faults of {BLOCK_B // 1024} KiB a run, "
