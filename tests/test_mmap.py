@@ -5,7 +5,7 @@ from model import catalog, scenario
 from model.params import calibrated
 from model.simulate import simulate
 from model.storage.mmap import BLOCK_B, MappedFile, reclaim_batch_B
-from model.storage.spindle import Spindle
+from model.storage.spindle import MAX_SEGMENTS, Spindle
 from model.storage.writecache import WriteBackCache, merged_runs
 
 KiB = 1024
@@ -103,6 +103,16 @@ def test_reading_backwards_waits_most_of_a_turn_per_request_forwards_none():
     turn_left = drive.revolution_s * (1 - 2 * BLOCK_B / track_B)
     # the short seek ends long before the sector comes round again
     assert backward == pytest.approx(turn_left + BLOCK_B / drive.media_Bps(offset - BLOCK_B), rel=0.01)
+
+
+def test_a_drive_cache_holds_at_most_its_segments_and_its_size():
+    _, drive = _drive()
+    now = 0.0
+    for i in range(3 * MAX_SEGMENTS):  # scattered reads, each followed by idle time for the look-ahead
+        now = drive.submit(now, i * 1e9, BLOCK_B) + 0.001  # ~70 KB of look-ahead each
+    drive.submit(now, 0.5e9, BLOCK_B)  # a new command keeps what the last look-ahead gathered
+    assert len(drive.segments) == MAX_SEGMENTS
+    assert drive.cached_B <= drive.cache_B
 
 
 def _run(*overrides):

@@ -75,10 +75,11 @@ class MirrorOrDrive:
         self.balanced_reads = balanced_reads and len(drives) > 1
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
+        drives = self.drives
         if not self.balanced_reads:
-            return self.drives[0].submit(now_s, offset_B, length_B)
-        drive = min(self.drives, key=lambda d: (d.pending(now_s), abs(d.head_B - offset_B)))
-        return drive.submit(now_s, offset_B, length_B)
+            return drives[0].submit(now_s, offset_B, length_B)
+        keys = [(d.pending(now_s), abs(d.head_B - offset_B)) for d in drives]
+        return drives[keys.index(min(keys))].submit(now_s, offset_B, length_B)
 
     def write(self, now_s: float, offset_B: int, length_B: int) -> None:
         if self.cache is not None:

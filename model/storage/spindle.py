@@ -9,7 +9,7 @@ a drive reading a file backwards waits most of a turn for each request, as real 
 After a read the drive keeps reading ahead into its cache until the next command arrives, as
 drives do for sequential readers; a later read of those bytes is served from the cache at the
 interface rate, and a read that continues the stream the head is still on needs no seek or
-rotation. The segments it keeps are bounded by the drive's cache size.
+rotation. The segments it keeps are bounded by the drive's cache size and by ``MAX_SEGMENTS``.
 
 A write goes to the platters (a seek, the rotation, the transfer) and ends the look-ahead; a
 write cache in front of the drive is ``model.storage.writecache``.
@@ -24,6 +24,10 @@ from collections import OrderedDict, deque
 
 from ..catalog import Disk
 from . import disk as disk_model
+
+# Segments a drive's cache is split into at most: ATA drives of 2004-2008 use adaptive segmentation
+# of up to about 16 (an estimate: the datasheets of the catalog's drives do not give the count).
+MAX_SEGMENTS = 16
 
 
 class Spindle:
@@ -67,8 +71,10 @@ class Spindle:
 
     def submit(self, now_s: float, offset_B: float, length_B: float) -> float:
         """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; the time it completes."""
-        self.pending(now_s)  # drops the completions that are past
-        start = max(now_s, self.free_at_s)
+        completions = self.completions
+        while completions and completions[0] <= now_s:  # drop the ones that are past
+            completions.popleft()
+        start = now_s if now_s > self.free_at_s else self.free_at_s
         service, head_moved = self._service_s(start, offset_B, length_B)
         self.busy_s += service
         self.reads += 1
@@ -86,8 +92,10 @@ class Spindle:
         A write that continues the last one and was queued behind it goes on without a seek or a
         turn (the command was waiting at the drive); any other pays a seek and the rotation.
         """
-        self.pending(now_s)
-        start = max(now_s, self.free_at_s)
+        completions = self.completions
+        while completions and completions[0] <= now_s:
+            completions.popleft()
+        start = now_s if now_s > self.free_at_s else self.free_at_s
         queued_behind = now_s < self.free_at_s and offset_B == self.head_B
         self._stop_streaming(start)
         self.lead_B = 0.0
@@ -167,7 +175,8 @@ class Spindle:
     def _keep(self, start_B: float, length_B: float) -> None:
         if length_B <= 0:
             return
-        self.cached_B += length_B - self.segments.get(start_B, 0.0)
-        self.segments[start_B] = length_B
-        while self.cached_B > self.cache_B:
-            self.cached_B -= self.segments.popitem(last=False)[1]
+        segments = self.segments
+        self.cached_B += length_B - segments.get(start_B, 0.0)
+        segments[start_B] = length_B
+        while self.cached_B > self.cache_B or len(segments) > MAX_SEGMENTS:
+            self.cached_B -= segments.popitem(last=False)[1]
