@@ -84,3 +84,15 @@ def test_single_disk_analytic_check():
     result = simulate(s, values)
     assert result.elapsed_s >= disk_model.first_access_s(part)
     assert result.elapsed_s == pytest.approx(disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6))
+
+
+@pytest.mark.parametrize("streams", [2, 4, 8])
+def test_processes_beyond_the_cores_time_share_them_fairly(streams):
+    """psu_write's director has 2 cores; its RAID writers are CPU-bound (the driver path)."""
+    result = simulate(scenario.load("psu_write", ["variant=raid", f"workload.streams={streams}"]))
+    shares = [u for name, u in result.utilization.items() if name.startswith(("core ", "process "))]
+    assert len(shares) == streams
+    assert max(shares) == pytest.approx(min(shares))  # an equal share each
+    assert sum(shares) <= 2.0 + 1e-9  # never more than the host's cores
+    assert result.utilization["cpu host"] == pytest.approx(1.0, rel=1e-3)  # but the disks' first access
+    assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)

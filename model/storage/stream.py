@@ -2,7 +2,8 @@
 
 Each of ``workload.streams`` processes moves ``total_MB`` to (write) or from (read) the target
 volume, or from the source volume to the target (copy), after the disks' first access (a seek and
-half a turn). The process runs on one core, so a stream is also limited by that core (the ATLAS
+half a turn). A process runs on one core at a time (processes beyond the host's cores time-share
+them), so a stream is also limited by that core (the ATLAS
 slides' lesson: "Single 2.8 GHz is likely to outperform Dual 2.0
 GHz"): its core spends ``io_copy_passes`` memory copies' worth of time on every byte, at the
 host's single-core copy rate. Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
@@ -72,10 +73,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     net = FlowNetwork(env)
     path = topology.build(net, body, catalog, params, scenario.path, bytes_per_stream)
     host_cpu = net.resource("cpu host", float(path.host.cores), unit="core-s")
-    if w.streams > path.host.cores:
-        raise NotModelled(f"{w.streams} streams on {path.host.cores} cores: time-sharing a core "
-                          "arrives with the storage issue")
-    cores = [net.resource(f"core {i}", 1.0, unit="core-s") for i in range(w.streams)]
+    # each process runs on one core at a time; with more processes than cores they time-share the
+    # host's cores, an equal share each and what one leaves to the others (max-min, as the scheduler)
+    thread = "core {}" if w.streams <= path.host.cores else "process {}"
+    cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
     core_s_per_byte = params["io_copy_passes"] / (path.host.copy_rate_MBps * 1e6)
     pays = writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     usages = [stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
