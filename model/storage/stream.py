@@ -3,22 +3,22 @@
 Each of ``workload.streams`` processes moves ``total_MB`` to (write) or from (read) the target
 volume, or from the source volume to the target (copy), after the disks' first access (a seek and
 half a turn). A process runs on one core at a time (processes beyond the host's cores time-share
-them), so a stream is also limited by that core (the ATLAS
-slides' lesson: "Single 2.8 GHz is likely to outperform Dual 2.0
-GHz"): its core spends ``io_copy_passes`` memory copies' worth of time on every byte, at the
-host's single-core copy rate. Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
+them), so a stream is also limited by that core (the ATLAS slides' lesson: "Single 2.8 GHz is
+likely to outperform Dual 2.0 GHz"): its core spends ``io_copy_passes`` memory copies' worth of
+time on every byte, at the host's single-core copy rate. ``io: direct`` streams go one request at
+a time (``model.storage.direct``); ``io: mmap`` is the memory-mapped test (``model.storage.mmap``).
+Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 from __future__ import annotations
 
 import simpy
 
 from ..catalog import Catalog
-from ..errors import NotModelled
 from ..result import Result
 from ..scenario import Scenario, StorageBody
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
-from . import mmap, topology
+from . import direct, mmap, topology
 
 
 def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
@@ -66,8 +66,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     w = body.workload
     if w.io == "mmap":
         return mmap.simulate(scenario, catalog, params)
-    if w.io != "buffered":
-        raise NotModelled(f"{w.io} I/O arrives with the storage issue")
     bytes_per_stream = w.total_MB * 1e6
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -77,9 +75,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # host's cores, an equal share each and what one leaves to the others (max-min, as the scheduler)
     thread = "core {}" if w.streams <= path.host.cores else "process {}"
     cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
-    core_s_per_byte = params["io_copy_passes"] / (path.host.copy_rate_MBps * 1e6)
-    pays = writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
+    direct_io = w.io == "direct"
+    # a direct stream skips the copy to or from user space, and writes back every byte itself
+    copies = params["io_copy_passes"] - (1.0 if direct_io else 0.0)
+    core_s_per_byte = copies / (path.host.copy_rate_MBps * 1e6)
+    pays = 1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     usages = [stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
+    if direct_io:  # one request in flight: the drives it lands on set the pace
+        limit_Bps = direct.request_limit_Bps(body, catalog, scenario.path, path.usage_per_byte)
+        for i, usage in enumerate(usages):
+            usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
     latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)
 
     def stream(usage):

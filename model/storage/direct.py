@@ -1,0 +1,66 @@
+"""Direct I/O (``O_DIRECT``): one request in flight, no page cache, so a request's drives set the pace.
+
+A ``dd iflag=direct`` or ``oflag=direct`` stream issues ``request_KiB`` at a time and waits for it.
+Nothing reads ahead or writes behind on the host, so only the member drives one request lands on
+work at once: k = min(data drives, request / chunk) of a striped group, one drive of a mirror for a
+read, every copy for a write. The stream runs at most at request / (request / k / drive rate), plus,
+for a write that must reach the platters before the next one is sent (no write cache on the way), the
+revolution the next request waits for its first sector, which has just passed under the head. A
+sequential read pays no such turn: the drive's look-ahead has the next request's data.
+
+Write caches: ATA and SATA drives ship with theirs on and Linux leaves it so; SCSI and SAS drives
+under Linux md are taken with it off; a hardware RAID volume has the controller's ``write_back``.
+Writes smaller than a RAID5/6 stripe (read-modify-write) are not modelled. The host CPU a direct
+stream costs is the buffered path's less the copy to or from user space (``io_copy_passes - 1``
+copies' worth), and the writer pays its controller's driver path for every byte itself.
+Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
+direct I/O, so this part is a what-if only.
+"""
+from __future__ import annotations
+
+import math
+
+from ..catalog import Catalog, Disk
+from ..errors import NotModelled
+from ..scenario import StorageBody
+from ..sim.flows import FlowResource
+from . import disk as disk_model
+
+DATA_WIDTH = {"single": lambda n: 1, "raid1": lambda n: 1, "raid0": lambda n: n, "raid5": lambda n: n - 1,
+              "raid6": lambda n: n - 2, "raid10": lambda n: n // 2}
+
+
+def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
+    volume = body.volumes[vname]
+    if volume.engine == "controller":
+        return body.controllers[volume.disks.attach[0].partition(".")[0]].write_back
+    return disk.interface in ("ide", "sata")
+
+
+def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: float) -> float:
+    """Seconds one request of the stream keeps the volume's drives busy."""
+    volume = body.volumes[vname]
+    if volume.groups != 1:
+        raise NotModelled("direct I/O over LVM groups arrives with a later change")
+    request_B = body.workload.request_KiB * 1024
+    width = DATA_WIDTH[volume.level](volume.disks.count)
+    if op == "write" and volume.level in ("raid5", "raid6") and request_B < width * volume.chunk_KiB * 1024:
+        raise NotModelled(f"direct writes smaller than a {volume.level} stripe (read-modify-write)")
+    touched = min(width, math.ceil(request_B / (volume.chunk_KiB * 1024)))
+    seconds = request_B / touched / drive_Bps
+    if op == "write" and not write_cache_on(body, vname, disk):
+        seconds += disk_model.revolution_s(disk)
+    return seconds
+
+
+def request_limit_Bps(body: StorageBody, catalog: Catalog, where: str,
+                      usage_per_byte: dict[str, dict[FlowResource, float]]) -> float:
+    """The most a direct stream moves per second: a request at a time over source then target."""
+    w = body.workload
+    legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
+    total_s = 0.0
+    for vname, op in legs:
+        disk = catalog.get("disks", body.volumes[vname].disks.part, where, f"volumes.{vname}.disks.part")
+        drive_Bps = min(res.capacity for res in usage_per_byte[vname] if res.name.startswith("disk "))
+        total_s += request_s(body, vname, op, disk, drive_Bps)
+    return w.request_KiB * 1024 / total_s
