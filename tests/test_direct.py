@@ -43,11 +43,29 @@ def test_a_write_with_no_cache_on_the_way_waits_a_turn_for_the_next_request():
     assert gap == pytest.approx(disk_model.revolution_s(disk))
 
 
-def test_a_partial_stripe_direct_write_to_raid5_is_not_modelled(run_cli):
-    status, _, err = run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.level=raid5",
-                             "--set", "workload.io=direct", "--set", "workload.op=write",
-                             "--set", "workload.request_KiB=64")  # half of the 3-drive stripe
-    assert status == 3 and "read-modify-write" in err
+def _parity(level, kib):
+    return _raid0(5, f"volumes.md0.level={level}", "workload.op=write", "workload.io=direct",
+                  f"workload.request_KiB={kib}")
+
+
+def test_a_one_chunk_write_to_md_raid5_reads_and_rewrites_its_sectors_a_turn_later():
+    disk = catalog.load().get("disks", "wd1200jb", "test", "disk")
+    result = _parity("raid5", 64)  # one chunk of a 4-chunk stripe: read-modify-write (2 reads, not 3)
+    assert result.throughput_MBps == pytest.approx(64 * 1024 / disk_model.revolution_s(disk) / 1e6, rel=0.01)
+
+
+def test_md_raid6_reconstructs_instead_two_chunk_transfers_and_no_turn():
+    raid6, full = _parity("raid6", 64), _parity("raid6", 192)  # one chunk; the whole 3-chunk stripe
+    assert raid6.throughput_MBps > _parity("raid5", 64).throughput_MBps
+    assert raid6.bottleneck == "requests 0" and full.throughput_MBps > raid6.throughput_MBps
+
+
+def test_md_parity_loads_the_arrays_raid5d_thread_and_the_host_not_the_writer():
+    raid0 = _raid0(5, "workload.op=write")
+    raid5 = _raid0(5, "volumes.md0.level=raid5", "workload.op=write")
+    assert "raid5d md0.0" in raid5.utilization and "raid5d md0.0" not in raid0.utilization
+    assert raid5.utilization["raid5d md0.0"] > 0
+    assert raid5.cpu_sys_s == pytest.approx(raid0.cpu_sys_s)  # the writer's own time is the same
 
 
 def test_direct_reads_the_calibrated_parameters_it_needs():

@@ -10,7 +10,8 @@ sequential read pays no such turn: the drive's look-ahead has the next request's
 
 Write caches: ATA and SATA drives ship with theirs on and Linux leaves it so; SCSI and SAS drives
 under Linux md are taken with it off; a hardware RAID volume has the controller's ``write_back``.
-Writes smaller than a RAID5/6 stripe (read-modify-write) are not modelled. The host CPU a direct
+A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
+read-modify-write or reconstruct-write). The host CPU a direct
 stream costs is the buffered path's less the copy to or from user space (``io_copy_passes - 1``
 copies' worth), and the writer pays its controller's driver path for every byte itself.
 Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
@@ -26,6 +27,7 @@ from ..scenario import StorageBody
 from ..sim.flows import FlowResource
 from . import disk as disk_model
 
+PARITY_CHUNKS = {"raid5": 1, "raid6": 2}
 DATA_WIDTH = {"single": lambda n: 1, "raid1": lambda n: 1, "raid0": lambda n: n, "raid5": lambda n: n - 1,
               "raid6": lambda n: n - 2, "raid10": lambda n: n // 2}
 
@@ -43,14 +45,30 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: flo
     if volume.groups != 1:
         raise NotModelled("direct I/O over LVM groups arrives with a later change")
     request_B = body.workload.request_KiB * 1024
+    chunk_B = volume.chunk_KiB * 1024
     width = DATA_WIDTH[volume.level](volume.disks.count)
-    if op == "write" and volume.level in ("raid5", "raid6") and request_B < width * volume.chunk_KiB * 1024:
-        raise NotModelled(f"direct writes smaller than a {volume.level} stripe (read-modify-write)")
-    touched = min(width, math.ceil(request_B / (volume.chunk_KiB * 1024)))
+    touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
+    if op == "write" and volume.level in PARITY_CHUNKS and touched < width:
+        return seconds + partial_stripe_s(volume.level, volume.engine, touched, width, disk,
+                                          min(request_B, chunk_B) / drive_Bps)
     if op == "write" and not write_cache_on(body, vname, disk):
         seconds += disk_model.revolution_s(disk)
     return seconds
+
+
+def partial_stripe_s(level: str, engine: str, touched: int, width: int, disk: Disk, chunk_s: float) -> float:
+    """What a write of ``touched`` of a stripe's ``width`` data chunks adds to its own transfer.
+
+    Read-modify-write reads the old data and parity and writes them back where they were: one turn
+    from the start of the read to the start of the write. Reconstruct-write reads the stripe's other
+    data chunks first, on other drives. Linux md takes the one with fewer reads, but its RAID6 knows
+    only reconstruct-write (before Linux 4.1); a controller takes the one with fewer reads.
+    """
+    rmw_reads, rcw_reads = touched + PARITY_CHUNKS[level], width - touched
+    if (engine == "md" and level == "raid6") or rcw_reads < rmw_reads:
+        return chunk_s  # the other chunks' reads, in parallel, before the writes
+    return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors
 
 
 def request_limit_Bps(body: StorageBody, catalog: Catalog, where: str,

@@ -35,9 +35,11 @@ def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResour
     for vname in volumes:
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
-    driver = path.driver_s_per_byte[w.target] if w.op in ("write", "copy") else 0.0
+    writes = w.op in ("write", "copy")
+    driver = path.driver_s_per_byte[w.target] if writes else 0.0
+    parity = path.parity_s_per_byte[w.target] if writes else 0.0  # md's raid5d threads, not the writer
     usage[core] = core_s_per_byte * len(volumes) + writer_pays * driver
-    usage[host_cpu] = core_s_per_byte * len(volumes) + driver
+    usage[host_cpu] = core_s_per_byte * len(volumes) + driver + parity
     return usage
 
 
