@@ -143,3 +143,21 @@ def test_a_workload_the_mmap_test_cannot_run_is_one_line_and_exit_2(run_cli, set
 def test_a_volume_the_model_does_not_cover_says_so_and_exits_3(run_cli):
     status, _, err = run_cli("predict", "psu_mmap", "--set", "volumes.raid1.level=raid0")
     assert status == 3 and "RAID1 pair" in err
+
+
+def test_a_stream_continued_after_its_look_ahead_filled_the_cache_waits_for_its_sector():
+    def continued(idle_s):
+        _, drive = _drive()
+        later = drive.submit(0.0, 1e9, BLOCK_B) + idle_s
+        length = drive.cache_B + BLOCK_B  # more than the look-ahead can have gathered
+        return drive.submit(later, 1e9 + BLOCK_B, length) - later, later, drive
+
+    running, _, drive = continued(0.01)  # 10 ms of look-ahead: well short of the 8 MB cache
+    gathered = 0.01 * drive.media_Bps(1e9 + BLOCK_B)
+    rest = drive.cache_B + BLOCK_B - gathered
+    assert running == pytest.approx(gathered / drive.interface_Bps + rest / drive.media_Bps(1e9 + BLOCK_B))
+    stopped, later, drive = continued(1.0)  # a second: the cache filled and the look-ahead stopped
+    from_cache = drive.cache_B / drive.interface_Bps
+    wait = drive.rotation_s(later + from_cache, 1e9 + BLOCK_B + drive.cache_B)
+    assert wait > 0.01 * drive.revolution_s
+    assert stopped == pytest.approx(from_cache + wait + BLOCK_B / drive.media_Bps(1e9 + BLOCK_B))

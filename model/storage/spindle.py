@@ -117,7 +117,7 @@ class Spindle:
             self.cache_hits += 1
             self._keep(offset_B + length_B, cached - length_B)
             return length_B / self.interface_Bps, False
-        ahead = self._stop_streaming(start_s)
+        ahead, running = self._stop_streaming(start_s)
         self.lead_B = 0.0
         if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
             cached = self._take(offset_B)
@@ -125,7 +125,12 @@ class Spindle:
                 self.cache_hits += 1
                 self.lead_B = cached - length_B
                 return length_B / self.interface_Bps, True
-            return cached / self.interface_Bps + (length_B - cached) / self.media_Bps(offset_B), True
+            from_cache_s = cached / self.interface_Bps
+            rest_s = (length_B - cached) / self.media_Bps(offset_B)
+            if running:  # the look-ahead was still reading: the rest follows at once
+                return from_cache_s + rest_s, True
+            # the look-ahead had filled the cache and stopped: the rest waits for its sector
+            return from_cache_s + self.rotation_s(start_s + from_cache_s, offset_B + cached) + rest_s, True
         seek_s = self.seek_s(offset_B + cached)
         on_track_s = start_s + cached / self.interface_Bps + seek_s
         return (on_track_s - start_s + self.rotation_s(on_track_s, offset_B + cached)
@@ -155,15 +160,20 @@ class Spindle:
         turns = self.tracks(offset_B) - at_s / self.revolution_s
         return (turns % 1.0) * self.revolution_s
 
-    def _stop_streaming(self, now_s: float) -> float | None:
-        """A new command ends the look-ahead of the last read: keep what it gathered."""
+    def _stop_streaming(self, now_s: float) -> tuple[float | None, bool]:
+        """A new command ends the look-ahead of the last read: keep what it gathered.
+
+        Returns where the look-ahead began, and whether it was still reading (it stops once it
+        has filled the cache); (None, False) when there was none.
+        """
         start = self.streaming_from_B
         if start is None:
-            return None
+            return None, False
         self.streaming_from_B = None
         gathered = self.lead_B + (now_s - self.idle_since_s) * self.media_Bps(start)
-        self._keep(start, gathered if gathered < self.cache_B else self.cache_B)
-        return start
+        running = gathered < self.cache_B
+        self._keep(start, gathered if running else self.cache_B)
+        return start, running
 
     def _take(self, start_B: float) -> float:
         if not self.segments:
