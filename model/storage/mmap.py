@@ -3,7 +3,8 @@
 The LDM product-queue test of ``000_a6a829ac4238989d.txt`` ("System Performance - RAID Versus
 Single Hard Drive", third test): a 4 GB file is mapped; step by step the program reads the next
 32 KB chunk from the front and writes the next chunk from the back, run three times and averaged.
-What Linux 2.6.9 (Red Hat EL 4) does with it, in 64 KiB blocks:
+The file lies at the start of its volume (the report does not say where). What Linux 2.6.9
+(Red Hat EL 4) does with it, in 64 KiB blocks:
 
 - A touch of a page that is not in memory faults, and the fault reads around it: the file's
   read-ahead window (32 pages, 128 KiB) centred on the page, the pages not yet in memory in one
