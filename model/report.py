@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-from . import calibrate as calibrate_module
 from . import measured, paths
 from . import params as params_module
 from .result import Result
@@ -48,6 +47,7 @@ def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, f
 
 def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
     """Each table predicted from a fit on every other table."""
+    from . import calibrate as calibrate_module  # scipy: only the commands that fit load it
     out: list[Prediction] = []
     for name, rows in tables.items():
         others = [r for t, rs in tables.items() if t != name for r in rs]
@@ -140,6 +140,7 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
 
 
 def calibration() -> str:
+    from . import calibrate as calibrate_module
     tables = measured.load_all()
     rows = [r for rs in tables.values() for r in rs]
     result = calibrate_module.fit(rows)

@@ -96,3 +96,13 @@ def test_processes_beyond_the_cores_time_share_them_fairly(streams):
     assert sum(shares) <= 2.0 + 1e-9  # never more than the host's cores
     assert result.utilization["cpu host"] == pytest.approx(1.0, rel=1e-3)  # but the disks' first access
     assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)
+
+
+def test_predict_starts_without_the_fitting_libraries():
+    """`python -m model predict` answers in well under a second: it must not import scipy (calibrate)."""
+    import subprocess
+    import sys
+    code = ("import sys; from model import cli; cli.main(['predict', 'atlas_lightpath']); "
+            "print('scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"

@@ -41,10 +41,15 @@ def test_mathis_scales_as_one_over_rtt_and_root_loss():
     assert tcp.mathis_Bps(1500, 0.1, 0.0) == math.inf
 
 
-def test_slow_start_doubles_each_round_trip():
-    seconds, sent = tcp.slow_start(3 * 1448 * 2**5, 1448, 3, 0.1, 1e12)
-    assert seconds == pytest.approx(0.5)  # 3, 6, 12, 24, 48 segments, then 96 = the target
-    assert sent == pytest.approx(1448 * 3 * (2**5 - 1))
+def test_slow_start_doubles_while_linux_acks_each_segment_then_grows_by_half():
+    # 3 and 6 segments acknowledged one by one; of the 12 of round 3 the last 7 quick ACKs cover 7
+    # and 5 more ACKs the other 10: 12 + 12 = 21.5 ... then half again each round trip until the
+    # window reaches the target of 96 segments
+    seconds, sent = tcp.slow_start(96 * 1448, 1448, 3, 0.1, 1e12)
+    windows = [3, 6, 12, 21.5, 21.5 * 1.5, 21.5 * 1.5**2, 21.5 * 1.5**3]
+    assert seconds == pytest.approx(0.1 * len(windows))
+    assert sent == pytest.approx(1448 * sum(windows))
+    assert 21.5 * 1.5**3 < 96 <= 21.5 * 1.5**4
 
 
 def test_udp_fragments_of_a_tsunami_block():

@@ -5,8 +5,10 @@ Pure functions of the scenario's settings, so that each law can be tested by its
 - the window limit: a stream never has more than one window in flight, so its rate is at most
   window / RTT (the bandwidth-delay product read backwards);
 - the loss limit (Mathis, Semke, Mahdavi and Ott, CCR 27(3), 1997): MSS / RTT * sqrt(3/2) / sqrt(p);
-- slow start: the congestion window starts at ``initial_window_segments`` and doubles every RTT
-  until it reaches the window the stream will keep;
+- slow start: the congestion window starts at ``initial_window_segments`` and grows by a segment
+  per ACK (RFC 5681) until it reaches the window the stream will keep: Linux acknowledges every
+  segment at first (quickack mode), so the window doubles each RTT, then every second segment
+  (delayed ACKs), so it grows by half each RTT;
 - Linux socket buffers: a buffer the kernel chooses starts at ``tcp_rmem[1]`` and may grow to
   ``tcp_rmem[2]``; one the application sets is capped at ``net.core.rmem_max`` and doubled; of a
   receive buffer, 1/2^tcp_adv_win_scale is kept for overhead and the rest advertised as window.
@@ -23,6 +25,7 @@ TCP_HEADER_B = 32  # 20 bytes plus the 12-byte timestamp option Linux sends by d
 UDP_HEADER_B = 8
 TSUNAMI_HEADER_B = 6  # block number (4) and type (2) ahead of each block (Tsunami's server/protocol.c)
 ACKS_PER_SEGMENT = 0.5  # delayed ACKs: one ACK for every second segment (RFC 1122)
+QUICKACKS = 16  # segments Linux acknowledges one by one at a connection's start (TCP_MAX_QUICKACKS)
 MATHIS_C = math.sqrt(1.5)
 
 
@@ -98,14 +101,18 @@ def slow_start(target_window_B: float, mss: int, initial_segments: int, rtt_s: f
                size_B: float) -> tuple[float, float]:
     """(seconds, bytes) of slow start before a stream reaches ``target_window_B``.
 
-    The window doubles every round trip from ``initial_segments`` segments; slow start ends when it
-    reaches the target or when the stream has sent all its bytes.
+    From ``initial_segments`` segments the window grows by one segment per ACK: the first
+    ``QUICKACKS`` segments are acknowledged one by one, the rest one ACK per two. Slow start ends
+    when the window reaches the target or when the stream has sent all its bytes.
     """
     cwnd = float(initial_segments * mss)
-    sent, rounds = 0.0, 0
+    sent, rounds, quick = 0.0, 0, float(QUICKACKS)
     while cwnd < target_window_B and sent + cwnd < size_B:
         sent += cwnd
-        cwnd *= 2.0
+        segments = cwnd / mss
+        at_once = min(segments, quick)
+        quick -= at_once
+        cwnd += (at_once + (segments - at_once) * ACKS_PER_SEGMENT) * mss
         rounds += 1
     return rounds * rtt_s, sent
 

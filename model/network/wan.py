@@ -225,14 +225,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     protocol = scenario.body.workload.protocol
     started = []
 
-    def run(spec: _FlowSpec):
-        yield env.timeout(spec.delay_s)
-        flow = net.transfer(spec.size_B, spec.usage, name=spec.name, max_rate_Bps=spec.cap_Bps)
-        started.append(flow)
-        yield flow.done
+    def run(delay_s: float, specs: list[_FlowSpec]):
+        """The flows that leave slow start together start together (one share-out for all)."""
+        yield env.timeout(delay_s)
+        started.extend(net.transfers([(f.size_B, f.usage, f.name, f.cap_Bps) for f in specs]))
 
+    by_delay: dict[float, list[_FlowSpec]] = {}
     for spec in flows:
-        env.process(run(spec))
+        by_delay.setdefault(spec.delay_s, []).append(spec)
+    for delay_s, specs in by_delay.items():
+        env.process(run(delay_s, specs))
     env.run()
     elapsed = env.now + rtt_s / 2.0  # the last byte still has to cross the path
     bound = partition_bound_Bps([f.usage for f in flows], [f.cap_Bps for f in flows]) / 1e6

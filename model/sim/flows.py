@@ -116,15 +116,23 @@ class FlowNetwork:
     def transfer(self, size_B: float, usage: dict[FlowResource, float], *, name: str = "flow",
                  max_rate_Bps: float = math.inf) -> Flow:
         """Start a flow now; ``flow.done`` succeeds (with the flow) when its last byte has moved."""
-        if not size_B > 0:
-            raise ValueError(f"flow {name}: size must be positive, got {size_B}")
-        usage = {r: float(a) for r, a in usage.items() if a > 0}
+        return self.transfers([(size_B, usage, name, max_rate_Bps)])[0]
+
+    def transfers(self, specs: list[tuple[float, dict[FlowResource, float], str, float]]) -> list[Flow]:
+        """Start several flows now, each (size_B, usage, name, max_rate_Bps), sharing out the
+        resources once for all of them rather than once per flow."""
         self._advance()
-        flow = Flow(name, float(size_B), usage, float(max_rate_Bps), self.env.event())
-        flow.started_s = self.env.now
-        self.active.append(flow)
+        started = []
+        for size_B, usage, name, max_rate_Bps in specs:
+            if not size_B > 0:
+                raise ValueError(f"flow {name}: size must be positive, got {size_B}")
+            flow = Flow(name, float(size_B), {r: float(a) for r, a in usage.items() if a > 0},
+                        float(max_rate_Bps), self.env.event())
+            flow.started_s = self.env.now
+            self.active.append(flow)
+            started.append(flow)
         self._reallocate()
-        return flow
+        return started
 
     def _advance(self) -> None:
         """Move every active flow forward to the current time at its current rate."""
