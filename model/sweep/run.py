@@ -57,9 +57,10 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         result_path = Path(tmp) / "result.json"
-        if spec["scenario"] is not None:  # scenario keys are dotted: they travel as overrides
-            overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
-            parameters = {"scenario": spec["scenario"], "overrides": overrides}
+        if spec["scenario"] is not None:  # scenario keys are dotted: they travel as one mapping
+            settings = dict(o.split("=", 1) for o in spec["base"])
+            settings.update(spec["point"])
+            parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
             parameters = dict(spec["point"])
         parameters["result_path"] = str(result_path)
