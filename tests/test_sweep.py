@@ -135,6 +135,11 @@ def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (0, 0, 2)
+    before = pd.read_parquet(tmp_path / "out" / "results.parquet")
     changed = dict(params.calibrated(), bus_efficiency=0.5)
     monkeypatch.setattr(params, "calibrated", lambda: changed)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)
+    # the table holds the current points only: the stale ones stay on disk, out of it
+    after = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert len(after) == len(points) and set(after.point_id).isdisjoint(before.point_id)
+    assert len(list((tmp_path / "out" / "points").glob("*.parquet"))) == 2 * len(points)

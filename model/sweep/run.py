@@ -148,5 +148,5 @@ def run(grid: Grid, points: list[dict[str, Any]], out: Path, workers: int | None
                     keep(future.result())
     finally:
         bar.close()
-        store.gather()
+        store.gather({s["point_id"] for s in todo_all})
     return finished, failed, skipped

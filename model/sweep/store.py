@@ -1,8 +1,9 @@
 """A sweep's results on disk: one parquet file per finished point, written atomically.
 
 A point's file appears whole or not at all (written beside, then renamed), so an interrupted run
-leaves only finished points; running the grid again skips them. ``results.parquet`` gathers every
-point into one tidy table.
+leaves only finished points; running the grid again skips them. ``results.parquet`` gathers the
+grid's current points into one tidy table: points run for superseded inputs (another calibration,
+catalog or scenario, which change every point's id) stay on disk but out of it.
 """
 from __future__ import annotations
 
@@ -41,16 +42,17 @@ class Store:
         pd.DataFrame([record]).to_parquet(partial, index=False)
         os.replace(partial, final)
 
-    def table(self) -> pd.DataFrame:
-        files = sorted(self.points.glob("*.parquet"))
+    def table(self, ids: set[str] | None = None) -> pd.DataFrame:
+        """The finished points (those of ``ids`` only, when given), one row each."""
+        files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
         return pd.DataFrame.from_records([row for f in files for row in pd.read_parquet(f).to_dict("records")])
 
-    def gather(self) -> Path:
-        """Write every finished point into ``results.parquet`` (atomically) and return its path."""
+    def gather(self, ids: set[str]) -> Path:
+        """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
         path = self.out / "results.parquet"
         partial = self.out / f".results.{os.getpid()}.partial"
-        self.table().to_parquet(partial, index=False)
+        self.table(ids).to_parquet(partial, index=False)
         os.replace(partial, path)
         return path
