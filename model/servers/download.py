@@ -45,7 +45,7 @@ from ..scenario import DownloadBody, Scenario
 from ..sim.flows import FlowNetwork
 from ..sim.rng import stream
 from ..storage import raidmap
-from ..storage.spindle import Spindle
+from ..storage.spindle import Spindle, copy_preference
 
 PAGE_B = 4096
 SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
@@ -99,8 +99,7 @@ class Array:
         last: dict[int, int] = {}
         for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
             member = piece.members[0] if len(piece.members) == 1 else min(
-                piece.members, key=lambda m: (m not in last, self.drives[m].pending(now),
-                                              abs(self.drives[m].head_B - piece.offset_B)))
+                piece.members, key=lambda m: (m not in last, *copy_preference(self.drives[m], now, piece.offset_B)))
             i = last.get(member)
             if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
                 commands[i][2] += piece.length_B

@@ -26,10 +26,8 @@ from ..errors import NotModelled
 from ..scenario import StorageBody
 from ..sim.flows import FlowResource
 from . import disk as disk_model
+from . import raidmap
 
-PARITY_CHUNKS = {"raid5": 1, "raid6": 2}
-DATA_WIDTH = {"single": lambda n: 1, "raid1": lambda n: 1, "raid0": lambda n: n, "raid5": lambda n: n - 1,
-              "raid6": lambda n: n - 2, "raid10": lambda n: n // 2}
 
 
 def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
@@ -46,10 +44,10 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: flo
         raise NotModelled("direct I/O over LVM groups arrives with a later change")
     request_B = body.workload.request_KiB * 1024
     chunk_B = volume.chunk_KiB * 1024
-    width = DATA_WIDTH[volume.level](volume.disks.count)
+    width = 1 if volume.level in ("single", "raid1") else raidmap.data_members(volume.level, volume.disks.count)
     touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
-    if op == "write" and volume.level in PARITY_CHUNKS and touched < width:
+    if op == "write" and volume.level in ("raid5", "raid6") and touched < width:
         return seconds + partial_stripe_s(volume.level, volume.engine, touched, width, disk,
                                           min(request_B, chunk_B) / drive_Bps)
     if op == "write" and not write_cache_on(body, vname, disk):
@@ -65,7 +63,7 @@ def partial_stripe_s(level: str, engine: str, touched: int, width: int, disk: Di
     data chunks first, on other drives. Linux md takes the one with fewer reads, but its RAID6 knows
     only reconstruct-write (before Linux 4.1); a controller takes the one with fewer reads.
     """
-    rmw_reads, rcw_reads = touched + PARITY_CHUNKS[level], width - touched
+    rmw_reads, rcw_reads = touched + raidmap.PARITY_CHUNKS[level], width - touched
     if (engine == "md" and level == "raid6") or rcw_reads < rmw_reads:
         return chunk_s  # the other chunks' reads, in parallel, before the writes
     return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors

@@ -45,7 +45,7 @@ from ..errors import NotModelled, UserError
 from ..result import Result
 from ..scenario import Scenario, StorageBody
 from . import disk as disk_model
-from .spindle import Spindle
+from .spindle import Spindle, copy_preference
 from .writecache import WriteBackCache, merged_runs
 
 PAGE_B = 4096
@@ -79,7 +79,7 @@ class MirrorOrDrive:
         drives = self.drives
         if not self.balanced_reads:
             return drives[0].submit(now_s, offset_B, length_B)
-        keys = [(d.pending(now_s), abs(d.head_B - offset_B)) for d in drives]
+        keys = [copy_preference(d, now_s, offset_B) for d in drives]
         return drives[keys.index(min(keys))].submit(now_s, offset_B, length_B)
 
     def write(self, now_s: float, offset_B: int, length_B: int) -> None:

@@ -30,6 +30,11 @@ from . import disk as disk_model
 MAX_SEGMENTS = 16
 
 
+def copy_preference(drive: "Spindle", now_s: float, offset_B: float) -> tuple[int, float]:
+    """How a mirror picks the copy to read: fewer commands pending, then the nearer head (smaller first)."""
+    return drive.pending(now_s), abs(drive.head_B - offset_B)
+
+
 class Spindle:
     """A drive whose commands are served in arrival order; ``submit`` returns when one completes.
 
