@@ -4,7 +4,8 @@ RAID0 stripes chunks over every member; RAID5 and RAID6 rotate one or two parity
 row (left-symmetric: the parity moves one member to the left each row and the data chunks follow
 it), and a read touches only the data chunks; RAID10 stripes over mirrored pairs, and either drive
 of a pair can serve a read. Used by the request-level models (the download server of
-``002_d084885fd2f4dc68.txt``); the fluid storage path needs only the shares in ``topology``.
+``002_d084885fd2f4dc68.txt``) and by direct I/O for stripe widths; the fluid storage path needs
+only the shares in ``topology``.
 """
 from __future__ import annotations
 
