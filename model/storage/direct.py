@@ -8,8 +8,8 @@ for a write that must reach the platters before the next one is sent (no write c
 revolution the next request waits for its first sector, which has just passed under the head. A
 sequential read pays no such turn: the drive's look-ahead has the next request's data.
 
-Write caches: ATA and SATA drives ship with theirs on and Linux leaves it so; SCSI and SAS drives
-under Linux md are taken with it off; a hardware RAID volume has the controller's ``write_back``.
+Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
+drives' off under md, a hardware RAID volume's controller's ``write_back``).
 A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
 read-modify-write or reconstruct-write). The host CPU a direct
 stream costs is the buffered path's less the copy to or from user space (``io_copy_passes - 1``
@@ -21,20 +21,14 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import Catalog, Disk
+from ..catalog import Disk
 from ..errors import NotModelled
 from ..scenario import StorageBody
-from ..sim.flows import FlowResource
 from . import disk as disk_model
 from . import raidmap
+from .topology import StoragePath
+from .writecache import write_cache_on
 
-
-
-def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
-    volume = body.volumes[vname]
-    if volume.engine == "controller":
-        return body.controllers[volume.disks.attach[0].partition(".")[0]].write_back
-    return disk.interface in ("ide", "sata")
 
 
 def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: float) -> float:
@@ -69,14 +63,13 @@ def partial_stripe_s(level: str, engine: str, touched: int, width: int, disk: Di
     return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors
 
 
-def request_limit_Bps(body: StorageBody, catalog: Catalog, where: str,
-                      usage_per_byte: dict[str, dict[FlowResource, float]]) -> float:
+def request_limit_Bps(body: StorageBody, path: StoragePath) -> float:
     """The most a direct stream moves per second: a request at a time over source then target."""
     w = body.workload
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
     total_s = 0.0
     for vname, op in legs:
-        disk = catalog.get("disks", body.volumes[vname].disks.part, where, f"volumes.{vname}.disks.part")
-        drive_Bps = min(res.capacity for res in usage_per_byte[vname] if res.name.startswith("disk "))
+        disk = path.disks[vname][0][1]
+        drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
         total_s += request_s(body, vname, op, disk, drive_Bps)
     return w.request_KiB * 1024 / total_s

@@ -46,7 +46,7 @@ from ..result import Result
 from ..scenario import Scenario, StorageBody
 from . import disk as disk_model
 from .spindle import Spindle, copy_preference
-from .writecache import WriteBackCache, merged_runs
+from .writecache import WriteBackCache, merged_runs, write_cache_on
 
 PAGE_B = 4096
 READ_AROUND_PAGES = 32  # Linux's default read-ahead window (VM_MAX_READAHEAD, 128 KiB)
@@ -163,7 +163,7 @@ class MappedFile:
 
 
 def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
-                 where: str) -> tuple[MirrorOrDrive, Controller, Disk]:
+                 where: str) -> tuple[MirrorOrDrive, Controller]:
     vname = body.workload.target
     volume = body.volumes[vname]
     if volume.level not in ("single", "raid1") or volume.groups != 1:
@@ -176,15 +176,17 @@ def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
     efficiency = disk_model.format_efficiency(disk, params)
     drives = [Spindle(disk, efficiency) for _ in range(volume.disks.count)]
     cache = None
-    if volume.engine == "controller" and slot.write_back:
-        if ctrl.cache_MB is None:
-            raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
-        cache = WriteBackCache(drives, ctrl.cache_MB * 1e6, disk.interface_rate_MBps * 1e6)
-    elif volume.engine == "md" and disk.interface in ("ide", "sata"):
-        if len(drives) > 1:
+    if write_cache_on(body, vname, disk):
+        if volume.engine == "controller":
+            if ctrl.cache_MB is None:
+                raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
+            size_B = ctrl.cache_MB * 1e6
+        elif len(drives) > 1:
             raise NotModelled("an md mirror's write path arrives with the storage issue")
-        cache = WriteBackCache(drives, disk.cache_MB * 1e6, disk.interface_rate_MBps * 1e6)
-    return MirrorOrDrive(drives, cache, slot.mirror_reads == "balanced"), ctrl, disk
+        else:
+            size_B = disk.cache_MB * 1e6
+        cache = WriteBackCache(drives, size_B, disk.interface_rate_MBps * 1e6)
+    return MirrorOrDrive(drives, cache, slot.mirror_reads == "balanced"), ctrl
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -194,7 +196,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         raise UserError(scenario.path, "workload.op", "io: mmap models one program reading the mapped file "
                         "forward while writing it backward: needs op: write and streams: 1")
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    volume, ctrl, disk = build_volume(body, catalog, params, scenario.path)
+    volume, ctrl = build_volume(body, catalog, params, scenario.path)
     blocks = math.ceil(w.total_MB * 1e6 / BLOCK_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024

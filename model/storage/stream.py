@@ -84,7 +84,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     pays = 1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     usages = [stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
     if direct_io:  # one request in flight: the drives it lands on set the pace
-        limit_Bps = direct.request_limit_Bps(body, catalog, scenario.path, path.usage_per_byte)
+        limit_Bps = direct.request_limit_Bps(body, path)
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
     latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)

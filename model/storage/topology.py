@@ -127,14 +127,13 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
         part: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
         per_group = volume.disks.count // volume.groups
         groups = group_shares(volume)
-        surface = drive_share(volume.level, per_group, "write" if op == "copy" and vname == body.workload.target
-                              else op)
+        volume_op = "write" if op == "copy" and vname == body.workload.target else op
+        surface = drive_share(volume.level, per_group, volume_op)
         span = body.workload.streams * bytes_per_stream * max(groups) * surface / (part.capacity_GB * 1e9)
         rate_Bps = disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
         use: dict[FlowResource, float] = {}
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0
-        writing = op == "write" or (op == "copy" and vname == body.workload.target)
 
         def add(res: FlowResource, share: float) -> None:
             use[res] = use.get(res, 0.0) + share
@@ -161,7 +160,7 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
             cname = volume.disks.attach[members[0]].partition(".")[0]
             ctrl, ctrl_res = controller(cname)
             driver[vname] += g_share * driver_cost(cname)
-            if volume.engine == "md" and volume.level in PARITY and writing:
+            if volume.engine == "md" and volume.level in PARITY and volume_op == "write":
                 parity_s = MD_PARITY_COPIES[volume.level] / (host.copy_rate_MBps * 1e6)
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
                 parity[vname] += g_share * parity_s

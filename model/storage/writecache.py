@@ -9,7 +9,19 @@ enabled; the IOP332's cache with write-back on).
 """
 from __future__ import annotations
 
+from ..catalog import Disk
+from ..scenario import StorageBody
 from .spindle import Spindle
+
+
+def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
+    """Whether writes to volume ``vname`` meet a write-back cache: a hardware RAID volume's is its
+    controller's (``write_back``; the controller keeps its drives' own caches off); under Linux, ATA
+    and SATA drives keep theirs on as they ship, SCSI and SAS drives are taken with it off."""
+    volume = body.volumes[vname]
+    if volume.engine == "controller":
+        return body.controllers[volume.disks.attach[0].partition(".")[0]].write_back
+    return disk.interface in ("ide", "sata")
 
 
 def merged_runs(extents: dict[int, int], max_B: float = float("inf")) -> list[tuple[int, int]]:
