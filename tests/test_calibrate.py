@@ -24,7 +24,7 @@ def test_stored_values_lie_inside_bounds_and_intervals():
 
 
 def test_fit_recovers_known_parameters_from_synthetic_measurements():
-    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_copy_passes": 8.0,
+    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_copy_passes": 8.0, "io_write_extra_passes": 2.0,
              "raid_cycles_per_cache_block": 25000.0, "iop332_driver_write_ns_per_byte": 50.0}
     assert set(truth) == {p.name for p in storage_parameters.PARAMETERS}
     synthetic = []

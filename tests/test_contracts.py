@@ -86,6 +86,18 @@ def test_single_disk_analytic_check():
     assert result.elapsed_s == pytest.approx(disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6))
 
 
+@pytest.mark.parametrize("extra", [0.0, 1.0, 3.0])
+def test_a_cpu_bound_write_costs_its_extra_passes_more_than_a_read(extra):
+    """TRIUMF's host is CPU-bound on its 12 drives: each byte costs io_copy_passes copies on one core
+    to read and io_write_extra_passes more to write, so the rates stand as (passes + extra) / passes."""
+    from model import params
+    values = dict(params.calibrated(), io_copy_passes=4.0, io_write_extra_passes=extra)
+    read, write = (simulate(scenario.load("atlas_triumf_send", [f"workload.op={op}"]), values)
+                   for op in ("read", "write"))
+    assert read.bottleneck.startswith("core") and write.bottleneck.startswith("core")
+    assert read.bound_MBps / write.bound_MBps == pytest.approx((4.0 + extra) / 4.0, rel=1e-6)
+
+
 @pytest.mark.parametrize("streams", [2, 4, 8])
 def test_processes_beyond_the_cores_time_share_them_fairly(streams):
     """psu_write's director has 2 cores; its RAID writers are CPU-bound (the driver path)."""

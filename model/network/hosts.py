@@ -8,7 +8,7 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
   a UDP sender pays it in its own process, inside sendto();
 - one memory copy between user space and the socket buffer, at the host's copy rate, in the process;
 - the buffered file I/O path for bytes read from or written to disk (the storage model's
-  ``io_copy_passes``), in the process that does the I/O.
+  ``io_copy_passes``, and ``io_write_extra_passes`` more for a write), in the process that does the I/O.
 
 Every core's work also counts against the host's total of ``cores`` core-seconds per second.
 """

@@ -41,6 +41,7 @@ from ..result import Result
 from ..scenario import Scenario, StorageBody, WanBody
 from ..sim.flows import FlowNetwork, FlowResource
 from ..storage import topology
+from ..storage.stream import io_s_per_byte
 from . import tcp
 from .hosts import HostNet, add, charge, host_net, partition_bound_Bps
 
@@ -88,7 +89,7 @@ def _storage(net: FlowNetwork, side: HostNet, body: WanBody, role: str, catalog:
     volume = storage.workload.target
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
     return _Storage(usage=dict(path.usage_per_byte[volume]),
-                    io_s_per_byte=params["io_copy_passes"] / (side.host.copy_rate_MBps * 1e6),
+                    io_s_per_byte=io_s_per_byte(params, side.host.copy_rate_MBps, op),
                     driver_s_per_byte=driver)
 
 

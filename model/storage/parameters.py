@@ -11,7 +11,11 @@ PARAMETERS = (
     FreeParameter("io_copy_passes", "1", 5.0, 1.0, 20.0,
                   "core time a byte streamed through the kernel's buffered I/O path costs, in units of "
                   "one memory-to-memory copy of that byte on the host (page cache, copy to or from user "
-                  "space, block layer, interrupts); scaled by each host's copy rate"),
+                  "space, block layer, interrupts) when it is read; scaled by each host's copy rate"),
+    FreeParameter("io_write_extra_passes", "1", 1.0, 0.0, 20.0,
+                  "core time a byte written through the buffered I/O path costs beyond one read, in "
+                  "copies of that byte on the host (block allocation, dirtying pages and buffers, "
+                  "submitting the write-back); scaled by each host's copy rate"),
     FreeParameter("raid_cycles_per_cache_block", "cycle", 20000.0, 1000.0, 200000.0,
                   "processor cycles a hardware RAID controller spends on each cache block of user data "
                   "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)"),

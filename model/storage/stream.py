@@ -5,7 +5,10 @@ volume, or from the source volume to the target (copy), after the disks' first a
 half a turn). A process runs on one core at a time (processes beyond the host's cores time-share
 them), so a stream is also limited by that core (the ATLAS slides' lesson: "Single 2.8 GHz is
 likely to outperform Dual 2.0 GHz"): its core spends ``io_copy_passes`` memory copies' worth of
-time on every byte, at the host's single-core copy rate. ``io: direct`` streams go one request at
+time on every byte it reads and ``io_write_extra_passes`` more on every byte it writes, at the
+host's single-core copy rate (``io_s_per_byte``). A write costs more than a read: the ATLAS hosts
+that were CPU-bound read 1.3 times faster than they wrote (TRIUMF 227/174 MB/s, the IntelliStation
+170/130). ``io: direct`` streams go one request at
 a time (``model.storage.direct``); ``io: mmap`` is the memory-mapped test (``model.storage.mmap``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
@@ -21,13 +24,22 @@ from . import disk as disk_model
 from . import direct, mmap, topology
 
 
+def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str, direct_io: bool = False) -> float:
+    """Core seconds one byte read (``op`` "read") or written ("write") through the kernel costs.
+
+    A direct (``O_DIRECT``) byte skips the copy to or from user space.
+    """
+    passes = params["io_copy_passes"] + (params["io_write_extra_passes"] if op == "write" else 0.0)
+    return (passes - (1.0 if direct_io else 0.0)) / (copy_rate_MBps * 1e6)
+
+
 def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
-                  core_s_per_byte: float, writer_pays: float) -> dict[FlowResource, float]:
+                 read_s_per_byte: float, write_s_per_byte: float, writer_pays: float) -> dict[FlowResource, float]:
     """Resources a stream's byte uses: its volumes' paths, its own core and the host's CPU.
 
-    The core copies each byte through the page cache once per volume it touches, and pays the
-    write driver path for the share ``writer_pays`` of the bytes it writes back itself; the
-    flusher threads pay the rest on other cores.
+    The core takes each byte through the page cache once per volume it touches (a copy reads the
+    source and writes the target), and pays the write driver path for the share ``writer_pays`` of
+    the bytes it writes back itself; the flusher threads pay the rest on other cores.
     """
     w = body.workload
     volumes = [w.target] + ([w.source] if w.op == "copy" else [])
@@ -36,10 +48,11 @@ def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResour
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
     writes = w.op in ("write", "copy")
+    core_s = (write_s_per_byte if writes else read_s_per_byte) + (read_s_per_byte if w.op == "copy" else 0.0)
     driver = path.driver_s_per_byte[w.target] if writes else 0.0
     parity = path.parity_s_per_byte[w.target] if writes else 0.0  # md's raid5d threads, not the writer
-    usage[core] = core_s_per_byte * len(volumes) + writer_pays * driver
-    usage[host_cpu] = core_s_per_byte * len(volumes) + driver + parity
+    usage[core] = core_s + writer_pays * driver
+    usage[host_cpu] = core_s + driver + parity
     return usage
 
 
@@ -78,11 +91,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     thread = "core {}" if w.streams <= path.host.cores else "process {}"
     cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
     direct_io = w.io == "direct"
-    # a direct stream skips the copy to or from user space, and writes back every byte itself
-    copies = params["io_copy_passes"] - (1.0 if direct_io else 0.0)
-    core_s_per_byte = copies / (path.host.copy_rate_MBps * 1e6)
+    read_s, write_s = (io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io) for op in ("read", "write"))
+    # a direct stream writes back every byte itself
     pays = 1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
-    usages = [stream_usage(path, body, core, host_cpu, core_s_per_byte, pays) for core in cores]
+    usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
     if direct_io:  # one request in flight: the drives it lands on set the pace
         limit_Bps = direct.request_limit_Bps(body, path)
         for i, usage in enumerate(usages):
