@@ -6,9 +6,9 @@ half a turn). A process runs on one core at a time (processes beyond the host's 
 them), so a stream is also limited by that core (the ATLAS slides' lesson: "Single 2.8 GHz is
 likely to outperform Dual 2.0 GHz"): its core spends ``io_copy_passes`` memory copies' worth of
 time on every byte it reads and ``io_write_extra_passes`` more on every byte it writes, at the
-host's single-core copy rate (``io_s_per_byte``). A write costs more than a read: the ATLAS hosts
-that were CPU-bound read 1.3 times faster than they wrote (TRIUMF 227/174 MB/s, the IntelliStation
-170/130). ``io: direct`` streams go one request at
+host's single-core copy rate (``io_s_per_byte``). A write costs more than a read (it allocates
+blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-bound send host read
+227 MB/s and wrote 174 MB/s on the same twelve drives. ``io: direct`` streams go one request at
 a time (``model.storage.direct``); ``io: mmap`` is the memory-mapped test (``model.storage.mmap``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
