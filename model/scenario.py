@@ -38,7 +38,10 @@ class ControllerSlot:
     """A controller plugged into a bus segment of the host (``bus`` names a segment).
 
     ``transfer`` is how the driver moves data: by DMA, or by programmed I/O when DMA is off (as on
-    the IBM x330 under Red Hat 7.3). ``write_back`` is a RAID controller's cache policy.
+    the IBM x330 under Red Hat 7.3). ``channel_mode`` is the transfer mode the driver programmed on
+    the controller's drive channels when it is not the controller's fastest (a ``channel`` bus of
+    the catalog, no faster than the controller's ``channel_bus``): Linux's ServerWorks driver never
+    enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2. ``write_back`` is a RAID controller's cache policy.
     ``mirror_reads`` is how it picks a mirror's copy for a read: ``balanced``, the drive with fewer
     commands pending and then the nearer head (what RAID vendors document), or ``primary``, always
     the first drive.
@@ -50,6 +53,7 @@ class ControllerSlot:
     part: str
     bus: str
     transfer: Literal["dma", "pio"] = "dma"
+    channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
     write_back: bool = False
     mirror_reads: Literal["balanced", "primary"] = "balanced"
     driver_cost: str | None = None  # a declared free parameter: host CPU (ns) its driver path costs per byte written

@@ -89,6 +89,11 @@ def test_unknown_variant(run_cli):
     _one_line_error(run_cli("predict", "atlas_x330", "--set", "variant=nope"), "variant", "allowed:")
 
 
+def test_channel_mode_faster_than_the_controller(run_cli):
+    _one_line_error(run_cli("predict", "atlas_x330", "--set", "controllers.onboard.channel_mode=ide_udma100"),
+                    "controllers.onboard.channel_mode", "allowed: ide_mwdma2")
+
+
 def test_bad_option_is_one_line_too(run_cli):
     with pytest.raises(SystemExit) as exit_info:
         run_cli("predict")

@@ -86,6 +86,17 @@ def test_single_disk_analytic_check():
     assert result.elapsed_s == pytest.approx(disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6))
 
 
+@pytest.mark.parametrize("mode", ["ide_mwdma2", "ide_udma33"])
+def test_a_drive_channel_runs_at_the_mode_its_driver_set(mode):
+    """The x330's drive streams at the programmed mode's burst rate times the bus efficiency."""
+    from model import catalog, params
+    values = params.calibrated()
+    result = simulate(scenario.load("atlas_x330", [f"controllers.onboard.channel_mode={mode}"]), values)
+    burst = catalog.load().parts["buses"][mode].peak_MBps
+    assert result.bottleneck == "channel onboard.0"
+    assert result.bound_MBps == pytest.approx(burst * values["bus_efficiency"])
+
+
 @pytest.mark.parametrize("extra", [0.0, 1.0, 3.0])
 def test_a_cpu_bound_write_costs_its_extra_passes_more_than_a_read(extra):
     """TRIUMF's host is CPU-bound on its 12 drives: each byte costs io_copy_passes copies on one core

@@ -93,6 +93,16 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
 
     def channel(point: str, ctrl: Controller, cname: str) -> FlowResource:
         ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
+        mode = body.controllers[cname].channel_mode
+        if mode is not None:  # the driver programmed a slower mode than the controller's best
+            key = f"controllers.{cname}.channel_mode"
+            set_bus = catalog.get("buses", mode, where, key)
+            if set_bus.kind != "channel" or set_bus.peak_MBps > ch_bus.peak_MBps:
+                slower = sorted(b for b, bus in catalog.parts["buses"].items()
+                                if bus.kind == "channel" and bus.peak_MBps <= ch_bus.peak_MBps)
+                raise UserError(where, key, f"must be a drive-channel mode no faster than the {ctrl.name}'s "
+                                f"{ctrl.channel_bus}; allowed: {', '.join(slower)}")
+            ch_bus = set_bus
         return resource(f"channel {point}", lambda: ch_bus.peak_MBps * 1e6 * efficiency)
 
     def raid_processor(ctrl: Controller, cname: str, group: int) -> tuple[FlowResource, float]:
