@@ -133,3 +133,23 @@ def test_one_worker_reads_one_file_at_a_time_however_many_clients_wait():
 def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, setting, key):
     status, out, err = run_cli("predict", "eah_download", "--set", setting)
     assert status == 2 and len(err.strip().splitlines()) == 1 and f": {key}: " in err
+
+
+def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(monkeypatch):
+    """Cold metadata (1000 MB against two million files): each data file's open reads three pages
+    before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
+    from model.servers import download
+
+    assert download.Directory(2048, 5 * 2**20).leaves == 82  # 4096 entries of 56 B, leaves 69 % full
+    reads = []
+    original = download.Array.read
+
+    def read(self, offset_B, length_B):
+        reads.append(length_B)
+        return original(self, offset_B, length_B)
+
+    monkeypatch.setattr(download.Array, "read", read)
+    simulate(scenario.load("eah_download", ["workload.files=40", "workload.clients=1"]))
+    assert reads[:3] == [download.PAGE_B] * 3 and reads[3] > download.PAGE_B
+    lookups = sum(1 for n in reads if n == download.PAGE_B)
+    assert 4 * 40 <= lookups <= 5 * 40  # root, leaf, inode, md5 data, and the md5 leaf when it differs

@@ -8,10 +8,15 @@ done. The server side, request by request:
   a page it needs is not in memory yet, it sleeps in the kernel until the read completes, and its
   other connections wait with it. The socket's send buffer takes a whole file, so one ``sendfile``
   runs through the file without waiting for the network: a worker serves files one at a time.
-- Opening a file reads its inode: 1000 MB of memory cannot hold the metadata of two million files,
-  so each open costs one page read from the directory's inodes, kept at the start of the directory's
-  files; the md5 file is read from just after its data file (each was written right after it), its
-  inode, the next one, comes with the same read.
+- Opening a file looks its name up, then reads its inode. 1000 MB of memory cannot hold the metadata
+  of two million files, and a directory's blocks are touched once in a thousand requests while the
+  data streams through the page cache in seconds, so nothing of a directory stays cached from one
+  pair to the next. The file system is taken as ext3 with hashed directory indexes (``dir_index``,
+  mke2fs's default since 2007; the report does not name it): a lookup reads the directory's index
+  root, then the leaf block the name hashes to (``Directory``), then the page of the inode table
+  holding the inode, kept at the start of the directory's files. The md5 file's name hashes to its
+  own leaf, read unless it is the data file's; its inode, the next one, came with the data file's
+  page, and its data is read from just after its data file (each was written right after it).
 - The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
   from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
   the read of the next one in the background, so a stream has one window in flight ahead.
@@ -51,7 +56,11 @@ PAGE_B = 4096
 SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
 DEFAULT_READ_AHEAD_KIB = 128  # Linux's read_ahead_kb default (VM_MAX_READAHEAD)
 MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
-INODE_B = 256  # an XFS or ext3/4 inode as mkfs makes them (the report does not name the file system)
+INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
+# An ext3 directory entry: 8 bytes and the name, padded to 4. The data files' names are not given;
+# Einstein@home's radio-pulsar work units have names of about 48 characters (estimated).
+DIRENT_B = 8 + 48
+HTREE_LEAF_FILL = 0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
 ETHERNET_MTU_B = 1500
 # Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
 # the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
@@ -109,6 +118,24 @@ class Array:
         return max(self.drives[m].submit(now, o, n) for m, o, n in commands)
 
 
+class Directory:
+    """Where a directory's hashed index lives: its root after the inode table at the start of the
+    directory's files, and its leaf blocks spread over the files, each written as the directory grew.
+    """
+
+    def __init__(self, files_per_directory: int, slot_B: int):
+        entries = 2 * files_per_directory  # a data file and its md5 file each
+        self.leaves = max(1, math.ceil(entries * DIRENT_B / (PAGE_B * HTREE_LEAF_FILL)))
+        self.files_per_directory = files_per_directory
+        self.slot_B = slot_B
+        self.root_offset_B = math.ceil(entries * INODE_B / PAGE_B) * PAGE_B
+
+    def leaf_B(self, directory_start_B: int, leaf: int) -> int:
+        """A leaf's place: the last page of the slot of the file being written when it was added."""
+        file = leaf * self.files_per_directory // self.leaves
+        return directory_start_B + (file + 1) * self.slot_B - PAGE_B
+
+
 class Server:
     """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
 
@@ -128,6 +155,7 @@ class Server:
         self.files = body.workload.dataset_files
         self.files_per_directory = body.workload.files_per_directory
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
+        self.directory = Directory(self.files_per_directory, self.slot_B)
 
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
@@ -143,10 +171,13 @@ class Server:
         start = index * self.slot_B
         directory_start = index // self.files_per_directory * self.files_per_directory * self.slot_B
         inode_B = directory_start + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
+        leaves = self.rng.randrange(self.directory.leaves), self.rng.randrange(self.directory.leaves)
         with self.workers[worker].request() as turn:
             yield turn
             began = self.env.now
-            yield from self._until(self.array.read(inode_B, PAGE_B))
+            for page_B in (directory_start + self.directory.root_offset_B,
+                           self.directory.leaf_B(directory_start, leaves[0]), inode_B):
+                yield from self._until(self.array.read(page_B, PAGE_B))
             done = self.array.read(start, self.windows[0][1])
             for k, (_, length) in enumerate(self.windows):
                 if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
@@ -161,6 +192,8 @@ class Server:
         with self.workers[worker].request() as turn:
             yield turn
             began = self.env.now
+            if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
+                yield from self._until(self.array.read(self.directory.leaf_B(directory_start, leaves[1]), PAGE_B))
             yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
             self.worker_busy_s += self.env.now - began
         self.worker_connections[worker] -= 1
