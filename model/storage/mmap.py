@@ -74,11 +74,11 @@ class MirrorOrDrive:
         self.drives = drives
         self.cache = cache
         self.balanced_reads = balanced_reads and len(drives) > 1
+        if not self.balanced_reads:
+            self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
         drives = self.drives
-        if not self.balanced_reads:
-            return drives[0].submit(now_s, offset_B, length_B)
         keys = [copy_preference(d, now_s, offset_B) for d in drives]
         return drives[keys.index(min(keys))].submit(now_s, offset_B, length_B)
 

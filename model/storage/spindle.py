@@ -21,6 +21,7 @@ calibrated parameter (``001_4cf980d67b39ffac.txt``). Used by the download server
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from math import sqrt
 
 from ..catalog import Disk
 from . import disk as disk_model
@@ -72,7 +73,7 @@ class Spindle:
 
     def media_Bps(self, offset_B: float) -> float:
         x = offset_B / self.size_B
-        return self._outer_Bps * (1.0 - self._k * (x if x < 1.0 else 1.0)) ** 0.5
+        return self._outer_Bps * sqrt(1.0 - self._k * (x if x < 1.0 else 1.0))
 
     def submit(self, now_s: float, offset_B: float, length_B: float) -> float:
         """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; the time it completes."""
@@ -143,11 +144,13 @@ class Spindle:
 
     def seek_s(self, offset_B: float) -> float:
         """The seek from where the head is to ``offset_B`` (``model.storage.disk.seek_ms``)."""
-        d = min(abs(offset_B - self.head_B) / self.size_B, 1.0)
+        d = abs(offset_B - self.head_B) / self.size_B
         if d == 0.0:
             return 0.0
+        if d > 1.0:
+            d = 1.0
         t1, k, m = self._seek
-        return t1 + k * d ** 0.5 + m * d
+        return t1 + k * sqrt(d) + m * d
 
     def tracks(self, offset_B: float) -> float:
         """Revolutions of data from the outer edge to ``offset_B``: the integral of 1 / track size.
@@ -158,7 +161,7 @@ class Spindle:
         per_turn_B = self._outer_Bps * self.revolution_s
         if self._k < 1e-12:
             return offset_B / per_turn_B
-        return 2.0 * self.size_B / (self._k * per_turn_B) * (1.0 - (1.0 - self._k * offset_B / self.size_B) ** 0.5)
+        return 2.0 * self.size_B / (self._k * per_turn_B) * (1.0 - sqrt(1.0 - self._k * offset_B / self.size_B))
 
     def rotation_s(self, at_s: float, offset_B: float) -> float:
         """Time from ``at_s`` until the sector holding ``offset_B`` comes under the head."""
