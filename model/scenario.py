@@ -41,7 +41,8 @@ class ControllerSlot:
     the IBM x330 under Red Hat 7.3). ``channel_mode`` is the transfer mode the driver programmed on
     the controller's drive channels when it is not the controller's fastest (a ``channel`` bus of
     the catalog, no faster than the controller's ``channel_bus``): Linux's ServerWorks driver never
-    enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2. ``write_back`` is a RAID controller's cache policy.
+    enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2.
+    ``write_back`` is a RAID controller's cache policy.
     ``mirror_reads`` is how it picks a mirror's copy for a read: ``balanced``, the drive with fewer
     commands pending and then the nearer head (what RAID vendors document), or ``primary``, always
     the first drive.

@@ -22,8 +22,8 @@ one :class:`~model.sim.flows.FlowNetwork`:
 - Wire bytes per image byte: TCP/IP over Ethernet framing (``model.network.tcp``) at the LAN's MTU,
   plus the SMB2 header, WRITE request and transport header of every write an image takes.
 - CPU: per frame on the interrupt cores, one copy out of the socket in smbd, and the buffered write
-  path (the storage model's ``io_copy_passes`` and ``io_write_extra_passes``) in smbd, each at the host's catalog clock and
-  ``copy_rate_MBps`` (``model.network.hosts``, ``model.storage.stream``).
+  path (the storage model's ``io_copy_passes`` and ``io_write_extra_passes``) in smbd, each at the
+  host's catalog clock and ``copy_rate_MBps`` (``model.network.hosts``, ``model.storage.stream``).
 - The storage path alone is the storage model's prediction through ``model.simulate.simulate`` for
   the same scenario and overrides with one writer per client; the end-to-end flows cross the same
   storage resources (``model.storage.topology``), with smbd as the writer.
@@ -183,7 +183,8 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
         nic = net.resource(f"nic client.{i}", client_nic.rate_Gbps * 1e9 / 8.0)
         smbd = side.process(f"smbd{i}")
         stage_of.update({nic: STAGES[0], smbd: STAGES[3]})
-        usage = storage_stream.stream_usage(path, body, smbd, side.cpu, 0.0, io_s, pays)  # the write path
+        usage = storage_stream.stream_usage(path, body, smbd, side.cpu, read_s_per_byte=0.0,
+                                             write_s_per_byte=io_s, writer_pays=pays)
         charge(usage, side, smbd, side.copy_s_per_byte)  # out of the socket into smbd
         charge(usage, side, None, frames_s, on_irq=True)
         add(usage, nic, wire)

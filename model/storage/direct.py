@@ -11,9 +11,9 @@ sequential read pays no such turn: the drive's look-ahead has the next request's
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``).
 A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
-read-modify-write or reconstruct-write). The host CPU a direct
-stream costs is the buffered path's less the copy to or from user space (one copy's worth fewer,
-``model.storage.stream.io_s_per_byte``), and the writer pays its controller's driver path for every byte itself.
+read-modify-write or reconstruct-write). The host CPU a direct stream costs is the buffered path's
+less the copy to or from user space (one copy's worth fewer, ``model.storage.stream.io_s_per_byte``),
+and the writer pays its controller's driver path for every byte itself.
 Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
 direct I/O, so this part is a what-if only.
 """
