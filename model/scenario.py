@@ -442,6 +442,15 @@ class Scenario:
     variant: str | None = None
     overrides: tuple[str, ...] = ()
     path: str = ""
+    set_by: tuple[tuple[str, str], ...] = ()  # (dotted key, where its value came from) for each key not from the file
+
+    def where(self, key: str) -> str:
+        """Where the value at ``key`` (or the mapping that holds it) was set: an override, a variant or the file."""
+        found = self.path
+        for set_key, where in self.set_by:  # later ones win, as they were applied
+            if key == set_key or key.startswith(set_key + "."):
+                found = where
+        return found
 
 
 def parse_assignment(text: str, where: str) -> tuple[str, Any]:
@@ -536,15 +545,18 @@ def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), 
                 raise UserError(where_overrides, "variant",
                                 f"{where} has no variant {value!r}; allowed: {', '.join(variants) or 'none'}")
             chosen = value
+    set_by: list[tuple[str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
         if not isinstance(changes, dict):
             raise UserError(where, f"variants.{chosen}", "must be a mapping of dotted.key: value")
         for key, value in changes.items():
             _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
+            set_by.append((str(key), f"{where} variants.{chosen}"))
     for key, value in assignments:
         if key != "variant":
             _assign(body, body_cls, key, value, where_overrides)
+            set_by.append((key, where_overrides))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
         if not isinstance(header.get(k), str) or not header[k]:
@@ -555,7 +567,7 @@ def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), 
     built = build_dataclass(body_cls, body, where)
     return Scenario(name=header["name"], model=model, description=header["description"],
                     source=header["source"], seed=seed, body=built, variant=chosen,
-                    overrides=tuple(overrides), path=where)
+                    overrides=tuple(overrides), path=where, set_by=tuple(set_by))
 
 
 def variants_of(name_or_path: str | Path) -> list[str]:

@@ -5,7 +5,7 @@ import importlib
 
 from . import catalog as catalog_module
 from . import params as params_module
-from .errors import NotModelled
+from .errors import NotModelled, UserError
 from .result import Result
 from .scenario import Scenario
 
@@ -32,4 +32,9 @@ def simulate(scenario: Scenario, params: dict[str, float] | None = None) -> Resu
         if not (exc.name and (name + ".").startswith(exc.name + ".")):
             raise  # a missing dependency inside an existing model, not a missing model
         raise NotModelled(f"the {scenario.model} model arrives with a later issue") from None
-    return module.simulate(scenario, catalog_module.load(), values)
+    try:
+        return module.simulate(scenario, catalog_module.load(), values)
+    except UserError as exc:  # a value the model rejects: name the override or variant that set it
+        if exc.where != scenario.path or not exc.key or scenario.where(exc.key) == scenario.path:
+            raise
+        raise UserError(scenario.where(exc.key), exc.key, exc.message) from None

@@ -89,9 +89,18 @@ def test_unknown_variant(run_cli):
     _one_line_error(run_cli("predict", "atlas_x330", "--set", "variant=nope"), "variant", "allowed:")
 
 
-def test_channel_mode_faster_than_the_controller(run_cli):
-    _one_line_error(run_cli("predict", "atlas_x330", "--set", "controllers.onboard.channel_mode=ide_udma100"),
-                    "controllers.onboard.channel_mode", "allowed: ide_mwdma2")
+def test_channel_mode_faster_than_the_controller_names_the_override(run_cli):
+    result = run_cli("predict", "atlas_x330", "--set", "controllers.onboard.channel_mode=ide_udma100")
+    _one_line_error(result, "controllers.onboard.channel_mode", "allowed: ide_mwdma2")
+    assert result[2].startswith("--set: ")  # the value came from the command line, not the file
+
+
+def test_a_value_the_model_rejects_in_a_variant_names_the_variant(tmp_path, run_cli):
+    def bad_variant(data):
+        data["variants"] = {"fast_bus": {"controllers.promise1.channel_mode": "pci_64_66"}}
+    path = _variant(tmp_path, bad_variant)
+    result = run_cli("predict", path, "--set", "variant=fast_bus")
+    _one_line_error(result, "variants.fast_bus", "controllers.promise1.channel_mode", "allowed:")
 
 
 def test_bad_option_is_one_line_too(run_cli):

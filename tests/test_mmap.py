@@ -130,14 +130,15 @@ def test_the_controller_write_back_cache_shortens_the_run():
     assert _run("variant=raid_writeback").elapsed_s < _run("variant=raid").elapsed_s
 
 
-@pytest.mark.parametrize("setting, key", [
-    ("workload.op=read", "workload.op"),
-    ("workload.streams=2", "workload.op"),
+@pytest.mark.parametrize("setting, where, key", [
+    ("workload.op=read", "--set", "workload.op"),  # the rejected value came from the command line
+    ("workload.streams=2", "psu_mmap.yaml", "workload.op"),  # the key named is the file's
 ])
-def test_a_workload_the_mmap_test_cannot_run_is_one_line_and_exit_2(run_cli, setting, key):
+def test_a_workload_the_mmap_test_cannot_run_is_one_line_and_exit_2(run_cli, setting, where, key):
     status, out, err = run_cli("predict", "psu_mmap", "--set", setting)
     assert status == 2 and out == ""
-    assert err.count("\n") == 1 and "psu_mmap.yaml" in err and key in err
+    assert err.count("\n") == 1
+    assert err.split(": ")[0].endswith(where) and key in err, err
 
 
 def test_a_volume_the_model_does_not_cover_says_so_and_exits_3(run_cli):
