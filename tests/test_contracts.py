@@ -129,3 +129,16 @@ def test_predict_starts_without_the_fitting_libraries():
             "print('scipy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """`python -m model predict ... | head -0`: a closed pipe ends the run quietly, status 1."""
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-m", "model", "predict", "atlas_x330", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    proc.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert proc.returncode == 1
