@@ -119,8 +119,10 @@ class Array:
 
 
 class Directory:
-    """Where a directory's hashed index lives: its root after the inode table at the start of the
-    directory's files, and its leaf blocks spread over the files, each written as the directory grew.
+    """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its md5
+    file's) at the start of the directory's files, the hashed index's root after it, and its leaf
+    blocks spread over the files, each written as the directory grew. Files are numbered across the
+    data set, ``slot_B`` apart.
     """
 
     def __init__(self, files_per_directory: int, slot_B: int):
@@ -130,10 +132,21 @@ class Directory:
         self.slot_B = slot_B
         self.root_offset_B = math.ceil(entries * INODE_B / PAGE_B) * PAGE_B
 
-    def leaf_B(self, directory_start_B: int, leaf: int) -> int:
+    def start_B(self, index: int) -> int:
+        """Where the directory holding file ``index`` begins."""
+        return index // self.files_per_directory * self.files_per_directory * self.slot_B
+
+    def inode_page_B(self, index: int) -> int:
+        """The inode-table page holding file ``index``'s inode (and its md5 file's, the next one)."""
+        return self.start_B(index) + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
+
+    def root_B(self, index: int) -> int:
+        return self.start_B(index) + self.root_offset_B
+
+    def leaf_B(self, index: int, leaf: int) -> int:
         """A leaf's place: the last page of the slot of the file being written when it was added."""
         file = leaf * self.files_per_directory // self.leaves
-        return directory_start_B + (file + 1) * self.slot_B - PAGE_B
+        return self.start_B(index) + (file + 1) * self.slot_B - PAGE_B
 
 
 class Server:
@@ -153,9 +166,8 @@ class Server:
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
         self.windows = read_ahead_windows(self.file_B, int(read_ahead_KiB * 1024))
         self.files = body.workload.dataset_files
-        self.files_per_directory = body.workload.files_per_directory
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
-        self.directory = Directory(self.files_per_directory, self.slot_B)
+        self.directory = Directory(body.workload.files_per_directory, self.slot_B)
 
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
@@ -169,14 +181,13 @@ class Server:
         worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
         self.worker_connections[worker] += 1
         start = index * self.slot_B
-        directory_start = index // self.files_per_directory * self.files_per_directory * self.slot_B
-        inode_B = directory_start + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
-        leaves = self.rng.randrange(self.directory.leaves), self.rng.randrange(self.directory.leaves)
+        directory = self.directory
+        leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
         with self.workers[worker].request() as turn:
             yield turn
             began = self.env.now
-            for page_B in (directory_start + self.directory.root_offset_B,
-                           self.directory.leaf_B(directory_start, leaves[0]), inode_B):
+            for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]),
+                           directory.inode_page_B(index)):
                 yield from self._until(self.array.read(page_B, PAGE_B))
             done = self.array.read(start, self.windows[0][1])
             for k, (_, length) in enumerate(self.windows):
@@ -193,7 +204,7 @@ class Server:
             yield turn
             began = self.env.now
             if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
-                yield from self._until(self.array.read(self.directory.leaf_B(directory_start, leaves[1]), PAGE_B))
+                yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B))
             yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
             self.worker_busy_s += self.env.now - began
         self.worker_connections[worker] -= 1

@@ -22,8 +22,8 @@ from ..errors import NotModelled, UserError
 from ..scenario import StorageBody, Volume
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
+from . import raidmap
 
-PARITY = {"raid5": 1, "raid6": 2}
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
 # together about 1.5, the ratio of the kernel's boot-time benchmarks (for instance "raid5: using
@@ -54,8 +54,8 @@ def group_shares(volume: Volume) -> list[float]:
 
 def drive_share(level: str, drives: int, op: str) -> float:
     """Bytes on each drive's surface per byte written to or read from a group of ``drives``."""
-    if level in PARITY:
-        return 1.0 / (drives - PARITY[level])
+    if raidmap.PARITY_CHUNKS.get(level):
+        return 1.0 / (drives - raidmap.PARITY_CHUNKS[level])
     if level == "raid1":
         return 1.0 if op == "write" else 1.0 / drives
     if level == "raid10":
@@ -170,7 +170,7 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
             cname = volume.disks.attach[members[0]].partition(".")[0]
             ctrl, ctrl_res = controller(cname)
             driver[vname] += g_share * driver_cost(cname)
-            if volume.engine == "md" and volume.level in PARITY and volume_op == "write":
+            if volume.engine == "md" and raidmap.PARITY_CHUNKS.get(volume.level) and volume_op == "write":
                 parity_s = MD_PARITY_COPIES[volume.level] / (host.copy_rate_MBps * 1e6)
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
                 parity[vname] += g_share * parity_s
