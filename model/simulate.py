@@ -35,6 +35,4 @@ def simulate(scenario: Scenario, params: dict[str, float] | None = None) -> Resu
     try:
         return module.simulate(scenario, catalog_module.load(), values)
     except UserError as exc:  # a value the model rejects: name the override or variant that set it
-        if exc.where != scenario.path or not exc.key or scenario.where(exc.key) == scenario.path:
-            raise
-        raise UserError(scenario.where(exc.key), exc.key, exc.message) from None
+        raise scenario.relocated(exc) from None

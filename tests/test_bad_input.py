@@ -82,7 +82,13 @@ def test_set_entry_that_does_not_exist(run_cli):
 
 def test_set_value_of_wrong_type(run_cli):
     _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=-2"),
-                    "volumes.md0.disks.count", "positive integer")
+                    "--set: volumes.md0.disks.count", "positive integer")
+
+
+def test_set_value_outside_a_choice_names_the_override_and_the_choices(run_cli):
+    status, out, err = run_cli("predict", "eah_download", "--set", "server.connections=pipelined")
+    assert err.strip() == "--set: server.connections: must be one of 'per_file', 'keep_alive', got 'pipelined'"
+    assert status == 2
 
 
 def test_unknown_variant(run_cli):

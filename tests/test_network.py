@@ -205,3 +205,13 @@ def test_iperf_reads_no_disk(run_cli):
 
 def test_unknown_link_names_the_catalog(run_cli):
     _one_line_error(run_cli("predict", "atlas_lightpath", "--set", "link=no_such_link"), "link", "links.yaml")
+
+
+def test_a_new_socket_s_send_buffer_opens_with_its_congestion_window():
+    mss = 1448
+    assert tcp.send_buffer_payload_B(0, mss, 3, 16384) == 16384  # tcp_wmem[1] until the window is larger
+    # twice the window: a segment per ACK, each of the first 16 acknowledged by itself (quickack) ...
+    assert tcp.send_buffer_payload_B(16 * mss, mss, 3, 16384) == 2 * (3 + 16) * mss
+    # ... then one ACK per two segments: a byte of buffer for each byte acknowledged
+    assert tcp.send_buffer_payload_B(116 * mss, mss, 3, 16384) == 2 * (3 + 16 + 50) * mss
+    assert tcp.send_buffer_payload_B(0, mss, 10, 16384) == 2 * 10 * mss  # Linux 2.6.39's initial window

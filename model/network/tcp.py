@@ -117,6 +117,19 @@ def slow_start(target_window_B: float, mss: int, initial_segments: int, rtt_s: f
     return rounds * rtt_s, sent
 
 
+def send_buffer_payload_B(acked_B: float, mss: int, initial_segments: int, default_B: int) -> float:
+    """Payload a new connection's send buffer may hold once ``acked_B`` bytes are acknowledged.
+
+    Linux keeps a send buffer it sizes itself at twice the congestion window (``tcp_sndbuf_expand``;
+    the per-segment overhead it counts is left out here), never below ``tcp_wmem[1]`` (``default_B``).
+    In slow start the window grows by a segment per ACK from ``initial_segments``: the first
+    ``QUICKACKS`` segments are acknowledged one by one, the rest one ACK per two.
+    """
+    segments = acked_B / mss
+    cwnd = initial_segments + min(segments, QUICKACKS) + max(segments - QUICKACKS, 0.0) * ACKS_PER_SEGMENT
+    return max(float(default_B), 2.0 * cwnd * mss)
+
+
 def bandwidth_delay_product_B(rate_Bps: float, rtt_s: float) -> float:
     """Bytes in flight needed to keep a path of ``rate_Bps`` busy over ``rtt_s``."""
     return rate_Bps * rtt_s

@@ -6,8 +6,15 @@ done. The server side, request by request:
 - nginx assigns each new connection to the worker that accepts first: an idle one if there is one,
   else the one with the fewest connections on it. A worker serves a request with ``sendfile``; when
   a page it needs is not in memory yet, it sleeps in the kernel until the read completes, and its
-  other connections wait with it. The socket's send buffer takes a whole file, so one ``sendfile``
-  runs through the file without waiting for the network: a worker serves files one at a time.
+  other connections wait with it. When the connection's socket is full, ``sendfile`` returns and the
+  worker turns to its other connections until the socket has room again (``Socket``).
+- Each file comes on a new TCP connection (``connections: per_file``, as a client that runs wget or
+  curl per file does; the report does not say how the clients fetched). A new socket's send buffer
+  starts at ``tcp_wmem[1]``, 16 KiB, and grows with the congestion window as the client acknowledges
+  what it has received (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so far
+  ahead of the link before it must leave a file for another. With ``keep_alive`` the clients reuse a
+  connection whose buffer has grown to ``tcp_wmem[2]`` and takes a whole file: one ``sendfile`` runs
+  through it, and a worker serves files one at a time.
 - Opening a file looks its name up, then reads its inode. 1000 MB of memory cannot hold the metadata
   of two million files, and a directory's blocks are touched once in a thousand requests while the
   data streams through the page cache in seconds, so nothing of a directory stays cached from one
@@ -23,8 +30,9 @@ done. The server side, request by request:
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
   a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache.
-- Each window sent goes over the server's one 1 GbE link as a TCP flow, sharing it max-min fairly
-  with the other connections (``model.sim.flows``).
+- What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
+  max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
+  last byte has crossed.
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client").
 
@@ -39,12 +47,13 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Callable
 
 import simpy
 
 from ..catalog import Catalog, Disk, Nic
 from ..errors import UserError
-from ..network.tcp import tcp_wire_per_byte
+from ..network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from ..result import Result
 from ..scenario import DownloadBody, Scenario
 from ..sim.flows import FlowNetwork
@@ -62,9 +71,13 @@ INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name th
 DIRENT_B = 8 + 48
 HTREE_LEAF_FILL = 0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
 ETHERNET_MTU_B = 1500
+# A socket's send buffer, Linux's net.ipv4.tcp_wmem: 16 KiB at first ([1]), at most 4 MiB ([2], as
+# tcp_init sets it on a host of 1000 MB or more)
+TCP_WMEM_DEFAULT_B = 16384
+TCP_WMEM_MAX_B = 4 * 2**20
 # Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
 # the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
-SIMULATED_PAIRS = 400
+SIMULATED_PAIRS = 300
 
 
 def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B) -> list[tuple[int, int]]:
@@ -107,8 +120,7 @@ class Array:
         commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
         last: dict[int, int] = {}
         for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
-            member = piece.members[0] if len(piece.members) == 1 else min(
-                piece.members, key=lambda m: (m not in last, *copy_preference(self.drives[m], now, piece.offset_B)))
+            member = piece.members[0] if len(piece.members) == 1 else self._copy(piece, last, now)
             i = last.get(member)
             if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
                 commands[i][2] += piece.length_B
@@ -116,6 +128,13 @@ class Array:
                 last[member] = len(commands)
                 commands.append([member, piece.offset_B, piece.length_B])
         return max(self.drives[m].submit(now, o, n) for m, o, n in commands)
+
+    def _copy(self, piece: raidmap.Piece, last: dict[int, int], now: float) -> int:
+        """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
+        for member in piece.members:
+            if member in last:
+                return member
+        return min(piece.members, key=lambda m: copy_preference(self.drives[m], now, piece.offset_B))
 
 
 class Directory:
@@ -149,6 +168,59 @@ class Directory:
         return self.start_B(index) + (file + 1) * self.slot_B - PAGE_B
 
 
+class Socket:
+    """A connection's send side: what the worker has written into it and what the link has delivered.
+
+    The socket holds at most ``room`` of payload beyond what the client has acknowledged (a function
+    of the bytes acknowledged: the send buffer opens with the congestion window on a new connection).
+    What is written crosses the server's link as one TCP flow at a time, all that is queued when it
+    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A worker
+    whose write found the buffer full is woken, as epoll does, when the free space is at least half
+    of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends, so a worker
+    that filled the buffer at once is woken when the link has taken all of it.
+    """
+
+    def __init__(self, net: FlowNetwork, link, room: Callable[[float], float]):
+        self.net, self.link, self.room = net, link, room
+        self.written_B = self.delivered_B = self.sending_B = 0.0
+        self._writable: simpy.Event | None = None
+        self._drained: simpy.Event | None = None
+
+    def room_B(self) -> float:
+        return self.room(self.delivered_B) - (self.written_B - self.delivered_B)
+
+    def write(self, length_B: float) -> None:
+        self.written_B += length_B
+        if not self.sending_B:
+            self._send()
+
+    def writable(self) -> simpy.Event:
+        self._writable = self.net.env.event()
+        return self._writable
+
+    def drained(self) -> simpy.Event:
+        self._drained = self.net.env.event()
+        if self.written_B == self.delivered_B:
+            self._drained.succeed()
+        return self._drained
+
+    def _send(self) -> None:
+        self.sending_B = self.written_B - self.delivered_B
+        self.net.transfer(self.sending_B, {self.link: 1.0}, name="send").done.callbacks.append(self._sent)
+
+    def _sent(self, _event) -> None:
+        self.delivered_B += self.sending_B
+        self.sending_B = 0.0
+        queued = self.written_B - self.delivered_B
+        if queued:
+            self._send()
+        if self._writable is not None and self.room_B() >= queued / 2:
+            self._writable, event = None, self._writable
+            event.succeed()
+        if self._drained is not None and not queued:
+            self._drained.succeed()
+
+
 class Server:
     """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
 
@@ -168,47 +240,79 @@ class Server:
         self.files = body.workload.dataset_files
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
         self.directory = Directory(body.workload.files_per_directory, self.slot_B)
+        self.keep_alive = body.server.connections == "keep_alive"
+        mss, initial = mss_B(ETHERNET_MTU_B), body.server.initial_window_segments
+        if self.keep_alive:
+            self.send_room_B = lambda acked_B: TCP_WMEM_MAX_B
+        else:
+            self.send_room_B = lambda acked_B: min(
+                TCP_WMEM_MAX_B, send_buffer_payload_B(acked_B, mss, initial, TCP_WMEM_DEFAULT_B))
 
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
 
-        The socket's send buffer (Linux's tcp_wmem grows it up to 4 MiB) takes a whole data file, so
-        the worker's ``sendfile`` runs through the file, window by window, without waiting for the
-        network; the client has the file when the last window has crossed the link, and only then
-        asks for the md5 file, on the same connection and so from the same worker.
+        The worker ``sendfile``s the data file window by window into the connection's socket, sleeping
+        on each window until its read is done; when the socket's send buffer is full it turns to its
+        other connections until the link has drained enough of it (``Socket``). The client has the
+        file when its last byte has crossed the link, and only then asks for the md5 file.
         """
         index = self.rng.randrange(self.files)
-        worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
-        self.worker_connections[worker] += 1
-        start = index * self.slot_B
         directory = self.directory
+        start = index * self.slot_B
         leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
-        with self.workers[worker].request() as turn:
-            yield turn
-            began = self.env.now
-            for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]),
-                           directory.inode_page_B(index)):
-                yield from self._until(self.array.read(page_B, PAGE_B))
-            done = self.array.read(start, self.windows[0][1])
-            for k, (_, length) in enumerate(self.windows):
-                if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
-                    offset, size = self.windows[k + 1]
-                    ahead = self.array.read(start + offset, size)
-                yield from self._until(done)
-                sent = self.net.transfer(length, {self.link: 1.0}, name="window").done
-                if k + 1 < len(self.windows):
-                    done = ahead
-            self.worker_busy_s += self.env.now - began
-        yield sent
-        with self.workers[worker].request() as turn:
-            yield turn
-            began = self.env.now
-            if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
-                yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B))
-            yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
-            self.worker_busy_s += self.env.now - began
+        worker = self._accept()
+        socket = Socket(self.net, self.link, self.send_room_B)
+        turn = yield from self._take(worker)
+        for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
+            yield from self._until(self.array.read(page_B, PAGE_B))
+        done = self.array.read(start, self.windows[0][1])
+        for k, (_, length) in enumerate(self.windows):
+            if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
+                offset, size = self.windows[k + 1]
+                ahead = self.array.read(start + offset, size)
+            yield from self._until(done)
+            while length > 0:
+                room = socket.room_B()
+                if room <= 0:  # EAGAIN: the worker serves its other connections meanwhile
+                    self._give(worker, turn)
+                    yield socket.writable()
+                    turn = yield from self._take(worker)
+                    continue
+                written = min(room, length)
+                socket.write(written)
+                length -= written
+            if k + 1 < len(self.windows):
+                done = ahead
+        self._give(worker, turn)
+        yield socket.drained()
+        if not self.keep_alive:  # the md5 file comes on a new connection, to whichever worker takes it
+            worker = self._accept(closing=worker)
+        turn = yield from self._take(worker)
+        if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
+            yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B))
+        yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
+        self._give(worker, turn)
         self.worker_connections[worker] -= 1
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
+
+    def _accept(self, closing: int | None = None) -> int:
+        """The worker that accepts a new connection: the one with the fewest (after ``closing`` closed)."""
+        if closing is not None:
+            self.worker_connections[closing] -= 1
+        worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
+        self.worker_connections[worker] += 1
+        return worker
+
+    def _take(self, worker: int):
+        """Wait until ``worker`` turns to this connection; returns the turn to give back."""
+        turn = self.workers[worker].request()
+        yield turn
+        turn.began_s = self.env.now
+        return turn
+
+    def _give(self, worker: int, turn) -> None:
+        self.worker_busy_s += self.env.now - turn.began_s
+        self.workers[worker].release(turn)
 
     def _until(self, done_s: float):
         """Sleep (in the kernel, the worker with its other connections) until a read done at ``done_s``."""

@@ -64,6 +64,13 @@ def max_min_rates(flows: list[Flow]) -> dict[Flow, float]:
         for r in f.usage:
             spare[r] = r.capacity
     unfrozen = [f for f in flows if f.remaining_B > 0]
+    if len(spare) == 1 and all(math.isinf(f.max_rate_Bps) for f in unfrozen):
+        # one shared resource and no caps: every flow rises to the level that fills it
+        (resource,) = spare
+        level = resource.capacity / sum(f.usage[resource] for f in unfrozen) if unfrozen else 0.0
+        for f in unfrozen:
+            rates[f] = level
+        return rates
     level = 0.0
     while unfrozen:
         weight: dict[FlowResource, float] = {}
