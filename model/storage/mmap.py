@@ -78,9 +78,7 @@ class MirrorOrDrive:
             self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
-        drives = self.drives
-        keys = [copy_preference(d, now_s, offset_B) for d in drives]
-        return drives[keys.index(min(keys))].submit(now_s, offset_B, length_B)
+        return min(self.drives, key=lambda d: copy_preference(d, now_s, offset_B)).submit(now_s, offset_B, length_B)
 
     def write(self, now_s: float, offset_B: int, length_B: int) -> None:
         if self.cache is not None:
