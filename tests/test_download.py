@@ -2,11 +2,13 @@
 import random
 
 import pytest
+import simpy
 from hypothesis import given, strategies as st
 
 from model import catalog, scenario
 from model.params import calibrated
-from model.servers.download import DEFAULT_READ_AHEAD_KIB, read_ahead_windows
+from model.servers.download import DEFAULT_READ_AHEAD_KIB, Socket, read_ahead_windows
+from model.sim.flows import FlowNetwork
 from model.simulate import simulate
 from model.storage import disk as disk_model
 from model.storage import raidmap
@@ -140,15 +142,10 @@ def test_a_worker_serves_other_connections_while_a_new_connection_s_buffer_is_fu
     assert per_file.elapsed_s < 0.95 * keep_alive.elapsed_s
 
 
-def _socket(room):
-    import simpy
-
-    from model.servers.download import Socket
-    from model.sim.flows import FlowNetwork
-
+def _socket(capacity):
     env = simpy.Environment()
     net = FlowNetwork(env)
-    return env, Socket(net, net.resource("link", 1e8), room)
+    return env, Socket(net, net.resource("link", 1e8), capacity)
 
 
 def test_a_client_has_its_file_when_the_last_byte_written_has_crossed_the_link():

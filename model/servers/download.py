@@ -171,8 +171,9 @@ class Directory:
 class Socket:
     """A connection's send side: what the worker has written into it and what the link has delivered.
 
-    The socket holds at most ``room`` of payload beyond what the client has acknowledged (a function
-    of the bytes acknowledged: the send buffer opens with the congestion window on a new connection).
+    The socket holds at most ``capacity`` of payload beyond what the client has acknowledged (a
+    function of the bytes acknowledged: the send buffer opens with the congestion window on a new
+    connection); ``room_B`` is what it can take now.
     What is written crosses the server's link as one TCP flow at a time, all that is queued when it
     starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A worker
     whose write found the buffer full is woken, as epoll does, when the free space is at least half
@@ -180,14 +181,14 @@ class Socket:
     that filled the buffer at once is woken when the link has taken all of it.
     """
 
-    def __init__(self, net: FlowNetwork, link, room: Callable[[float], float]):
-        self.net, self.link, self.room = net, link, room
+    def __init__(self, net: FlowNetwork, link, capacity: Callable[[float], float]):
+        self.net, self.link, self.capacity = net, link, capacity
         self.written_B = self.delivered_B = self.sending_B = 0.0
         self._writable: simpy.Event | None = None
         self._drained: simpy.Event | None = None
 
     def room_B(self) -> float:
-        return self.room(self.delivered_B) - (self.written_B - self.delivered_B)
+        return self.capacity(self.delivered_B) - (self.written_B - self.delivered_B)
 
     def write(self, length_B: float) -> None:
         self.written_B += length_B
@@ -243,9 +244,9 @@ class Server:
         self.keep_alive = body.server.connections == "keep_alive"
         mss, initial = mss_B(ETHERNET_MTU_B), body.server.initial_window_segments
         if self.keep_alive:
-            self.send_room_B = lambda acked_B: TCP_WMEM_MAX_B
+            self.send_buffer_B = lambda acked_B: TCP_WMEM_MAX_B
         else:
-            self.send_room_B = lambda acked_B: min(
+            self.send_buffer_B = lambda acked_B: min(
                 TCP_WMEM_MAX_B, send_buffer_payload_B(acked_B, mss, initial, TCP_WMEM_DEFAULT_B))
 
     def fetch_pair(self):
@@ -261,7 +262,7 @@ class Server:
         start = index * self.slot_B
         leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
         worker = self._accept()
-        socket = Socket(self.net, self.link, self.send_room_B)
+        socket = Socket(self.net, self.link, self.send_buffer_B)
         turn = yield from self._take(worker)
         for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
             yield from self._until(self.array.read(page_B, PAGE_B))
