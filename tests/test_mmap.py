@@ -21,8 +21,8 @@ class Recorder:
         self.reads.append(offset_B // BLOCK_B)
         return now_s + 1e-3
 
-    def write(self, now_s, offset_B, length_B):
-        self.writes.append((offset_B, length_B))
+    def write(self, now_s, runs):
+        self.writes.extend(runs)
 
     def drain(self, now_s):
         return now_s

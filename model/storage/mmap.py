@@ -78,14 +78,22 @@ class MirrorOrDrive:
             self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
-        return min(self.drives, key=lambda d: copy_preference(d, now_s, offset_B)).submit(now_s, offset_B, length_B)
+        """The read goes to the copy ``copy_preference`` picks (the first of equals)."""
+        best, best_key = None, None
+        for drive in self.drives:
+            key = copy_preference(drive, now_s, offset_B)
+            if best is None or key < best_key:
+                best, best_key = drive, key
+        return best.submit(now_s, offset_B, length_B)
 
-    def write(self, now_s: float, offset_B: int, length_B: int) -> None:
+    def write(self, now_s: float, runs: list[tuple[int, int]]) -> None:
+        """Write the (offset, length) runs, in that order, through the cache or to every copy."""
         if self.cache is not None:
-            self.cache.write(now_s, offset_B, length_B)
+            for offset_B, length_B in runs:
+                self.cache.write(now_s, offset_B, length_B)
         else:
             for drive in self.drives:
-                drive.write(now_s, offset_B, length_B)
+                drive.write(now_s, runs)
 
     def drain(self, now_s: float) -> float:
         """Destage what the cache holds; the time every drive is idle again."""
@@ -145,9 +153,9 @@ class MappedFile:
 
     def write_back(self, now_s: float) -> None:
         """Submit the dirty blocks gathered so far, sorted and merged as the elevator does."""
-        for offset, length in merged_runs(self.to_write, self.max_request_B):
-            self.volume.write(now_s, offset, length)
-            self.written_B += length
+        runs = merged_runs(self.to_write, self.max_request_B)
+        self.volume.write(now_s, runs)
+        self.written_B += sum(length for _, length in runs)
         self.to_write.clear()
 
     def flush(self, now_s: float) -> float:

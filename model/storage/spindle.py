@@ -43,6 +43,10 @@ class Spindle:
     known when it arrives: the drive needs no simulation events of its own.
     """
 
+    __slots__ = ("disk", "size_B", "cache_B", "interface_Bps", "revolution_s", "_seek", "_outer_Bps", "_k",
+                 "_per_turn_B", "head_B", "free_at_s", "streaming_from_B", "idle_since_s", "lead_B", "segments",
+                 "cached_B", "completions", "busy_s", "reads", "writes", "cache_hits")
+
     def __init__(self, disk: Disk, format_efficiency: float):
         self.disk = disk
         self.size_B = disk.capacity_GB * 1e9
@@ -52,6 +56,7 @@ class Spindle:
         self._seek = tuple(c / 1e3 for c in disk_model.seek_curve(disk))  # seconds
         self._outer_Bps = disk_model.outer_rate_MBps(disk, format_efficiency) * 1e6
         self._k = 1.0 - disk_model.inner_outer_ratio(disk) ** 2
+        self._per_turn_B = self._outer_Bps * self.revolution_s  # an outer track
         self.head_B = 0.0
         self.free_at_s = 0.0
         self.streaming_from_B: float | None = None  # where the look-ahead of the last read goes on
@@ -84,37 +89,41 @@ class Spindle:
         service, head_moved = self._service_s(start, offset_B, length_B)
         self.busy_s += service
         self.reads += 1
-        self.free_at_s = start + service
-        self.completions.append(self.free_at_s)
+        self.free_at_s = done = start + service
+        completions.append(done)
         if head_moved:
-            self.head_B = offset_B + length_B
-            self.streaming_from_B = self.head_B
-            self.idle_since_s = self.free_at_s
-        return self.free_at_s
+            self.head_B = self.streaming_from_B = offset_B + length_B
+            self.idle_since_s = done
+        return done
 
-    def write(self, now_s: float, offset_B: float, length_B: float) -> float:
-        """Queue a write of ``length_B`` bytes at ``offset_B`` to the platters; the time it completes.
+    def write(self, now_s: float, runs: list[tuple[int, int]]) -> float:
+        """Queue writes of the (offset, length) ``runs`` to the platters at ``now_s``, in that order;
+        the time the last completes (``now_s`` when there are none).
 
         A write that continues the last one and was queued behind it goes on without a seek or a
         turn (the command was waiting at the drive); any other pays a seek and the rotation.
         """
+        if not runs:
+            return now_s
         completions = self.completions
         while completions and completions[0] <= now_s:
             completions.popleft()
-        start = now_s if now_s > self.free_at_s else self.free_at_s
-        queued_behind = now_s < self.free_at_s and offset_B == self.head_B
-        self._stop_streaming(start)
+        self._stop_streaming(max(now_s, self.free_at_s))
         self.lead_B = 0.0
-        service = length_B / self.media_Bps(offset_B)
-        if not queued_behind:
-            seek_s = self.seek_s(offset_B)
-            service += seek_s + self.rotation_s(start + seek_s, offset_B)
-        self.busy_s += service
-        self.writes += 1
-        self.free_at_s = start + service
-        self.completions.append(self.free_at_s)
-        self.head_B = offset_B + length_B
-        return self.free_at_s
+        done = self.free_at_s
+        for offset_B, length_B in runs:
+            start = now_s if now_s > done else done
+            service = length_B / self.media_Bps(offset_B)
+            if not (now_s < done and offset_B == self.head_B):  # not queued behind its predecessor
+                seek_s = self.seek_s(offset_B)
+                service += seek_s + self.rotation_s(start + seek_s, offset_B)
+            self.busy_s += service
+            done = start + service
+            completions.append(done)
+            self.head_B = offset_B + length_B
+        self.writes += len(runs)
+        self.free_at_s = done
+        return done
 
     def _service_s(self, start_s: float, offset_B: float, length_B: float) -> tuple[float, bool]:
         """The request's service time, and whether the head moved for it (False: a cache hit)."""
@@ -158,10 +167,9 @@ class Spindle:
         A track holds one revolution at the zone's rate, outer * sqrt(1 - k x / size); its
         fractional part is the angle of the byte's sector.
         """
-        per_turn_B = self._outer_Bps * self.revolution_s
         if self._k < 1e-12:
-            return offset_B / per_turn_B
-        return 2.0 * self.size_B / (self._k * per_turn_B) * (1.0 - sqrt(1.0 - self._k * offset_B / self.size_B))
+            return offset_B / self._per_turn_B
+        return 2.0 * self.size_B / (self._k * self._per_turn_B) * (1.0 - sqrt(1.0 - self._k * offset_B / self.size_B))
 
     def rotation_s(self, at_s: float, offset_B: float) -> float:
         """Time from ``at_s`` until the sector holding ``offset_B`` comes under the head."""

@@ -56,10 +56,8 @@ class WriteBackCache:
 
     def destage(self, now_s: float) -> float:
         """Write everything held to the drives, ascending; the time the last write completes."""
-        done = now_s
-        for offset, length in merged_runs(self.extents):
-            for drive in self.drives:
-                done = max(done, drive.write(now_s, offset, length))
+        runs = merged_runs(self.extents)
+        done = max([now_s] + [drive.write(now_s, runs) for drive in self.drives])
         self.destages += bool(self.extents)
         self.extents.clear()
         self.held_B = 0
