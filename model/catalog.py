@@ -48,6 +48,7 @@ class Disk(Part):
     internal_rate_max_Mbps: PositiveFloat | None = None
     interface_rate_MBps: PositiveFloat
     interface: Literal["ide", "sata", "scsi", "sas"]
+    queue_depth: PositiveInt = 1  # commands the drive can hold and reorder (NCQ, tagged queuing)
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)

@@ -338,6 +338,8 @@ class DownloadBody:
     client_nic: str
     server: DownloadServer
     workload: DownloadWorkload
+    # commands the controller keeps at each drive, which serves the nearest first (1: in arrival order)
+    drive_queue_depth: PositiveInt = 1
 
 
 @dataclass(frozen=True)

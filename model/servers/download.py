@@ -29,7 +29,10 @@ done. The server side, request by request:
   the read of the next one in the background, so a stream has one window in flight ahead.
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
   a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
-  ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache.
+  ``model.storage.spindle.QueuedSpindle``: seek, rotation, transfer, its own look-ahead cache, and
+  the commands the controller keeps at it (``drive_queue_depth``). The report does not give the
+  Areca's queue depth (its "HDD Queue Depth" setting); the scenario keeps one command at a drive,
+  served in arrival order, and a depth up to the drive's (NCQ, 32 on the Hitachi drives) is a what-if.
 - What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
   max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
   last byte has crossed.
@@ -59,7 +62,7 @@ from ..scenario import DownloadBody, Scenario
 from ..sim.flows import FlowNetwork
 from ..sim.rng import stream
 from ..storage import raidmap
-from ..storage.spindle import Spindle, copy_preference
+from ..storage.spindle import QueuedSpindle, copy_preference
 
 PAGE_B = 4096
 SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
@@ -105,17 +108,18 @@ def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_
 
 
 class Array:
-    """The RAID volume: member drives behind the controller, reads split into member pieces."""
+    """The RAID volume: member drives behind the controller, reads split into member pieces; the
+    controller keeps up to ``drive_queue_depth`` commands at each drive (``QueuedSpindle``)."""
 
     def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float):
         self.env = env
         self.level = body.level
-        self.drives = [Spindle(disk, format_efficiency) for _ in range(body.disks)]
+        self.drives = [QueuedSpindle(env, disk, format_efficiency, body.drive_queue_depth) for _ in range(body.disks)]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
 
-    def read(self, offset_B: int, length_B: int) -> float:
-        """Submit a logical read now; the time its last member piece completes."""
+    def read(self, offset_B: int, length_B: int) -> simpy.Event:
+        """Submit a logical read now; an event that fires when its last member piece completes."""
         now = self.env.now
         commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
         last: dict[int, int] = {}
@@ -127,7 +131,15 @@ class Array:
             else:
                 last[member] = len(commands)
                 commands.append([member, piece.offset_B, piece.length_B])
-        return max(self.drives[m].submit(now, o, n) for m, o, n in commands)
+        done, left = self.env.event(), [len(commands)]
+
+        def piece_done(_event) -> None:
+            left[0] -= 1
+            if not left[0]:
+                done.succeed()
+        for member, offset, length in commands:
+            self.drives[member].enqueue(offset, length, piece_done)
+        return done
 
     def _copy(self, piece: raidmap.Piece, last: dict[int, int], now: float) -> int:
         """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
@@ -315,10 +327,10 @@ class Server:
         self.worker_busy_s += self.env.now - turn.began_s
         self.workers[worker].release(turn)
 
-    def _until(self, done_s: float):
-        """Sleep (in the kernel, the worker with its other connections) until a read done at ``done_s``."""
-        if done_s > self.env.now:
-            yield self.env.timeout(done_s - self.env.now)
+    def _until(self, done: simpy.Event):
+        """Sleep (in the kernel, the worker with its other connections) until the read ``done`` is."""
+        if not done.processed:
+            yield done
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
@@ -337,6 +349,9 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
     if body.disks < 2 + raidmap.PARITY_CHUNKS.get(body.level, 0):
         raise UserError(where, "disks", f"{body.level} needs at least {2 + raidmap.PARITY_CHUNKS.get(body.level, 0)} drives, got {body.disks}")
     disk = catalog.get("disks", body.disk, where, "disk")
+    if body.drive_queue_depth > disk.queue_depth:
+        raise UserError(where, "drive_queue_depth",
+                        f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}")
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     slot_B = (math.ceil(body.workload.file_size_kB * 1024 / PAGE_B) + 1) * PAGE_B + MD5_FILE_B
     if body.workload.dataset_files * slot_B > capacity_B:
