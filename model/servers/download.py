@@ -29,10 +29,11 @@ done. The server side, request by request:
   the read of the next one in the background, so a stream has one window in flight ahead.
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
   a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
-  ``model.storage.spindle.QueuedSpindle``: seek, rotation, transfer, its own look-ahead cache, and
-  the commands the controller keeps at it (``drive_queue_depth``). The report does not give the
-  Areca's queue depth (its "HDD Queue Depth" setting); the scenario keeps one command at a drive,
-  served in arrival order, and a depth up to the drive's (NCQ, 32 on the Hitachi drives) is a what-if.
+  ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
+  arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
+  Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,
+  32 on the Hitachi drives) is a what-if: the drives are then ``QueuedSpindle``s, serving the
+  nearest command first.
 - What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
   max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
   last byte has crossed.
@@ -62,7 +63,7 @@ from ..scenario import DownloadBody, Scenario
 from ..sim.flows import FlowNetwork
 from ..sim.rng import stream
 from ..storage import raidmap
-from ..storage.spindle import QueuedSpindle, copy_preference
+from ..storage.spindle import QueuedSpindle, Spindle, copy_preference
 
 PAGE_B = 4096
 SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
@@ -108,13 +109,17 @@ def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_
 
 
 class Array:
-    """The RAID volume: member drives behind the controller, reads split into member pieces; the
-    controller keeps up to ``drive_queue_depth`` commands at each drive (``QueuedSpindle``)."""
+    """The RAID volume: member drives behind the controller, reads split into member pieces. The
+    controller keeps one command at a drive (``Spindle``, in arrival order) or up to
+    ``drive_queue_depth`` (``QueuedSpindle``, the nearest first)."""
 
     def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float):
         self.env = env
         self.level = body.level
-        self.drives = [QueuedSpindle(env, disk, format_efficiency, body.drive_queue_depth) for _ in range(body.disks)]
+        depth = body.drive_queue_depth
+        self.queued = depth > 1
+        self.drives = [QueuedSpindle(env, disk, format_efficiency, depth) if self.queued else Spindle(disk, format_efficiency)
+                       for _ in range(body.disks)]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
 
@@ -131,6 +136,8 @@ class Array:
             else:
                 last[member] = len(commands)
                 commands.append([member, piece.offset_B, piece.length_B])
+        if not self.queued:  # in arrival order, a command's completion is known when it is sent
+            return self.env.timeout(max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now)
         done, left = self.env.event(), [len(commands)]
 
         def piece_done(_event) -> None:
