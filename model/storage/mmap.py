@@ -119,37 +119,33 @@ class MappedFile:
         self.faults = 0
         self.written_B = 0
 
-    def fault(self, now_s: float, block: int) -> float:
-        """The program touches ``block``, not in memory, at ``now_s``; the time it may go on."""
-        self.faults += 1
-        now_s = self.volume.read(now_s, block * BLOCK_B, BLOCK_B)
-        self.resident[block] = 1
-        self.order.append(block)
-        if len(self.order) > self.capacity:
-            self._evict(now_s, self.order.popleft())
-        return now_s
-
     def run(self, now_s: float, step_s: float) -> float:
-        """One pass of the program from ``now_s``, ``step_s`` of its own time per block; when it ends."""
-        resident, dirty, last = self.resident, self.dirty, len(self.resident) - 1
-        for step in range(last + 1):
-            if not resident[step]:
-                now_s = self.fault(now_s, step)
-            now_s += step_s
-            if not resident[last - step]:
-                now_s = self.fault(now_s, last - step)
-            dirty[last - step] = 1
-            now_s += step_s
-        return now_s
+        """One pass of the program from ``now_s``, ``step_s`` of its own time per block; when it ends.
 
-    def _evict(self, now_s: float, block: int) -> None:
-        self.resident[block] = 0
-        if self.dirty[block]:
-            self.dirty[block] = 0
-            self.to_write[block * BLOCK_B] = BLOCK_B
-        self.evicted += 1
-        if self.evicted % self.batch == 0:
-            self.write_back(now_s)
+        A touch of a block not in memory faults: the program waits for its read, the block joins the
+        page cache, and the cache's oldest block leaves it (written back with its batch if dirty).
+        """
+        resident, dirty, order, to_write = self.resident, self.dirty, self.order, self.to_write
+        read, capacity, batch, last = self.volume.read, self.capacity, self.batch, len(self.resident) - 1
+        for step in range(last + 1):
+            for block in (step, last - step):
+                if not resident[block]:
+                    self.faults += 1
+                    now_s = read(now_s, block * BLOCK_B, BLOCK_B)
+                    resident[block] = 1
+                    order.append(block)
+                    if len(order) > capacity:
+                        old = order.popleft()
+                        resident[old] = 0
+                        if dirty[old]:
+                            dirty[old] = 0
+                            to_write[old * BLOCK_B] = BLOCK_B
+                        self.evicted += 1
+                        if self.evicted % batch == 0:
+                            self.write_back(now_s)
+                now_s += step_s
+            dirty[last - step] = 1
+        return now_s
 
     def write_back(self, now_s: float) -> None:
         """Submit the dirty blocks gathered so far, sorted and merged as the elevator does."""
