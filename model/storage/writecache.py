@@ -57,7 +57,7 @@ class WriteBackCache:
     def destage(self, now_s: float) -> float:
         """Write everything held to the drives, ascending; the time the last write completes."""
         runs = merged_runs(self.extents)
-        done = max([now_s] + [drive.write(now_s, runs) for drive in self.drives])
+        done = max(drive.write(now_s, runs) for drive in self.drives)  # each at least now_s
         self.destages += bool(self.extents)
         self.extents.clear()
         self.held_B = 0
