@@ -42,6 +42,7 @@ def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, f
              f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",
              f"  CPU          {_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)",
              "  utilisation  " + _busiest(result.utilization)]
+    lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
 
 

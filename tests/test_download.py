@@ -1,5 +1,6 @@
 """The download server of 002_d084885fd2f4dc68.txt: RAID mapping, read-ahead windows, drives, server."""
 import random
+import re
 
 import pytest
 import simpy
@@ -259,3 +260,25 @@ def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(monkey
     assert reads[:3] == [download.PAGE_B] * 3 and reads[3] > download.PAGE_B
     lookups = sum(1 for n in reads if n == download.PAGE_B)
     assert 4 * 40 <= lookups <= 5 * 40  # root, leaf, inode, md5 data, and the md5 leaf when it differs
+
+
+def _asleep_ms_a_pair(result):
+    """The workers' time asleep on reads a pair, by what they read, from the result's notes."""
+    note = next(n for n in result.notes if n.startswith("workers asleep on reads: "))
+    return {kind: float(ms) for ms, kind in re.findall(r"([\d.]+) ms a pair (\w+)", note)}
+
+
+@pytest.mark.parametrize("variant, workers, clients", [("r6_opt", 1, 1), ("r6_opt", 1, 8), ("r6_def", 4, 6)])
+def test_a_worker_s_sleep_on_reads_is_part_of_its_busy_time(variant, workers, clients):
+    result = _run(f"variant={variant}", f"server.workers={workers}", f"workload.clients={clients}")
+    asleep = _asleep_ms_a_pair(result)
+    busy_ms = 1e3 * result.utilization["nginx workers"] * workers * result.elapsed_s / 150
+    assert set(asleep) == {"opening", "data"} and min(asleep.values()) > 0
+    assert sum(asleep.values()) <= busy_ms + 0.1  # the notes give tenths of a millisecond
+
+
+def test_small_windows_keep_a_lone_worker_asleep_on_data_longer_than_large_ones():
+    default = _asleep_ms_a_pair(_run("variant=r6_def", "workload.clients=1"))
+    tuned = _asleep_ms_a_pair(_run("variant=r6_opt", "workload.clients=1"))
+    assert default["data"] > tuned["data"]
+    assert default["opening"] == pytest.approx(tuned["opening"], rel=0.25)  # the same lookups either way

@@ -254,6 +254,7 @@ class Server:
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
         self.worker_busy_s = 0.0
+        self.worker_asleep_s = {"opening": 0.0, "data": 0.0}  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
         self.windows = read_ahead_windows(self.file_B, int(read_ahead_KiB * 1024))
@@ -284,13 +285,13 @@ class Server:
         socket = Socket(self.net, self.link, self.send_buffer_B)
         turn = yield from self._take(worker)
         for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
-            yield from self._until(self.array.read(page_B, PAGE_B))
+            yield from self._until(self.array.read(page_B, PAGE_B), "opening")
         done = self.array.read(start, self.windows[0][1])
         for k, (_, length) in enumerate(self.windows):
             if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
                 offset, size = self.windows[k + 1]
                 ahead = self.array.read(start + offset, size)
-            yield from self._until(done)
+            yield from self._until(done, "data")
             while length > 0:
                 room = socket.room_B()
                 if room <= 0:  # EAGAIN: the worker serves its other connections meanwhile
@@ -309,8 +310,8 @@ class Server:
             worker = self._accept(closing=worker)
         turn = yield from self._take(worker)
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
-            yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B))
-        yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B))
+            yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B), "opening")
+        yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B), "data")
         self._give(worker, turn)
         self.worker_connections[worker] -= 1
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
@@ -334,10 +335,13 @@ class Server:
         self.worker_busy_s += self.env.now - turn.began_s
         self.workers[worker].release(turn)
 
-    def _until(self, done: simpy.Event):
-        """Sleep (in the kernel, the worker with its other connections) until the read ``done`` is."""
+    def _until(self, done: simpy.Event, kind: str):
+        """Sleep (in the kernel, the worker with its other connections) until the read ``done`` is;
+        ``kind``: what the read is for, "opening" a file (directory and inode) or its "data"."""
         if not done.processed:
+            asleep_s = self.env.now
             yield done
+            self.worker_asleep_s[kind] += self.env.now - asleep_s
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
@@ -398,6 +402,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
-             f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches")
+             f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches",
+             "workers asleep on reads: " + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}"
+                                                     for kind, s in server.worker_asleep_s.items()))
     return Result(scenario=scenario.name, bytes_moved=bytes_moved, elapsed_s=elapsed, utilization=utilization,
                   bound_MBps=server.link.capacity / 1e6, notes=notes)
