@@ -23,7 +23,9 @@ done. The server side, request by request:
   root, then the leaf block the name hashes to (``Directory``), then the page of the inode table
   holding the inode, kept at the start of the directory's files. The md5 file's name hashes to its
   own leaf, read unless it is the data file's; its inode, the next one, came with the data file's
-  page, and its data is read from just after its data file (each was written right after it).
+  page, and its data is read from just after its data file (each was written right after it). The
+  page cache reads whole pages, so a file's last read ends on the page boundary where the md5 file's
+  page begins, and a drive that read ahead past it serves it from its cache.
 - The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
   from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
   the read of the next one in the background, so a stream has one window in flight ahead.
@@ -257,7 +259,8 @@ class Server:
         self.worker_asleep_s = {"opening": 0.0, "data": 0.0}  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
-        self.windows = read_ahead_windows(self.file_B, int(read_ahead_KiB * 1024))
+        self.file_pages_B = -(-self.file_B // PAGE_B) * PAGE_B  # the page cache reads the last page whole
+        self.windows = read_ahead_windows(self.file_pages_B, int(read_ahead_KiB * 1024))
         self.files = body.workload.dataset_files
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
         self.directory = Directory(body.workload.files_per_directory, self.slot_B)
@@ -287,11 +290,12 @@ class Server:
         for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
             yield from self._until(self.array.read(page_B, PAGE_B), "opening")
         done = self.array.read(start, self.windows[0][1])
-        for k, (_, length) in enumerate(self.windows):
+        for k, (window_B, length) in enumerate(self.windows):
             if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
                 offset, size = self.windows[k + 1]
                 ahead = self.array.read(start + offset, size)
             yield from self._until(done, "data")
+            length = min(length, self.file_B - window_B)  # the file's bytes in the window's pages
             while length > 0:
                 room = socket.room_B()
                 if room <= 0:  # EAGAIN: the worker serves its other connections meanwhile
@@ -311,7 +315,7 @@ class Server:
         turn = yield from self._take(worker)
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
             yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B), "opening")
-        yield from self._until(self.array.read(start + self.file_B // PAGE_B * PAGE_B + PAGE_B, MD5_FILE_B), "data")
+        yield from self._until(self.array.read(start + self.file_pages_B, MD5_FILE_B), "data")
         self._give(worker, turn)
         self.worker_connections[worker] -= 1
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
