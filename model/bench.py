@@ -133,6 +133,7 @@ def sweeps() -> None:
 
     from .sweep import grid as grid_module
     from .sweep import run as run_module
+    from .sweep.run import QUIET_KERNEL
 
     with tempfile.TemporaryDirectory() as tmp:
         grid, points = grid_module.load(paths.DATA / "sweeps" / "sas_lanes_lhs.yaml")
@@ -150,7 +151,7 @@ def sweeps() -> None:
         start = time.perf_counter()
         for i in range(3):
             papermill.execute_notebook(str(empty), str(Path(tmp) / f"out{i}.ipynb"), parameters={"x": i},
-                                       kernel_name="python3", progress_bar=False)
+                                       kernel_name="python3", progress_bar=False, extra_arguments=QUIET_KERNEL)
         bare = (time.perf_counter() - start) / 3
         grid, points = grid_module.load(paths.DATA / "sweeps" / "raid0_disks.yaml")
         start = time.perf_counter()

@@ -122,6 +122,17 @@ def test_papermill_point_keeps_its_executed_notebook(tmp_path):
     assert table.throughput_MBps.iloc[0] == pytest.approx(inprocess["throughput_MBps"])
 
 
+def test_a_papermill_point_s_kernel_writes_nothing_to_the_terminal(tmp_path, capfd):
+    """ipykernel 7 warns on every start over TCP without encryption: a line per point through the
+    progress bar, unless the kernel logs only its errors."""
+    path = _grid(tmp_path, engine="papermill", product={"volumes.md0.disks.count": [3]})
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    out, err = capfd.readouterr()
+    assert pd.read_parquet(tmp_path / "out" / "results.parquet").status.tolist() == ["ok"]
+    assert "IPKernelApp" not in out + err and "WARNING" not in out + err, err
+
+
 def test_store_writes_are_atomic(tmp_path):
     store = Store(tmp_path)
     store.write({"point_id": "abc", "status": "ok", "x": 1.0})

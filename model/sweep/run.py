@@ -26,6 +26,10 @@ from .store import Store, point_id
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
+# A point's kernel logs only its errors: ipykernel 7 warns on every start over TCP without CurveZMQ keys
+# ("Kernel is running over TCP without encryption"), a line per point through the progress bar. The
+# kernel listens on this machine's loopback only; a point's own errors still reach its notebook.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
 def _versions() -> str:
@@ -65,7 +69,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             parameters = dict(spec["point"])
         parameters["result_path"] = str(result_path)
         papermill.execute_notebook(str(notebook), str(out_nb), parameters=parameters, kernel_name="python3",
-                                   progress_bar=False, cwd=str(notebook.parent))
+                                   progress_bar=False, cwd=str(notebook.parent), extra_arguments=QUIET_KERNEL)
         return json.loads(result_path.read_text())
 
 
