@@ -102,7 +102,7 @@ def validation(as_json: bool = False, holdout: bool = False, show_all: bool = Fa
         lines += [""] + _table_text(name, summary[name], preds, show_all)
     covered = sum(t["covered"] for t in summary.values())
     results = sum(t["results"] for t in summary.values())
-    lines += ["", f"{covered} of {results} results predicted; the rest await models of later issues."
+    lines += ["", f"{covered} of {results} results predicted; each line above says why the rest are not."
               + ("" if show_all else " Settings and derived figures: --all.")]
     if write_files:
         lines.append(f"wrote {paths.shown(paths.REPORTS / 'validation.csv')} and "

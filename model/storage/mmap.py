@@ -184,7 +184,7 @@ def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
                 raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
             size_B = ctrl.cache_MB * 1e6
         elif len(drives) > 1:
-            raise NotModelled("an md mirror's write path arrives with the storage issue")
+            raise NotModelled("an md mirror's write path under a memory map is not modelled; no report measures one")
         else:
             size_B = disk.cache_MB * 1e6
         cache = WriteBackCache(drives, size_B, disk.interface_rate_MBps * 1e6)
