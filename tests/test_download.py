@@ -242,30 +242,9 @@ def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, 
     assert status == 2 and len(err.strip().splitlines()) == 1 and f": {key}: " in err
 
 
-def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(monkeypatch):
-    """Cold metadata (1000 MB against two million files): each data file's open reads three pages
-    before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
-    from model.servers import download
-
-    assert download.Directory(2048, 5 * 2**20).leaves == 82  # 4096 entries of 56 B, leaves 69 % full
-    reads = []
-    original = download.Array.read
-
-    def read(self, offset_B, length_B):
-        reads.append(length_B)
-        return original(self, offset_B, length_B)
-
-    monkeypatch.setattr(download.Array, "read", read)
-    simulate(scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"]))
-    assert reads[:3] == [download.PAGE_B] * 3 and reads[3] > download.PAGE_B
-    lookups = sum(1 for n in reads if n == download.PAGE_B)
-    assert 4 * 40 <= lookups <= 5 * 40  # root, leaf, inode, md5 data, and the md5 leaf when it differs
-
-
-def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the_drive_s_look_ahead(monkeypatch):
-    """2050 KiB is not a whole number of pages: the page cache reads the last page whole, so the file's
-    last read ends where the md5 file's page begins (written right after it); a lone client's drive
-    has read that page ahead by the time it is asked for, so it costs no seek and no turn."""
+@pytest.fixture
+def array_reads(monkeypatch):
+    """Every logical read the server sends its array: [offset, length, seconds it took]."""
     from model.servers import download
 
     reads = []
@@ -278,10 +257,32 @@ def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the
         return done
 
     monkeypatch.setattr(download.Array, "read", read)
+    return reads
+
+
+def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_reads):
+    """Cold metadata (1000 MB against two million files): each data file's open reads three pages
+    before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
+    from model.servers import download
+
+    assert download.Directory(2048, 5 * 2**20).leaves == 82  # 4096 entries of 56 B, leaves 69 % full
     simulate(scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"]))
-    ends = {o + n for o, n, _ in reads if n > download.PAGE_B}
+    lengths = [n for _, n, _ in array_reads]
+    assert lengths[:3] == [download.PAGE_B] * 3 and lengths[3] > download.PAGE_B
+    lookups = sum(1 for n in lengths if n == download.PAGE_B)
+    assert 4 * 40 <= lookups <= 5 * 40  # root, leaf, inode, md5 data, and the md5 leaf when it differs
+
+
+def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the_drive_s_look_ahead(array_reads):
+    """2050 KiB is not a whole number of pages: the page cache reads the last page whole, so the file's
+    last read ends where the md5 file's page begins (written right after it); a lone client's drive
+    has read that page ahead by the time it is asked for, so it costs no seek and no turn."""
+    from model.servers import download
+
+    simulate(scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"]))
+    ends = {o + n for o, n, _ in array_reads if n > download.PAGE_B}
     assert all(end % download.PAGE_B == 0 for end in ends)
-    md5 = [took for o, n, took in reads if n == download.MD5_FILE_B and o in ends]
+    md5 = [took for o, n, took in array_reads if n == download.MD5_FILE_B and o in ends]
     assert len(md5) == 40 and max(md5) < 1e-3  # a 7200 rpm turn alone is 8.3 ms
 
 
