@@ -115,6 +115,21 @@ def _rms(residuals: np.ndarray) -> float:
     return float(100.0 * np.sqrt(np.mean(residuals ** 2))) if len(residuals) else 0.0
 
 
+SIGNIFICANT_DIGITS = 10
+
+
+def _rounded(value):
+    """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine (another BLAS,
+    another order of sums) differs in the last few of a float's 17 digits, and the file should not."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def write(result: Fit) -> None:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
-    paths.CALIBRATED_PARAMETERS.write_text(json.dumps(result.to_json(), indent=2, sort_keys=True) + "\n")
+    paths.CALIBRATED_PARAMETERS.write_text(json.dumps(_rounded(result.to_json()), indent=2, sort_keys=True) + "\n")

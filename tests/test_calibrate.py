@@ -63,3 +63,21 @@ def test_the_result_cache_follows_the_parameters_a_model_reads():
     assert predict_row(row, dict(base, bus_efficiency=0.6)).predicted < first
     validate.clear_caches()
     assert predict_row(row, base).predicted == pytest.approx(first)
+
+
+def test_fits_that_differ_only_in_their_last_digits_write_the_same_file(tmp_path, monkeypatch):
+    """Another machine's BLAS or order of sums moves a fit in its 14th digit: the stored file must not
+    change with it (the download server's ties, and so its figures, follow the stored values)."""
+    monkeypatch.setattr(paths, "CALIBRATED", tmp_path)
+    written = []
+    for nudge in (0.0, 3e-14):
+        declared = params.DECLARED
+        values = {n: p.default * (1 + nudge) + 1e-3 for n, p in declared.items()}
+        fit = calibrate.Fit(values, {n: (p.low, p.high) for n, p in declared.items()},
+                            {n: 3 for n in declared}, 36, 15.887114945269735 * (1 + nudge))
+        monkeypatch.setattr(paths, "CALIBRATED_PARAMETERS", tmp_path / f"p{len(written)}.json")
+        calibrate.write(fit)
+        written.append(paths.CALIBRATED_PARAMETERS.read_text())
+    assert written[0] == written[1]
+    stored = json.loads(written[0])
+    assert stored["fit"]["rms_error_pct"] == pytest.approx(15.887114945269735, rel=1e-9)
