@@ -69,9 +69,9 @@ def test_fits_that_differ_only_in_their_last_digits_write_the_same_file(tmp_path
     """Another machine's BLAS or order of sums moves a fit in its 14th digit: the stored file must not
     change with it (the download server's ties, and so its figures, follow the stored values)."""
     monkeypatch.setattr(paths, "CALIBRATED", tmp_path)
+    declared = params.DECLARED
     written = []
     for nudge in (0.0, 3e-14):
-        declared = params.DECLARED
         values = {n: p.default * (1 + nudge) + 1e-3 for n, p in declared.items()}
         fit = calibrate.Fit(values, {n: (p.low, p.high) for n, p in declared.items()},
                             {n: 3 for n in declared}, 36, 15.887114945269735 * (1 + nudge))

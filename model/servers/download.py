@@ -86,6 +86,11 @@ TCP_WMEM_MAX_B = 4 * 2**20
 SIMULATED_PAIRS = 300
 
 
+def whole_pages_B(length_B: float) -> int:
+    """What ``length_B`` bytes take on disk and in the page cache: whole pages."""
+    return math.ceil(length_B / PAGE_B) * PAGE_B
+
+
 def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B) -> list[tuple[int, int]]:
     """The (offset, length) windows Linux's on-demand read-ahead reads a file in, front to back.
 
@@ -170,7 +175,7 @@ class Directory:
         self.leaves = max(1, math.ceil(entries * DIRENT_B / (PAGE_B * HTREE_LEAF_FILL)))
         self.files_per_directory = files_per_directory
         self.slot_B = slot_B
-        self.root_offset_B = math.ceil(entries * INODE_B / PAGE_B) * PAGE_B
+        self.root_offset_B = whole_pages_B(entries * INODE_B)
 
     def start_B(self, index: int) -> int:
         """Where the directory holding file ``index`` begins."""
@@ -259,7 +264,7 @@ class Server:
         self.worker_asleep_s = {"opening": 0.0, "data": 0.0}  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
-        self.file_pages_B = -(-self.file_B // PAGE_B) * PAGE_B  # the page cache reads the last page whole
+        self.file_pages_B = whole_pages_B(self.file_B)  # the page cache reads the last page whole
         self.windows = read_ahead_windows(self.file_pages_B, int(read_ahead_KiB * 1024))
         self.files = body.workload.dataset_files
         self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
@@ -368,7 +373,7 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         raise UserError(where, "drive_queue_depth",
                         f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}")
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
-    slot_B = (math.ceil(body.workload.file_size_kB * 1024 / PAGE_B) + 1) * PAGE_B + MD5_FILE_B
+    slot_B = whole_pages_B(body.workload.file_size_kB * 1024) + PAGE_B + MD5_FILE_B
     if body.workload.dataset_files * slot_B > capacity_B:
         raise UserError(where, "workload.dataset_files",
                         f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
