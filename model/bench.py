@@ -10,6 +10,7 @@
    cores); a papermill grid of 20 points, seconds per point beside executing an empty notebook
    through papermill's Python API in the same run (target within 1.2x of it).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -70,7 +71,9 @@ def main() -> None:
     print(f"  raw SimPy        {CUSTOMERS / raw:10,.0f} customers/s ({raw:.2f} s)")
     print(f"  ratio            {raw / ours:10.2f} x SimPy's speed (target at least 0.70 x)")
 
-    print("\nsimulate() per scenario (best of 20 runs; of 3 where a run takes over 0.1 s; target under 1 s):")
+    print(
+        "\nsimulate() per scenario (best of 20 runs; of 3 where a run takes over 0.1 s; target under 1 s):"
+    )
     params = calibrated()
     for path in sorted(paths.SCENARIOS.glob("*.yaml")):
         for variant in [None] + scenario.variants_of(path):
@@ -78,7 +81,9 @@ def main() -> None:
             label = f"{path.stem}" + (f" [{variant}]" if variant else "")
             try:
                 seconds = best_of(lambda: simulate(s, params), 1)
-                seconds = min(seconds, best_of(lambda: simulate(s, params), 20 if seconds < 0.1 else 2))
+                seconds = min(
+                    seconds, best_of(lambda: simulate(s, params), 20 if seconds < 0.1 else 2)
+                )
             except NotModelled:
                 print(f"  {label:44} not modelled yet")
                 continue
@@ -93,25 +98,49 @@ def main() -> None:
         validate.predict_rows(chosen, params)
 
     seconds = best_of(lambda: validate_rows(storage), 3)
-    print(f"\nvalidate the six storage tables: {len(storage)} measured rows in {seconds:.3f} s "
-          f"(caches cleared, best of 3; target under 20 s)")
+    print(
+        f"\nvalidate the six storage tables: {len(storage)} measured rows in {seconds:.3f} s "
+        f"(caches cleared, best of 3; target under 20 s)"
+    )
     seconds = best_of(lambda: validate_rows(rows), 1)
     print(f"validate in all: {len(rows)} measured rows in {seconds:.1f} s (caches cleared)")
-    print(f"\nEinstein@home table, every column and 1 to 9 clients: {download_table(params):.1f} s (target under 30 s)")
+    print(
+        f"\nEinstein@home table, every column and 1 to 9 clients: {download_table(params):.1f} s (target under 30 s)"
+    )
     from .network.bench import lightpath_timing
+
     t = lightpath_timing()
-    print(f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "
-          f"(ratio {t['ratio']:.2f}; targets under 5 ms and within 1.5x)")
-    seconds = best_of(lambda: subprocess.run([sys.executable, "-m", "model", "predict", "atlas_lightpath"],
-                                             check=True, capture_output=True), 3)
-    print(f"python -m model predict atlas_lightpath, start-up included: {seconds:.2f} s (best of 3; target under 1 s)")
+    print(
+        f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "
+        f"(ratio {t['ratio']:.2f}; targets under 5 ms and within 1.5x)"
+    )
+    seconds = best_of(
+        lambda: subprocess.run(
+            [sys.executable, "-m", "model", "predict", "atlas_lightpath"],
+            check=True,
+            capture_output=True,
+        ),
+        3,
+    )
+    print(
+        f"python -m model predict atlas_lightpath, start-up included: {seconds:.2f} s (best of 3; target under 1 s)"
+    )
     sweeps()
 
 
 STORAGE_TABLES = ("atlas_disk", "atlas_hosts", "psu_write", "psu_copy", "psu_mmap", "em_ingest")
 # The table's columns of 002_d084885fd2f4dc68.txt: (variant, nginx workers), held-out ones included
-DOWNLOAD_COLUMNS = [("r6_def", 1), ("r6_opt", 1), ("r6_opt", 2), ("r6_opt", 4), ("r6_opt", 8),
-                    ("r10_def", 1), ("r10_opt", 1), ("r10_opt", 4), ("r10_opt", 8)]
+DOWNLOAD_COLUMNS = [
+    ("r6_def", 1),
+    ("r6_opt", 1),
+    ("r6_opt", 2),
+    ("r6_opt", 4),
+    ("r6_opt", 8),
+    ("r10_def", 1),
+    ("r10_opt", 1),
+    ("r10_opt", 4),
+    ("r10_opt", 8),
+]
 
 
 def download_table(params: dict[str, float]) -> float:
@@ -119,8 +148,17 @@ def download_table(params: dict[str, float]) -> float:
     began = time.perf_counter()
     for variant, workers in DOWNLOAD_COLUMNS:
         for clients in range(1, 10):
-            simulate(scenario.load("eah_download", [f"variant={variant}", f"server.workers={workers}",
-                                                    f"workload.clients={clients}"]), params)
+            simulate(
+                scenario.load(
+                    "eah_download",
+                    [
+                        f"variant={variant}",
+                        f"server.workers={workers}",
+                        f"workload.clients={clients}",
+                    ],
+                ),
+                params,
+            )
     return time.perf_counter() - began
 
 
@@ -140,18 +178,30 @@ def sweeps() -> None:
         start = time.perf_counter()
         run_module.run(grid, points, Path(tmp) / "lhs", progress=False)
         seconds = time.perf_counter() - start
-        print(f"\nin-process sweep: {len(points):,} points on the microscope store in {seconds:.1f} s "
-              f"({len(points) / seconds:.0f} points/s; target under 30 s)")
+        print(
+            f"\nin-process sweep: {len(points):,} points on the microscope store in {seconds:.1f} s "
+            f"({len(points) / seconds:.0f} points/s; target under 30 s)"
+        )
 
         empty = Path(tmp) / "empty.ipynb"
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]})]
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nbformat.write(nb, empty)
         start = time.perf_counter()
         for i in range(3):
-            papermill.execute_notebook(str(empty), str(Path(tmp) / f"out{i}.ipynb"), parameters={"x": i},
-                                       kernel_name="python3", progress_bar=False, extra_arguments=QUIET_KERNEL)
+            papermill.execute_notebook(
+                str(empty),
+                str(Path(tmp) / f"out{i}.ipynb"),
+                parameters={"x": i},
+                kernel_name="python3",
+                progress_bar=False,
+                extra_arguments=QUIET_KERNEL,
+            )
         bare = (time.perf_counter() - start) / 3
         grid, points = grid_module.load(paths.DATA / "sweeps" / "raid0_disks.yaml")
         start = time.perf_counter()
@@ -160,9 +210,11 @@ def sweeps() -> None:
         start = time.perf_counter()
         run_module.run(grid, points, Path(tmp) / "pm2", progress=False)
         pooled = (time.perf_counter() - start) / len(points)
-        print(f"papermill sweep: {len(points)} points, {serial:.2f} s per point on one worker, {pooled:.2f} s per "
-              f"point on a pool; an empty notebook through papermill's API: {bare:.2f} s "
-              f"(ratio {serial / bare:.2f}x; target within 1.2x)")
+        print(
+            f"papermill sweep: {len(points)} points, {serial:.2f} s per point on one worker, {pooled:.2f} s per "
+            f"point on a pool; an empty notebook through papermill's API: {bare:.2f} s "
+            f"(ratio {serial / bare:.2f}x; target within 1.2x)"
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Rows of request-level simulations (``not_fitted``) stay out of the fit: they are
 fit's hundreds of evaluations, and are predicted with what the other tables fit (their own
 parameters keep their declared defaults).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,6 @@ from . import paths
 from .measured import Row
 from .scenario import Scenario
 from .validate import predict_row, scenario_of
-
 
 LOSS, F_SCALE = "cauchy", 0.10
 _STEP = 1e-4
@@ -41,13 +41,24 @@ class Fit:
     def to_json(self) -> dict:
         declared = params_module.DECLARED
         return {
-            "parameters": {name: {"value": v, "ci95_low": self.intervals[name][0],
-                                  "ci95_high": self.intervals[name][1], "unit": declared[name].unit,
-                                  "rows_depending_on_it": self.rows_per_parameter[name],
-                                  "meaning": declared[name].meaning}
-                           for name, v in self.values.items()},
-            "fit": {"rows": self.rows, "rms_error_pct": self.rms_error_pct, "loss": LOSS,
-                    "f_scale": F_SCALE, "made_by": "python -m model calibrate"},
+            "parameters": {
+                name: {
+                    "value": v,
+                    "ci95_low": self.intervals[name][0],
+                    "ci95_high": self.intervals[name][1],
+                    "unit": declared[name].unit,
+                    "rows_depending_on_it": self.rows_per_parameter[name],
+                    "meaning": declared[name].meaning,
+                }
+                for name, v in self.values.items()
+            },
+            "fit": {
+                "rows": self.rows,
+                "rms_error_pct": self.rms_error_pct,
+                "loss": LOSS,
+                "f_scale": F_SCALE,
+                "made_by": "python -m model calibrate",
+            },
         }
 
 
@@ -96,14 +107,22 @@ def fit(rows: list[Row]) -> Fit:
     bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
     # plain least squares first, so that the robust loss starts near the optimum and cannot
     # write off a row as an outlier merely because the defaults were far from it
-    start_x = optimize.least_squares(vector_residuals, [start[n] for n in free], bounds=bounds,
-                                     diff_step=_STEP, x_scale="jac").x
-    solution = optimize.least_squares(vector_residuals, start_x, bounds=bounds, loss=LOSS, f_scale=F_SCALE,
-                                      diff_step=_STEP, x_scale="jac")
+    start_x = optimize.least_squares(
+        vector_residuals, [start[n] for n in free], bounds=bounds, diff_step=_STEP, x_scale="jac"
+    ).x
+    solution = optimize.least_squares(
+        vector_residuals,
+        start_x,
+        bounds=bounds,
+        loss=LOSS,
+        f_scale=F_SCALE,
+        diff_step=_STEP,
+        x_scale="jac",
+    )
     values.update(zip(free, map(float, solution.x)))
     dof = len(fitted_rows) - len(free)
     if dof > 0:
-        s2 = float(np.sum(solution.fun ** 2)) / dof
+        s2 = float(np.sum(solution.fun**2)) / dof
         cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
         half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
         for n, x, h in zip(free, solution.x, half):
@@ -112,7 +131,7 @@ def fit(rows: list[Row]) -> Fit:
 
 
 def _rms(residuals: np.ndarray) -> float:
-    return float(100.0 * np.sqrt(np.mean(residuals ** 2))) if len(residuals) else 0.0
+    return float(100.0 * np.sqrt(np.mean(residuals**2))) if len(residuals) else 0.0
 
 
 SIGNIFICANT_DIGITS = 10
@@ -132,4 +151,6 @@ def _rounded(value):
 
 def write(result: Fit) -> None:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
-    paths.CALIBRATED_PARAMETERS.write_text(json.dumps(_rounded(result.to_json()), indent=2, sort_keys=True) + "\n")
+    paths.CALIBRATED_PARAMETERS.write_text(
+        json.dumps(_rounded(result.to_json()), indent=2, sort_keys=True) + "\n"
+    )

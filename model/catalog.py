@@ -4,6 +4,7 @@ One YAML file per category in ``data/hardware/``; each part is a mapping of para
 carry their units, plus ``sources`` (the public source of every numeric value). The same WD 7200
 rpm drive is one entry used by every scenario that contains it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,12 +27,20 @@ class Part:
     note: str = ""
 
     def check(self, where: str, key: str) -> None:
-        numeric = [f.name for f in fields(self)
-                   if isinstance(getattr(self, f.name), (int, float)) and not isinstance(getattr(self, f.name), bool)
-                   and getattr(self, f.name) != f.default]  # a value left at its default needs no source
+        numeric = [
+            f.name
+            for f in fields(self)
+            if isinstance(getattr(self, f.name), (int, float))
+            and not isinstance(getattr(self, f.name), bool)
+            and getattr(self, f.name) != f.default
+        ]  # a value left at its default needs no source
         missing = [n for n in numeric if n not in self.sources]
         if missing:
-            raise UserError(where, f"{key}.sources", f"no source for {', '.join(missing)}; every numeric value needs one")
+            raise UserError(
+                where,
+                f"{key}.sources",
+                f"no source for {', '.join(missing)}; every numeric value needs one",
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,8 +63,11 @@ class Disk(Part):
         super().check(where, key)
         pair = (self.media_rate_outer_MBps is None) == (self.media_rate_inner_MBps is None)
         if not pair or (self.media_rate_outer_MBps is None and self.internal_rate_max_Mbps is None):
-            raise UserError(where, key, "needs media_rate_outer_MBps with media_rate_inner_MBps, "
-                                        "or internal_rate_max_Mbps")
+            raise UserError(
+                where,
+                key,
+                "needs media_rate_outer_MBps with media_rate_inner_MBps, or internal_rate_max_Mbps",
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,9 +82,11 @@ class Bus(Part):
     burst_rate_MBps: PositiveFloat | None = None
     devices_per_channel: PositiveInt | None = None
 
-    _NEEDS = {"parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),
-              "serial": ("lanes", "lane_rate_Gbps", "encoding"),
-              "channel": ("burst_rate_MBps",)}
+    _NEEDS = {
+        "parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),
+        "serial": ("lanes", "lane_rate_Gbps", "encoding"),
+        "channel": ("burst_rate_MBps",),
+    }
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
@@ -98,7 +112,9 @@ class Controller(Part):
     channel_bus: str
     processor: str = ""
     processor_MHz: PositiveFloat | None = None
-    processors: PositiveInt = 1  # RAID processors (controllers of a pair); groups alternate between them
+    processors: PositiveInt = (
+        1  # RAID processors (controllers of a pair); groups alternate between them
+    )
     cache_MB: PositiveFloat | None = None
     max_throughput_MBps: PositiveFloat | None = None
     max_request_KiB: PositiveFloat | None = None  # the largest request its driver takes
@@ -147,7 +163,12 @@ class Link(Part):
 
 
 CATEGORIES: dict[str, type[Part]] = {
-    "disks": Disk, "buses": Bus, "controllers": Controller, "nics": Nic, "hosts": Host, "links": Link,
+    "disks": Disk,
+    "buses": Bus,
+    "controllers": Controller,
+    "nics": Nic,
+    "hosts": Host,
+    "links": Link,
 }
 
 
@@ -159,8 +180,12 @@ class Catalog:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
         table = self.parts[category]
         if part_id not in table:
-            raise UserError(where, key, f"unknown {category[:-1]} {part_id!r}; the catalog "
-                                        f"(data/hardware/{category}.yaml) has: {', '.join(sorted(table))}")
+            raise UserError(
+                where,
+                key,
+                f"unknown {category[:-1]} {part_id!r}; the catalog "
+                f"(data/hardware/{category}.yaml) has: {', '.join(sorted(table))}",
+            )
         return table[part_id]
 
 

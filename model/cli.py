@@ -3,6 +3,7 @@
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
 A configuration no model covers yet prints one line and exits 3.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,21 +26,40 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("predict", help="simulate one scenario and print its prediction")
     p.add_argument("scenario", help="a scenario name in data/scenarios/ or a path to a YAML file")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="change a scenario key (dotted), or choose a variant with variant=NAME; repeatable")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a scenario key (dotted), or choose a variant with variant=NAME; repeatable",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     v = sub.add_parser("validate", help="every measured row beside its prediction, table by table")
     v.add_argument("--json", action="store_true", help="print one JSON object with rows and tables")
-    v.add_argument("--holdout", action="store_true", help="predict each table from a fit that left it out")
+    v.add_argument(
+        "--holdout", action="store_true", help="predict each table from a fit that left it out"
+    )
     v.add_argument("--all", action="store_true", help="also list settings and derived figures")
-    v.add_argument("--report", action="store_true",
-                   help="also write reports/validation.csv and reports/validation.png")
+    v.add_argument(
+        "--report",
+        action="store_true",
+        help="also write reports/validation.csv and reports/validation.png",
+    )
     sub.add_parser("calibrate", help="fit the free parameters and write data/calibrated/")
-    w = sub.add_parser("sweep", help="run a grid of design points (resumable); results in OUT/results.parquet")
+    w = sub.add_parser(
+        "sweep", help="run a grid of design points (resumable); results in OUT/results.parquet"
+    )
     w.add_argument("grid", help="a grid YAML file (see data/sweeps/)")
-    w.add_argument("--workers", type=int, default=None, help="local worker processes (default: one per core)")
-    w.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="a Dask scheduler address (tcp://host:8786): run the points on that cluster")
+    w.add_argument(
+        "--workers", type=int, default=None, help="local worker processes (default: one per core)"
+    )
+    w.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a Dask scheduler address (tcp://host:8786): run the points on that cluster",
+    )
     w.add_argument("--out", default=None, help="results folder (default: sweeps/GRID_NAME)")
     return parser
 
@@ -49,13 +69,16 @@ def _interval(scenario, read: set[str]) -> tuple[float, float] | None:
     None when it read none."""
     from . import params
     from .simulate import simulate
+
     if not read:
         return None
     spans = params.intervals()
     names = sorted(read)
     base = params.calibrated()
-    values = [simulate(scenario, dict(base, **dict(zip(names, corner)))).throughput_MBps
-              for corner in itertools.product(*(spans[n] for n in names))]
+    values = [
+        simulate(scenario, dict(base, **dict(zip(names, corner)))).throughput_MBps
+        for corner in itertools.product(*(spans[n] for n in names))
+    ]
     return min(values), max(values)
 
 
@@ -63,6 +86,7 @@ def _predict(args) -> int:
     from . import params
     from . import scenario as scenario_module
     from .simulate import simulate
+
     scenario = scenario_module.load(args.scenario, args.overrides)
     recording = params.Recording(params.calibrated())
     result = simulate(scenario, recording)
@@ -75,19 +99,25 @@ def _predict(args) -> int:
         print(json.dumps(out, sort_keys=True))
         return 0
     from .report import prediction_text
+
     print(prediction_text(scenario, result, interval))
     return 0
 
 
 def _validate(args) -> int:
     from . import report
-    print(report.validation(as_json=args.json, holdout=args.holdout, show_all=args.all,
-                            write_files=args.report))
+
+    print(
+        report.validation(
+            as_json=args.json, holdout=args.holdout, show_all=args.all, write_files=args.report
+        )
+    )
     return 0
 
 
 def _calibrate(args) -> int:
     from . import report
+
     print(report.calibration())
     return 0
 
@@ -98,20 +128,30 @@ def _sweep(args) -> int:
     from . import paths
     from .sweep import grid as grid_module
     from .sweep import run as run_module
+
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers", None, f"must be a positive integer, got {args.workers}")
     grid, points = grid_module.load(args.grid)
     out = Path(args.out) if args.out else paths.PROJECT_ROOT / "sweeps" / grid.name
-    finished, failed, skipped = run_module.run(grid, points, out, workers=args.workers, scheduler=args.scheduler)
-    print(f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), {skipped} already done; "
-          f"results in {paths.shown(out / 'results.parquet')}")
+    finished, failed, skipped = run_module.run(
+        grid, points, out, workers=args.workers, scheduler=args.scheduler
+    )
+    print(
+        f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), {skipped} already done; "
+        f"results in {paths.shown(out / 'results.parquet')}"
+    )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        commands = {"predict": _predict, "validate": _validate, "calibrate": _calibrate, "sweep": _sweep}
+        commands = {
+            "predict": _predict,
+            "validate": _validate,
+            "calibrate": _calibrate,
+            "sweep": _sweep,
+        }
         return commands[args.command](args)
     except UserError as exc:
         print(exc.line(), file=sys.stderr)

@@ -1,4 +1,5 @@
 """Exercise checks for the course notebooks (``notebooks/course/``)."""
+
 from __future__ import annotations
 
 import math

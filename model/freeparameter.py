@@ -1,4 +1,5 @@
 """A free parameter: the only kind of number calibration may fit."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@ Everything else comes from datasheets in the catalog. A parameter is shared by e
 hardware has the part it describes; ``python -m model calibrate`` fits them all at once and writes
 ``data/calibrated/parameters.json`` with a 95% interval for each.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,5 @@
 """Every path the project uses, derived from one root (never from the working directory)."""
+
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

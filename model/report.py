@@ -2,6 +2,7 @@
 
 Every printed figure carries its unit.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,19 +30,30 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
     return text
 
 
-def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, float] | None) -> str:
+def prediction_text(
+    scenario: Scenario, result: Result, interval: tuple[float, float] | None
+) -> str:
     """``interval``: the throughput over the read parameters' 95% intervals; None when it reads none."""
-    spread = ("(no calibrated parameter enters it)" if interval is None else
-              f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})")
-    lines = [f"{scenario.name}" + (f" (variant {scenario.variant})" if scenario.variant else "")
-             + (f" with {'; '.join(o for o in scenario.overrides if not o.startswith('variant='))}"
-                if any(not o.startswith("variant=") for o in scenario.overrides) else ""),
-             f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}",
-             f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
-             f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
-             f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",
-             f"  CPU          {_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)",
-             "  utilisation  " + _busiest(result.utilization)]
+    spread = (
+        "(no calibrated parameter enters it)"
+        if interval is None
+        else f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})"
+    )
+    lines = [
+        f"{scenario.name}"
+        + (f" (variant {scenario.variant})" if scenario.variant else "")
+        + (
+            f" with {'; '.join(o for o in scenario.overrides if not o.startswith('variant='))}"
+            if any(not o.startswith("variant=") for o in scenario.overrides)
+            else ""
+        ),
+        f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}",
+        f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
+        f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
+        f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",
+        f"  CPU          {_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)",
+        "  utilisation  " + _busiest(result.utilization),
+    ]
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
 
@@ -49,6 +61,7 @@ def prediction_text(scenario: Scenario, result: Result, interval: tuple[float, f
 def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
     """Each table predicted from a fit on every other table."""
     from . import calibrate as calibrate_module  # scipy: only the commands that fit load it
+
     out: list[Prediction] = []
     for name, rows in tables.items():
         others = [r for t, rs in tables.items() if t != name for r in rs]
@@ -57,33 +70,48 @@ def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
     return out
 
 
-def _table_text(name: str, summary: dict, predictions: list[Prediction], show_all: bool) -> list[str]:
+def _table_text(
+    name: str, summary: dict, predictions: list[Prediction], show_all: bool
+) -> list[str]:
     median = summary["median_abs_error_pct"]
-    head = (f"{name}: {summary['rows']} rows from {', '.join(summary['sources'])}; "
-            f"{summary['results']} results, {summary['covered']} predicted"
-            + (f", median |error| {median:.1f} %, max {summary['max_abs_error_pct']:.1f} %" if median is not None else ""))
+    head = (
+        f"{name}: {summary['rows']} rows from {', '.join(summary['sources'])}; "
+        f"{summary['results']} results, {summary['covered']} predicted"
+        + (
+            f", median |error| {median:.1f} %, max {summary['max_abs_error_pct']:.1f} %"
+            if median is not None
+            else ""
+        )
+    )
     lines = [head]
-    shown = [p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")]
+    shown = [
+        p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")
+    ]
     if shown:
         lines.append(f"  {'id':34} {'metric':16} {'measured':>14} {'predicted':>14} {'error':>9}")
     for p in shown:
         r = p.row
         error = f"{p.error_pct:+.1f} %" if p.error_pct is not None else r.role
         versus = f"  (relative to {';'.join(r.relative_to)})" if r.relative_to else ""
-        lines.append(f"  {r.id[:34]:34} {r.metric[:16]:16} {_fmt(r.value, r.unit):>14} "
-                     f"{_fmt(p.predicted, r.unit):>14} {error:>9}{versus}")
+        lines.append(
+            f"  {r.id[:34]:34} {r.metric[:16]:16} {_fmt(r.value, r.unit):>14} "
+            f"{_fmt(p.predicted, r.unit):>14} {error:>9}{versus}"
+        )
     waiting: dict[str, list[str]] = {}
     for p in predictions:
         if p.row.role == "result" and p.error_pct is None:
             waiting.setdefault(p.reason, []).append(p.row.id)
     for reason, ids in waiting.items():
         listed = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
-        lines.append(f"  {len(ids)} not predicted yet ({reason.removeprefix('not modelled: ')}): {listed}")
+        lines.append(
+            f"  {len(ids)} not predicted yet ({reason.removeprefix('not modelled: ')}): {listed}"
+        )
     return lines
 
 
-def validation(as_json: bool = False, holdout: bool = False, show_all: bool = False,
-               write_files: bool = False) -> str:
+def validation(
+    as_json: bool = False, holdout: bool = False, show_all: bool = False, write_files: bool = False
+) -> str:
     tables = measured.load_all()
     rows = [r for rs in tables.values() for r in rs]
     predictions = _holdout(tables) if holdout else predict_rows(rows, params_module.calibrated())
@@ -91,27 +119,42 @@ def validation(as_json: bool = False, holdout: bool = False, show_all: bool = Fa
     if write_files:
         _write_reports(predictions, summary)
     if as_json:
-        return json.dumps({"rows": [p.to_dict() for p in predictions], "tables": summary,
-                           "holdout": holdout, "parameters": params_module.calibrated()}, sort_keys=True)
+        return json.dumps(
+            {
+                "rows": [p.to_dict() for p in predictions],
+                "tables": summary,
+                "holdout": holdout,
+                "parameters": params_module.calibrated(),
+            },
+            sort_keys=True,
+        )
     by_table: dict[str, list[Prediction]] = {}
     for p in predictions:
         by_table.setdefault(p.row.table, []).append(p)
-    lines = [f"{'Leave-one-table-out' if holdout else 'Measured beside predicted'}: "
-             f"{len(rows)} measured rows in {len(tables)} tables"]
+    lines = [
+        f"{'Leave-one-table-out' if holdout else 'Measured beside predicted'}: "
+        f"{len(rows)} measured rows in {len(tables)} tables"
+    ]
     for name, preds in by_table.items():
         lines += [""] + _table_text(name, summary[name], preds, show_all)
     covered = sum(t["covered"] for t in summary.values())
     results = sum(t["results"] for t in summary.values())
-    lines += ["", f"{covered} of {results} results predicted; each line above says why the rest are not."
-              + ("" if show_all else " Settings and derived figures: --all.")]
+    lines += [
+        "",
+        f"{covered} of {results} results predicted; each line above says why the rest are not."
+        + ("" if show_all else " Settings and derived figures: --all."),
+    ]
     if write_files:
-        lines.append(f"wrote {paths.shown(paths.REPORTS / 'validation.csv')} and "
-                     f"{paths.shown(paths.REPORTS / 'validation.png')}")
+        lines.append(
+            f"wrote {paths.shown(paths.REPORTS / 'validation.csv')} and "
+            f"{paths.shown(paths.REPORTS / 'validation.png')}"
+        )
     return "\n".join(lines)
 
 
 def _write_reports(predictions: list[Prediction], summary: dict) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -127,8 +170,14 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
         low = min(shown.measured.min(), shown.predicted.min()) * 0.8
         high = max(shown.measured.max(), shown.predicted.max()) * 1.25
         ax.plot([low, high], [low, high], color="black", lw=1, label="predicted = measured")
-        ax.fill_between([low, high], [low * 0.9, high * 0.9], [low * 1.1, high * 1.1], color="grey",
-                        alpha=0.2, label="within 10 %")
+        ax.fill_between(
+            [low, high],
+            [low * 0.9, high * 0.9],
+            [low * 1.1, high * 1.1],
+            color="grey",
+            alpha=0.2,
+            label="within 10 %",
+        )
         ax.set_xscale("log")
         ax.set_yscale("log")
     ax.set_xlabel("measured (the row's unit: MB/s, s, ...)")
@@ -142,21 +191,28 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
 
 def calibration() -> str:
     from . import calibrate as calibrate_module
+
     tables = measured.load_all()
     rows = [r for rs in tables.values() for r in rs]
     result = calibrate_module.fit(rows)
     calibrate_module.write(result)
-    lines = [f"Calibrated on {result.rows} measured results (rms error {result.rms_error_pct:.1f} %):"]
+    lines = [
+        f"Calibrated on {result.rows} measured results (rms error {result.rms_error_pct:.1f} %):"
+    ]
     for name, value in result.values.items():
         p = params_module.DECLARED[name]
         low, high = result.intervals[name]
-        lines.append(f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
-                     f"({result.rows_per_parameter[name]} rows depend on it)")
+        lines.append(
+            f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
+            f"({result.rows_per_parameter[name]} rows depend on it)"
+        )
     # the fitted tables only: the others (calibrate.not_fitted) are predicted by validate, not here
     predictions = predict_rows([r for r in rows if calibrate_module.fitted(r)], result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:
-            lines.append(f"  fit on {name}: {t['covered']} rows, median |error| "
-                         f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %")
+            lines.append(
+                f"  fit on {name}: {t['covered']} rows, median |error| "
+                f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %"
+            )
     lines.append(f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}")
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """What every simulation returns: throughput, time, utilisation per component, bottleneck, bound."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -55,4 +56,12 @@ class Result:
         return out
 
 
-METRICS = ("throughput_MBps", "elapsed_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "cpu_util_pct", "io_wait_pct")
+METRICS = (
+    "throughput_MBps",
+    "elapsed_s",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "cpu_s",
+    "cpu_util_pct",
+    "io_wait_pct",
+)

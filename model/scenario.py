@@ -6,6 +6,7 @@ configurations one experiment compares (RAID against SATA, thin against distribu
 ``variant=NAME`` selects one, and ``--set dotted.key=value`` changes any key. Defaults live only in
 the dataclass fields below.
 """
+
 from __future__ import annotations
 
 import copy
@@ -17,8 +18,14 @@ from typing import Any, Literal
 
 from . import paths, yamlio
 from .errors import UserError
-from .schema import (NonNegativeFloat, PositiveFloat, PositiveInt, allowed_keys, build_dataclass,
-                     field_type)
+from .schema import (
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    allowed_keys,
+    build_dataclass,
+    field_type,
+)
 
 RaidLevel = Literal["single", "raid0", "raid1", "raid5", "raid6", "raid10"]
 
@@ -57,7 +64,9 @@ class ControllerSlot:
     channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
     write_back: bool = False
     mirror_reads: Literal["balanced", "primary"] = "balanced"
-    driver_cost: str | None = None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
+    driver_cost: str | None = (
+        None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
+    )
 
 
 @dataclass(frozen=True)
@@ -70,8 +79,12 @@ class DiskSet:
 
     def check(self, where: str, key: str) -> None:
         if self.count > len(self.attach):
-            raise UserError(where, f"{key}.count", f"must be at most {len(self.attach)}, the number of "
-                                                   f"attach points listed in {key}.attach, got {self.count}")
+            raise UserError(
+                where,
+                f"{key}.count",
+                f"must be at most {len(self.attach)}, the number of "
+                f"attach points listed in {key}.attach, got {self.count}",
+            )
 
 
 @dataclass(frozen=True)
@@ -107,16 +120,33 @@ class Volume:
     def check(self, where: str, key: str) -> None:
         count, groups = self.disks.count, self.groups
         if count % groups:
-            raise UserError(where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}")
+            raise UserError(
+                where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}"
+            )
         if groups > 1 and self.lvm == "none":
-            raise UserError(where, f"{key}.lvm", "must be linear or striped to join more than one group")
+            raise UserError(
+                where, f"{key}.lvm", "must be linear or striped to join more than one group"
+            )
         if self.lvm_stripes is not None and self.lvm_stripes > groups:
-            raise UserError(where, f"{key}.lvm_stripes", f"must be at most groups ({groups}), got {self.lvm_stripes}")
+            raise UserError(
+                where,
+                f"{key}.lvm_stripes",
+                f"must be at most groups ({groups}), got {self.lvm_stripes}",
+            )
         per_group = count // groups
-        least = {"single": 1, "raid0": 1, "raid1": 2, "raid10": 2, "raid5": 3, "raid6": 4}[self.level]
-        if per_group < least or (self.level == "single" and per_group != 1) or (
-                self.level == "raid10" and per_group % 2):
-            raise UserError(where, f"{key}.level", f"{self.level} cannot be built from {per_group} drives per group")
+        least = {"single": 1, "raid0": 1, "raid1": 2, "raid10": 2, "raid5": 3, "raid6": 4}[
+            self.level
+        ]
+        if (
+            per_group < least
+            or (self.level == "single" and per_group != 1)
+            or (self.level == "raid10" and per_group % 2)
+        ):
+            raise UserError(
+                where,
+                f"{key}.level",
+                f"{self.level} cannot be built from {per_group} drives per group",
+            )
 
 
 @dataclass(frozen=True)
@@ -146,8 +176,11 @@ class Kernel:
 
     def check(self, where: str, key: str) -> None:
         if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:
-            raise UserError(where, f"{key}.dirty_ratio_pct",
-                            "must lie between dirty_background_ratio_pct and 100")
+            raise UserError(
+                where,
+                f"{key}.dirty_ratio_pct",
+                "must lie between dirty_background_ratio_pct and 100",
+            )
 
 
 @dataclass(frozen=True)
@@ -162,24 +195,36 @@ class StorageBody:
     def check(self, where: str, key: str) -> None:
         for name, slot in self.controllers.items():
             if slot.bus not in self.buses:
-                raise UserError(where, f"controllers.{name}.bus",
-                                f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}")
+                raise UserError(
+                    where,
+                    f"controllers.{name}.bus",
+                    f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}",
+                )
         for vname, volume in self.volumes.items():
             for i, seg in enumerate(volume.group_paths):
                 if seg not in self.buses:
-                    raise UserError(where, f"volumes.{vname}.group_paths[{i}]",
-                                    f"unknown bus segment {seg!r}; allowed: {', '.join(self.buses)}")
+                    raise UserError(
+                        where,
+                        f"volumes.{vname}.group_paths[{i}]",
+                        f"unknown bus segment {seg!r}; allowed: {', '.join(self.buses)}",
+                    )
             for i, point in enumerate(volume.disks.attach):
                 ctrl, _, channel = point.partition(".")
                 if ctrl not in self.controllers or not channel.isdigit():
-                    raise UserError(where, f"volumes.{vname}.disks.attach[{i}]",
-                                    f"must be CONTROLLER.CHANNEL with a controller among "
-                                    f"{', '.join(self.controllers)}, got {point!r}")
+                    raise UserError(
+                        where,
+                        f"volumes.{vname}.disks.attach[{i}]",
+                        f"must be CONTROLLER.CHANNEL with a controller among "
+                        f"{', '.join(self.controllers)}, got {point!r}",
+                    )
         w = self.workload
         for role, name in (("target", w.target), ("source", w.source)):
             if name is not None and name not in self.volumes:
-                raise UserError(where, f"workload.{role}",
-                                f"unknown volume {name!r}; allowed: {', '.join(self.volumes)}")
+                raise UserError(
+                    where,
+                    f"workload.{role}",
+                    f"unknown volume {name!r}; allowed: {', '.join(self.volumes)}",
+                )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
 
@@ -223,9 +268,16 @@ class TcpSettings:
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):
             low_default_high = getattr(self, name)
             dotted = f"{key}.{name}" if key else name
-            if len(low_default_high) != 3 or not low_default_high[0] <= low_default_high[1] <= low_default_high[2]:
-                raise UserError(where, dotted, f"must be three integers min <= default <= max, "
-                                               f"as sysctl prints them, got {list(low_default_high)}")
+            if (
+                len(low_default_high) != 3
+                or not low_default_high[0] <= low_default_high[1] <= low_default_high[2]
+            ):
+                raise UserError(
+                    where,
+                    dotted,
+                    f"must be three integers min <= default <= max, "
+                    f"as sysctl prints them, got {list(low_default_high)}",
+                )
 
 
 @dataclass(frozen=True)
@@ -252,9 +304,15 @@ class WanWorkload:
 
     def check(self, where: str, key: str) -> None:
         if self.protocol == "iperf" and (self.source, self.sink) != ("memory", "memory"):
-            raise UserError(where, f"{key}.source", "iperf moves memory to memory; set source and sink to memory")
+            raise UserError(
+                where,
+                f"{key}.source",
+                "iperf moves memory to memory; set source and sink to memory",
+            )
         if self.protocol == "tsunami" and self.streams != 1:
-            raise UserError(where, f"{key}.streams", "a Tsunami session is one UDP flow; use sessions for more")
+            raise UserError(
+                where, f"{key}.streams", "a Tsunami session is one UDP flow; use sessions for more"
+            )
 
 
 @dataclass(frozen=True)
@@ -286,13 +344,23 @@ class WanBody:
 
     def check(self, where: str, key: str) -> None:
         if self.loss_rate >= 1.0:
-            raise UserError(where, "loss_rate", f"must be below 1 (a share of packets lost), got {self.loss_rate}")
+            raise UserError(
+                where,
+                "loss_rate",
+                f"must be below 1 (a share of packets lost), got {self.loss_rate}",
+            )
         if self.mtu_B < 576 or self.mtu_B > 65535:
-            raise UserError(where, "mtu_B", f"must lie between 576 and 65535 bytes, got {self.mtu_B}")
+            raise UserError(
+                where, "mtu_B", f"must lie between 576 and 65535 bytes, got {self.mtu_B}"
+            )
         for side, name in (("source", "sender_storage"), ("sink", "receiver_storage")):
             if getattr(self.workload, side) == "disk" and getattr(self, name) is None:
-                raise UserError(where, name, f"workload.{side} is disk: name the storage scenario it uses, "
-                                             f"or set workload.{side}: memory")
+                raise UserError(
+                    where,
+                    name,
+                    f"workload.{side} is disk: name the storage scenario it uses, "
+                    f"or set workload.{side}: memory",
+                )
 
 
 @dataclass(frozen=True)
@@ -319,11 +387,15 @@ class DownloadServer:
     connections_per_worker: PositiveInt
     memory_MB: PositiveFloat
     scheduler: Literal["deadline_default", "deadline_optimized"]
-    read_ahead_KiB: PositiveFloat | None = None  # None: 128 KiB by default, the calibrated window tuned
+    read_ahead_KiB: PositiveFloat | None = (
+        None  # None: 128 KiB by default, the calibrated window tuned
+    )
     # per_file: each file on a new TCP connection, whose send buffer opens with its congestion window;
     # keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
     connections: Literal["per_file", "keep_alive"] = "per_file"
-    initial_window_segments: PositiveInt = 3  # Linux before 2.6.39 (RFC 3390 at MSS 1448); 10 from 2.6.39
+    initial_window_segments: PositiveInt = (
+        3  # Linux before 2.6.39 (RFC 3390 at MSS 1448); 10 from 2.6.39
+    )
 
 
 @dataclass(frozen=True)
@@ -380,7 +452,9 @@ class DbBody:
     client_machines: PositiveInt
     nic: str
     workload: DbWorkload
-    compression_ratio: PositiveFloat = 1.3  # estimated: delta and bit packing of digitised signals stored as floats
+    compression_ratio: PositiveFloat = (
+        1.3  # estimated: delta and bit packing of digitised signals stored as floats
+    )
     # estimated: MDSplus's expander unpacks each 4-byte value from its delta bit field with a few
     # dozen integer operations, about 40 cycles a value
     decompress_cycles_per_byte: PositiveFloat = 10.0
@@ -389,22 +463,44 @@ class DbBody:
     mtu_B: PositiveInt = 1500
     tree_servers: PositiveInt = 1
     tcp: TcpSettings = field(default_factory=TcpSettings)
-    tcp_tuned: TcpSettings = field(default_factory=lambda: TcpSettings(
-        tcp_rmem_B=(4096, 87380, 16777216), tcp_wmem_B=(4096, 65536, 16777216),
-        tcp_mem_pages=(786432, 1048576, 1572864), core_rmem_default_B=262144, core_rmem_max_B=16777216,
-        core_wmem_default_B=262144, core_wmem_max_B=16777216))
+    tcp_tuned: TcpSettings = field(
+        default_factory=lambda: TcpSettings(
+            tcp_rmem_B=(4096, 87380, 16777216),
+            tcp_wmem_B=(4096, 65536, 16777216),
+            tcp_mem_pages=(786432, 1048576, 1572864),
+            core_rmem_default_B=262144,
+            core_rmem_max_B=16777216,
+            core_wmem_default_B=262144,
+            core_wmem_max_B=16777216,
+        )
+    )
 
     def check(self, where: str, key: str) -> None:
         if self.workload.clients > self.client_machines:
-            raise UserError(where, "workload.clients", f"must be at most client_machines ({self.client_machines}): "
-                                                       f"one client process per machine, got {self.workload.clients}")
+            raise UserError(
+                where,
+                "workload.clients",
+                f"must be at most client_machines ({self.client_machines}): "
+                f"one client process per machine, got {self.workload.clients}",
+            )
         if self.tree_servers > self.servers:
-            raise UserError(where, "tree_servers", f"must be at most servers ({self.servers}), got {self.tree_servers}")
+            raise UserError(
+                where,
+                "tree_servers",
+                f"must be at most servers ({self.servers}), got {self.tree_servers}",
+            )
         if self.workload.test == "ptdata" and self.servers < 2:
-            raise UserError(where, "servers", "the ptdata test needs a PTDATA server beside the MDSplus server: at least 2")
+            raise UserError(
+                where,
+                "servers",
+                "the ptdata test needs a PTDATA server beside the MDSplus server: at least 2",
+            )
         if self.compression_ratio < 1.0:
-            raise UserError(where, "compression_ratio", f"must be at least 1 (stored size divides by it), "
-                                                        f"got {self.compression_ratio}")
+            raise UserError(
+                where,
+                "compression_ratio",
+                f"must be at least 1 (stored size divides by it), got {self.compression_ratio}",
+            )
 
 
 @dataclass(frozen=True)
@@ -429,7 +525,10 @@ class IngestBody:
 
 
 BODIES: dict[str, type] = {
-    "storage": StorageBody, "wan_transfer": WanBody, "download_server": DownloadBody, "db_clients": DbBody,
+    "storage": StorageBody,
+    "wan_transfer": WanBody,
+    "download_server": DownloadBody,
+    "db_clients": DbBody,
     "ingest": IngestBody,
 }
 HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants")
@@ -448,7 +547,9 @@ class Scenario:
     variant: str | None = None
     overrides: tuple[str, ...] = ()
     path: str = ""
-    set_by: tuple[tuple[str, str], ...] = ()  # (dotted key, where its value came from) for each key not from the file
+    set_by: tuple[
+        tuple[str, str], ...
+    ] = ()  # (dotted key, where its value came from) for each key not from the file
 
     def where(self, key: str) -> str:
         """Where the value at ``key`` (or the mapping that holds it) was set: an override, a variant or the file."""
@@ -484,7 +585,11 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
     if field_type(body_cls, parts) is None:
         parent = parts[:-1]
         allowed = allowed_keys(body_cls, parent)
-        hint = f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}" if allowed else ""
+        hint = (
+            f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"
+            if allowed
+            else ""
+        )
         raise UserError(where, key, f"no such key in a {body_cls.__name__} scenario{hint}")
     node = data
     for depth, part in enumerate(parts[:-1]):
@@ -492,8 +597,12 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
             node = node[int(part)]
             continue
         if part not in node and typing.get_origin(field_type(body_cls, parts[:depth])) is dict:
-            raise UserError(where, key, f"no entry {part!r} under {'.'.join(parts[:depth])}; "
-                                        f"allowed: {', '.join(node) or 'none'}")
+            raise UserError(
+                where,
+                key,
+                f"no entry {part!r} under {'.'.join(parts[:depth])}; "
+                f"allowed: {', '.join(node) or 'none'}",
+            )
         node = node.setdefault(part, {})
     if isinstance(node, list):
         node[int(parts[-1])] = value
@@ -535,8 +644,12 @@ def resolve(name_or_path: str | Path) -> Path:
     return paths.SCENARIOS / f"{name_or_path}.yaml"
 
 
-def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), *,
-         where_overrides: str = "--set") -> Scenario:
+def load(
+    name_or_path: str | Path,
+    overrides: tuple[str, ...] | list[str] = (),
+    *,
+    where_overrides: str = "--set",
+) -> Scenario:
     """Load and validate a scenario, apply ``variant=NAME`` and ``dotted.key=value`` overrides."""
     path = resolve(name_or_path)
     where = paths.shown(path)
@@ -554,8 +667,11 @@ def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), 
     for key, value in assignments:
         if key == "variant":
             if value not in variants:
-                raise UserError(where_overrides, "variant",
-                                f"{where} has no variant {value!r}; allowed: {', '.join(variants) or 'none'}")
+                raise UserError(
+                    where_overrides,
+                    "variant",
+                    f"{where} has no variant {value!r}; allowed: {', '.join(variants) or 'none'}",
+                )
             chosen = value
     set_by: list[tuple[str, str]] = []
     if chosen is not None:
@@ -576,9 +692,18 @@ def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), 
     seed = raw.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(where, "seed", f"must be a non-negative integer, got {seed!r}")
-    unbuilt = Scenario(name=header["name"], model=model, description=header["description"],
-                       source=header["source"], seed=seed, body=None, variant=chosen,
-                       overrides=tuple(overrides), path=where, set_by=tuple(set_by))
+    unbuilt = Scenario(
+        name=header["name"],
+        model=model,
+        description=header["description"],
+        source=header["source"],
+        seed=seed,
+        body=None,
+        variant=chosen,
+        overrides=tuple(overrides),
+        path=where,
+        set_by=tuple(set_by),
+    )
     try:
         built = build_dataclass(body_cls, body, where)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
@@ -588,5 +713,4 @@ def load(name_or_path: str | Path, overrides: tuple[str, ...] | list[str] = (), 
 
 def variants_of(name_or_path: str | Path) -> list[str]:
     """The variant names a scenario file declares."""
-    return list((read_yaml(resolve(name_or_path)).get("variants") or {}))
-
+    return list(read_yaml(resolve(name_or_path)).get("variants") or {})

@@ -7,6 +7,7 @@ silent fallback. Constraints ride on the type with ``typing.Annotated``::
 
 Every error is a :class:`model.errors.UserError` naming the file, the dotted key and what is allowed.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -50,14 +51,18 @@ def _describe(tp: Any) -> str:
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
     if origin in (tuple, list):
-        return "a list of " + _describe(typing.get_args(tp)[0]).removeprefix("a ").removeprefix("an ")
+        return "a list of " + _describe(typing.get_args(tp)[0]).removeprefix("a ").removeprefix(
+            "an "
+        )
     if origin is dict:
         return "a mapping"
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(a) for a in typing.get_args(tp) if a is not type(None))
     if dataclasses.is_dataclass(tp):
         return "a mapping with keys " + ", ".join(f.name for f in dataclasses.fields(tp))
-    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, str(tp))
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
+        tp, str(tp)
+    )
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
@@ -101,7 +106,9 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
         if not isinstance(value, dict):
             raise _fail(where, key, tp, value)
         _, item = typing.get_args(tp)
-        return {str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+        return {
+            str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()
+        }
     if dataclasses.is_dataclass(tp):
         return build_dataclass(tp, value, where, key)
     if tp is float:

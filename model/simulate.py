@@ -1,4 +1,5 @@
 """The one path from a scenario to a prediction: pick the model, build it, run it."""
+
 from __future__ import annotations
 
 import importlib

@@ -10,6 +10,7 @@ the bound's side, and its distance from the bound otherwise. Rows no model cover
 Simulations are cached on the free parameters each configuration's model actually reads, so that
 fitting one model's parameter does not re-simulate every other model's rows.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,7 +24,7 @@ from .params import Recording
 from .simulate import simulate
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scenario(name: str, overrides: tuple[str, ...]):
     return scenario_module.load(name, overrides, where_overrides=f"data/measured row of {name}")
 
@@ -56,7 +57,9 @@ def _result(name: str, overrides: tuple[str, ...], params: dict[str, float]):
     return result
 
 
-def _metric(name: str, overrides: tuple[str, ...], metric: str, params: dict[str, float]) -> float | None:
+def _metric(
+    name: str, overrides: tuple[str, ...], metric: str, params: dict[str, float]
+) -> float | None:
     return _result(name, overrides, params).metric(metric)
 
 
@@ -69,10 +72,22 @@ class Prediction:
 
     def to_dict(self) -> dict:
         r = self.row
-        return {"table": r.table, "id": r.id, "role": r.role, "scenario": r.scenario,
-                "overrides": ";".join(r.overrides), "relative_to": ";".join(r.relative_to or ()), "bound": r.bound,
-                "metric": r.metric, "measured": r.value, "predicted": self.predicted, "unit": r.unit,
-                "error_pct": self.error_pct, "reason": self.reason, "source": r.source}
+        return {
+            "table": r.table,
+            "id": r.id,
+            "role": r.role,
+            "scenario": r.scenario,
+            "overrides": ";".join(r.overrides),
+            "relative_to": ";".join(r.relative_to or ()),
+            "bound": r.bound,
+            "metric": r.metric,
+            "measured": r.value,
+            "predicted": self.predicted,
+            "unit": r.unit,
+            "error_pct": self.error_pct,
+            "reason": self.reason,
+            "source": r.source,
+        }
 
 
 def predict_row(row: Row, params: dict[str, float]) -> Prediction:
@@ -83,10 +98,16 @@ def predict_row(row: Row, params: dict[str, float]) -> Prediction:
         return Prediction(row, None, None, f"no model predicts {row.metric} yet")
     try:
         this = _metric(row.scenario, row.overrides, row.metric, params)
-        other = _metric(row.scenario, row.relative_to, row.metric, params) if row.relative_to else 1.0
+        other = (
+            _metric(row.scenario, row.relative_to, row.metric, params) if row.relative_to else 1.0
+        )
         if this is None or other is None:
-            return Prediction(row, None, None, f"not modelled: the {row.scenario} model does not predict "
-                                               f"{row.metric} yet")
+            return Prediction(
+                row,
+                None,
+                None,
+                f"not modelled: the {row.scenario} model does not predict {row.metric} yet",
+            )
         if row.relative_to is not None:
             predicted = 100.0 * (this / other - 1.0)
             error = 100.0 * ((1.0 + predicted / 100.0) / (1.0 + row.value / 100.0) - 1.0)
@@ -113,8 +134,18 @@ def summarise(predictions: list[Prediction]) -> dict[str, dict]:
     """Per table: how many rows, results, covered results, and the median and largest |error|."""
     tables: dict[str, dict] = {}
     for p in predictions:
-        t = tables.setdefault(p.row.table, {"rows": 0, "results": 0, "covered": 0, "settings": 0,
-                                           "derived": 0, "errors": [], "sources": set()})
+        t = tables.setdefault(
+            p.row.table,
+            {
+                "rows": 0,
+                "results": 0,
+                "covered": 0,
+                "settings": 0,
+                "derived": 0,
+                "errors": [],
+                "sources": set(),
+            },
+        )
         t["rows"] += 1
         t["sources"].add(p.row.source.split()[0])
         role_key = {"result": "results", "setting": "settings", "derived": "derived"}[p.row.role]

@@ -1,4 +1,5 @@
 """Safe YAML loading, through libyaml's C parser where PyYAML has it (same rules, many times faster)."""
+
 import yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -15,8 +15,10 @@ if os.environ.get("CI"):
 @pytest.fixture
 def run_cli(capsys):
     """Run ``python -m model ARGS`` in-process: (exit status, stdout, stderr)."""
+
     def run(*args):
         status = cli.main(list(args))
         out = capsys.readouterr()
         return status, out.out, out.err
+
     return run

@@ -1,4 +1,5 @@
 """A user's mistake: exit status 2 and one line naming the file, the key and what is allowed."""
+
 import subprocess
 import sys
 
@@ -29,7 +30,9 @@ def _one_line_error(result, *needles):
 
 
 def test_missing_file(run_cli):
-    _one_line_error(run_cli("predict", "no/such/scenario.yaml"), "no/such/scenario.yaml", "no such file")
+    _one_line_error(
+        run_cli("predict", "no/such/scenario.yaml"), "no/such/scenario.yaml", "no such file"
+    )
 
 
 def test_empty_file(run_cli, tmp_path):
@@ -46,12 +49,16 @@ def test_not_yaml(run_cli, tmp_path):
 
 def test_unknown_key(run_cli, tmp_path):
     path = _variant(tmp_path, lambda d: d["volumes"]["md0"].update(colour="red"))
-    _one_line_error(run_cli("predict", path), "volumes.md0.colour", "unknown key", "allowed here: level")
+    _one_line_error(
+        run_cli("predict", path), "volumes.md0.colour", "unknown key", "allowed here: level"
+    )
 
 
 def test_wrong_type(run_cli, tmp_path):
     path = _variant(tmp_path, lambda d: d["volumes"]["md0"]["disks"].update(count="three"))
-    _one_line_error(run_cli("predict", path), "volumes.md0.disks.count", "positive integer", "'three'")
+    _one_line_error(
+        run_cli("predict", path), "volumes.md0.disks.count", "positive integer", "'three'"
+    )
 
 
 @pytest.mark.parametrize("key,value", [("total_MB", -4000), ("request_KiB", 0), ("streams", 0)])
@@ -71,32 +78,49 @@ def test_unknown_part(run_cli, tmp_path):
 
 
 def test_set_path_that_does_not_exist(run_cli):
-    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.colour=red"),
-                    "--set", "volumes.md0.disks.colour", "allowed at volumes.md0.disks: part, count, attach")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.colour=red"),
+        "--set",
+        "volumes.md0.disks.colour",
+        "allowed at volumes.md0.disks: part, count, attach",
+    )
 
 
 def test_set_entry_that_does_not_exist(run_cli):
-    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md9.level=raid0"),
-                    "volumes.md9.level", "allowed: md0")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", "volumes.md9.level=raid0"),
+        "volumes.md9.level",
+        "allowed: md0",
+    )
 
 
 def test_set_value_of_wrong_type(run_cli):
-    _one_line_error(run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=-2"),
-                    "--set: volumes.md0.disks.count", "positive integer")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=-2"),
+        "--set: volumes.md0.disks.count",
+        "positive integer",
+    )
 
 
 def test_set_value_outside_a_choice_names_the_override_and_the_choices(run_cli):
     status, out, err = run_cli("predict", "eah_download", "--set", "server.connections=pipelined")
-    assert err.strip() == "--set: server.connections: must be one of 'per_file', 'keep_alive', got 'pipelined'"
+    assert (
+        err.strip()
+        == "--set: server.connections: must be one of 'per_file', 'keep_alive', got 'pipelined'"
+    )
     assert status == 2
 
 
 def test_unknown_variant(run_cli):
-    _one_line_error(run_cli("predict", "atlas_x330", "--set", "variant=nope"), "variant", "allowed:")
+    _one_line_error(
+        run_cli("predict", "atlas_x330", "--set", "variant=nope"), "variant", "allowed:"
+    )
 
 
 def test_channel_mode_faster_than_the_controller_names_the_override(run_cli):
-    result = run_cli("predict", "atlas_x330", "--set", "controllers.onboard.channel_mode=ide_udma100")
+    result = run_cli(
+        "predict", "atlas_x330", "--set", "controllers.onboard.channel_mode=ide_udma100"
+    )
     _one_line_error(result, "controllers.onboard.channel_mode", "allowed: ide_mwdma2")
     assert result[2].startswith("--set: ")  # the value came from the command line, not the file
 
@@ -104,6 +128,7 @@ def test_channel_mode_faster_than_the_controller_names_the_override(run_cli):
 def test_a_value_the_model_rejects_in_a_variant_names_the_variant(tmp_path, run_cli):
     def bad_variant(data):
         data["variants"] = {"fast_bus": {"controllers.promise1.channel_mode": "pci_64_66"}}
+
     path = _variant(tmp_path, bad_variant)
     result = run_cli("predict", path, "--set", "variant=fast_bus")
     _one_line_error(result, "variants.fast_bus", "controllers.promise1.channel_mode", "allowed:")
@@ -116,8 +141,20 @@ def test_bad_option_is_one_line_too(run_cli):
 
 
 def test_real_process_exit_status_and_single_line():
-    proc = subprocess.run([sys.executable, "-m", "model", "predict", "atlas_intellistation", "--set",
-                           "volumes.md0.level=raid7"], capture_output=True, text=True, cwd=paths.PROJECT_ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "model",
+            "predict",
+            "atlas_intellistation",
+            "--set",
+            "volumes.md0.level=raid7",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=paths.PROJECT_ROOT,
+    )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "volumes.md0.level" in proc.stderr

@@ -1,4 +1,5 @@
 """Calibration: few parameters, recovered from synthetic data, stored with their intervals."""
+
 import dataclasses
 import json
 
@@ -24,12 +25,21 @@ def test_stored_values_lie_inside_bounds_and_intervals():
 
 
 def test_fit_recovers_known_parameters_from_synthetic_measurements():
-    truth = {"disk_format_efficiency": 0.70, "bus_efficiency": 0.85, "io_copy_passes": 8.0, "io_write_extra_passes": 2.0,
-             "raid_cycles_per_cache_block": 25000.0, "iop332_driver_write_ns_per_byte": 50.0}
+    truth = {
+        "disk_format_efficiency": 0.70,
+        "bus_efficiency": 0.85,
+        "io_copy_passes": 8.0,
+        "io_write_extra_passes": 2.0,
+        "raid_cycles_per_cache_block": 25000.0,
+        "iop332_driver_write_ns_per_byte": 50.0,
+    }
     assert set(truth) == {p.name for p in storage_parameters.PARAMETERS}
     synthetic = []
     for r in ROWS:
-        if r.table not in ("atlas_disk", "atlas_hosts", "em_ingest", "psu_write", "psu_copy") or r.role != "result":
+        if (
+            r.table not in ("atlas_disk", "atlas_hosts", "em_ingest", "psu_write", "psu_copy")
+            or r.role != "result"
+        ):
             continue
         p = predict_row(r, dict(params.defaults(), **truth))
         if p.predicted is not None:
@@ -44,8 +54,12 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
 def test_uncovered_and_unfitted_rows_do_not_enter_the_fit():
     # the download server and the memory-mapped test are request-level: calibrate.not_fitted
     unfitted = [r for r in ROWS if r.table in ("eah_download", "psu_mmap")]
-    uncovered = [r for r in ROWS if r.table == "atlas_disk" and r.id in ("x330_rh73", "brownie_max")]
-    assert not any(calibrate.fitted(r) for r in unfitted) and all(calibrate.fitted(r) for r in uncovered)
+    uncovered = [
+        r for r in ROWS if r.table == "atlas_disk" and r.id in ("x330_rh73", "brownie_max")
+    ]
+    assert not any(calibrate.fitted(r) for r in unfitted) and all(
+        calibrate.fitted(r) for r in uncovered
+    )
     fit = calibrate.fit(unfitted + uncovered)
     assert fit.rows == 0
     assert fit.values == params.defaults()
@@ -53,6 +67,7 @@ def test_uncovered_and_unfitted_rows_do_not_enter_the_fit():
 
 def test_the_result_cache_follows_the_parameters_a_model_reads():
     from model import validate
+
     row = next(r for r in ROWS if r.table == "atlas_disk" and r.id == "raid0_3disk")
     base = params.calibrated()
     first = predict_row(row, base).predicted
@@ -73,8 +88,13 @@ def test_fits_that_differ_only_in_their_last_digits_write_the_same_file(tmp_path
     written = []
     for nudge in (0.0, 3e-14):
         values = {n: p.default * (1 + nudge) + 1e-3 for n, p in declared.items()}
-        fit = calibrate.Fit(values, {n: (p.low, p.high) for n, p in declared.items()},
-                            {n: 3 for n in declared}, 36, 15.887114945269735 * (1 + nudge))
+        fit = calibrate.Fit(
+            values,
+            {n: (p.low, p.high) for n, p in declared.items()},
+            {n: 3 for n in declared},
+            36,
+            15.887114945269735 * (1 + nudge),
+        )
         monkeypatch.setattr(paths, "CALIBRATED_PARAMETERS", tmp_path / f"p{len(written)}.json")
         calibrate.write(fit)
         written.append(paths.CALIBRATED_PARAMETERS.read_text())

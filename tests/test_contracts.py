@@ -1,4 +1,5 @@
 """The CLI contracts of DESIGN.md and the properties every storage prediction keeps."""
+
 import json
 
 import pytest
@@ -10,11 +11,19 @@ from model.simulate import simulate
 
 
 def test_predict_json_contract(run_cli):
-    status, out, err = run_cli("predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=3", "--json")
+    status, out, err = run_cli(
+        "predict", "atlas_intellistation", "--set", "volumes.md0.disks.count=3", "--json"
+    )
     assert status == 0, err
     data = json.loads(out)
-    for key in ("throughput_MBps", "elapsed_s", "bottleneck", "utilization", "bound_MBps",
-                "throughput_MBps_interval"):
+    for key in (
+        "throughput_MBps",
+        "elapsed_s",
+        "bottleneck",
+        "utilization",
+        "bound_MBps",
+        "throughput_MBps_interval",
+    ):
         assert key in data
     assert data["bottleneck"] in data["utilization"]
     assert all(0.0 <= u <= 1.0 for u in data["utilization"].values())
@@ -41,7 +50,13 @@ def test_validate_json_contract(run_cli):
     uncovered = [r for r in data["rows"] if r["role"] == "result" and r["error_pct"] is None]
     assert covered and uncovered  # later issues' rows are counted, not hidden
     assert sum(t["uncovered"] for t in data["tables"].values()) == len(uncovered)
-    assert set(data["tables"]) >= {"atlas_disk", "atlas_hosts", "psu_write", "eah_download", "mdsplus_read"}
+    assert set(data["tables"]) >= {
+        "atlas_disk",
+        "atlas_hosts",
+        "psu_write",
+        "eah_download",
+        "mdsplus_read",
+    }
 
 
 def test_same_seed_same_numbers():
@@ -50,8 +65,11 @@ def test_same_seed_same_numbers():
 
 
 def _stream(disks: int, op: str = "read"):
-    return simulate(scenario.load("atlas_intellistation",
-                                  [f"volumes.md0.disks.count={disks}", f"workload.op={op}"]))
+    return simulate(
+        scenario.load(
+            "atlas_intellistation", [f"volumes.md0.disks.count={disks}", f"workload.op={op}"]
+        )
+    )
 
 
 @pytest.mark.parametrize("op", ["read", "write"])
@@ -61,12 +79,19 @@ def test_more_disks_never_slow_a_sequential_stream(op):
 
 
 @settings(max_examples=25, deadline=None)
-@given(disks=st.integers(1, 5), total_MB=st.floats(10.0, 1e6), op=st.sampled_from(["read", "write"]),
-       efficiency=st.floats(0.5, 1.0))
+@given(
+    disks=st.integers(1, 5),
+    total_MB=st.floats(10.0, 1e6),
+    op=st.sampled_from(["read", "write"]),
+    efficiency=st.floats(0.5, 1.0),
+)
 def test_property_prediction_never_exceeds_its_bound(disks, total_MB, op, efficiency):
     from model import params
-    s = scenario.load("atlas_intellistation", [f"volumes.md0.disks.count={disks}", f"workload.op={op}",
-                                               f"workload.total_MB={total_MB}"])
+
+    s = scenario.load(
+        "atlas_intellistation",
+        [f"volumes.md0.disks.count={disks}", f"workload.op={op}", f"workload.total_MB={total_MB}"],
+    )
     values = dict(params.calibrated(), bus_efficiency=efficiency)
     result = simulate(s, values)
     assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)
@@ -78,20 +103,28 @@ def test_single_disk_analytic_check():
     """One disk streaming: time = first access + bytes / min(media, channel, bus, core) rates."""
     from model import catalog, params
     from model.storage import disk as disk_model
-    s = scenario.load("atlas_intellistation", ["volumes.md0.disks.count=1", "workload.total_MB=2000"])
+
+    s = scenario.load(
+        "atlas_intellistation", ["volumes.md0.disks.count=1", "workload.total_MB=2000"]
+    )
     values = params.calibrated()
     part = catalog.load().parts["disks"][s.body.volumes["md0"].disks.part]
     result = simulate(s, values)
     assert result.elapsed_s >= disk_model.first_access_s(part)
-    assert result.elapsed_s == pytest.approx(disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6))
+    assert result.elapsed_s == pytest.approx(
+        disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6)
+    )
 
 
 @pytest.mark.parametrize("mode", ["ide_mwdma2", "ide_udma33"])
 def test_a_drive_channel_runs_at_the_mode_its_driver_set(mode):
     """The x330's drive streams at the programmed mode's burst rate times the bus efficiency."""
     from model import catalog, params
+
     values = params.calibrated()
-    result = simulate(scenario.load("atlas_x330", [f"controllers.onboard.channel_mode={mode}"]), values)
+    result = simulate(
+        scenario.load("atlas_x330", [f"controllers.onboard.channel_mode={mode}"]), values
+    )
     burst = catalog.load().parts["buses"][mode].peak_MBps
     assert result.bottleneck == "channel onboard.0"
     assert result.bound_MBps == pytest.approx(burst * values["bus_efficiency"])
@@ -102,9 +135,12 @@ def test_a_cpu_bound_write_costs_its_extra_passes_more_than_a_read(extra):
     """TRIUMF's host is CPU-bound on its 12 drives: each byte costs io_copy_passes copies on one core
     to read and io_write_extra_passes more to write, so the rates stand as (passes + extra) / passes."""
     from model import params
+
     values = dict(params.calibrated(), io_copy_passes=4.0, io_write_extra_passes=extra)
-    read, write = (simulate(scenario.load("atlas_triumf_send", [f"workload.op={op}"]), values)
-                   for op in ("read", "write"))
+    read, write = (
+        simulate(scenario.load("atlas_triumf_send", [f"workload.op={op}"]), values)
+        for op in ("read", "write")
+    )
     assert read.bottleneck.startswith("core") and write.bottleneck.startswith("core")
     assert read.bound_MBps / write.bound_MBps == pytest.approx((4.0 + extra) / 4.0, rel=1e-6)
 
@@ -117,7 +153,9 @@ def test_processes_beyond_the_cores_time_share_them_fairly(streams):
     assert len(shares) == streams
     assert max(shares) == pytest.approx(min(shares))  # an equal share each
     assert sum(shares) <= 2.0 + 1e-9  # never more than the host's cores
-    assert result.utilization["cpu host"] == pytest.approx(1.0, rel=1e-3)  # but the disks' first access
+    assert result.utilization["cpu host"] == pytest.approx(
+        1.0, rel=1e-3
+    )  # but the disks' first access
     assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)
 
 
@@ -125,9 +163,14 @@ def test_predict_starts_without_the_fitting_libraries():
     """`python -m model predict` answers in well under a second: it must not import scipy (calibrate)."""
     import subprocess
     import sys
-    code = ("import sys; from model import cli; cli.main(['predict', 'atlas_lightpath']); "
-            "print('scipy' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    code = (
+        "import sys; from model import cli; cli.main(['predict', 'atlas_lightpath']); "
+        "print('scipy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip().splitlines()[-1] == "False"
 
 
@@ -135,8 +178,12 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     """`python -m model predict ... | head -0`: a closed pipe ends the run quietly, status 1."""
     import subprocess
     import sys
-    proc = subprocess.Popen([sys.executable, "-m", "model", "predict", "atlas_x330", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "model", "predict", "atlas_x330", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()  # the reader is gone before the first line
     err = proc.stderr.read().decode()
     proc.wait()

@@ -1,4 +1,5 @@
 """Direct I/O streams: one request in flight, so the drives a request lands on set the pace."""
+
 import pytest
 
 from model import catalog, params, scenario
@@ -8,7 +9,9 @@ from model.storage import disk as disk_model
 
 
 def _raid0(disks, *overrides):
-    return simulate(scenario.load("atlas_intellistation", [f"volumes.md0.disks.count={disks}", *overrides]))
+    return simulate(
+        scenario.load("atlas_intellistation", [f"volumes.md0.disks.count={disks}", *overrides])
+    )
 
 
 def test_a_request_no_larger_than_a_chunk_keeps_one_drive_busy_however_many_there_are():
@@ -20,8 +23,10 @@ def test_a_request_no_larger_than_a_chunk_keeps_one_drive_busy_however_many_ther
 
 @pytest.mark.parametrize("disks", [2, 3, 5])
 def test_larger_requests_never_slow_a_direct_stream_and_a_stripe_gives_the_array_back(disks):
-    rates = [_raid0(disks, "workload.io=direct", f"workload.request_KiB={kib}").throughput_MBps
-             for kib in (16, 64, 128, 256, 1024)]
+    rates = [
+        _raid0(disks, "workload.io=direct", f"workload.request_KiB={kib}").throughput_MBps
+        for kib in (16, 64, 128, 256, 1024)
+    ]
     assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), rates
     # the Promise cards on the 32-bit PCI bound both the same way once a request covers the stripe
     assert rates[-1] == pytest.approx(_raid0(disks).throughput_MBps, rel=1e-6)
@@ -35,23 +40,35 @@ def test_a_direct_stream_skips_the_copy_to_user_space():
 def test_a_write_with_no_cache_on_the_way_waits_a_turn_for_the_next_request():
     parts = catalog.load()
     through = scenario.load("psu_write", ["variant=raid", "workload.io=direct"]).body
-    back = scenario.load("psu_write", ["variant=raid", "workload.io=direct",
-                                       "controllers.iop332.write_back=true"]).body
+    back = scenario.load(
+        "psu_write", ["variant=raid", "workload.io=direct", "controllers.iop332.write_back=true"]
+    ).body
     disk = parts.get("disks", "st336706lw", "test", "disk")
     rate = 50e6
-    gap = (direct.request_s(through, "raid1", "write", disk, rate) - direct.request_s(back, "raid1", "write", disk, rate))
+    gap = direct.request_s(through, "raid1", "write", disk, rate) - direct.request_s(
+        back, "raid1", "write", disk, rate
+    )
     assert gap == pytest.approx(disk_model.revolution_s(disk))
 
 
 def _parity(level, kib):
-    return _raid0(5, f"volumes.md0.level={level}", "workload.op=write", "workload.io=direct",
-                  f"workload.request_KiB={kib}")
+    return _raid0(
+        5,
+        f"volumes.md0.level={level}",
+        "workload.op=write",
+        "workload.io=direct",
+        f"workload.request_KiB={kib}",
+    )
 
 
 def test_a_one_chunk_write_to_md_raid5_reads_and_rewrites_its_sectors_a_turn_later():
     disk = catalog.load().get("disks", "wd1200jb", "test", "disk")
-    result = _parity("raid5", 64)  # one chunk of a 4-chunk stripe: read-modify-write (2 reads, not 3)
-    assert result.throughput_MBps == pytest.approx(64 * 1024 / disk_model.revolution_s(disk) / 1e6, rel=0.01)
+    result = _parity(
+        "raid5", 64
+    )  # one chunk of a 4-chunk stripe: read-modify-write (2 reads, not 3)
+    assert result.throughput_MBps == pytest.approx(
+        64 * 1024 / disk_model.revolution_s(disk) / 1e6, rel=0.01
+    )
 
 
 def test_md_raid6_reconstructs_instead_two_chunk_transfers_and_no_turn():

@@ -1,4 +1,5 @@
 """The disk model against its datasheet: seek curve, zones, and one request's service time."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -18,7 +19,9 @@ def test_seek_curve_meets_the_datasheet(part_id):
     # the mean over random seek distances (density 2(1 - d)) is the datasheet average
     grid = np.linspace(0.0, 1.0, 200_001)[1:]
     weights = 2.0 * (1.0 - grid)
-    mean = np.sum([disk_model.seek_ms(d, x) for x in grid[::100]] * weights[::100]) / np.sum(weights[::100])
+    mean = np.sum([disk_model.seek_ms(d, x) for x in grid[::100]] * weights[::100]) / np.sum(
+        weights[::100]
+    )
     assert mean == pytest.approx(d.avg_seek_read_ms, rel=0.02)
 
 

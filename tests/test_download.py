@@ -1,10 +1,11 @@
 """The download server of 002_d084885fd2f4dc68.txt: RAID mapping, read-ahead windows, drives, server."""
-import random
+
 import re
 
 import pytest
 import simpy
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from model import catalog, scenario
 from model.params import calibrated
@@ -18,7 +19,11 @@ from model.storage.spindle import QueuedSpindle, Spindle
 KiB = 1024
 
 
-@given(st.sampled_from(["raid0", "raid5", "raid6", "raid10"]), st.integers(0, 10**9), st.integers(1, 8 * 2**20))
+@given(
+    st.sampled_from(["raid0", "raid5", "raid6", "raid10"]),
+    st.integers(0, 10**9),
+    st.integers(1, 8 * 2**20),
+)
 def test_pieces_cover_the_read_once(level, offset, length):
     pieces = raidmap.pieces(level, 16, 64 * KiB, offset, length)
     assert sum(p.length_B for p in pieces) == length
@@ -31,12 +36,18 @@ def test_parity_rotates_and_a_row_reads_each_data_member_once(level, parity):
     width = drives - parity
     seen_parity = set()
     for row in range(drives):
-        members = [p.members[0] for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk)]
+        members = [
+            p.members[0]
+            for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk)
+        ]
         assert len(set(members)) == width  # every data chunk of the row on its own drive
         parity_members = set(range(drives)) - set(members)
         assert len(parity_members) == parity
         seen_parity |= parity_members
-        assert all(p.offset_B == row * chunk for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk))
+        assert all(
+            p.offset_B == row * chunk
+            for p in raidmap.pieces(level, drives, chunk, row * width * chunk, width * chunk)
+        )
     assert seen_parity == set(range(drives))  # parity visits every drive
 
 
@@ -56,7 +67,12 @@ def test_a_larger_maximum_ramps_up_as_linux_does():
     sizes = [n for _, n in read_ahead_windows(4096 * KiB, 1024 * KiB)]
     assert sizes[:5] == [128 * KiB, 256 * KiB, 512 * KiB, 1024 * KiB, 1024 * KiB]
     # a small request far below the maximum: x4 at first and while below 1/16 of the maximum
-    assert [n for _, n in read_ahead_windows(2**30, 16384 * KiB, request_B=4 * KiB)][:4] == [16 * KiB, 64 * KiB, 256 * KiB, 1024 * KiB]
+    assert [n for _, n in read_ahead_windows(2**30, 16384 * KiB, request_B=4 * KiB)][:4] == [
+        16 * KiB,
+        64 * KiB,
+        256 * KiB,
+        1024 * KiB,
+    ]
 
 
 @given(st.integers(1, 64 * 2**20), st.sampled_from([128, 512, 1024, 4096]))
@@ -129,6 +145,7 @@ def test_a_queueing_drive_serves_next_the_command_it_can_reach_soonest():
 def test_queueing_never_lengthens_the_time_to_serve_a_batch_sent_at_once_by_much(offsets_GB):
     """Shortest positioning first is greedy, not optimal, but over a batch it stays within a
     revolution per command of arrival order, and usually shortens it."""
+
     def finish(depth):
         env = simpy.Environment()
         disk = catalog.load().get("disks", "hua721075kla330", "test", "disk")
@@ -137,13 +154,16 @@ def test_queueing_never_lengthens_the_time_to_serve_a_batch_sent_at_once_by_much
             drive.enqueue(gb * 1e9, 64 * KiB, lambda _e: None)
         env.run()
         return env.now, drive
+
     queued, drive = finish(32)
     in_order, _ = finish(1)
     assert queued <= in_order + len(offsets_GB) * drive.revolution_s
 
 
 def _run(*overrides):
-    return simulate(scenario.load("eah_download", ("workload.files=150",) + overrides), calibrated())
+    return simulate(
+        scenario.load("eah_download", ("workload.files=150",) + overrides), calibrated()
+    )
 
 
 def test_the_server_never_sends_faster_than_its_link():
@@ -168,9 +188,14 @@ def test_queueing_at_the_drives_pays_when_many_reads_are_in_flight():
     """Eight workers, nine clients: the drives hold several commands each; serving the nearest first
     shortens the run. With one worker and one client there is rarely a second command to choose."""
     in_order = _run("variant=r6_opt", "server.workers=8", "workload.clients=9")
-    queued = _run("variant=r6_opt", "server.workers=8", "workload.clients=9", "drive_queue_depth=32")
+    queued = _run(
+        "variant=r6_opt", "server.workers=8", "workload.clients=9", "drive_queue_depth=32"
+    )
     assert queued.elapsed_s < 0.95 * in_order.elapsed_s
-    alone = [_run("variant=r6_opt", "workload.clients=1", f"drive_queue_depth={d}").elapsed_s for d in (1, 32)]
+    alone = [
+        _run("variant=r6_opt", "workload.clients=1", f"drive_queue_depth={d}").elapsed_s
+        for d in (1, 32)
+    ]
     assert alone[1] == pytest.approx(alone[0], rel=0.03)
 
 
@@ -193,7 +218,9 @@ def test_a_worker_serves_other_connections_while_a_new_connection_s_buffer_is_fu
     leaves a file for another while the first file's read-ahead is in flight. Reused connections
     take a whole file at once, and the worker stays with it to its last window."""
     per_file = _run("variant=r10_opt", "server.workers=1", "workload.clients=6")
-    keep_alive = _run("variant=r10_opt", "server.workers=1", "workload.clients=6", "server.connections=keep_alive")
+    keep_alive = _run(
+        "variant=r10_opt", "server.workers=1", "workload.clients=6", "server.connections=keep_alive"
+    )
     assert per_file.elapsed_s < 0.95 * keep_alive.elapsed_s
 
 
@@ -234,9 +261,16 @@ def test_a_full_socket_wakes_its_worker_when_the_link_has_taken_what_it_held():
     assert woken == [pytest.approx(16 * KiB / 1e8)] and socket.room_B() == 32 * KiB
 
 
-@pytest.mark.parametrize("setting, key", [("disks=24", "disks"), ("level=raid1", "level"),
-                                          ("disks=3", "disks"), ("workload.dataset_files=9999999", "workload.dataset_files"),
-                                          ("drive_queue_depth=64", "drive_queue_depth")])
+@pytest.mark.parametrize(
+    "setting, key",
+    [
+        ("disks=24", "disks"),
+        ("level=raid1", "level"),
+        ("disks=3", "disks"),
+        ("workload.dataset_files=9999999", "workload.dataset_files"),
+        ("drive_queue_depth=64", "drive_queue_depth"),
+    ],
+)
 def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, setting, key):
     status, out, err = run_cli("predict", "eah_download", "--set", setting)
     assert status == 2 and len(err.strip().splitlines()) == 1 and f": {key}: " in err
@@ -253,7 +287,9 @@ def array_reads(monkeypatch):
     def read(self, offset_B, length_B):
         done = original(self, offset_B, length_B)
         reads.append([offset_B, length_B, None])
-        done.callbacks.append(lambda _event, r=reads[-1], t=self.env.now: r.__setitem__(2, self.env.now - t))
+        done.callbacks.append(
+            lambda _event, r=reads[-1], t=self.env.now: r.__setitem__(2, self.env.now - t)
+        )
         return done
 
     monkeypatch.setattr(download.Array, "read", read)
@@ -265,21 +301,31 @@ def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_
     before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
     from model.servers import download
 
-    assert download.Directory(2048, 5 * 2**20).leaves == 82  # 4096 entries of 56 B, leaves 69 % full
-    simulate(scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"]))
+    assert (
+        download.Directory(2048, 5 * 2**20).leaves == 82
+    )  # 4096 entries of 56 B, leaves 69 % full
+    simulate(
+        scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"])
+    )
     lengths = [n for _, n, _ in array_reads]
     assert lengths[:3] == [download.PAGE_B] * 3 and lengths[3] > download.PAGE_B
     lookups = sum(1 for n in lengths if n == download.PAGE_B)
-    assert 4 * 40 <= lookups <= 5 * 40  # root, leaf, inode, md5 data, and the md5 leaf when it differs
+    assert (
+        4 * 40 <= lookups <= 5 * 40
+    )  # root, leaf, inode, md5 data, and the md5 leaf when it differs
 
 
-def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the_drive_s_look_ahead(array_reads):
+def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the_drive_s_look_ahead(
+    array_reads,
+):
     """2050 KiB is not a whole number of pages: the page cache reads the last page whole, so the file's
     last read ends where the md5 file's page begins (written right after it); a lone client's drive
     has read that page ahead by the time it is asked for, so it costs no seek and no turn."""
     from model.servers import download
 
-    simulate(scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"]))
+    simulate(
+        scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"])
+    )
     ends = {o + n for o, n, _ in array_reads if n > download.PAGE_B}
     assert all(end % download.PAGE_B == 0 for end in ends)
     md5 = [took for o, n, took in array_reads if n == download.MD5_FILE_B and o in ends]
@@ -292,7 +338,9 @@ def _asleep_ms_a_pair(result):
     return {kind: float(ms) for ms, kind in re.findall(r"([\d.]+) ms a pair (\w+)", note)}
 
 
-@pytest.mark.parametrize("variant, workers, clients", [("r6_opt", 1, 1), ("r6_opt", 1, 8), ("r6_def", 4, 6)])
+@pytest.mark.parametrize(
+    "variant, workers, clients", [("r6_opt", 1, 1), ("r6_opt", 1, 8), ("r6_def", 4, 6)]
+)
 def test_a_worker_s_sleep_on_reads_is_part_of_its_busy_time(variant, workers, clients):
     result = _run(f"variant={variant}", f"server.workers={workers}", f"workload.clients={clients}")
     asleep = _asleep_ms_a_pair(result)
@@ -305,4 +353,6 @@ def test_small_windows_keep_a_lone_worker_asleep_on_data_longer_than_large_ones(
     default = _asleep_ms_a_pair(_run("variant=r6_def", "workload.clients=1"))
     tuned = _asleep_ms_a_pair(_run("variant=r6_opt", "workload.clients=1"))
     assert default["data"] > tuned["data"]
-    assert default["opening"] == pytest.approx(tuned["opening"], rel=0.25)  # the same lookups either way
+    assert default["opening"] == pytest.approx(
+        tuned["opening"], rel=0.25
+    )  # the same lookups either way

@@ -1,4 +1,5 @@
 """The flow primitive: max-min fairness on textbook cases, conservation, capacities, properties."""
+
 import math
 
 import pytest
@@ -63,8 +64,9 @@ def test_coefficients_weight_the_share():
 
 def test_rates_are_recomputed_when_a_flow_ends():
     # Two flows share 10 B/s; the short one (20 B) ends at t=4, then the long one runs alone.
-    net, (short, long_), env = _run({"l": 10.0}, [(20.0, {"l": 1}, 0.0, math.inf),
-                                                 (100.0, {"l": 1}, 0.0, math.inf)])
+    net, (short, long_), env = _run(
+        {"l": 10.0}, [(20.0, {"l": 1}, 0.0, math.inf), (100.0, {"l": 1}, 0.0, math.inf)]
+    )
     assert short.finished_s == pytest.approx(4.0)
     assert long_.finished_s == pytest.approx(4.0 + 80.0 / 10.0)
 
@@ -85,9 +87,15 @@ def test_terabyte_costs_no_more_events_than_a_gigabyte():
 
 
 flow_strategy = st.lists(
-    st.tuples(st.floats(1.0, 1e6), st.dictionaries(st.sampled_from("abcd"), st.floats(0.1, 3.0), min_size=1),
-              st.floats(0.0, 50.0), st.one_of(st.just(math.inf), st.floats(1.0, 1e4))),
-    min_size=1, max_size=8)
+    st.tuples(
+        st.floats(1.0, 1e6),
+        st.dictionaries(st.sampled_from("abcd"), st.floats(0.1, 3.0), min_size=1),
+        st.floats(0.0, 50.0),
+        st.one_of(st.just(math.inf), st.floats(1.0, 1e4)),
+    ),
+    min_size=1,
+    max_size=8,
+)
 capacity_strategy = st.fixed_dictionaries({k: st.floats(1.0, 1e4) for k in "abcd"})
 
 
@@ -106,7 +114,9 @@ def test_properties_bytes_conserved_and_capacities_respected(capacities, flows):
 
     def start(size, usage, at, cap):
         yield env.timeout(at)
-        all_flows.append(net.transfer(size, {res[k]: a for k, a in usage.items()}, max_rate_Bps=cap))
+        all_flows.append(
+            net.transfer(size, {res[k]: a for k, a in usage.items()}, max_rate_Bps=cap)
+        )
         check()
 
     for spec in flows:
@@ -131,8 +141,10 @@ def test_property_max_min_no_flow_can_grow_without_a_full_resource(capacities, f
     env = simpy.Environment()
     net = FlowNetwork(env)
     res = {k: net.resource(k, c) for k, c in capacities.items()}
-    started = [net.transfer(size, {res[k]: a for k, a in usage.items()}, max_rate_Bps=cap)
-               for size, usage, _, cap in flows]
+    started = [
+        net.transfer(size, {res[k]: a for k, a in usage.items()}, max_rate_Bps=cap)
+        for size, usage, _, cap in flows
+    ]
     for f in started:
         at_cap = f.rate_Bps >= f.max_rate_Bps * (1 - 1e-9)
         saturated = any(r.load >= r.capacity * (1 - 1e-9) for r in f.usage)

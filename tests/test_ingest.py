@@ -1,4 +1,5 @@
 """The microscope ingest path: LACP hashing, stage limits, the storage model beneath, microscopes."""
+
 import json
 import math
 
@@ -16,7 +17,10 @@ from model.storage.parameters import PARAMETERS as STORAGE_PARAMETERS
 
 PAYLOAD = ingest.smb_payload_per_byte(Ingest())
 LINK_MBps = 10e9 / 8 / tcp.tcp_wire_per_byte(1500) / PAYLOAD / 1e6  # one 10 GbE link's image bytes
-EIGHT_LANES = ("variant=striped", "volumes.lv.group_paths=[sas0,sas1,sas2,sas3,sas4,sas5,sas6,sas7]")
+EIGHT_LANES = (
+    "variant=striped",
+    "volumes.lv.group_paths=[sas0,sas1,sas2,sas3,sas4,sas5,sas6,sas7]",
+)
 VARIANTS = ("linear_4k", "linear_large_block", "striped")
 MICROSCOPE_CLIENT_MBps = 3e12 / 3600 / 8 / 1e6  # one of a microscope's eight servers at 3 TB/h
 
@@ -41,16 +45,22 @@ def test_hashing_places_connections_as_named():
 
 def test_one_client_never_exceeds_one_link():
     r = predict(Ingest(clients=1, storage=EIGHT_LANES), _cheap_cpu())
-    assert r.aggregate_MBps == pytest.approx(LINK_MBps)  # its link, not the bond's two, is the limit
+    assert r.aggregate_MBps == pytest.approx(
+        LINK_MBps
+    )  # its link, not the bond's two, is the limit
     assert r.bottleneck_stage == "acquisition NICs"
     assert r.stage_capacity_MBps["bond (as hashed)"] == pytest.approx(LINK_MBps)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 1), min_size=1, max_size=12), st.sampled_from(VARIANTS), st.booleans())
+@given(
+    st.lists(st.integers(0, 1), min_size=1, max_size=12), st.sampled_from(VARIANTS), st.booleans()
+)
 def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant, cheap):
-    r = predict(Ingest(clients=len(members), assignment=tuple(members), storage=(f"variant={variant}",)),
-                _cheap_cpu() if cheap else None)
+    r = predict(
+        Ingest(clients=len(members), assignment=tuple(members), storage=(f"variant={variant}",)),
+        _cheap_cpu() if cheap else None,
+    )
     assert max(r.per_client_MBps) <= LINK_MBps * (1 + 1e-9)
     on_member = [sum(rate for rate, m in zip(r.per_client_MBps, members) if m == k) for k in (0, 1)]
     assert max(on_member) <= LINK_MBps * (1 + 1e-9)  # a member carries at most one link
@@ -82,7 +92,9 @@ def test_end_to_end_never_exceeds_the_storage_path_nor_the_bond(variant, hashing
 
 def test_the_storage_stage_is_the_storage_models_prediction():
     r = predict(Ingest(clients=8, storage=("variant=linear_4k",)))
-    assert r.aggregate_MBps == pytest.approx(r.storage.throughput_MBps, rel=1e-3)  # the network adds no limit
+    assert r.aggregate_MBps == pytest.approx(
+        r.storage.throughput_MBps, rel=1e-3
+    )  # the network adds no limit
     assert r.bottleneck == r.storage.bottleneck
 
 
@@ -98,22 +110,35 @@ def test_an_unlucky_hash_makes_the_bond_the_bottleneck():
 @pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
 def test_more_clients_never_lower_the_aggregate(hashing):
     for variant in VARIANTS:
-        rates = [predict(Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",))).aggregate_MBps
-                 for n in range(1, 17)]
+        rates = [
+            predict(
+                Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",))
+            ).aggregate_MBps
+            for n in range(1, 17)
+        ]
         assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), (variant, rates)
 
 
 @pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
 def test_more_microscopes_never_lower_the_aggregate(hashing):
-    carried = [predict(Ingest(clients=8 * m, hashing=hashing, client_cap_MBps=MICROSCOPE_CLIENT_MBps)).aggregate_TBph
-               for m in (1, 2)]
+    carried = [
+        predict(
+            Ingest(clients=8 * m, hashing=hashing, client_cap_MBps=MICROSCOPE_CLIENT_MBps)
+        ).aggregate_TBph
+        for m in (1, 2)
+    ]
     assert carried[0] == pytest.approx(3.0)  # one microscope's eight servers are carried in full
     assert carried[1] >= carried[0]
 
 
 def test_microscopes_is_the_floor_of_the_aggregate_over_3_TBph():
-    for config in (Ingest(), Ingest(hashing="collide"), Ingest(clients=1), Ingest(storage=("variant=linear_4k",)),
-                   Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps)):
+    for config in (
+        Ingest(),
+        Ingest(hashing="collide"),
+        Ingest(clients=1),
+        Ingest(storage=("variant=linear_4k",)),
+        Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps),
+    ):
         r = predict(config)
         assert r.aggregate_TBph == pytest.approx(r.aggregate_MBps * 3600 / 1e6)
         assert r.microscopes == math.floor(r.aggregate_TBph / 3.0 + 1e-9)
@@ -148,8 +173,12 @@ def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
     status, out, _ = run_cli("predict", "em_ingest_microscopes", "--json")
     assert status == 0
     data = json.loads(out)
-    assert data["throughput_MBps"] == pytest.approx(ingest.predict(ingest.Ingest()).aggregate_MBps, rel=1e-9)
-    status, out, _ = run_cli("predict", "em_ingest_microscopes", "--set", "variant=unlucky_hash", "--json")
+    assert data["throughput_MBps"] == pytest.approx(
+        ingest.predict(ingest.Ingest()).aggregate_MBps, rel=1e-9
+    )
+    status, out, _ = run_cli(
+        "predict", "em_ingest_microscopes", "--set", "variant=unlucky_hash", "--json"
+    )
     assert json.loads(out)["bottleneck"] == "bond (as hashed)"
 
 

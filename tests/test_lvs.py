@@ -1,5 +1,6 @@
 """The LVS director: NAT never carries more than its link and packet rate allow; schedulers spread load
 as rr, wrr and lc should; a pair of directors is as available as the Markov model of two repairable units."""
+
 import math
 
 import numpy as np
@@ -23,7 +24,9 @@ def test_nat_bound_respects_link_and_packet_rate(request_B, reply_B):
     assert rate * (request_B + reply_B) <= link_Bps * (1 + 1e-9)
     assert rate * packets <= DIRECTOR.packets_per_s * (1 + 1e-9)
     # and one of the two is the binding limit
-    assert max(rate * (request_B + reply_B) / link_Bps, rate * packets / DIRECTOR.packets_per_s) == pytest.approx(1.0)
+    assert max(
+        rate * (request_B + reply_B) / link_Bps, rate * packets / DIRECTOR.packets_per_s
+    ) == pytest.approx(1.0)
     assert lvs.director_bound_per_s(DIRECTOR, "dr", request_B, reply_B) >= rate
 
 
@@ -32,7 +35,10 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
     env = simpy.Environment()
     net = FlowNetwork(env)
     link_Bps = DIRECTOR.link_Gbps * 1e9 / 8
-    link_in, link_out = net.resource("director in", link_Bps), net.resource("director out", link_Bps)
+    link_in, link_out = (
+        net.resource("director in", link_Bps),
+        net.resource("director out", link_Bps),
+    )
     packets = net.resource("director packets", DIRECTOR.packets_per_s, unit="packet")
     servers = [net.resource(f"server {i}", 80e6) for i in range(2)]
     reply_B, request_B = 2.05e6, 300.0
@@ -44,34 +50,60 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
 
     flows = []
     for i in range(40):
-        flows.append(net.transfer(reply_B, {link_in: 1 + request_B / reply_B, link_out: 1 + request_B / reply_B,
-                                            packets: per_byte_packets, servers[i % 2]: 1}))
+        flows.append(
+            net.transfer(
+                reply_B,
+                {
+                    link_in: 1 + request_B / reply_B,
+                    link_out: 1 + request_B / reply_B,
+                    packets: per_byte_packets,
+                    servers[i % 2]: 1,
+                },
+            )
+        )
         check()
     while env.peek() < math.inf:
         env.step()
         check()
     assert worst[0] <= 1 + 1e-9
     rate_per_s = 40 / env.now
-    assert rate_per_s <= lvs.cluster_bound_per_s(DIRECTOR, "nat", request_B, reply_B, [80e6 / reply_B] * 2) * (1 + 1e-6)
+    assert rate_per_s <= lvs.cluster_bound_per_s(
+        DIRECTOR, "nat", request_B, reply_B, [80e6 / reply_B] * 2
+    ) * (1 + 1e-6)
 
 
 def test_round_robin_hands_out_connections_in_turn():
-    d = lvs.run_cluster(1, "rr", [1.0, 1.0, 1.0], arrival_rate_per_s=20, mean_service_s=0.1, connections=3001)
+    d = lvs.run_cluster(
+        1, "rr", [1.0, 1.0, 1.0], arrival_rate_per_s=20, mean_service_s=0.1, connections=3001
+    )
     assert max(d.assigned) - min(d.assigned) <= 1
 
 
 def test_weighted_round_robin_follows_the_weights():
-    d = lvs.run_cluster(1, "wrr", [1.0, 3.0], arrival_rate_per_s=20, mean_service_s=0.1, connections=4000,
-                        weights=[1, 3])
+    d = lvs.run_cluster(
+        1,
+        "wrr",
+        [1.0, 3.0],
+        arrival_rate_per_s=20,
+        mean_service_s=0.1,
+        connections=4000,
+        weights=[1, 3],
+    )
     assert d.assigned == [1000, 3000]
 
 
 def test_least_connection_sends_more_to_the_faster_server_and_answers_sooner():
     speeds = [1.0, 3.0]
-    rr = lvs.run_cluster(2, "rr", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000)
-    lc = lvs.run_cluster(2, "lc", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000)
+    rr = lvs.run_cluster(
+        2, "rr", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000
+    )
+    lc = lvs.run_cluster(
+        2, "lc", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000
+    )
     assert lc.assigned[1] > 1.5 * lc.assigned[0] and rr.assigned[0] == rr.assigned[1]
-    mean = lambda d: sum(s.response_s_total for s in d.servers) / sum(s.completions for s in d.servers)
+    mean = lambda d: (
+        sum(s.response_s_total for s in d.servers) / sum(s.completions for s in d.servers)
+    )
     assert mean(lc) < mean(rr)
 
 

@@ -1,4 +1,5 @@
 """The MDSplus client model: processor sharing on the server, thin against distributed, the extra hop."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,7 +10,10 @@ from model.simulate import simulate
 
 
 def _run(mode, test="baseline", clients=1, *extra, values=None):
-    s = scenario.load("mdsplus", [f"variant={mode}", f"workload.test={test}", f"workload.clients={clients}", *extra])
+    s = scenario.load(
+        "mdsplus",
+        [f"variant={mode}", f"workload.test={test}", f"workload.clients={clients}", *extra],
+    )
     return simulate(s, values)
 
 
@@ -21,12 +25,19 @@ def _phases(values, body=None):
     client = cat.parts["hosts"][body.client_host]
     free = 1.0 - values["server_background_load"]
     read_B = body.workload.read_MB * 1e6
-    cycles = values["mds_serve_cycles_per_byte"] / body.compression_ratio + body.decompress_cycles_per_byte
+    cycles = (
+        values["mds_serve_cycles_per_byte"] / body.compression_ratio
+        + body.decompress_cycles_per_byte
+    )
     compute = read_B * cycles / (server.clock_GHz * 1e9) / free
     frame = body.net_cycles_per_frame * tcp.tcp_packets_per_byte(body.mtu_B)
-    per_byte = max(tcp.tcp_wire_per_byte(body.mtu_B) / (1e9 / 8),
-                   (1 / (server.copy_rate_MBps * 1e6)) / free, frame / (server.clock_GHz * 1e9) / free,
-                   1 / (client.copy_rate_MBps * 1e6), frame / (client.clock_GHz * 1e9))
+    per_byte = max(
+        tcp.tcp_wire_per_byte(body.mtu_B) / (1e9 / 8),
+        (1 / (server.copy_rate_MBps * 1e6)) / free,
+        frame / (server.clock_GHz * 1e9) / free,
+        1 / (client.copy_rate_MBps * 1e6),
+        frame / (client.clock_GHz * 1e9),
+    )
     return body.lan_rtt_ms / 1e3, compute, read_B * per_byte
 
 
@@ -49,7 +60,9 @@ def test_six_thin_clients_share_two_server_cores_and_one_nic():
 def test_distributed_gains_as_load_grows():
     ratios = []
     for n in (1, 2, 4, 6, 8, 12):
-        ratios.append(_run("dist", clients=n).throughput_MBps / _run("thin", clients=n).throughput_MBps)
+        ratios.append(
+            _run("dist", clients=n).throughput_MBps / _run("thin", clients=n).throughput_MBps
+        )
     assert all(b >= a - 1e-9 for a, b in zip(ratios, ratios[1:])), ratios
     assert ratios[-1] > ratios[0]
 
@@ -70,8 +83,13 @@ def test_math_on_the_server_costs_the_thin_client_more():
 
 
 def test_turning_compression_off_leaves_thin_alone_and_slows_distributed():
-    assert _run("thin", "uncompressed").throughput_MBps == pytest.approx(_run("thin").throughput_MBps)
-    assert _run("dist", "uncompressed", 6).throughput_MBps < _run("dist", "baseline", 6).throughput_MBps
+    assert _run("thin", "uncompressed").throughput_MBps == pytest.approx(
+        _run("thin").throughput_MBps
+    )
+    assert (
+        _run("dist", "uncompressed", 6).throughput_MBps
+        < _run("dist", "baseline", 6).throughput_MBps
+    )
 
 
 def test_distributed_indirection_costs_round_trips():
@@ -84,7 +102,9 @@ def test_larger_tcp_buffers_change_nothing_on_a_lan():
     """The model's reading of section 3.7: the LAN's bandwidth-delay product (25 kB at 0.2 ms) is far
     below any of the buffers, so the tuned settings cannot matter; the report's drop is unexplained."""
     for mode in ("thin", "dist"):
-        assert _run(mode, "tcp_tuned", 6).throughput_MBps == pytest.approx(_run(mode, "baseline", 6).throughput_MBps)
+        assert _run(mode, "tcp_tuned", 6).throughput_MBps == pytest.approx(
+            _run(mode, "baseline", 6).throughput_MBps
+        )
 
 
 def test_spreading_the_tree_over_servers_helps_distributed_clients():
@@ -99,15 +119,27 @@ def test_same_seed_same_numbers():
 
 
 @settings(max_examples=30, deadline=None)
-@given(mode=st.sampled_from(["thin", "dist"]),
-       test=st.sampled_from(["baseline", "math", "indirection", "uncompressed", "ptdata", "tcp_tuned"]),
-       clients=st.integers(1, 12), reads=st.integers(1, 3), read_MB=st.floats(0.01, 100.0),
-       load=st.floats(0.0, 0.8))
+@given(
+    mode=st.sampled_from(["thin", "dist"]),
+    test=st.sampled_from(
+        ["baseline", "math", "indirection", "uncompressed", "ptdata", "tcp_tuned"]
+    ),
+    clients=st.integers(1, 12),
+    reads=st.integers(1, 3),
+    read_MB=st.floats(0.01, 100.0),
+    load=st.floats(0.0, 0.8),
+)
 def test_property_per_client_rate_never_above_bound(mode, test, clients, reads, read_MB, load):
     values = dict(params.calibrated(), server_background_load=load)
     read_MB = float(f"{read_MB:.6f}")
-    r = _run(mode, test, clients, f"workload.reads_per_client={reads}", f"workload.read_MB={read_MB:.6f}",
-             values=values)
+    r = _run(
+        mode,
+        test,
+        clients,
+        f"workload.reads_per_client={reads}",
+        f"workload.read_MB={read_MB:.6f}",
+        values=values,
+    )
     assert r.throughput_MBps <= r.bound_MBps * (1 + 1e-9)
     assert all(0.0 <= u <= 1.0 for u in r.utilization.values())
     assert r.bytes_moved == pytest.approx(reads * read_MB * 1e6, rel=1e-6)

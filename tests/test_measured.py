@@ -1,4 +1,5 @@
 """The measured data: every row cites a report and place, names a scenario that loads, uses known units."""
+
 from collections import Counter
 
 import pytest
@@ -8,8 +9,33 @@ from model import measured, paths, scenario
 TABLES = measured.load_all()
 ROWS = [r for rows in TABLES.values() for r in rows]
 REPORTS = sorted(p.name for p in paths.SEEDS.glob("*.txt")) if paths.SEEDS.exists() else []
-UNITS = {"MB/s", "MiB/s", "GB/s", "TB/h", "Mbit/s", "Gbit/s", "s", "ms", "%", "B", "kB", "KiB", "MB", "GB",
-         "TB", "TiB", "PB", "count", "per_day", "TB/day", "GHz", "MHz", "rpm", "km", "min"}
+UNITS = {
+    "MB/s",
+    "MiB/s",
+    "GB/s",
+    "TB/h",
+    "Mbit/s",
+    "Gbit/s",
+    "s",
+    "ms",
+    "%",
+    "B",
+    "kB",
+    "KiB",
+    "MB",
+    "GB",
+    "TB",
+    "TiB",
+    "PB",
+    "count",
+    "per_day",
+    "TB/day",
+    "GHz",
+    "MHz",
+    "rpm",
+    "km",
+    "min",
+}
 
 
 def test_at_least_80_rows_citing_all_five_reports():
@@ -21,8 +47,17 @@ def test_at_least_80_rows_citing_all_five_reports():
 
 
 def test_required_tables_exist():
-    assert set(TABLES) >= {"psu_write", "psu_copy", "psu_mmap", "atlas_disk", "atlas_hosts", "atlas_wan",
-                           "eah_download", "em_ingest", "mdsplus_read"}
+    assert set(TABLES) >= {
+        "psu_write",
+        "psu_copy",
+        "psu_mmap",
+        "atlas_disk",
+        "atlas_hosts",
+        "atlas_wan",
+        "eah_download",
+        "em_ingest",
+        "mdsplus_read",
+    }
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
@@ -30,7 +65,9 @@ def test_ids_unique_and_units_known(table):
     ids = Counter(r.id for r in TABLES[table])
     assert not [i for i, n in ids.items() if n > 1]
     assert all(r.unit in UNITS for r in TABLES[table])
-    assert all(r.source.split()[0].endswith(".txt") and len(r.source.split()) > 1 for r in TABLES[table])
+    assert all(
+        r.source.split()[0].endswith(".txt") and len(r.source.split()) > 1 for r in TABLES[table]
+    )
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
@@ -55,8 +92,16 @@ def test_eah_download_has_every_visible_cell():
 
 def test_bounds_are_marked_and_scored_one_sided():
     from model.validate import bounded_error_pct
+
     bounds = {(r.table, r.id): r.bound for r in ROWS if r.role == "result" and r.bound}
-    assert bounds == {("atlas_wan", "tsunami_over_1gbit"): "lower", ("atlas_wan", "dvd_under_60s"): "upper"}
-    assert bounded_error_pct(1.3, 1.0, "lower") == 0.0 and bounded_error_pct(0.9, 1.0, "lower") == pytest.approx(-10.0)
-    assert bounded_error_pct(50.0, 60.0, "upper") == 0.0 and bounded_error_pct(66.0, 60.0, "upper") == pytest.approx(10.0)
+    assert bounds == {
+        ("atlas_wan", "tsunami_over_1gbit"): "lower",
+        ("atlas_wan", "dvd_under_60s"): "upper",
+    }
+    assert bounded_error_pct(1.3, 1.0, "lower") == 0.0 and bounded_error_pct(
+        0.9, 1.0, "lower"
+    ) == pytest.approx(-10.0)
+    assert bounded_error_pct(50.0, 60.0, "upper") == 0.0 and bounded_error_pct(
+        66.0, 60.0, "upper"
+    ) == pytest.approx(10.0)
     assert bounded_error_pct(1.1, 1.0, "") == pytest.approx(10.0)

@@ -1,4 +1,5 @@
 """The memory-mapped LDM queue test of 000_a6a829ac4238989d.txt: page cache, reclaim, write caches, drives."""
+
 import pytest
 
 from model import catalog, scenario
@@ -97,18 +98,27 @@ def test_reading_backwards_waits_most_of_a_turn_per_request_forwards_none():
     track_B = drive.media_Bps(offset) * drive.revolution_s
     done = drive.submit(0.0, offset, BLOCK_B)
     # the sector after the one just read is under the head: a forward read waits no rotation
-    assert min(drive.rotation_s(done, offset + BLOCK_B), drive.revolution_s - drive.rotation_s(
-        done, offset + BLOCK_B)) < 1e-9
+    assert (
+        min(
+            drive.rotation_s(done, offset + BLOCK_B),
+            drive.revolution_s - drive.rotation_s(done, offset + BLOCK_B),
+        )
+        < 1e-9
+    )
     backward = drive.submit(done, offset - BLOCK_B, BLOCK_B) - done
     turn_left = drive.revolution_s * (1 - 2 * BLOCK_B / track_B)
     # the short seek ends long before the sector comes round again
-    assert backward == pytest.approx(turn_left + BLOCK_B / drive.media_Bps(offset - BLOCK_B), rel=0.01)
+    assert backward == pytest.approx(
+        turn_left + BLOCK_B / drive.media_Bps(offset - BLOCK_B), rel=0.01
+    )
 
 
 def test_a_drive_cache_holds_at_most_its_segments_and_its_size():
     _, drive = _drive()
     now = 0.0
-    for i in range(3 * MAX_SEGMENTS):  # scattered reads, each followed by idle time for the look-ahead
+    for i in range(
+        3 * MAX_SEGMENTS
+    ):  # scattered reads, each followed by idle time for the look-ahead
         now = drive.submit(now, i * 1e9, BLOCK_B) + 0.001  # ~70 KB of look-ahead each
     drive.submit(now, 0.5e9, BLOCK_B)  # a new command keeps what the last look-ahead gathered
     assert len(drive.segments) == MAX_SEGMENTS
@@ -130,10 +140,17 @@ def test_the_controller_write_back_cache_shortens_the_run():
     assert _run("variant=raid_writeback").elapsed_s < _run("variant=raid").elapsed_s
 
 
-@pytest.mark.parametrize("setting, where, key", [
-    ("workload.op=read", "--set", "workload.op"),  # the rejected value came from the command line
-    ("workload.streams=2", "psu_mmap.yaml", "workload.op"),  # the key named is the file's
-])
+@pytest.mark.parametrize(
+    "setting, where, key",
+    [
+        (
+            "workload.op=read",
+            "--set",
+            "workload.op",
+        ),  # the rejected value came from the command line
+        ("workload.streams=2", "psu_mmap.yaml", "workload.op"),  # the key named is the file's
+    ],
+)
 def test_a_workload_the_mmap_test_cannot_run_is_one_line_and_exit_2(run_cli, setting, where, key):
     status, out, err = run_cli("predict", "psu_mmap", "--set", setting)
     assert status == 2 and out == ""
@@ -156,7 +173,9 @@ def test_a_stream_continued_after_its_look_ahead_filled_the_cache_waits_for_its_
     running, _, drive = continued(0.01)  # 10 ms of look-ahead: well short of the 8 MB cache
     gathered = 0.01 * drive.media_Bps(1e9 + BLOCK_B)
     rest = drive.cache_B + BLOCK_B - gathered
-    assert running == pytest.approx(gathered / drive.interface_Bps + rest / drive.media_Bps(1e9 + BLOCK_B))
+    assert running == pytest.approx(
+        gathered / drive.interface_Bps + rest / drive.media_Bps(1e9 + BLOCK_B)
+    )
     stopped, later, drive = continued(1.0)  # a second: the cache filled and the look-ahead stopped
     from_cache = drive.cache_B / drive.interface_Bps
     wait = drive.rotation_s(later + from_cache, 1e9 + BLOCK_B + drive.cache_B)

@@ -1,4 +1,5 @@
 """The WAN model against the laws it is built from: window/RTT, Mathis, max-min sharing, bonding, Tsunami."""
+
 import math
 
 import pytest
@@ -29,7 +30,10 @@ def _built(*overrides):
 def test_linux_buffers_from_the_slide_34_sysctls():
     s = scenario.load("atlas_lightpath").body.tcp
     assert tcp.socket_buffers_B(s, None) == (4194304, 4194304)  # kernel-chosen: tcp_rmem/wmem max
-    assert tcp.socket_buffers_B(s, 16 * 2**20) == (2 * 8388608, 2 * 8388608)  # capped at core max, doubled
+    assert tcp.socket_buffers_B(s, 16 * 2**20) == (
+        2 * 8388608,
+        2 * 8388608,
+    )  # capped at core max, doubled
     assert tcp.window_B(s) == pytest.approx(0.75 * 4194304)  # tcp_adv_win_scale 2 keeps a quarter
 
 
@@ -66,18 +70,30 @@ def test_window_limited_stream_gives_window_over_rtt():
     assert r.throughput_MBps == pytest.approx(window / 0.2 / 1e6, rel=0.005)
     assert r.bottleneck == "tcp window"
     # and it scales with the RTT: the Chicago loopback's 91 ms against the full path's 200 ms
-    near = _run("variant=chicago_loopback", *MEMORY, "workload.streams=1", "workload.total_MB=200000")
+    near = _run(
+        "variant=chicago_loopback", *MEMORY, "workload.streams=1", "workload.total_MB=200000"
+    )
     assert near.throughput_MBps == pytest.approx(window / 0.091 / 1e6, rel=0.005)
 
 
 def test_loss_limited_stream_follows_mathis():
-    r = _run(*MEMORY, "workload.streams=1", "workload.total_MB=200000", "loss_rate=0.00001",
-             "workload.socket_buffer_B=8388608")
+    r = _run(
+        *MEMORY,
+        "workload.streams=1",
+        "workload.total_MB=200000",
+        "loss_rate=0.00001",
+        "workload.socket_buffer_B=8388608",
+    )
     expected = tcp.mathis_Bps(1500, 0.2, 1e-5)
     assert expected < 0.75 * 2 * 8388608 / 0.2  # below the window limit, so loss limits
     assert r.throughput_MBps == pytest.approx(expected / 1e6, rel=0.005)
-    quarter = _run(*MEMORY, "workload.streams=1", "workload.total_MB=200000", "loss_rate=0.00004",
-                   "workload.socket_buffer_B=8388608")
+    quarter = _run(
+        *MEMORY,
+        "workload.streams=1",
+        "workload.total_MB=200000",
+        "loss_rate=0.00004",
+        "workload.socket_buffer_B=8388608",
+    )
     assert quarter.throughput_MBps == pytest.approx(r.throughput_MBps / 2, rel=0.01)
 
 
@@ -85,16 +101,22 @@ def test_loss_limited_stream_follows_mathis():
 def test_streams_share_one_bottleneck_max_min_fairly(n):
     near = ["circuits=1", "rtt_ms=20", f"workload.streams={n}", "workload.socket_buffer_B=8388608"]
     b = _built(*MEMORY, *near)
-    flows = [b.net.transfer(f.size_B, f.usage, name=f.name, max_rate_Bps=f.cap_Bps) for f in b.flows]
+    flows = [
+        b.net.transfer(f.size_B, f.usage, name=f.name, max_rate_Bps=f.cap_Bps) for f in b.flows
+    ]
     rates = [f.rate_Bps for f in flows]
     assert rates == pytest.approx([LINK_PAYLOAD_Bps / n] * n, rel=1e-9)
     # a stream held lower by its own window leaves the rest to the others, in equal shares
     b = _built(*MEMORY, *near)
     small = LINK_PAYLOAD_Bps / (2 * n)
-    flows = [b.net.transfer(f.size_B, f.usage, name=f.name, max_rate_Bps=small if i == 0 else f.cap_Bps)
-             for i, f in enumerate(b.flows)]
+    flows = [
+        b.net.transfer(f.size_B, f.usage, name=f.name, max_rate_Bps=small if i == 0 else f.cap_Bps)
+        for i, f in enumerate(b.flows)
+    ]
     assert flows[0].rate_Bps == pytest.approx(small)
-    assert [f.rate_Bps for f in flows[1:]] == pytest.approx([(LINK_PAYLOAD_Bps - small) / (n - 1)] * (n - 1))
+    assert [f.rate_Bps for f in flows[1:]] == pytest.approx(
+        [(LINK_PAYLOAD_Bps - small) / (n - 1)] * (n - 1)
+    )
 
 
 def test_bonded_pair_one_flow_one_link_two_flows_two():
@@ -114,12 +136,19 @@ def test_tsunami_sends_at_its_fixed_rate_and_resends_what_is_lost():
     assert r.throughput_MBps == pytest.approx(650e6 / 8 / 1e6, rel=0.001)
     lossy = _run("variant=tsunami", "workload.total_MB=100000", "loss_rate=0.05")
     assert lossy.throughput_MBps == pytest.approx(0.95 * 650e6 / 8 / 1e6, rel=0.001)
-    assert lossy.utilization["circuit.0"] > r.utilization["circuit.0"]  # the resent blocks cross it too
+    assert (
+        lossy.utilization["circuit.0"] > r.utilization["circuit.0"]
+    )  # the resent blocks cross it too
 
 
 def test_tsunami_faster_than_the_receivers_disk_is_held_to_it():
     """Sprayed over both circuits at 4 Gb/s from memory, a session is held to what the receiver can write."""
-    fast = ["variant=tsunami", "workload.rate_Mbps=4000", "bonding=round_robin", "workload.source=memory"]
+    fast = [
+        "variant=tsunami",
+        "workload.rate_Mbps=4000",
+        "bonding=round_robin",
+        "workload.source=memory",
+    ]
     r = _run(*fast, "workload.total_MB=100000")
     assert r.throughput_MBps < 2 * 1e9 / 8 / tcp.udp_wire_per_byte(32768, 1500) / 1e6
     assert r.bottleneck.startswith(("core receiver", "cpu receiver", "receiver:"))
@@ -159,12 +188,26 @@ def test_same_seed_same_numbers():
 
 
 @settings(max_examples=30, deadline=None)
-@given(protocol=st.sampled_from(["bbftp", "iperf", "tsunami"]), streams=st.integers(1, 12),
-       sessions=st.integers(1, 3), rtt_ms=st.floats(1.0, 300.0), loss=st.sampled_from([0.0, 1e-6, 1e-4, 0.01]),
-       total_MB=st.floats(100.0, 1e6), bonding=st.sampled_from(["hash", "round_robin"]))
-def test_property_never_above_bound_and_bytes_conserved(protocol, streams, sessions, rtt_ms, loss, total_MB, bonding):
-    sets = [f"workload.protocol={protocol}", f"workload.sessions={sessions}", f"rtt_ms={rtt_ms:.6f}",
-            f"loss_rate={loss:.10f}", f"workload.total_MB={total_MB:.6f}", f"bonding={bonding}"]
+@given(
+    protocol=st.sampled_from(["bbftp", "iperf", "tsunami"]),
+    streams=st.integers(1, 12),
+    sessions=st.integers(1, 3),
+    rtt_ms=st.floats(1.0, 300.0),
+    loss=st.sampled_from([0.0, 1e-6, 1e-4, 0.01]),
+    total_MB=st.floats(100.0, 1e6),
+    bonding=st.sampled_from(["hash", "round_robin"]),
+)
+def test_property_never_above_bound_and_bytes_conserved(
+    protocol, streams, sessions, rtt_ms, loss, total_MB, bonding
+):
+    sets = [
+        f"workload.protocol={protocol}",
+        f"workload.sessions={sessions}",
+        f"rtt_ms={rtt_ms:.6f}",
+        f"loss_rate={loss:.10f}",
+        f"workload.total_MB={total_MB:.6f}",
+        f"bonding={bonding}",
+    ]
     sets.append(f"workload.streams={1 if protocol == 'tsunami' else streams}")
     if protocol == "iperf":
         sets += ["workload.source=memory", "workload.sink=memory"]
@@ -172,6 +215,7 @@ def test_property_never_above_bound_and_bytes_conserved(protocol, streams, sessi
         r = _run(*sets)
     except Exception as exc:  # a transfer too small to leave slow start is declared not modelled
         from model.errors import NotModelled
+
         assert isinstance(exc, NotModelled)
         return
     assert r.throughput_MBps <= r.bound_MBps * (1 + 1e-9)
@@ -191,8 +235,11 @@ def _one_line_error(result, *fragments):
 
 
 def test_sysctl_triples_are_checked(run_cli):
-    _one_line_error(run_cli("predict", "atlas_lightpath", "--set", "tcp.tcp_rmem_B=[4096, 87380]"),
-                    "tcp.tcp_rmem_B", "min <= default <= max")
+    _one_line_error(
+        run_cli("predict", "atlas_lightpath", "--set", "tcp.tcp_rmem_B=[4096, 87380]"),
+        "tcp.tcp_rmem_B",
+        "min <= default <= max",
+    )
 
 
 def test_loss_rate_of_one_is_refused(run_cli):
@@ -200,18 +247,26 @@ def test_loss_rate_of_one_is_refused(run_cli):
 
 
 def test_iperf_reads_no_disk(run_cli):
-    _one_line_error(run_cli("predict", "atlas_lightpath", "--set", "workload.protocol=iperf"), "workload.source")
+    _one_line_error(
+        run_cli("predict", "atlas_lightpath", "--set", "workload.protocol=iperf"), "workload.source"
+    )
 
 
 def test_unknown_link_names_the_catalog(run_cli):
-    _one_line_error(run_cli("predict", "atlas_lightpath", "--set", "link=no_such_link"), "link", "links.yaml")
+    _one_line_error(
+        run_cli("predict", "atlas_lightpath", "--set", "link=no_such_link"), "link", "links.yaml"
+    )
 
 
 def test_a_new_socket_s_send_buffer_opens_with_its_congestion_window():
     mss = 1448
-    assert tcp.send_buffer_payload_B(0, mss, 3, 16384) == 16384  # tcp_wmem[1] until the window is larger
+    assert (
+        tcp.send_buffer_payload_B(0, mss, 3, 16384) == 16384
+    )  # tcp_wmem[1] until the window is larger
     # twice the window: a segment per ACK, each of the first 16 acknowledged by itself (quickack) ...
     assert tcp.send_buffer_payload_B(16 * mss, mss, 3, 16384) == 2 * (3 + 16) * mss
     # ... then one ACK per two segments: a byte of buffer for each byte acknowledged
     assert tcp.send_buffer_payload_B(116 * mss, mss, 3, 16384) == 2 * (3 + 16 + 50) * mss
-    assert tcp.send_buffer_payload_B(0, mss, 10, 16384) == 2 * 10 * mss  # Linux 2.6.39's initial window
+    assert (
+        tcp.send_buffer_payload_B(0, mss, 10, 16384) == 2 * 10 * mss
+    )  # Linux 2.6.39's initial window

@@ -3,6 +3,7 @@
 Each case runs independent replications (named random streams, one seed each) and checks that the
 theoretical mean response time lies inside the replications' 99% confidence interval.
 """
+
 import math
 
 import numpy as np
@@ -17,8 +18,8 @@ REPLICATIONS, CUSTOMERS = 10, 20_000
 def erlang_c(servers: int, offered: float) -> float:
     """Probability that an arrival waits in M/M/c (offered load a = lambda / mu)."""
     rho = offered / servers
-    top = offered ** servers / math.factorial(servers) / (1 - rho)
-    return top / (sum(offered ** k / math.factorial(k) for k in range(servers)) + top)
+    top = offered**servers / math.factorial(servers) / (1 - rho)
+    return top / (sum(offered**k / math.factorial(k) for k in range(servers)) + top)
 
 
 def mean_response_theory(model: str, lam: float, mu: float, servers: int) -> float:
@@ -30,8 +31,12 @@ def mean_response_theory(model: str, lam: float, mu: float, servers: int) -> flo
 
 def replications(model, lam, mu, servers):
     service = "deterministic" if model == "M/D/1" else "exponential"
-    runs = [open_station(seed, lam, mu, servers, CUSTOMERS, service) for seed in range(REPLICATIONS)]
-    return np.array([s.mean_response_s for s in runs]), np.array([s.utilization(s.elapsed_s) for s in runs])
+    runs = [
+        open_station(seed, lam, mu, servers, CUSTOMERS, service) for seed in range(REPLICATIONS)
+    ]
+    return np.array([s.mean_response_s for s in runs]), np.array(
+        [s.utilization(s.elapsed_s) for s in runs]
+    )
 
 
 @pytest.mark.parametrize("model,servers", [("M/M/c", 1), ("M/M/c", 3), ("M/D/1", 1)])

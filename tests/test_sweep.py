@@ -1,4 +1,5 @@
 """Sweeps: refused before running on bad grids, resumable, failures recorded, serial = parallel, Dask."""
+
 import dataclasses
 import signal
 import subprocess
@@ -25,27 +26,43 @@ def _grid(tmp_path, **spec):
 
 def _one_line(result, *needles):
     status, out, err = result
-    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert (
+        status == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    )
     for needle in needles:
         assert needle in err, err
 
 
 def test_unknown_key_is_refused_before_anything_runs(run_cli, tmp_path):
     path = _grid(tmp_path, product={"volumes.md0.disks.colour": ["red"]})
-    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "volumes.md0.disks.colour", "no such key")
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        "volumes.md0.disks.colour",
+        "no such key",
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_value_the_scenario_refuses_is_refused_before_anything_runs(run_cli, tmp_path):
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [2, 0]})
-    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "volumes.md0.disks.count", "positive integer")
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        "volumes.md0.disks.count",
+        "positive integer",
+    )
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("spec,key", [
-    ({"product": {"volumes.md0.disks.count": []}}, "product.volumes.md0.disks.count"),
-    ({"sample": {"method": "lhs", "n": 10, "ranges": {"workload.total_MB": [500, 500]}}}, "sample.ranges.workload.total_MB"),
-])
+@pytest.mark.parametrize(
+    "spec,key",
+    [
+        ({"product": {"volumes.md0.disks.count": []}}, "product.volumes.md0.disks.count"),
+        (
+            {"sample": {"method": "lhs", "n": 10, "ranges": {"workload.total_MB": [500, 500]}}},
+            "sample.ranges.workload.total_MB",
+        ),
+    ],
+)
 def test_empty_range_is_refused(run_cli, tmp_path, spec, key):
     _one_line(run_cli("sweep", str(_grid(tmp_path, **spec)), "--out", str(tmp_path / "out")), key)
 
@@ -54,11 +71,16 @@ def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path):
     # the ext3 journal is not modelled: that point fails, the others run
     path = _grid(tmp_path, product={"volumes.md0.filesystem.type": ["ext2", "ext3", "xfs"]})
     grid, points = grid_module.load(path)
-    finished, failed, skipped = run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    finished, failed, skipped = run_module.run(
+        grid, points, tmp_path / "out", workers=1, progress=False
+    )
     assert (finished, failed, skipped) == (3, 1, 0)
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     bad = table[table.status == "failed"]
-    assert list(bad["param:volumes.md0.filesystem.type"]) == ["ext3"] and "journal" in bad.error.iloc[0]
+    assert (
+        list(bad["param:volumes.md0.filesystem.type"]) == ["ext3"]
+        and "journal" in bad.error.iloc[0]
+    )
     assert (table[table.status == "ok"].throughput_MBps > 0).all()
 
 
@@ -67,7 +89,10 @@ def _comparable(table):
 
 
 def test_serial_and_parallel_give_identical_results(tmp_path):
-    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5], "workload.op": ["read", "write"]})
+    path = _grid(
+        tmp_path,
+        product={"volumes.md0.disks.count": [1, 2, 3, 4, 5], "workload.op": ["read", "write"]},
+    )
     grid, points = grid_module.load(path)
     run_module.run(grid, points, tmp_path / "serial", workers=1, progress=False)
     run_module.run(grid, points, tmp_path / "parallel", workers=2, progress=False)
@@ -77,11 +102,22 @@ def test_serial_and_parallel_give_identical_results(tmp_path):
 
 
 def test_a_killed_run_resumes_without_redoing_or_losing_anything(tmp_path):
-    path = _grid(tmp_path, sample={"method": "random", "n": 400, "seed": 3,
-                                   "ranges": {"workload.total_MB": [100.0, 10000.0]}})
+    path = _grid(
+        tmp_path,
+        sample={
+            "method": "random",
+            "n": 400,
+            "seed": 3,
+            "ranges": {"workload.total_MB": [100.0, 10000.0]},
+        },
+    )
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "1"],
-                            cwd=paths.PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "1"],
+        cwd=paths.PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < 40:
         time.sleep(0.05)
@@ -93,18 +129,25 @@ def test_a_killed_run_resumes_without_redoing_or_losing_anything(tmp_path):
     finished, failed, skipped = run_module.run(grid, points, out, workers=1, progress=False)
     assert skipped == len(before) and finished == 400 - len(before) and failed == 0
     after = {p.name: p.stat().st_mtime_ns for p in (out / "points").glob("*.parquet")}
-    assert all(after[name] == mtime for name, mtime in before.items())  # nothing finished was redone
+    assert all(
+        after[name] == mtime for name, mtime in before.items()
+    )  # nothing finished was redone
     table = pd.read_parquet(out / "results.parquet")
     assert len(table) == 400 and table.point_id.is_unique  # nothing lost
 
 
 def test_dask_cluster_runs_the_same_grid(tmp_path):
     from dask.distributed import LocalCluster
+
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 3, 5]})
     grid, points = grid_module.load(path)
     run_module.run(grid, points, tmp_path / "local", workers=1, progress=False)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        run_module.run(grid, points, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        run_module.run(
+            grid, points, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False
+        )
     local = pd.read_parquet(tmp_path / "local" / "results.parquet")
     dask = pd.read_parquet(tmp_path / "dask" / "results.parquet")
     pd.testing.assert_frame_equal(_comparable(local), _comparable(dask))
@@ -117,8 +160,9 @@ def test_papermill_point_keeps_its_executed_notebook(tmp_path):
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert table.status.tolist() == ["ok"]
     assert (tmp_path / "out" / "notebooks" / f"{table.point_id.iloc[0]}.ipynb").exists()
-    inprocess = run_module.run_point(run_module.specs(dataclasses.replace(grid, engine="inprocess"),
-                                                      points, tmp_path / "x")[0])
+    inprocess = run_module.run_point(
+        run_module.specs(dataclasses.replace(grid, engine="inprocess"), points, tmp_path / "x")[0]
+    )
     assert table.throughput_MBps.iloc[0] == pytest.approx(inprocess["throughput_MBps"])
 
 
@@ -142,6 +186,7 @@ def test_store_writes_are_atomic(tmp_path):
 
 def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path, monkeypatch):
     from model import params
+
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)

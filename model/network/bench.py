@@ -3,6 +3,7 @@
 Bulk data move as flows, so the cost of a run follows the flows and their changes, not the bytes:
 the two sizes should take about the same time. Run with ``python -m model.network.bench``.
 """
+
 from __future__ import annotations
 
 from .. import scenario

@@ -23,6 +23,7 @@ are not. The result is one client's: its bytes over the time until every client 
 (the per-client rate of the report's tables). Calibrated on ``mdsplus_read``
 (``004_892e9be6fdf9fcf4.txt``).
 """
+
 from __future__ import annotations
 
 import simpy
@@ -55,10 +56,39 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env = simpy.Environment()
     net = FlowNetwork(env)
     free = 1.0 - params["server_background_load"]
-    servers = [host_net(net, catalog, f"server{h}", body.server_host, body.nic, 1, "cpu0", body.net_cycles_per_frame,
-                        where, host_key="server_host", nic_key="nic", available=free) for h in range(body.servers)]
-    clients = [host_net(net, catalog, f"client{i}", body.client_host, body.nic, 1, "cpu0", body.net_cycles_per_frame,
-                        where, host_key="client_host", nic_key="nic") for i in range(w.clients)]
+    servers = [
+        host_net(
+            net,
+            catalog,
+            f"server{h}",
+            body.server_host,
+            body.nic,
+            1,
+            "cpu0",
+            body.net_cycles_per_frame,
+            where,
+            host_key="server_host",
+            nic_key="nic",
+            available=free,
+        )
+        for h in range(body.servers)
+    ]
+    clients = [
+        host_net(
+            net,
+            catalog,
+            f"client{i}",
+            body.client_host,
+            body.nic,
+            1,
+            "cpu0",
+            body.net_cycles_per_frame,
+            where,
+            host_key="client_host",
+            nic_key="nic",
+        )
+        for i in range(w.clients)
+    ]
     read_B = w.read_MB * 1e6
     stored_B = read_B / body.compression_ratio
     settings = body.tcp_tuned if w.test == "tcp_tuned" else body.tcp
@@ -70,11 +100,21 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
     serve = params["mds_serve_cycles_per_byte"]
     decompress = body.decompress_cycles_per_byte
-    evaluate = params["tdi_math_cycles_per_value"] * w.values_per_read / read_B if w.test == "math" else 0.0
+    evaluate = (
+        params["tdi_math_cycles_per_value"] * w.values_per_read / read_B
+        if w.test == "math"
+        else 0.0
+    )
 
     alone_s = [0.0] * w.clients  # each client's reads with the whole system to itself
 
-    def transfer(i: int, size_B: float, usage: dict[FlowResource, float], name: str, cap: float = float("inf")):
+    def transfer(
+        i: int,
+        size_B: float,
+        usage: dict[FlowResource, float],
+        name: str,
+        cap: float = float("inf"),
+    ):
         alone_s[i] += size_B * max(max(a / r.capacity for r, a in usage.items()), 1.0 / cap)
         return net.transfer(size_B, usage, name=name, max_rate_Bps=cap).done
 
@@ -90,7 +130,14 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         charge(usage, host, core, s_per_byte)
         return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name)
 
-    def send(src: HostNet, src_core: FlowResource, dst: HostNet, dst_core: FlowResource, size_B: float, name: str):
+    def send(
+        src: HostNet,
+        src_core: FlowResource,
+        dst: HostNet,
+        dst_core: FlowResource,
+        size_B: float,
+        name: str,
+    ):
         usage: dict[FlowResource, float] = {}
         charge(usage, src, src_core, src.copy_s_per_byte)
         _wire(usage, src, dst, body.mtu_B)
@@ -107,7 +154,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                 source = servers[PTDATA_SERVER]
                 source_core = source.process(f"c{i}", free)
                 yield wait(i, rtt_s * (2 if thin else 1))
-                yield compute(source, source_core, read_B, cycles(source, serve), f"ptdata read {i}")
+                yield compute(
+                    source, source_core, read_B, cycles(source, serve), f"ptdata read {i}"
+                )
                 if thin:
                     relay = servers[MDS_SERVER]
                     relay_core = relay.process(f"c{i}", free)
@@ -124,15 +173,25 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                 if not thin:  # the client follows each reference itself: one round trip per level
                     for _level in range(w.indirection_levels):
                         yield wait(i, rtt_s)
-                        yield compute(server, core, w.reference_record_B,
-                                      cycles(server, serve) + 2 * server.frame_s / w.reference_record_B,
-                                      f"reference {i}")
+                        yield compute(
+                            server,
+                            core,
+                            w.reference_record_B,
+                            cycles(server, serve) + 2 * server.frame_s / w.reference_record_B,
+                            f"reference {i}",
+                        )
                 else:
                     yield compute(server, core, refs_B, cycles(server, serve), f"references {i}")
             if thin:
-                yield compute(server, core, read_B,
-                              cycles(server, serve) / body.compression_ratio + cycles(server, decompress)
-                              + cycles(server, evaluate), f"evaluate {i}")
+                yield compute(
+                    server,
+                    core,
+                    read_B,
+                    cycles(server, serve) / body.compression_ratio
+                    + cycles(server, decompress)
+                    + cycles(server, evaluate),
+                    f"evaluate {i}",
+                )
                 yield send(server, core, me, mine, read_B, f"result {i}")
             else:
                 on_wire = stored_B
@@ -142,7 +201,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                     on_wire = read_B
                 yield compute(server, core, read_B, server_work, f"record {i}")
                 yield send(server, core, me, mine, on_wire, f"record to client {i}")
-                client_work = cycles(me, evaluate) + (0.0 if w.test == "uncompressed" else cycles(me, decompress))
+                client_work = cycles(me, evaluate) + (
+                    0.0 if w.test == "uncompressed" else cycles(me, decompress)
+                )
                 yield compute(me, mine, read_B, client_work, f"evaluate {i}")
         finished.append(env.now)
 
@@ -154,9 +215,14 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     makespan = max(finished)
     per_client_B = w.reads_per_client * read_B
     bound = _bound_MBps(net, per_client_B, max(alone_s))
-    return Result(scenario=scenario.name, bytes_moved=per_client_B, elapsed_s=makespan,
-                  utilization=net.utilization(makespan), bound_MBps=bound,
-                  notes=(f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",))
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=per_client_B,
+        elapsed_s=makespan,
+        utilization=net.utilization(makespan),
+        bound_MBps=bound,
+        notes=(f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",),
+    )
 
 
 def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:

@@ -12,6 +12,7 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
 
 Every core's work also counts against the host's total of ``cores`` core-seconds per second.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -38,13 +39,27 @@ class HostNet:
     def process(self, name: str, share: float = 1.0) -> FlowResource:
         """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded host."""
         if name not in self.processes:
-            self.processes[name] = self.net.resource(f"core {self.label}.{name}", share, unit="core-s")
+            self.processes[name] = self.net.resource(
+                f"core {self.label}.{name}", share, unit="core-s"
+            )
         return self.processes[name]
 
 
-def host_net(net: FlowNetwork, catalog: Catalog, label: str, host_id: str, nic_id: str, members: int,
-             irq_affinity: str, frame_cycles: float, where: str, *, host_key: str, nic_key: str,
-             available: float = 1.0) -> HostNet:
+def host_net(
+    net: FlowNetwork,
+    catalog: Catalog,
+    label: str,
+    host_id: str,
+    nic_id: str,
+    members: int,
+    irq_affinity: str,
+    frame_cycles: float,
+    where: str,
+    *,
+    host_key: str,
+    nic_key: str,
+    available: float = 1.0,
+) -> HostNet:
     """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each core free)."""
     host: Host = catalog.get("hosts", host_id, where, host_key)
     nic: Nic = catalog.get("nics", nic_id, where, nic_key)
@@ -52,9 +67,17 @@ def host_net(net: FlowNetwork, catalog: Catalog, label: str, host_id: str, nic_i
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
     nics = [net.resource(f"nic {label}.{i}", nic.rate_Gbps * 1e9 / 8.0) for i in range(members)]
-    return HostNet(label=label, host=host, nic=nic, cpu=cpu, irq=irq, nics=nics,
-                   copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
-                   frame_s=frame_cycles / (host.clock_GHz * 1e9), net=net)
+    return HostNet(
+        label=label,
+        host=host,
+        nic=nic,
+        cpu=cpu,
+        irq=irq,
+        nics=nics,
+        copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
+        frame_s=frame_cycles / (host.clock_GHz * 1e9),
+        net=net,
+    )
 
 
 def add(usage: dict[FlowResource, float], resource: FlowResource, amount: float) -> None:
@@ -63,8 +86,14 @@ def add(usage: dict[FlowResource, float], resource: FlowResource, amount: float)
         usage[resource] = usage.get(resource, 0.0) + amount
 
 
-def charge(usage: dict[FlowResource, float], side: HostNet, core: FlowResource | None, seconds: float,
-           *, on_irq: bool = False) -> None:
+def charge(
+    usage: dict[FlowResource, float],
+    side: HostNet,
+    core: FlowResource | None,
+    seconds: float,
+    *,
+    on_irq: bool = False,
+) -> None:
     """Charge ``seconds`` of CPU per byte to ``core`` (or the interrupt core) and to the host's total."""
     add(usage, side.irq if on_irq else core, seconds)
     add(usage, side.cpu, seconds)

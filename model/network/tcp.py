@@ -13,17 +13,22 @@ Pure functions of the scenario's settings, so that each law can be tested by its
   ``tcp_rmem[2]``; one the application sets is capped at ``net.core.rmem_max`` and doubled; of a
   receive buffer, 1/2^tcp_adv_win_scale is kept for overhead and the rest advertised as window.
 """
+
 from __future__ import annotations
 
 import math
 
 from ..scenario import TcpSettings
 
-ETHERNET_OVERHEAD_B = 38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
+ETHERNET_OVERHEAD_B = (
+    38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
+)
 IP_HEADER_B = 20
 TCP_HEADER_B = 32  # 20 bytes plus the 12-byte timestamp option Linux sends by default (RFC 1323)
 UDP_HEADER_B = 8
-TSUNAMI_HEADER_B = 6  # block number (4) and type (2) ahead of each block (Tsunami's server/protocol.c)
+TSUNAMI_HEADER_B = (
+    6  # block number (4) and type (2) ahead of each block (Tsunami's server/protocol.c)
+)
 ACKS_PER_SEGMENT = 0.5  # delayed ACKs: one ACK for every second segment (RFC 1122)
 QUICKACKS = 16  # segments Linux acknowledges one by one at a connection's start (TCP_MAX_QUICKACKS)
 MATHIS_C = math.sqrt(1.5)
@@ -62,7 +67,9 @@ def udp_packets_per_byte(block_B: int, mtu_B: int) -> float:
     return udp_fragments(block_B, mtu_B) / block_B
 
 
-def socket_buffers_B(tcp: TcpSettings, requested_B: int | None, streams_on_host: int = 1) -> tuple[int, int]:
+def socket_buffers_B(
+    tcp: TcpSettings, requested_B: int | None, streams_on_host: int = 1
+) -> tuple[int, int]:
     """(receive, send) buffer of one socket, as Linux 2.4 sizes them.
 
     Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
@@ -81,7 +88,7 @@ def socket_buffers_B(tcp: TcpSettings, requested_B: int | None, streams_on_host:
 def window_B(tcp: TcpSettings, requested_B: int | None = None, streams_on_host: int = 1) -> float:
     """The most a stream can have in flight: the advertised receive window or the send buffer's share."""
     rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)
-    usable = 1.0 - 2.0 ** -tcp.tcp_adv_win_scale
+    usable = 1.0 - 2.0**-tcp.tcp_adv_win_scale
     return min(rcv, snd) * usable
 
 
@@ -97,8 +104,9 @@ def mathis_Bps(mtu_B: int, rtt_s: float, loss_rate: float) -> float:
     return mss_B(mtu_B) / rtt_s * MATHIS_C / math.sqrt(loss_rate)
 
 
-def slow_start(target_window_B: float, mss: int, initial_segments: int, rtt_s: float,
-               size_B: float) -> tuple[float, float]:
+def slow_start(
+    target_window_B: float, mss: int, initial_segments: int, rtt_s: float, size_B: float
+) -> tuple[float, float]:
     """(seconds, bytes) of slow start before a stream reaches ``target_window_B``.
 
     From ``initial_segments`` segments the window grows by one segment per ACK: the first
@@ -126,7 +134,11 @@ def send_buffer_payload_B(acked_B: float, mss: int, initial_segments: int, defau
     ``QUICKACKS`` segments are acknowledged one by one, the rest one ACK per two.
     """
     segments = acked_B / mss
-    cwnd = initial_segments + min(segments, QUICKACKS) + max(segments - QUICKACKS, 0.0) * ACKS_PER_SEGMENT
+    cwnd = (
+        initial_segments
+        + min(segments, QUICKACKS)
+        + max(segments - QUICKACKS, 0.0) * ACKS_PER_SEGMENT
+    )
     return max(float(default_B), 2.0 * cwnd * mss)
 
 

@@ -26,6 +26,7 @@ with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``a
 (``001_4cf980d67b39ffac.txt``) through the storage parameters alone: the per-frame CPU cost is the
 literature's (``NET_CYCLES_PER_FRAME``), the TCP and Tsunami settings are the report's and the tools'.
 """
+
 from __future__ import annotations
 
 import functools
@@ -53,7 +54,11 @@ SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 def _storage_body(name: str) -> StorageBody:
     loaded = scenario_module.load(name)
     if loaded.model != "storage":
-        raise UserError(loaded.path, "model", f"a WAN scenario's storage must be a storage scenario, got {loaded.model}")
+        raise UserError(
+            loaded.path,
+            "model",
+            f"a WAN scenario's storage must be a storage scenario, got {loaded.model}",
+        )
     return loaded.body
 
 
@@ -74,23 +79,35 @@ class _Storage:
     driver_s_per_byte: float  # host CPU outside the process (flusher, driver)
 
 
-def _storage(net: FlowNetwork, side: HostNet, body: WanBody, role: str, catalog: Catalog,
-             params: dict[str, float], where: str, total_B: float) -> _Storage:
+def _storage(
+    net: FlowNetwork,
+    side: HostNet,
+    body: WanBody,
+    role: str,
+    catalog: Catalog,
+    params: dict[str, float],
+    where: str,
+    total_B: float,
+) -> _Storage:
     key = "sender_storage" if role == "sender" else "receiver_storage"
     name = getattr(body, key)
     storage = _storage_body(name)
     op = "read" if role == "sender" else "write"
     host_id = body.sender_host if role == "sender" else body.receiver_host
     if storage.host != host_id:
-        raise UserError(where, key, f"{name} describes host {storage.host}, but {role}_host is {host_id}")
+        raise UserError(
+            where, key, f"{name} describes host {storage.host}, but {role}_host is {host_id}"
+        )
     if storage.workload.op != op:
         raise UserError(where, key, f"{name} must {op} (its workload.op is {storage.workload.op})")
     path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
     volume = storage.workload.target
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
-    return _Storage(usage=dict(path.usage_per_byte[volume]),
-                    io_s_per_byte=io_s_per_byte(params, side.host.copy_rate_MBps, op),
-                    driver_s_per_byte=driver)
+    return _Storage(
+        usage=dict(path.usage_per_byte[volume]),
+        io_s_per_byte=io_s_per_byte(params, side.host.copy_rate_MBps, op),
+        driver_s_per_byte=driver,
+    )
 
 
 @dataclass
@@ -134,13 +151,36 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
 
     env = simpy.Environment()
     net = FlowNetwork(env)
-    ends = {role: host_net(net, catalog, role, host, body.nic, members, body.irq_affinity, body.net_cycles_per_frame, where,
-                           host_key=f"{role}_host", nic_key="nic")
-            for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))}
+    ends = {
+        role: host_net(
+            net,
+            catalog,
+            role,
+            host,
+            body.nic,
+            members,
+            body.irq_affinity,
+            body.net_cycles_per_frame,
+            where,
+            host_key=f"{role}_host",
+            nic_key="nic",
+        )
+        for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))
+    }
     sender, receiver = ends["sender"], ends["receiver"]
-    circuits = [net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)]
-    source = _storage(net, sender, body, "sender", catalog, params, where, total_B) if w.source == "disk" else None
-    sink = _storage(net, receiver, body, "receiver", catalog, params, where, total_B) if w.sink == "disk" else None
+    circuits = [
+        net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
+    ]
+    source = (
+        _storage(net, sender, body, "sender", catalog, params, where, total_B)
+        if w.source == "disk"
+        else None
+    )
+    sink = (
+        _storage(net, receiver, body, "receiver", catalog, params, where, total_B)
+        if w.sink == "disk"
+        else None
+    )
 
     sessions = w.sessions
     per_session_B = total_B / sessions
@@ -174,20 +214,34 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             usage: dict[FlowResource, float] = {}
             server = sender.process(f"tsunami{j}")
             disk_read(usage, server)
-            charge(usage, sender, server, (sender.copy_s_per_byte + frames * sender.frame_s) * lossless)
+            charge(
+                usage, sender, server, (sender.copy_s_per_byte + frames * sender.frame_s) * lossless
+            )
             wire(usage, j, tcp.udp_wire_per_byte(w.block_B, body.mtu_B) * lossless)
             charge(usage, receiver, None, frames * receiver.frame_s, on_irq=True)
-            charge(usage, receiver, receiver.process(f"tsunami{j}.net"), receiver.copy_s_per_byte * lossless)
+            charge(
+                usage,
+                receiver,
+                receiver.process(f"tsunami{j}.net"),
+                receiver.copy_s_per_byte * lossless,
+            )
             disk_write(usage, receiver.process(f"tsunami{j}.disk"))
-            flows.append(_FlowSpec(f"tsunami {j}", per_session_B, usage, rate_Bps,
-                                   SETUP_RTTS["tsunami"] * rtt_s))
-        notes.append(f"Tsunami: {sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
-                     f"{tcp.udp_fragments(w.block_B, body.mtu_B)} IP fragments")
+            flows.append(
+                _FlowSpec(
+                    f"tsunami {j}", per_session_B, usage, rate_Bps, SETUP_RTTS["tsunami"] * rtt_s
+                )
+            )
+        notes.append(
+            f"Tsunami: {sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
+            f"{tcp.udp_fragments(w.block_B, body.mtu_B)} IP fragments"
+        )
     else:
         n = sessions * w.streams
         mss = tcp.mss_B(body.mtu_B)
         window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
-        cap = min(tcp.window_limit_Bps(window, rtt_s), tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate))
+        cap = min(
+            tcp.window_limit_Bps(window, rtt_s), tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate)
+        )
         frames = tcp.tcp_packets_per_byte(body.mtu_B)
         wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
         per_member = [0] * members
@@ -205,17 +259,30 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             charge(usage, receiver, r_core, receiver.copy_s_per_byte)
             disk_write(usage, r_core)
             # slow start ends at the stream's window or its share of its circuit, whichever is less
-            share_Bps = min(link.capacity_Gbps * 1e9 / 8.0 / wire_per_byte / max(
-                per_member[m] for m, _ in _members_of(k, members, body.bonding)), cap)
+            share_Bps = min(
+                link.capacity_Gbps
+                * 1e9
+                / 8.0
+                / wire_per_byte
+                / max(per_member[m] for m, _ in _members_of(k, members, body.bonding)),
+                cap,
+            )
             size = per_session_B / w.streams
-            ss_s, ss_B = tcp.slow_start(share_Bps * rtt_s, mss, body.tcp.initial_window_segments, rtt_s, size)
+            ss_s, ss_B = tcp.slow_start(
+                share_Bps * rtt_s, mss, body.tcp.initial_window_segments, rtt_s, size
+            )
             if ss_B >= size:
                 raise NotModelled("a transfer that ends inside slow start")
-            flows.append(_FlowSpec(f"stream {k}", size - ss_B, usage, cap,
-                                   SETUP_RTTS[w.protocol] * rtt_s + ss_s))
-        notes.append(f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
-                     f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:.1f} MB/s per stream; bandwidth-delay "
-                     f"product of one circuit {tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s) / 2**20:.1f} MiB")
+            flows.append(
+                _FlowSpec(
+                    f"stream {k}", size - ss_B, usage, cap, SETUP_RTTS[w.protocol] * rtt_s + ss_s
+                )
+            )
+        notes.append(
+            f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
+            f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:.1f} MB/s per stream; bandwidth-delay "
+            f"product of one circuit {tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s) / 2**20:.1f} MiB"
+        )
 
     return Built(env, net, flows, rtt_s, total_B, notes)
 
@@ -245,7 +312,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
         label = "tsunami target rate" if protocol == "tsunami" else "tcp window"
-        utilization[label] = min(1.0, sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps)
-                                          for f in capped) / len(capped))
-    return Result(scenario=scenario.name, bytes_moved=total_B, elapsed_s=elapsed,
-                  utilization=utilization, bound_MBps=bound, notes=tuple(built.notes))
+        utilization[label] = min(
+            1.0,
+            sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps) for f in capped)
+            / len(capped),
+        )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=total_B,
+        elapsed_s=elapsed,
+        utilization=utilization,
+        bound_MBps=bound,
+        notes=tuple(built.notes),
+    )

@@ -6,6 +6,7 @@ of the active unit while the standby is up costs one takeover (heartbeat detecti
 the virtual address, ``takeover_s``) of outage. The Penn State director of
 ``000_a6a829ac4238989d.txt`` is a single point of failure; the report plans a second one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,14 +36,18 @@ def steady_state(generator: np.ndarray) -> np.ndarray:
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
-def units(n: int, mtbf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0) -> Availability:
+def units(
+    n: int, mtbf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0
+) -> Availability:
     """``n`` identical repairable units of which one suffices (n = 1: a single point of failure).
 
     State k is the number of units up. Failures leave state k at rate k / mtbf_h; repairs at rate
     min(n - k, repair_crews) / mttr_h.
     """
     if n < 1 or repair_crews < 1 or mtbf_h <= 0 or mttr_h <= 0 or takeover_s < 0:
-        raise ValueError("units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative")
+        raise ValueError(
+            "units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative"
+        )
     lam, mu = 1.0 / mtbf_h, 1.0 / mttr_h
     q = np.zeros((n + 1, n + 1))
     for k in range(n + 1):

@@ -49,11 +49,12 @@ buys physically is fewer, longer requests per file, so fewer seeks per byte. Cal
 ``002_d084885fd2f4dc68.txt`` "Web server tests" (with ``disk_format_efficiency`` shared with the
 ATLAS drives).
 """
+
 from __future__ import annotations
 
 import math
 import random
-from typing import Callable
+from collections.abc import Callable
 
 import simpy
 
@@ -75,7 +76,9 @@ INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name th
 # An ext3 directory entry: 8 bytes and the name, padded to 4. The data files' names are not given;
 # Einstein@home's radio-pulsar work units have names of about 48 characters (estimated).
 DIRENT_B = 8 + 48
-HTREE_LEAF_FILL = 0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
+HTREE_LEAF_FILL = (
+    0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
+)
 ETHERNET_MTU_B = 1500
 # A socket's send buffer, Linux's net.ipv4.tcp_wmem: 16 KiB at first ([1]), at most 4 MiB ([2], as
 # tcp_init sets it on a host of 1000 MB or more)
@@ -91,7 +94,9 @@ def whole_pages_B(length_B: float) -> int:
     return math.ceil(length_B / PAGE_B) * PAGE_B
 
 
-def read_ahead_windows(file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B) -> list[tuple[int, int]]:
+def read_ahead_windows(
+    file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B
+) -> list[tuple[int, int]]:
     """The (offset, length) windows Linux's on-demand read-ahead reads a file in, front to back.
 
     As ``get_init_ra_size``: the first window is the request rounded up to a power of two, times
@@ -120,13 +125,19 @@ class Array:
     controller keeps one command at a drive (``Spindle``, in arrival order) or up to
     ``drive_queue_depth`` (``QueuedSpindle``, the nearest first)."""
 
-    def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float):
+    def __init__(
+        self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float
+    ):
         self.env = env
         self.level = body.level
         depth = body.drive_queue_depth
         self.queued = depth > 1
-        self.drives = [QueuedSpindle(env, disk, format_efficiency, depth) if self.queued else Spindle(disk, format_efficiency)
-                       for _ in range(body.disks)]
+        self.drives = [
+            QueuedSpindle(env, disk, format_efficiency, depth)
+            if self.queued
+            else Spindle(disk, format_efficiency)
+            for _ in range(body.disks)
+        ]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
 
@@ -144,13 +155,16 @@ class Array:
                 last[member] = len(commands)
                 commands.append([member, piece.offset_B, piece.length_B])
         if not self.queued:  # in arrival order, a command's completion is known when it is sent
-            return self.env.timeout(max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now)
+            return self.env.timeout(
+                max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now
+            )
         done, left = self.env.event(), [len(commands)]
 
         def piece_done(_event) -> None:
             left[0] -= 1
             if not left[0]:
                 done.succeed()
+
         for member, offset, length in commands:
             self.drives[member].enqueue(offset, length, piece_done)
         return done
@@ -160,7 +174,9 @@ class Array:
         for member in piece.members:
             if member in last:
                 return member
-        return min(piece.members, key=lambda m: copy_preference(self.drives[m], now, piece.offset_B))
+        return min(
+            piece.members, key=lambda m: copy_preference(self.drives[m], now, piece.offset_B)
+        )
 
 
 class Directory:
@@ -183,7 +199,10 @@ class Directory:
 
     def inode_page_B(self, index: int) -> int:
         """The inode-table page holding file ``index``'s inode (and its md5 file's, the next one)."""
-        return self.start_B(index) + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
+        return (
+            self.start_B(index)
+            + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
+        )
 
     def root_B(self, index: int) -> int:
         return self.start_B(index) + self.root_offset_B
@@ -233,7 +252,9 @@ class Socket:
 
     def _send(self) -> None:
         self.sending_B = self.written_B - self.delivered_B
-        self.net.transfer(self.sending_B, {self.link: 1.0}, name="send").done.callbacks.append(self._sent)
+        self.net.transfer(self.sending_B, {self.link: 1.0}, name="send").done.callbacks.append(
+            self._sent
+        )
 
     def _sent(self, _event) -> None:
         self.delivered_B += self.sending_B
@@ -251,17 +272,30 @@ class Socket:
 class Server:
     """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
 
-    def __init__(self, env: simpy.Environment, body: DownloadBody, disk: Disk, nic: Nic,
-                 params: dict[str, float], read_ahead_KiB: float, rng: random.Random):
+    def __init__(
+        self,
+        env: simpy.Environment,
+        body: DownloadBody,
+        disk: Disk,
+        nic: Nic,
+        params: dict[str, float],
+        read_ahead_KiB: float,
+        rng: random.Random,
+    ):
         self.env = env
         self.rng = rng
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
-        self.link = self.net.resource("server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B))
+        self.link = self.net.resource(
+            "server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B)
+        )
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
         self.worker_busy_s = 0.0
-        self.worker_asleep_s = {"opening": 0.0, "data": 0.0}  # a worker's time asleep on reads, by what it read
+        self.worker_asleep_s = {
+            "opening": 0.0,
+            "data": 0.0,
+        }  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
         self.file_pages_B = whole_pages_B(self.file_B)  # the page cache reads the last page whole
@@ -275,7 +309,8 @@ class Server:
             self.send_buffer_B = lambda acked_B: TCP_WMEM_MAX_B
         else:
             self.send_buffer_B = lambda acked_B: min(
-                TCP_WMEM_MAX_B, send_buffer_payload_B(acked_B, mss, initial, TCP_WMEM_DEFAULT_B))
+                TCP_WMEM_MAX_B, send_buffer_payload_B(acked_B, mss, initial, TCP_WMEM_DEFAULT_B)
+            )
 
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
@@ -292,7 +327,11 @@ class Server:
         worker = self._accept()
         socket = Socket(self.net, self.link, self.send_buffer_B)
         turn = yield from self._take(worker)
-        for page_B in (directory.root_B(index), directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
+        for page_B in (
+            directory.root_B(index),
+            directory.leaf_B(index, leaves[0]),
+            directory.inode_page_B(index),
+        ):
             yield from self._until(self.array.read(page_B, PAGE_B), "opening")
         done = self.array.read(start, self.windows[0][1])
         for k, (window_B, length) in enumerate(self.windows):
@@ -315,11 +354,15 @@ class Server:
                 done = ahead
         self._give(worker, turn)
         yield socket.drained()
-        if not self.keep_alive:  # the md5 file comes on a new connection, to whichever worker takes it
+        if (
+            not self.keep_alive
+        ):  # the md5 file comes on a new connection, to whichever worker takes it
             worker = self._accept(closing=worker)
         turn = yield from self._take(worker)
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
-            yield from self._until(self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B), "opening")
+            yield from self._until(
+                self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B), "opening"
+            )
         yield from self._until(self.array.read(start + self.file_pages_B, MD5_FILE_B), "data")
         self._give(worker, turn)
         self.worker_connections[worker] -= 1
@@ -361,23 +404,45 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
     if body.disks > controller.channels:
-        raise UserError(where, "disks", f"the {controller.name} has {controller.channels} drive ports, got {body.disks}")
+        raise UserError(
+            where,
+            "disks",
+            f"the {controller.name} has {controller.channels} drive ports, got {body.disks}",
+        )
     if body.level not in ("raid0", "raid5", "raid6", "raid10"):
-        raise UserError(where, "level", f"the download server's array is raid0, raid5, raid6 or raid10, got {body.level}")
+        raise UserError(
+            where,
+            "level",
+            f"the download server's array is raid0, raid5, raid6 or raid10, got {body.level}",
+        )
     if body.level == "raid10" and body.disks % 2:
-        raise UserError(where, "disks", f"raid10 mirrors pairs: needs an even number of drives, got {body.disks}")
+        raise UserError(
+            where,
+            "disks",
+            f"raid10 mirrors pairs: needs an even number of drives, got {body.disks}",
+        )
     if body.disks < 2 + raidmap.PARITY_CHUNKS.get(body.level, 0):
-        raise UserError(where, "disks", f"{body.level} needs at least {2 + raidmap.PARITY_CHUNKS.get(body.level, 0)} drives, got {body.disks}")
+        raise UserError(
+            where,
+            "disks",
+            f"{body.level} needs at least {2 + raidmap.PARITY_CHUNKS.get(body.level, 0)} drives, got {body.disks}",
+        )
     disk = catalog.get("disks", body.disk, where, "disk")
     if body.drive_queue_depth > disk.queue_depth:
-        raise UserError(where, "drive_queue_depth",
-                        f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}")
+        raise UserError(
+            where,
+            "drive_queue_depth",
+            f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}",
+        )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     slot_B = whole_pages_B(body.workload.file_size_kB * 1024) + PAGE_B + MD5_FILE_B
     if body.workload.dataset_files * slot_B > capacity_B:
-        raise UserError(where, "workload.dataset_files",
-                        f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
-                        f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume")
+        raise UserError(
+            where,
+            "workload.dataset_files",
+            f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
+            f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
+        )
     return disk, catalog.get("nics", body.server_nic, where, "server_nic")
 
 
@@ -385,7 +450,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     disk, nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
-    read_ahead = body.server.read_ahead_KiB or (params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB)
+    read_ahead = body.server.read_ahead_KiB or (
+        params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB
+    )
     env = simpy.Environment()
     rng = random.Random(int(stream(scenario.seed, "download").integers(2**63)))
     server = Server(env, body, disk, nic, params, read_ahead, rng)
@@ -410,9 +477,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     utilization["nginx workers"] = server.worker_busy_s / ran / len(server.workers)
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
-    notes = (f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
-             f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches",
-             "workers asleep on reads: " + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}"
-                                                     for kind, s in server.worker_asleep_s.items()))
-    return Result(scenario=scenario.name, bytes_moved=bytes_moved, elapsed_s=elapsed, utilization=utilization,
-                  bound_MBps=server.link.capacity / 1e6, notes=notes)
+    notes = (
+        f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
+        f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches",
+        "workers asleep on reads: "
+        + ", ".join(
+            f"{1e3 * s / simulated:.1f} ms a pair {kind}"
+            for kind, s in server.worker_asleep_s.items()
+        ),
+    )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=bytes_moved,
+        elapsed_s=elapsed,
+        utilization=utilization,
+        bound_MBps=server.link.capacity / 1e6,
+        notes=notes,
+    )

@@ -37,6 +37,7 @@ Calibrated on ``em_ingest`` (``003_0a9a7721e3b096d5.txt``) through the storage m
 parameters alone; it adds none of its own. The per-frame CPU cost is the literature's
 (``model.scenario.NET_CYCLES_PER_FRAME``), the framing the protocols'.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,21 +49,30 @@ import simpy
 from .. import catalog as catalog_module
 from .. import params as params_module
 from .. import scenario as scenario_module
+from .. import simulate as simulate_module
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import add, charge, host_net, partition_bound_Bps
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
-from .. import simulate as simulate_module
 from ..storage import stream as storage_stream
 from ..storage import topology
 
 WHERE = "ingest"
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
-SMB2_WRITE_REQUEST_B = 48  # MS-SMB2 2.2.21: the WRITE request's fixed part (StructureSize 49 counts a byte of Buffer)
+SMB2_WRITE_REQUEST_B = (
+    48  # MS-SMB2 2.2.21: the WRITE request's fixed part (StructureSize 49 counts a byte of Buffer)
+)
 SMB_TRANSPORT_B = 4  # MS-SMB2 2.1: Direct TCP transport, a 4-byte stream-length header per message
-STAGES = ("acquisition NICs", "bond (as hashed)", "interrupts", "smbd processes", "host CPU", "storage path")
+STAGES = (
+    "acquisition NICs",
+    "bond (as hashed)",
+    "interrupts",
+    "smbd processes",
+    "host CPU",
+    "storage path",
+)
 Hashing = Literal["balanced", "collide", "seeded"]
 
 
@@ -70,34 +80,55 @@ Hashing = Literal["balanced", "collide", "seeded"]
 class Ingest:
     """One configuration of the ingest path; the defaults are the report's (003) where it gives them."""
 
-    clients: int = 8  # acquisition servers writing at once ("eight distinct and separate ... servers")
+    clients: int = (
+        8  # acquisition servers writing at once ("eight distinct and separate ... servers")
+    )
     scenario: str = "em_ingest"  # the storage scenario behind the share
-    storage: tuple[str, ...] = ("variant=striped",)  # its overrides (variant=NAME, dotted.key=value)
+    storage: tuple[str, ...] = (
+        "variant=striped",
+    )  # its overrides (variant=NAME, dotted.key=value)
     hashing: Hashing = "balanced"
     assignment: tuple[int, ...] | None = None  # each client's bond member, instead of ``hashing``
-    client_nic: str = "nic_10gbe"  # not in the report ("we need only a dedicated 10G"): one 10 GbE each
+    client_nic: str = (
+        "nic_10gbe"  # not in the report ("we need only a dedicated 10G"): one 10 GbE each
+    )
     link: str = "lan_10gbe"  # the LAN's links (their MTU)
-    irq_affinity: Literal["cpu0", "spread"] = "spread"  # a 2014 kernel spreads a multiqueue NIC's interrupts
+    irq_affinity: Literal["cpu0", "spread"] = (
+        "spread"  # a 2014 kernel spreads a multiqueue NIC's interrupts
+    )
     file_KiB: float = 612.0  # one image ("each image is about 612K")
-    smb_write_KiB: float = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); the report does not say
-    client_cap_MBps: float | None = None  # each client's offered rate; None: as fast as the path allows
+    smb_write_KiB: float = (
+        64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); the report does not say
+    )
+    client_cap_MBps: float | None = (
+        None  # each client's offered rate; None: as fast as the path allows
+    )
     microscope_TBph: float = 3.0  # one microscope's rate ("about 3TB an hour")
 
     def __post_init__(self) -> None:
         if isinstance(self.clients, bool) or not isinstance(self.clients, int) or self.clients < 1:
             raise UserError(WHERE, "clients", f"must be a positive integer, got {self.clients!r}")
         if self.hashing not in ("balanced", "collide", "seeded"):
-            raise UserError(WHERE, "hashing", f"must be balanced, collide or seeded, got {self.hashing!r}")
+            raise UserError(
+                WHERE, "hashing", f"must be balanced, collide or seeded, got {self.hashing!r}"
+            )
         if self.irq_affinity not in ("cpu0", "spread"):
-            raise UserError(WHERE, "irq_affinity", f"must be cpu0 or spread, got {self.irq_affinity!r}")
+            raise UserError(
+                WHERE, "irq_affinity", f"must be cpu0 or spread, got {self.irq_affinity!r}"
+            )
         if self.assignment is not None and len(self.assignment) != self.clients:
-            raise UserError(WHERE, "assignment", f"needs one bond member per client ({self.clients}), "
-                                                 f"got {len(self.assignment)}")
+            raise UserError(
+                WHERE,
+                "assignment",
+                f"needs one bond member per client ({self.clients}), got {len(self.assignment)}",
+            )
         for key in ("file_KiB", "smb_write_KiB", "microscope_TBph"):
             if not getattr(self, key) > 0:
                 raise UserError(WHERE, key, f"must be positive, got {getattr(self, key)!r}")
         if self.client_cap_MBps is not None and not self.client_cap_MBps > 0:
-            raise UserError(WHERE, "client_cap_MBps", f"must be positive or None, got {self.client_cap_MBps!r}")
+            raise UserError(
+                WHERE, "client_cap_MBps", f"must be positive or None, got {self.client_cap_MBps!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -118,7 +149,9 @@ class IngestResult:
     stage_capacity_MBps: dict[str, float]
     stage_utilization: dict[str, float]  # each stage's busiest resource, 0..1
     bound_MBps: float  # the bottleneck law's upper bound on the aggregate
-    storage: Result  # the storage path's own prediction (simulate(), one writer per client, no network)
+    storage: (
+        Result  # the storage path's own prediction (simulate(), one writer per client, no network)
+    )
 
 
 def bond_members(config: Ingest, members: int, seed: int) -> tuple[int, ...]:
@@ -131,7 +164,9 @@ def bond_members(config: Ingest, members: int, seed: int) -> tuple[int, ...]:
     if config.hashing == "collide":
         return (0,) * config.clients
     if config.hashing == "seeded":
-        return tuple(int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=config.clients))
+        return tuple(
+            int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=config.clients)
+        )
     return tuple(i % members for i in range(config.clients))
 
 
@@ -149,10 +184,16 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
     """
     values = params_module.calibrated() if params is None else params
     catalog = catalog_module.load()
-    store = scenario_module.load(config.scenario, list(config.storage) + [f"workload.streams={config.clients}"])
+    store = scenario_module.load(
+        config.scenario, list(config.storage) + [f"workload.streams={config.clients}"]
+    )
     if store.model != "storage" or store.body.workload.op != "write":
-        raise UserError(WHERE, "scenario", f"must be a storage scenario that writes, got {config.scenario}")
-    storage = simulate_module.simulate(store, values)  # the storage path alone: one dd-like writer per client
+        raise UserError(
+            WHERE, "scenario", f"must be a storage scenario that writes, got {config.scenario}"
+        )
+    storage = simulate_module.simulate(
+        store, values
+    )  # the storage path alone: one dd-like writer per client
     body = store.body
     host = catalog.get("hosts", body.host, store.path, "host")
     if not host.nics or len(set(host.nics)) > 1:
@@ -162,8 +203,19 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
 
     net = FlowNetwork(simpy.Environment())
     stage_of: dict[FlowResource, str] = {}
-    side = host_net(net, catalog, "storage", body.host, host.nics[0], len(host.nics), config.irq_affinity,
-                    scenario_module.NET_CYCLES_PER_FRAME, store.path, host_key="host", nic_key="host.nics")
+    side = host_net(
+        net,
+        catalog,
+        "storage",
+        body.host,
+        host.nics[0],
+        len(host.nics),
+        config.irq_affinity,
+        scenario_module.NET_CYCLES_PER_FRAME,
+        store.path,
+        host_key="host",
+        nic_key="host.nics",
+    )
     bytes_per_stream = body.workload.total_MB * 1e6
     path = topology.build(net, body, catalog, values, store.path, bytes_per_stream)
     for res in path.usage_per_byte[body.workload.target]:
@@ -183,21 +235,34 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
         nic = net.resource(f"nic client.{i}", client_nic.rate_Gbps * 1e9 / 8.0)
         smbd = side.process(f"smbd{i}")
         stage_of.update({nic: STAGES[0], smbd: STAGES[3]})
-        usage = storage_stream.stream_usage(path, body, smbd, side.cpu, read_s_per_byte=0.0,
-                                             write_s_per_byte=io_s, writer_pays=pays)
+        usage = storage_stream.stream_usage(
+            path, body, smbd, side.cpu, read_s_per_byte=0.0, write_s_per_byte=io_s, writer_pays=pays
+        )
         charge(usage, side, smbd, side.copy_s_per_byte)  # out of the socket into smbd
         charge(usage, side, None, frames_s, on_irq=True)
         add(usage, nic, wire)
         add(usage, side.nics[member], wire)
         usages.append(usage)
-        flows.append(net.transfer(bytes_per_stream, usage, name=f"client {i}", max_rate_Bps=cap_Bps))
+        flows.append(
+            net.transfer(bytes_per_stream, usage, name=f"client {i}", max_rate_Bps=cap_Bps)
+        )
 
     rates = tuple(f.rate_Bps for f in flows)  # the max-min allocation with every client writing
     aggregate_Bps = sum(rates)
-    used = [r for r in net.resources.values() if any(r in u for u in usages)]  # in the order declared
-    capacity = {s: partition_bound_Bps([{r: a for r, a in u.items() if stage_of[r] == s} for u in usages],
-                                       [math.inf] * len(usages)) / 1e6 for s in STAGES[:5]}
-    capacity[STAGES[5]] = storage.bound_MBps  # the storage path's steady rate with one writer per client
+    used = [
+        r for r in net.resources.values() if any(r in u for u in usages)
+    ]  # in the order declared
+    capacity = {
+        s: partition_bound_Bps(
+            [{r: a for r, a in u.items() if stage_of[r] == s} for u in usages],
+            [math.inf] * len(usages),
+        )
+        / 1e6
+        for s in STAGES[:5]
+    }
+    capacity[STAGES[5]] = (
+        storage.bound_MBps
+    )  # the storage path's steady rate with one writer per client
     load = {r: min(1.0, r.load / r.capacity) for r in used}
     serves = {r: sum(r in u for u in usages) for r in used}
     order = {s: k for k, s in enumerate(STAGES)}
@@ -206,30 +271,56 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
     tbph = aggregate_Bps * 3600 / 1e12
     bound = min(partition_bound_Bps(usages, [cap_Bps] * len(usages)) / 1e6, storage.bound_MBps)
     return IngestResult(
-        clients=config.clients, bond_member_of_client=members, per_client_MBps=tuple(r / 1e6 for r in rates),
-        aggregate_MBps=aggregate_Bps / 1e6, aggregate_TBph=tbph,
+        clients=config.clients,
+        bond_member_of_client=members,
+        per_client_MBps=tuple(r / 1e6 for r in rates),
+        aggregate_MBps=aggregate_Bps / 1e6,
+        aggregate_TBph=tbph,
         files_per_s=aggregate_Bps / (config.file_KiB * 1024),
-        microscopes=math.floor(tbph / config.microscope_TBph * (1 + 1e-12)),  # 2.9999999999999996 is 3
+        microscopes=math.floor(
+            tbph / config.microscope_TBph * (1 + 1e-12)
+        ),  # 2.9999999999999996 is 3
         bottleneck="offered load" if offered else busiest.name,
         bottleneck_stage="offered load" if offered else stage_of[busiest],
         stage_capacity_MBps=capacity,
-        stage_utilization={s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0) for s in STAGES},
-        bound_MBps=bound, storage=storage)
+        stage_utilization={
+            s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0) for s in STAGES
+        },
+        bound_MBps=bound,
+        storage=storage,
+    )
 
 
-def simulate(scenario: scenario_module.Scenario, catalog: catalog_module.Catalog,
-             params: dict[str, float]) -> Result:
+def simulate(
+    scenario: scenario_module.Scenario, catalog: catalog_module.Catalog, params: dict[str, float]
+) -> Result:
     """The ``ingest`` scenario model: :func:`predict` for the scenario's body, as a :class:`Result`
     whose utilisation is per stage and whose time is the storage scenario's bytes per client."""
     body = scenario.body
-    config = Ingest(clients=body.clients, scenario=body.storage, storage=tuple(body.storage_overrides),
-                    hashing=body.hashing, client_nic=body.client_nic, link=body.link,
-                    irq_affinity=body.irq_affinity, file_KiB=body.file_KiB, smb_write_KiB=body.smb_write_KiB,
-                    microscope_TBph=body.microscope_TBph)
+    config = Ingest(
+        clients=body.clients,
+        scenario=body.storage,
+        storage=tuple(body.storage_overrides),
+        hashing=body.hashing,
+        client_nic=body.client_nic,
+        link=body.link,
+        irq_affinity=body.irq_affinity,
+        file_KiB=body.file_KiB,
+        smb_write_KiB=body.smb_write_KiB,
+        microscope_TBph=body.microscope_TBph,
+    )
     out = predict(config, params)
     bytes_moved = out.storage.bytes_moved
-    notes = (f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of {body.microscope_TBph:g} TB/h",
-             f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
-             f"{list(out.bond_member_of_client)}")
-    return Result(scenario=scenario.name, bytes_moved=bytes_moved, elapsed_s=bytes_moved / (out.aggregate_MBps * 1e6),
-                  utilization=dict(out.stage_utilization), bound_MBps=out.bound_MBps, notes=notes)
+    notes = (
+        f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of {body.microscope_TBph:g} TB/h",
+        f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
+        f"{list(out.bond_member_of_client)}",
+    )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=bytes_moved,
+        elapsed_s=bytes_moved / (out.aggregate_MBps * 1e6),
+        utilization=dict(out.stage_utilization),
+        bound_MBps=out.bound_MBps,
+        notes=notes,
+    )

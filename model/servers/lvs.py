@@ -11,6 +11,7 @@ weights, ``lc`` to the server with the fewest active connections, ``wlc`` to the
 per unit weight. The Penn State relay of ``000_a6a829ac4238989d.txt`` runs one director and two real
 servers.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,9 @@ def director_bound_per_s(director: Director, mode: Mode, request_B: float, reply
     reply_packets = math.ceil(reply_B / director.mtu_B)
     link_Bps = director.link_Gbps * 1e9 / 8
     if mode == "nat":
-        bytes_each_way = request_B + reply_B  # in: requests from clients, replies from servers; out: both
+        bytes_each_way = (
+            request_B + reply_B
+        )  # in: requests from clients, replies from servers; out: both
         packets = 2 * (request_packets + reply_packets)
     else:
         bytes_each_way = request_B + (IPIP_HEADER_B * request_packets if mode == "tun" else 0)
@@ -48,8 +51,13 @@ def director_bound_per_s(director: Director, mode: Mode, request_B: float, reply
     return min(link_Bps / bytes_each_way, director.packets_per_s / packets)
 
 
-def cluster_bound_per_s(director: Director, mode: Mode, request_B: float, reply_B: float,
-                        server_rates_per_s: list[float]) -> float:
+def cluster_bound_per_s(
+    director: Director,
+    mode: Mode,
+    request_B: float,
+    reply_B: float,
+    server_rates_per_s: list[float],
+) -> float:
     """Requests per second of the whole cluster: the director's bound or the real servers' sum."""
     return min(director_bound_per_s(director, mode, request_B, reply_B), sum(server_rates_per_s))
 
@@ -57,7 +65,9 @@ def cluster_bound_per_s(director: Director, mode: Mode, request_B: float, reply_
 class Dispatcher:
     """The director's scheduler choosing a real server (a :class:`Station`) for each connection."""
 
-    def __init__(self, servers: list[Station], scheduler: Scheduler, weights: list[float] | None = None):
+    def __init__(
+        self, servers: list[Station], scheduler: Scheduler, weights: list[float] | None = None
+    ):
         if not servers:
             raise ValueError("a director needs at least one real server")
         self.servers = servers
@@ -85,7 +95,9 @@ class Dispatcher:
             pick = min(range(len(self.servers)), key=lambda i: self.active[i] / self.weights[i])
         return pick
 
-    def connection(self, env: simpy.Environment, service_s_at_unit_speed: float, speeds: list[float]):
+    def connection(
+        self, env: simpy.Environment, service_s_at_unit_speed: float, speeds: list[float]
+    ):
         """Process: one connection, dispatched, served by its real server at that server's speed."""
         i = self.choose()
         self.active[i] += 1
@@ -94,8 +106,15 @@ class Dispatcher:
         self.active[i] -= 1
 
 
-def run_cluster(seed: int, scheduler: Scheduler, speeds: list[float], arrival_rate_per_s: float,
-                mean_service_s: float, connections: int, weights: list[float] | None = None) -> Dispatcher:
+def run_cluster(
+    seed: int,
+    scheduler: Scheduler,
+    speeds: list[float],
+    arrival_rate_per_s: float,
+    mean_service_s: float,
+    connections: int,
+    weights: list[float] | None = None,
+) -> Dispatcher:
     """Poisson connections through a director onto real servers of relative ``speeds``."""
     env = simpy.Environment()
     servers = [Station(env, f"real server {i}") for i in range(len(speeds))]

@@ -6,6 +6,7 @@ identical servers; it keeps the busy time and the count of completions so that u
 throughput and mean response time follow from the operational laws. Checked against M/M/1 and
 M/M/c theory in ``tests/test_queueing.py``.
 """
+
 from __future__ import annotations
 
 import simpy
@@ -61,8 +62,14 @@ def poisson_source(env: simpy.Environment, station: Station, inter_arrival_s, se
         env.process(station.serve(service))
 
 
-def open_station(seed: int, arrival_rate_per_s: float, service_rate_per_s: float, servers: int,
-                 customers: int, service: str = "exponential") -> Station:
+def open_station(
+    seed: int,
+    arrival_rate_per_s: float,
+    service_rate_per_s: float,
+    servers: int,
+    customers: int,
+    service: str = "exponential",
+) -> Station:
     """Run ``customers`` Poisson arrivals through one station (M/M/c, or M/D/c when
     ``service="deterministic"``) and return the station with its statistics."""
     from .rng import stream

@@ -9,6 +9,7 @@ flow starts or ends, so a terabyte costs events in proportion to those changes, 
 
 Calibrated on nothing itself: it is the primitive the storage and network models build on.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,7 +32,9 @@ class FlowResource:
 
     def __post_init__(self) -> None:
         if not self.capacity > 0:
-            raise ValueError(f"resource {self.name}: capacity must be positive, got {self.capacity}")
+            raise ValueError(
+                f"resource {self.name}: capacity must be positive, got {self.capacity}"
+            )
 
 
 @dataclass(eq=False)
@@ -84,7 +87,9 @@ def max_min_rates(flows: list[Flow]) -> dict[Flow, float]:
         for f in unfrozen:
             step = min(step, f.max_rate_Bps - level)
         if math.isinf(step):
-            raise ValueError(f"flow {unfrozen[0].name} crosses no limited resource and has no rate cap")
+            raise ValueError(
+                f"flow {unfrozen[0].name} crosses no limited resource and has no rate cap"
+            )
         step = max(step, 0.0)
         level += step
         full = set()
@@ -120,12 +125,20 @@ class FlowNetwork:
         self.resources[name] = res
         return res
 
-    def transfer(self, size_B: float, usage: dict[FlowResource, float], *, name: str = "flow",
-                 max_rate_Bps: float = math.inf) -> Flow:
+    def transfer(
+        self,
+        size_B: float,
+        usage: dict[FlowResource, float],
+        *,
+        name: str = "flow",
+        max_rate_Bps: float = math.inf,
+    ) -> Flow:
         """Start a flow now; ``flow.done`` succeeds (with the flow) when its last byte has moved."""
         return self.transfers([(size_B, usage, name, max_rate_Bps)])[0]
 
-    def transfers(self, specs: list[tuple[float, dict[FlowResource, float], str, float]]) -> list[Flow]:
+    def transfers(
+        self, specs: list[tuple[float, dict[FlowResource, float], str, float]]
+    ) -> list[Flow]:
         """Start several flows now, each (size_B, usage, name, max_rate_Bps), sharing out the
         resources once for all of them rather than once per flow."""
         self._advance()
@@ -133,8 +146,13 @@ class FlowNetwork:
         for size_B, usage, name, max_rate_Bps in specs:
             if not size_B > 0:
                 raise ValueError(f"flow {name}: size must be positive, got {size_B}")
-            flow = Flow(name, float(size_B), {r: float(a) for r, a in usage.items() if a > 0},
-                        float(max_rate_Bps), self.env.event())
+            flow = Flow(
+                name,
+                float(size_B),
+                {r: float(a) for r, a in usage.items() if a > 0},
+                float(max_rate_Bps),
+                self.env.event(),
+            )
             flow.started_s = self.env.now
             self.active.append(flow)
             started.append(flow)
@@ -160,7 +178,9 @@ class FlowNetwork:
             for r, a in f.usage.items():
                 r.load += a * f.rate_Bps
         self._generation += 1
-        horizon = min((f.remaining_B / f.rate_Bps for f in self.active if f.rate_Bps > 0), default=None)
+        horizon = min(
+            (f.remaining_B / f.rate_Bps for f in self.active if f.rate_Bps > 0), default=None
+        )
         if horizon is not None:
             generation = self._generation
             wake = self.env.timeout(max(horizon, 0.0))
@@ -170,8 +190,7 @@ class FlowNetwork:
         if generation != self._generation:
             return  # a newer allocation superseded this wake-up
         self._advance()
-        finished = [f for f in self.active
-                    if f.remaining_B <= _EPS * f.size_B + f.rate_Bps * 1e-12]
+        finished = [f for f in self.active if f.remaining_B <= _EPS * f.size_B + f.rate_Bps * 1e-12]
         for f in finished:
             f.remaining_B = 0.0
             f.finished_s = self.env.now
@@ -185,4 +204,7 @@ class FlowNetwork:
         self._advance()
         if elapsed_s <= 0:
             return {name: 0.0 for name in self.resources}
-        return {name: min(1.0, r.carried / (r.capacity * elapsed_s)) for name, r in self.resources.items()}
+        return {
+            name: min(1.0, r.carried / (r.capacity * elapsed_s))
+            for name, r in self.resources.items()
+        }

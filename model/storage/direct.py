@@ -17,6 +17,7 @@ and the writer pays its controller's driver path for every byte itself.
 Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
 direct I/O, so this part is a what-if only.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,7 +31,6 @@ from .topology import StoragePath
 from .writecache import write_cache_on
 
 
-
 def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: float) -> float:
     """Seconds one request of the stream keeps the volume's drives busy."""
     volume = body.volumes[vname]
@@ -38,18 +38,25 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: flo
         raise NotModelled("direct I/O over LVM groups arrives with a later change")
     request_B = body.workload.request_KiB * 1024
     chunk_B = volume.chunk_KiB * 1024
-    width = 1 if volume.level in ("single", "raid1") else raidmap.data_members(volume.level, volume.disks.count)
+    width = (
+        1
+        if volume.level in ("single", "raid1")
+        else raidmap.data_members(volume.level, volume.disks.count)
+    )
     touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
     if op == "write" and volume.level in ("raid5", "raid6") and touched < width:
-        return seconds + partial_stripe_s(volume.level, volume.engine, touched, width, disk,
-                                          min(request_B, chunk_B) / drive_Bps)
+        return seconds + partial_stripe_s(
+            volume.level, volume.engine, touched, width, disk, min(request_B, chunk_B) / drive_Bps
+        )
     if op == "write" and not write_cache_on(body, vname, disk):
         seconds += disk_model.revolution_s(disk)
     return seconds
 
 
-def partial_stripe_s(level: str, engine: str, touched: int, width: int, disk: Disk, chunk_s: float) -> float:
+def partial_stripe_s(
+    level: str, engine: str, touched: int, width: int, disk: Disk, chunk_s: float
+) -> float:
     """What a write of ``touched`` of a stripe's ``width`` data chunks adds to its own transfer.
 
     Read-modify-write reads the old data and parity and writes them back where they were: one turn

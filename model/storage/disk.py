@@ -8,6 +8,7 @@ Datasheet parameters come from ``data/hardware/disks.yaml``; ``disk_format_effic
 on the ATLAS single-drive and RAID0 tests of ``001_4cf980d67b39ffac.txt``) turns a raw internal rate
 into user data where a datasheet gives no sustained rate.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,7 +43,9 @@ def inner_outer_ratio(disk: Disk) -> float:
     return DEFAULT_INNER_OUTER_RATIO
 
 
-def mean_rate_MBps(disk: Disk, format_efficiency: float, start_fraction: float, span_fraction: float) -> float:
+def mean_rate_MBps(
+    disk: Disk, format_efficiency: float, start_fraction: float, span_fraction: float
+) -> float:
     """Harmonic-mean media rate (MB/s) of a sequential stream over [start, start + span] of capacity."""
     outer = outer_rate_MBps(disk, format_efficiency)
     k = 1.0 - inner_outer_ratio(disk) ** 2
@@ -72,7 +75,7 @@ def seek_ms(disk: Disk, distance_fraction: float) -> float:
     if d == 0.0:
         return 0.0
     t1, k, m = seek_curve(disk)
-    return t1 + k * d ** 0.5 + m * d
+    return t1 + k * d**0.5 + m * d
 
 
 def seek_curve(disk: Disk) -> tuple[float, float, float]:
@@ -86,12 +89,22 @@ def revolution_s(disk: Disk) -> float:
     return 60.0 / disk.rpm
 
 
-def service_s(disk: Disk, format_efficiency: float, request_B: float, distance_fraction: float,
-              rotation_fraction: float, zone_fraction: float = 0.0) -> float:
+def service_s(
+    disk: Disk,
+    format_efficiency: float,
+    request_B: float,
+    distance_fraction: float,
+    rotation_fraction: float,
+    zone_fraction: float = 0.0,
+) -> float:
     """One request's service time: seek, then the rotation to its first sector, then the transfer.
 
     ``rotation_fraction`` is the part of a revolution the head waits (uniform on [0, 1) for a
     random request, so half a turn on average); ``zone_fraction`` places the data (0 outer edge).
     """
     rate_Bps = mean_rate_MBps(disk, format_efficiency, zone_fraction, 0.0) * 1e6
-    return seek_ms(disk, distance_fraction) / 1e3 + rotation_fraction * revolution_s(disk) + request_B / rate_Bps
+    return (
+        seek_ms(disk, distance_fraction) / 1e3
+        + rotation_fraction * revolution_s(disk)
+        + request_B / rate_Bps
+    )

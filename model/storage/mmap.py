@@ -35,6 +35,7 @@ not describe the test program's per-byte work). The drives' datasheet figures se
 calibrated ``disk_format_efficiency`` only for a drive whose datasheet gives no sustained rate);
 nothing is fitted on this test.
 """
+
 from __future__ import annotations
 
 import math
@@ -105,8 +106,14 @@ class MirrorOrDrive:
 class MappedFile:
     """The file's blocks in the page cache, first in first out, with the ones written since read."""
 
-    def __init__(self, blocks: int, capacity_blocks: int, batch_blocks: int, max_request_B: float,
-                 volume: MirrorOrDrive):
+    def __init__(
+        self,
+        blocks: int,
+        capacity_blocks: int,
+        batch_blocks: int,
+        max_request_B: float,
+        volume: MirrorOrDrive,
+    ):
         self.resident = bytearray(blocks)
         self.dirty = bytearray(blocks)
         self.order: deque[int] = deque()
@@ -126,7 +133,12 @@ class MappedFile:
         page cache, and the cache's oldest block leaves it (written back with its batch if dirty).
         """
         resident, dirty, order, to_write = self.resident, self.dirty, self.order, self.to_write
-        read, capacity, batch, last = self.volume.read, self.capacity, self.batch, len(self.resident) - 1
+        read, capacity, batch, last = (
+            self.volume.read,
+            self.capacity,
+            self.batch,
+            len(self.resident) - 1,
+        )
         for step in range(last + 1):
             for block in (step, last - step):
                 if not resident[block]:
@@ -164,13 +176,16 @@ class MappedFile:
         return self.volume.drain(now_s)
 
 
-def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
-                 where: str) -> tuple[MirrorOrDrive, Controller]:
+def build_volume(
+    body: StorageBody, catalog: Catalog, params: dict[str, float], where: str
+) -> tuple[MirrorOrDrive, Controller]:
     vname = body.workload.target
     volume = body.volumes[vname]
     if volume.level not in ("single", "raid1") or volume.groups != 1:
-        raise NotModelled(f"memory-mapped I/O on {volume.level} with {volume.groups} group(s): the model "
-                          "covers one drive and a RAID1 pair")
+        raise NotModelled(
+            f"memory-mapped I/O on {volume.level} with {volume.groups} group(s): the model "
+            "covers one drive and a RAID1 pair"
+        )
     disk: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
     cname = volume.disks.attach[0].partition(".")[0]
     slot = body.controllers[cname]
@@ -184,7 +199,9 @@ def build_volume(body: StorageBody, catalog: Catalog, params: dict[str, float],
                 raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
             size_B = ctrl.cache_MB * 1e6
         elif len(drives) > 1:
-            raise NotModelled("an md mirror's write path under a memory map is not modelled; no report measures one")
+            raise NotModelled(
+                "an md mirror's write path under a memory map is not modelled; no report measures one"
+            )
         else:
             size_B = disk.cache_MB * 1e6
         cache = WriteBackCache(drives, size_B, disk.interface_rate_MBps * 1e6)
@@ -195,16 +212,28 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     body: StorageBody = scenario.body
     w = body.workload
     if w.op != "write" or w.streams != 1:
-        raise UserError(scenario.path, "workload.op", "io: mmap models one program reading the mapped file "
-                        "forward while writing it backward: needs op: write and streams: 1")
+        raise UserError(
+            scenario.path,
+            "workload.op",
+            "io: mmap models one program reading the mapped file "
+            "forward while writing it backward: needs op: write and streams: 1",
+        )
     host = catalog.get("hosts", body.host, scenario.path, "host")
     volume, ctrl = build_volume(body, catalog, params, scenario.path)
     blocks = math.ceil(w.total_MB * 1e6 / BLOCK_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
-    mapped = MappedFile(blocks, int((memory_B - RESERVED_MB * 1e6) / BLOCK_B),
-                        round(reclaim_batch_B(memory_B) / BLOCK_B), max_request_B, volume)
-    copy_s = 2 * BLOCK_B / (host.copy_rate_MBps * 1e6)  # the floor of the program's own time per step
+    mapped = MappedFile(
+        blocks,
+        int((memory_B - RESERVED_MB * 1e6) / BLOCK_B),
+        round(reclaim_batch_B(memory_B) / BLOCK_B),
+        max_request_B,
+        volume,
+    )
+    copy_s = (
+        2 * BLOCK_B / (host.copy_rate_MBps * 1e6)
+    )  # the floor of the program's own time per step
+
     def busiest_s() -> float:
         return max(d.busy_s for d in volume.drives)
 
@@ -224,7 +253,15 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     busy = {f"disk {w.target}.{i}": d.busy_s / now for i, d in enumerate(volume.drives)}
     file_B = blocks * BLOCK_B
     demand_s = sum(demand) / len(demand)
-    notes = (f"{mapped.faults / simulated:.0f} faults of {BLOCK_B // 1024} KiB a run, "
-             f"{mapped.written_B / simulated / 1e9:.2f} GB written back a run",)
-    return Result(scenario=scenario.name, bytes_moved=file_B, elapsed_s=sum(elapsed) / len(elapsed),
-                  utilization=busy, bound_MBps=file_B / demand_s / 1e6, notes=notes)
+    notes = (
+        f"{mapped.faults / simulated:.0f} faults of {BLOCK_B // 1024} KiB a run, "
+        f"{mapped.written_B / simulated / 1e9:.2f} GB written back a run",
+    )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=file_B,
+        elapsed_s=sum(elapsed) / len(elapsed),
+        utilization=busy,
+        bound_MBps=file_B / demand_s / 1e6,
+        notes=notes,
+    )

@@ -1,25 +1,62 @@
 """Free parameters of the storage path (calibrated on atlas_disk, atlas_hosts and the storage tables)."""
+
 from ..freeparameter import FreeParameter
 
 PARAMETERS = (
-    FreeParameter("disk_format_efficiency", "1", 0.65, 0.40, 0.95,
-                  "share of a drive's raw internal media rate (datasheet 'buffer to disk' Mbit/s) that "
-                  "reaches the host as user data, after sector headers, ECC, servo fields and zoning"),
-    FreeParameter("bus_efficiency", "1", 0.90, 0.50, 1.00,
-                  "share of a parallel bus's or IDE channel's peak rate that DMA bursts sustain after "
-                  "arbitration, command and turnaround cycles"),
-    FreeParameter("io_copy_passes", "1", 5.0, 1.0, 20.0,
-                  "core time a byte streamed through the kernel's buffered I/O path costs, in units of "
-                  "one memory-to-memory copy of that byte on the host (page cache, copy to or from user "
-                  "space, block layer, interrupts) when it is read; scaled by each host's copy rate"),
-    FreeParameter("io_write_extra_passes", "1", 1.0, 0.0, 20.0,
-                  "core time a byte written through the buffered I/O path costs beyond one read, in "
-                  "copies of that byte on the host (block allocation, dirtying pages and buffers, "
-                  "submitting the write-back); scaled by each host's copy rate"),
-    FreeParameter("raid_cycles_per_cache_block", "cycle", 20000.0, 1000.0, 200000.0,
-                  "processor cycles a hardware RAID controller spends on each cache block of user data "
-                  "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)"),
-    FreeParameter("iop332_driver_write_ns_per_byte", "ns/B", 20.0, 0.0, 200.0,
-                  "host CPU the driver path of the Intel SE7520AF2's IOP332 RAID costs per byte written "
-                  "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem)"),
+    FreeParameter(
+        "disk_format_efficiency",
+        "1",
+        0.65,
+        0.40,
+        0.95,
+        "share of a drive's raw internal media rate (datasheet 'buffer to disk' Mbit/s) that "
+        "reaches the host as user data, after sector headers, ECC, servo fields and zoning",
+    ),
+    FreeParameter(
+        "bus_efficiency",
+        "1",
+        0.90,
+        0.50,
+        1.00,
+        "share of a parallel bus's or IDE channel's peak rate that DMA bursts sustain after "
+        "arbitration, command and turnaround cycles",
+    ),
+    FreeParameter(
+        "io_copy_passes",
+        "1",
+        5.0,
+        1.0,
+        20.0,
+        "core time a byte streamed through the kernel's buffered I/O path costs, in units of "
+        "one memory-to-memory copy of that byte on the host (page cache, copy to or from user "
+        "space, block layer, interrupts) when it is read; scaled by each host's copy rate",
+    ),
+    FreeParameter(
+        "io_write_extra_passes",
+        "1",
+        1.0,
+        0.0,
+        20.0,
+        "core time a byte written through the buffered I/O path costs beyond one read, in "
+        "copies of that byte on the host (block allocation, dirtying pages and buffers, "
+        "submitting the write-back); scaled by each host's copy rate",
+    ),
+    FreeParameter(
+        "raid_cycles_per_cache_block",
+        "cycle",
+        20000.0,
+        1000.0,
+        200000.0,
+        "processor cycles a hardware RAID controller spends on each cache block of user data "
+        "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)",
+    ),
+    FreeParameter(
+        "iop332_driver_write_ns_per_byte",
+        "ns/B",
+        20.0,
+        0.0,
+        200.0,
+        "host CPU the driver path of the Intel SE7520AF2's IOP332 RAID costs per byte written "
+        "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem)",
+    ),
 )

@@ -7,6 +7,7 @@ of a pair can serve a read. Used by the request-level models (the download serve
 ``002_d084885fd2f4dc68.txt``) and by direct I/O for stripe widths; the fluid storage path needs
 only the shares in ``topology``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

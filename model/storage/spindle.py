@@ -22,6 +22,7 @@ Datasheet figures come from the catalog; ``disk_format_efficiency`` is the stora
 calibrated parameter (``001_4cf980d67b39ffac.txt``). Used by the download server of
 ``002_d084885fd2f4dc68.txt`` and the memory-mapped test of ``000_a6a829ac4238989d.txt``.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict, deque
@@ -35,7 +36,7 @@ from . import disk as disk_model
 MAX_SEGMENTS = 16
 
 
-def copy_preference(drive: "Spindle", now_s: float, offset_B: float) -> tuple[int, float]:
+def copy_preference(drive: Spindle, now_s: float, offset_B: float) -> tuple[int, float]:
     """How a mirror picks the copy to read: fewer commands pending, then the nearer head (smaller first)."""
     return drive.pending(now_s), abs(drive.head_B - offset_B)
 
@@ -47,9 +48,29 @@ class Spindle:
     known when it arrives: the drive needs no simulation events of its own.
     """
 
-    __slots__ = ("disk", "size_B", "cache_B", "interface_Bps", "revolution_s", "_seek", "_outer_Bps", "_k",
-                 "_per_turn_B", "head_B", "free_at_s", "streaming_from_B", "idle_since_s", "lead_B", "segments",
-                 "cached_B", "completions", "busy_s", "reads", "writes", "cache_hits")
+    __slots__ = (
+        "disk",
+        "size_B",
+        "cache_B",
+        "interface_Bps",
+        "revolution_s",
+        "_seek",
+        "_outer_Bps",
+        "_k",
+        "_per_turn_B",
+        "head_B",
+        "free_at_s",
+        "streaming_from_B",
+        "idle_since_s",
+        "lead_B",
+        "segments",
+        "cached_B",
+        "completions",
+        "busy_s",
+        "reads",
+        "writes",
+        "cache_hits",
+    )
 
     def __init__(self, disk: Disk, format_efficiency: float):
         self.disk = disk
@@ -149,11 +170,18 @@ class Spindle:
             if running:  # the look-ahead was still reading: the rest follows at once
                 return from_cache_s + rest_s, True
             # the look-ahead had filled the cache and stopped: the rest waits for its sector
-            return from_cache_s + self.rotation_s(start_s + from_cache_s, offset_B + cached) + rest_s, True
+            return from_cache_s + self.rotation_s(
+                start_s + from_cache_s, offset_B + cached
+            ) + rest_s, True
         seek_s = self.seek_s(offset_B + cached)
         on_track_s = start_s + cached / self.interface_Bps + seek_s
-        return (on_track_s - start_s + self.rotation_s(on_track_s, offset_B + cached)
-                + (length_B - cached) / self.media_Bps(offset_B), True)
+        return (
+            on_track_s
+            - start_s
+            + self.rotation_s(on_track_s, offset_B + cached)
+            + (length_B - cached) / self.media_Bps(offset_B),
+            True,
+        )
 
     def seek_s(self, offset_B: float) -> float:
         """The seek from where the head is to ``offset_B`` (``model.storage.disk.seek_ms``)."""
@@ -173,7 +201,12 @@ class Spindle:
         """
         if self._k < 1e-12:
             return offset_B / self._per_turn_B
-        return 2.0 * self.size_B / (self._k * self._per_turn_B) * (1.0 - sqrt(1.0 - self._k * offset_B / self.size_B))
+        return (
+            2.0
+            * self.size_B
+            / (self._k * self._per_turn_B)
+            * (1.0 - sqrt(1.0 - self._k * offset_B / self.size_B))
+        )
 
     def rotation_s(self, at_s: float, offset_B: float) -> float:
         """Time from ``at_s`` until the sector holding ``offset_B`` comes under the head."""
@@ -225,7 +258,9 @@ class QueuedSpindle(Spindle):
     def __init__(self, env, disk: Disk, format_efficiency: float, depth: int):
         super().__init__(disk, format_efficiency)
         self.env, self.depth = env, depth
-        self.queue: list[tuple[float, float, object]] = []  # (offset, length, callback) in arrival order
+        self.queue: list[
+            tuple[float, float, object]
+        ] = []  # (offset, length, callback) in arrival order
         self.busy = False
 
     def pending(self, now_s: float) -> int:
@@ -250,7 +285,11 @@ class QueuedSpindle(Spindle):
             return
         now = self.env.now
         held = min(len(self.queue), self.depth)
-        i = 0 if held == 1 else min(range(held), key=lambda j: self.positioning_s(now, *self.queue[j][:2]))
+        i = (
+            0
+            if held == 1
+            else min(range(held), key=lambda j: self.positioning_s(now, *self.queue[j][:2]))
+        )
         offset_B, length_B, callback = self.queue.pop(i)
         done = self.submit(now, offset_B, length_B)  # the drive is free: it starts now
         self.busy = True

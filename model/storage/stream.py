@@ -12,6 +12,7 @@ blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-boun
 a time (``model.storage.direct``); ``io: mmap`` is the memory-mapped test (``model.storage.mmap``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
+
 from __future__ import annotations
 
 import simpy
@@ -20,11 +21,13 @@ from ..catalog import Catalog
 from ..result import Result
 from ..scenario import Scenario, StorageBody
 from ..sim.flows import FlowNetwork, FlowResource
-from . import disk as disk_model
 from . import direct, mmap, topology
+from . import disk as disk_model
 
 
-def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str, direct_io: bool = False) -> float:
+def io_s_per_byte(
+    params: dict[str, float], copy_rate_MBps: float, op: str, direct_io: bool = False
+) -> float:
     """Core seconds one byte read (``op`` "read") or written ("write") through the kernel costs.
 
     A direct (``O_DIRECT``) byte skips the copy to or from user space.
@@ -33,8 +36,15 @@ def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str, dire
     return (passes - (1.0 if direct_io else 0.0)) / (copy_rate_MBps * 1e6)
 
 
-def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResource, host_cpu: FlowResource,
-                 read_s_per_byte: float, write_s_per_byte: float, writer_pays: float) -> dict[FlowResource, float]:
+def stream_usage(
+    path: topology.StoragePath,
+    body: StorageBody,
+    core: FlowResource,
+    host_cpu: FlowResource,
+    read_s_per_byte: float,
+    write_s_per_byte: float,
+    writer_pays: float,
+) -> dict[FlowResource, float]:
     """Resources a stream's byte uses: its volumes' paths, its own core and the host's CPU.
 
     The core takes each byte through the page cache once per volume it touches (a copy reads the
@@ -48,9 +58,13 @@ def stream_usage(path: topology.StoragePath, body: StorageBody, core: FlowResour
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
     writes = w.op in ("write", "copy")
-    core_s = (write_s_per_byte if writes else read_s_per_byte) + (read_s_per_byte if w.op == "copy" else 0.0)
+    core_s = (write_s_per_byte if writes else read_s_per_byte) + (
+        read_s_per_byte if w.op == "copy" else 0.0
+    )
     driver = path.driver_s_per_byte[w.target] if writes else 0.0
-    parity = path.parity_s_per_byte[w.target] if writes else 0.0  # md's raid5d threads, not the writer
+    parity = (
+        path.parity_s_per_byte[w.target] if writes else 0.0
+    )  # md's raid5d threads, not the writer
     usage[core] = core_s + writer_pays * driver
     usage[host_cpu] = core_s + driver + parity
     return usage
@@ -91,15 +105,21 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     thread = "core {}" if w.streams <= path.host.cores else "process {}"
     cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
     direct_io = w.io == "direct"
-    read_s, write_s = (io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io) for op in ("read", "write"))
+    read_s, write_s = (
+        io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io) for op in ("read", "write")
+    )
     # a direct stream writes back every byte itself
-    pays = 1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
+    pays = (
+        1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
+    )
     usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
     if direct_io:  # one request in flight: the drives it lands on set the pace
         limit_Bps = direct.request_limit_Bps(body, path)
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
-    latency_s = max(disk_model.first_access_s(part) for members in path.disks.values() for _, part in members)
+    latency_s = max(
+        disk_model.first_access_s(part) for members in path.disks.values() for _, part in members
+    )
 
     def stream(usage):
         yield env.timeout(latency_s)
@@ -113,6 +133,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     cpu_sys_s = sum(core.carried for core in cores)  # the writers' own time, as `time` reports it
     # a lone synchronous stream is either on its core or waiting for the disks
     io_wait_pct = 100.0 * (1.0 - cpu_sys_s / elapsed) if w.streams == 1 else None
-    return Result(scenario=scenario.name, bytes_moved=bytes_per_stream * w.streams, elapsed_s=elapsed,
-                  utilization=net.utilization(elapsed), bound_MBps=bottleneck_bound_MBps(usages),
-                  cpu_sys_s=cpu_sys_s, io_wait_pct=io_wait_pct)
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=bytes_per_stream * w.streams,
+        elapsed_s=elapsed,
+        utilization=net.utilization(elapsed),
+        bound_MBps=bottleneck_bound_MBps(usages),
+        cpu_sys_s=cpu_sys_s,
+        io_wait_pct=io_wait_pct,
+    )

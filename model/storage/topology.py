@@ -13,6 +13,7 @@ per byte written.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and ``em_ingest``
 (``003_0a9a7721e3b096d5.txt``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,8 +41,12 @@ class StoragePath:
     host: Host
     disks: dict[str, list[tuple[str, Disk]]]  # volume -> [(resource name, part)]
     usage_per_byte: dict[str, dict[FlowResource, float]]  # volume -> resource -> units per byte
-    driver_s_per_byte: dict[str, float]  # volume -> host CPU seconds its drivers cost per byte written
-    parity_s_per_byte: dict[str, float]  # volume -> host CPU seconds md's parity costs per byte written
+    driver_s_per_byte: dict[
+        str, float
+    ]  # volume -> host CPU seconds its drivers cost per byte written
+    parity_s_per_byte: dict[
+        str, float
+    ]  # volume -> host CPU seconds md's parity costs per byte written
 
 
 def group_shares(volume: Volume) -> list[float]:
@@ -63,8 +68,14 @@ def drive_share(level: str, drives: int, op: str) -> float:
     return 1.0 / drives  # single, raid0
 
 
-def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[str, float],
-          where: str, bytes_per_stream: float) -> StoragePath:
+def build(
+    net: FlowNetwork,
+    body: StorageBody,
+    catalog: Catalog,
+    params: dict[str, float],
+    where: str,
+    bytes_per_stream: float,
+) -> StoragePath:
     """Declare the resources the workload's volumes use and each volume's usage per byte."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     efficiency = params["bus_efficiency"]
@@ -83,13 +94,19 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
         slot = body.controllers[name]
         ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
         if slot.transfer == "pio":
-            raise NotModelled(f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost per interrupt is in no report")
+            raise NotModelled(
+                f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost per interrupt is in no report"
+            )
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
         # each controller of a pair has its own host interface
-        return ctrl, resource(f"controller {name}", lambda: min(
-            min(own.peak_MBps * ctrl.processors, slot_bus.peak_MBps) * 1e6 * efficiency, limit))
+        return ctrl, resource(
+            f"controller {name}",
+            lambda: min(
+                min(own.peak_MBps * ctrl.processors, slot_bus.peak_MBps) * 1e6 * efficiency, limit
+            ),
+        )
 
     def channel(point: str, ctrl: Controller, cname: str) -> FlowResource:
         ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
@@ -98,31 +115,45 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
             key = f"controllers.{cname}.channel_mode"
             set_bus = catalog.get("buses", mode, where, key)
             if set_bus.kind != "channel" or set_bus.peak_MBps > ch_bus.peak_MBps:
-                slower = sorted(b for b, bus in catalog.parts["buses"].items()
-                                if bus.kind == "channel" and bus.peak_MBps <= ch_bus.peak_MBps)
-                raise UserError(where, key, f"must be a drive-channel mode no faster than the {ctrl.name}'s "
-                                f"{ctrl.channel_bus}; allowed: {', '.join(slower)}")
+                slower = sorted(
+                    b
+                    for b, bus in catalog.parts["buses"].items()
+                    if bus.kind == "channel" and bus.peak_MBps <= ch_bus.peak_MBps
+                )
+                raise UserError(
+                    where,
+                    key,
+                    f"must be a drive-channel mode no faster than the {ctrl.name}'s "
+                    f"{ctrl.channel_bus}; allowed: {', '.join(slower)}",
+                )
             ch_bus = set_bus
         return resource(f"channel {point}", lambda: ch_bus.peak_MBps * 1e6 * efficiency)
 
     def raid_processor(ctrl: Controller, cname: str, group: int) -> tuple[FlowResource, float]:
         """The RAID processor that keeps ``group``, and its busy seconds per cache block."""
         if ctrl.type != "raid":
-            raise UserError(where, f"controllers.{cname}.part",
-                            f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller")
+            raise UserError(
+                where,
+                f"controllers.{cname}.part",
+                f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller",
+            )
         if ctrl.processor_MHz is None:
             raise NotModelled(f"{ctrl.name}: its RAID processor's speed is not in the catalog")
         block_s = params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
         return resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
 
     op = body.workload.op
+
     def driver_cost(cname: str) -> float:
         name = body.controllers[cname].driver_cost
         if name is None:
             return 0.0
         if name not in params:
-            raise UserError(where, f"controllers.{cname}.driver_cost",
-                            f"must name a declared free parameter; allowed: {', '.join(sorted(params))}")
+            raise UserError(
+                where,
+                f"controllers.{cname}.driver_cost",
+                f"must name a declared free parameter; allowed: {', '.join(sorted(params))}",
+            )
         return params[name] * 1e-9
 
     disks: dict[str, list[tuple[str, Disk]]] = {}
@@ -133,15 +164,25 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
     for vname in volumes:
         volume = body.volumes[vname]
         if volume.filesystem.type == "ext3":
-            raise NotModelled(f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure (001 slide 32) gives neither "
-                              "its journal mode nor its kernel")
+            raise NotModelled(
+                f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure (001 slide 32) gives neither "
+                "its journal mode nor its kernel"
+            )
         part: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
         per_group = volume.disks.count // volume.groups
         groups = group_shares(volume)
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
         surface = drive_share(volume.level, per_group, volume_op)
-        span = body.workload.streams * bytes_per_stream * max(groups) * surface / (part.capacity_GB * 1e9)
-        rate_Bps = disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
+        span = (
+            body.workload.streams
+            * bytes_per_stream
+            * max(groups)
+            * surface
+            / (part.capacity_GB * 1e9)
+        )
+        rate_Bps = (
+            disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
+        )
         use: dict[FlowResource, float] = {}
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0
@@ -158,8 +199,11 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
                 cname, _, number = point.partition(".")
                 ctrl, ctrl_res = controller(cname)
                 if int(number) >= ctrl.channels:
-                    raise UserError(where, f"volumes.{vname}.disks.attach[{i}]",
-                                    f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}")
+                    raise UserError(
+                        where,
+                        f"volumes.{vname}.disks.attach[{i}]",
+                        f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}",
+                    )
                 dres = resource(f"disk {vname}.{i}", lambda: rate_Bps)
                 disks[vname].append((dres.name, part))
                 add(dres, g_share * surface)
@@ -171,13 +215,21 @@ def build(net: FlowNetwork, body: StorageBody, catalog: Catalog, params: dict[st
             cname = volume.disks.attach[members[0]].partition(".")[0]
             ctrl, ctrl_res = controller(cname)
             driver[vname] += g_share * driver_cost(cname)
-            if volume.engine == "md" and raidmap.PARITY_CHUNKS.get(volume.level) and volume_op == "write":
+            if (
+                volume.engine == "md"
+                and raidmap.PARITY_CHUNKS.get(volume.level)
+                and volume_op == "write"
+            ):
                 parity_s = MD_PARITY_COPIES[volume.level] / (host.copy_rate_MBps * 1e6)
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
                 parity[vname] += g_share * parity_s
             if volume.engine == "controller":
                 slot_bus = body.controllers[cname].bus
-                path = volume.group_paths[g % len(volume.group_paths)] if volume.group_paths else slot_bus
+                path = (
+                    volume.group_paths[g % len(volume.group_paths)]
+                    if volume.group_paths
+                    else slot_bus
+                )
                 for res in {segment(path), segment(slot_bus), ctrl_res}:
                     add(res, g_share)
                 processor, block_s = raid_processor(ctrl, cname, g)

@@ -7,6 +7,7 @@ takes the drives' time like any command, so a read queued behind it waits. Used 
 memory-mapped test of ``000_a6a829ac4238989d.txt`` (the WD740GD's 8 MB cache, which ATA drives ship
 enabled; the IOP332's cache with write-back on).
 """
+
 from __future__ import annotations
 
 from ..catalog import Disk

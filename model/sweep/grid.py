@@ -6,6 +6,7 @@ points as any of: the ``product`` of lists, an explicit list of ``points``, a ``
 (``random``, Latin-hypercube ``lhs``, or Saltelli's ``sobol`` design for Sobol indices). Every point is a mapping of dotted scenario keys (or
 notebook parameters) to values; ``base`` holds overrides every point shares.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -55,7 +56,11 @@ class Grid:
             for k, span in self.sample.ranges.items():
                 numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in span)
                 if len(span) != 2 or not numeric or not span[0] < span[1]:
-                    raise UserError(where, f"sample.ranges.{k}", f"must be [low, high] with low < high, got {list(span)}")
+                    raise UserError(
+                        where,
+                        f"sample.ranges.{k}",
+                        f"must be [low, high] with low < high, got {list(span)}",
+                    )
         if not (self.product or self.points or self.sample):
             raise UserError(where, "product", "a grid needs product, points or sample")
 
@@ -75,6 +80,7 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
         unit = qmc.LatinHypercube(d=len(keys), seed=rng).random(sample.n)
     elif sample.method == "sobol":  # Saltelli's design, for SALib's Sobol indices
         from SALib.sample import sobol
+
         problem = {"num_vars": len(keys), "names": keys, "bounds": [[0.0, 1.0]] * len(keys)}
         unit = sobol.sample(problem, sample.n, calc_second_order=False, seed=sample.seed)
     else:
@@ -94,8 +100,11 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
 
 def expand(grid: Grid) -> list[dict[str, Any]]:
     """Every point of the grid, in a stable order: the product, then the list, then the sample."""
-    points = [dict(zip(grid.product, combo)) for combo in itertools.product(*grid.product.values())] \
-        if grid.product else []
+    points = (
+        [dict(zip(grid.product, combo)) for combo in itertools.product(*grid.product.values())]
+        if grid.product
+        else []
+    )
     points += [dict(p) for p in grid.points]
     if grid.sample is not None:
         points += _sampled(grid.sample)
@@ -107,7 +116,9 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
     if grid.scenario is None:
         return
     where = grid.path
-    body_cls = scenario_module.BODIES[scenario_module.read_yaml(scenario_module.resolve(grid.scenario))["model"]]
+    body_cls = scenario_module.BODIES[
+        scenario_module.read_yaml(scenario_module.resolve(grid.scenario))["model"]
+    ]
     for key in grid.keys():
         if key != "variant" and field_type(body_cls, key.split(".")) is None:
             raise UserError(where, key, f"no such key in scenario {grid.scenario}")
@@ -118,7 +129,9 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
         for k, v in point.items():
             if (k, repr(v)) not in seen and not (grid.sample and k in grid.sample.ranges):
                 seen.add((k, repr(v)))
-                scenario_module.load(grid.scenario, base + [f"{k}={v}"], where_overrides=f"{where} {k}")
+                scenario_module.load(
+                    grid.scenario, base + [f"{k}={v}"], where_overrides=f"{where} {k}"
+                )
 
 
 def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
@@ -128,8 +141,11 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     raw = scenario_module.read_yaml(path)
     raw.setdefault("name", path.stem)
     grid = build_dataclass(Grid, {**raw, "path": where}, where)
-    if grid.notebook is not None and not (paths.PROJECT_ROOT / grid.notebook).exists() \
-            and not Path(grid.notebook).exists():
+    if (
+        grid.notebook is not None
+        and not (paths.PROJECT_ROOT / grid.notebook).exists()
+        and not Path(grid.notebook).exists()
+    ):
         raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
     points = expand(grid)
     _check_keys(grid, points)

@@ -5,6 +5,7 @@ a parameterised notebook (``engine: papermill``; the executed notebook is kept b
 results). A point that fails is stored with its error and the others go on; points already in
 the store are skipped, so an interrupted sweep resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,16 @@ def _versions() -> str:
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.PROJECT_ROOT, capture_output=True,
-                              text=True, timeout=10).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                cwd=paths.PROJECT_ROOT,
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or "unknown"
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
@@ -47,15 +56,19 @@ def _commit() -> str:
 def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     from .. import scenario as scenario_module
     from ..simulate import simulate
+
     overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
     result = simulate(scenario_module.load(spec["scenario"], overrides))
-    out = {k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")}
+    out = {
+        k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
+    }
     out["utilization"] = json.dumps(result.utilization, sort_keys=True)
     return out
 
 
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     import papermill
+
     notebook = paths.PROJECT_ROOT / spec["notebook"]
     out_nb = Path(spec["out"]) / "notebooks" / f"{spec['point_id']}.ipynb"
     out_nb.parent.mkdir(parents=True, exist_ok=True)
@@ -68,16 +81,29 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             parameters = dict(spec["point"])
         parameters["result_path"] = str(result_path)
-        papermill.execute_notebook(str(notebook), str(out_nb), parameters=parameters, kernel_name="python3",
-                                   progress_bar=False, cwd=str(notebook.parent), extra_arguments=QUIET_KERNEL)
+        papermill.execute_notebook(
+            str(notebook),
+            str(out_nb),
+            parameters=parameters,
+            kernel_name="python3",
+            progress_bar=False,
+            cwd=str(notebook.parent),
+            extra_arguments=QUIET_KERNEL,
+        )
         return json.loads(result_path.read_text())
 
 
 def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     """One point, never raising: a failure comes back as a record with its error."""
     started = time.perf_counter()
-    record = {"point_id": spec["point_id"], "point_index": spec["index"], "engine": spec["engine"], "seed": spec["seed"],
-              "versions": spec["versions"], "git_commit": spec["commit"]}
+    record = {
+        "point_id": spec["point_id"],
+        "point_index": spec["index"],
+        "engine": spec["engine"],
+        "seed": spec["seed"],
+        "versions": spec["versions"],
+        "git_commit": spec["commit"],
+    }
     record.update({f"param:{k}": v for k, v in spec["point"].items()})
     try:
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
@@ -98,6 +124,7 @@ def inputs_fingerprint(grid: Grid) -> str:
 
     from .. import params
     from .. import scenario as scenario_module
+
     digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
     files = sorted(paths.HARDWARE.glob("*.yaml"))
     if grid.scenario is not None:
@@ -113,14 +140,32 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions, commit = _versions(), _commit()
-    return [{"point_id": point_id(target, grid.engine, grid.seed, grid.base, i, p), "index": i, "point": p,
-             "scenario": grid.scenario, "notebook": notebook, "engine": grid.engine, "base": grid.base,
-             "seed": grid.seed, "versions": versions, "commit": commit, "out": str(out)}
-            for i, p in enumerate(points)]
+    return [
+        {
+            "point_id": point_id(target, grid.engine, grid.seed, grid.base, i, p),
+            "index": i,
+            "point": p,
+            "scenario": grid.scenario,
+            "notebook": notebook,
+            "engine": grid.engine,
+            "base": grid.base,
+            "seed": grid.seed,
+            "versions": versions,
+            "commit": commit,
+            "out": str(out),
+        }
+        for i, p in enumerate(points)
+    ]
 
 
-def run(grid: Grid, points: list[dict[str, Any]], out: Path, workers: int | None = None,
-        scheduler: str | None = None, progress: bool = True) -> tuple[int, int, int]:
+def run(
+    grid: Grid,
+    points: list[dict[str, Any]],
+    out: Path,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> tuple[int, int, int]:
     """Run the points not yet in the store; returns (finished now, failed now, skipped)."""
     store = Store(out)
     todo_all = specs(grid, points, out)
@@ -139,7 +184,9 @@ def run(grid: Grid, points: list[dict[str, Any]], out: Path, workers: int | None
 
     try:
         if scheduler:
-            from dask.distributed import Client, as_completed as dask_completed
+            from dask.distributed import Client
+            from dask.distributed import as_completed as dask_completed
+
             with Client(scheduler) as client:
                 for future in dask_completed(client.map(run_point, todo, pure=False)):
                     keep(future.result())

@@ -5,6 +5,7 @@ leaves only finished points; running the grid again skips them. ``results.parque
 grid's current points into one tidy table: points run for superseded inputs (another calibration,
 catalog or scenario, which change every point's id) stay on disk but out of it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -16,12 +17,27 @@ from typing import Any
 import pandas as pd
 
 
-def point_id(grid_target: str, engine: str, seed: int, base: tuple[str, ...], index: int,
-             point: dict[str, Any]) -> str:
+def point_id(
+    grid_target: str,
+    engine: str,
+    seed: int,
+    base: tuple[str, ...],
+    index: int,
+    point: dict[str, Any],
+) -> str:
     """A stable name for a point: the same grid point always gets the same id. The index keeps
     apart equal points of a sampled design (Saltelli's design repeats some on purpose)."""
-    text = json.dumps({"target": grid_target, "engine": engine, "seed": seed, "base": list(base), "index": index,
-                       "point": sorted((k, repr(v)) for k, v in point.items())}, sort_keys=True)
+    text = json.dumps(
+        {
+            "target": grid_target,
+            "engine": engine,
+            "seed": seed,
+            "base": list(base),
+            "index": index,
+            "point": sorted((k, repr(v)) for k, v in point.items()),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
@@ -47,7 +63,9 @@ class Store:
         files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
-        return pd.DataFrame.from_records([row for f in files for row in pd.read_parquet(f).to_dict("records")])
+        return pd.DataFrame.from_records(
+            [row for f in files for row in pd.read_parquet(f).to_dict("records")]
+        )
 
     def gather(self, ids: set[str]) -> Path:
         """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
