@@ -21,9 +21,9 @@ import numpy as np
 from scipy import optimize, stats
 
 from . import params as params_module
-from . import paths
+from . import paths, registry
 from .measured import Row
-from .scenario import Scenario
+from .spec import Scenario
 from .validate import predict_row, scenario_of
 
 LOSS, F_SCALE = "cauchy", 0.10
@@ -63,12 +63,8 @@ class Fit:
 
 
 def not_fitted(scenario: Scenario) -> str | None:
-    """Why the fit leaves a scenario's rows out, or None when it uses them."""
-    if scenario.model == "download_server":
-        return "a request-level simulation, about 0.3 s a table cell"
-    if scenario.model == "storage" and scenario.body.workload.io == "mmap":
-        return "a page-level simulation, about 2 s a run"
-    return None
+    """Why the fit leaves a scenario's rows out (its model's reason), or None when it uses them."""
+    return registry.get(scenario.model, scenario.path).not_fitted(scenario.body)
 
 
 def fitted(row: Row) -> bool:

@@ -7,31 +7,13 @@ hardware has the part it describes; ``python -m model calibrate`` fits them all 
 
 from __future__ import annotations
 
-import importlib
 import json
 
-from . import paths
+from . import paths, registry
 from .freeparameter import FreeParameter
 
-# Each model package declares its own free parameters in a ``parameters`` module.
-_PACKAGES = ("storage", "network", "servers")
-
-
-def _declared() -> dict[str, FreeParameter]:
-    found: dict[str, FreeParameter] = {}
-    for package in _PACKAGES:
-        try:
-            module = importlib.import_module(f"model.{package}.parameters")
-        except ModuleNotFoundError:
-            continue
-        for p in module.PARAMETERS:
-            if p.name in found:
-                raise ValueError(f"free parameter {p.name} declared twice")
-            found[p.name] = p
-    return found
-
-
-DECLARED: dict[str, FreeParameter] = _declared()
+# Every registered model's free parameters (each model package declares its own).
+DECLARED: dict[str, FreeParameter] = registry.declared_parameters()
 
 
 def defaults() -> dict[str, float]:

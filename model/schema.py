@@ -38,6 +38,7 @@ NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
 POSITIVE_INT = Bound(1.0, words="a positive integer")
 
 PositiveInt = Annotated[int, POSITIVE_INT]
+NonNegativeInt = Annotated[int, Bound(0.0, words="zero or a positive integer")]
 PositiveFloat = Annotated[float, POSITIVE]
 NonNegativeFloat = Annotated[float, NON_NEGATIVE]
 

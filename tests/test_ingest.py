@@ -7,15 +7,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import params
+from model import catalog, params, scenario
 from model.errors import UserError
 from model.network import tcp
 from model.params import Recording
 from model.servers import ingest
-from model.servers.ingest import Ingest, predict
 from model.storage.parameters import PARAMETERS as STORAGE_PARAMETERS
 
-PAYLOAD = ingest.smb_payload_per_byte(Ingest())
+BASE = scenario.load("em_ingest_microscopes")
+
+
+def config(storage: tuple[str, ...] | None = None, **changes):
+    """The ingest scenario with body keys changed; ``storage``: the store's overrides."""
+    if storage is not None:
+        changes["storage_overrides"] = storage
+    return scenario.changed(BASE, **changes)
+
+
+def predict(configured, values=None):
+    return ingest.predict(configured, catalog.load(), params.calibrated() if values is None else values)
+
+
+PAYLOAD = ingest.smb_payload_per_byte(BASE.body)
 LINK_MBps = 10e9 / 8 / tcp.tcp_wire_per_byte(1500) / PAYLOAD / 1e6  # one 10 GbE link's image bytes
 EIGHT_LANES = (
     "variant=striped",
@@ -36,15 +49,15 @@ def test_smb_framing_of_a_612_KiB_image():
 
 
 def test_hashing_places_connections_as_named():
-    assert predict(Ingest(clients=5, hashing="balanced")).bond_member_of_client == (0, 1, 0, 1, 0)
-    assert predict(Ingest(clients=5, hashing="collide")).bond_member_of_client == (0,) * 5
-    seeded = predict(Ingest(clients=8, hashing="seeded")).bond_member_of_client
-    assert seeded == predict(Ingest(clients=8, hashing="seeded")).bond_member_of_client
-    assert predict(Ingest(clients=5, hashing="seeded")).bond_member_of_client == seeded[:5]
+    assert predict(config(clients=5, hashing="balanced")).bond_member_of_client == (0, 1, 0, 1, 0)
+    assert predict(config(clients=5, hashing="collide")).bond_member_of_client == (0,) * 5
+    seeded = predict(config(clients=8, hashing="seeded")).bond_member_of_client
+    assert seeded == predict(config(clients=8, hashing="seeded")).bond_member_of_client
+    assert predict(config(clients=5, hashing="seeded")).bond_member_of_client == seeded[:5]
 
 
 def test_one_client_never_exceeds_one_link():
-    r = predict(Ingest(clients=1, storage=EIGHT_LANES), _cheap_cpu())
+    r = predict(config(clients=1, storage=EIGHT_LANES), _cheap_cpu())
     assert r.aggregate_MBps == pytest.approx(
         LINK_MBps
     )  # its link, not the bond's two, is the limit
@@ -58,7 +71,7 @@ def test_one_client_never_exceeds_one_link():
 )
 def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant, cheap):
     r = predict(
-        Ingest(clients=len(members), assignment=tuple(members), storage=(f"variant={variant}",)),
+        config(clients=len(members), assignment=tuple(members), storage=(f"variant={variant}",)),
         _cheap_cpu() if cheap else None,
     )
     assert max(r.per_client_MBps) <= LINK_MBps * (1 + 1e-9)
@@ -71,9 +84,9 @@ def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant
 
 def test_two_clients_on_different_members_get_twice_one():
     for values in (None, _cheap_cpu()):  # smbd's core limits each client, then its link does
-        one = predict(Ingest(clients=1, storage=EIGHT_LANES), values).aggregate_MBps
-        apart = predict(Ingest(clients=2, assignment=(0, 1), storage=EIGHT_LANES), values)
-        together = predict(Ingest(clients=2, assignment=(1, 1), storage=EIGHT_LANES), values)
+        one = predict(config(clients=1, storage=EIGHT_LANES), values).aggregate_MBps
+        apart = predict(config(clients=2, assignment=(0, 1), storage=EIGHT_LANES), values)
+        together = predict(config(clients=2, assignment=(1, 1), storage=EIGHT_LANES), values)
         assert apart.aggregate_MBps == pytest.approx(2 * one)
         assert together.aggregate_MBps == pytest.approx(min(2 * one, LINK_MBps))
         assert together.bottleneck == "nic storage.1"
@@ -83,7 +96,7 @@ def test_two_clients_on_different_members_get_twice_one():
 @pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
 def test_end_to_end_never_exceeds_the_storage_path_nor_the_bond(variant, hashing):
     for n in (1, 2, 3, 8, 16):
-        r = predict(Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",)))
+        r = predict(config(clients=n, hashing=hashing, storage=(f"variant={variant}",)))
         assert r.aggregate_MBps <= r.storage.bound_MBps * (1 + 1e-9)
         # simulate()'s own figure for n dd writers also counts the drives' first access in its run
         assert r.aggregate_MBps <= r.storage.throughput_MBps * (1 + 1e-3)
@@ -91,7 +104,7 @@ def test_end_to_end_never_exceeds_the_storage_path_nor_the_bond(variant, hashing
 
 
 def test_the_storage_stage_is_the_storage_models_prediction():
-    r = predict(Ingest(clients=8, storage=("variant=linear_4k",)))
+    r = predict(config(clients=8, storage=("variant=linear_4k",)))
     assert r.aggregate_MBps == pytest.approx(
         r.storage.throughput_MBps, rel=1e-3
     )  # the network adds no limit
@@ -99,8 +112,8 @@ def test_the_storage_stage_is_the_storage_models_prediction():
 
 
 def test_an_unlucky_hash_makes_the_bond_the_bottleneck():
-    lucky = predict(Ingest(clients=8, hashing="balanced"))
-    unlucky = predict(Ingest(clients=8, hashing="collide"))
+    lucky = predict(config(clients=8, hashing="balanced"))
+    unlucky = predict(config(clients=8, hashing="collide"))
     assert unlucky.bottleneck == "nic storage.0"
     assert unlucky.aggregate_MBps == pytest.approx(LINK_MBps)
     assert lucky.aggregate_MBps > unlucky.aggregate_MBps
@@ -112,7 +125,7 @@ def test_more_clients_never_lower_the_aggregate(hashing):
     for variant in VARIANTS:
         rates = [
             predict(
-                Ingest(clients=n, hashing=hashing, storage=(f"variant={variant}",))
+                config(clients=n, hashing=hashing, storage=(f"variant={variant}",))
             ).aggregate_MBps
             for n in range(1, 17)
         ]
@@ -123,7 +136,7 @@ def test_more_clients_never_lower_the_aggregate(hashing):
 def test_more_microscopes_never_lower_the_aggregate(hashing):
     carried = [
         predict(
-            Ingest(clients=8 * m, hashing=hashing, client_cap_MBps=MICROSCOPE_CLIENT_MBps)
+            config(clients=8 * m, hashing=hashing, client_cap_MBps=MICROSCOPE_CLIENT_MBps)
         ).aggregate_TBph
         for m in (1, 2)
     ]
@@ -132,41 +145,41 @@ def test_more_microscopes_never_lower_the_aggregate(hashing):
 
 
 def test_microscopes_is_the_floor_of_the_aggregate_over_3_TBph():
-    for config in (
-        Ingest(),
-        Ingest(hashing="collide"),
-        Ingest(clients=1),
-        Ingest(storage=("variant=linear_4k",)),
-        Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps),
+    for configured in (
+        config(),
+        config(hashing="collide"),
+        config(clients=1),
+        config(storage=("variant=linear_4k",)),
+        config(client_cap_MBps=MICROSCOPE_CLIENT_MBps),
     ):
-        r = predict(config)
+        r = predict(configured)
         assert r.aggregate_TBph == pytest.approx(r.aggregate_MBps * 3600 / 1e6)
         assert r.microscopes == math.floor(r.aggregate_TBph / 3.0 + 1e-9)
         assert r.files_per_s == pytest.approx(r.aggregate_MBps * 1e6 / (612 * 1024))
-    assert predict(Ingest(client_cap_MBps=MICROSCOPE_CLIENT_MBps)).microscopes == 1
+    assert predict(config(client_cap_MBps=MICROSCOPE_CLIENT_MBps)).microscopes == 1
 
 
 def test_offered_load_below_every_stage_is_carried_in_full():
-    r = predict(Ingest(clients=8, client_cap_MBps=50.0))
+    r = predict(config(clients=8, client_cap_MBps=50.0))
     assert r.per_client_MBps == pytest.approx((50.0,) * 8)
     assert r.bottleneck == "offered load"
 
 
 def test_only_the_storage_models_calibrated_parameters_are_read():
     recording = Recording(params.calibrated())
-    predict(Ingest(), recording)
+    predict(config(), recording)
     assert recording.read and recording.read <= {p.name for p in STORAGE_PARAMETERS}
 
 
 def test_mistakes_are_named():
     with pytest.raises(UserError, match="clients"):
-        Ingest(clients=0)
+        config(clients=0)
     with pytest.raises(UserError, match="assignment"):
-        Ingest(clients=2, assignment=(0,))
+        config(clients=2, assignment=(0,))
     with pytest.raises(UserError, match="members are 0 to 1"):
-        predict(Ingest(clients=2, assignment=(0, 2)))
+        predict(config(clients=2, assignment=(0, 2)))
     with pytest.raises(UserError, match="hashing"):
-        Ingest(hashing="round_robin")
+        config(hashing="round_robin")
 
 
 def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
@@ -174,7 +187,7 @@ def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
     assert status == 0
     data = json.loads(out)
     assert data["throughput_MBps"] == pytest.approx(
-        ingest.predict(ingest.Ingest()).aggregate_MBps, rel=1e-9
+        predict(BASE).aggregate_MBps, rel=1e-9
     )
     status, out, _ = run_cli(
         "predict", "em_ingest_microscopes", "--set", "variant=unlucky_hash", "--json"

@@ -31,10 +31,12 @@ import simpy
 from ..catalog import Catalog
 from ..errors import NotModelled
 from ..result import Result
-from ..scenario import DbBody, Scenario
 from ..sim.flows import FlowNetwork, FlowResource
+from ..spec import ModelRecord, Scenario
 from . import tcp
 from .hosts import HostNet, add, charge, host_net
+from .parameters import PARAMETERS
+from .spec import DbBody
 
 MDS_SERVER, PTDATA_SERVER = 0, 1
 
@@ -231,3 +233,6 @@ def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
     with the system to itself (phases one after another, each at its fastest)."""
     busiest_s = max((r.carried / r.capacity for r in net.resources.values()), default=0.0)
     return per_client_B / max(busiest_s, alone_s, 1e-12) / 1e6
+
+
+MODEL = ModelRecord("db_clients", DbBody, simulate, PARAMETERS)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..scenario import TcpSettings
+from ..settings import TcpSettings
 
 ETHERNET_OVERHEAD_B = (
     38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)

@@ -29,37 +29,25 @@ literature's (``NET_CYCLES_PER_FRAME``), the TCP and Tsunami settings are the re
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import simpy
 
-from .. import scenario as scenario_module
 from ..catalog import Catalog, Link
-from ..errors import NotModelled, UserError
+from ..errors import NotModelled
 from ..result import Result
-from ..scenario import Scenario, StorageBody, WanBody
 from ..sim.flows import FlowNetwork, FlowResource
+from ..spec import ModelRecord, Scenario
 from ..storage import topology
+from ..storage.spec import StorageBody
 from ..storage.stream import io_s_per_byte
 from . import tcp
 from .hosts import HostNet, add, charge, host_net, partition_bound_Bps
+from .spec import WanBody
 
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
-
-
-@functools.lru_cache(maxsize=16)
-def _storage_body(name: str) -> StorageBody:
-    loaded = scenario_module.load(name)
-    if loaded.model != "storage":
-        raise UserError(
-            loaded.path,
-            "model",
-            f"a WAN scenario's storage must be a storage scenario, got {loaded.model}",
-        )
-    return loaded.body
 
 
 class _Prefixed:
@@ -82,24 +70,14 @@ class _Storage:
 def _storage(
     net: FlowNetwork,
     side: HostNet,
-    body: WanBody,
+    storage: StorageBody,
     role: str,
     catalog: Catalog,
     params: dict[str, float],
     where: str,
     total_B: float,
 ) -> _Storage:
-    key = "sender_storage" if role == "sender" else "receiver_storage"
-    name = getattr(body, key)
-    storage = _storage_body(name)
     op = "read" if role == "sender" else "write"
-    host_id = body.sender_host if role == "sender" else body.receiver_host
-    if storage.host != host_id:
-        raise UserError(
-            where, key, f"{name} describes host {storage.host}, but {role}_host is {host_id}"
-        )
-    if storage.workload.op != op:
-        raise UserError(where, key, f"{name} must {op} (its workload.op is {storage.workload.op})")
     path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
     volume = storage.workload.target
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
@@ -168,16 +146,17 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))
     }
     sender, receiver = ends["sender"], ends["receiver"]
+    storage = {key.removesuffix("_storage"): ref.body for key, ref in scenario.refs.items()}
     circuits = [
         net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
     ]
     source = (
-        _storage(net, sender, body, "sender", catalog, params, where, total_B)
+        _storage(net, sender, storage["sender"], "sender", catalog, params, where, total_B)
         if w.source == "disk"
         else None
     )
     sink = (
-        _storage(net, receiver, body, "receiver", catalog, params, where, total_B)
+        _storage(net, receiver, storage["receiver"], "receiver", catalog, params, where, total_B)
         if w.sink == "disk"
         else None
     )
@@ -325,3 +304,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bound,
         notes=tuple(built.notes),
     )
+
+
+MODEL = ModelRecord("wan_transfer", WanBody, simulate)

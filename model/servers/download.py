@@ -62,14 +62,18 @@ from ..catalog import Catalog, Disk, Nic
 from ..errors import UserError
 from ..network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from ..result import Result
-from ..scenario import DownloadBody, Scenario
+from ..settings import Kernel
 from ..sim.flows import FlowNetwork
 from ..sim.rng import stream
+from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
+from ..storage.raid import LEVELS
 from ..storage.spindle import QueuedSpindle, Spindle, copy_preference
+from .parameters import PARAMETERS
+from .spec import DownloadBody
 
-PAGE_B = 4096
-SPLICE_REQUEST_B = 16 * PAGE_B  # sendfile reads through a pipe of 16 pages
+PAGE_B = Kernel.page_B  # the default page size; a scenario's is its kernel.page_B
+SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
 DEFAULT_READ_AHEAD_KIB = 128  # Linux's read_ahead_kb default (VM_MAX_READAHEAD)
 MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
 INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
@@ -79,32 +83,29 @@ DIRENT_B = 8 + 48
 HTREE_LEAF_FILL = (
     0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
 )
-ETHERNET_MTU_B = 1500
-# A socket's send buffer, Linux's net.ipv4.tcp_wmem: 16 KiB at first ([1]), at most 4 MiB ([2], as
-# tcp_init sets it on a host of 1000 MB or more)
-TCP_WMEM_DEFAULT_B = 16384
-TCP_WMEM_MAX_B = 4 * 2**20
 # Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
 # the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
 SIMULATED_PAIRS = 300
 
 
-def whole_pages_B(length_B: float) -> int:
+def whole_pages_B(length_B: float, page_B: int = PAGE_B) -> int:
     """What ``length_B`` bytes take on disk and in the page cache: whole pages."""
-    return math.ceil(length_B / PAGE_B) * PAGE_B
+    return math.ceil(length_B / page_B) * page_B
 
 
 def read_ahead_windows(
-    file_B: int, max_B: int, request_B: int = SPLICE_REQUEST_B
+    file_B: int, max_B: int, request_B: int | None = None, page_B: int = PAGE_B
 ) -> list[tuple[int, int]]:
     """The (offset, length) windows Linux's on-demand read-ahead reads a file in, front to back.
 
     As ``get_init_ra_size``: the first window is the request rounded up to a power of two, times
     four when that is at most 1/32 of the maximum, times two when at most 1/4, else the maximum;
     as ``get_next_ra_size``: each next window is four times the last below 1/16 of the maximum,
-    else twice it, never above the maximum. Windows stop at the end of the file.
+    else twice it, never above the maximum. Windows stop at the end of the file. A request is
+    ``sendfile``'s pipe of pages unless ``request_B`` is given.
     """
-    size = 1 << (max(request_B, PAGE_B) - 1).bit_length()
+    request_B = SPLICE_PAGES * page_B if request_B is None else request_B
+    size = 1 << (max(request_B, page_B) - 1).bit_length()
     if size <= max_B // 32:
         size *= 4
     elif size <= max_B // 4:
@@ -186,12 +187,13 @@ class Directory:
     data set, ``slot_B`` apart.
     """
 
-    def __init__(self, files_per_directory: int, slot_B: int):
+    def __init__(self, files_per_directory: int, slot_B: int, page_B: int = PAGE_B):
         entries = 2 * files_per_directory  # a data file and its md5 file each
-        self.leaves = max(1, math.ceil(entries * DIRENT_B / (PAGE_B * HTREE_LEAF_FILL)))
+        self.leaves = max(1, math.ceil(entries * DIRENT_B / (page_B * HTREE_LEAF_FILL)))
         self.files_per_directory = files_per_directory
         self.slot_B = slot_B
-        self.root_offset_B = whole_pages_B(entries * INODE_B)
+        self.page_B = page_B
+        self.root_offset_B = whole_pages_B(entries * INODE_B, page_B)
 
     def start_B(self, index: int) -> int:
         """Where the directory holding file ``index`` begins."""
@@ -201,7 +203,7 @@ class Directory:
         """The inode-table page holding file ``index``'s inode (and its md5 file's, the next one)."""
         return (
             self.start_B(index)
-            + (index % self.files_per_directory) * 2 * INODE_B // PAGE_B * PAGE_B
+            + (index % self.files_per_directory) * 2 * INODE_B // self.page_B * self.page_B
         )
 
     def root_B(self, index: int) -> int:
@@ -210,7 +212,7 @@ class Directory:
     def leaf_B(self, index: int, leaf: int) -> int:
         """A leaf's place: the last page of the slot of the file being written when it was added."""
         file = leaf * self.files_per_directory // self.leaves
-        return self.start_B(index) + (file + 1) * self.slot_B - PAGE_B
+        return self.start_B(index) + (file + 1) * self.slot_B - self.page_B
 
 
 class Socket:
@@ -287,7 +289,7 @@ class Server:
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
         self.link = self.net.resource(
-            "server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(ETHERNET_MTU_B)
+            "server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(body.mtu_B)
         )
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
@@ -298,18 +300,24 @@ class Server:
         }  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_kB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
-        self.file_pages_B = whole_pages_B(self.file_B)  # the page cache reads the last page whole
-        self.windows = read_ahead_windows(self.file_pages_B, int(read_ahead_KiB * 1024))
+        self.page_B = page_B = body.kernel.page_B
+        # the page cache reads the last page whole
+        self.file_pages_B = whole_pages_B(self.file_B, page_B)
+        self.windows = read_ahead_windows(
+            self.file_pages_B, int(read_ahead_KiB * 1024), page_B=page_B
+        )
         self.files = body.workload.dataset_files
-        self.slot_B = int(self.array.capacity_B / self.files) // PAGE_B * PAGE_B
-        self.directory = Directory(body.workload.files_per_directory, self.slot_B)
+        self.slot_B = int(self.array.capacity_B / self.files) // page_B * page_B
+        self.directory = Directory(body.workload.files_per_directory, self.slot_B, page_B)
         self.keep_alive = body.server.connections == "keep_alive"
-        mss, initial = mss_B(ETHERNET_MTU_B), body.server.initial_window_segments
+        # a socket's send buffer (net.ipv4.tcp_wmem): its default at first, at most its max
+        _, wmem_default_B, wmem_max_B = body.tcp.tcp_wmem_B
+        mss, initial = mss_B(body.mtu_B), body.tcp.initial_window_segments
         if self.keep_alive:
-            self.send_buffer_B = lambda acked_B: TCP_WMEM_MAX_B
+            self.send_buffer_B = lambda acked_B: wmem_max_B
         else:
             self.send_buffer_B = lambda acked_B: min(
-                TCP_WMEM_MAX_B, send_buffer_payload_B(acked_B, mss, initial, TCP_WMEM_DEFAULT_B)
+                wmem_max_B, send_buffer_payload_B(acked_B, mss, initial, wmem_default_B)
             )
 
     def fetch_pair(self):
@@ -327,12 +335,12 @@ class Server:
         worker = self._accept()
         socket = Socket(self.net, self.link, self.send_buffer_B)
         turn = yield from self._take(worker)
-        for page_B in (
+        for offset_B in (
             directory.root_B(index),
             directory.leaf_B(index, leaves[0]),
             directory.inode_page_B(index),
         ):
-            yield from self._until(self.array.read(page_B, PAGE_B), "opening")
+            yield from self._until(self.array.read(offset_B, self.page_B), "opening")
         done = self.array.read(start, self.windows[0][1])
         for k, (window_B, length) in enumerate(self.windows):
             if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
@@ -361,7 +369,7 @@ class Server:
         turn = yield from self._take(worker)
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
             yield from self._until(
-                self.array.read(directory.leaf_B(index, leaves[1]), PAGE_B), "opening"
+                self.array.read(directory.leaf_B(index, leaves[1]), self.page_B), "opening"
             )
         yield from self._until(self.array.read(start + self.file_pages_B, MD5_FILE_B), "data")
         self._give(worker, turn)
@@ -409,24 +417,15 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             "disks",
             f"the {controller.name} has {controller.channels} drive ports, got {body.disks}",
         )
-    if body.level not in ("raid0", "raid5", "raid6", "raid10"):
+    layout = LEVELS[body.level]
+    if not layout.striped_reads:
+        striped = ", ".join(name for name, level in LEVELS.items() if level.striped_reads)
         raise UserError(
-            where,
-            "level",
-            f"the download server's array is raid0, raid5, raid6 or raid10, got {body.level}",
+            where, "level", f"the download server's array is one of {striped}, got {body.level}"
         )
-    if body.level == "raid10" and body.disks % 2:
-        raise UserError(
-            where,
-            "disks",
-            f"raid10 mirrors pairs: needs an even number of drives, got {body.disks}",
-        )
-    if body.disks < 2 + raidmap.PARITY_CHUNKS.get(body.level, 0):
-        raise UserError(
-            where,
-            "disks",
-            f"{body.level} needs at least {2 + raidmap.PARITY_CHUNKS.get(body.level, 0)} drives, got {body.disks}",
-        )
+    problem = layout.problem(body.disks)
+    if problem:
+        raise UserError(where, "disks", f"{problem}, got {body.disks}")
     disk = catalog.get("disks", body.disk, where, "disk")
     if body.drive_queue_depth > disk.queue_depth:
         raise UserError(
@@ -435,7 +434,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}",
         )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
-    slot_B = whole_pages_B(body.workload.file_size_kB * 1024) + PAGE_B + MD5_FILE_B
+    page_B = body.kernel.page_B
+    slot_B = whole_pages_B(body.workload.file_size_kB * 1024, page_B) + page_B + MD5_FILE_B
     if body.workload.dataset_files * slot_B > capacity_B:
         raise UserError(
             where,
@@ -494,3 +494,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=server.link.capacity / 1e6,
         notes=notes,
     )
+
+
+MODEL = ModelRecord(
+    "download_server",
+    DownloadBody,
+    simulate,
+    PARAMETERS,
+    lambda body: "a request-level simulation, about 0.3 s a table cell",
+)

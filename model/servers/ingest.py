@@ -24,8 +24,8 @@ one :class:`~model.sim.flows.FlowNetwork`:
 - CPU: per frame on the interrupt cores, one copy out of the socket in smbd, and the buffered write
   path (the storage model's ``io_copy_passes`` and ``io_write_extra_passes``) in smbd, each at the
   host's catalog clock and ``copy_rate_MBps`` (``model.network.hosts``, ``model.storage.stream``).
-- The storage path alone is the storage model's prediction through ``model.simulate.simulate`` for
-  the same scenario and overrides with one writer per client; the end-to-end flows cross the same
+- The storage path alone is the storage model's prediction for the same scenario and overrides
+  with one writer per client (the loader loads it so); the end-to-end flows cross the same
   storage resources (``model.storage.topology``), with smbd as the writer.
 
 Not modelled (the report does not describe them): the acquisition servers' CPUs, the switch, the
@@ -35,31 +35,30 @@ the weighted max-min fair rates of the clients' flows.
 
 Calibrated on ``em_ingest`` (``003_0a9a7721e3b096d5.txt``) through the storage model's free
 parameters alone; it adds none of its own. The per-frame CPU cost is the literature's
-(``model.scenario.NET_CYCLES_PER_FRAME``), the framing the protocols'.
+(``model.settings.NET_CYCLES_PER_FRAME``), the framing the protocols'.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import simpy
 
 from .. import catalog as catalog_module
-from .. import params as params_module
-from .. import scenario as scenario_module
-from .. import simulate as simulate_module
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import add, charge, host_net, partition_bound_Bps
 from ..result import Result
+from ..settings import NET_CYCLES_PER_FRAME
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
+from ..spec import ModelRecord, Scenario
+from ..storage import simulate as simulate_storage
 from ..storage import stream as storage_stream
 from ..storage import topology
+from .spec import IngestBody
 
-WHERE = "ingest"
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
 SMB2_WRITE_REQUEST_B = (
     48  # MS-SMB2 2.2.21: the WRITE request's fixed part (StructureSize 49 counts a byte of Buffer)
@@ -73,62 +72,6 @@ STAGES = (
     "host CPU",
     "storage path",
 )
-Hashing = Literal["balanced", "collide", "seeded"]
-
-
-@dataclass(frozen=True)
-class Ingest:
-    """One configuration of the ingest path; the defaults are the report's (003) where it gives them."""
-
-    clients: int = (
-        8  # acquisition servers writing at once ("eight distinct and separate ... servers")
-    )
-    scenario: str = "em_ingest"  # the storage scenario behind the share
-    storage: tuple[str, ...] = (
-        "variant=striped",
-    )  # its overrides (variant=NAME, dotted.key=value)
-    hashing: Hashing = "balanced"
-    assignment: tuple[int, ...] | None = None  # each client's bond member, instead of ``hashing``
-    client_nic: str = (
-        "nic_10gbe"  # not in the report ("we need only a dedicated 10G"): one 10 GbE each
-    )
-    link: str = "lan_10gbe"  # the LAN's links (their MTU)
-    irq_affinity: Literal["cpu0", "spread"] = (
-        "spread"  # a 2014 kernel spreads a multiqueue NIC's interrupts
-    )
-    file_KiB: float = 612.0  # one image ("each image is about 612K")
-    smb_write_KiB: float = (
-        64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); the report does not say
-    )
-    client_cap_MBps: float | None = (
-        None  # each client's offered rate; None: as fast as the path allows
-    )
-    microscope_TBph: float = 3.0  # one microscope's rate ("about 3TB an hour")
-
-    def __post_init__(self) -> None:
-        if isinstance(self.clients, bool) or not isinstance(self.clients, int) or self.clients < 1:
-            raise UserError(WHERE, "clients", f"must be a positive integer, got {self.clients!r}")
-        if self.hashing not in ("balanced", "collide", "seeded"):
-            raise UserError(
-                WHERE, "hashing", f"must be balanced, collide or seeded, got {self.hashing!r}"
-            )
-        if self.irq_affinity not in ("cpu0", "spread"):
-            raise UserError(
-                WHERE, "irq_affinity", f"must be cpu0 or spread, got {self.irq_affinity!r}"
-            )
-        if self.assignment is not None and len(self.assignment) != self.clients:
-            raise UserError(
-                WHERE,
-                "assignment",
-                f"needs one bond member per client ({self.clients}), got {len(self.assignment)}",
-            )
-        for key in ("file_KiB", "smb_write_KiB", "microscope_TBph"):
-            if not getattr(self, key) > 0:
-                raise UserError(WHERE, key, f"must be positive, got {getattr(self, key)!r}")
-        if self.client_cap_MBps is not None and not self.client_cap_MBps > 0:
-            raise UserError(
-                WHERE, "client_cap_MBps", f"must be positive or None, got {self.client_cap_MBps!r}"
-            )
 
 
 @dataclass(frozen=True)
@@ -154,12 +97,12 @@ class IngestResult:
     )
 
 
-def bond_members(config: Ingest, members: int, seed: int) -> tuple[int, ...]:
+def bond_members(config: IngestBody, members: int, seed: int, where: str) -> tuple[int, ...]:
     """The bond member each client's connection is hashed onto."""
     if config.assignment is not None:
         bad = [m for m in config.assignment if not 0 <= m < members]
         if bad:
-            raise UserError(WHERE, "assignment", f"members are 0 to {members - 1}, got {bad[0]}")
+            raise UserError(where, "assignment", f"members are 0 to {members - 1}, got {bad[0]}")
         return tuple(int(m) for m in config.assignment)
     if config.hashing == "collide":
         return (0,) * config.clients
@@ -170,36 +113,32 @@ def bond_members(config: Ingest, members: int, seed: int) -> tuple[int, ...]:
     return tuple(i % members for i in range(config.clients))
 
 
-def smb_payload_per_byte(config: Ingest) -> float:
+def smb_payload_per_byte(config: IngestBody) -> float:
     """TCP payload bytes per image byte: the image plus the SMB2 framing of each write it takes."""
     file_B = config.file_KiB * 1024
     writes = math.ceil(file_B / (config.smb_write_KiB * 1024))
     return 1.0 + writes * (SMB2_HEADER_B + SMB2_WRITE_REQUEST_B + SMB_TRANSPORT_B) / file_B
 
 
-def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -> IngestResult:
-    """The ingest path's steady state for ``config`` (calibrated parameters when ``params`` is omitted).
+def predict(
+    scenario: Scenario, catalog: catalog_module.Catalog, params: dict[str, float]
+) -> IngestResult:
+    """The ingest path's steady state for an ``ingest`` scenario, writing into the storage scenario
+    it names (loaded with one writer per client).
 
     Raises :class:`NotModelled` where the storage model does (more writers than cores).
     """
-    values = params_module.calibrated() if params is None else params
-    catalog = catalog_module.load()
-    store = scenario_module.load(
-        config.scenario, list(config.storage) + [f"workload.streams={config.clients}"]
-    )
-    if store.model != "storage" or store.body.workload.op != "write":
-        raise UserError(
-            WHERE, "scenario", f"must be a storage scenario that writes, got {config.scenario}"
-        )
-    storage = simulate_module.simulate(
-        store, values
-    )  # the storage path alone: one dd-like writer per client
+    config: IngestBody = scenario.body
+    store, where = scenario.refs["storage"], scenario.path
+    values = params
+    # the storage path alone: one dd-like writer per client
+    storage = simulate_storage(store, catalog, values)
     body = store.body
     host = catalog.get("hosts", body.host, store.path, "host")
     if not host.nics or len(set(host.nics)) > 1:
         raise NotModelled(f"{host.name}: a bond needs its NICs in the catalog, all alike")
-    client_nic = catalog.get("nics", config.client_nic, WHERE, "client_nic")
-    mtu_B = catalog.get("links", config.link, WHERE, "link").mtu_B or 1500
+    client_nic = catalog.get("nics", config.client_nic, where, "client_nic")
+    mtu_B = catalog.get("links", config.link, where, "link").mtu_B or 1500
 
     net = FlowNetwork(simpy.Environment())
     stage_of: dict[FlowResource, str] = {}
@@ -211,7 +150,7 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
         host.nics[0],
         len(host.nics),
         config.irq_affinity,
-        scenario_module.NET_CYCLES_PER_FRAME,
+        NET_CYCLES_PER_FRAME,
         store.path,
         host_key="host",
         nic_key="host.nics",
@@ -223,7 +162,7 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
     stage_of.update({side.irq: STAGES[2], side.cpu: STAGES[4]})
     stage_of.update({nic: STAGES[1] for nic in side.nics})
 
-    members = bond_members(config, len(side.nics), store.seed)
+    members = bond_members(config, len(side.nics), store.seed, where)
     payload = smb_payload_per_byte(config)
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
     frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
@@ -292,24 +231,12 @@ def predict(config: Ingest = Ingest(), params: dict[str, float] | None = None) -
 
 
 def simulate(
-    scenario: scenario_module.Scenario, catalog: catalog_module.Catalog, params: dict[str, float]
+    scenario: Scenario, catalog: catalog_module.Catalog, params: dict[str, float]
 ) -> Result:
     """The ``ingest`` scenario model: :func:`predict` for the scenario's body, as a :class:`Result`
     whose utilisation is per stage and whose time is the storage scenario's bytes per client."""
     body = scenario.body
-    config = Ingest(
-        clients=body.clients,
-        scenario=body.storage,
-        storage=tuple(body.storage_overrides),
-        hashing=body.hashing,
-        client_nic=body.client_nic,
-        link=body.link,
-        irq_affinity=body.irq_affinity,
-        file_KiB=body.file_KiB,
-        smb_write_KiB=body.smb_write_KiB,
-        microscope_TBph=body.microscope_TBph,
-    )
-    out = predict(config, params)
+    out = predict(scenario, catalog, params)
     bytes_moved = out.storage.bytes_moved
     notes = (
         f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of {body.microscope_TBph:g} TB/h",
@@ -324,3 +251,6 @@ def simulate(
         bound_MBps=out.bound_MBps,
         notes=notes,
     )
+
+
+MODEL = ModelRecord("ingest", IngestBody, simulate)

@@ -1,1 +1,24 @@
-"""Storage path models: disks, channels and buses, controllers, volumes and streaming processes."""
+"""Storage path models: disks, channels and buses, controllers, volumes and streaming processes.
+
+The ``storage`` model: buffered and direct (``O_DIRECT``) streams run as flows over the storage
+path (``stream``); the memory-mapped queue test runs page by page (``mmap``).
+"""
+
+from ..catalog import Catalog
+from ..result import Result
+from ..spec import ModelRecord, Scenario
+from . import mmap, stream
+from .parameters import PARAMETERS
+from .spec import StorageBody
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    run = mmap.simulate if scenario.body.workload.io == "mmap" else stream.simulate
+    return run(scenario, catalog, params)
+
+
+def _not_fitted(body: StorageBody) -> str | None:
+    return "a page-level simulation, about 2 s a run" if body.workload.io == "mmap" else None
+
+
+MODEL = ModelRecord("storage", StorageBody, simulate, PARAMETERS, _not_fitted)

@@ -24,9 +24,9 @@ import math
 
 from ..catalog import Disk
 from ..errors import NotModelled
-from ..scenario import StorageBody
 from . import disk as disk_model
-from . import raidmap
+from .raid import LEVELS
+from .spec import StorageBody
 from .topology import StoragePath
 from .writecache import write_cache_on
 
@@ -38,14 +38,11 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: flo
         raise NotModelled("direct I/O over LVM groups arrives with a later change")
     request_B = body.workload.request_KiB * 1024
     chunk_B = volume.chunk_KiB * 1024
-    width = (
-        1
-        if volume.level in ("single", "raid1")
-        else raidmap.data_members(volume.level, volume.disks.count)
-    )
+    layout = LEVELS[volume.level]
+    width = layout.data_members(volume.disks.count)
     touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
-    if op == "write" and volume.level in ("raid5", "raid6") and touched < width:
+    if op == "write" and layout.parity_chunks and touched < width:
         return seconds + partial_stripe_s(
             volume.level, volume.engine, touched, width, disk, min(request_B, chunk_B) / drive_Bps
         )
@@ -64,7 +61,7 @@ def partial_stripe_s(
     data chunks first, on other drives. Linux md takes the one with fewer reads, but its RAID6 knows
     only reconstruct-write (before Linux 4.1); a controller takes the one with fewer reads.
     """
-    rmw_reads, rcw_reads = touched + raidmap.PARITY_CHUNKS[level], width - touched
+    rmw_reads, rcw_reads = touched + LEVELS[level].parity_chunks, width - touched
     if (engine == "md" and level == "raid6") or rcw_reads < rmw_reads:
         return chunk_s  # the other chunks' reads, in parallel, before the writes
     return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors

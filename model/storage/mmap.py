@@ -44,8 +44,9 @@ from collections import deque
 from ..catalog import Catalog, Controller, Disk
 from ..errors import NotModelled, UserError
 from ..result import Result
-from ..scenario import Scenario, StorageBody
+from ..spec import Scenario
 from . import disk as disk_model
+from .spec import StorageBody
 from .spindle import Spindle, copy_preference
 from .writecache import WriteBackCache, merged_runs, write_cache_on
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PARITY_CHUNKS = {"raid0": 0, "raid5": 1, "raid6": 2}
+from .raid import LEVELS
 
 
 @dataclass(frozen=True)
@@ -25,14 +25,14 @@ class Piece:
 
 
 def data_members(level: str, drives: int) -> int:
-    """Members' worth of user data per stripe row."""
-    if level == "raid10":
-        if drives % 2:
-            raise ValueError(f"raid10 needs an even number of drives, got {drives}")
-        return drives // 2
-    if level not in PARITY_CHUNKS:
+    """Members' worth of user data per stripe row (of a level whose reads map chunk by chunk)."""
+    layout = LEVELS[level]
+    if not layout.striped_reads:
         raise ValueError(f"no read mapping for {level}")
-    return drives - PARITY_CHUNKS[level]
+    problem = layout.problem(drives)
+    if problem:
+        raise ValueError(f"{problem}, got {drives}")
+    return layout.data_members(drives)
 
 
 def capacity_B(level: str, drives: int, drive_B: float) -> float:
@@ -49,10 +49,10 @@ def pieces(level: str, drives: int, chunk_B: int, offset_B: int, length_B: int) 
         take = min(chunk_B - within, end - position)
         row, column = divmod(chunk, width)
         member_offset = row * chunk_B + within
-        if level == "raid10":
+        if LEVELS[level].pairs:
             members = (2 * column, 2 * column + 1)
         else:
-            parity = PARITY_CHUNKS[level]
+            parity = LEVELS[level].parity_chunks
             first_data = (drives - 1 - row % drives + parity) % drives if parity else 0
             members = ((first_data + column) % drives,)
         out.append(Piece(members, member_offset, take))

@@ -9,7 +9,7 @@ time on every byte it reads and ``io_write_extra_passes`` more on every byte it 
 host's single-core copy rate (``io_s_per_byte``). A write costs more than a read (it allocates
 blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-bound send host read
 227 MB/s and wrote 174 MB/s on the same twelve drives. ``io: direct`` streams go one request at
-a time (``model.storage.direct``); ``io: mmap`` is the memory-mapped test (``model.storage.mmap``).
+a time (``model.storage.direct``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -19,10 +19,11 @@ import simpy
 
 from ..catalog import Catalog
 from ..result import Result
-from ..scenario import Scenario, StorageBody
 from ..sim.flows import FlowNetwork, FlowResource
-from . import direct, mmap, topology
+from ..spec import Scenario
+from . import direct, topology
 from . import disk as disk_model
+from .spec import StorageBody
 
 
 def io_s_per_byte(
@@ -93,8 +94,6 @@ def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body: StorageBody = scenario.body
     w = body.workload
-    if w.io == "mmap":
-        return mmap.simulate(scenario, catalog, params)
     bytes_per_stream = w.total_MB * 1e6
     env = simpy.Environment()
     net = FlowNetwork(env)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from ..catalog import Catalog, Controller, Disk, Host
 from ..errors import NotModelled, UserError
-from ..scenario import StorageBody, Volume
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
-from . import raidmap
+from .raid import LEVELS
+from .spec import StorageBody, Volume
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
@@ -59,13 +59,7 @@ def group_shares(volume: Volume) -> list[float]:
 
 def drive_share(level: str, drives: int, op: str) -> float:
     """Bytes on each drive's surface per byte written to or read from a group of ``drives``."""
-    if raidmap.PARITY_CHUNKS.get(level):
-        return 1.0 / (drives - raidmap.PARITY_CHUNKS[level])
-    if level == "raid1":
-        return 1.0 if op == "write" else 1.0 / drives
-    if level == "raid10":
-        return 2.0 / drives if op == "write" else 1.0 / drives
-    return 1.0 / drives  # single, raid0
+    return LEVELS[level].drive_share(drives, op)
 
 
 def build(
@@ -217,7 +211,7 @@ def build(
             driver[vname] += g_share * driver_cost(cname)
             if (
                 volume.engine == "md"
-                and raidmap.PARITY_CHUNKS.get(volume.level)
+                and LEVELS[volume.level].parity_chunks
                 and volume_op == "write"
             ):
                 parity_s = MD_PARITY_COPIES[volume.level] / (host.copy_rate_MBps * 1e6)

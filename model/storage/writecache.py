@@ -11,7 +11,7 @@ enabled; the IOP332's cache with write-back on).
 from __future__ import annotations
 
 from ..catalog import Disk
-from ..scenario import StorageBody
+from .spec import StorageBody
 from .spindle import Spindle
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy.stats import qmc
 
-from .. import paths
+from .. import paths, registry
 from .. import scenario as scenario_module
 from ..errors import UserError
 from ..schema import PositiveInt, build_dataclass, field_type
@@ -116,14 +116,12 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
     if grid.scenario is None:
         return
     where = grid.path
-    body_cls = scenario_module.BODIES[
-        scenario_module.read_yaml(scenario_module.resolve(grid.scenario))["model"]
-    ]
+    base = list(grid.base)
+    loaded = scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
+    body_cls = registry.MODELS[loaded.model].body
     for key in grid.keys():
         if key != "variant" and field_type(body_cls, key.split(".")) is None:
             raise UserError(where, key, f"no such key in scenario {grid.scenario}")
-    base = list(grid.base)
-    scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
     seen: set[tuple[str, str]] = set()
     for point in points:  # each distinct value once: the grid's cost stays in the points
         for k, v in point.items():

@@ -1,0 +1,207 @@
+"""The network models' scenario bodies: a WAN transfer between two hosts (``wan_transfer``) and
+MDSplus data servers with their clients (``db_clients``). Defaults live only in these fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import UserError
+from ..schema import NonNegativeFloat, PositiveFloat, PositiveInt
+from ..settings import NET_CYCLES_PER_FRAME, TcpSettings
+from ..spec import Reference, Scenario
+
+
+@dataclass(frozen=True)
+class WanWorkload:
+    """What crosses the path: ``total_MB`` split evenly over ``sessions`` transfers run side by side.
+
+    A TCP session (bbftp, bbcp, iperf) opens ``streams`` parallel TCP connections; ``socket_buffer_B``
+    is the buffer the tool asks for with setsockopt (bbftp/bbcp/iperf -w); unset, the kernel's
+    tcp_rmem/tcp_wmem apply. A Tsunami session is one UDP flow sent at ``rate_Mbps`` in
+    ``block_B`` blocks (Tsunami's defaults, client/config.c of the Indiana University release:
+    650 Mb/s, 32768 B), retransmitting what is lost. ``source``/``sink`` ``disk`` read and write the
+    scenario's sender and receiver storage, ``memory`` does not (iperf, /dev/zero, /dev/null).
+    """
+
+    protocol: Literal["bbftp", "bbcp", "tsunami", "iperf"]
+    total_MB: PositiveFloat
+    streams: PositiveInt = 1
+    sessions: PositiveInt = 1
+    socket_buffer_B: PositiveInt | None = None
+    rate_Mbps: PositiveFloat = 650.0
+    block_B: PositiveInt = 32768
+    source: Literal["disk", "memory"] = "disk"
+    sink: Literal["disk", "memory"] = "disk"
+
+    def check(self, where: str, key: str) -> None:
+        if self.protocol == "iperf" and (self.source, self.sink) != ("memory", "memory"):
+            raise UserError(
+                where,
+                f"{key}.source",
+                "iperf moves memory to memory; set source and sink to memory",
+            )
+        if self.protocol == "tsunami" and self.streams != 1:
+            raise UserError(
+                where, f"{key}.streams", "a Tsunami session is one UDP flow; use sessions for more"
+            )
+
+
+@dataclass(frozen=True)
+class WanBody:
+    """Two hosts joined by ``circuits`` WAN circuits (each a ``link`` of the catalog), one NIC per circuit.
+
+    With ``bonding: hash`` (802.3ad/LACP, balance-xor) each flow is hashed onto one member, so one
+    flow never exceeds one circuit; ``round_robin`` (balance-rr) sprays every flow over all members.
+    ``irq_affinity`` is where the NICs' interrupts run: ``cpu0`` (the 2.4 kernel's default, slide 33
+    of the report) or ``spread`` over all cores. ``sender_storage``/``receiver_storage`` name storage
+    scenarios (``data/scenarios/``) whose volume the transfer reads and writes.
+    """
+
+    sender_host: str
+    receiver_host: str
+    nic: str
+    link: str
+    circuits: PositiveInt
+    rtt_ms: PositiveFloat
+    loss_rate: NonNegativeFloat
+    workload: WanWorkload
+    mtu_B: PositiveInt = 1500
+    bonding: Literal["hash", "round_robin"] = "hash"
+    irq_affinity: Literal["cpu0", "spread"] = "cpu0"
+    sender_storage: str | None = None
+    receiver_storage: str | None = None
+    tcp: TcpSettings = field(default_factory=TcpSettings)
+    net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
+
+    def check(self, where: str, key: str) -> None:
+        if self.loss_rate >= 1.0:
+            raise UserError(
+                where,
+                "loss_rate",
+                f"must be below 1 (a share of packets lost), got {self.loss_rate}",
+            )
+        if self.mtu_B < 576 or self.mtu_B > 65535:
+            raise UserError(
+                where, "mtu_B", f"must lie between 576 and 65535 bytes, got {self.mtu_B}"
+            )
+        for side, name in (("source", "sender_storage"), ("sink", "receiver_storage")):
+            if getattr(self.workload, side) == "disk" and getattr(self, name) is None:
+                raise UserError(
+                    where,
+                    name,
+                    f"workload.{side} is disk: name the storage scenario it uses, "
+                    f"or set workload.{side}: memory",
+                )
+
+    def references(self) -> tuple[Reference, ...]:
+        sides = (("source", "sender_storage"), ("sink", "receiver_storage"))
+        return tuple(
+            Reference(key, getattr(self, key), "storage")
+            for side, key in sides
+            if getattr(self.workload, side) == "disk"
+        )
+
+    def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
+        for role, op in (("sender", "read"), ("receiver", "write")):
+            key, host = f"{role}_storage", getattr(self, f"{role}_host")
+            if key not in loaded:
+                continue
+            storage, name = loaded[key].body, getattr(self, key)
+            if storage.host != host:
+                raise UserError(
+                    where, key, f"{name} describes host {storage.host}, but {role}_host is {host}"
+                )
+            if storage.workload.op != op:
+                raise UserError(
+                    where, key, f"{name} must {op} (its workload.op is {storage.workload.op})"
+                )
+
+
+@dataclass(frozen=True)
+class DbWorkload:
+    """``clients`` client processes (one per client machine) each making ``reads_per_client`` reads at once.
+
+    A read returns ``read_MB`` of evaluated data (``values_per_read`` values). The tests of the
+    MDSplus report: ``baseline`` (a numeric node), ``math`` (sin+cos+tan of the data in the node's
+    expression), ``indirection`` (``indirection_levels`` node references before the data),
+    ``uncompressed`` (the client turns compression off), ``ptdata`` (the node calls ptdata2(), data
+    from the PTDATA server), ``tcp_tuned`` (larger TCP buffers on every host: ``DbBody.tcp_tuned``).
+    """
+
+    test: Literal["baseline", "math", "indirection", "uncompressed", "ptdata", "tcp_tuned"]
+    clients: PositiveInt
+    read_MB: PositiveFloat
+    values_per_read: PositiveInt = 2000000
+    reads_per_client: PositiveInt = 1
+    indirection_levels: PositiveInt = 9
+    reference_record_B: PositiveInt = 64
+
+
+@dataclass(frozen=True)
+class DbBody:
+    """MDSplus data servers and their clients on one LAN.
+
+    ``thin``: every client connects to one MDSplus server, whose server process evaluates, decompresses
+    and returns the result. ``dist``: the client fetches the compressed records from the
+    ``tree_servers`` that hold the tree (reads spread over them), then decompresses and evaluates
+    itself. PTDATA lives on its own server (one of ``servers``). ``compression_ratio`` is the stored
+    size's divisor; ``lan_rtt_ms`` the round trip between any two hosts.
+    """
+
+    client_mode: Literal["thin", "dist"]
+    server_host: str
+    client_host: str
+    servers: PositiveInt
+    client_machines: PositiveInt
+    nic: str
+    workload: DbWorkload
+    compression_ratio: PositiveFloat = (
+        1.3  # estimated: delta and bit packing of digitised signals stored as floats
+    )
+    # estimated: MDSplus's expander unpacks each 4-byte value from its delta bit field with a few
+    # dozen integer operations, about 40 cycles a value
+    decompress_cycles_per_byte: PositiveFloat = 10.0
+    net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
+    lan_rtt_ms: PositiveFloat = 0.2
+    mtu_B: PositiveInt = 1500
+    tree_servers: PositiveInt = 1
+    tcp: TcpSettings = field(default_factory=TcpSettings)
+    tcp_tuned: TcpSettings = field(
+        default_factory=lambda: TcpSettings(
+            tcp_rmem_B=(4096, 87380, 16777216),
+            tcp_wmem_B=(4096, 65536, 16777216),
+            tcp_mem_pages=(786432, 1048576, 1572864),
+            core_rmem_default_B=262144,
+            core_rmem_max_B=16777216,
+            core_wmem_default_B=262144,
+            core_wmem_max_B=16777216,
+        )
+    )
+
+    def check(self, where: str, key: str) -> None:
+        if self.workload.clients > self.client_machines:
+            raise UserError(
+                where,
+                "workload.clients",
+                f"must be at most client_machines ({self.client_machines}): "
+                f"one client process per machine, got {self.workload.clients}",
+            )
+        if self.tree_servers > self.servers:
+            raise UserError(
+                where,
+                "tree_servers",
+                f"must be at most servers ({self.servers}), got {self.tree_servers}",
+            )
+        if self.workload.test == "ptdata" and self.servers < 2:
+            raise UserError(
+                where,
+                "servers",
+                "the ptdata test needs a PTDATA server beside the MDSplus server: at least 2",
+            )
+        if self.compression_ratio < 1.0:
+            raise UserError(
+                where,
+                "compression_ratio",
+                f"must be at least 1 (stored size divides by it), got {self.compression_ratio}",
+            )

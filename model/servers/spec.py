@@ -1,0 +1,110 @@
+"""The server models' scenario bodies: the Einstein@home download server (``download_server``) and
+the microscope ingest (``ingest``). Defaults live only in these fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import UserError
+from ..schema import NonNegativeInt, PositiveFloat, PositiveInt
+from ..settings import Kernel, TcpSettings
+from ..spec import Reference, Scenario
+from ..storage.raid import RaidLevel
+
+
+@dataclass(frozen=True)
+class DownloadWorkload:
+    """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their md5
+    files, one pair at a time, from a data set of ``dataset_files`` in directories of
+    ``files_per_directory``. The report's "2050kB" is read as KiB: 2502 x 2050 KiB = 5009 MiB, its
+    "5009 MB downloaded each time". Each client checks a data file against its md5 file before it asks
+    for the next pair ("md5 file for comparison (done on the client)") at ``client_md5_MBps``."""
+
+    clients: PositiveInt
+    files: PositiveInt
+    file_size_kB: PositiveFloat
+    dataset_files: PositiveInt
+    files_per_directory: PositiveInt = 2048
+    # estimated: md5sum of a cached 2 GB file took 4.3 s user and 0.9 s system on a 2012 desktop
+    # (B. Foltz, "How fast is MD5?", 2014, https://brandonfoltz.com/2014/09/how-fast-is-md5): 400 MB/s
+    client_md5_MBps: PositiveFloat = 400.0
+
+
+@dataclass(frozen=True)
+class DownloadServer:
+    workers: PositiveInt
+    connections_per_worker: PositiveInt
+    memory_MB: PositiveFloat
+    scheduler: Literal["deadline_default", "deadline_optimized"]
+    read_ahead_KiB: PositiveFloat | None = (
+        None  # None: 128 KiB by default, the calibrated window tuned
+    )
+    # per_file: each file on a new TCP connection, whose send buffer opens with its congestion window;
+    # keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
+    connections: Literal["per_file", "keep_alive"] = "per_file"
+
+
+@dataclass(frozen=True)
+class DownloadBody:
+    host: str
+    controller: str
+    disk: str
+    disks: PositiveInt
+    level: RaidLevel
+    chunk_KiB: PositiveInt
+    server_nic: str
+    client_nic: str
+    server: DownloadServer
+    workload: DownloadWorkload
+    # commands the controller keeps at each drive, which serves the nearest first (1: in arrival order)
+    drive_queue_depth: PositiveInt = 1
+    kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
+    tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
+    mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU
+
+
+@dataclass(frozen=True)
+class IngestBody:
+    """Acquisition servers writing images over CIFS into the store of a storage scenario (003).
+
+    ``storage`` names that scenario and ``storage_overrides`` configure it (``variant=NAME``,
+    ``dotted.key=value``); each client writes one stream. ``hashing`` spreads the clients over the
+    storage host's bond: ``balanced`` (client i on member i mod members), ``collide`` (all on one)
+    or ``seeded`` (drawn from the scenario's seed); ``assignment`` gives each client's member
+    outright. The defaults are the report's where it gives them."""
+
+    storage: str
+    storage_overrides: tuple[str, ...] = ()
+    # acquisition servers writing at once ("eight distinct and separate ... servers")
+    clients: PositiveInt = 8
+    hashing: Literal["balanced", "collide", "seeded"] = "balanced"
+    assignment: tuple[NonNegativeInt, ...] | None = None  # each client's bond member
+    # not in the report ("we need only a dedicated 10G"): one 10 GbE each
+    client_nic: str = "nic_10gbe"
+    link: str = "lan_10gbe"  # the LAN's links (their MTU)
+    irq_affinity: Literal["cpu0", "spread"] = "spread"  # a 2014 kernel spreads a multiqueue NIC's
+    file_KiB: PositiveFloat = 612.0  # one image ("each image is about 612K")
+    smb_write_KiB: PositiveFloat = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); not in 003
+    client_cap_MBps: PositiveFloat | None = (
+        None  # each client's offered rate; None: as fast as it can
+    )
+    microscope_TBph: PositiveFloat = 3.0  # one microscope's rate ("about 3TB an hour")
+
+    def check(self, where: str, key: str) -> None:
+        if self.assignment is not None and len(self.assignment) != self.clients:
+            raise UserError(
+                where,
+                "assignment",
+                f"needs one bond member per client ({self.clients}), got {len(self.assignment)}",
+            )
+
+    def references(self) -> tuple[Reference, ...]:
+        streams = f"workload.streams={self.clients}"  # one dd-like writer per client
+        return (Reference("storage", self.storage, "storage", (*self.storage_overrides, streams)),)
+
+    def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
+        if loaded["storage"].body.workload.op != "write":
+            raise UserError(
+                where, "storage", f"must be a storage scenario that writes, got {self.storage}"
+            )

@@ -1,0 +1,79 @@
+"""Kernel and protocol settings: one dataclass each, shared by every model that uses them.
+
+A scenario sets them under its own keys (``kernel.*``, ``tcp.*``), so ``--set`` reaches them the same
+way in every model: the page cache's page size and write-back thresholds, the TCP sysctls, and the CPU
+cost of each Ethernet frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import UserError
+from .schema import PositiveFloat, PositiveInt
+
+# CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
+# space: interrupt, driver, IP and TCP/UDP, socket buffers. From the "1 GHz per 1 Gb/s" rule of thumb
+# for the Linux 2.4 TCP stack (Foong, Huff, Hum, Patwardhan and Regnier, "TCP performance
+# re-visited", IEEE ISPASS 2003): 8 cycles per payload byte; less one copy (about 1.5 cycles a byte
+# on a 2 GHz Xeon) and spread over the 1.5 frames of each 1448-byte segment (it and half an ACK).
+NET_CYCLES_PER_FRAME = 6300.0
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """The kernel's page cache: its page size and write-back thresholds, as shares of memory
+    (Linux 2.6.9 defaults, RHEL4)."""
+
+    page_B: PositiveInt = 4096  # the page size of x86 and x86-64
+    dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
+    dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
+
+    def check(self, where: str, key: str) -> None:
+        if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:
+            raise UserError(
+                where,
+                f"{key}.dirty_ratio_pct",
+                "must lie between dirty_background_ratio_pct and 100",
+            )
+
+
+@dataclass(frozen=True)
+class TcpSettings:
+    """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS report).
+
+    ``tcp_rmem_B``/``tcp_wmem_B`` are the three numbers min, default, max of ``net.ipv4.tcp_rmem`` and
+    ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in pages);
+    ``core_*`` the ``net.core`` defaults and caps. A buffer the kernel chooses starts at the default
+    and may grow to the max; a buffer the application asks for (``workload.socket_buffer_B``) is
+    capped at ``core_*mem_max`` and doubled, as Linux does. ``tcp_adv_win_scale`` (Linux default 2)
+    keeps 1/2^scale of a receive buffer for overhead, the rest is window.
+    ``initial_window_segments`` is the first congestion window (RFC 3390: 3 segments at MSS 1448;
+    Linux before 2.6.39, 10 from 2.6.39).
+    """
+
+    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
+    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    tcp_mem_pages: tuple[PositiveInt, ...] = (195584, 196096, 196608)
+    core_rmem_default_B: PositiveInt = 65535
+    core_rmem_max_B: PositiveInt = 131071
+    core_wmem_default_B: PositiveInt = 65535
+    core_wmem_max_B: PositiveInt = 131071
+    tcp_adv_win_scale: PositiveInt = 2
+    initial_window_segments: PositiveInt = 3
+    page_B: PositiveInt = 4096
+
+    def check(self, where: str, key: str) -> None:
+        for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):
+            low_default_high = getattr(self, name)
+            dotted = f"{key}.{name}" if key else name
+            if (
+                len(low_default_high) != 3
+                or not low_default_high[0] <= low_default_high[1] <= low_default_high[2]
+            ):
+                raise UserError(
+                    where,
+                    dotted,
+                    f"must be three integers min <= default <= max, "
+                    f"as sysctl prints them, got {list(low_default_high)}",
+                )

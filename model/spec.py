@@ -1,0 +1,73 @@
+"""What every model receives: a loaded scenario (header, validated body, the scenarios it refers to).
+
+A model is a pure function of this record: the loader (``model.scenario``) has read the YAML, applied
+the variant and overrides, built the body's frozen dataclasses and loaded every scenario the body
+names (a WAN transfer's end hosts' storage, the ingest's store), so a model never reads a file.
+A body names another scenario through ``references()``, a tuple of :class:`Reference`, and may
+check what it found with ``check_references(where, loaded)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UserError
+from .freeparameter import FreeParameter
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Another scenario a body names at ``key``: loaded with ``overrides``; it must be a ``model``."""
+
+    key: str
+    name: str
+    model: str
+    overrides: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded, validated scenario: header, the model's body, and how it was configured."""
+
+    name: str
+    model: str
+    description: str
+    source: str
+    seed: int
+    body: Any
+    variant: str | None = None
+    overrides: tuple[str, ...] = ()
+    path: str = ""
+    # (dotted key, where its value came from) for each key not from the file
+    set_by: tuple[tuple[str, str], ...] = ()
+    refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there
+
+    def where(self, key: str) -> str:
+        """Where the value at ``key`` (or the mapping that holds it) was set: an override, a
+        variant or the file."""
+        found = self.path
+        for set_key, where in self.set_by:  # later ones win, as they were applied
+            if key == set_key or key.startswith(set_key + "."):
+                found = where
+        return found
+
+    def relocated(self, exc: UserError) -> UserError:
+        """``exc``, blamed on the file, re-told where its key was set (an override or a variant)."""
+        if exc.where != self.path or not exc.key or self.where(exc.key) == self.path:
+            return exc
+        return UserError(self.where(exc.key), exc.key, exc.message)
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """What a model registers once (``model.registry``): the ``model:`` name scenarios give, the
+    dataclass of their body, the function that simulates one, the free parameters it declares and
+    why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None)."""
+
+    name: str
+    body: type
+    simulate: Callable[[Scenario, Any, dict[str, float]], Any]
+    parameters: tuple[FreeParameter, ...] = ()
+    not_fitted: Callable[[Any], str | None] = field(default=lambda body: None)

@@ -1,0 +1,77 @@
+"""The RAID levels the lab models, in one table: members, parity, copies, read mapping, write penalty.
+
+Every part of the lab that needs a level's layout reads it here: a scenario's validation (how many
+drives a group needs), the fluid storage path (how many bytes land on each drive's surface), the
+request-level read mapping (``model.storage.raidmap``) and small-write costs (``model.storage.direct``).
+
+- ``single``: one drive. ``raid0``: chunks striped over every member.
+- ``raid1``: every member holds a copy; a read goes to one of them.
+- ``raid10``: chunks striped over mirrored pairs.
+- ``raid5``/``raid6``: one or two parity chunks per stripe row, rotating (left-symmetric).
+
+The write penalty is the drive commands a small random write costs (read data and parity, write
+them back): 1, 2 for mirrors, 4 for RAID5 and 6 for RAID6 (Patterson, Gibson and Katz, "A Case for
+Redundant Arrays of Inexpensive Disks (RAID)", SIGMOD 1988, and the vendors' sizing guides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Level:
+    """One RAID level's layout."""
+
+    name: str
+    parity_chunks: int  # parity chunks per stripe row
+    copies: int  # copies of every data chunk (2 for a mirror of pairs, every member for raid1)
+    least_drives: int  # the fewest drives a group of this level has
+    write_penalty: int  # drive commands per small random write
+    drives_exactly: int | None = None  # a level built from exactly this many drives
+    pairs: bool = False  # members come in mirrored pairs (an even count)
+    striped_reads: bool = True  # reads map onto members chunk by chunk (``raidmap.pieces``)
+
+    def data_members(self, drives: int) -> int:
+        """Members' worth of user data per stripe row of ``drives`` members."""
+        if self.name == "raid1":
+            return 1
+        if self.pairs:
+            return drives // 2
+        return drives - self.parity_chunks
+
+    def drive_share(self, drives: int, op: str) -> float:
+        """Bytes on each drive's surface per byte written (``op`` "write") or read to a group."""
+        if self.parity_chunks:
+            return 1.0 / (drives - self.parity_chunks)
+        if self.name == "raid1":
+            return 1.0 if op == "write" else 1.0 / drives
+        if self.pairs:
+            return 2.0 / drives if op == "write" else 1.0 / drives
+        return 1.0 / drives
+
+    def problem(self, drives: int) -> str | None:
+        """Why a group of ``drives`` cannot be built at this level, or None."""
+        if self.drives_exactly is not None and drives != self.drives_exactly:
+            return f"{self.name} is exactly {self.drives_exactly} drive(s)"
+        if drives < self.least_drives:
+            return f"{self.name} needs at least {self.least_drives} drives"
+        if self.pairs and drives % 2:
+            return f"{self.name} mirrors pairs: it needs an even number of drives"
+        return None
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("single", 0, 1, 1, 1, drives_exactly=1, striped_reads=False),
+        Level("raid0", 0, 1, 1, 1),
+        Level("raid1", 0, 2, 2, 2, striped_reads=False),
+        Level("raid5", 1, 1, 3, 4),
+        Level("raid6", 2, 1, 4, 6),
+        Level("raid10", 0, 2, 2, 2, pairs=True),
+    )
+}
+
+RaidLevel = Literal[tuple(LEVELS)]  # a scenario's ``level`` is one of the table's names

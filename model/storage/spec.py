@@ -1,0 +1,182 @@
+"""The storage model's scenario body: host, buses, controllers, volumes (RAID, LVM, file system),
+workload and kernel, as validated frozen dataclasses. Defaults live only in these fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import UserError
+from ..schema import PositiveFloat, PositiveInt
+from ..settings import Kernel
+from .raid import LEVELS, RaidLevel
+
+
+@dataclass(frozen=True)
+class BusSegment:
+    """One bus segment of the host (a PCI bus, a hub link) that controllers share."""
+
+    part: str
+
+
+@dataclass(frozen=True)
+class ControllerSlot:
+    """A controller plugged into a bus segment of the host (``bus`` names a segment).
+
+    ``transfer`` is how the driver moves data: by DMA, or by programmed I/O when DMA is off (as on
+    the IBM x330 under Red Hat 7.3). ``channel_mode`` is the transfer mode the driver programmed on
+    the controller's drive channels when it is not the controller's fastest (a ``channel`` bus of
+    the catalog, no faster than the controller's ``channel_bus``): Linux's ServerWorks driver never
+    enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2.
+    ``write_back`` is a RAID controller's cache policy.
+    ``mirror_reads`` is how it picks a mirror's copy for a read: ``balanced``, the drive with fewer
+    commands pending and then the nearer head (what RAID vendors document), or ``primary``, always
+    the first drive.
+    ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
+    per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
+    whoever submits the write: the writing process once it is throttled, the flusher threads before.
+    """
+
+    part: str
+    bus: str
+    transfer: Literal["dma", "pio"] = "dma"
+    channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
+    write_back: bool = False
+    mirror_reads: Literal["balanced", "primary"] = "balanced"
+    driver_cost: str | None = (
+        None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
+    )
+
+
+@dataclass(frozen=True)
+class DiskSet:
+    """``count`` identical drives; ``attach`` lists the ``controller.channel`` of each, in order."""
+
+    part: str
+    count: PositiveInt
+    attach: tuple[str, ...]
+
+    def check(self, where: str, key: str) -> None:
+        if self.count > len(self.attach):
+            raise UserError(
+                where,
+                f"{key}.count",
+                f"must be at most {len(self.attach)}, the number of "
+                f"attach points listed in {key}.attach, got {self.count}",
+            )
+
+
+@dataclass(frozen=True)
+class FileSystem:
+    type: Literal["raw", "ext2", "ext3", "xfs"] = "ext2"
+    block_KiB: PositiveFloat = 4.0
+
+
+@dataclass(frozen=True)
+class Volume:
+    """A block device the workload uses: drives in one or more RAID groups, optionally joined by LVM.
+
+    ``engine`` says who keeps each group's layout: Linux md (``md``) or a hardware RAID controller
+    (``controller``, whose groups are the LUNs the host sees). ``groups`` splits the drives into that
+    many equal groups of ``level``; LVM joins them ``linear`` (a stream fills the first) or
+    ``striped`` over ``lvm_stripes`` groups (all when omitted) in ``chunk_KiB`` stripes.
+    ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
+    (the SAS wires of an external array); without it, traffic takes the controller's own slot.
+    ``cache_block_KiB`` is a RAID controller's cache block size.
+    """
+
+    level: RaidLevel
+    disks: DiskSet
+    engine: Literal["md", "controller"] = "md"
+    groups: PositiveInt = 1
+    lvm: Literal["none", "linear", "striped"] = "none"
+    lvm_stripes: PositiveInt | None = None
+    chunk_KiB: PositiveFloat = 64.0
+    cache_block_KiB: PositiveFloat = 4.0
+    group_paths: tuple[str, ...] = ()
+    filesystem: FileSystem = field(default_factory=FileSystem)
+
+    def check(self, where: str, key: str) -> None:
+        count, groups = self.disks.count, self.groups
+        if count % groups:
+            raise UserError(
+                where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}"
+            )
+        if groups > 1 and self.lvm == "none":
+            raise UserError(
+                where, f"{key}.lvm", "must be linear or striped to join more than one group"
+            )
+        if self.lvm_stripes is not None and self.lvm_stripes > groups:
+            raise UserError(
+                where,
+                f"{key}.lvm_stripes",
+                f"must be at most groups ({groups}), got {self.lvm_stripes}",
+            )
+        per_group = count // groups
+        problem = LEVELS[self.level].problem(per_group)
+        if problem:
+            raise UserError(where, f"{key}.level", f"{problem}; got {per_group} drives per group")
+
+
+@dataclass(frozen=True)
+class StorageWorkload:
+    """A dd-style stream: ``streams`` processes each moving ``total_MB`` in ``request_KiB`` requests.
+
+    ``io: mmap`` is the LDM queue test instead: one program maps the target file and reads it front
+    to back while writing it back to front (``model.storage.mmap``).
+    """
+
+    op: Literal["read", "write", "copy"]
+    target: str
+    total_MB: PositiveFloat
+    request_KiB: PositiveFloat
+    source: str | None = None
+    io: Literal["buffered", "direct", "mmap"] = "buffered"
+    streams: PositiveInt = 1
+    runs: PositiveInt = 1  # the test repeated back to back; the figure is their mean
+
+
+@dataclass(frozen=True)
+class StorageBody:
+    host: str
+    buses: dict[str, BusSegment]
+    controllers: dict[str, ControllerSlot]
+    volumes: dict[str, Volume]
+    workload: StorageWorkload
+    kernel: Kernel = field(default_factory=Kernel)
+
+    def check(self, where: str, key: str) -> None:
+        for name, slot in self.controllers.items():
+            if slot.bus not in self.buses:
+                raise UserError(
+                    where,
+                    f"controllers.{name}.bus",
+                    f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}",
+                )
+        for vname, volume in self.volumes.items():
+            for i, seg in enumerate(volume.group_paths):
+                if seg not in self.buses:
+                    raise UserError(
+                        where,
+                        f"volumes.{vname}.group_paths[{i}]",
+                        f"unknown bus segment {seg!r}; allowed: {', '.join(self.buses)}",
+                    )
+            for i, point in enumerate(volume.disks.attach):
+                ctrl, _, channel = point.partition(".")
+                if ctrl not in self.controllers or not channel.isdigit():
+                    raise UserError(
+                        where,
+                        f"volumes.{vname}.disks.attach[{i}]",
+                        f"must be CONTROLLER.CHANNEL with a controller among "
+                        f"{', '.join(self.controllers)}, got {point!r}",
+                    )
+        w = self.workload
+        for role, name in (("target", w.target), ("source", w.source)):
+            if name is not None and name not in self.volumes:
+                raise UserError(
+                    where,
+                    f"workload.{role}",
+                    f"unknown volume {name!r}; allowed: {', '.join(self.volumes)}",
+                )
+        if w.op == "copy" and w.source is None:
+            raise UserError(where, "workload.source", "a copy needs the volume it reads from")
