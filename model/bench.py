@@ -54,6 +54,19 @@ def raw_simpy_mm1(seed: int, lam: float, mu: float, customers: int) -> float:
     return total[0] / customers
 
 
+def lightpath_timing(repeats: int = 50) -> dict[str, float]:
+    """Best-of-``repeats`` seconds of simulate() for atlas_lightpath at 1 GB and at 1 TB (and their
+    ratio): bulk data move as flows, so the two sizes should take about the same time."""
+    params = calibrated()
+    out = {}
+    for label, total_MB in (("1 GB", 1e3), ("1 TB", 1e6)):
+        s = scenario.load("atlas_lightpath", [f"workload.total_MB={total_MB}"])
+        simulate(s, params)  # warm the caches (catalog, storage scenarios)
+        out[label] = best_of(lambda s=s: simulate(s, params), repeats)
+    out["ratio"] = out["1 TB"] / out["1 GB"]
+    return out
+
+
 def best_of(fn, repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
@@ -107,8 +120,6 @@ def main() -> None:
     print(
         f"\nEinstein@home table, every column and 1 to 9 clients: {download_table(params):.1f} s (target under 30 s)"
     )
-    from .network.bench import lightpath_timing
-
     t = lightpath_timing()
     print(
         f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "

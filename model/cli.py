@@ -35,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
         help="change a scenario key (dotted), or choose a variant with variant=NAME; repeatable",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--point", action="store_true", help="the point prediction alone, without its interval"
+    )
     v = sub.add_parser("validate", help="every measured row beside its prediction, table by table")
     v.add_argument("--json", action="store_true", help="print one JSON object with rows and tables")
     v.add_argument(
@@ -90,17 +93,24 @@ def _predict(args) -> int:
     scenario = scenario_module.load(args.scenario, args.overrides)
     recording = params.Recording(params.calibrated())
     result = simulate(scenario, recording)
-    interval = _interval(scenario, recording.read)
+    interval = None if args.point else _interval(scenario, recording.read)
     if args.json:
+        from . import provenance
+
         out = result.to_dict()
-        out["throughput_MBps_interval"] = list(interval or (result.throughput_MBps,) * 2)
+        if not args.point:
+            out["throughput_MBps_interval"] = list(interval or (result.throughput_MBps,) * 2)
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)
+        out["seed"] = scenario.seed
+        out["parameters"] = {name: recording[name] for name in sorted(recording.read)}
+        out["versions"] = provenance.versions()
+        out["commit"] = provenance.commit()
         print(json.dumps(out, sort_keys=True))
         return 0
     from .report import prediction_text
 
-    print(prediction_text(scenario, result, interval))
+    print(prediction_text(scenario, result, interval, point_only=args.point))
     return 0
 
 

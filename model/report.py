@@ -10,7 +10,7 @@ import json
 from . import measured, paths
 from . import params as params_module
 from .result import Result
-from .scenario import Scenario
+from .spec import Scenario
 from .validate import Prediction, predict_rows, summarise
 
 
@@ -31,11 +31,17 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
 
 
 def prediction_text(
-    scenario: Scenario, result: Result, interval: tuple[float, float] | None
+    scenario: Scenario,
+    result: Result,
+    interval: tuple[float, float] | None,
+    point_only: bool = False,
 ) -> str:
-    """``interval``: the throughput over the read parameters' 95% intervals; None when it reads none."""
+    """``interval``: the throughput over the read parameters' 95% intervals; None when it reads none
+    or when it was not asked for (``point_only``)."""
     spread = (
-        "(no calibrated parameter enters it)"
+        "(the point prediction alone: --point)"
+        if point_only
+        else "(no calibrated parameter enters it)"
         if interval is None
         else f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})"
     )

@@ -63,11 +63,13 @@ class Scenario:
 @dataclass(frozen=True)
 class ModelRecord:
     """What a model registers once (``model.registry``): the ``model:`` name scenarios give, the
-    dataclass of their body, the function that simulates one, the free parameters it declares and
-    why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None)."""
+    dataclass of their body, the function that simulates one, the free parameters it declares,
+    why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None) and, for a
+    model no report measures end to end, why (``unmeasured``; validation lists it)."""
 
     name: str
     body: type
     simulate: Callable[[Scenario, Any, dict[str, float]], Any]
     parameters: tuple[FreeParameter, ...] = ()
     not_fitted: Callable[[Any], str | None] = field(default=lambda body: None)
+    unmeasured: str = ""

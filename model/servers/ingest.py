@@ -253,4 +253,10 @@ def simulate(
     )
 
 
-MODEL = ModelRecord("ingest", IngestBody, simulate)
+MODEL = ModelRecord(
+    "ingest",
+    IngestBody,
+    simulate,
+    unmeasured="the blog (003) measures the store alone (em_ingest), never the path from the "
+    "acquisition servers end to end",
+)
