@@ -26,6 +26,7 @@ from .schema import (
     build_dataclass,
     field_type,
 )
+from .servers.relay_spec import RelayBody
 
 RaidLevel = Literal["single", "raid0", "raid1", "raid5", "raid6", "raid10"]
 
@@ -530,6 +531,7 @@ BODIES: dict[str, type] = {
     "download_server": DownloadBody,
     "db_clients": DbBody,
     "ingest": IngestBody,
+    "relay_cluster": RelayBody,
 }
 HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants")
 

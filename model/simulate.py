@@ -17,6 +17,7 @@ MODELS = {
     "db_clients": "model.network.dbclients",
     "download_server": "model.servers.download",
     "ingest": "model.servers.ingest",
+    "relay_cluster": "model.servers.relay",
 }
 
 
