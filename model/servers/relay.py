@@ -15,7 +15,7 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
   director's packet core (cycles: ``forward_cycles_per_packet`` per forwarded packet, and
   ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic), and each real server's link in and out
   and packet core. A product's stage (upstream to director, director to a real server, a real server
-  to its sites) holds every station it uses at once.
+  to its sites) queues at every station it uses side by side and ends when the last has served it.
 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
