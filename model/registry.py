@@ -10,7 +10,7 @@ from __future__ import annotations
 from .errors import UserError
 from .freeparameter import FreeParameter
 from .network import dbclients, wan
-from .servers import download, ingest
+from .servers import download, ingest, relay
 from .spec import ModelRecord
 from .storage import MODEL as STORAGE
 
@@ -43,6 +43,6 @@ def declared_parameters() -> dict[str, FreeParameter]:
     return {p.name: p for record in MODELS.values() for p in record.parameters}
 
 
-_BUILT_IN = (STORAGE, wan.MODEL, dbclients.MODEL, download.MODEL, ingest.MODEL)
+_BUILT_IN = (STORAGE, wan.MODEL, dbclients.MODEL, download.MODEL, ingest.MODEL, relay.MODEL)
 for _record in _BUILT_IN:
     register(_record)

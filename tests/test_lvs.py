@@ -1,5 +1,6 @@
-"""The LVS director: NAT never carries more than its link and packet rate allow; schedulers spread load
-as rr, wrr and lc should; a pair of directors is as available as the Markov model of two repairable units."""
+"""The LVS director: NAT costs it every reply byte and packet and never carries more than its link
+and packet core allow; schedulers spread load as rr, wrr and lc should; a pair of directors is as
+available as the Markov model of two repairable units."""
 
 import math
 
@@ -9,67 +10,71 @@ import simpy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.servers import availability, lvs
+from model import catalog, scenario
+from model.servers import availability, lvs, relay
 from model.sim.flows import FlowNetwork
 from model.sim.rng import stream
 
-DIRECTOR = lvs.Director(link_Gbps=1.0, packets_per_s=300_000)
 
-
-@given(request_B=st.floats(40, 20_000), reply_B=st.floats(40, 5e6))
-def test_nat_bound_respects_link_and_packet_rate(request_B, reply_B):
-    rate = lvs.director_bound_per_s(DIRECTOR, "nat", request_B, reply_B)
-    link_Bps = DIRECTOR.link_Gbps * 1e9 / 8
-    packets = 2 * (math.ceil(request_B / 1500) + math.ceil(reply_B / 1500))
-    assert rate * (request_B + reply_B) <= link_Bps * (1 + 1e-9)
-    assert rate * packets <= DIRECTOR.packets_per_s * (1 + 1e-9)
-    # and one of the two is the binding limit
-    assert max(
-        rate * (request_B + reply_B) / link_Bps, rate * packets / DIRECTOR.packets_per_s
-    ) == pytest.approx(1.0)
-    assert lvs.director_bound_per_s(DIRECTOR, "dr", request_B, reply_B) >= rate
+@given(
+    request_B=st.floats(40, 20_000),
+    request_packets=st.floats(1, 20),
+    reply_B=st.floats(40, 5e6),
+    reply_packets=st.floats(1, 4000),
+)
+def test_nat_costs_the_director_every_reply_byte_and_packet(
+    request_B, request_packets, reply_B, reply_packets
+):
+    nat, dr, tun = (
+        lvs.forwarded(mode, request_B, request_packets, reply_B, reply_packets)
+        for mode in ("nat", "dr", "tun")
+    )
+    assert nat.in_B == pytest.approx(request_B + reply_B)
+    assert nat.out_B == pytest.approx(request_B + reply_B)
+    assert nat.packets == pytest.approx(request_packets + reply_packets)
+    assert (dr.in_B, dr.out_B, dr.packets) == (request_B, request_B, request_packets)
+    assert tun.out_B == pytest.approx(request_B + lvs.IPIP_HEADER_B * request_packets)
+    assert tun.in_B == dr.in_B and tun.packets == dr.packets
 
 
 def test_nat_replies_through_the_director_never_exceed_its_capacity():
-    """Many reply flows through a NAT director, simulated: its link and packet rate stay within bounds."""
+    """The relay's traffic as max-min flows through a NAT director: no station ever runs over its
+    capacity, and what the sites receive stays within the relay model's bottleneck law."""
+    loaded = scenario.load("psu_relay", ["variant=nat", "feed.sites=60"])
+    kit = relay.machines(loaded, catalog.load())
+    caps = kit.capacities(2)
+    stages = relay.Stages(loaded.body, kit.mtu_B)
+    sites = [30, 30]
     env = simpy.Environment()
     net = FlowNetwork(env)
-    link_Bps = DIRECTOR.link_Gbps * 1e9 / 8
-    link_in, link_out = (
-        net.resource("director in", link_Bps),
-        net.resource("director out", link_Bps),
-    )
-    packets = net.resource("director packets", DIRECTOR.packets_per_s, unit="packet")
-    servers = [net.resource(f"server {i}", 80e6) for i in range(2)]
-    reply_B, request_B = 2.05e6, 300.0
-    per_byte_packets = 2 * (1 + math.ceil(reply_B / 1500)) / reply_B
+    resources = {name: net.resource(name, cap) for name, cap in caps.items()}
+    product_B = 2e6
     worst = [0.0]
 
     def check():
         worst[0] = max(worst[0], *(r.load / r.capacity for r in net.resources.values()))
 
-    flows = []
-    for i in range(40):
-        flows.append(
+    def weights(work, payload_B):
+        return {resources[name]: w / payload_B for name, w in work.items() if w > 0}
+
+    for _ in range(20):
+        feed = stages.upstream(product_B)
+        for i in range(2):
+            for name, w in stages.to_real_server(i, product_B).items():
+                feed[name] = feed.get(name, 0.0) + w
             net.transfer(
-                reply_B,
-                {
-                    link_in: 1 + request_B / reply_B,
-                    link_out: 1 + request_B / reply_B,
-                    packets: per_byte_packets,
-                    servers[i % 2]: 1,
-                },
+                sites[i] * product_B,
+                weights(stages.to_sites(i, sites[i], product_B), sites[i] * product_B),
             )
-        )
+        net.transfer(product_B, weights(feed, product_B))
         check()
     while env.peek() < math.inf:
         env.step()
         check()
     assert worst[0] <= 1 + 1e-9
-    rate_per_s = 40 / env.now
-    assert rate_per_s <= lvs.cluster_bound_per_s(
-        DIRECTOR, "nat", request_B, reply_B, [80e6 / reply_B] * 2
-    ) * (1 + 1e-6)
+    delivered_MBps = 20 * sum(sites) * product_B / env.now / 1e6
+    assert delivered_MBps <= relay.bound_MBps(stages, caps, sites) * (1 + 1e-9)
+    assert delivered_MBps >= 0.9 * relay.bound_MBps(stages, caps, sites)  # the director saturates
 
 
 def test_round_robin_hands_out_connections_in_turn():
@@ -101,9 +106,10 @@ def test_least_connection_sends_more_to_the_faster_server_and_answers_sooner():
         2, "lc", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000
     )
     assert lc.assigned[1] > 1.5 * lc.assigned[0] and rr.assigned[0] == rr.assigned[1]
-    mean = lambda d: (
-        sum(s.response_s_total for s in d.servers) / sum(s.completions for s in d.servers)
-    )
+
+    def mean(d):
+        return sum(s.response_s_total for s in d.servers) / sum(s.completions for s in d.servers)
+
     assert mean(lc) < mean(rr)
 
 
@@ -114,7 +120,7 @@ def test_single_unit_availability_is_mtbf_over_mtbf_plus_mttr():
 
 
 def _simulated_pair(seed, mtbf_h, mttr_h, horizon_h):
-    """Two repairable units, one repair crew, as a discrete-event simulation: share of time both down."""
+    """Two repairable units and one repair crew, event by event: the share of time one is up."""
     env = simpy.Environment()
     crew = simpy.Resource(env, capacity=1)
     up = [True, True]

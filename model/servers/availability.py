@@ -60,7 +60,8 @@ def units(
     down_share = pi[0]
     # entries into the all-down state, and takeovers: the active unit failing while another is up
     all_down_per_h = pi[1] * lam
-    takeovers_per_h = sum(pi[k] * lam for k in range(2, n + 1))
+    # with no takeover time (units that all serve at once) a failure among others up is no outage
+    takeovers_per_h = sum(pi[k] * lam for k in range(2, n + 1)) if takeover_s > 0 else 0.0
     takeover_h = takeover_s / 3600.0
     availability = 1.0 - down_share - takeovers_per_h * takeover_h
     outages = (all_down_per_h + takeovers_per_h) * HOURS_PER_YEAR

@@ -4,17 +4,18 @@ Forwarding (Linux Virtual Server): in ``nat`` mode requests and replies both pas
 its link carries every byte twice over (in from one side, out to the other) and it handles every
 packet; in ``dr`` (direct routing) and ``tun`` (IP-in-IP) modes only the requests pass it, tunnelled
 ones with a 20-byte outer header, and the real servers answer clients directly. The director is
-bounded by its link (bytes/s each way), its packet rate and the real servers behind it.
+bounded by its link (bytes/s each way) and the packets it can forward per second (each received,
+rewritten and sent again): :func:`forwarded` gives what a service's traffic costs it.
 
 Scheduling: ``rr`` hands connections to real servers in turn, ``wrr`` in proportion to their
 weights, ``lc`` to the server with the fewest active connections, ``wlc`` to the one with the fewest
-per unit weight. The Penn State relay of ``000_a6a829ac4238989d.txt`` runs one director and two real
-servers.
+per unit weight; :class:`Dispatcher` keeps the count of each real server's active connections. The
+Penn State relay of ``000_a6a829ac4238989d.txt`` runs one director and two real servers
+(``model.servers.relay``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,37 +30,27 @@ IPIP_HEADER_B = 20
 
 
 @dataclass(frozen=True)
-class Director:
-    link_Gbps: float
-    packets_per_s: float
-    mtu_B: int = 1500
+class Forwarded:
+    """What forwarding costs a director: bytes into and out of its link, packets it forwards."""
+
+    in_B: float
+    out_B: float
+    packets: float
 
 
-def director_bound_per_s(director: Director, mode: Mode, request_B: float, reply_B: float) -> float:
-    """Requests per second the director itself can forward (its link each way, its packet rate)."""
-    request_packets = math.ceil(request_B / director.mtu_B)
-    reply_packets = math.ceil(reply_B / director.mtu_B)
-    link_Bps = director.link_Gbps * 1e9 / 8
+def forwarded(
+    mode: Mode, request_B: float, request_packets: float, reply_B: float, reply_packets: float
+) -> Forwarded:
+    """The director's share of traffic between clients and real servers.
+
+    ``request_*`` is what clients send to the virtual address (it always passes the director, in
+    and out again); ``reply_*`` what real servers send back (it passes the director only in NAT
+    mode). A tunnelled request leaves the director with a 20-byte outer IP header.
+    """
+    out_B = request_B + (IPIP_HEADER_B * request_packets if mode == "tun" else 0.0)
     if mode == "nat":
-        bytes_each_way = (
-            request_B + reply_B
-        )  # in: requests from clients, replies from servers; out: both
-        packets = 2 * (request_packets + reply_packets)
-    else:
-        bytes_each_way = request_B + (IPIP_HEADER_B * request_packets if mode == "tun" else 0)
-        packets = 2 * request_packets
-    return min(link_Bps / bytes_each_way, director.packets_per_s / packets)
-
-
-def cluster_bound_per_s(
-    director: Director,
-    mode: Mode,
-    request_B: float,
-    reply_B: float,
-    server_rates_per_s: list[float],
-) -> float:
-    """Requests per second of the whole cluster: the director's bound or the real servers' sum."""
-    return min(director_bound_per_s(director, mode, request_B, reply_B), sum(server_rates_per_s))
+        return Forwarded(request_B + reply_B, out_B + reply_B, request_packets + reply_packets)
+    return Forwarded(request_B, out_B, request_packets)
 
 
 class Dispatcher:
@@ -86,7 +77,7 @@ class Dispatcher:
             self._turn += 1
         elif self.scheduler == "wrr":  # smooth weighted round robin
             total = sum(self.weights)
-            self._credit = [c + w for c, w in zip(self._credit, self.weights)]
+            self._credit = [c + w for c, w in zip(self._credit, self.weights, strict=True)]
             pick = max(range(len(self.servers)), key=lambda i: self._credit[i])
             self._credit[pick] -= total
         elif self.scheduler == "lc":
@@ -95,15 +86,24 @@ class Dispatcher:
             pick = min(range(len(self.servers)), key=lambda i: self.active[i] / self.weights[i])
         return pick
 
+    def assign(self) -> int:
+        """A new connection: the real server the scheduler picks, counted active until released."""
+        i = self.choose()
+        self.active[i] += 1
+        self.assigned[i] += 1
+        return i
+
+    def release(self, i: int) -> None:
+        """The connection on real server ``i`` has closed."""
+        self.active[i] -= 1
+
     def connection(
         self, env: simpy.Environment, service_s_at_unit_speed: float, speeds: list[float]
     ):
         """Process: one connection, dispatched, served by its real server at that server's speed."""
-        i = self.choose()
-        self.active[i] += 1
-        self.assigned[i] += 1
+        i = self.assign()
         yield env.process(self.servers[i].serve(service_s_at_unit_speed / speeds[i]))
-        self.active[i] -= 1
+        self.release(i)
 
 
 def run_cluster(
@@ -123,7 +123,7 @@ def run_cluster(
     work = stream(seed, "service").exponential(mean_service_s, connections)
 
     def source():
-        for gap, w in zip(gaps, work):
+        for gap, w in zip(gaps, work, strict=True):
             yield env.timeout(gap)
             env.process(dispatcher.connection(env, w, speeds))
 
