@@ -5,11 +5,12 @@ import pytest
 from model import catalog, scenario
 from model.params import calibrated
 from model.simulate import simulate
-from model.storage.mmap import BLOCK_B, MappedFile, reclaim_batch_B
+from model.storage.mmap import READ_AROUND_PAGES, MappedFile, reclaim_batch_B
 from model.storage.spindle import MAX_SEGMENTS, Spindle
 from model.storage.writecache import WriteBackCache, merged_runs
 
 KiB = 1024
+BLOCK_B = READ_AROUND_PAGES // 2 * 4096  # a streaming reader's fault at 4 KiB pages
 
 
 class Recorder:
@@ -31,7 +32,7 @@ class Recorder:
 
 def _mapped(blocks, capacity, batch=4, max_request_B=4 * BLOCK_B):
     volume = Recorder()
-    return MappedFile(blocks, capacity, batch, max_request_B, volume), volume
+    return MappedFile(blocks, capacity, batch, max_request_B, volume, BLOCK_B), volume
 
 
 def test_kswapd_frees_a_quarter_of_min_free_kbytes_per_wake_up():

@@ -50,9 +50,7 @@ from .spec import StorageBody
 from .spindle import Spindle, copy_preference
 from .writecache import WriteBackCache, merged_runs, write_cache_on
 
-PAGE_B = 4096
 READ_AROUND_PAGES = 32  # Linux's default read-ahead window (VM_MAX_READAHEAD, 128 KiB)
-BLOCK_B = READ_AROUND_PAGES // 2 * PAGE_B  # what one fault of a streaming reader brings in
 DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
 # mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
@@ -114,7 +112,9 @@ class MappedFile:
         batch_blocks: int,
         max_request_B: float,
         volume: MirrorOrDrive,
+        block_B: int,
     ):
+        self.block_B = block_B  # what one fault of a streaming reader brings in
         self.resident = bytearray(blocks)
         self.dirty = bytearray(blocks)
         self.order: deque[int] = deque()
@@ -144,7 +144,7 @@ class MappedFile:
             for block in (step, last - step):
                 if not resident[block]:
                     self.faults += 1
-                    now_s = read(now_s, block * BLOCK_B, BLOCK_B)
+                    now_s = read(now_s, block * self.block_B, self.block_B)
                     resident[block] = 1
                     order.append(block)
                     if len(order) > capacity:
@@ -152,7 +152,7 @@ class MappedFile:
                         resident[old] = 0
                         if dirty[old]:
                             dirty[old] = 0
-                            to_write[old * BLOCK_B] = BLOCK_B
+                            to_write[old * self.block_B] = self.block_B
                         self.evicted += 1
                         if self.evicted % batch == 0:
                             self.write_back(now_s)
@@ -172,7 +172,7 @@ class MappedFile:
         for block in range(len(self.dirty)):
             if self.dirty[block]:
                 self.dirty[block] = 0
-                self.to_write[block * BLOCK_B] = BLOCK_B
+                self.to_write[block * self.block_B] = self.block_B
         self.write_back(now_s)
         return self.volume.drain(now_s)
 
@@ -221,19 +221,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         )
     host = catalog.get("hosts", body.host, scenario.path, "host")
     volume, ctrl = build_volume(body, catalog, params, scenario.path)
-    blocks = math.ceil(w.total_MB * 1e6 / BLOCK_B)
+    # what one fault of a streaming reader brings in: half the read-around window
+    block_B = READ_AROUND_PAGES // 2 * body.kernel.page_B
+    blocks = math.ceil(w.total_MB * 1e6 / block_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
     mapped = MappedFile(
         blocks,
-        int((memory_B - RESERVED_MB * 1e6) / BLOCK_B),
-        round(reclaim_batch_B(memory_B) / BLOCK_B),
+        int((memory_B - RESERVED_MB * 1e6) / block_B),
+        round(reclaim_batch_B(memory_B) / block_B),
         max_request_B,
         volume,
+        block_B,
     )
-    copy_s = (
-        2 * BLOCK_B / (host.copy_rate_MBps * 1e6)
-    )  # the floor of the program's own time per step
+    copy_s = 2 * block_B / (host.copy_rate_MBps * 1e6)  # the floor of the program's time per step
 
     def busiest_s() -> float:
         return max(d.busy_s for d in volume.drives)
@@ -252,10 +253,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         demand.append(busiest_s() - busy_before)
         now = mapped.flush(now)
     busy = {f"disk {w.target}.{i}": d.busy_s / now for i, d in enumerate(volume.drives)}
-    file_B = blocks * BLOCK_B
+    file_B = blocks * block_B
     demand_s = sum(demand) / len(demand)
     notes = (
-        f"{mapped.faults / simulated:.0f} faults of {BLOCK_B // 1024} KiB a run, "
+        f"{mapped.faults / simulated:.0f} faults of {block_B // 1024} KiB a run, "
         f"{mapped.written_B / simulated / 1e9:.2f} GB written back a run",
     )
     return Result(
