@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup run test calibrate validate sweep bench lab notebooks clean
+.PHONY: help setup run test calibrate validate sweep bench lab notebooks handout clean
 
 help:            ## list every target with one line each
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -39,6 +39,9 @@ bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scen
 
 notebooks: $(STAMP) ## re-run every notebook in place (after a model or calibration change), outputs kept
 	for nb in notebooks/*.ipynb notebooks/course/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
+
+handout: $(STAMP) ## the course lessons for students, solutions removed, run: handouts/ [OUT=folder]
+	$(PY) -m model.handout --out $(or $(OUT),handouts)
 
 lab: $(STAMP)    ## open JupyterLab on notebooks/
 	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
