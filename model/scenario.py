@@ -56,8 +56,10 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
     node = data
     for depth, part in enumerate(parts[:-1]):
         if isinstance(node, list):
-            node = node[int(part)]
+            node = node[_index(node, part, key, where)]
             continue
+        if not isinstance(node, dict):
+            raise UserError(where, key, f"{'.'.join(parts[:depth])} holds a value, not keys")
         if part not in node and typing.get_origin(field_type(body_cls, parts[:depth])) is dict:
             raise UserError(
                 where,
@@ -65,26 +67,49 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
                 f"no entry {part!r} under {'.'.join(parts[:depth])}; "
                 f"allowed: {', '.join(node) or 'none'}",
             )
-        node = node.setdefault(part, {})
+        if node.get(part) is None:
+            node[part] = {}
+        node = node[part]
     if isinstance(node, list):
-        node[int(parts[-1])] = value
-    else:
+        node[_index(node, parts[-1], key, where)] = value
+    elif isinstance(node, dict):
         node[parts[-1]] = value
+    else:
+        raise UserError(where, key, f"{'.'.join(parts[:-1])} holds a value, not keys")
+
+
+def _index(items: list, part: str, key: str, where: str) -> int:
+    """``part`` as a position in ``items``, which must exist."""
+    if not part.isdigit() or int(part) >= len(items):
+        raise UserError(where, key, f"no position {part} in a list of {len(items)}; allowed: "
+                                    f"0 to {len(items) - 1}")
+    return int(part)
+
+
+MAX_FILE_B = 1_000_000  # a scenario or grid is a page or two of YAML
 
 
 def read_yaml(path: Path) -> dict:
-    """A YAML mapping from ``path``; missing, empty or malformed files are the user's mistake."""
+    """A YAML mapping from ``path``; missing, empty, oversized, binary or malformed files are the
+    user's mistake."""
     where = paths.shown(path)
     if not path.exists():
         raise UserError(where, None, "no such file")
+    if not path.is_file():
+        raise UserError(where, None, "must be a YAML file, not a folder or a device")
     stat = path.stat()
+    if stat.st_size > MAX_FILE_B:
+        raise UserError(where, None, f"is {stat.st_size:,} bytes; a scenario is at most {MAX_FILE_B:,}")
     return copy.deepcopy(_parse(str(path.resolve()), stat.st_mtime_ns, stat.st_size, where))
 
 
 @functools.lru_cache(maxsize=64)
 def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     """Parse a YAML file once per version of it (sweeps load one scenario thousands of times)."""
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError(where, None, "is not UTF-8 text; a scenario is a YAML file") from None
     if not text.strip():
         raise UserError(where, None, "the file is empty; a scenario is a YAML mapping")
     try:

@@ -11,6 +11,7 @@ Every error is a :class:`model.errors.UserError` naming the file, the dotted key
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from typing import Annotated, Any, Literal
@@ -71,11 +72,17 @@ def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
     return UserError(where, key or "(top level)", f"must be {_describe(tp)}, got {shown}")
 
 
+def _refuse_non_finite(value: Any, where: str, key: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UserError(where, key or "(top level)", f"must be a finite number, got {value!r}")
+
+
 def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     """Check ``value`` against the type ``tp`` and return it built (dataclasses constructed)."""
     origin = typing.get_origin(tp)
     if origin is Annotated:
         base, *extra = typing.get_args(tp)
+        _refuse_non_finite(value, where, key)
         try:
             built = build(base, value, where, key)
         except UserError:
@@ -115,6 +122,7 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _fail(where, key, tp, value)
+        _refuse_non_finite(value, where, key)
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):

@@ -49,7 +49,7 @@ class Scenario:
         variant or the file."""
         found = self.path
         for set_key, where in self.set_by:  # later ones win, as they were applied
-            if key == set_key or key.startswith(set_key + "."):
+            if key == set_key or key.startswith((set_key + ".", set_key + "[")):
                 found = where
         return found
 

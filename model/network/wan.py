@@ -227,6 +227,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         for k in range(n):
             for m, _ in _members_of(k, members, body.bonding):
                 per_member[m] += 1
+        usages = []
         for k in range(n):
             usage = {}
             s_core, r_core = sender.process(f"s{k}"), receiver.process(f"s{k}")
@@ -237,7 +238,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             charge(usage, receiver, None, frames * receiver.frame_s, on_irq=True)
             charge(usage, receiver, r_core, receiver.copy_s_per_byte)
             disk_write(usage, r_core)
-            # slow start ends at the stream's window or its share of its circuit, whichever is less
+            usages.append(usage)
+        # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry
+        path_share_Bps = partition_bound_Bps(usages, [cap] * n) / n
+        for k, usage in enumerate(usages):
+            # slow start ends at the stream's window or its share of its circuit or of the path,
+            # whichever is least
             share_Bps = min(
                 link.capacity_Gbps
                 * 1e9
@@ -245,6 +251,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 / wire_per_byte
                 / max(per_member[m] for m, _ in _members_of(k, members, body.bonding)),
                 cap,
+                path_share_Bps,
             )
             size = per_session_B / w.streams
             ss_s, ss_B = tcp.slow_start(

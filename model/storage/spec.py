@@ -153,6 +153,7 @@ class StorageBody:
                     f"controllers.{name}.bus",
                     f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}",
                 )
+        taken: dict[str, str] = {}  # attach point -> the key that put a used drive there
         for vname, volume in self.volumes.items():
             for i, seg in enumerate(volume.group_paths):
                 if seg not in self.buses:
@@ -163,13 +164,19 @@ class StorageBody:
                     )
             for i, point in enumerate(volume.disks.attach):
                 ctrl, _, channel = point.partition(".")
+                at = f"volumes.{vname}.disks.attach[{i}]"
                 if ctrl not in self.controllers or not channel.isdigit():
                     raise UserError(
                         where,
-                        f"volumes.{vname}.disks.attach[{i}]",
+                        at,
                         f"must be CONTROLLER.CHANNEL with a controller among "
                         f"{', '.join(self.controllers)}, got {point!r}",
                     )
+                if i < volume.disks.count and point in taken:  # a drive the volume uses
+                    raise UserError(
+                        where, at, f"{point} already holds the drive of {taken[point]}"
+                    )
+                taken.setdefault(point, at)
         w = self.workload
         for role, name in (("target", w.target), ("source", w.source)):
             if name is not None and name not in self.volumes:
