@@ -345,6 +345,7 @@ CATEGORIES: dict[str, type[Part]] = {
 
 # The bus each new part's links must run on: an NVMe drive on PCIe 3.0 or later (128b/130b), a SATA
 # or SAS drive and an expander's or enclosure's lanes on an 8b/10b serial link.
+_SINGULAR = {"buses": "bus"}  # the category name without its plural s
 _SERIAL_ENCODING = {"nvme": "128b130b", "sata": "8b10b", "sas": "8b10b"}
 
 
@@ -359,7 +360,7 @@ class Catalog:
             raise UserError(
                 where,
                 key,
-                f"unknown {category[:-1]} {part_id!r}; the catalog "
+                f"unknown {_SINGULAR.get(category, category[:-1])} {part_id!r}; the catalog "
                 f"(data/hardware/{category}.yaml) has: {', '.join(sorted(table))}",
             )
         return table[part_id]
