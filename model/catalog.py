@@ -2,7 +2,9 @@
 
 One YAML file per category in ``data/hardware/``; each part is a mapping of parameters whose names
 carry their units, plus ``sources`` (the public source of every numeric value). The same WD 7200
-rpm drive is one entry used by every scenario that contains it.
+rpm drive is one entry used by every scenario that contains it. Beside the reports' parts, the
+catalog holds current parts for proposed hardware: solid-state drives (``ssds``), SAS expanders
+(``expanders``), drive enclosures (``enclosures``) and server processors (``cpus``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Literal
 
 from . import paths, yamlio
 from .errors import UserError
-from .schema import PositiveFloat, PositiveInt, build_dataclass
+from .schema import NonNegativeFloat, PositiveFloat, PositiveInt, build_dataclass
 
 Encoding = Literal["8b10b", "128b130b", "64b66b"]
 ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
@@ -162,6 +164,172 @@ class Link(Part):
     mtu_B: PositiveInt | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Ssd(Part):
+    """A solid-state drive as its datasheet (or a cited review) rates it.
+
+    An NVMe drive sits on PCIe lanes directly (``host_bus`` a PCIe bus, no controller); a SATA or
+    SAS drive's ``host_bus`` is its own link. IOPS are 4 KiB random at ``iops_queue_depth``
+    commands outstanding; ``read_latency_us`` is one 4 KiB random read at queue depth 1, so one
+    stream at depth 1 reaches only 1e6 / read_latency_us IOPS. Writes run at ``seq_write_MBps``
+    until ``write_cache_GB`` (SLC or DRAM write cache) is full, then at ``post_cache_write_MBps``.
+    """
+
+    interface: Literal["sata", "sas", "nvme"]
+    host_bus: str
+    capacity_GB: PositiveFloat
+    seq_read_MBps: PositiveFloat
+    seq_write_MBps: PositiveFloat
+    random_read_iops: PositiveFloat
+    random_write_iops: PositiveFloat
+    iops_queue_depth: PositiveInt
+    read_latency_us: PositiveFloat
+    write_cache_GB: NonNegativeFloat
+    post_cache_write_MBps: PositiveFloat | None = None
+    channels: PositiveInt | None = None  # flash channels of the controller, where published
+
+    def check(self, where: str, key: str) -> None:
+        super().check(where, key)
+        if self.write_cache_GB > 0 and self.post_cache_write_MBps is None:
+            raise UserError(
+                where, key, "a drive with write_cache_GB > 0 needs post_cache_write_MBps"
+            )
+        if self.write_cache_GB == 0 and self.post_cache_write_MBps is not None:
+            raise UserError(
+                where,
+                f"{key}.post_cache_write_MBps",
+                "only a drive with write_cache_GB > 0 has a post-cache rate",
+            )
+        if self.post_cache_write_MBps is not None and (
+            self.post_cache_write_MBps > self.seq_write_MBps
+        ):
+            raise UserError(
+                where,
+                f"{key}.post_cache_write_MBps",
+                f"must not exceed seq_write_MBps ({self.seq_write_MBps:g} MB/s)",
+            )
+
+    @property
+    def sustained_write_MBps(self) -> float:
+        """The write rate once the write cache is full, in MB/s."""
+        return self.post_cache_write_MBps or self.seq_write_MBps
+
+    @property
+    def qd1_read_iops(self) -> float:
+        """4 KiB random reads per second one stream at queue depth 1 reaches."""
+        return 1e6 / self.read_latency_us
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expander(Part):
+    """A SAS expander: ``phys`` lanes of ``lane_bus``, ``uplink_ports`` wide ports of
+    ``lanes_per_uplink`` lanes toward the host; the other phys fan out to drives."""
+
+    chip: str
+    phys: PositiveInt
+    lane_bus: str
+    uplink_ports: PositiveInt
+    lanes_per_uplink: PositiveInt
+
+    def check(self, where: str, key: str) -> None:
+        super().check(where, key)
+        if self.uplink_lanes >= self.phys:
+            raise UserError(
+                where,
+                f"{key}.uplink_ports",
+                f"{self.uplink_ports} x {self.lanes_per_uplink} uplink lanes leave none of "
+                f"the {self.phys} phys for drives",
+            )
+
+    @property
+    def uplink_lanes(self) -> int:
+        return self.uplink_ports * self.lanes_per_uplink
+
+    @property
+    def drive_phys(self) -> int:
+        """Phys left for drives (or further expanders) once the uplinks are wired."""
+        return self.phys - self.uplink_lanes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Enclosure(Part):
+    """A JBOD: ``bays`` drives behind ``io_modules`` expander modules. Each module has
+    ``host_ports`` wide ports of ``lanes_per_host_port`` lanes (``host_lane_bus``): that lane group
+    is the uplink every drive behind the module shares. A cascaded module joins its primary
+    expander to each of ``secondary_expanders`` by ``secondary_link_lanes`` lanes."""
+
+    bays: PositiveInt
+    io_modules: PositiveInt
+    host_ports: PositiveInt
+    lanes_per_host_port: PositiveInt
+    host_lane_bus: str
+    drive_lane_bus: str
+    primary_expander_phys: PositiveInt | None = None
+    secondary_expanders: PositiveInt | None = None
+    secondary_link_lanes: PositiveInt | None = None
+
+    def check(self, where: str, key: str) -> None:
+        super().check(where, key)
+        if (self.secondary_expanders is None) != (self.secondary_link_lanes is None):
+            raise UserError(where, key, "secondary_expanders and secondary_link_lanes go together")
+
+    @property
+    def host_lanes(self) -> int:
+        """Host-side lanes of one module."""
+        return self.host_ports * self.lanes_per_host_port
+
+    @property
+    def internal_lanes(self) -> int | None:
+        """Lanes from a module's primary expander to all its secondaries (None: one stage)."""
+        if self.secondary_expanders is None:
+            return None
+        return self.secondary_expanders * self.secondary_link_lanes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cpu(Part):
+    """A server processor (one socket). Peak memory bandwidth follows from the channels:
+    channels x MT/s x 8 bytes. ``copy_rate_MBps`` is one core's sustained memory-to-memory copy
+    (bytes copied per second); the host's per-byte cost of a copy is its inverse."""
+
+    cores: PositiveInt
+    threads_per_core: PositiveInt = 1
+    base_clock_GHz: PositiveFloat
+    boost_clock_GHz: PositiveFloat
+    memory_channels: PositiveInt
+    memory_type: Literal["DDR4", "DDR5"]
+    memory_MTps: PositiveFloat
+    pcie_lanes: PositiveInt | None = None
+    copy_rate_MBps: PositiveFloat
+
+    def check(self, where: str, key: str) -> None:
+        super().check(where, key)
+        if self.boost_clock_GHz < self.base_clock_GHz:
+            raise UserError(where, f"{key}.boost_clock_GHz", "must not be below base_clock_GHz")
+        if 2 * self.copy_rate_MBps > self.peak_memory_MBps:
+            raise UserError(
+                where,
+                f"{key}.copy_rate_MBps",
+                "a copy reads and writes each byte, so it cannot exceed half of "
+                f"the peak memory bandwidth ({self.peak_memory_MBps:g} MB/s)",
+            )
+
+    @property
+    def peak_memory_MBps(self) -> float:
+        """channels x MT/s x 8 bytes (a 64-bit channel), in MB/s."""
+        return self.memory_channels * self.memory_MTps * 8
+
+    @property
+    def copy_ns_per_B(self) -> float:
+        """Nanoseconds one core spends per byte it copies."""
+        return 1e3 / self.copy_rate_MBps
+
+    @property
+    def memory_ns_per_B(self) -> float:
+        """Nanoseconds per byte moved when the whole socket saturates its memory channels."""
+        return 1e3 / self.peak_memory_MBps
+
+
 CATEGORIES: dict[str, type[Part]] = {
     "disks": Disk,
     "buses": Bus,
@@ -169,7 +337,16 @@ CATEGORIES: dict[str, type[Part]] = {
     "nics": Nic,
     "hosts": Host,
     "links": Link,
+    "ssds": Ssd,
+    "expanders": Expander,
+    "enclosures": Enclosure,
+    "cpus": Cpu,
 }
+
+# The bus each new part's links must run on: an NVMe drive on PCIe 3.0 or later (128b/130b), a SATA
+# or SAS drive and an expander's or enclosure's lanes on an 8b/10b serial link.
+_SINGULAR = {"buses": "bus"}  # the category name without its plural s
+_SERIAL_ENCODING = {"nvme": "128b130b", "sata": "8b10b", "sas": "8b10b"}
 
 
 @dataclass(frozen=True)
@@ -183,7 +360,7 @@ class Catalog:
             raise UserError(
                 where,
                 key,
-                f"unknown {category[:-1]} {part_id!r}; the catalog "
+                f"unknown {_SINGULAR.get(category, category[:-1])} {part_id!r}; the catalog "
                 f"(data/hardware/{category}.yaml) has: {', '.join(sorted(table))}",
             )
         return table[part_id]
@@ -200,6 +377,19 @@ def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:
     return {str(pid): build_dataclass(cls, spec, where, str(pid)) for pid, spec in data.items()}
 
 
+def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -> None:
+    """An NVMe drive's bus is PCIe 3.0+; SATA/SAS drives and SAS lanes are 8b/10b serial links."""
+    if isinstance(part, Ssd):
+        wanted = _SERIAL_ENCODING[part.interface]
+    elif isinstance(part, (Expander, Enclosure)):
+        wanted = "8b10b"
+    else:
+        return
+    if bus.kind != "serial" or bus.encoding != wanted:
+        what = "PCI Express 3.0 or later" if wanted == "128b130b" else "an 8b/10b serial link"
+        raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
+
+
 @functools.cache
 def load() -> Catalog:
     """The whole catalog, loaded once per process; cross references checked."""
@@ -208,9 +398,10 @@ def load() -> Catalog:
     for category, table in parts.items():
         where = paths.shown(paths.HARDWARE / f"{category}.yaml")
         for pid, part in table.items():
-            for key in ("host_bus", "channel_bus"):
+            for key in ("host_bus", "channel_bus", "lane_bus", "host_lane_bus", "drive_lane_bus"):
                 if hasattr(part, key):
-                    catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
+                    bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
+                    _check_lane_encoding(part, key, bus, where, pid)
             if isinstance(part, Host):
                 for i, slot in enumerate(part.buses):
                     catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")
