@@ -390,23 +390,108 @@ def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -
         raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
 
 
+def _check_references(catalog: Catalog, table: dict[str, Part], category: str, where: str) -> None:
+    """Every bus, controller and NIC a part names is in ``catalog``."""
+    for pid, part in table.items():
+        for key in ("host_bus", "channel_bus", "lane_bus", "host_lane_bus", "drive_lane_bus"):
+            if hasattr(part, key):
+                bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
+                _check_lane_encoding(part, key, bus, where, pid)
+        if isinstance(part, Host):
+            for i, slot in enumerate(part.buses):
+                catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")
+            for i, c in enumerate(part.controllers):
+                catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")
+            for i, n in enumerate(part.nics):
+                catalog.get("nics", n, where, f"{pid}.nics[{i}]")
+
+
 @functools.cache
 def load() -> Catalog:
     """The whole catalog, loaded once per process; cross references checked."""
     parts = {category: _load_category(category, cls) for category, cls in CATEGORIES.items()}
     catalog = Catalog(parts)
     for category, table in parts.items():
-        where = paths.shown(paths.HARDWARE / f"{category}.yaml")
-        for pid, part in table.items():
-            for key in ("host_bus", "channel_bus", "lane_bus", "host_lane_bus", "drive_lane_bus"):
-                if hasattr(part, key):
-                    bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
-                    _check_lane_encoding(part, key, bus, where, pid)
-            if isinstance(part, Host):
-                for i, slot in enumerate(part.buses):
-                    catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")
-                for i, c in enumerate(part.controllers):
-                    catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")
-                for i, n in enumerate(part.nics):
-                    catalog.get("nics", n, where, f"{pid}.nics[{i}]")
+        _check_references(
+            catalog, table, category, paths.shown(paths.HARDWARE / f"{category}.yaml")
+        )
     return catalog
+
+
+def _raw(part: Part) -> dict:
+    """A part's fields as a parts file gives them (for ``like:``)."""
+    return {
+        f.name: list(v) if isinstance(v := getattr(part, f.name), tuple) else v
+        for f in fields(part)
+        if f.init
+    }
+
+
+def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:
+    """``base`` and the user's own parts: ``data`` maps a category to part ids to their parameters,
+    as the catalog's files do. A part may extend one of the catalog's with ``like: ID`` and change
+    a few values, each changed number with a source of its own; a new part needs a source for every
+    number ("measured by us on DATE" or "estimated: why" are sources). A part id the catalog (or
+    another user part) already has is refused."""
+    if not isinstance(data, dict):
+        raise UserError(where, key, "must be a mapping from category to part ids to parameters")
+    parts = {category: dict(table) for category, table in base.parts.items()}
+    added: dict[str, dict[str, Part]] = {}
+    for category, table in data.items():
+        section = f"{key}.{category}" if key else str(category)
+        if category not in CATEGORIES:
+            raise UserError(where, section, f"unknown category; allowed: {', '.join(CATEGORIES)}")
+        if not isinstance(table, dict):
+            raise UserError(where, section, "must be a mapping from part id to parameters")
+        for pid, spec in table.items():
+            at = f"{section}.{pid}"
+            if not isinstance(spec, dict):
+                raise UserError(where, at, "must be a mapping of the part's parameters")
+            if str(pid) in parts[category]:
+                raise UserError(
+                    where,
+                    at,
+                    f"the catalog already has a {category[:-1]} {pid!r}; "
+                    "give your part a new id, or extend it with like:",
+                )
+            raw = dict(spec)
+            like = raw.pop("like", None)
+            if like is not None:
+                raw = _extended(parts, category, like, raw, where, at)
+            built = build_dataclass(CATEGORIES[category], raw, where, at)
+            parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
+    catalog = Catalog(parts)
+    for category, table in added.items():
+        _check_references(catalog, table, category, where)
+    return catalog
+
+
+def _extended(parts: dict, category: str, like: object, raw: dict, where: str, at: str) -> dict:
+    """The parameters of the part ``like`` names, changed by ``raw``; every number ``raw`` changes
+    needs its own source."""
+    if not isinstance(like, str) or like not in parts[category]:
+        raise UserError(
+            where,
+            f"{at}.like",
+            f"names no {category[:-1]}; allowed: {', '.join(sorted(parts[category]))}",
+        )
+    sources = raw.get("sources") or {}
+    if not isinstance(sources, dict):
+        raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")
+    changed = [
+        k
+        for k, v in raw.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in sources
+    ]
+    if changed:
+        raise UserError(
+            where,
+            f"{at}.sources",
+            f"no source for {', '.join(changed)}, changed from "
+            f"{like}; every number you change needs one",
+        )
+    merged = _raw(parts[category][like])
+    merged.update({k: v for k, v in raw.items() if k != "sources"})
+    merged["sources"] = {**merged["sources"], **sources}
+    merged["reports"] = raw.get("reports", [])  # the reports name the catalog's part, not yours
+    return merged

@@ -38,6 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--point", action="store_true", help="the point prediction alone, without its interval"
     )
+    p.add_argument(
+        "--catalog",
+        dest="catalogs",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a parts file of your own (same format as data/hardware/, categories at the top); "
+        "repeatable",
+    )
     v = sub.add_parser("validate", help="every measured row beside its prediction, table by table")
     v.add_argument("--json", action="store_true", help="print one JSON object with rows and tables")
     v.add_argument(
@@ -90,7 +99,7 @@ def _predict(args) -> int:
     from . import scenario as scenario_module
     from .simulate import simulate
 
-    scenario = scenario_module.load(args.scenario, args.overrides)
+    scenario = scenario_module.load(args.scenario, args.overrides, catalogs=tuple(args.catalogs))
     recording = params.Recording(params.calibrated())
     result = simulate(scenario, recording)
     interval = None if args.point else _interval(scenario, recording.read)

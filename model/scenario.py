@@ -19,12 +19,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from . import catalog as catalog_module
 from . import paths, registry, yamlio
 from .errors import UserError
 from .schema import allowed_keys, build_dataclass, field_type
 from .spec import Scenario
 
-HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants")
+HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants", "parts", "catalogs")
 MAX_REFERENCE_DEPTH = 4  # a scenario naming one naming one ...: deeper is a loop
 
 
@@ -81,8 +82,11 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
 def _index(items: list, part: str, key: str, where: str) -> int:
     """``part`` as a position in ``items``, which must exist."""
     if not part.isdigit() or int(part) >= len(items):
-        raise UserError(where, key, f"no position {part} in a list of {len(items)}; allowed: "
-                                    f"0 to {len(items) - 1}")
+        raise UserError(
+            where,
+            key,
+            f"no position {part} in a list of {len(items)}; allowed: 0 to {len(items) - 1}",
+        )
     return int(part)
 
 
@@ -99,7 +103,9 @@ def read_yaml(path: Path) -> dict:
         raise UserError(where, None, "must be a YAML file, not a folder or a device")
     stat = path.stat()
     if stat.st_size > MAX_FILE_B:
-        raise UserError(where, None, f"is {stat.st_size:,} bytes; a scenario is at most {MAX_FILE_B:,}")
+        raise UserError(
+            where, None, f"is {stat.st_size:,} bytes; a scenario is at most {MAX_FILE_B:,}"
+        )
     return copy.deepcopy(_parse(str(path.resolve()), stat.st_mtime_ns, stat.st_size, where))
 
 
@@ -142,10 +148,13 @@ def load(
     overrides: tuple[str, ...] | list[str] = (),
     *,
     where_overrides: str = "--set",
+    catalogs: tuple[str | Path, ...] = (),
     _depth: int = 0,
 ) -> Scenario:
     """Load and validate a scenario, apply ``variant=NAME``, ``seed=N`` and ``dotted.key=value``
-    overrides, and load every scenario its body names."""
+    overrides, and load every scenario its body names. Its parts come from the project's catalog,
+    the user's parts files ``catalogs`` (``--catalog``, for it and every scenario it names), the
+    files its own ``catalogs:`` names (inside its folder) and its inline ``parts:``."""
     path = resolve(name_or_path)
     where = paths.shown(path)
     raw = read_yaml(path)
@@ -188,6 +197,7 @@ def load(
     for k in ("name", "description", "source"):
         if not isinstance(header.get(k), str) or not header[k]:
             raise UserError(where, k, "missing; every scenario needs a non-empty string here")
+    parts = _catalog(raw, path, where, catalogs)
     unbuilt = Scenario(
         name=header["name"],
         model=model,
@@ -199,16 +209,41 @@ def load(
         overrides=tuple(overrides),
         path=where,
         set_by=tuple(set_by),
+        catalog=parts,
     )
     try:
         built = build_dataclass(body_cls, body, where)
-        refs = _references(built, where, _depth)
+        refs = _references(built, where, catalogs, _depth)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         raise unbuilt.relocated(exc) from None
     return replace(unbuilt, body=built, refs=refs)
 
 
-def _references(body: Any, where: str, depth: int) -> dict[str, Scenario]:
+def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
+    """The project's catalog with the user's parts: files given on the command line, files the
+    scenario names (inside its own folder only) and its inline ``parts:``."""
+    parts = catalog_module.load()
+    for file in catalogs:
+        parts = catalog_module.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
+    named = raw.get("catalogs") or []
+    if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
+        raise UserError(where, "catalogs", "must be a list of parts files beside the scenario")
+    folder = path.resolve().parent
+    for i, name in enumerate(named):
+        file = (folder / name).resolve()
+        if not file.is_relative_to(folder):
+            raise UserError(
+                where,
+                f"catalogs[{i}]",
+                f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
+            )
+        parts = catalog_module.with_parts(parts, read_yaml(file), paths.shown(file), "")
+    if "parts" in raw:
+        parts = catalog_module.with_parts(parts, raw["parts"], where)
+    return parts
+
+
+def _references(body: Any, where: str, catalogs: tuple, depth: int) -> dict[str, Scenario]:
     """Load the scenarios ``body`` names; a mistake in one is told as the key that names it."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
@@ -252,7 +287,7 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
     raw = _plain(scenario.body)
     raw.update(_plain(changes))
     body = build_dataclass(type(scenario.body), raw, where)
-    return replace(scenario, body=body, refs=_references(body, where, 0))
+    return replace(scenario, body=body, refs=_references(body, where, (), 0))
 
 
 def variants_of(name_or_path: str | Path) -> list[str]:

@@ -18,6 +18,6 @@ def simulate(scenario: Scenario, params: dict[str, float] | None = None) -> Resu
     values = params_module.calibrated() if params is None else params
     record = registry.get(scenario.model, scenario.path)
     try:
-        return record.simulate(scenario, catalog_module.load(), values)
+        return record.simulate(scenario, scenario.catalog or catalog_module.load(), values)
     except UserError as exc:  # a value the model rejects: name the override or variant that set it
         raise scenario.relocated(exc) from None

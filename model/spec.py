@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .catalog import Catalog
 from .errors import UserError
 from .freeparameter import FreeParameter
 
@@ -43,6 +44,7 @@ class Scenario:
     # (dotted key, where its value came from) for each key not from the file
     set_by: tuple[tuple[str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there
+    catalog: Catalog | None = None  # the parts it may name: the project's and the user's own
 
     def where(self, key: str) -> str:
         """Where the value at ``key`` (or the mapping that holds it) was set: an override, a

@@ -1,0 +1,202 @@
+"""The user's own parts: parts files (``catalogs:``, ``--catalog``), inline ``parts:``, ``like:``,
+checked as the project's catalog is."""
+
+import json
+
+import pytest
+import yaml
+
+from model import catalog, scenario
+from model.simulate import simulate
+
+PARTS = {
+    "disks": {
+        "quote_hdd": {
+            "name": "A vendor's 7200 rpm SAS drive (from the quote)",
+            "interface": "sas",
+            "capacity_GB": 4000,
+            "rpm": 7200,
+            "avg_seek_read_ms": 8.5,
+            "track_to_track_ms": 0.5,
+            "full_stroke_ms": 16,
+            "cache_MB": 128,
+            "media_rate_outer_MBps": 200,
+            "media_rate_inner_MBps": 100,
+            "interface_rate_MBps": 600,
+            "sources": {
+                k: "the vendor's quote of 2026-11-20"
+                for k in (
+                    "capacity_GB",
+                    "rpm",
+                    "avg_seek_read_ms",
+                    "track_to_track_ms",
+                    "full_stroke_ms",
+                    "cache_MB",
+                    "media_rate_outer_MBps",
+                    "media_rate_inner_MBps",
+                    "interface_rate_MBps",
+                )
+            },
+        }
+    },
+    "controllers": {
+        "quote_hba": {
+            "name": "The quote's eight-port SAS HBA",
+            "type": "hba",
+            "host_bus": "pcie3_x8",
+            "channels": 8,
+            "channel_bus": "sas_6g_lane",
+            "sources": {"channels": "the vendor's quote of 2026-11-20"},
+        }
+    },
+    "hosts": {
+        "quote_server": {
+            "name": "The quote's one-socket server",
+            "cpus": 1,
+            "cores_per_cpu": 8,
+            "threads_per_core": 1,
+            "clock_GHz": 3.0,
+            "copy_rate_MBps": 8000,
+            "memory_MB": 65536,
+            "arch_bits": 64,
+            "buses": [{"bus": "pcie3_x8", "count": 2}],
+            "controllers": ["quote_hba"],
+            "sources": {
+                k: "estimated: a 2020s one-socket server"
+                for k in (
+                    "cpus",
+                    "cores_per_cpu",
+                    "threads_per_core",
+                    "clock_GHz",
+                    "copy_rate_MBps",
+                    "memory_MB",
+                    "arch_bits",
+                )
+            },
+        }
+    },
+}
+
+
+def _scenario(drives: int, **header) -> dict:
+    return {
+        "name": "quote_array",
+        "model": "storage",
+        "description": "md RAID0 of the quote's drives behind its HBA",
+        "source": "a vendor's quote",
+        "host": "quote_server",
+        "buses": {"slot": {"part": "pcie3_x8"}},
+        "controllers": {"hba": {"part": "quote_hba", "bus": "slot"}},
+        "volumes": {
+            "md0": {
+                "level": "raid0",
+                "disks": {
+                    "part": "quote_hdd",
+                    "count": drives,
+                    "attach": [f"hba.{i}" for i in range(drives)],
+                },
+            }
+        },
+        "workload": {"op": "read", "target": "md0", "total_MB": 4000, "request_KiB": 1024},
+        **header,
+    }
+
+
+def _write(path, data) -> str:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return str(path)
+
+
+def test_an_array_of_parts_the_catalog_does_not_hold_predicts_from_a_parts_file(tmp_path):
+    _write(tmp_path / "quote_parts.yaml", PARTS)
+    s = scenario.load(_write(tmp_path / "quote.yaml", _scenario(4, catalogs=["quote_parts.yaml"])))
+    for kind, pid in (("disks", "quote_hdd"), ("hosts", "quote_server")):
+        assert pid not in catalog.load().parts[kind]
+    r = simulate(s)
+    # four drives near their outer zone, nothing else in the way: about 4 x 200 MB/s, never more
+    assert r.throughput_MBps <= r.bound_MBps * (1 + 1e-9)
+    assert 3 * 190 < r.throughput_MBps <= 4 * 200
+    assert r.bottleneck.startswith("disk md0")
+
+
+def test_inline_parts_and_the_cli_catalog_flag_give_the_same_answer(tmp_path, run_cli):
+    inline = simulate(scenario.load(_write(tmp_path / "a.yaml", _scenario(2, parts=PARTS))))
+    parts_file = _write(tmp_path / "p.yaml", PARTS)
+    status, out, err = run_cli(
+        "predict",
+        _write(tmp_path / "b.yaml", _scenario(2)),
+        "--catalog",
+        parts_file,
+        "--json",
+        "--point",
+    )
+    assert status == 0, err
+    assert json.loads(out)["throughput_MBps"] == pytest.approx(inline.throughput_MBps, rel=1e-12)
+
+
+def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tmp_path, run_cli):
+    faster = {
+        "disks": {
+            "fast_wd": {
+                "like": "wd1200jb",
+                "rpm": 10000,
+                "sources": {"rpm": "measured by us on 2026-11-24"},
+            }
+        }
+    }
+    s = scenario.load(_write(tmp_path / "s.yaml", _scenario(1, parts={**PARTS, **faster})))
+    part = s.catalog.get("disks", "fast_wd", "", "")
+    base = catalog.load().get("disks", "wd1200jb", "", "")
+    assert part.rpm == 10000 and part.cache_MB == base.cache_MB and part.reports == ()
+    unsourced = {"disks": {"fast_wd": {"like": "wd1200jb", "rpm": 10000}}}
+    status, _, err = run_cli("predict", _write(tmp_path / "u.yaml", _scenario(1, parts=unsourced)))
+    assert status == 2 and err.count("\n") == 1
+    assert "parts.disks.fast_wd.sources: no source for rpm, changed from wd1200jb" in err
+
+
+@pytest.mark.parametrize(
+    "parts, message",
+    [
+        (
+            {"disks": {"wd1200jb": {"like": "wd1200jb"}}},
+            "the catalog already has a disk 'wd1200jb'",
+        ),
+        ({"disks": {"x": {"like": "no_such_drive"}}}, "parts.disks.x.like: names no disk"),
+        ({"gadgets": {}}, "parts.gadgets: unknown category; allowed: disks"),
+        (
+            {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "sources": {}}}},
+            "parts.controllers.c.sources: no source for channels",
+        ),
+        (
+            {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "host_bus": "warp9"}}},
+            "c.host_bus: unknown bus 'warp9'",
+        ),
+    ],
+)
+def test_a_mistake_in_a_part_is_one_line_and_status_2(tmp_path, run_cli, parts, message):
+    status, out, err = run_cli("predict", _write(tmp_path / "s.yaml", _scenario(1, parts=parts)))
+    assert status == 2 and not out and err.count("\n") == 1
+    assert message in err
+
+
+def test_a_parts_file_is_read_only_inside_the_scenario_s_folder(tmp_path, run_cli):
+    (tmp_path / "outside.yaml").write_text(yaml.safe_dump(PARTS))
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    for name in ("../outside.yaml", str(tmp_path / "outside.yaml")):
+        status, _, err = run_cli("predict", _write(inner / "s.yaml", _scenario(1, catalogs=[name])))
+        assert status == 2 and "catalogs[0]: must be a file in" in err
+
+
+def test_the_same_part_id_twice_across_parts_files_is_refused(tmp_path, run_cli):
+    first = _write(tmp_path / "one.yaml", PARTS)
+    second = _write(tmp_path / "two.yaml", {"disks": PARTS["disks"]})
+    status, _, err = run_cli(
+        "predict",
+        _write(tmp_path / "s.yaml", _scenario(1)),
+        "--catalog",
+        first,
+        "--catalog",
+        second,
+    )
+    assert status == 2 and "disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
