@@ -25,7 +25,9 @@ def config(storage: tuple[str, ...] | None = None, **changes):
 
 
 def predict(configured, values=None):
-    return ingest.predict(configured, catalog.load(), params.calibrated() if values is None else values)
+    return ingest.predict(
+        configured, catalog.load(), params.calibrated() if values is None else values
+    )
 
 
 PAYLOAD = ingest.smb_payload_per_byte(BASE.body)
@@ -186,9 +188,7 @@ def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
     status, out, _ = run_cli("predict", "em_ingest_microscopes", "--json")
     assert status == 0
     data = json.loads(out)
-    assert data["throughput_MBps"] == pytest.approx(
-        predict(BASE).aggregate_MBps, rel=1e-9
-    )
+    assert data["throughput_MBps"] == pytest.approx(predict(BASE).aggregate_MBps, rel=1e-9)
     status, out, _ = run_cli(
         "predict", "em_ingest_microscopes", "--set", "variant=unlucky_hash", "--json"
     )

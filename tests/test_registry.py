@@ -86,13 +86,17 @@ def _imports(path: Path) -> list[str]:
 def test_no_model_module_imports_the_loader_or_simulate():
     for package in MODEL_PACKAGES:
         for path in sorted((paths.PROJECT_ROOT / "model" / package).glob("*.py")):
-            above = {m.split(".")[1] for m in _imports(path) if m.count(".") >= 1} & ABOVE_THE_MODELS
+            above = {
+                m.split(".")[1] for m in _imports(path) if m.count(".") >= 1
+            } & ABOVE_THE_MODELS
             assert not above, f"{path.name} imports model.{above.pop()}"
 
 
 def test_the_package_has_no_import_cycle():
     modules = {
-        ".".join(p.relative_to(paths.PROJECT_ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+        ".".join(p.relative_to(paths.PROJECT_ROOT).with_suffix("").parts).removesuffix(
+            ".__init__"
+        ): p
         for p in (paths.PROJECT_ROOT / "model").rglob("*.py")
     }
     # a module's own packages run before it whatever it imports: those edges are no cycle

@@ -49,6 +49,17 @@ class ControllerSlot:
 
 
 @dataclass(frozen=True)
+class Shelf:
+    """A JBOD shelf (a catalog ``enclosures`` part) or a bare SAS expander (``expanders``) whose
+    uplink is cabled to controller ports: ``uplink`` lists the ``CONTROLLER.CHANNEL`` each uplink
+    lane takes (a 4-lane wide port is four channels of one controller). Every drive behind it
+    shares that lane group; drives attach to it as ``SHELF.BAY``."""
+
+    part: str
+    uplink: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class DiskSet:
     """``count`` identical drives; ``attach`` lists the ``controller.channel`` of each, in order."""
 
@@ -144,8 +155,24 @@ class StorageBody:
     volumes: dict[str, Volume]
     workload: StorageWorkload
     kernel: Kernel = field(default_factory=Kernel)
+    shelves: dict[str, Shelf] = field(default_factory=dict)  # JBODs and expanders, by name
 
     def check(self, where: str, key: str) -> None:
+        taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
+        for name, shelf in self.shelves.items():
+            if name in self.controllers:
+                raise UserError(where, f"shelves.{name}", "a shelf and a controller share this name")
+            owners = {point.partition(".")[0] for point in shelf.uplink}
+            for i, point in enumerate(shelf.uplink):
+                at = f"shelves.{name}.uplink[{i}]"
+                self._check_point(point, self.controllers, "CONTROLLER.CHANNEL", where, at)
+                if point in taken:
+                    raise UserError(where, at, f"{point} is already taken by {taken[point]}")
+                taken[point] = at
+            if len(owners) > 1:
+                raise UserError(
+                    where, f"shelves.{name}.uplink", "a wide port's lanes are on one controller"
+                )
         for name, slot in self.controllers.items():
             if slot.bus not in self.buses:
                 raise UserError(
@@ -153,7 +180,6 @@ class StorageBody:
                     f"controllers.{name}.bus",
                     f"unknown bus segment {slot.bus!r}; allowed: {', '.join(self.buses)}",
                 )
-        taken: dict[str, str] = {}  # attach point -> the key that put a used drive there
         for vname, volume in self.volumes.items():
             for i, seg in enumerate(volume.group_paths):
                 if seg not in self.buses:
@@ -162,20 +188,12 @@ class StorageBody:
                         f"volumes.{vname}.group_paths[{i}]",
                         f"unknown bus segment {seg!r}; allowed: {', '.join(self.buses)}",
                     )
+            holders = {**self.controllers, **self.shelves}
             for i, point in enumerate(volume.disks.attach):
-                ctrl, _, channel = point.partition(".")
                 at = f"volumes.{vname}.disks.attach[{i}]"
-                if ctrl not in self.controllers or not channel.isdigit():
-                    raise UserError(
-                        where,
-                        at,
-                        f"must be CONTROLLER.CHANNEL with a controller among "
-                        f"{', '.join(self.controllers)}, got {point!r}",
-                    )
+                self._check_point(point, holders, "CONTROLLER.CHANNEL or SHELF.BAY", where, at)
                 if i < volume.disks.count and point in taken:  # a drive the volume uses
-                    raise UserError(
-                        where, at, f"{point} already holds the drive of {taken[point]}"
-                    )
+                    raise UserError(where, at, f"{point} is already taken by {taken[point]}")
                 taken.setdefault(point, at)
         w = self.workload
         for role, name in (("target", w.target), ("source", w.source)):
@@ -187,3 +205,11 @@ class StorageBody:
                 )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
+
+    @staticmethod
+    def _check_point(point: str, holders: dict, form: str, where: str, at: str) -> None:
+        holder, _, number = point.partition(".")
+        if holder not in holders or not number.isdigit():
+            raise UserError(
+                where, at, f"must be {form} with one of {', '.join(holders)}, got {point!r}"
+            )

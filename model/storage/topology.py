@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalog import Catalog, Controller, Disk, Host
+from ..catalog import Catalog, Controller, Disk, Enclosure, Expander, Host
 from ..errors import NotModelled, UserError
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
@@ -102,7 +102,8 @@ def build(
             ),
         )
 
-    def channel(point: str, ctrl: Controller, cname: str) -> FlowResource:
+    def channel_rate_Bps(ctrl: Controller, cname: str) -> float:
+        """What one of the controller's drive channels carries, in the mode its driver set."""
         ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
         mode = body.controllers[cname].channel_mode
         if mode is not None:  # the driver programmed a slower mode than the controller's best
@@ -121,7 +122,79 @@ def build(
                     f"{ctrl.channel_bus}; allowed: {', '.join(slower)}",
                 )
             ch_bus = set_bus
-        return resource(f"channel {point}", lambda: ch_bus.peak_MBps * 1e6 * efficiency)
+        return ch_bus.peak_MBps * 1e6 * efficiency
+
+    def controller_channel(point: str, at: str) -> tuple[str, float]:
+        """The controller a ``CONTROLLER.CHANNEL`` point is on, and what the channel carries."""
+        cname, _, number = point.partition(".")
+        ctrl, _ = controller(cname)
+        if int(number) >= ctrl.channels:
+            raise UserError(
+                where, at, f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}"
+            )
+        return cname, channel_rate_Bps(ctrl, cname)
+
+    def shelf_part(name: str) -> Enclosure | Expander:
+        part_id = body.shelves[name].part
+        for category in ("enclosures", "expanders"):
+            if part_id in catalog.parts[category]:
+                return catalog.parts[category][part_id]
+        known = sorted(catalog.parts["enclosures"]) + sorted(catalog.parts["expanders"])
+        raise UserError(
+            where,
+            f"shelves.{name}.part",
+            f"no enclosure or expander {part_id!r}; allowed: " + ", ".join(known),
+        )
+
+    def uplink(name: str) -> tuple[str, list[FlowResource]]:
+        """The shelf's lane group toward its controller (every lane the lesser of the controller's
+        channel and the shelf's host lane) and, in a cascaded JBOD, its expanders' internal lanes."""
+        shelf, part = body.shelves[name], shelf_part(name)
+        lanes = part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
+        host_bus_id = part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
+        if len(shelf.uplink) > lanes:
+            raise UserError(
+                where,
+                f"shelves.{name}.uplink",
+                f"{part.name} takes at most {lanes} uplink lanes "
+                f"(one module's host ports), got {len(shelf.uplink)}",
+            )
+        host_lane = catalog.get("buses", host_bus_id, where, f"shelves.{name}.part")
+        channels = [
+            controller_channel(p, f"shelves.{name}.uplink[{k}]") for k, p in enumerate(shelf.uplink)
+        ]
+        capacity = sum(min(rate, host_lane.peak_MBps * 1e6 * efficiency) for _, rate in channels)
+        links = [resource(f"uplink {name}", lambda: capacity)]
+        if isinstance(part, Enclosure) and part.internal_lanes:
+            inner = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
+            links.append(
+                resource(
+                    f"expanders {name}",
+                    lambda: part.internal_lanes * inner.peak_MBps * 1e6 * efficiency,
+                )
+            )
+        return channels[0][0], links
+
+    def drive_links(point: str, at: str) -> tuple[str, list[FlowResource]]:
+        """The controller a drive's bytes reach and the links they cross on the way there: its
+        controller channel, or its shelf's bay, expanders and uplink."""
+        holder, _, number = point.partition(".")
+        if holder not in body.shelves:
+            cname, rate_Bps = controller_channel(point, at)
+            return cname, [resource(f"channel {point}", lambda: rate_Bps)]
+        part = shelf_part(holder)
+        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
+        if int(number) >= bays:
+            raise UserError(where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
+        bay_bus = catalog.get(
+            "buses",
+            part.drive_lane_bus if isinstance(part, Enclosure) else part.lane_bus,
+            where,
+            f"shelves.{holder}.part",
+        )
+        cname, links = uplink(holder)
+        bay = resource(f"bay {point}", lambda: bay_bus.peak_MBps * 1e6 * efficiency)
+        return cname, [bay, *links]
 
     def raid_processor(ctrl: Controller, cname: str, group: int) -> tuple[FlowResource, float]:
         """The RAID processor that keeps ``group``, and its busy seconds per cache block."""
@@ -189,24 +262,20 @@ def build(
                 continue
             members = range(g * per_group, (g + 1) * per_group)
             for i in members:
-                point = volume.disks.attach[i]
-                cname, _, number = point.partition(".")
+                cname, links = drive_links(
+                    volume.disks.attach[i], f"volumes.{vname}.disks.attach[{i}]"
+                )
                 ctrl, ctrl_res = controller(cname)
-                if int(number) >= ctrl.channels:
-                    raise UserError(
-                        where,
-                        f"volumes.{vname}.disks.attach[{i}]",
-                        f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}",
-                    )
                 dres = resource(f"disk {vname}.{i}", lambda: rate_Bps)
                 disks[vname].append((dres.name, part))
                 add(dres, g_share * surface)
-                add(channel(point, ctrl, cname), g_share * surface)
+                for link in links:
+                    add(link, g_share * surface)
                 if volume.engine == "md":
                     add(ctrl_res, g_share * surface)
                     add(segment(body.controllers[cname].bus), g_share * surface)
             # the group's user bytes between the host and whoever keeps its layout
-            cname = volume.disks.attach[members[0]].partition(".")[0]
+            cname = drive_links(volume.disks.attach[members[0]], "")[0]
             ctrl, ctrl_res = controller(cname)
             driver[vname] += g_share * driver_cost(cname)
             if (

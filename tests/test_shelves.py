@@ -1,0 +1,97 @@
+"""JBOD shelves and SAS expanders: a controller's ports fan out to many drives, and the uplink is
+one lane group every drive behind it shares."""
+
+import pytest
+from quote_parts import PARTS, write
+
+from model import catalog, scenario
+from model.params import calibrated
+from model.simulate import simulate
+
+LANE_MBps = catalog.load().get("buses", "sas_12g_lane", "", "").peak_MBps  # 12 Gb/s, 8b/10b
+
+
+def _shelf(drives: int, uplink: list[str], part: str = "wd_ultrastar_data60") -> dict:
+    return {
+        "name": "sixty_bay_shelf",
+        "model": "storage",
+        "description": "md RAID0 of near-line drives in a JBOD behind one HBA",
+        "source": "a planner's proposal",
+        "parts": {"hosts": PARTS["hosts"], "controllers": PARTS["controllers"]},
+        "host": "quote_server",
+        "buses": {"slot": {"part": "pcie3_x8"}},
+        "controllers": {"hba": {"part": "broadcom_9400_8i", "bus": "slot"}},
+        "shelves": {"jbod": {"part": part, "uplink": uplink}},
+        "volumes": {
+            "md0": {
+                "level": "raid0",
+                "disks": {
+                    "part": "exos_x18_st18000nm004j",
+                    "count": drives,
+                    "attach": [f"jbod.{i}" for i in range(drives)],
+                },
+            }
+        },
+        # eight readers, one a core: one dd alone is held by its core's copies near 1.4 GB/s
+        "workload": {
+            "op": "read",
+            "target": "md0",
+            "total_MB": 2000,
+            "request_KiB": 1024,
+            "streams": 8,
+        },
+    }
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 4])
+def test_the_uplink_caps_every_drive_behind_it(tmp_path, lanes):
+    # 24 drives of 270 MB/s behind an 8-port HBA: the shelf's wide port is the limit
+    uplink = [f"hba.{i}" for i in range(lanes)]
+    r = simulate(scenario.load(write(tmp_path / "s.yaml", _shelf(24, uplink))))
+    cap_MBps = lanes * LANE_MBps * calibrated()["bus_efficiency"]
+    assert r.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
+    assert r.bottleneck == "uplink jbod"
+    assert cap_MBps * 0.99 < r.throughput_MBps <= r.bound_MBps
+
+
+def test_a_few_drives_behind_a_wide_uplink_run_at_the_drives_rate(tmp_path):
+    r = simulate(
+        scenario.load(write(tmp_path / "s.yaml", _shelf(4, [f"hba.{i}" for i in range(4)])))
+    )
+    assert r.bottleneck.startswith("disk md0")
+    assert r.throughput_MBps < 4 * 270 < 4 * LANE_MBps
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            {"part": "one_port_expander", "uplink": [f"hba.{i}" for i in range(5)]},
+            "takes at most 4 uplink lanes",
+        ),
+        ({"part": "no_such_shelf"}, "shelves.jbod.part: no enclosure or expander 'no_such_shelf'"),
+        ({"uplink": ["hba.9"]}, "has channels 0 to 7, got 'hba.9'"),
+    ],
+)
+def test_a_shelf_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):
+    data = _shelf(2, ["hba.0"])
+    data["parts"]["expanders"] = {
+        "one_port_expander": {
+            "like": "adaptec_aec_82885t",
+            "uplink_ports": 1,
+            "sources": {"uplink_ports": "estimated: a cabling with one wide port"},
+        }
+    }
+    data["shelves"]["jbod"].update(change)
+    status, out, err = run_cli("predict", write(tmp_path / "s.yaml", data))
+    assert status == 2 and not out and err.count("\n") == 1 and message in err
+
+
+def test_a_bay_the_shelf_does_not_have_and_a_lane_used_twice_are_refused(tmp_path, run_cli):
+    data = _shelf(2, ["hba.0"])
+    data["volumes"]["md0"]["disks"]["attach"] = ["jbod.0", "jbod.60"]
+    status, _, err = run_cli("predict", write(tmp_path / "a.yaml", data))
+    assert status == 2 and "has bays 0 to 59, got 'jbod.60'" in err
+    data = _shelf(2, ["hba.0", "hba.0"])
+    status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
+    assert status == 2 and "shelves.jbod.uplink[1]: hba.0 is already taken" in err
