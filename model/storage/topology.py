@@ -240,6 +240,21 @@ def build(
         groups = group_shares(volume)
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
         surface = drive_share(volume.level, per_group, volume_op)
+        # what the workload's data takes on each drive of its busiest group: it must fit
+        footprint_B = (
+            body.workload.streams
+            * bytes_per_stream
+            * max(groups)
+            * drive_share(volume.level, per_group, "write")
+        )
+        if footprint_B > part.capacity_GB * 1e9:
+            need_GB = body.workload.streams * bytes_per_stream / 1e9
+            raise UserError(
+                where,
+                "workload.total_MB",
+                f"{need_GB:,.6g} GB of data do not fit on volume {vname}: it would take "
+                f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive",
+            )
         span = (
             body.workload.streams
             * bytes_per_stream
