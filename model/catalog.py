@@ -390,6 +390,13 @@ def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -
         raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
 
 
+def nic_rate_Bps(catalog: Catalog, nic: Nic) -> float:
+    """What a NIC moves each way, bytes per second: its line rate, or the peak of the host bus it
+    sits on (``host_bus``) where that is less (a 100 GbE card in a PCIe 3.0 x8 slot)."""
+    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+    return min(nic.rate_Gbps * 1e9 / 8.0, bus.peak_MBps * 1e6)
+
+
 def _check_references(catalog: Catalog, table: dict[str, Part], category: str, where: str) -> None:
     """Every bus, controller and NIC a part names is in ``catalog``."""
     for pid, part in table.items():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, Host, Nic
+from ..catalog import Catalog, Host, Nic, nic_rate_Bps
 from ..sim.flows import FlowNetwork, FlowResource
 
 
@@ -66,7 +66,8 @@ def host_net(
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    nics = [net.resource(f"nic {label}.{i}", nic.rate_Gbps * 1e9 / 8.0) for i in range(members)]
+    rate_Bps = nic_rate_Bps(catalog, nic)
+    nics = [net.resource(f"nic {label}.{i}", rate_Bps) for i in range(members)]
     return HostNet(
         label=label,
         host=host,

@@ -58,7 +58,7 @@ from collections.abc import Callable
 
 import simpy
 
-from ..catalog import Catalog, Disk, Nic
+from ..catalog import Catalog, Disk, Nic, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from ..result import Result
@@ -279,7 +279,7 @@ class Server:
         env: simpy.Environment,
         body: DownloadBody,
         disk: Disk,
-        nic: Nic,
+        nic_Bps: float,
         params: dict[str, float],
         read_ahead_KiB: float,
         rng: random.Random,
@@ -288,9 +288,7 @@ class Server:
         self.rng = rng
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
-        self.link = self.net.resource(
-            "server link", nic.rate_Gbps * 1e9 / 8 / tcp_wire_per_byte(body.mtu_B)
-        )
+        self.link = self.net.resource("server link", nic_Bps / tcp_wire_per_byte(body.mtu_B))
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
         self.worker_busy_s = 0.0
@@ -455,7 +453,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     env = simpy.Environment()
     rng = random.Random(int(stream(scenario.seed, "download").integers(2**63)))
-    server = Server(env, body, disk, nic, params, read_ahead, rng)
+    server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng)
     pairs = body.workload.files
     simulated = min(pairs, SIMULATED_PAIRS)
     remaining = [simulated]

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import simpy
 
 from .. import catalog as catalog_module
+from ..catalog import nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import add, charge, host_net, partition_bound_Bps
@@ -171,7 +172,7 @@ def predict(
     cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
     usages, flows = [], []
     for i, member in enumerate(members):
-        nic = net.resource(f"nic client.{i}", client_nic.rate_Gbps * 1e9 / 8.0)
+        nic = net.resource(f"nic client.{i}", nic_rate_Bps(catalog, client_nic))
         smbd = side.process(f"smbd{i}")
         stage_of.update({nic: STAGES[0], smbd: STAGES[3]})
         usage = storage_stream.stream_usage(

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from ..catalog import Catalog, Host, Link, Nic
+from ..catalog import Catalog, Host, Link, Nic, nic_rate_Bps
 from ..errors import UserError
 from ..network import tcp
 from ..result import Result
@@ -88,7 +88,7 @@ def machines(scenario: Scenario, catalog: Catalog) -> Machines:
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
             )
-        return host, nic.rate_Gbps
+        return host, nic_rate_Bps(catalog, nic) * 8 / 1e9
 
     director, director_Gbps = host_and_rate("director", body.director.host, body.director.nic)
     real, real_Gbps = host_and_rate("real_servers", body.real_servers.host, body.real_servers.nic)

@@ -161,7 +161,9 @@ class StorageBody:
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
         for name, shelf in self.shelves.items():
             if name in self.controllers:
-                raise UserError(where, f"shelves.{name}", "a shelf and a controller share this name")
+                raise UserError(
+                    where, f"shelves.{name}", "a shelf and a controller share this name"
+                )
             owners = {point.partition(".")[0] for point in shelf.uplink}
             for i, point in enumerate(shelf.uplink):
                 at = f"shelves.{name}.uplink[{i}]"

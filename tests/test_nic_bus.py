@@ -1,0 +1,40 @@
+"""A NIC's host bus caps its link: a 10 GbE card in a 64-bit/66 MHz PCI slot moves at most the
+slot's 533 MB/s."""
+
+import pytest
+import yaml
+
+from model import catalog, scenario
+from model.catalog import nic_rate_Bps
+from model.network import tcp
+from model.params import calibrated
+from model.servers import ingest
+
+SLOW_SLOT_NIC = {
+    "like": "nic_10gbe",
+    "host_bus": "pci_64_66",
+    "name": "A 10 GbE card in a 64-bit/66 MHz PCI slot",
+}
+
+
+def test_the_slower_of_line_rate_and_host_bus_is_the_nic_s_rate():
+    parts = catalog.with_parts(catalog.load(), {"nics": {"slow": SLOW_SLOT_NIC}}, "test")
+    slot_Bps = parts.get("buses", "pci_64_66", "", "").peak_MBps * 1e6
+    assert slot_Bps < 10e9 / 8
+    assert nic_rate_Bps(parts, parts.get("nics", "slow", "", "")) == pytest.approx(slot_Bps)
+    ten = catalog.load().get("nics", "nic_10gbe", "", "")
+    assert nic_rate_Bps(catalog.load(), ten) == pytest.approx(10e9 / 8)
+
+
+def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
+    data = yaml.safe_load(scenario.resolve("em_ingest_microscopes").read_text())
+    data.update(clients=1, client_nic="slow", parts={"nics": {"slow": SLOW_SLOT_NIC}})
+    path = tmp_path / "slow_slot.yaml"
+    path.write_text(yaml.safe_dump(data))
+    s = scenario.load(path)
+    cheap = dict(calibrated(), io_copy_passes=1.0)  # the network, not smbd, limits
+    r = ingest.predict(s, s.catalog, cheap)
+    slot_Bps = s.catalog.get("buses", "pci_64_66", "", "").peak_MBps * 1e6
+    per_image_byte = tcp.tcp_wire_per_byte(1500) * ingest.smb_payload_per_byte(s.body)
+    assert r.aggregate_MBps == pytest.approx(slot_Bps / per_image_byte / 1e6, rel=1e-9)
+    assert r.bottleneck_stage == "acquisition NICs"
