@@ -40,6 +40,7 @@ POSITIVE_INT = Bound(1.0, words="a positive integer")
 
 PositiveInt = Annotated[int, POSITIVE_INT]
 NonNegativeInt = Annotated[int, Bound(0.0, words="zero or a positive integer")]
+Share = Annotated[float, Bound(0.0, 1.0, words="a share from 0 to 1")]
 PositiveFloat = Annotated[float, POSITIVE]
 NonNegativeFloat = Annotated[float, NON_NEGATIVE]
 

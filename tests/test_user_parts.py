@@ -5,10 +5,12 @@ import json
 
 import pytest
 import yaml
-from quote_parts import PARTS, write as _write
+from quote_parts import PARTS
+from quote_parts import write as _write
 
 from model import catalog, scenario
 from model.simulate import simulate
+from model.storage import disk as disk_model
 
 
 def _scenario(drives: int, **header) -> dict:
@@ -128,3 +130,24 @@ def test_the_same_part_id_twice_across_parts_files_is_refused(tmp_path, run_cli)
         second,
     )
     assert status == 2 and "disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
+
+
+def test_where_the_data_lie_on_the_platters_sets_the_zone_s_rate(tmp_path, run_cli):
+    rates = {}
+    for start in (0.0, 0.9):
+        data = _scenario(1, parts=PARTS)
+        data["workload"]["start_fraction"] = start
+        rates[start] = simulate(scenario.load(_write(tmp_path / "s.yaml", data))).throughput_MBps
+    disk = scenario.load(_write(tmp_path / "s.yaml", _scenario(1, parts=PARTS))).catalog
+    drive = disk.get("disks", "quote_hdd", "", "")
+    span = 4000e6 / (drive.capacity_GB * 1e9)
+    expected = {s: disk_model.mean_rate_MBps(drive, 1.0, s, span) for s in rates}
+    assert rates[0.9] / rates[0.0] == pytest.approx(expected[0.9] / expected[0.0], rel=1e-3)
+    assert 100 < rates[0.9] < rates[0.0] < 200  # inner zone 100 MB/s, outer 200 MB/s
+    status, _, err = run_cli(
+        "predict",
+        _write(tmp_path / "s.yaml", _scenario(1, parts=PARTS)),
+        "--set",
+        "workload.start_fraction=0.9999999",
+    )
+    assert status == 2 and err.startswith("--set: workload.start_fraction: 4 GB of data do not fit")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import UserError
-from ..schema import PositiveFloat, PositiveInt
+from ..schema import PositiveFloat, PositiveInt, Share
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
 
@@ -145,6 +145,9 @@ class StorageWorkload:
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1
     runs: PositiveInt = 1  # the test repeated back to back; the figure is their mean
+    # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
+    # fastest zone), 0.9 the last tenth near the inner edge
+    start_fraction: Share = 0.0
 
 
 @dataclass(frozen=True)

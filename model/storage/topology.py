@@ -247,13 +247,16 @@ def build(
             * max(groups)
             * drive_share(volume.level, per_group, "write")
         )
-        if footprint_B > part.capacity_GB * 1e9:
+        start = body.workload.start_fraction
+        if footprint_B > (1.0 - start) * part.capacity_GB * 1e9:
             need_GB = body.workload.streams * bytes_per_stream / 1e9
+            fits_from_the_edge = footprint_B <= part.capacity_GB * 1e9
             raise UserError(
                 where,
-                "workload.total_MB",
+                "workload.start_fraction" if fits_from_the_edge else "workload.total_MB",
                 f"{need_GB:,.6g} GB of data do not fit on volume {vname}: it would take "
-                f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive",
+                f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
+                + (f" from {start:.6g} of the way in" if start else ""),
             )
         span = (
             body.workload.streams
@@ -263,7 +266,7 @@ def build(
             / (part.capacity_GB * 1e9)
         )
         rate_Bps = (
-            disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
+            disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span) * 1e6
         )
         use: dict[FlowResource, float] = {}
         disks[vname] = []
