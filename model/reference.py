@@ -76,20 +76,22 @@ UNIT_EXCEPTIONS: dict[tuple[str, str], str] = {
 }
 
 # The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).
-HEADER: dict[str, tuple[str, str, str]] = {  # key -> (type, default, meaning)
-    "name": ("string", "required", "the scenario's name, printed with every prediction"),
-    "model": ("string", "required", "which registered model simulates it (the sections below)"),
-    "description": ("string", "required", "what the scenario describes, in words"),
+HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allowed, meaning)
+    "name": ("string", "required", "", "The scenario's name, printed with every prediction."),
+    "model": ("string", "required", "a registered model", "The model that simulates it."),
+    "description": ("string", "required", "", "What the scenario describes, in words."),
     "source": (
         "string",
         "required",
-        "where its figures come from: a report and section, or 'estimated' and why",
+        "",
+        "Where its figures come from: a report and its section, or 'estimated' and why.",
     ),
-    "seed": ("integer", "1", "the seed of the run's random streams (zero or a positive integer)"),
+    "seed": ("integer", "1", "zero or a positive integer", "The seed of the run's random streams."),
     "variants": (
         "mapping",
         "none",
-        "named sets of dotted.key: value overrides; --set variant=NAME picks one",
+        "",
+        "Named sets of dotted.key: value overrides; --set variant=NAME picks one.",
     ),
 }
 
@@ -317,7 +319,10 @@ def references() -> list[ModelReference]:
 
 
 def header_section() -> Section:
-    keys = tuple(Key(k, t, "", d, "", m) for k, (t, d, m) in HEADER.items())
+    models = ", ".join(registry.MODELS)
+    keys = tuple(
+        Key(k, t, "", d, models if k == "model" else a, m) for k, (t, d, a, m) in HEADER.items()
+    )
     return Section("", "The keys every scenario file has, whatever its model.", keys)
 
 
