@@ -136,33 +136,32 @@ def _strip(tp: Any) -> tuple[Any, bool]:
     """``tp`` without ``Annotated`` and ``None``, and whether it may be left unset (None)."""
     optional = False
     while True:
-        origin = typing.get_origin(tp)
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
         if origin is Annotated:
-            tp = typing.get_args(tp)[0]
-        elif origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            optional = optional or len(args) < len(typing.get_args(tp))
-            tp = args[0] if len(args) == 1 else tp
-            if len(args) != 1:
+            tp = args[0]
+        elif origin in (typing.Union, types.UnionType) and type(None) in args:
+            optional, rest = True, [a for a in args if a is not type(None)]
+            if len(rest) != 1:
                 return tp, optional
+            tp = rest[0]
         else:
             return tp, optional
 
 
 _WORDS = {int: "integer", float: "number", str: "string", bool: "true or false"}
+_PLURAL = {"integer": "integers", "number": "numbers", "string": "strings"}
 
 
 def _type_words(tp: Any) -> str:
+    """A key's type in words: integer, number, string, list of integers, mapping..."""
     core, optional = _strip(tp)
     origin = typing.get_origin(core)
     if origin is Literal:
         words = "string"
     elif origin in (tuple, list):
         item = _type_words(typing.get_args(core)[0])
-        words = f"list of {item}s" if item in _WORDS.values() else f"list of ({item})"
-    elif origin is dict:
-        words = "mapping"
-    elif dataclasses.is_dataclass(core):
+        words = f"list of {_PLURAL.get(item, f'({item})')}"
+    elif origin is dict or dataclasses.is_dataclass(core):
         words = "mapping"
     else:
         words = _WORDS.get(core, getattr(core, "__name__", str(core)))
@@ -305,10 +304,13 @@ def _walk(cls: type, prefix: str, defaults: Any, intro: str, out: list[Section])
     out.insert(at, Section(prefix.rstrip("."), intro, tuple(keys)))
 
 
-@functools.cache
 def model_reference(name: str) -> ModelReference:
     """The reference of one registered model."""
-    body = registry.MODELS[name].body
+    return _model_reference(name, registry.MODELS[name].body)
+
+
+@functools.cache
+def _model_reference(name: str, body: type) -> ModelReference:
     sections: list[Section] = []
     _walk(body, "", None, "", sections)
     return ModelReference(name, summary(body), tuple(s for s in sections if s.keys))

@@ -220,3 +220,27 @@ def test_new_refuses_an_unknown_template_and_an_existing_file(run_cli, tmp_path)
     status, _, err = run_cli("new", "storage_server", "--out", str(taken))
     assert status == 2 and len(err.strip().splitlines()) == 1 and "already exists" in err
     assert taken.read_text() == "mine\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class PipeBody:
+    """A pipe that moves ``total_MB`` at ``rate_MBps``."""
+
+    rate_MBps: float
+    total_MB: float = 1000.0
+    label: str = "pipe"  # what the pipe is called in its results
+
+
+def test_a_newly_registered_model_is_in_the_reference(run_cli):
+    from model.spec import ModelRecord
+
+    registry.register(ModelRecord("pipe_reference", PipeBody, lambda *args: None))
+    try:
+        keys = _reference_keys("pipe_reference")
+        status, out, _ = run_cli("schema", "pipe_reference")
+    finally:
+        registry.unregister("pipe_reference")
+    assert keys["rate_MBps"].unit == "MB/s" and keys["rate_MBps"].default == "required"
+    assert keys["total_MB"].meaning == "A pipe that moves ``total_MB`` at ``rate_MBps``."
+    assert keys["label"].meaning == "What the pipe is called in its results."
+    assert status == 0 and "rate_MBps  (number, MB/s, required)" in out
