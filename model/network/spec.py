@@ -157,7 +157,9 @@ class DbBody:
     the stored size's divisor; ``lan_rtt_ms`` the round trip between any two hosts.
     """
 
-    client_mode: Literal["thin", "dist"]  # thin or distributed clients (see above)
+    # thin: the server evaluates and returns the result; dist: the client fetches the compressed
+    # records and evaluates them itself
+    client_mode: Literal["thin", "dist"]
     server_host: str  # each data server, a host of the catalog (data/hardware/hosts.yaml)
     client_host: str  # each client machine, a host of the catalog
     servers: PositiveInt
