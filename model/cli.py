@@ -73,6 +73,16 @@ def _parser() -> argparse.ArgumentParser:
         help="a Dask scheduler address (tcp://host:8786): run the points on that cluster",
     )
     w.add_argument("--out", default=None, help="results folder (default: sweeps/GRID_NAME)")
+    r = sub.add_parser(
+        "schema", help="every scenario key: type, unit, default, allowed values, meaning"
+    )
+    r.add_argument("target", nargs="?", metavar="MODEL[.SECTION]", help="one model or section")
+    r.add_argument(
+        "--markdown", action="store_true", help="markdown, as docs/scenario-reference.md holds it"
+    )
+    n = sub.add_parser("new", help="write a commented starter scenario (no TEMPLATE: list them)")
+    n.add_argument("template", nargs="?", help="a template of data/templates/")
+    n.add_argument("--out", default=None, metavar="FILE", help="write it here (never overwrites)")
     return parser
 
 
@@ -162,6 +172,29 @@ def _sweep(args) -> int:
     return 0
 
 
+def _schema(args) -> int:
+    from . import reference
+
+    refs = reference.select(args.target)
+    render = reference.markdown if args.markdown else reference.text
+    print(render(refs, header=not args.target), end="\n" if not args.markdown else "")
+    return 0
+
+
+def _new(args) -> int:
+    from . import templates
+
+    if args.template is None:
+        print(templates.listing())
+        return 0
+    text = templates.text(args.template)
+    if args.out is None:
+        print(text, end="")
+    else:
+        print(templates.write(text, args.out), file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -170,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             "validate": _validate,
             "calibrate": _calibrate,
             "sweep": _sweep,
+            "schema": _schema,
+            "new": _new,
         }
         return commands[args.command](args)
     except UserError as exc:

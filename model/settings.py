@@ -1,8 +1,8 @@
 """Kernel and protocol settings: one dataclass each, shared by every model that uses them.
 
-A scenario sets them under its own keys (``kernel.*``, ``tcp.*``), so ``--set`` reaches them the same
-way in every model: the page cache's page size and write-back thresholds, the TCP sysctls, and the CPU
-cost of each Ethernet frame.
+A scenario sets them under its own keys (``kernel.*``, ``tcp.*``), so ``--set`` reaches them the
+same way in every model: the page cache's page size and write-back thresholds, the TCP sysctls, and
+the CPU cost of each Ethernet frame.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from .errors import UserError
 from .schema import PositiveFloat, PositiveInt
 
 # CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
-# space: interrupt, driver, IP and TCP/UDP, socket buffers. From the "1 GHz per 1 Gb/s" rule of thumb
-# for the Linux 2.4 TCP stack (Foong, Huff, Hum, Patwardhan and Regnier, "TCP performance
+# space: interrupt, driver, IP and TCP/UDP, socket buffers. From the "1 GHz per 1 Gb/s" rule of
+# thumb for the Linux 2.4 TCP stack (Foong, Huff, Hum, Patwardhan and Regnier, "TCP performance
 # re-visited", IEEE ISPASS 2003): 8 cycles per payload byte; less one copy (about 1.5 cycles a byte
 # on a 2 GHz Xeon) and spread over the 1.5 frames of each 1448-byte segment (it and half an ACK).
 NET_CYCLES_PER_FRAME = 6300.0
@@ -40,16 +40,17 @@ class Kernel:
 
 @dataclass(frozen=True)
 class TcpSettings:
-    """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS report).
+    """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS
+    report).
 
-    ``tcp_rmem_B``/``tcp_wmem_B`` are the three numbers min, default, max of ``net.ipv4.tcp_rmem`` and
-    ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in pages);
-    ``core_*`` the ``net.core`` defaults and caps. A buffer the kernel chooses starts at the default
-    and may grow to the max; a buffer the application asks for (``workload.socket_buffer_B``) is
-    capped at ``core_*mem_max`` and doubled, as Linux does. ``tcp_adv_win_scale`` (Linux default 2)
-    keeps 1/2^scale of a receive buffer for overhead, the rest is window.
-    ``initial_window_segments`` is the first congestion window (RFC 3390: 3 segments at MSS 1448;
-    Linux before 2.6.39, 10 from 2.6.39).
+    ``tcp_rmem_B``/``tcp_wmem_B`` are the three numbers min, default, max of ``net.ipv4.tcp_rmem``
+    and ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in
+    pages); ``core_*`` the ``net.core`` defaults and caps. A buffer the kernel chooses starts at the
+    default and may grow to the max; a buffer the application asks for
+    (``workload.socket_buffer_B``) is capped at ``core_*mem_max`` and doubled, as Linux does.
+    ``tcp_adv_win_scale`` (Linux default 2) keeps 1/2^scale of a receive buffer for overhead, the
+    rest is window. ``initial_window_segments`` is the first congestion window (RFC 3390: 3 segments
+    at MSS 1448; Linux before 2.6.39, 10 from 2.6.39).
     """
 
     tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
@@ -61,7 +62,7 @@ class TcpSettings:
     core_wmem_max_B: PositiveInt = 131071
     tcp_adv_win_scale: PositiveInt = 2
     initial_window_segments: PositiveInt = 3
-    page_B: PositiveInt = 4096
+    page_B: PositiveInt = 4096  # the page size tcp_mem_pages counts in
 
     def check(self, where: str, key: str) -> None:
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):

@@ -14,16 +14,19 @@ from ..spec import Reference, Scenario
 
 @dataclass(frozen=True)
 class WanWorkload:
-    """What crosses the path: ``total_MB`` split evenly over ``sessions`` transfers run side by side.
+    """What crosses the path: ``total_MB`` split evenly over ``sessions`` transfers side by side.
 
-    A TCP session (bbftp, bbcp, iperf) opens ``streams`` parallel TCP connections; ``socket_buffer_B``
-    is the buffer the tool asks for with setsockopt (bbftp/bbcp/iperf -w); unset, the kernel's
-    tcp_rmem/tcp_wmem apply. A Tsunami session is one UDP flow sent at ``rate_Mbps`` in
-    ``block_B`` blocks (Tsunami's defaults, client/config.c of the Indiana University release:
-    650 Mb/s, 32768 B), retransmitting what is lost. ``source``/``sink`` ``disk`` read and write the
-    scenario's sender and receiver storage, ``memory`` does not (iperf, /dev/zero, /dev/null).
+    A TCP session (bbftp, bbcp, iperf) opens ``streams`` parallel TCP connections;
+    ``socket_buffer_B`` is the buffer the tool asks for with setsockopt (bbftp/bbcp/iperf -w);
+    unset, the kernel's tcp_rmem/tcp_wmem apply. A Tsunami session is one UDP flow sent at
+    ``rate_Mbps`` in ``block_B`` blocks (Tsunami's defaults, client/config.c of the Indiana
+    University release: 650 Mb/s, 32768 B), retransmitting what is lost. ``source``/``sink``
+    ``disk`` read and write the scenario's sender and receiver storage, ``memory`` does not (iperf,
+    /dev/zero, /dev/null).
     """
 
+    # the tool: bbftp or bbcp (parallel TCP streams, disk to disk), iperf (TCP, memory to memory)
+    # or tsunami (UDP at a fixed rate)
     protocol: Literal["bbftp", "bbcp", "tsunami", "iperf"]
     total_MB: PositiveFloat
     streams: PositiveInt = 1
@@ -49,29 +52,32 @@ class WanWorkload:
 
 @dataclass(frozen=True)
 class WanBody:
-    """Two hosts joined by ``circuits`` WAN circuits (each a ``link`` of the catalog), one NIC per circuit.
+    """Two hosts joined by ``circuits`` WAN circuits (each a ``link`` of the catalog), one NIC per
+    circuit.
 
     With ``bonding: hash`` (802.3ad/LACP, balance-xor) each flow is hashed onto one member, so one
     flow never exceeds one circuit; ``round_robin`` (balance-rr) sprays every flow over all members.
     ``irq_affinity`` is where the NICs' interrupts run: ``cpu0`` (the 2.4 kernel's default, slide 33
-    of the report) or ``spread`` over all cores. ``sender_storage``/``receiver_storage`` name storage
-    scenarios (``data/scenarios/``) whose volume the transfer reads and writes.
+    of the report) or ``spread`` over all cores. ``sender_storage``/``receiver_storage`` name
+    storage scenarios (``data/scenarios/``) whose volume the transfer reads and writes.
     """
 
-    sender_host: str
-    receiver_host: str
-    nic: str
+    sender_host: str  # the sending host, a host of the catalog (data/hardware/hosts.yaml)
+    receiver_host: str  # the receiving host, a host of the catalog
+    nic: str  # each host's NIC on every circuit, a NIC of the catalog (nics.yaml)
     link: str
     circuits: PositiveInt
-    rtt_ms: PositiveFloat
-    loss_rate: NonNegativeFloat
+    rtt_ms: PositiveFloat  # the round-trip time between the hosts, as ping reports it
+    loss_rate: NonNegativeFloat  # the share of packets the path loses (0 to below 1)
     workload: WanWorkload
-    mtu_B: PositiveInt = 1500
+    mtu_B: PositiveInt = 1500  # the Ethernet MTU of the path (576 to 65535; 9000 is jumbo frames)
     bonding: Literal["hash", "round_robin"] = "hash"
     irq_affinity: Literal["cpu0", "spread"] = "cpu0"
     sender_storage: str | None = None
     receiver_storage: str | None = None
     tcp: TcpSettings = field(default_factory=TcpSettings)
+    # the CPU cycles each host spends per Ethernet frame besides the copy (model.settings explains
+    # the default)
     net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
 
     def check(self, where: str, key: str) -> None:
@@ -120,13 +126,15 @@ class WanBody:
 
 @dataclass(frozen=True)
 class DbWorkload:
-    """``clients`` client processes (one per client machine) each making ``reads_per_client`` reads at once.
+    """``clients`` client processes (one per client machine) each making ``reads_per_client``
+    reads at once.
 
     A read returns ``read_MB`` of evaluated data (``values_per_read`` values). The tests of the
     MDSplus report: ``baseline`` (a numeric node), ``math`` (sin+cos+tan of the data in the node's
     expression), ``indirection`` (``indirection_levels`` node references before the data),
     ``uncompressed`` (the client turns compression off), ``ptdata`` (the node calls ptdata2(), data
-    from the PTDATA server), ``tcp_tuned`` (larger TCP buffers on every host: ``DbBody.tcp_tuned``).
+    from the PTDATA server), ``tcp_tuned`` (larger TCP buffers on every host: ``DbBody.tcp_tuned``);
+    ``test`` names the one run.
     """
 
     test: Literal["baseline", "math", "indirection", "uncompressed", "ptdata", "tcp_tuned"]
@@ -135,36 +143,40 @@ class DbWorkload:
     values_per_read: PositiveInt = 2000000
     reads_per_client: PositiveInt = 1
     indirection_levels: PositiveInt = 9
-    reference_record_B: PositiveInt = 64
+    reference_record_B: PositiveInt = 64  # the size of one node reference an indirection reads
 
 
 @dataclass(frozen=True)
 class DbBody:
     """MDSplus data servers and their clients on one LAN.
 
-    ``thin``: every client connects to one MDSplus server, whose server process evaluates, decompresses
-    and returns the result. ``dist``: the client fetches the compressed records from the
-    ``tree_servers`` that hold the tree (reads spread over them), then decompresses and evaluates
-    itself. PTDATA lives on its own server (one of ``servers``). ``compression_ratio`` is the stored
-    size's divisor; ``lan_rtt_ms`` the round trip between any two hosts.
+    ``thin``: every client connects to one MDSplus server, whose server process evaluates,
+    decompresses and returns the result. ``dist``: the client fetches the compressed records from
+    the ``tree_servers`` that hold the tree (reads spread over them), then decompresses and
+    evaluates itself. PTDATA lives on its own server (one of ``servers``). ``compression_ratio`` is
+    the stored size's divisor; ``lan_rtt_ms`` the round trip between any two hosts.
     """
 
+    # thin: the server evaluates and returns the result; dist: the client fetches the compressed
+    # records and evaluates them itself
     client_mode: Literal["thin", "dist"]
-    server_host: str
-    client_host: str
+    server_host: str  # each data server, a host of the catalog (data/hardware/hosts.yaml)
+    client_host: str  # each client machine, a host of the catalog
     servers: PositiveInt
-    client_machines: PositiveInt
-    nic: str
+    client_machines: PositiveInt  # the client machines there are (one client process each at most)
+    nic: str  # every host's NIC, a NIC of the catalog (nics.yaml)
     workload: DbWorkload
     compression_ratio: PositiveFloat = (
         1.3  # estimated: delta and bit packing of digitised signals stored as floats
     )
+    # the CPU cycles a host spends decompressing each stored byte;
     # estimated: MDSplus's expander unpacks each 4-byte value from its delta bit field with a few
     # dozen integer operations, about 40 cycles a value
     decompress_cycles_per_byte: PositiveFloat = 10.0
+    # the CPU cycles each host spends per Ethernet frame besides the copy (see model.settings)
     net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
     lan_rtt_ms: PositiveFloat = 0.2
-    mtu_B: PositiveInt = 1500
+    mtu_B: PositiveInt = 1500  # the LAN's Ethernet MTU
     tree_servers: PositiveInt = 1
     tcp: TcpSettings = field(default_factory=TcpSettings)
     tcp_tuned: TcpSettings = field(

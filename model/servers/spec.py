@@ -24,11 +24,12 @@ from .lvs import Mode, Scheduler
 
 @dataclass(frozen=True)
 class DownloadWorkload:
-    """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their md5
-    files, one pair at a time, from a data set of ``dataset_files`` in directories of
+    """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their
+    md5 files, one pair at a time, from a data set of ``dataset_files`` in directories of
     ``files_per_directory``. The report's "2050kB" is read as KiB: 2502 x 2050 KiB = 5009 MiB, its
-    "5009 MB downloaded each time". Each client checks a data file against its md5 file before it asks
-    for the next pair ("md5 file for comparison (done on the client)") at ``client_md5_MBps``."""
+    "5009 MB downloaded each time". Each client checks a data file against its md5 file before it
+    asks for the next pair ("md5 file for comparison (done on the client)") at
+    ``client_md5_MBps``."""
 
     clients: PositiveInt
     files: PositiveInt
@@ -36,37 +37,51 @@ class DownloadWorkload:
     dataset_files: PositiveInt
     files_per_directory: PositiveInt = 2048
     # estimated: md5sum of a cached 2 GB file took 4.3 s user and 0.9 s system on a 2012 desktop
-    # (B. Foltz, "How fast is MD5?", 2014, https://brandonfoltz.com/2014/09/how-fast-is-md5): 400 MB/s
+    # (B. Foltz, "How fast is MD5?", 2014,
+    # https://brandonfoltz.com/2014/09/how-fast-is-md5): 400 MB/s
     client_md5_MBps: PositiveFloat = 400.0
 
 
 @dataclass(frozen=True)
 class DownloadServer:
-    workers: PositiveInt
+    """The nginx server: its worker processes, memory and the I/O scheduler's settings."""
+
+    workers: (
+        PositiveInt  # nginx worker processes; one asleep on a disk read serves no one meanwhile
+    )
+    # nginx's worker_connections; the clients never reach it, and the model does not use it
     connections_per_worker: PositiveInt
+    # the server's memory; its page cache holds too little of the data set to matter, and the model
+    # takes every read to go to disk
     memory_MB: PositiveFloat
+    # the deadline I/O scheduler as shipped, or tuned (the calibrated read-ahead window)
     scheduler: Literal["deadline_default", "deadline_optimized"]
     read_ahead_KiB: PositiveFloat | None = (
-        None  # None: 128 KiB by default, the calibrated window tuned
+        None  # the read-ahead window; None: 128 KiB by default, the calibrated window tuned
     )
-    # per_file: each file on a new TCP connection, whose send buffer opens with its congestion window;
-    # keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
+    # per_file: each file on a new TCP connection, whose send buffer opens with its congestion
+    # window; keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
     connections: Literal["per_file", "keep_alive"] = "per_file"
 
 
 @dataclass(frozen=True)
 class DownloadBody:
-    host: str
-    controller: str
-    disk: str
+    """A download server: one RAID volume of ``disks`` drives behind a RAID controller, an nginx
+    server on it, and its clients fetching data files and their md5 files."""
+
+    host: str  # the server, a host of the catalog (data/hardware/hosts.yaml)
+    controller: str  # the RAID controller, a controller of the catalog (controllers.yaml)
+    disk: str  # each drive, a drive of the catalog (disks.yaml)
     disks: PositiveInt
-    level: RaidLevel
-    chunk_KiB: PositiveInt
-    server_nic: str
+    level: RaidLevel  # the controller's RAID level for the one volume
+    chunk_KiB: PositiveInt  # the volume's stripe chunk on each drive
+    server_nic: str  # the server's NIC (nics.yaml), the link every download crosses
+    # each client machine's NIC (nics.yaml); the clients' links are not modelled, it is not used
     client_nic: str
     server: DownloadServer
     workload: DownloadWorkload
-    # commands the controller keeps at each drive, which serves the nearest first (1: in arrival order)
+    # commands the controller keeps at each drive, which serves the nearest first (1: in arrival
+    # order)
     drive_queue_depth: PositiveInt = 1
     kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
     tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
@@ -92,7 +107,9 @@ class IngestBody:
     # not in the report ("we need only a dedicated 10G"): one 10 GbE each
     client_nic: str = "nic_10gbe"
     link: str = "lan_10gbe"  # the LAN's links (their MTU)
-    irq_affinity: Literal["cpu0", "spread"] = "spread"  # a 2014 kernel spreads a multiqueue NIC's
+    # where the storage host's NIC interrupts run: on cpu0, or spread over the cores (as a 2014
+    # kernel does with a multiqueue NIC)
+    irq_affinity: Literal["cpu0", "spread"] = "spread"
     file_KiB: PositiveFloat = 612.0  # one image ("each image is about 612K")
     smb_write_KiB: PositiveFloat = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); not in 003
     client_cap_MBps: PositiveFloat | None = (

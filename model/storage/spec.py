@@ -16,7 +16,7 @@ from .raid import LEVELS, RaidLevel
 class BusSegment:
     """One bus segment of the host (a PCI bus, a hub link) that controllers share."""
 
-    part: str
+    part: str  # a bus of the catalog (data/hardware/buses.yaml): its rate in MB/s and its kind
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ControllerSlot:
     whoever submits the write: the writing process once it is throttled, the flusher threads before.
     """
 
-    part: str
+    part: str  # a controller of the catalog (data/hardware/controllers.yaml)
     bus: str
     transfer: Literal["dma", "pio"] = "dma"
     channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
@@ -55,15 +55,15 @@ class Shelf:
     lane takes (a 4-lane wide port is four channels of one controller). Every drive behind it
     shares that lane group; drives attach to it as ``SHELF.BAY``."""
 
-    part: str
-    uplink: tuple[str, ...]
+    part: str  # the JBOD or expander: an id of the catalog's enclosures or expanders
+    uplink: tuple[str, ...]  # the CONTROLLER.CHANNEL each uplink lane is cabled to
 
 
 @dataclass(frozen=True)
 class DiskSet:
     """``count`` identical drives; ``attach`` lists the ``controller.channel`` of each, in order."""
 
-    part: str
+    part: str  # a drive of the catalog (data/hardware/disks.yaml)
     count: PositiveInt
     attach: tuple[str, ...]
 
@@ -79,18 +79,22 @@ class DiskSet:
 
 @dataclass(frozen=True)
 class FileSystem:
+    """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
+    Linux file systems) and its ``block_KiB`` block size."""
+
     type: Literal["raw", "ext2", "ext3", "xfs"] = "ext2"
     block_KiB: PositiveFloat = 4.0
 
 
 @dataclass(frozen=True)
 class Volume:
-    """A block device the workload uses: drives in one or more RAID groups, optionally joined by LVM.
+    """A block device the workload uses: drives in one or more RAID groups, optionally joined by
+    LVM.
 
     ``engine`` says who keeps each group's layout: Linux md (``md``) or a hardware RAID controller
-    (``controller``, whose groups are the LUNs the host sees). ``groups`` splits the drives into that
-    many equal groups of ``level``; LVM joins them ``linear`` (a stream fills the first) or
-    ``striped`` over ``lvm_stripes`` groups (all when omitted) in ``chunk_KiB`` stripes.
+    (``controller``, whose groups are the LUNs the host sees). ``groups`` splits the drives into
+    that many equal groups of ``level``; LVM (``lvm``) joins them ``linear`` (a stream fills the
+    first) or ``striped`` over ``lvm_stripes`` groups (all when omitted) in ``chunk_KiB`` stripes.
     ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
     (the SAS wires of an external array); without it, traffic takes the controller's own slot.
     ``cache_block_KiB`` is a RAID controller's cache block size.
@@ -131,7 +135,12 @@ class Volume:
 
 @dataclass(frozen=True)
 class StorageWorkload:
-    """A dd-style stream: ``streams`` processes each moving ``total_MB`` in ``request_KiB`` requests.
+    """A dd-style stream: ``streams`` processes each moving ``total_MB`` in ``request_KiB``
+    requests.
+
+    ``op`` is what they do: ``read`` or ``write`` the volume ``target`` names, or ``copy`` the
+    volume ``source`` names onto it. ``io`` is how: through the page cache (``buffered``),
+    bypassing it (``direct``, ``O_DIRECT``) or memory-mapped (``mmap``).
 
     ``io: mmap`` is the LDM queue test instead: one program maps the target file and reads it front
     to back while writing it back to front (``model.storage.mmap``).
@@ -152,10 +161,13 @@ class StorageWorkload:
 
 @dataclass(frozen=True)
 class StorageBody:
-    host: str
-    buses: dict[str, BusSegment]
-    controllers: dict[str, ControllerSlot]
-    volumes: dict[str, Volume]
+    """A storage host: its bus segments, the controllers in them, the volumes built from the drives
+    on those controllers, and the stream that reads or writes them."""
+
+    host: str  # a host of the catalog (data/hardware/hosts.yaml): its CPUs, memory and copy rate
+    buses: dict[str, BusSegment]  # the host's bus segments the scenario uses, by your name
+    controllers: dict[str, ControllerSlot]  # the controllers, by your name
+    volumes: dict[str, Volume]  # the block devices, by your name (a workload's target or source)
     workload: StorageWorkload
     kernel: Kernel = field(default_factory=Kernel)
     shelves: dict[str, Shelf] = field(default_factory=dict)  # JBODs and expanders, by name

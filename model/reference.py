@@ -1,0 +1,433 @@
+"""The reference of every scenario key, generated from the models' spec dataclasses (one source).
+
+For each registered model (``model.registry``) the body dataclass is walked field by field: a nested
+dataclass is a section (``workload``), a mapping of dataclasses a section of named entries
+(``volumes.NAME``, NAME being the user's own), a tuple a list. Each key gets its type in words, its
+unit (from its name's suffix, :data:`UNITS`), its default (the field's, ``required`` when it has
+none), what values are allowed (``Literal`` options, ``schema.Bound`` words) and its meaning: the
+sentences of its class docstring that name it in double backticks, and the comments on its lines or
+right above it in the spec's source. ``python -m model schema`` prints it and
+``docs/scenario-reference.md`` holds its markdown (``tests/test_reference.py`` fails when stale).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import fnmatch
+import functools
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from . import registry
+from .errors import UserError
+from .schema import Bound
+
+NAME = (
+    "NAME"  # stands for the user's own name of a mapping's entry (``volumes.md0`` is volumes.NAME)
+)
+
+# A key's unit from its name's suffix (the longest that matches wins). MB = 10^6 B, MiB = 2^20 B.
+UNITS: dict[str, str] = {
+    "_B": "bytes",
+    "_kB": "kB (10^3 B)",
+    "_KiB": "KiB (2^10 B)",
+    "_MB": "MB (10^6 B)",
+    "_MiB": "MiB (2^20 B)",
+    "_GB": "GB (10^9 B)",
+    "_GiB": "GiB (2^30 B)",
+    "_TB": "TB (10^12 B)",
+    "_TiB": "TiB (2^40 B)",
+    "_MBps": "MB/s",
+    "_MiBps": "MiB/s",
+    "_GBps": "GB/s",
+    "_Mbps": "Mbit/s",
+    "_Gbps": "Gbit/s",
+    "_GBph": "GB/h",
+    "_TBph": "TB/h",
+    "_ns": "ns",
+    "_us": "µs",
+    "_ms": "ms",
+    "_s": "s",
+    "_h": "hours",
+    "_pct": "%",
+    "_MHz": "MHz",
+    "_GHz": "GHz",
+    "_rpm": "revolutions per minute",
+    "_iops": "I/O operations per second",
+    "_pages": "pages",
+    "_segments": "TCP segments",
+    "_cycles_per_byte": "CPU cycles per byte",
+    "_cycles_per_frame": "CPU cycles per Ethernet frame",
+    "_cycles_per_packet": "CPU cycles per packet",
+}
+
+# The one key whose suffix is not its unit: the download report's "2050kB" files are KiB (the
+# DownloadWorkload docstring says why), and renaming the key would break every scenario using it.
+UNIT_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("DownloadWorkload", "file_size_kB"): "KiB (2^10 B; the report writes kB)",
+}
+
+# The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).
+HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allowed, meaning)
+    "name": ("string", "required", "", "The scenario's name, printed with every prediction."),
+    "model": ("string", "required", "a registered model", "The model that simulates it."),
+    "description": ("string", "required", "", "What the scenario describes, in words."),
+    "source": (
+        "string",
+        "required",
+        "",
+        "Where its figures come from: a report and its section, or 'estimated' and why.",
+    ),
+    "seed": ("integer", "1", "zero or a positive integer", "The seed of the run's random streams."),
+    "variants": (
+        "mapping",
+        "none",
+        "",
+        "Named sets of dotted.key: value overrides; --set variant=NAME picks one.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a scenario: dotted (NAME for a mapping's entries), with what the user needs."""
+
+    key: str
+    type: str
+    unit: str
+    default: str
+    allowed: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """The keys of one dataclass inside a body (``key`` empty for the body's own top level)."""
+
+    key: str
+    meaning: str
+    keys: tuple[Key, ...]
+
+
+@dataclass(frozen=True)
+class ModelReference:
+    name: str
+    summary: str
+    sections: tuple[Section, ...]
+
+
+def unit_of(name: str, owner: str = "") -> str:
+    """The unit a key's name carries (``rtt_ms`` -> ms), or "" for a count, a name or a ratio."""
+    if (owner, name) in UNIT_EXCEPTIONS:
+        return UNIT_EXCEPTIONS[(owner, name)]
+    matches = [suffix for suffix in UNITS if name.endswith(suffix)]
+    return UNITS[max(matches, key=len)] if matches else ""
+
+
+def _strip(tp: Any) -> tuple[Any, bool]:
+    """``tp`` without ``Annotated`` and ``None``, and whether it may be left unset (None)."""
+    optional = False
+    while True:
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if origin is Annotated:
+            tp = args[0]
+        elif origin in (typing.Union, types.UnionType) and type(None) in args:
+            optional, rest = True, [a for a in args if a is not type(None)]
+            if len(rest) != 1:
+                return tp, optional
+            tp = rest[0]
+        else:
+            return tp, optional
+
+
+_WORDS = {int: "integer", float: "number", str: "string", bool: "true or false"}
+_PLURAL = {"integer": "integers", "number": "numbers", "string": "strings"}
+
+
+def _type_words(tp: Any) -> str:
+    """A key's type in words: integer, number, string, list of integers, mapping..."""
+    core, optional = _strip(tp)
+    origin = typing.get_origin(core)
+    if origin is Literal:
+        words = "string"
+    elif origin in (tuple, list):
+        item = _type_words(typing.get_args(core)[0])
+        words = f"list of {_PLURAL.get(item, f'({item})')}"
+    elif origin is dict or dataclasses.is_dataclass(core):
+        words = "mapping"
+    else:
+        words = _WORDS.get(core, getattr(core, "__name__", str(core)))
+    return f"{words}, or unset" if optional else words
+
+
+def _allowed(tp: Any) -> str:
+    """What a type admits beyond its kind: Literal options, numeric bounds (schema's words)."""
+    origin = typing.get_origin(tp)
+    if origin is Annotated:
+        base, *extra = typing.get_args(tp)
+        bound = next((e for e in extra if isinstance(e, Bound)), None)
+        return bound.words if bound else _allowed(base)
+    if origin is Literal:
+        return ", ".join(str(a) for a in typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(
+            filter(None, (_allowed(a) for a in typing.get_args(tp) if a is not type(None)))
+        )
+    if origin in (tuple, list):
+        inner = _allowed(typing.get_args(tp)[0])
+        return f"each {inner.removeprefix('a ').removeprefix('an ')}" if inner else ""
+    return ""
+
+
+def _shown(value: Any) -> str:
+    """A default as a scenario file would write it."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return str(value)
+
+
+@functools.cache
+def _source(cls: type) -> tuple[str | None, dict[str, str]]:
+    """A dataclass's docstring and each field's comments (on its lines, and the comment lines
+    right above it), read from its source."""
+    text = textwrap.dedent(inspect.getsource(cls))
+    node = ast.parse(text).body[0]
+    assert isinstance(node, ast.ClassDef)
+    comments = {
+        tok.start[0]: tok.string.lstrip("#").strip()
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+        if tok.type == tokenize.COMMENT
+    }
+    lines = text.splitlines()
+    found: dict[str, str] = {}
+    for stmt in node.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        above, line = [], stmt.lineno - 1
+        while line >= 1 and lines[line - 1].lstrip().startswith("#"):
+            above.insert(0, comments[line])
+            line -= 1
+        inside = [comments[n] for n in range(stmt.lineno, stmt.end_lineno + 1) if n in comments]
+        found[stmt.target.id] = " ".join(above + inside)
+    return ast.get_docstring(node), found
+
+
+def _sentences(doc: str | None) -> list[str]:
+    if not doc:
+        return []
+    out = []
+    for paragraph in re.split(r"\n\s*\n", doc):
+        flat = " ".join(paragraph.split())
+        out += re.split(r"(?<=[.!?])\s+(?=[A-Z`(\"])", flat)
+    return out
+
+
+def _names(sentence: str, name: str) -> bool:
+    """Whether a docstring sentence names ``name`` in double backticks (``core_*`` as a pattern,
+    ``io: mmap`` naming ``io``)."""
+    tokens = re.findall(r"``([^`]+)``", sentence)
+    return any(fnmatch.fnmatchcase(name, t.split(":")[0].strip()) for t in tokens)
+
+
+def meaning(cls: type, name: str) -> str:
+    """What the spec says a key of ``cls`` means: its docstring's sentences naming it, then its
+    comments."""
+    doc, comments = _source(cls)
+    said = [s for s in _sentences(doc) if _names(s, name)]
+    comment = comments.get(name, "").rstrip(".")
+    if comment:  # a sentence, unless it opens with a key or value (``per_file: ...``)
+        first = comment.split()[0]
+        said.append(
+            (first if "_" in first else first[0].upper() + first[1:]) + comment[len(first) :] + "."
+        )
+    return " ".join(said)
+
+
+def summary(cls: type) -> str:
+    """A dataclass docstring's first paragraph, on one line."""
+    doc, _ = _source(cls)
+    return " ".join((doc or "").split("\n\n")[0].split())
+
+
+def _walk(cls: type, prefix: str, defaults: Any, intro: str, out: list[Section]) -> None:
+    """Append the section of ``cls`` at ``prefix``, then its subsections, in field order."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    at = len(out)
+    keys: list[Key] = []
+    for f in dataclasses.fields(cls):
+        tp, dotted = hints[f.name], prefix + f.name
+        core, _ = _strip(tp)
+        if defaults is not None:
+            default: Any = getattr(defaults, f.name)
+        elif f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = dataclasses.MISSING
+        said = meaning(cls, f.name)
+        if dataclasses.is_dataclass(core):
+            inner = default if dataclasses.is_dataclass(default) else None
+            _walk(core, dotted + ".", inner, " ".join(filter(None, (said, summary(core)))), out)
+            continue
+        if typing.get_origin(core) is dict:
+            item, _ = _strip(typing.get_args(core)[1])
+            if dataclasses.is_dataclass(item):
+                text = " ".join(filter(None, (said, summary(item))))
+                _walk(item, f"{dotted}.{NAME}.", None, text, out)
+                continue
+            dotted += f".{NAME}"
+        keys.append(
+            Key(
+                key=dotted,
+                type=_type_words(tp),
+                unit=unit_of(f.name, cls.__name__),
+                default="required" if default is dataclasses.MISSING else _shown(default),
+                allowed=_allowed(tp),
+                meaning=said,
+            )
+        )
+    out.insert(at, Section(prefix.rstrip("."), intro, tuple(keys)))
+
+
+def model_reference(name: str) -> ModelReference:
+    """The reference of one registered model."""
+    return _model_reference(name, registry.MODELS[name].body)
+
+
+@functools.cache
+def _model_reference(name: str, body: type) -> ModelReference:
+    sections: list[Section] = []
+    _walk(body, "", None, "", sections)
+    return ModelReference(name, summary(body), tuple(s for s in sections if s.keys))
+
+
+def references() -> list[ModelReference]:
+    return [model_reference(name) for name in registry.MODELS]
+
+
+def header_section() -> Section:
+    models = ", ".join(registry.MODELS)
+    keys = tuple(
+        Key(k, t, "", d, models if k == "model" else a, m) for k, (t, d, a, m) in HEADER.items()
+    )
+    return Section("", "The keys every scenario file has, whatever its model.", keys)
+
+
+def _matches(pattern: str, section: str) -> bool:
+    """Whether a user's ``SECTION`` (``volumes``, ``volumes.NAME.disks``, ``volumes.md0.disks``)
+    names ``section`` or one inside it."""
+    want, have = pattern.split("."), section.split(".")
+    return len(want) <= len(have) and all(
+        w == h or h == NAME for w, h in zip(want, have, strict=False)
+    )
+
+
+def select(target: str | None, where: str = "schema") -> list[ModelReference]:
+    """The references ``MODEL[.SECTION]`` asks for (every model when None)."""
+    if not target:
+        return references()
+    name, _, section = target.partition(".")
+    if name not in registry.MODELS:
+        raise UserError(where, name, f"unknown model; allowed: {', '.join(registry.MODELS)}")
+    ref = model_reference(name)
+    if not section:
+        return [ref]
+    chosen = tuple(s for s in ref.sections if s.key and _matches(section, s.key))
+    if not chosen:
+        allowed = ", ".join(s.key for s in ref.sections if s.key)
+        raise UserError(where, target, f"unknown section of {name}; allowed: {allowed}")
+    return [dataclasses.replace(ref, sections=chosen)]
+
+
+def find(model: str, dotted: str) -> Key | None:
+    """The reference's entry for a key as a scenario writes it (``volumes.md0.level``), or None."""
+    for section in model_reference(model).sections:
+        for key in section.keys:
+            parts, want = key.key.split("."), dotted.split(".")
+            if len(parts) == len(want) and all(
+                p == w or p == NAME for p, w in zip(parts, want, strict=True)
+            ):
+                return key
+    return None
+
+
+def _facts(key: Key) -> str:
+    facts = [key.type] + ([key.unit] if key.unit else [])
+    facts.append("required" if key.default == "required" else f"default {key.default}")
+    return ", ".join(facts) + (f"; {key.allowed}" if key.allowed else "")
+
+
+def _wrapped(text: str, indent: str) -> str:
+    plain = text.replace("``", "`")
+    return textwrap.fill(plain, 100, initial_indent=indent, subsequent_indent=indent)
+
+
+def text(refs: list[ModelReference], header: bool = True) -> str:
+    """The reference as ``python -m model schema`` prints it."""
+    blocks = []
+    if header:
+        section = header_section()
+        blocks.append(_wrapped("every scenario: " + section.meaning, ""))
+        blocks += [
+            f"  {k.key}  ({_facts(k)})\n{_wrapped(k.meaning, '      ')}" for k in section.keys
+        ]
+    for ref in refs:
+        blocks.append(_wrapped(f"== model {ref.name}: {ref.summary}", ""))
+        for section in ref.sections:
+            if section.key:
+                blocks.append(_wrapped(f"[{section.key}] {section.meaning}", ""))
+            for k in section.keys:
+                blocks.append(f"  {k.key}  ({_facts(k)})\n{_wrapped(k.meaning, '      ')}")
+    return "\n".join(blocks)
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|") or " "
+
+
+def _table(keys: tuple[Key, ...]) -> list[str]:
+    rows = ["| key | type | unit | default | allowed | meaning |", "|---|---|---|---|---|---|"]
+    for k in keys:
+        cells = (f"`{k.key}`", k.type, k.unit, k.default, k.allowed, k.meaning)
+        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return rows
+
+
+def markdown(refs: list[ModelReference], header: bool = True) -> str:
+    """The reference in markdown: what ``docs/scenario-reference.md`` holds."""
+    lines = [
+        "# Scenario reference",
+        "",
+        "Every key of every model's scenario: its type, unit, default, allowed values and meaning.",
+        "Generated from the spec dataclasses (`model/*/spec.py`, `model/settings.py`) by",
+        "`python -m model schema --markdown > docs/scenario-reference.md`; do not edit it by hand",
+        "(`tests/test_reference.py` fails when it is stale). `NAME` stands for a name you choose",
+        "(`volumes.NAME` is `volumes.md0` in a scenario); a list is written `[a, b]`.",
+    ]
+    if header:
+        section = header_section()
+        lines += ["", "## Every scenario", "", section.meaning, "", *_table(section.keys)]
+    for ref in refs:
+        lines += ["", f"## {ref.name}", "", ref.summary or f"The `{ref.name}` model."]
+        for section in ref.sections:
+            title = f"`{section.key}`" if section.key else "top level"
+            lines += ["", f"### {ref.name}: {title}", ""]
+            if section.meaning:
+                lines += [section.meaning, ""]
+            lines += _table(section.keys)
+    return "\n".join(lines) + "\n"
