@@ -69,12 +69,6 @@ UNITS: dict[str, str] = {
     "_cycles_per_packet": "CPU cycles per packet",
 }
 
-# The one key whose suffix is not its unit: the download report's "2050kB" files are KiB (the
-# DownloadWorkload docstring says why), and renaming the key would break every scenario using it.
-UNIT_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("DownloadWorkload", "file_size_kB"): "KiB (2^10 B; the report writes kB)",
-}
-
 # The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).
 HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allowed, meaning)
     "name": ("string", "required", "", "The scenario's name, printed with every prediction."),
@@ -124,10 +118,8 @@ class ModelReference:
     sections: tuple[Section, ...]
 
 
-def unit_of(name: str, owner: str = "") -> str:
+def unit_of(name: str) -> str:
     """The unit a key's name carries (``rtt_ms`` -> ms), or "" for a count, a name or a ratio."""
-    if (owner, name) in UNIT_EXCEPTIONS:
-        return UNIT_EXCEPTIONS[(owner, name)]
     matches = [suffix for suffix in UNITS if name.endswith(suffix)]
     return UNITS[max(matches, key=len)] if matches else ""
 
@@ -295,7 +287,7 @@ def _walk(cls: type, prefix: str, defaults: Any, intro: str, out: list[Section])
             Key(
                 key=dotted,
                 type=_type_words(tp),
-                unit=unit_of(f.name, cls.__name__),
+                unit=unit_of(f.name),
                 default="required" if default is dataclasses.MISSING else _shown(default),
                 allowed=_allowed(tp),
                 meaning=said,

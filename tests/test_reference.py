@@ -111,9 +111,9 @@ def test_unit_table(key, unit):
     assert reference.unit_of(key) == unit
 
 
-def test_the_download_files_are_kib_whatever_their_name_says():
+def test_binary_and_decimal_units_are_told_apart():
     keys = _reference_keys("download_server")
-    assert keys["workload.file_size_kB"].unit.startswith("KiB")
+    assert keys["workload.file_size_KiB"].unit.startswith("KiB")
     assert _reference_keys("relay_cluster")["feed.product_kB"].unit == "kB (10^3 B)"
 
 

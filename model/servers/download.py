@@ -296,7 +296,7 @@ class Server:
             "opening": 0.0,
             "data": 0.0,
         }  # a worker's time asleep on reads, by what it read
-        self.file_B = int(round(body.workload.file_size_kB * 1024))
+        self.file_B = int(round(body.workload.file_size_KiB * 1024))
         self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
         self.page_B = page_B = body.kernel.page_B
         # the page cache reads the last page whole
@@ -433,12 +433,12 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B
-    slot_B = whole_pages_B(body.workload.file_size_kB * 1024, page_B) + page_B + MD5_FILE_B
+    slot_B = whole_pages_B(body.workload.file_size_KiB * 1024, page_B) + page_B + MD5_FILE_B
     if body.workload.dataset_files * slot_B > capacity_B:
         raise UserError(
             where,
             "workload.dataset_files",
-            f"{body.workload.dataset_files} files of {body.workload.file_size_kB:g} KiB and their md5 "
+            f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their md5 "
             f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
         )
     return disk, catalog.get("nics", body.server_nic, where, "server_nic")

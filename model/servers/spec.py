@@ -24,7 +24,7 @@ from .lvs import Mode, Scheduler
 
 @dataclass(frozen=True)
 class DownloadWorkload:
-    """``clients`` clients fetch ``files`` random data files (``file_size_kB`` KiB each) and their
+    """``clients`` clients fetch ``files`` random data files (``file_size_KiB`` KiB each) and their
     md5 files, one pair at a time, from a data set of ``dataset_files`` in directories of
     ``files_per_directory``. The report's "2050kB" is read as KiB: 2502 x 2050 KiB = 5009 MiB, its
     "5009 MB downloaded each time". Each client checks a data file against its md5 file before it
@@ -33,7 +33,7 @@ class DownloadWorkload:
 
     clients: PositiveInt
     files: PositiveInt
-    file_size_kB: PositiveFloat
+    file_size_KiB: PositiveFloat
     dataset_files: PositiveInt
     files_per_directory: PositiveInt = 2048
     # estimated: md5sum of a cached 2 GB file took 4.3 s user and 0.9 s system on a 2012 desktop
