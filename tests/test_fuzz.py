@@ -1,0 +1,101 @@
+"""Hostile input, generated: any key of a scenario set to any value gives exit 0, 2 or 3, never a
+traceback; one line on a mistake; valid JSON with finite numbers on success; never a throughput
+above its own bound."""
+
+import dataclasses
+import json
+import math
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model import scenario
+
+# scenarios that simulate in well under a second (the request-level ones are fuzzed through their
+# loader alone, by the same keys, in test_a_hostile_value_of_a_slow_model_is_caught_when_loaded)
+FAST = (
+    "atlas_intellistation",
+    "atlas_x330",
+    "atlas_lightpath",
+    "em_ingest",
+    "em_ingest_microscopes",
+    "mdsplus",
+    "psu_write",
+    "psu_copy",
+    "atlas_brownie",
+)
+SLOW = ("eah_download", "psu_mmap", "psu_relay")
+
+
+def _leaves(value, prefix=""):
+    """Every dotted key a loaded body has, down to its values."""
+    if dataclasses.is_dataclass(value):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, tuple):
+        yield prefix
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{prefix}.{i}")
+    else:
+        yield prefix
+
+
+KEYS = {name: sorted(set(_leaves(scenario.load(name).body))) for name in FAST + SLOW}
+
+hostile = st.one_of(
+    st.integers(-1000, 1000),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0, -0.0, 1e300, 1e-300, 2**63, "", "1e5", "raid0", "[a]", "{}", None, True]),
+    st.text(max_size=12),
+    st.lists(st.integers(-3, 3), max_size=4),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+
+
+def _as_yaml(value) -> str:
+    return (
+        yaml.safe_dump(value, default_flow_style=True, width=10**6)
+        .strip()
+        .removesuffix("\n...")
+        .strip()
+    )
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check(status: int, out: str, err: str) -> None:
+    assert status in (0, 2, 3), (status, err)
+    if status:
+        assert not out and err.count("\n") == 1, err
+        return
+    data = json.loads(out, parse_constant=_no_constant)
+    assert math.isfinite(data["throughput_MBps"]) and data["throughput_MBps"] > 0
+    assert data["throughput_MBps"] <= data["bound_MBps"] * (1 + 1e-9), data
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data(), value=hostile)
+def test_any_key_set_to_any_value_predicts_or_says_why_in_one_line(run_cli, data, value):
+    name = data.draw(st.sampled_from(FAST))
+    key = data.draw(st.sampled_from(KEYS[name]))
+    _check(*run_cli("predict", name, "--set", f"{key}={_as_yaml(value)}", "--json", "--point"))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data(), value=hostile)
+def test_a_hostile_value_of_a_slow_model_is_caught_when_loaded(data, value):
+    name = data.draw(st.sampled_from(SLOW))
+    key = data.draw(st.sampled_from(KEYS[name]))
+    try:
+        scenario.load(name, [f"{key}={_as_yaml(value)}"])
+    except scenario.UserError as exc:
+        assert "\n" not in exc.line()
