@@ -1,4 +1,4 @@
-"""The CLI contracts of DESIGN.md and the properties every storage prediction keeps."""
+"""The CLI contracts of docs/design.md and the properties every storage prediction keeps."""
 
 import json
 import re
