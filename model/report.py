@@ -196,28 +196,47 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
     paths.REPORTS.mkdir(exist_ok=True)
     frame = pd.DataFrame([_shown(p) for p in predictions])
     frame.to_csv(paths.REPORTS / "validation.csv", index=False)
-    shown = frame[frame.error_pct.notna() & (frame.relative_to == "")]
-    fig, ax = plt.subplots(figsize=(7, 6))
-    for (table, unit), group in shown.groupby(["table", "unit"]):
-        ax.scatter(group.measured, group.predicted, label=f"{table} ({unit})", s=30)
-    if len(shown):
-        low = min(shown.measured.min(), shown.predicted.min()) * 0.8
-        high = max(shown.measured.max(), shown.predicted.max()) * 1.25
-        ax.plot([low, high], [low, high], color="black", lw=1, label="predicted = measured")
-        ax.fill_between(
-            [low, high],
-            [low * 0.9, high * 0.9],
-            [low * 1.1, high * 1.1],
-            color="grey",
-            alpha=0.2,
-            label="within 10 %",
+    _ratio_figure(plt, frame[frame.error_pct.notna()])
+
+
+def _ratio_figure(plt, shown) -> None:
+    """Predicted over measured for every predicted row, one column and one colour per table: rows
+    in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
+    is that of (1 + predicted %) to (1 + measured %); a row the report gives as a bound is drawn as
+    a triangle pointing the way the bound allows."""
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    tables = list(dict.fromkeys(shown.table))
+    colours = plt.get_cmap("tab10")
+    for i, table in enumerate(tables):
+        group = shown[shown.table == table]
+        offsets = (
+            [0.0]
+            if len(group) == 1
+            else [-0.4 + 0.8 * k / (len(group) - 1) for k in range(len(group))]
         )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlabel("measured (the row's unit: MB/s, s, ...)")
-    ax.set_ylabel("predicted (same unit)")
-    ax.set_title("Measured beside predicted, every covered row of data/measured/")
-    ax.legend(fontsize=8)
+        for offset, (_, row) in zip(offsets, group.iterrows(), strict=True):
+            if row.relative_to:
+                ratio = (1 + row.predicted / 100) / (1 + row.measured / 100)
+            else:
+                ratio = row.predicted / row.measured
+            marker = {"lower": "^", "upper": "v"}.get(row.bound, "o")
+            ax.scatter(i + offset, ratio, color=colours(i % 10), marker=marker, s=28, zorder=3)
+    ax.axhline(1.0, color="black", lw=1)
+    ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
+    ax.set_yscale("log")
+    ticks = [0.4, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 2.5]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+    ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right")
+    ax.set_xlim(-0.6, len(tables) - 0.4)
+    ax.set_xlabel("measured table (data/measured/)")
+    ax.set_ylabel("predicted / measured (ratio, log scale)")
+    ax.set_title(f"Predicted over measured: the {len(shown)} predicted rows, by table")
+    ax.scatter([], [], color="grey", marker="o", label="a measured figure")
+    ax.scatter([], [], color="grey", marker="^", label="a lower bound (met above 1)")
+    ax.scatter([], [], color="grey", marker="v", label="an upper bound (met below 1)")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(paths.REPORTS / "validation.png", dpi=110)
     plt.close(fig)
