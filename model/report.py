@@ -196,14 +196,18 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
     paths.REPORTS.mkdir(exist_ok=True)
     frame = pd.DataFrame([_shown(p) for p in predictions])
     frame.to_csv(paths.REPORTS / "validation.csv", index=False)
-    _ratio_figure(plt, frame[frame.error_pct.notna()])
+    fig = ratio_figure(frame[frame.error_pct.notna()])
+    fig.savefig(paths.REPORTS / "validation.png", dpi=110)
+    plt.close(fig)
 
 
-def _ratio_figure(plt, shown) -> None:
+def ratio_figure(shown):
     """Predicted over measured for every predicted row, one column and one colour per table: rows
     in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
     is that of (1 + predicted %) to (1 + measured %); a row the report gives as a bound is drawn as
-    a triangle pointing the way the bound allows."""
+    a triangle pointing the way the bound allows. ``shown``: validate's rows as a DataFrame."""
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(9, 5.5))
     tables = list(dict.fromkeys(shown.table))
     colours = plt.get_cmap("tab10")
@@ -238,8 +242,7 @@ def _ratio_figure(plt, shown) -> None:
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(paths.REPORTS / "validation.png", dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def calibration() -> str:
