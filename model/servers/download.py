@@ -42,6 +42,12 @@ done. The server side, request by request:
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client").
 
+The bound is the bottleneck law over every resource a pair uses: each drive (its busy time a pair),
+the link (its bytes a pair) and the workers' CPU (a worker asleep on a read uses none, and the model
+gives a worker no CPU cost of its own). Utilisation is each one's busy time over the run's, and one
+more figure, the share of the time the volume has a read in flight (iostat's %util of the device),
+names what a server whose workers sleep on reads waits for: its drives, though none is saturated.
+
 The page cache holds under 0.03% of the 4 TB data set, so every read is taken to go to disk. The
 tuned ("optimized") deadline settings are not given in the report; the model reads them as a
 larger read-ahead window, the calibrated free parameter ``tuned_read_ahead_KiB``: what tuning
