@@ -1,4 +1,4 @@
-"""``python -m model``: predict, validate, calibrate (see DESIGN.md for the contracts).
+"""``python -m model``: predict, validate, calibrate (the contracts: docs/design.md).
 
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
 A configuration no model covers yet prints one line and exits 3.

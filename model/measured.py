@@ -2,18 +2,23 @@
 
 Each row names the scenario and overrides that give its configuration, its role (``result`` to be
 predicted, ``setting`` an input the report states, ``derived`` a figure the report computes from
-others), the metric, the value in the report's own unit, and its source. See
-``data/measured/README.md``.
+others), the metric, the value in the report's own unit, and its source: the report's file name
+(the key of ``data/measured/sources.yaml``) and the place in it. What a reader is shown cites the
+report by its title, authors and date instead (``cite``). See ``data/measured/README.md``.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
 from .errors import UserError
+from .yamlio import safe_load
+
+SOURCES = paths.MEASURED / "sources.yaml"
 
 LEADING = ("id", "scenario", "overrides", "role")
 TRAILING = ("metric", "value", "unit", "relative_to", "bound", "source", "note")
@@ -130,3 +135,39 @@ def load_table(path: Path) -> list[Row]:
 def load_all() -> dict[str, list[Row]]:
     """Every table in ``data/measured/``, by name (the file name without ``.csv``)."""
     return {p.stem: load_table(p) for p in sorted(paths.MEASURED.glob("*.csv"))}
+
+
+@functools.cache
+def sources() -> dict[str, dict]:
+    """``data/measured/sources.yaml``: each report's title, authors, date and where to find it, by
+    the file name the tables use as its key."""
+    return safe_load(SOURCES.read_text())
+
+
+def report_of(source: str) -> str:
+    """The report's key (its file name): what a ``source`` cell or a catalog ``reports:`` entry
+    starts with."""
+    return source.split()[0] if source.strip() else ""
+
+
+def title(key: str) -> str:
+    """A report by its title, authors and date: how a reader is shown it."""
+    entry = sources().get(key)
+    if entry is None:
+        where = paths.shown(SOURCES)
+        raise UserError(where, key, "no such report: every source must be listed here")
+    date = entry["date"] or "date not stated"
+    return f'"{entry["title"]}" ({entry["authors"]}, {date})'
+
+
+def short_title(key: str) -> str:
+    """A report by its title alone, for a table's heading or a figure's legend."""
+    title(key)  # an unknown key is one line, as anywhere
+    return f'"{sources()[key]["title"]}"'
+
+
+def cite(source: str) -> str:
+    """A ``source`` cell (``001_4cf980d67b39ffac.txt slide 9``) with the report cited by its title,
+    authors and date in place of its file name: the form every output shows."""
+    key = report_of(source)
+    return title(key) + source.strip()[len(key) :]

@@ -11,7 +11,6 @@ CALIBRATED = DATA / "calibrated"
 CALIBRATED_PARAMETERS = CALIBRATED / "parameters.json"
 REPORTS = PROJECT_ROOT / "reports"
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
-SEEDS = PROJECT_ROOT.parent / "shared" / "seeds"
 
 
 def shown(path: Path) -> str:

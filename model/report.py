@@ -43,8 +43,10 @@ def prediction_text(
         if point_only
         else "(no calibrated parameter enters it)"
         if interval is None
-        else f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to {_fmt(interval[1], 'MB/s')})"
+        else f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to "
+        f"{_fmt(interval[1], 'MB/s')})"
     )
+    busiest = 100 * result.utilization[result.bottleneck]
     lines = [
         f"{scenario.name}"
         + (f" (variant {scenario.variant})" if scenario.variant else "")
@@ -56,12 +58,41 @@ def prediction_text(
         f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}",
         f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
         f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
-        f"  bottleneck   {result.bottleneck} ({_fmt(100 * result.utilization[result.bottleneck], '%')} busy)",
-        f"  CPU          {_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)",
-        "  utilisation  " + _busiest(result.utilization),
+        f"  bottleneck   {result.bottleneck} ({_fmt(busiest, '%')} busy)",
     ]
+    if result.cpu_s is not None:  # models without a CPU figure leave the line out
+        cpu = f"{_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)"
+        lines.append(f"  CPU          {cpu}")
+    lines.append("  utilisation  " + _busiest(result.utilization))
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
+
+
+def _measured(row: measured.Row) -> str:
+    """The measured figure as the report gives it: a bound reads "> 1.00 Gbit/s" or "< 60.0 s"."""
+    return {"lower": "> ", "upper": "< "}.get(row.bound, "") + _fmt(row.value, row.unit)
+
+
+def _error(p: Prediction) -> str:
+    """A row's error; for a figure the report gives as a bound, whether the prediction meets it."""
+    if p.error_pct is None:
+        return p.row.role
+    if p.row.bound:
+        return "bound met" if p.error_pct == 0.0 else f"bound missed ({p.error_pct:+.1f} %)"
+    return f"{p.error_pct:+.1f} %"
+
+
+def _shown(p: Prediction) -> dict:
+    """A prediction as the outputs show it: its source cites the report by title, not file name."""
+    return dict(p.to_dict(), source=measured.cite(p.row.source))
+
+
+def _cited(summary: dict) -> dict:
+    """``summarise``'s tables with each report cited by its title, authors and date."""
+    return {
+        name: dict(t, sources=[measured.title(key) for key in t["sources"]])
+        for name, t in summary.items()
+    }
 
 
 def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
@@ -80,28 +111,29 @@ def _table_text(
     name: str, summary: dict, predictions: list[Prediction], show_all: bool
 ) -> list[str]:
     median = summary["median_abs_error_pct"]
+    others = summary["rows"] - summary["results"]
     head = (
-        f"{name}: {summary['rows']} rows from {', '.join(summary['sources'])}; "
-        f"{summary['results']} results, {summary['covered']} predicted"
+        f"{name}: {summary['rows']} rows, {summary['results']} of them results to predict"
+        + (f" (the other {others} are settings and derived figures)" if others else "")
+        + f"; {summary['covered']} predicted"
         + (
             f", median |error| {median:.1f} %, max {summary['max_abs_error_pct']:.1f} %"
             if median is not None
             else ""
         )
     )
-    lines = [head]
+    lines = [head] + [f"  from {source}" for source in summary["sources"]]
     shown = [
         p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")
     ]
     if shown:
-        lines.append(f"  {'id':34} {'metric':16} {'measured':>14} {'predicted':>14} {'error':>9}")
+        lines.append(f"  {'id':34} {'metric':16} {'measured':>15} {'predicted':>14} {'error':>12}")
     for p in shown:
         r = p.row
-        error = f"{p.error_pct:+.1f} %" if p.error_pct is not None else r.role
         versus = f"  (relative to {';'.join(r.relative_to)})" if r.relative_to else ""
         lines.append(
-            f"  {r.id[:34]:34} {r.metric[:16]:16} {_fmt(r.value, r.unit):>14} "
-            f"{_fmt(p.predicted, r.unit):>14} {error:>9}{versus}"
+            f"  {r.id[:34]:34} {r.metric[:16]:16} {_measured(r):>15} "
+            f"{_fmt(p.predicted, r.unit):>14} {_error(p):>12}{versus}"
         )
     waiting: dict[str, list[str]] = {}
     for p in predictions:
@@ -121,13 +153,13 @@ def validation(
     tables = measured.load_all()
     rows = [r for rs in tables.values() for r in rs]
     predictions = _holdout(tables) if holdout else predict_rows(rows, params_module.calibrated())
-    summary = summarise(predictions)
+    summary = _cited(summarise(predictions))
     if write_files:
         _write_reports(predictions, summary)
     if as_json:
         return json.dumps(
             {
-                "rows": [p.to_dict() for p in predictions],
+                "rows": [_shown(p) for p in predictions],
                 "tables": summary,
                 "holdout": holdout,
                 "parameters": params_module.calibrated(),
@@ -137,14 +169,15 @@ def validation(
     by_table: dict[str, list[Prediction]] = {}
     for p in predictions:
         by_table.setdefault(p.row.table, []).append(p)
+    results = sum(t["results"] for t in summary.values())
     lines = [
         f"{'Leave-one-table-out' if holdout else 'Measured beside predicted'}: "
-        f"{len(rows)} measured rows in {len(tables)} tables"
+        f"{len(rows)} measured rows in {len(tables)} tables: {results} results a model should "
+        f"predict, and {len(rows) - results} settings and figures a report derives from others"
     ]
     for name, preds in by_table.items():
         lines += [""] + _table_text(name, summary[name], preds, show_all)
     covered = sum(t["covered"] for t in summary.values())
-    results = sum(t["results"] for t in summary.values())
     lines += [
         "",
         f"{covered} of {results} results predicted; each line above says why the rest are not."
@@ -166,33 +199,55 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
     import pandas as pd
 
     paths.REPORTS.mkdir(exist_ok=True)
-    frame = pd.DataFrame([p.to_dict() for p in predictions])
+    frame = pd.DataFrame([_shown(p) for p in predictions])
     frame.to_csv(paths.REPORTS / "validation.csv", index=False)
-    shown = frame[frame.error_pct.notna() & (frame.relative_to == "")]
-    fig, ax = plt.subplots(figsize=(7, 6))
-    for (table, unit), group in shown.groupby(["table", "unit"]):
-        ax.scatter(group.measured, group.predicted, label=f"{table} ({unit})", s=30)
-    if len(shown):
-        low = min(shown.measured.min(), shown.predicted.min()) * 0.8
-        high = max(shown.measured.max(), shown.predicted.max()) * 1.25
-        ax.plot([low, high], [low, high], color="black", lw=1, label="predicted = measured")
-        ax.fill_between(
-            [low, high],
-            [low * 0.9, high * 0.9],
-            [low * 1.1, high * 1.1],
-            color="grey",
-            alpha=0.2,
-            label="within 10 %",
-        )
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlabel("measured (the row's unit: MB/s, s, ...)")
-    ax.set_ylabel("predicted (same unit)")
-    ax.set_title("Measured beside predicted, every covered row of data/measured/")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig = ratio_figure(frame[frame.error_pct.notna()])
     fig.savefig(paths.REPORTS / "validation.png", dpi=110)
     plt.close(fig)
+
+
+def ratio_figure(shown):
+    """Predicted over measured for every predicted row, one column and one colour per table: rows
+    in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
+    is that of (1 + predicted %) to (1 + measured %); a row the report gives as a bound is drawn as
+    a triangle pointing the way the bound allows. ``shown``: validate's rows as a DataFrame."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    tables = list(dict.fromkeys(shown.table))
+    colours = plt.get_cmap("tab10")
+    for i, table in enumerate(tables):
+        group = shown[shown.table == table]
+        offsets = (
+            [0.0]
+            if len(group) == 1
+            else [-0.4 + 0.8 * k / (len(group) - 1) for k in range(len(group))]
+        )
+        for offset, (_, row) in zip(offsets, group.iterrows(), strict=True):
+            if row.relative_to:
+                ratio = (1 + row.predicted / 100) / (1 + row.measured / 100)
+            else:
+                ratio = row.predicted / row.measured
+            marker = {"lower": "^", "upper": "v"}.get(row.bound, "o")
+            ax.scatter(i + offset, ratio, color=colours(i % 10), marker=marker, s=28, zorder=3)
+    ax.axhline(1.0, color="black", lw=1)
+    ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
+    ax.set_yscale("log")
+    ticks = [0.4, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 2.5]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+    ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right")
+    ax.set_xlim(-0.6, len(tables) - 0.4)
+    ax.set_xlabel("measured table (data/measured/)")
+    ax.set_ylabel("predicted / measured (ratio, log scale)")
+    ax.set_title(f"Predicted over measured: the {len(shown)} predicted rows, by table")
+    ax.scatter([], [], color="grey", marker="o", label="a measured figure")
+    ax.scatter([], [], color="grey", marker="^", label="a lower bound (met above 1)")
+    ax.scatter([], [], color="grey", marker="v", label="an upper bound (met below 1)")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
 
 
 def calibration() -> str:

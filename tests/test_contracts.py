@@ -1,6 +1,7 @@
-"""The CLI contracts of DESIGN.md and the properties every storage prediction keeps."""
+"""The CLI contracts of docs/design.md and the properties every storage prediction keeps."""
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -59,6 +60,36 @@ def test_validate_json_contract(run_cli):
     }
 
 
+REPORT_FILE = re.compile(r"\d{3}_[0-9a-f]{16}\.txt")
+
+
+@pytest.mark.parametrize("args", [("validate",), ("validate", "--all"), ("validate", "--json")])
+def test_validate_cites_reports_by_title_never_by_file_name(run_cli, args):
+    status, out, err = run_cli(*args)
+    assert status == 0, err
+    assert not REPORT_FILE.search(out)
+    assert '"Einstein@home RAID setup testing" (Carsten Aulbert, 11 Sep 2012)' in (
+        json.loads(out)["tables"]["eah_download"]["sources"][0] if "--json" in args else out
+    )
+
+
+def test_validate_says_whether_a_bound_row_meets_its_bound(run_cli):
+    status, out, _ = run_cli("validate")
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("  ")}
+    # the lightpath moved 1.30 Gbit/s against "exceeding 1 Gbit/s", a DVD in 25 s against "lt60 s"
+    assert "> 1.00 Gbit/s" in lines["tsunami_over_1gbit"] and "< 60.0 s" in lines["dvd_under_60s"]
+    assert all(
+        lines[i].rstrip().endswith("bound met") for i in ("tsunami_over_1gbit", "dvd_under_60s")
+    )
+
+
+def test_a_model_without_a_cpu_figure_prints_no_cpu_line(run_cli):
+    status, out, _ = run_cli("predict", "eah_download", "--set", "workload.files=40")
+    assert status == 0 and "CPU" not in out and "(- of one core)" not in out
+    status, out, _ = run_cli("predict", "psu_write")
+    assert status == 0 and "of one core" in out
+
+
 def test_same_seed_same_numbers():
     s = scenario.load("atlas_intellistation", ["volumes.md0.disks.count=5"])
     assert simulate(s).to_dict() == simulate(s).to_dict()
@@ -75,13 +106,13 @@ def _stream(disks: int, op: str = "read"):
 @pytest.mark.parametrize("op", ["read", "write"])
 def test_more_disks_never_slow_a_sequential_stream(op):
     rates = [_stream(n, op).throughput_MBps for n in range(1, 6)]
-    assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), rates
+    assert all(b >= a * (1 - 1e-9) for a, b in zip(rates[:-1], rates[1:], strict=True)), rates
 
 
 @settings(max_examples=25, deadline=None)
 @given(
     disks=st.integers(1, 5),
-    total_MB=st.floats(10.0, 1e6),
+    total_MB=st.floats(10.0, 1e5),  # fits on one 120 GB drive
     op=st.sampled_from(["read", "write"]),
     efficiency=st.floats(0.5, 1.0),
 )
@@ -132,8 +163,9 @@ def test_a_drive_channel_runs_at_the_mode_its_driver_set(mode):
 
 @pytest.mark.parametrize("extra", [0.0, 1.0, 3.0])
 def test_a_cpu_bound_write_costs_its_extra_passes_more_than_a_read(extra):
-    """TRIUMF's host is CPU-bound on its 12 drives: each byte costs io_copy_passes copies on one core
-    to read and io_write_extra_passes more to write, so the rates stand as (passes + extra) / passes."""
+    """TRIUMF's host is CPU-bound on its 12 drives: each byte costs io_copy_passes copies on one
+    core to read and io_write_extra_passes more to write, so the rates stand as
+    (passes + extra) / passes."""
     from model import params
 
     values = dict(params.calibrated(), io_copy_passes=4.0, io_write_extra_passes=extra)
@@ -160,7 +192,8 @@ def test_processes_beyond_the_cores_time_share_them_fairly(streams):
 
 
 def test_predict_starts_without_the_fitting_libraries():
-    """`python -m model predict` answers in well under a second: it must not import scipy (calibrate)."""
+    """`python -m model predict` answers in well under a second: it must not import scipy
+    (calibrate)."""
     import subprocess
     import sys
 

@@ -1,14 +1,17 @@
-"""The measured data: every row cites a report and place, names a scenario that loads, uses known units."""
+"""The measured data: every row cites a report and place, names a scenario that loads, uses known
+units; every report is cited by its title (data/measured/sources.yaml)."""
 
+import re
 from collections import Counter
 
 import pytest
 
 from model import measured, paths, scenario
+from model.yamlio import safe_load
 
 TABLES = measured.load_all()
 ROWS = [r for rows in TABLES.values() for r in rows]
-REPORTS = sorted(p.name for p in paths.SEEDS.glob("*.txt")) if paths.SEEDS.exists() else []
+REPORTS = sorted(measured.sources())
 UNITS = {
     "MB/s",
     "MiB/s",
@@ -42,8 +45,32 @@ def test_at_least_80_rows_citing_all_five_reports():
     assert len(ROWS) >= 80
     cited = {r.source.split()[0] for r in ROWS}
     assert len(cited) == 5
-    if REPORTS:
-        assert cited == set(REPORTS)
+    assert cited == set(REPORTS)
+
+
+def _catalog_reports():
+    """Every ``reports:`` entry of data/hardware/*.yaml."""
+    for path in sorted(paths.HARDWARE.glob("*.yaml")):
+        for part in (safe_load(path.read_text()) or {}).values():
+            if isinstance(part, dict):
+                yield from part.get("reports", ())
+
+
+def test_every_report_a_table_or_the_catalog_names_is_in_sources_yaml():
+    named = {measured.report_of(r.source) for r in ROWS} | {
+        measured.report_of(entry) for entry in _catalog_reports()
+    }
+    assert len(named) == 5 and named <= set(measured.sources())
+
+
+@pytest.mark.parametrize("key", REPORTS)
+def test_sources_yaml_gives_each_report_s_title_authors_date_and_where(key):
+    entry = measured.sources()[key]
+    assert entry["title"] and entry["authors"] and entry["where"]
+    assert entry["date"] or entry["date_note"]  # a date the report does not state is said so
+    cited = measured.cite(f"{key} slide 9")
+    assert cited.startswith(f'"{entry["title"]}" (') and cited.endswith(") slide 9")
+    assert not re.search(r"\d{3}_[0-9a-f]{16}\.txt", cited)
 
 
 def test_required_tables_exist():

@@ -42,6 +42,12 @@ done. The server side, request by request:
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client").
 
+The bound is the bottleneck law over every resource a pair uses: each drive (its busy time a pair),
+the link (its bytes a pair) and the workers' CPU (a worker asleep on a read uses none, and the model
+gives a worker no CPU cost of its own). Utilisation is each one's busy time over the run's, and one
+more figure, the share of the time the volume has a read in flight (iostat's %util of the device),
+names what a server whose workers sleep on reads waits for: its drives, though none is saturated.
+
 The page cache holds under 0.03% of the 4 TB data set, so every read is taken to go to disk. The
 tuned ("optimized") deadline settings are not given in the report; the model reads them as a
 larger read-ahead window, the calibrated free parameter ``tuned_read_ahead_KiB``: what tuning
@@ -141,6 +147,24 @@ class Array:
         ]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+        # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
+        self.in_flight = 0
+        self.in_flight_since_s = 0.0
+        self.waited_on_s = 0.0
+
+    def _track(self, done: simpy.Event) -> simpy.Event:
+        """Count ``done`` as in flight until it fires."""
+        if not self.in_flight:
+            self.in_flight_since_s = self.env.now
+        self.in_flight += 1
+
+        def landed(_event) -> None:
+            self.in_flight -= 1
+            if not self.in_flight:
+                self.waited_on_s += self.env.now - self.in_flight_since_s
+
+        done.callbacks.append(landed)
+        return done
 
     def read(self, offset_B: int, length_B: int) -> simpy.Event:
         """Submit a logical read now; an event that fires when its last member piece completes."""
@@ -156,8 +180,10 @@ class Array:
                 last[member] = len(commands)
                 commands.append([member, piece.offset_B, piece.length_B])
         if not self.queued:  # in arrival order, a command's completion is known when it is sent
-            return self.env.timeout(
-                max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now
+            return self._track(
+                self.env.timeout(
+                    max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now
+                )
             )
         done, left = self.env.event(), [len(commands)]
 
@@ -168,7 +194,7 @@ class Array:
 
         for member, offset, length in commands:
             self.drives[member].enqueue(offset, length, piece_done)
-        return done
+        return self._track(done)
 
     def _copy(self, piece: raidmap.Piece, last: dict[int, int], now: float) -> int:
         """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
@@ -467,17 +493,28 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         env.process(client())
     env.run()
     elapsed = env.now * pairs / simulated
-    bytes_moved = pairs * (server.file_B + MD5_FILE_B)
+    pair_B = server.file_B + MD5_FILE_B
+    bytes_moved = pairs * pair_B
     drives = server.array.drives
     ran = env.now
-    utilization = {"server link": server.link.carried / server.link.capacity / ran}
-    utilization.update({f"drive {i}": d.busy_s / ran for i, d in enumerate(drives)})
-    utilization["nginx workers"] = server.worker_busy_s / ran / len(server.workers)
+    # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
+    # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps
+    # (nil in this model, which gives a worker no CPU cost, so the workers bound nothing).
+    worker_cpu_s = max(0.0, server.worker_busy_s - sum(server.worker_asleep_s.values()))
+    demand_s = {"server link": (server.link.carried / server.link.capacity / simulated, 1)}
+    demand_s.update({f"drive {i}": (d.busy_s / simulated, 1) for i, d in enumerate(drives)})
+    demand_s["nginx workers"] = (worker_cpu_s / simulated, len(server.workers))
+    bound_MBps = min(n * pair_B / d for d, n in demand_s.values() if d > 0) / 1e6
+    utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
+    # What limits a server whose workers sleep on reads is the wait for its drives, though no single
+    # drive is saturated: the share of the time the volume has a read in flight.
+    utilization["drives (a read in flight)"] = server.array.waited_on_s / ran
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (
         f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
-        f"{reads / simulated:.1f} drive commands per pair, {100 * hits / max(reads, 1):.0f}% from the drives' caches",
+        f"{reads / simulated:.1f} drive commands per pair, "
+        f"{100 * hits / max(reads, 1):.0f}% from the drives' caches",
         "workers asleep on reads: "
         + ", ".join(
             f"{1e3 * s / simulated:.1f} ms a pair {kind}"
@@ -489,7 +526,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bytes_moved=bytes_moved,
         elapsed_s=elapsed,
         utilization=utilization,
-        bound_MBps=server.link.capacity / 1e6,
+        bound_MBps=bound_MBps,
         notes=notes,
     )
 

@@ -27,10 +27,12 @@ from .store import Store, point_id
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
-# A point's kernel logs only its errors: ipykernel 7 warns on every start over TCP without CurveZMQ keys
-# ("Kernel is running over TCP without encryption"), a line per point through the progress bar. The
-# kernel listens on this machine's loopback only; a point's own errors still reach its notebook.
-QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+# A point's kernel logs nothing: ipykernel 7 warns on every start over TCP without CurveZMQ keys
+# ("Kernel is running over TCP without encryption"), a line per point through the progress bar, and
+# jupyter_client shuts a kernel down by interrupting it first, which a kernel still answering a
+# message logs as an ERROR ("KeyboardInterrupt caught in kernel."). The kernel listens on this
+# machine's loopback only; a point's own errors still reach its notebook and its record.
+QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 def _versions() -> str:

@@ -1,0 +1,32 @@
+"""The project's documents stand alone: nothing a user reads points outside the project, and the
+design cites the five reports by title."""
+
+import re
+import subprocess
+
+from model import measured, paths
+
+
+def _tracked() -> list[str]:
+    out = subprocess.run(
+        ["git", "ls-files"], cwd=paths.PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
+    return out.stdout.split()
+
+
+def test_no_file_a_user_reads_points_outside_the_project():
+    files = [f for f in _tracked() if not f.startswith("tests/")]
+    assert "docs/design.md" in files and "data/measured/sources.yaml" in files
+    outside = [
+        f
+        for f in files
+        if re.search(
+            r"\.\./shared|/work/shared", (paths.PROJECT_ROOT / f).read_text(errors="ignore")
+        )
+    ]
+    assert outside == []
+
+
+def test_the_design_cites_every_report_by_title():
+    design = (paths.PROJECT_ROOT / "docs" / "design.md").read_text()
+    assert all(f'"{entry["title"]}"' in design for entry in measured.sources().values())

@@ -1,0 +1,57 @@
+"""A papermill run's kernels write nothing to the terminal, not even when they are shut down.
+
+jupyter_client shuts a kernel down by interrupting it (SIGINT) before asking it to stop; a kernel
+that is still answering a message then logs "KeyboardInterrupt caught in kernel." at ERROR level,
+which ``make bench`` printed at the end of its papermill section. The race needs a loaded machine:
+several notebooks at once on a pool.
+"""
+
+import subprocess
+import sys
+
+from model import paths
+
+SCRIPT = """
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+import papermill
+
+from model.sweep.run import QUIET_KERNEL
+
+folder = Path(sys.argv[1])
+nb = nbformat.v4.new_notebook()
+nb.cells = [nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]})]
+nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+nbformat.write(nb, folder / "empty.ipynb")
+
+
+def one(i):
+    papermill.execute_notebook(
+        str(folder / "empty.ipynb"), str(folder / f"out{i}.ipynb"), parameters={"x": i},
+        kernel_name="python3", progress_bar=False, extra_arguments=QUIET_KERNEL,
+    )
+
+
+if __name__ == "__main__":
+    with ProcessPoolExecutor(4) as pool:
+        list(pool.map(one, range(24)))
+"""
+
+
+def test_kernels_shut_down_on_a_pool_print_nothing(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)],
+        cwd=paths.PROJECT_ROOT,
+        env={"PYTHONPATH": str(paths.PROJECT_ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(list(tmp_path.glob("out*.ipynb"))) == 24
+    assert "KeyboardInterrupt" not in done.stderr + done.stdout, done.stderr
