@@ -22,10 +22,12 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
 
 import simpy
 
 _EPS = 1e-12
+_started = operator.attrgetter("_order")
 
 
 class FlowResource:
@@ -111,21 +113,34 @@ class Flow:
         return f"Flow({self.name!r}, {self.size_B} B)"
 
 
-def max_min_rates(flows: list[Flow], live: list[bool] | None = None) -> list[float]:
+def max_min_rates(
+    flows: list[Flow], live: list[bool] | None = None, resources: list[FlowResource] | None = None
+) -> list[float]:
     """Weighted max-min fair rates (bytes/s) of ``flows`` by progressive filling.
 
     All unfrozen flows rise at one common level; a resource that fills freezes every flow crossing
     it, and a flow that reaches its own ``max_rate_Bps`` freezes alone. Flows not ``live`` (those
-    with nothing left to move) get 0. The levels at which resources would fill are
+    with nothing left to move) get 0. ``resources``, when given, lists every resource the flows
+    cross. The levels at which resources would fill are
     kept in a heap; a level only rises as flows freeze, so a stale entry is pushed again, at its
     new level, when it comes to the top.
     """
     n = len(flows)
+    if resources is not None and len(resources) == 1:  # one level fills the one resource...
+        (r,) = resources
+        w = 0.0
+        for i, f in enumerate(flows):
+            if f.max_rate_Bps != math.inf:
+                break  # ...unless a flow has a cap of its own
+            if live is None or live[i]:
+                w += f.usage[r]
+        else:
+            level = r.capacity / w if w else 0.0
+            return [level if live is None or live[i] else 0.0 for i in range(n)]
     rates = [0.0] * n
     frozen = [True] * n
     fixed: dict[FlowResource, float] = {}  # units/s taken by frozen flows
     weight: dict[FlowResource, float] = {}  # units per byte of the unfrozen flows
-    count: dict[FlowResource, int] = {}  # how many unfrozen flows cross it
     crossing: dict[FlowResource, list[int]] = {}
     heap: list = []
     tie = itertools.count()
@@ -135,11 +150,15 @@ def max_min_rates(flows: list[Flow], live: list[bool] | None = None) -> list[flo
         frozen[i] = False
         for r, a in f.usage.items():
             weight[r] = weight.get(r, 0.0) + a
-            count[r] = count.get(r, 0) + 1
             crossing.setdefault(r, []).append(i)
         if f.max_rate_Bps < math.inf:
             heap.append((f.max_rate_Bps, next(tie), None, i))
+    if len(weight) == 1 and not heap:  # one shared resource and no caps: one level fills it
+        ((r, w),) = weight.items()
+        level = r.capacity / w
+        return [0.0 if frozen[i] else level for i in range(n)]
     unfrozen = n - frozen.count(True)
+    count = {r: len(c) for r, c in crossing.items()}  # how many unfrozen flows cross it
     for r, w in weight.items():
         fixed[r] = 0.0
         heap.append((r.capacity / w, next(tie), r, -1))
@@ -149,6 +168,8 @@ def max_min_rates(flows: list[Flow], live: list[bool] | None = None) -> list[flo
     def freeze(i: int) -> None:
         frozen[i] = True
         rates[i] = level
+        if not unfrozen:  # the last ones: no level left to compute
+            return
         for r, a in flows[i].usage.items():
             fixed[r] += a * level
             count[r] -= 1
@@ -161,8 +182,8 @@ def max_min_rates(flows: list[Flow], live: list[bool] | None = None) -> list[flo
                 continue
             if flows[i].max_rate_Bps - level > _EPS * max(level, 1.0):
                 level = key
-            freeze(i)
             unfrozen -= 1
+            freeze(i)
             continue
         if not count[r]:
             continue
@@ -173,10 +194,10 @@ def max_min_rates(flows: list[Flow], live: list[bool] | None = None) -> list[flo
                 heapq.heappush(heap, (fill, next(tie), r, -1))
                 continue
             level = max(level, fill)
-        for j in crossing[r]:
-            if not frozen[j]:
-                freeze(j)
-                unfrozen -= 1
+        batch = [j for j in crossing[r] if not frozen[j]]
+        unfrozen -= len(batch)
+        for j in batch:
+            freeze(j)
     if unfrozen:
         name = next(f.name for j, f in enumerate(flows) if not frozen[j])
         raise ValueError(f"flow {name} crosses no limited resource and has no rate cap")
@@ -193,7 +214,8 @@ class FlowNetwork:
         self.updated_s = env.now  # the time of the network's last event
         self._generation = 0
         self._order = itertools.count()
-        self._finishing: list = []  # (finish time, order, version, flow), stale entries skipped
+        # (end time, start order, version, flow); an entry whose version is not the flow's is stale
+        self._finishing: list = []
 
     def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
         """Declare a resource; names are unique within the network."""
@@ -257,44 +279,50 @@ class FlowNetwork:
             if r in seen_res:
                 continue
             seen_res[r] = None
-            for f in r.flows:
-                if f not in seen_flows:
-                    seen_flows.add(f)
-                    stack.extend(x for x in f.usage if x not in seen_res)
-        return sorted(seen_flows, key=lambda f: f._order), list(seen_res)
+            new = r.flows.keys() - seen_flows
+            seen_flows |= new
+            for f in new:
+                if len(f.usage) > 1:
+                    stack.extend(f.usage)
+        return sorted(seen_flows, key=_started), list(seen_res)
 
     def _reallocate(self, flows: list[Flow], resources: list[FlowResource]) -> None:
         """Share out again the component of ``flows`` and ``resources``; wake at the next end."""
         now = self.env.now
         members, touched = self._component(flows, resources)
-        remaining = [f.remaining_B for f in members]
-        rates = max_min_rates(members, [rem > 0 for rem in remaining])
+        remaining = [f._remaining_B - f.rate_Bps * (now - f._since_s) for f in members]
+        rates = max_min_rates(members, [rem > 0 for rem in remaining], touched)
+        ends = []
         for f, rem, rate in zip(members, remaining, rates, strict=True):
-            if rate != f.rate_Bps or f._version == 0:
+            if rate != f.rate_Bps or not f._version:
                 f._remaining_B, f._since_s, f.rate_Bps = rem, now, rate
-                f._version += 1
+                f._version = version = f._version + 1
                 if rate > 0:
-                    entry = (now + rem / rate, f._order, f._version, f)
-                    heapq.heappush(self._finishing, entry)
+                    ends.append((now + rem / rate, f._order, version, f))
                 elif rem <= 0:  # its end is due now: it ends at this wake-up
-                    heapq.heappush(self._finishing, (now, f._order, f._version, f))
+                    ends.append((now, f._order, version, f))
         for r in touched:
             load = 0.0
             for f, a in r.flows.items():
                 load += a * f.rate_Bps
             r._set_load(now, load)
         self._generation += 1
-        while self._finishing and self._stale(self._finishing[0]):
-            heapq.heappop(self._finishing)
-        if self._finishing:
+        finishing = self._finishing
+        if len(ends) * 4 > len(finishing):
+            finishing.extend(ends)
+            heapq.heapify(finishing)
+        else:
+            for entry in ends:
+                heapq.heappush(finishing, entry)
+        if len(finishing) > 2 * len(self.active) + 64:  # mostly stale: keep the live entries
+            finishing[:] = [e for e in finishing if e[2] == e[3]._version]
+            heapq.heapify(finishing)
+        while finishing and finishing[0][2] != finishing[0][3]._version:
+            heapq.heappop(finishing)
+        if finishing:
             generation = self._generation
-            wake = self.env.timeout(max(self._finishing[0][0] - now, 0.0))
+            wake = self.env.timeout(max(finishing[0][0] - now, 0.0))
             wake.callbacks.append(lambda _event: self._on_wake(generation))
-
-    @staticmethod
-    def _stale(entry) -> bool:
-        _, _, version, f = entry
-        return version != f._version or f.finished_s is not None
 
     def _on_wake(self, generation: int) -> None:
         if generation != self._generation:
@@ -302,20 +330,20 @@ class FlowNetwork:
         now = self.updated_s = self.env.now
         finished = []
         while self._finishing:
-            entry = self._finishing[0]
-            if self._stale(entry):
+            end_s, _, version, f = self._finishing[0]
+            if version != f._version:  # superseded by a newer rate
                 heapq.heappop(self._finishing)
                 continue
-            end_s, _, _, f = entry
             if end_s > now and f.remaining_B > _EPS * f.size_B + f.rate_Bps * 1e-12:
                 break
             heapq.heappop(self._finishing)
             finished.append(f)
-        finished.sort(key=lambda f: f._order)
+        finished.sort(key=_started)
         freed: dict[FlowResource, None] = {}
         for f in finished:
             f._remaining_B = 0.0
             f.finished_s = now
+            f._version += 1
             del self.active[f]
             for r in f.usage:
                 del r.flows[f]
