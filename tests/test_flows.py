@@ -382,3 +382,14 @@ def test_an_end_shares_out_only_its_own_component():
     env.run()
     assert other.finished_s == pytest.approx(100.0)
     assert b.carried == pytest.approx(1000.0)
+
+
+def test_scaling_exponent_is_the_power_laws_slope():
+    """``model.scaling`` fits time ~ size^k over each curve's top two decades."""
+    from model.scaling import exponent
+
+    quadratic = [(n, 1e-6 * n**2) for n in (1, 10, 100, 1000, 10000)]
+    assert exponent(quadratic) == pytest.approx(2.0)
+    # a fixed start-up cost below the top two decades does not bend the fit
+    assert exponent([(1, 5.0), (100, 0.5), (1000, 5.0), (10000, 50.0)]) == pytest.approx(1.0)
+    assert exponent([(10, 1.0)]) is None
