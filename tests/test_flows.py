@@ -1,17 +1,18 @@
 """The flow primitive: max-min fairness on textbook cases, conservation, capacities, properties."""
 
 import math
+from dataclasses import dataclass
 
 import pytest
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.sim.flows import FlowNetwork
+from model.sim.flows import Flow, FlowNetwork, max_min_rates
 
 
 def _run(capacities, flows):
-    """``flows``: (size_B, {resource name: coefficient}, start_s, max_rate) -> (network, flow objects)."""
+    """``flows``: (size_B, {resource name: coefficient}, start_s, max_rate) -> (network, flows)."""
     env = simpy.Environment()
     net = FlowNetwork(env)
     res = {name: net.resource(name, cap) for name, cap in capacities.items()}
@@ -127,7 +128,7 @@ def test_properties_bytes_conserved_and_capacities_respected(capacities, flows):
     assert worst["over"] <= 1e-9
     assert all(f.finished_s is not None and f.remaining_B == 0 for f in all_flows)
     # every resource carried exactly the bytes of its flows times their coefficients
-    for name, r in net.resources.items():
+    for r in net.resources.values():
         expected = sum(f.size_B * a for f in all_flows for rr, a in f.usage.items() if rr is r)
         assert r.carried == pytest.approx(expected, rel=1e-6, abs=1e-6)
     # utilisation stays in 0..1
@@ -149,3 +150,246 @@ def test_property_max_min_no_flow_can_grow_without_a_full_resource(capacities, f
         at_cap = f.rate_Bps >= f.max_rate_Bps * (1 - 1e-9)
         saturated = any(r.load >= r.capacity * (1 - 1e-9) for r in f.usage)
         assert at_cap or saturated
+
+
+# --- The solver against the progressive filling it replaced ---------------------------------------
+# The oracle below is the network as it was before the incremental solver: every start and every end
+# shares out every active flow again, by progressive filling at one common level.
+
+
+@dataclass(eq=False)
+class _OracleResource:
+    name: str
+    capacity: float
+    load: float = 0.0
+    carried: float = 0.0
+
+
+@dataclass(eq=False)
+class _OracleFlow:
+    name: str
+    size_B: float
+    usage: dict
+    max_rate_Bps: float
+    done: simpy.Event
+    remaining_B: float = 0.0
+    rate_Bps: float = 0.0
+    finished_s: float | None = None
+
+
+def _oracle_rates(flows):
+    rates = {f: 0.0 for f in flows}
+    spare = {r: r.capacity for f in flows for r in f.usage}
+    unfrozen = [f for f in flows if f.remaining_B > 0]
+    level = 0.0
+    while unfrozen:
+        weight = {}
+        for f in unfrozen:
+            for r, a in f.usage.items():
+                weight[r] = weight.get(r, 0.0) + a
+        step = min([spare[r] / w for r, w in weight.items() if w > 0], default=math.inf)
+        for f in unfrozen:
+            step = min(step, f.max_rate_Bps - level)
+        if math.isinf(step):
+            raise ValueError("unlimited flow")
+        level += max(step, 0.0)
+        full = set()
+        for r, w in weight.items():
+            spare[r] -= max(step, 0.0) * w
+            if spare[r] <= 1e-12 * r.capacity:
+                full.add(r)
+        still = []
+        for f in unfrozen:
+            if f.max_rate_Bps - level <= 1e-12 * max(level, 1.0) or any(r in full for r in f.usage):
+                rates[f] = level
+            else:
+                still.append(f)
+        unfrozen = still
+    return rates
+
+
+class _OracleNetwork:
+    def __init__(self, env):
+        self.env, self.resources, self.active = env, {}, []
+        self._updated_s, self._generation = env.now, 0
+
+    def resource(self, name, capacity):
+        self.resources[name] = _OracleResource(name, float(capacity))
+        return self.resources[name]
+
+    def transfers(self, specs):
+        self._advance()
+        started = []
+        for size_B, usage, name, cap in specs:
+            f = _OracleFlow(name, size_B, {r: a for r, a in usage.items() if a > 0}, cap, None)
+            f.done, f.remaining_B = self.env.event(), size_B
+            self.active.append(f)
+            started.append(f)
+        self._reallocate()
+        return started
+
+    def _advance(self):
+        dt = self.env.now - self._updated_s
+        if dt > 0:
+            for f in self.active:
+                f.remaining_B -= f.rate_Bps * dt
+            for r in self.resources.values():
+                r.carried += r.load * dt
+        self._updated_s = self.env.now
+
+    def _reallocate(self):
+        rates = _oracle_rates(self.active)
+        for r in self.resources.values():
+            r.load = 0.0
+        for f in self.active:
+            f.rate_Bps = rates[f]
+            for r, a in f.usage.items():
+                r.load += a * f.rate_Bps
+        self._generation += 1
+        horizon = min(
+            (f.remaining_B / f.rate_Bps for f in self.active if f.rate_Bps > 0), default=None
+        )
+        if horizon is not None:
+            generation = self._generation
+            wake = self.env.timeout(max(horizon, 0.0))
+            wake.callbacks.append(lambda _event: self._on_wake(generation))
+
+    def _on_wake(self, generation):
+        if generation != self._generation:
+            return
+        self._advance()
+        finished = [
+            f for f in self.active if f.remaining_B <= 1e-12 * f.size_B + f.rate_Bps * 1e-12
+        ]
+        for f in finished:
+            f.remaining_B, f.finished_s = 0.0, self.env.now
+            self.active.remove(f)
+        self._reallocate()
+        for f in finished:
+            f.done.succeed(f)
+
+
+def _replay(network_class, capacities, batches):
+    """Run ``batches`` (start_s, [(size_B, {resource: coefficient}, max_rate_Bps)]) on a new
+    network, each batch started at once. Returns the flows, the rates each batch saw at its
+    start, the resources' carried units and the end time."""
+    env = simpy.Environment()
+    net = network_class(env)
+    res = {k: net.resource(k, c) for k, c in capacities.items()}
+    flows, seen = [], []
+
+    def start(at, specs):
+        yield env.timeout(at)
+        started = net.transfers(
+            [(size, {res[k]: a for k, a in usage.items()}, "f", cap) for size, usage, cap in specs]
+        )
+        flows.extend(started)
+        seen.append([f.rate_Bps for f in started])
+
+    for at, specs in batches:
+        env.process(start(at, specs))
+    env.run()
+    return flows, seen, {k: r.carried for k, r in res.items()}, env.now
+
+
+def _close(a, b, rel=1e-9):
+    return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+resource_names = "abcdefgh"
+oracle_flow = st.tuples(
+    st.floats(1.0, 1e9),
+    st.dictionaries(st.sampled_from(resource_names), st.floats(0.01, 10.0), min_size=1, max_size=4),
+    st.one_of(st.just(math.inf), st.just(math.inf), st.floats(0.5, 1e6)),
+)
+oracle_batches = st.lists(
+    st.tuples(st.floats(0.0, 1e4), st.lists(oracle_flow, min_size=1, max_size=6)),
+    min_size=1,
+    max_size=8,
+)
+oracle_capacities = st.fixed_dictionaries(
+    {k: st.one_of(st.floats(1.0, 1e9), st.just(100.0)) for k in resource_names}
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(oracle_capacities, oracle_batches)
+def test_solver_agrees_with_progressive_filling_on_random_networks(capacities, batches):
+    """Random capacities, flows crossing random resources at random coefficients, some capped,
+    started in random batches at random times: the incremental solver gives every flow the rates
+    and the end the old solver gave it, and every resource the same carried units, within 1e-9."""
+    new, new_seen, new_carried, new_end = _replay(FlowNetwork, capacities, batches)
+    old, old_seen, old_carried, old_end = _replay(_OracleNetwork, capacities, batches)
+    assert _close(new_end, old_end)
+    for n, o in zip(new, old, strict=True):
+        assert _close(n.finished_s, o.finished_s), (n.finished_s, o.finished_s)
+    for n_rates, o_rates in zip(new_seen, old_seen, strict=True):
+        assert all(_close(n, o) for n, o in zip(n_rates, o_rates, strict=True)), (n_rates, o_rates)
+    for k in resource_names:
+        assert _close(new_carried[k], old_carried[k], rel=1e-9) or (
+            abs(new_carried[k] - old_carried[k]) <= 1e-9 * max(new_carried.values())
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(oracle_capacities, st.lists(oracle_flow, min_size=1, max_size=30))
+def test_max_min_rates_agrees_with_progressive_filling(capacities, specs):
+    """One share-out of a random set of flows, some of them with nothing left to move."""
+    env = simpy.Environment()
+    new_net, old_net = FlowNetwork(env), _OracleNetwork(env)
+    new_res = {k: new_net.resource(k, c) for k, c in capacities.items()}
+    old_res = {k: old_net.resource(k, c) for k, c in capacities.items()}
+    live = [i % 5 != 4 for i in range(len(specs))]
+    new_flows, old_flows = [], []
+    for (size, usage, cap), alive in zip(specs, live, strict=True):
+        new_flows.append(
+            Flow("f", size, {new_res[k]: a for k, a in usage.items()}, cap, env.event())
+        )
+        old = _OracleFlow("f", size, {old_res[k]: a for k, a in usage.items()}, cap, None)
+        old.remaining_B = size if alive else 0.0
+        old_flows.append(old)
+    new_rates = max_min_rates(new_flows, live)
+    old_rates = _oracle_rates(old_flows)
+    assert all(_close(n, old_rates[o]) for n, o in zip(new_rates, old_flows, strict=True))
+
+
+def test_identical_flows_started_together_cost_one_share_out():
+    """10,000 identical streams over one shared resource and their own cores, started in one
+    batch, finish together at the bottleneck's fair share, in two share-outs (start and end)."""
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    disk = net.resource("disk", 1e9)
+    cores = [net.resource(f"core {i}", 1.0) for i in range(10_000)]
+    flows = net.transfers([(1e6, {disk: 1.0, core: 1e-8}, "s", math.inf) for core in cores])
+    assert {f.rate_Bps for f in flows} == {1e9 / 10_000}
+    env.run()
+    assert net._generation == 2  # shared out at the start and at the one end of them all
+    assert {f.finished_s for f in flows} == {10.0}
+
+
+def test_an_end_shares_out_only_its_own_component():
+    """Two separate links: an end on one leaves the other's flows alone (same rate, same entry)."""
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    a, b = net.resource("a", 10.0), net.resource("b", 10.0)
+    short, long_ = net.transfers([(10.0, {a: 1}, "s", math.inf), (100.0, {a: 1}, "l", math.inf)])
+    other = net.transfer(1000.0, {b: 1})
+    version = other._version
+    env.run(until=3.0)
+    assert short.finished_s == pytest.approx(2.0)
+    assert long_.rate_Bps == pytest.approx(10.0)
+    assert other._version == version  # never shared out again
+    env.run()
+    assert other.finished_s == pytest.approx(100.0)
+    assert b.carried == pytest.approx(1000.0)
+
+
+def test_scaling_exponent_is_the_power_laws_slope():
+    """``model.scaling`` fits time ~ size^k over each curve's top two decades."""
+    from model.scaling import exponent
+
+    quadratic = [(n, 1e-6 * n**2) for n in (1, 10, 100, 1000, 10000)]
+    assert exponent(quadratic) == pytest.approx(2.0)
+    # a fixed start-up cost below the top two decades does not bend the fit
+    assert exponent([(1, 5.0), (100, 0.5), (1000, 5.0), (10000, 50.0)]) == pytest.approx(1.0)
+    assert exponent([(10, 1.0)]) is None

@@ -1,14 +1,17 @@
-"""A host's network side as flow resources: its cores, the core that takes the NICs' interrupts, its NICs.
+"""A host's network side as flow resources: its cores, the core that takes the NICs' interrupts,
+its NICs.
 
 CPU time per payload byte comes in three kinds, each charged where it runs:
 
-- per frame (the scenario's ``net_cycles_per_frame`` at the host's clock): interrupt, driver, IP and TCP/UDP
-  processing; for TCP receive and ACK-clocked sends this runs in softirq context on the core that
-  takes the NIC's interrupts (CPU0 unless the affinity is spread, slide 33 of the ATLAS report);
-  a UDP sender pays it in its own process, inside sendto();
-- one memory copy between user space and the socket buffer, at the host's copy rate, in the process;
+- per frame (the scenario's ``net_cycles_per_frame`` at the host's clock): interrupt, driver, IP
+  and TCP/UDP processing; for TCP receive and ACK-clocked sends this runs in softirq context on
+  the core that takes the NIC's interrupts (CPU0 unless the affinity is spread, slide 33 of the
+  ATLAS report); a UDP sender pays it in its own process, inside sendto();
+- one memory copy between user space and the socket buffer, at the host's copy rate, in the
+  process;
 - the buffered file I/O path for bytes read from or written to disk (the storage model's
-  ``io_copy_passes``, and ``io_write_extra_passes`` more for a write), in the process that does the I/O.
+  ``io_copy_passes``, and ``io_write_extra_passes`` more for a write), in the process that does
+  the I/O.
 
 Every core's work also counts against the host's total of ``cores`` core-seconds per second.
 """
@@ -37,7 +40,8 @@ class HostNet:
     net: FlowNetwork | None = None
 
     def process(self, name: str, share: float = 1.0) -> FlowResource:
-        """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded host."""
+        """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded
+        host."""
         if name not in self.processes:
             self.processes[name] = self.net.resource(
                 f"core {self.label}.{name}", share, unit="core-s"
@@ -60,7 +64,8 @@ def host_net(
     nic_key: str,
     available: float = 1.0,
 ) -> HostNet:
-    """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each core free)."""
+    """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each
+    core free)."""
     host: Host = catalog.get("hosts", host_id, where, host_key)
     nic: Nic = catalog.get("nics", nic_id, where, nic_key)
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
@@ -95,7 +100,8 @@ def charge(
     *,
     on_irq: bool = False,
 ) -> None:
-    """Charge ``seconds`` of CPU per byte to ``core`` (or the interrupt core) and to the host's total."""
+    """Charge ``seconds`` of CPU per byte to ``core`` (or the interrupt core) and to the host's
+    total."""
     add(usage, side.irq if on_irq else core, seconds)
     add(usage, side.cpu, seconds)
 
@@ -110,17 +116,14 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     if less). A resource every flow crosses is such a group of one.
     """
     best = sum(caps)
-    groups: dict[str, list[FlowResource]] = {}
-    for usage in usages:
+    groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
+    for i, usage in enumerate(usages):
         for res in usage:
             key = res.name.rsplit(".", 1)[0] if "." in res.name.split(" ", 1)[-1] else res.name
-            members = groups.setdefault(key, [])
-            if res not in members:
-                members.append(res)
-    for members in groups.values():
-        crossing = {res: [i for i, u in enumerate(usages) if res in u] for res in members}
+            groups.setdefault(key, {}).setdefault(res, []).append(i)
+    for crossing in groups.values():
         counted = [i for flows in crossing.values() for i in flows]
-        if sorted(counted) != list(range(len(usages))):
+        if len(counted) != len(usages) or len(set(counted)) != len(usages):
             continue  # not a partition of the flows
         total = 0.0
         for res, flows in crossing.items():

@@ -1,4 +1,5 @@
-"""The microscope ingest path end to end: acquisition servers writing images over CIFS to one storage host.
+"""The microscope ingest path end to end: acquisition servers writing images over CIFS to one
+storage host.
 
 ``003_0a9a7721e3b096d5.txt``: eight Windows acquisition servers write the electron microscope's
 images (about 612 KiB each, about 3 TB/h in all) to a CIFS share on a Dell R720, whose two 10 GbE
@@ -77,7 +78,8 @@ STAGES = (
 
 @dataclass(frozen=True)
 class IngestResult:
-    """The path's steady state with every client writing; rates in MB/s (10^6 B/s) and TB/h (10^12 B/h)."""
+    """The path's steady state with every client writing; rates in MB/s (10^6 B/s) and TB/h
+    (10^12 B/h)."""
 
     clients: int
     bond_member_of_client: tuple[int, ...]
@@ -88,8 +90,9 @@ class IngestResult:
     microscopes: int  # whole microscopes of ``microscope_TBph`` the aggregate carries
     bottleneck: str  # the resource that limits the aggregate
     bottleneck_stage: str
-    # what each stage alone lets these clients write; the storage path's is simulate()'s bound_MBps, its
-    # steady rate with one writer per client (its throughput_MBps also counts the drives' first access)
+    # what each stage alone lets these clients write; the storage path's is simulate()'s
+    # bound_MBps, its steady rate with one writer per client (its throughput_MBps also counts the
+    # drives' first access)
     stage_capacity_MBps: dict[str, float]
     stage_utilization: dict[str, float]  # each stage's busiest resource, 0..1
     bound_MBps: float  # the bottleneck law's upper bound on the aggregate
@@ -170,7 +173,7 @@ def predict(
     io_s = storage_stream.io_s_per_byte(values, host.copy_rate_MBps, "write")
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_stream * config.clients)
     cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
-    usages, flows = [], []
+    usages = []
     for i, member in enumerate(members):
         nic = net.resource(f"nic client.{i}", nic_rate_Bps(catalog, client_nic))
         smbd = side.process(f"smbd{i}")
@@ -183,10 +186,10 @@ def predict(
         add(usage, nic, wire)
         add(usage, side.nics[member], wire)
         usages.append(usage)
-        flows.append(
-            net.transfer(bytes_per_stream, usage, name=f"client {i}", max_rate_Bps=cap_Bps)
-        )
-
+    # every client writing at once: one share-out for all of them
+    flows = net.transfers(
+        [(bytes_per_stream, usage, f"client {i}", cap_Bps) for i, usage in enumerate(usages)]
+    )
     rates = tuple(f.rate_Bps for f in flows)  # the max-min allocation with every client writing
     aggregate_Bps = sum(rates)
     used = [
@@ -240,7 +243,8 @@ def simulate(
     out = predict(scenario, catalog, params)
     bytes_moved = out.storage.bytes_moved
     notes = (
-        f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of {body.microscope_TBph:g} TB/h",
+        f"{out.aggregate_TBph:.2f} TB/h: {out.microscopes} microscope(s) of "
+        f"{body.microscope_TBph:g} TB/h",
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
     )

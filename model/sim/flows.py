@@ -4,106 +4,203 @@ A *resource* has a capacity in its own unit per second (bytes/s for a bus or a l
 a CPU core, busy-seconds/s for a disk arm). A *flow* moves ``size_B`` bytes and uses each resource
 it crosses at ``coefficient`` units per byte: a RAID0 stream over n disks uses each member at 1/n,
 a mirrored write uses each member at 1, a CPU at its cycles per byte. Rates are the weighted
-max-min fair allocation (progressive filling, as SimGrid's LMM solver does), recomputed whenever a
-flow starts or ends, so a terabyte costs events in proportion to those changes, not to its bytes.
+max-min fair allocation (progressive filling, as SimGrid's LMM solver does), so a terabyte costs
+events in proportion to the flows' starts and ends, not to its bytes.
+
+The work of a start or an end is in proportion to what it touches, as in SimGrid's lazy solver:
+only the connected component of the changed flows (the flows that share a resource with them, and
+so on) is shared out again, the fill levels at which resources saturate are kept in a heap, and a
+flow's remaining bytes and a resource's carried units are brought up to date only when its rate
+changes (their values in between are read off the clock). Flows started together by
+:meth:`FlowNetwork.transfers` are shared out once for all of them.
 
 Calibrated on nothing itself: it is the primitive the storage and network models build on.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
-from dataclasses import dataclass, field
+import operator
 
 import simpy
 
 _EPS = 1e-12
+_started = operator.attrgetter("_order")
 
 
-@dataclass(eq=False)
 class FlowResource:
-    """A shared capacity (``capacity`` units/s) that flows use in proportion to their rate."""
+    """A shared capacity (``capacity`` units/s) that flows use in proportion to their rate.
 
-    name: str
-    capacity: float
-    unit: str = "B"
-    load: float = 0.0  # units/s in use under the current allocation
-    carried: float = 0.0  # units moved so far (the integral of load)
+    ``load`` is the units/s in use under the current allocation, ``carried`` the units moved so
+    far (the integral of load up to the network's last event).
+    """
 
-    def __post_init__(self) -> None:
-        if not self.capacity > 0:
-            raise ValueError(
-                f"resource {self.name}: capacity must be positive, got {self.capacity}"
-            )
+    __slots__ = ("name", "capacity", "unit", "load", "flows", "_carried", "_since_s", "_net")
+
+    def __init__(self, name: str, capacity: float, unit: str = "B", net: FlowNetwork | None = None):
+        if not capacity > 0:
+            raise ValueError(f"resource {name}: capacity must be positive, got {capacity}")
+        self.name, self.capacity, self.unit = name, capacity, unit
+        self.load = 0.0
+        self.flows: dict[Flow, float] = {}  # the active flows crossing it -> units per byte
+        self._carried = 0.0
+        self._since_s = 0.0 if net is None else net.env.now
+        self._net = net
+
+    @property
+    def carried(self) -> float:
+        if self._net is None:
+            return self._carried
+        return self._carried + self.load * (self._net.updated_s - self._since_s)
+
+    def _set_load(self, now_s: float, load: float) -> None:
+        self._carried += self.load * (now_s - self._since_s)
+        self._since_s = now_s
+        self.load = load
+
+    def __repr__(self) -> str:
+        return f"FlowResource({self.name!r}, {self.capacity} {self.unit}/s)"
 
 
-@dataclass(eq=False)
 class Flow:
-    """``size_B`` bytes crossing ``usage`` (resource -> units per byte), at most ``max_rate_Bps``."""
+    """``size_B`` bytes crossing ``usage`` (resource -> units per byte), at ``max_rate_Bps`` at
+    most."""
 
-    name: str
-    size_B: float
-    usage: dict[FlowResource, float]
-    max_rate_Bps: float
-    done: simpy.Event
-    remaining_B: float = field(init=False)
-    rate_Bps: float = 0.0
-    started_s: float = 0.0
-    finished_s: float | None = None
+    __slots__ = (
+        "name",
+        "size_B",
+        "usage",
+        "max_rate_Bps",
+        "done",
+        "rate_Bps",
+        "started_s",
+        "finished_s",
+        "_remaining_B",
+        "_since_s",
+        "_net",
+        "_order",
+        "_version",
+    )
 
-    def __post_init__(self) -> None:
-        self.remaining_B = self.size_B
+    def __init__(
+        self,
+        name: str,
+        size_B: float,
+        usage: dict[FlowResource, float],
+        max_rate_Bps: float,
+        done: simpy.Event,
+        net: FlowNetwork | None = None,
+        order: int = 0,
+    ):
+        self.name, self.size_B, self.usage = name, size_B, usage
+        self.max_rate_Bps, self.done = max_rate_Bps, done
+        self.rate_Bps = 0.0
+        self.started_s = self._since_s = 0.0 if net is None else net.env.now
+        self.finished_s: float | None = None
+        self._remaining_B = size_B
+        self._net, self._order, self._version = net, order, 0
+
+    @property
+    def remaining_B(self) -> float:
+        """Bytes still to move, as of the network's last event."""
+        if self._net is None or self.finished_s is not None:
+            return self._remaining_B
+        return self._remaining_B - self.rate_Bps * (self._net.updated_s - self._since_s)
+
+    def __repr__(self) -> str:
+        return f"Flow({self.name!r}, {self.size_B} B)"
 
 
-def max_min_rates(flows: list[Flow]) -> dict[Flow, float]:
+def max_min_rates(
+    flows: list[Flow], live: list[bool] | None = None, resources: list[FlowResource] | None = None
+) -> list[float]:
     """Weighted max-min fair rates (bytes/s) of ``flows`` by progressive filling.
 
-    All unfrozen flows rise at one common rate; a resource that fills freezes every flow crossing
-    it, and a flow that reaches its own ``max_rate_Bps`` freezes alone.
+    All unfrozen flows rise at one common level; a resource that fills freezes every flow crossing
+    it, and a flow that reaches its own ``max_rate_Bps`` freezes alone. Flows not ``live`` (those
+    with nothing left to move) get 0. ``resources``, when given, lists every resource the flows
+    cross. The levels at which resources would fill are
+    kept in a heap; a level only rises as flows freeze, so a stale entry is pushed again, at its
+    new level, when it comes to the top.
     """
-    rates = {f: 0.0 for f in flows}
-    spare = {}
-    for f in flows:
-        for r in f.usage:
-            spare[r] = r.capacity
-    unfrozen = [f for f in flows if f.remaining_B > 0]
-    if len(spare) == 1 and all(math.isinf(f.max_rate_Bps) for f in unfrozen):
-        # one shared resource and no caps: every flow rises to the level that fills it
-        (resource,) = spare
-        level = resource.capacity / sum(f.usage[resource] for f in unfrozen) if unfrozen else 0.0
-        for f in unfrozen:
-            rates[f] = level
-        return rates
+    n = len(flows)
+    if resources is not None and len(resources) == 1:  # one level fills the one resource...
+        (r,) = resources
+        w = 0.0
+        for i, f in enumerate(flows):
+            if f.max_rate_Bps != math.inf:
+                break  # ...unless a flow has a cap of its own
+            if live is None or live[i]:
+                w += f.usage[r]
+        else:
+            level = r.capacity / w if w else 0.0
+            return [level if live is None or live[i] else 0.0 for i in range(n)]
+    rates = [0.0] * n
+    frozen = [True] * n
+    fixed: dict[FlowResource, float] = {}  # units/s taken by frozen flows
+    weight: dict[FlowResource, float] = {}  # units per byte of the unfrozen flows
+    crossing: dict[FlowResource, list[int]] = {}
+    heap: list = []
+    tie = itertools.count()
+    for i, f in enumerate(flows):
+        if live is not None and not live[i]:
+            continue
+        frozen[i] = False
+        for r, a in f.usage.items():
+            weight[r] = weight.get(r, 0.0) + a
+            crossing.setdefault(r, []).append(i)
+        if f.max_rate_Bps < math.inf:
+            heap.append((f.max_rate_Bps, next(tie), None, i))
+    if len(weight) == 1 and not heap:  # one shared resource and no caps: one level fills it
+        ((r, w),) = weight.items()
+        level = r.capacity / w
+        return [0.0 if frozen[i] else level for i in range(n)]
+    unfrozen = n - frozen.count(True)
+    count = {r: len(c) for r, c in crossing.items()}  # how many unfrozen flows cross it
+    for r, w in weight.items():
+        fixed[r] = 0.0
+        heap.append((r.capacity / w, next(tie), r, -1))
+    heapq.heapify(heap)
     level = 0.0
-    while unfrozen:
-        weight: dict[FlowResource, float] = {}
-        for f in unfrozen:
-            for r, a in f.usage.items():
-                weight[r] = weight.get(r, 0.0) + a
-        step = math.inf
-        for r, w in weight.items():
-            if w > 0:
-                step = min(step, spare[r] / w)
-        for f in unfrozen:
-            step = min(step, f.max_rate_Bps - level)
-        if math.isinf(step):
-            raise ValueError(
-                f"flow {unfrozen[0].name} crosses no limited resource and has no rate cap"
-            )
-        step = max(step, 0.0)
-        level += step
-        full = set()
-        for r, w in weight.items():
-            spare[r] -= step * w
-            if spare[r] <= _EPS * r.capacity:
-                full.add(r)
-        still = []
-        for f in unfrozen:
-            if f.max_rate_Bps - level <= _EPS * max(level, 1.0) or any(r in full for r in f.usage):
-                rates[f] = level
-            else:
-                still.append(f)
-        unfrozen = still
+
+    def freeze(i: int) -> None:
+        frozen[i] = True
+        rates[i] = level
+        if not unfrozen:  # the last ones: no level left to compute
+            return
+        for r, a in flows[i].usage.items():
+            fixed[r] += a * level
+            count[r] -= 1
+            weight[r] = weight[r] - a if count[r] else 0.0
+
+    while unfrozen and heap:
+        key, _, r, i = heapq.heappop(heap)
+        if r is None:  # a flow's own cap
+            if frozen[i]:
+                continue
+            if flows[i].max_rate_Bps - level > _EPS * max(level, 1.0):
+                level = key
+            unfrozen -= 1
+            freeze(i)
+            continue
+        if not count[r]:
+            continue
+        spare = r.capacity - fixed[r]
+        if spare - weight[r] * level > _EPS * r.capacity:  # not full at the current level
+            fill = spare / weight[r]
+            if fill > key:  # flows froze since this entry was pushed: its level rose
+                heapq.heappush(heap, (fill, next(tie), r, -1))
+                continue
+            level = max(level, fill)
+        batch = [j for j in crossing[r] if not frozen[j]]
+        unfrozen -= len(batch)
+        for j in batch:
+            freeze(j)
+    if unfrozen:
+        name = next(f.name for j, f in enumerate(flows) if not frozen[j])
+        raise ValueError(f"flow {name} crosses no limited resource and has no rate cap")
     return rates
 
 
@@ -113,15 +210,18 @@ class FlowNetwork:
     def __init__(self, env: simpy.Environment):
         self.env = env
         self.resources: dict[str, FlowResource] = {}
-        self.active: list[Flow] = []
-        self._updated_s = env.now
+        self.active: dict[Flow, None] = {}  # in the order the flows started
+        self.updated_s = env.now  # the time of the network's last event
         self._generation = 0
+        self._order = itertools.count()
+        # (end time, start order, version, flow); an entry whose version is not the flow's is stale
+        self._finishing: list = []
 
     def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
         """Declare a resource; names are unique within the network."""
         if name in self.resources:
             raise ValueError(f"resource {name} declared twice")
-        res = FlowResource(name, float(capacity), unit)
+        res = FlowResource(name, float(capacity), unit, self)
         self.resources[name] = res
         return res
 
@@ -141,7 +241,7 @@ class FlowNetwork:
     ) -> list[Flow]:
         """Start several flows now, each (size_B, usage, name, max_rate_Bps), sharing out the
         resources once for all of them rather than once per flow."""
-        self._advance()
+        self.updated_s = self.env.now
         started = []
         for size_B, usage, name, max_rate_Bps in specs:
             if not size_B > 0:
@@ -152,56 +252,109 @@ class FlowNetwork:
                 {r: float(a) for r, a in usage.items() if a > 0},
                 float(max_rate_Bps),
                 self.env.event(),
+                self,
+                next(self._order),
             )
-            flow.started_s = self.env.now
-            self.active.append(flow)
+            self.active[flow] = None
+            for r, a in flow.usage.items():
+                r.flows[flow] = a
             started.append(flow)
-        self._reallocate()
+        self._reallocate(started, [])
         return started
 
-    def _advance(self) -> None:
-        """Move every active flow forward to the current time at its current rate."""
-        dt = self.env.now - self._updated_s
-        if dt > 0:
-            for f in self.active:
-                f.remaining_B -= f.rate_Bps * dt
-            for r in self.resources.values():
-                r.carried += r.load * dt
-        self._updated_s = self.env.now
+    def _component(
+        self, flows: list[Flow], resources: list[FlowResource]
+    ) -> tuple[list[Flow], list[FlowResource]]:
+        """The active flows and resources connected to ``flows`` and ``resources`` through shared
+        resources, the flows in the order they started."""
+        seen_flows: set[Flow] = set()
+        seen_res: dict[FlowResource, None] = {}
+        stack = list(resources)
+        for f in flows:
+            if f in self.active and f not in seen_flows:
+                seen_flows.add(f)
+                stack.extend(f.usage)
+        while stack:
+            r = stack.pop()
+            if r in seen_res:
+                continue
+            seen_res[r] = None
+            new = r.flows.keys() - seen_flows
+            seen_flows |= new
+            for f in new:
+                if len(f.usage) > 1:
+                    stack.extend(f.usage)
+        return sorted(seen_flows, key=_started), list(seen_res)
 
-    def _reallocate(self) -> None:
-        rates = max_min_rates(self.active)
-        for r in self.resources.values():
-            r.load = 0.0
-        for f in self.active:
-            f.rate_Bps = rates[f]
-            for r, a in f.usage.items():
-                r.load += a * f.rate_Bps
+    def _reallocate(self, flows: list[Flow], resources: list[FlowResource]) -> None:
+        """Share out again the component of ``flows`` and ``resources``; wake at the next end."""
+        now = self.env.now
+        members, touched = self._component(flows, resources)
+        remaining = [f._remaining_B - f.rate_Bps * (now - f._since_s) for f in members]
+        rates = max_min_rates(members, [rem > 0 for rem in remaining], touched)
+        ends = []
+        for f, rem, rate in zip(members, remaining, rates, strict=True):
+            if rate != f.rate_Bps or not f._version:
+                f._remaining_B, f._since_s, f.rate_Bps = rem, now, rate
+                f._version = version = f._version + 1
+                if rate > 0:
+                    ends.append((now + rem / rate, f._order, version, f))
+                elif rem <= 0:  # its end is due now: it ends at this wake-up
+                    ends.append((now, f._order, version, f))
+        for r in touched:
+            load = 0.0
+            for f, a in r.flows.items():
+                load += a * f.rate_Bps
+            r._set_load(now, load)
         self._generation += 1
-        horizon = min(
-            (f.remaining_B / f.rate_Bps for f in self.active if f.rate_Bps > 0), default=None
-        )
-        if horizon is not None:
+        finishing = self._finishing
+        if len(ends) * 4 > len(finishing):
+            finishing.extend(ends)
+            heapq.heapify(finishing)
+        else:
+            for entry in ends:
+                heapq.heappush(finishing, entry)
+        if len(finishing) > 2 * len(self.active) + 64:  # mostly stale: keep the live entries
+            finishing[:] = [e for e in finishing if e[2] == e[3]._version]
+            heapq.heapify(finishing)
+        while finishing and finishing[0][2] != finishing[0][3]._version:
+            heapq.heappop(finishing)
+        if finishing:
             generation = self._generation
-            wake = self.env.timeout(max(horizon, 0.0))
+            wake = self.env.timeout(max(finishing[0][0] - now, 0.0))
             wake.callbacks.append(lambda _event: self._on_wake(generation))
 
     def _on_wake(self, generation: int) -> None:
         if generation != self._generation:
             return  # a newer allocation superseded this wake-up
-        self._advance()
-        finished = [f for f in self.active if f.remaining_B <= _EPS * f.size_B + f.rate_Bps * 1e-12]
+        now = self.updated_s = self.env.now
+        finished = []
+        while self._finishing:
+            end_s, _, version, f = self._finishing[0]
+            if version != f._version:  # superseded by a newer rate
+                heapq.heappop(self._finishing)
+                continue
+            if end_s > now and f.remaining_B > _EPS * f.size_B + f.rate_Bps * 1e-12:
+                break
+            heapq.heappop(self._finishing)
+            finished.append(f)
+        finished.sort(key=_started)
+        freed: dict[FlowResource, None] = {}
         for f in finished:
-            f.remaining_B = 0.0
-            f.finished_s = self.env.now
-            self.active.remove(f)
-        self._reallocate()
+            f._remaining_B = 0.0
+            f.finished_s = now
+            f._version += 1
+            del self.active[f]
+            for r in f.usage:
+                del r.flows[f]
+                freed[r] = None
+        self._reallocate([], list(freed))
         for f in finished:
             f.done.succeed(f)
 
     def utilization(self, elapsed_s: float) -> dict[str, float]:
         """Time-averaged share of each resource's capacity used over ``elapsed_s`` seconds."""
-        self._advance()
+        self.updated_s = self.env.now
         if elapsed_s <= 0:
             return {name: 0.0 for name in self.resources}
         return {

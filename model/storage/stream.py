@@ -15,6 +15,8 @@ Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 
 from __future__ import annotations
 
+import math
+
 import simpy
 
 from ..catalog import Catalog
@@ -72,7 +74,8 @@ def stream_usage(
 
 
 def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
-    """Share of the written bytes the writers write back themselves: what lies beyond the dirty limit."""
+    """Share of the written bytes the writers write back themselves: what lies beyond the dirty
+    limit."""
     limit_B = body.kernel.dirty_ratio_pct / 100.0 * memory_MB * 1e6
     return max(0.0, bytes_total - limit_B) / bytes_total
 
@@ -100,7 +103,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     path = topology.build(net, body, catalog, params, scenario.path, bytes_per_stream)
     host_cpu = net.resource("cpu host", float(path.host.cores), unit="core-s")
     # each process runs on one core at a time; with more processes than cores they time-share the
-    # host's cores, an equal share each and what one leaves to the others (max-min, as the scheduler)
+    # host's cores, an equal share each and what one leaves to the others (max-min, as the
+    # scheduler)
     thread = "core {}" if w.streams <= path.host.cores else "process {}"
     cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
     direct_io = w.io == "direct"
@@ -120,13 +124,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         disk_model.first_access_s(part) for members in path.disks.values() for _, part in members
     )
 
-    def stream(usage):
+    def streams():  # every stream starts after the same first access: one share-out for all
         yield env.timeout(latency_s)
-        flow = net.transfer(bytes_per_stream, usage, name="stream")
-        yield flow.done
+        net.transfers([(bytes_per_stream, usage, "stream", math.inf) for usage in usages])
 
-    for usage in usages:
-        env.process(stream(usage))
+    env.process(streams())
     env.run()
     elapsed = env.now
     cpu_sys_s = sum(core.carried for core in cores)  # the writers' own time, as `time` reports it
