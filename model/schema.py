@@ -100,7 +100,10 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
         options = typing.get_args(tp)
         if value is None and type(None) in options:
             return None
-        for option in (o for o in options if o is not type(None)):
+        others = [o for o in options if o is not type(None)]
+        if len(others) == 1:  # an optional value: its own type tells what is wrong
+            return build(others[0], value, where, key)
+        for option in others:
             try:
                 return build(option, value, where, key)
             except UserError:

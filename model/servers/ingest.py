@@ -47,18 +47,12 @@ from dataclasses import dataclass
 import simpy
 
 from .. import catalog as catalog_module
-from ..catalog import nic_rate_Bps
-from ..errors import NotModelled, UserError
-from ..network import tcp
-from ..network.hosts import add, charge, host_net, partition_bound_Bps
+from ..network.hosts import partition_bound_Bps
 from ..result import Result
-from ..settings import NET_CYCLES_PER_FRAME
 from ..sim.flows import FlowNetwork, FlowResource
-from ..sim.rng import stream as rng_stream
 from ..spec import ModelRecord, Scenario
+from ..storage import front
 from ..storage import simulate as simulate_storage
-from ..storage import stream as storage_stream
-from ..storage import topology
 from .spec import IngestBody
 
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
@@ -101,22 +95,6 @@ class IngestResult:
     )
 
 
-def bond_members(config: IngestBody, members: int, seed: int, where: str) -> tuple[int, ...]:
-    """The bond member each client's connection is hashed onto."""
-    if config.assignment is not None:
-        bad = [m for m in config.assignment if not 0 <= m < members]
-        if bad:
-            raise UserError(where, "assignment", f"members are 0 to {members - 1}, got {bad[0]}")
-        return tuple(int(m) for m in config.assignment)
-    if config.hashing == "collide":
-        return (0,) * config.clients
-    if config.hashing == "seeded":
-        return tuple(
-            int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=config.clients)
-        )
-    return tuple(i % members for i in range(config.clients))
-
-
 def smb_payload_per_byte(config: IngestBody) -> float:
     """TCP payload bytes per image byte: the image plus the SMB2 framing of each write it takes."""
     file_B = config.file_KiB * 1024
@@ -138,54 +116,36 @@ def predict(
     # the storage path alone: one dd-like writer per client
     storage = simulate_storage(store, catalog, values)
     body = store.body
-    host = catalog.get("hosts", body.host, store.path, "host")
-    if not host.nics or len(set(host.nics)) > 1:
-        raise NotModelled(f"{host.name}: a bond needs its NICs in the catalog, all alike")
-    client_nic = catalog.get("nics", config.client_nic, where, "client_nic")
-    mtu_B = catalog.get("links", config.link, where, "link").mtu_B or 1500
-
     net = FlowNetwork(simpy.Environment())
-    stage_of: dict[FlowResource, str] = {}
-    side = host_net(
+    clients = front.build(
         net,
+        body,
         catalog,
-        "storage",
-        body.host,
-        host.nics[0],
-        len(host.nics),
-        config.irq_affinity,
-        NET_CYCLES_PER_FRAME,
+        values,
         store.path,
-        host_key="host",
-        nic_key="host.nics",
+        clients=config.clients,
+        client_nic=config.client_nic,
+        link=config.link,
+        irq_affinity=config.irq_affinity,
+        members_of=config.assignment,
+        hashing=config.hashing,
+        seed=store.seed,
+        payload=smb_payload_per_byte(config),
+        process="smbd",
+        front_where=where,
+        nic_key="client_nic",
+        link_key="link",
     )
-    bytes_per_stream = body.workload.total_MB * 1e6
-    path = topology.build(net, body, catalog, values, store.path, bytes_per_stream)
-    for res in path.usage_per_byte[body.workload.target]:
-        stage_of[res] = STAGES[5]
+    side, usages, members = clients.side, clients.usages, clients.members
+    bytes_per_stream = clients.bytes_per_client
+    stage_of: dict[FlowResource, str] = {
+        res: STAGES[5] for res in clients.path.usage_per_byte[body.workload.target]
+    }
     stage_of.update({side.irq: STAGES[2], side.cpu: STAGES[4]})
     stage_of.update({nic: STAGES[1] for nic in side.nics})
-
-    members = bond_members(config, len(side.nics), store.seed, where)
-    payload = smb_payload_per_byte(config)
-    wire = tcp.tcp_wire_per_byte(mtu_B) * payload
-    frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
-    io_s = storage_stream.io_s_per_byte(values, host.copy_rate_MBps, "write")
-    pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_stream * config.clients)
+    stage_of.update({nic: STAGES[0] for nic in clients.client_nics})
+    stage_of.update({smbd: STAGES[3] for smbd in clients.servers})
     cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
-    usages = []
-    for i, member in enumerate(members):
-        nic = net.resource(f"nic client.{i}", nic_rate_Bps(catalog, client_nic))
-        smbd = side.process(f"smbd{i}")
-        stage_of.update({nic: STAGES[0], smbd: STAGES[3]})
-        usage = storage_stream.stream_usage(
-            path, body, smbd, side.cpu, read_s_per_byte=0.0, write_s_per_byte=io_s, writer_pays=pays
-        )
-        charge(usage, side, smbd, side.copy_s_per_byte)  # out of the socket into smbd
-        charge(usage, side, None, frames_s, on_irq=True)
-        add(usage, nic, wire)
-        add(usage, side.nics[member], wire)
-        usages.append(usage)
     # every client writing at once: one share-out for all of them
     flows = net.transfers(
         [(bytes_per_stream, usage, f"client {i}", cap_Bps) for i, usage in enumerate(usages)]

@@ -1,19 +1,23 @@
 """Storage path models: disks, channels and buses, controllers, volumes and streaming processes.
 
 The ``storage`` model: buffered and direct (``O_DIRECT``) streams run as flows over the storage
-path (``stream``); the memory-mapped queue test runs page by page (``mmap``).
+path (``stream``); the memory-mapped queue test runs page by page (``mmap``); clients over a LAN
+in front of the host (``clients``) as flows from their NICs down the same path (``front``).
 """
 
 from ..catalog import Catalog
 from ..result import Result
 from ..spec import ModelRecord, Scenario
-from . import mmap, stream
+from . import front, mmap, stream
 from .parameters import PARAMETERS
 from .spec import StorageBody
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
-    run = mmap.simulate if scenario.body.workload.io == "mmap" else stream.simulate
+    body = scenario.body
+    if body.clients is not None:
+        return front.simulate(scenario, catalog, params)
+    run = mmap.simulate if body.workload.io == "mmap" else stream.simulate
     return run(scenario, catalog, params)
 
 

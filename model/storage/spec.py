@@ -160,6 +160,25 @@ class StorageWorkload:
 
 
 @dataclass(frozen=True)
+class Clients:
+    """Clients in front of the storage host over a LAN (``model.storage.front``): ``count`` clients,
+    each one connection carrying one stream of the workload (each moves ``workload.total_MB`` in
+    ``workload.request_KiB`` requests), through the host's NICs (the catalog host's ``nics``, bonded
+    with LACP when there are several)."""
+
+    count: PositiveInt  # clients, each one connection and one stream
+    # what frames each request: a plain TCP stream, HTTP, NFSv3 or SMB2
+    protocol: Literal["tcp", "http", "nfs", "smb"] = "tcp"
+    nic: str = "nic_10gbe"  # each client's NIC: an id of the catalog's nics
+    link: str = "lan_10gbe"  # the LAN: an id of the catalog's links (its MTU)
+    # how LACP spreads the clients' connections over the host's bond: client i on member i mod
+    # members (balanced), all on the first (collide), or drawn from the scenario's seed (seeded)
+    hashing: Literal["balanced", "collide", "seeded"] = "balanced"
+    irq_affinity: Literal["cpu0", "spread"] = "spread"  # where the host's NIC interrupts run
+    offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
+
+
+@dataclass(frozen=True)
 class StorageBody:
     """A storage host: its bus segments, the controllers in them, the volumes built from the drives
     on those controllers, and the stream that reads or writes them."""
@@ -171,6 +190,7 @@ class StorageBody:
     workload: StorageWorkload
     kernel: Kernel = field(default_factory=Kernel)
     shelves: dict[str, Shelf] = field(default_factory=dict)  # JBODs and expanders, by name
+    clients: Clients | None = None  # clients over a LAN in front of the host; unset: local streams
 
     def check(self, where: str, key: str) -> None:
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
@@ -222,6 +242,21 @@ class StorageBody:
                 )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
+        if self.clients is not None:
+            if w.op == "copy" or w.io != "buffered":
+                raise UserError(
+                    where,
+                    "clients",
+                    "clients read or write the host's files through its page "
+                    "cache: needs workload.op read or write and workload.io buffered",
+                )
+            if w.streams not in (1, self.clients.count):
+                raise UserError(
+                    where,
+                    "workload.streams",
+                    "each client is one stream: leave it at 1 or set "
+                    f"it to clients.count ({self.clients.count}), got {w.streams}",
+                )
 
     @staticmethod
     def _check_point(point: str, holders: dict, form: str, where: str, at: str) -> None:

@@ -1,0 +1,244 @@
+"""Clients in front of a storage host: each client's connection as one flow from its NIC, over the
+LAN and the host's (bonded) NICs, through the host's interrupt cores and one server process, down
+the storage path (``model.storage.topology``) and back.
+
+What a byte costs on the way, per client (each client one connection and one stream):
+
+- its NIC and one member of the host's bond: the payload, the protocol's framing per request and
+  TCP/IP over Ethernet per frame (``model.network.tcp``), at the LAN's MTU; LACP hashes a
+  connection onto one member (``bond_members``);
+- the host's interrupt cores, per frame (``model.settings.NET_CYCLES_PER_FRAME`` at the host's
+  clock), and the server process (smbd, nfsd, nginx) a copy between socket and page cache;
+- the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
+  ``io_write_extra_passes``) and the drives, channels, controllers and buses below.
+
+The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
+the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
+whose clients write images over SMB2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import simpy
+
+from ..catalog import Catalog, nic_rate_Bps
+from ..errors import NotModelled, UserError
+from ..network import tcp
+from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
+from ..result import Result
+from ..settings import NET_CYCLES_PER_FRAME
+from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.rng import stream as rng_stream
+from ..spec import Scenario
+from . import disk as disk_model
+from . import stream as storage_stream
+from . import topology
+from .spec import StorageBody
+
+# Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
+# - smb: the SMB2 header (64, MS-SMB2 2.2.1), a WRITE request's fixed part (48, 2.2.21: StructureSize
+#   49 counts a byte of Buffer) or a READ response's (16, 2.2.20), and the 4-byte Direct TCP
+#   transport header (2.1);
+# - nfs: NFSv3 over TCP: the 4-byte record mark (RFC 5531 11), the RPC reply header with its null
+#   verifier (24) and READ's post-op attributes, count, eof and data length (RFC 1813 3.3.6: 88 + 12)
+#   for a read; the RPC call header (24), AUTH_UNIX credentials of a uid and a gid and no groups
+#   (RFC 5531 A: 40) and verifier (8), the file handle (36) and offset, count, stable and data
+#   length (20) for a write;
+# - http: an nginx response header (status line, Server, Date, Content-Type, Content-Length,
+#   Last-Modified, Connection, ETag, Accept-Ranges: about 250 bytes; estimated from nginx's
+#   defaults) for a read, the same for a request carrying a body;
+# - tcp: a plain stream, no framing.
+FRAMING_B = {
+    ("smb", "read"): 64 + 16 + 4,
+    ("smb", "write"): 64 + 48 + 4,
+    ("nfs", "read"): 4 + 24 + 88 + 12,
+    ("nfs", "write"): 4 + 24 + 40 + 8 + 36 + 20,
+    ("http", "read"): 250,
+    ("http", "write"): 250,
+    ("tcp", "read"): 0,
+    ("tcp", "write"): 0,
+}
+
+
+def payload_per_byte(protocol: str, op: str, request_B: float) -> float:
+    """TCP payload bytes per byte of data: the data and the protocol's framing of each request."""
+    return 1.0 + FRAMING_B[(protocol, op)] / request_B
+
+
+def bond_members(
+    clients: int,
+    members: int,
+    hashing: str,
+    seed: int,
+    assignment: tuple[int, ...] | None = None,
+) -> tuple[int, ...]:
+    """The bond member each client's connection is hashed onto: ``balanced`` (client i on member
+    i mod members), ``collide`` (all on the first), ``seeded`` (drawn from the named random stream
+    ``lacp hash`` of ``seed``), or ``assignment`` outright (checked by the caller)."""
+    if assignment is not None:
+        return tuple(int(m) for m in assignment)
+    if hashing == "collide":
+        return (0,) * clients
+    if hashing == "seeded":
+        return tuple(int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=clients))
+    return tuple(i % members for i in range(clients))
+
+
+@dataclass
+class Front:
+    """The clients' flows declared on one network: each client's usage per byte of data."""
+
+    net: FlowNetwork
+    side: HostNet
+    path: topology.StoragePath
+    usages: list[dict[FlowResource, float]]
+    client_nics: list[FlowResource]
+    servers: list[FlowResource]  # each client's server process
+    members: tuple[int, ...]
+    bytes_per_client: float
+
+
+def build(
+    net: FlowNetwork,
+    body: StorageBody,
+    catalog: Catalog,
+    params: dict[str, float],
+    where: str,
+    *,
+    clients: int,
+    client_nic: str,
+    link: str,
+    irq_affinity: str,
+    members_of: tuple[int, ...] | None,
+    hashing: str,
+    seed: int,
+    payload: float,
+    process: str,
+    front_where: str,
+    nic_key: str,
+    link_key: str,
+) -> Front:
+    """Declare the host's network side, its storage path and each client's usage per byte.
+    ``where`` is the storage scenario's file, ``front_where`` the file that configured the clients
+    (their NIC at ``nic_key``, their LAN at ``link_key``)."""
+    host = catalog.get("hosts", body.host, where, "host")
+    if not host.nics or len(set(host.nics)) > 1:
+        raise NotModelled(f"{host.name}: its NICs are not in the catalog, or not all alike")
+    nic = catalog.get("nics", client_nic, front_where, nic_key)
+    mtu_B = catalog.get("links", link, front_where, link_key).mtu_B or 1500
+    side = host_net(
+        net,
+        catalog,
+        "storage",
+        body.host,
+        host.nics[0],
+        len(host.nics),
+        irq_affinity,
+        NET_CYCLES_PER_FRAME,
+        where,
+        host_key="host",
+        nic_key="host.nics",
+    )
+    bytes_per_client = body.workload.total_MB * 1e6
+    path = topology.build(net, body, catalog, params, where, bytes_per_client)
+    if members_of is not None and not all(0 <= m < len(side.nics) for m in members_of):
+        bad = next(m for m in members_of if not 0 <= m < len(side.nics))
+        raise UserError(
+            front_where, "assignment", f"members are 0 to {len(side.nics) - 1}, got {bad}"
+        )
+    members = bond_members(clients, len(side.nics), hashing, seed, members_of)
+    wire = tcp.tcp_wire_per_byte(mtu_B) * payload
+    frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
+    op = body.workload.op
+    read_s, write_s = (
+        storage_stream.io_s_per_byte(params, host.copy_rate_MBps, o) for o in ("read", "write")
+    )
+    pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
+    nic_Bps = nic_rate_Bps(catalog, nic)
+    usages, client_nics, servers = [], [], []
+    for i, member in enumerate(members):
+        client = net.resource(f"nic client.{i}", nic_Bps)
+        server = side.process(f"{process}{i}")
+        usage = storage_stream.stream_usage(
+            path,
+            body,
+            server,
+            side.cpu,
+            read_s_per_byte=read_s if op == "read" else 0.0,
+            write_s_per_byte=write_s,
+            writer_pays=pays,
+        )
+        charge(usage, side, server, side.copy_s_per_byte)  # between the socket and the process
+        charge(usage, side, None, frames_s, on_irq=True)
+        add(usage, client, wire)
+        add(usage, side.nics[member], wire)
+        usages.append(usage)
+        client_nics.append(client)
+        servers.append(server)
+    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_client)
+
+
+# the server process that serves each client's connection
+SERVER_PROCESS = {"tcp": "server", "http": "nginx", "nfs": "nfsd", "smb": "smbd"}
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    """A storage scenario with ``clients``: every client's stream as one flow from the drives to
+    its NIC (a read) or back (a write), all starting after the drives' first access."""
+    body: StorageBody = scenario.body
+    c = body.clients
+    body = replace(body, workload=replace(body.workload, streams=c.count))
+    w = body.workload
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    front = build(
+        net,
+        body,
+        catalog,
+        params,
+        scenario.path,
+        clients=c.count,
+        client_nic=c.nic,
+        link=c.link,
+        irq_affinity=c.irq_affinity,
+        members_of=None,
+        hashing=c.hashing,
+        seed=scenario.seed,
+        payload=payload_per_byte(c.protocol, w.op, w.request_KiB * 1024),
+        process=SERVER_PROCESS[c.protocol],
+        front_where=scenario.path,
+        nic_key="clients.nic",
+        link_key="clients.link",
+    )
+    cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
+    latency_s = max(
+        disk_model.first_access_s(part)
+        for members in front.path.disks.values()
+        for _, part in members
+    )
+
+    def clients():  # every client starts after the same first access: one share-out for all
+        yield env.timeout(latency_s)
+        net.transfers([(front.bytes_per_client, u, "client", cap_Bps) for u in front.usages])
+
+    env.process(clients())
+    env.run()
+    bound = partition_bound_Bps(front.usages, [cap_Bps] * c.count) / 1e6
+    members = sorted(set(front.members))
+    notes = (
+        f"{c.count} {c.protocol} client(s) on bond member(s) {members} of "
+        f"{len(front.side.nics)}; {FRAMING_B[(c.protocol, w.op)]} B of framing a "
+        f"{w.request_KiB:g} KiB request",
+    )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=front.bytes_per_client * c.count,
+        elapsed_s=env.now,
+        utilization=net.utilization(env.now),
+        bound_MBps=bound,
+        cpu_sys_s=sum(server.carried for server in front.servers),
+        notes=notes,
+    )

@@ -1,0 +1,98 @@
+"""Storage behind a network: clients over a LAN in front of a storage host (``clients:``), each one
+connection and one stream, through the host's bonded NICs and its CPU down the storage path."""
+
+import pytest
+
+from model import catalog, params, scenario
+from model.network import tcp
+from model.simulate import simulate
+from model.storage import front
+
+TEN_GBE_Bps = 10e9 / 8
+
+
+# the striped store with each of its ten LUNs' wires a 4-lane port: the storage path is no limit
+WIDE = ["variant=striped", "volumes.lv.group_paths=[sas0,sas1,sas2,sas3,sas4,sas5,sas6,sas7]"]
+
+
+def _served(*overrides, values=None):
+    s = scenario.load("em_ingest", [*WIDE, *overrides])
+    return simulate(s, dict(params.calibrated(), **(values or {})))
+
+
+CHEAP = {"io_copy_passes": 1.0, "io_write_extra_passes": 0.0}  # the network, not the CPU, limits
+
+
+def test_readers_on_both_bond_members_fill_both_links():
+    r = _served("clients.count=8", "workload.op=read", "workload.total_MB=1000", values=CHEAP)
+    link_MBps = TEN_GBE_Bps / tcp.tcp_wire_per_byte(1500) / 1e6  # what one 10 GbE link carries
+    assert r.bound_MBps == pytest.approx(2 * link_MBps, rel=1e-9)
+    assert 0.99 * 2 * link_MBps < r.throughput_MBps <= r.bound_MBps
+    assert r.bottleneck.startswith("nic storage.")
+
+
+def test_an_unlucky_hash_puts_every_client_on_one_link():
+    lucky = _served("clients.count=8", "workload.op=read", "workload.total_MB=1000", values=CHEAP)
+    unlucky = _served(
+        "clients.count=8",
+        "clients.hashing=collide",
+        "workload.op=read",
+        "workload.total_MB=1000",
+        values=CHEAP,
+    )
+    assert unlucky.bound_MBps == pytest.approx(lucky.bound_MBps / 2, rel=1e-9)
+    # the same first access of the drives weighs twice as much in the faster run
+    assert unlucky.throughput_MBps == pytest.approx(lucky.throughput_MBps / 2, rel=5e-3)
+
+
+def test_a_protocol_s_framing_costs_its_bytes_on_the_wire():
+    plain, nfs = (
+        _served(
+            "clients.count=8",
+            f"clients.protocol={p}",
+            "workload.op=read",
+            "workload.total_MB=1000",
+            "workload.request_KiB=32",
+            values=CHEAP,
+        )
+        for p in ("tcp", "nfs")
+    )
+    framing = front.payload_per_byte("nfs", "read", 32 * 1024)
+    assert framing == pytest.approx(1 + 128 / 32768)
+    assert nfs.throughput_MBps == pytest.approx(plain.throughput_MBps / framing, rel=1e-3)
+
+
+def test_few_clients_on_slow_drives_are_held_by_the_storage_path():
+    alone = simulate(scenario.load("em_ingest", [*WIDE, "variant=linear_4k", "workload.streams=2"]))
+    served = _served("variant=linear_4k", "clients.count=2")
+    assert served.throughput_MBps == pytest.approx(alone.throughput_MBps, rel=0.02)
+    assert served.bound_MBps <= alone.bound_MBps * (1 + 1e-9)
+
+
+def test_each_client_s_nic_caps_it():
+    r = _served(
+        "clients.count=1",
+        "clients.nic=nic_gbe",
+        "clients.link=lan_gbe",
+        "workload.op=read",
+        "workload.total_MB=1000",
+        values=CHEAP,
+    )
+    one_gbe = catalog.load().get("nics", "nic_gbe", "", "").rate_Gbps * 1e9 / 8
+    assert r.throughput_MBps <= one_gbe / tcp.tcp_wire_per_byte(1500) / 1e6 * (1 + 1e-9)
+    assert r.bottleneck == "nic client.0"
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("workload.streams=3", "workload.streams: each client is one stream"),
+        ("clients.protocol=ftp", "clients.protocol: must be one of 'tcp', 'http', 'nfs', 'smb'"),
+        ("clients.nic=warp", "clients.nic: unknown nic 'warp'"),
+    ],
+)
+def test_a_clients_mistake_is_one_line_and_status_2(run_cli, override, message):
+    status, out, err = run_cli(
+        "predict", "em_ingest", "--set", "clients.count=8", "--set", override
+    )
+    assert status == 2 and not out and err.count("\n") == 1 and message in err
