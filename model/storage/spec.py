@@ -4,10 +4,10 @@ workload and kernel, as validated frozen dataclasses. Defaults live only in thes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 from ..errors import UserError
-from ..schema import PositiveFloat, PositiveInt, Share
+from ..schema import Bound, PositiveFloat, PositiveInt, Share
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
 
@@ -80,10 +80,12 @@ class DiskSet:
 @dataclass(frozen=True)
 class FileSystem:
     """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
-    Linux file systems) and its ``block_KiB`` block size."""
+    Linux file systems) and its ``block_KiB`` block size. An ext2 or ext3 file maps its data block
+    by block: every block beyond the first twelve takes a 4-byte entry in an indirect block, read
+    and written with the data (``model.storage.topology.metadata_share``); XFS maps extents."""
 
     type: Literal["raw", "ext2", "ext3", "xfs"] = "ext2"
-    block_KiB: PositiveFloat = 4.0
+    block_KiB: Annotated[float, Bound(1.0, 64.0, words="a block size from 1 to 64 KiB")] = 4.0
 
 
 @dataclass(frozen=True)

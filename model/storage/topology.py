@@ -23,7 +23,7 @@ from ..errors import NotModelled, UserError
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
 from .raid import LEVELS
-from .spec import StorageBody, Volume
+from .spec import FileSystem, StorageBody, Volume
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
@@ -55,6 +55,20 @@ def group_shares(volume: Volume) -> list[float]:
         return [1.0] + [0.0] * (volume.groups - 1)
     stripes = volume.lvm_stripes or volume.groups
     return [1.0 / stripes] * stripes + [0.0] * (volume.groups - stripes)
+
+
+# A block pointer of ext2 and ext3: 4 bytes in an indirect block for each data block (Card, Ts'o and
+# Tweedie, "Design and Implementation of the Second Extended Filesystem", 1994: 12 direct blocks,
+# then indirect blocks of 4-byte block numbers); double-indirect blocks add a pointer per
+# block_B / 4 of those, under a thousandth more, left out.
+BLOCK_POINTER_B = 4
+
+
+def metadata_share(filesystem: FileSystem) -> float:
+    """Bytes of block map read or written per byte of file data."""
+    if filesystem.type in ("ext2", "ext3"):
+        return BLOCK_POINTER_B / (filesystem.block_KiB * 1024)
+    return 0.0
 
 
 def drive_share(level: str, drives: int, op: str) -> float:
@@ -239,7 +253,10 @@ def build(
         per_group = volume.disks.count // volume.groups
         groups = group_shares(volume)
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
-        surface = drive_share(volume.level, per_group, volume_op)
+        # bytes on each drive's surface per byte the stream moves: its share and the block map's
+        surface = drive_share(volume.level, per_group, volume_op) * (
+            1.0 + metadata_share(volume.filesystem)
+        )
         # what the workload's data takes on each drive of its busiest group: it must fit
         footprint_B = (
             body.workload.streams
