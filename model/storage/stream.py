@@ -105,13 +105,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     direct_io = w.io == "direct"
     request_B = w.request_KiB * 1024
     read_s, write_s = (
-        requests.core_s_per_request(
+        requests.core_s_per_byte(
             params,
             path.host,
             request_B,
             io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io),
         )
-        / request_B
         for op in ("read", "write")
     )
     # a direct stream writes back every byte itself
