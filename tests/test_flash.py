@@ -1,4 +1,4 @@
-"""Flash drives: QD1 latency, QD32 IOPS, NVMe drives sharing their segment's lanes, the SLC cache."""
+"""Flash drives: QD1 latency, QD32 IOPS, NVMe drives sharing a segment's lanes, the SLC cache."""
 
 import pytest
 from flash_parts import on_hba, on_riser, scenario
