@@ -146,7 +146,7 @@ class Volume:
             raise UserError(
                 where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}"
             )
-        if groups > 1 and self.lvm == "none":
+        if groups > 1 and self.lvm == "none" and self.engine != "zfs":  # a pool stripes itself
             raise UserError(
                 where, f"{key}.lvm", "must be linear or striped to join more than one group"
             )
