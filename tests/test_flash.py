@@ -108,7 +108,7 @@ def test_a_sata_ssd_behind_an_hba_is_held_by_its_own_link(tmp_path):
         ),
         (
             lambda d: d["volumes"]["v"]["disks"].update(part="no_such_ssd"),
-            "no disk or ssd 'no_such_ssd'",
+            "unknown disk or ssd 'no_such_ssd'",
         ),
     ],
 )

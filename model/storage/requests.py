@@ -44,11 +44,8 @@ class RandomLayout:
 
 
 def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
-    """A random request's drive commands on one group (RAID level or ZFS vdev) of ``drives``."""
-    from . import zfs  # ZFS's records change the layout
-
-    if volume.engine == "zfs":
-        return zfs.random_layout(volume, op, request_B, drives)
+    """A random request's drive commands on one RAID group of ``drives`` (a ZFS vdev's are
+    ``model.storage.zfs.random_layout``)."""
     level = LEVELS[volume.layout()[0]]
     chunk_B = volume.chunk_KiB * 1024
     piece_B = min(request_B, chunk_B) if level.striped_reads else request_B

@@ -103,7 +103,7 @@ class Vdevs:
         return "raid1" if self.type == "mirror" else self.type
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Volume:
     """A block device the workload uses: drives in one or more RAID groups, optionally joined by LVM.
 
@@ -118,8 +118,8 @@ class Volume:
     ``groups``, and its ``record_KiB`` and ``arc_GB``.
     """
 
-    disks: DiskSet
     level: RaidLevel | None = None  # each group's RAID level (md and controller engines)
+    disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
     record_KiB: PositiveFloat = 128.0  # ZFS recordsize, KiB: the unit ZFS checksums and reads

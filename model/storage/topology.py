@@ -266,7 +266,12 @@ def build(
             if part_id in catalog.parts[category]:
                 return catalog.parts[category][part_id]
         known = sorted(catalog.parts["disks"]) + sorted(catalog.parts["ssds"])
-        raise UserError(where, key, f"no disk or ssd {part_id!r}; allowed: " + ", ".join(known))
+        raise UserError(
+            where,
+            key,
+            f"unknown disk or ssd {part_id!r}; the catalog (data/hardware/disks.yaml, "
+            "ssds.yaml) has: " + ", ".join(known),
+        )
 
     w = body.workload
     request_B = w.request_KiB * 1024
@@ -298,7 +303,9 @@ def build(
                 disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], 0.0, span) * 1e6
             )
         if w.pattern == "random":
-            lay = requests.layout(volume, volume_op, request_B, per_group)
+            lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
+                volume, volume_op, request_B, per_group
+            )
             response[vname] = requests.response_s(part, volume_op, lay, rate_Bps)
             surface = lay.share
             rate_Bps = requests.drive_Bps(part, volume_op, lay.piece_B, rate_Bps)
