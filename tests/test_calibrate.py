@@ -33,7 +33,9 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
         "raid_cycles_per_cache_block": 25000.0,
         "iop332_driver_write_ns_per_byte": 50.0,
     }
-    assert set(truth) == {p.name for p in storage_parameters.PARAMETERS}
+    # every storage parameter but the CPU per request, which no table's requests are small enough
+    # to reach (it keeps its default; see tests/test_random_io.py)
+    assert set(truth) == {p.name for p in storage_parameters.PARAMETERS} - {"io_cycles_per_request"}
     synthetic = []
     for r in ROWS:
         if (

@@ -119,7 +119,8 @@ def test_binary_and_decimal_units_are_told_apart():
 
 def test_defaults_bounds_and_options_come_from_the_fields():
     storage = _reference_keys("storage")
-    assert storage["volumes.NAME.level"].default == "required"
+    assert storage["volumes.NAME.disks.part"].default == "required"
+    assert storage["volumes.NAME.level"].default == "unset"  # md and controller volumes name it
     assert "raid6" in storage["volumes.NAME.level"].allowed.split(", ")
     assert storage["volumes.NAME.lvm_stripes"].default == "unset"
     assert storage["volumes.NAME.chunk_KiB"].default == "64"

@@ -30,6 +30,7 @@ def _shelf(drives: int, uplink: list[str], part: str = "wd_ultrastar_data60") ->
                     "count": drives,
                     "attach": [f"jbod.{i}" for i in range(drives)],
                 },
+                "filesystem": {"type": "xfs"},  # extents: no block map crosses the uplink
             }
         },
         # eight readers, one a core: one dd alone is held by its core's copies near 1.4 GB/s

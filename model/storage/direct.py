@@ -22,18 +22,21 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import Disk
+from ..catalog import Disk, Ssd
 from ..errors import NotModelled
 from . import disk as disk_model
+from . import flash
 from .raid import LEVELS
 from .spec import StorageBody
 from .topology import StoragePath
 from .writecache import write_cache_on
 
 
-def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: float) -> float:
+def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bps: float) -> float:
     """Seconds one request of the stream keeps the volume's drives busy."""
     volume = body.volumes[vname]
+    if volume.engine == "zfs":
+        raise NotModelled("sequential direct I/O on a ZFS pool (records, the ARC) is not modelled")
     if volume.groups != 1:
         raise NotModelled("direct I/O over LVM groups arrives with a later change")
     request_B = body.workload.request_KiB * 1024
@@ -42,6 +45,8 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk, drive_Bps: flo
     width = layout.data_members(volume.disks.count)
     touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
+    if isinstance(disk, Ssd):  # no turn to wait: the larger of its latency and its transfer
+        return flash.request_s(disk, op, request_B / touched, drive_Bps)
     if op == "write" and layout.parity_chunks and touched < width:
         return seconds + partial_stripe_s(
             volume.level, volume.engine, touched, width, disk, min(request_B, chunk_B) / drive_Bps

@@ -59,4 +59,17 @@ PARAMETERS = (
         "host CPU the driver path of the Intel SE7520AF2's IOP332 RAID costs per byte written "
         "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem)",
     ),
+    FreeParameter(
+        "io_cycles_per_request",
+        "cycle",
+        5000.0,
+        1000.0,
+        50000.0,
+        "host CPU cycles one I/O request costs whatever its size: the system call, the file "
+        "system and block layer, the driver's submission and its completion interrupt; a "
+        "request is charged the larger of this and its bytes' cost (the per-byte passes were "
+        "fitted on 32 KiB to 1 MiB requests, whose fixed cost they already hold). No table "
+        "informs it: it keeps its default, a few microseconds a request on a 3 GHz core, the "
+        "1-5 us block layer of a 2020s kernel",
+    ),
 )

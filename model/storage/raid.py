@@ -8,10 +8,15 @@ request-level read mapping (``model.storage.raidmap``) and small-write costs (``
 - ``raid1``: every member holds a copy; a read goes to one of them.
 - ``raid10``: chunks striped over mirrored pairs.
 - ``raid5``/``raid6``: one or two parity chunks per stripe row, rotating (left-symmetric).
+- ``raidz1``/``raidz2``/``raidz3``: a ZFS RAIDZ vdev, one to three parity sectors per record
+  spread over the vdev's drives (``model.storage.zfs``); only a ZFS pool has them.
 
 The write penalty is the drive commands a small random write costs (read data and parity, write
 them back): 1, 2 for mirrors, 4 for RAID5 and 6 for RAID6 (Patterson, Gibson and Katz, "A Case for
-Redundant Arrays of Inexpensive Disks (RAID)", SIGMOD 1988, and the vendors' sizing guides).
+Redundant Arrays of Inexpensive Disks (RAID)", SIGMOD 1988, and the vendors' sizing guides). RAIDZ
+never reads to write: every record is written whole, with its parity, to free space (Bonwick,
+"RAID-Z", Oracle blog, 2005: "full-stripe writes"), so a small write costs its data and p parity
+commands.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class Level:
     drives_exactly: int | None = None  # a level built from exactly this many drives
     pairs: bool = False  # members come in mirrored pairs (an even count)
     striped_reads: bool = True  # reads map onto members chunk by chunk (``raidmap.pieces``)
+    zfs_only: bool = False  # a ZFS vdev type, which md and RAID controllers do not have
 
     def data_members(self, drives: int) -> int:
         """Members' worth of user data per stripe row of ``drives`` members."""
@@ -71,6 +77,9 @@ LEVELS: dict[str, Level] = {
         Level("raid5", 1, 1, 3, 4),
         Level("raid6", 2, 1, 4, 6),
         Level("raid10", 0, 2, 2, 2, pairs=True),
+        Level("raidz1", 1, 1, 2, 2, striped_reads=False, zfs_only=True),
+        Level("raidz2", 2, 1, 3, 3, striped_reads=False, zfs_only=True),
+        Level("raidz3", 3, 1, 4, 4, striped_reads=False, zfs_only=True),
     )
 }
 

@@ -11,6 +11,8 @@ from ..schema import Bound, PositiveFloat, PositiveInt, Share
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
 
+ENGINE_LEVELS = tuple(name for name, level in LEVELS.items() if not level.zfs_only)
+
 
 @dataclass(frozen=True)
 class BusSegment:
@@ -59,13 +61,19 @@ class Shelf:
     uplink: tuple[str, ...]  # the CONTROLLER.CHANNEL each uplink lane is cabled to
 
 
+# the attach-point holder of an NVMe drive on a bus segment's own lanes: ``nvme.SEGMENT.N``
+NVME = "nvme"
+
+
 @dataclass(frozen=True)
 class DiskSet:
-    """``count`` identical drives; ``attach`` lists the ``controller.channel`` of each, in order."""
+    """``count`` identical drives (a ``disks`` or an ``ssds`` part); ``attach`` lists where each
+    sits, in order: ``CONTROLLER.CHANNEL``, ``SHELF.BAY``, or ``nvme.SEGMENT.N`` for an NVMe drive
+    on the PCIe lanes of bus segment SEGMENT (slot N of it, no controller between)."""
 
-    part: str  # a drive of the catalog (data/hardware/disks.yaml)
+    part: str  # the drive: an id of the catalog's disks or ssds
     count: PositiveInt
-    attach: tuple[str, ...]
+    attach: tuple[str, ...]  # CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N per drive
 
     def check(self, where: str, key: str) -> None:
         if self.count > len(self.attach):
@@ -89,6 +97,18 @@ class FileSystem:
 
 
 @dataclass(frozen=True)
+class Vdevs:
+    """A ZFS pool's vdevs: ``count`` equal vdevs of ``type`` (the pool stripes over them)."""
+
+    type: Literal["mirror", "raidz1", "raidz2", "raidz3"]  # every drive a copy, or 1-3 parity
+    count: PositiveInt = 1  # vdevs in the pool; disks.count splits evenly among them
+
+    def level(self) -> str:
+        """The vdev's layout in the RAID table (``model.storage.raid``)."""
+        return "raid1" if self.type == "mirror" else self.type
+
+
+@dataclass(frozen=True, kw_only=True)
 class Volume:
     """A block device the workload uses: drives in one or more RAID groups, optionally joined by
     LVM.
@@ -100,11 +120,16 @@ class Volume:
     ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
     (the SAS wires of an external array); without it, traffic takes the controller's own slot.
     ``cache_block_KiB`` is a RAID controller's cache block size.
+    A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
+    ``groups``, and its ``record_KiB`` and ``arc_GB``.
     """
 
-    level: RaidLevel
+    level: RaidLevel | None = None  # each group's RAID level (md and controller engines)
     disks: DiskSet
-    engine: Literal["md", "controller"] = "md"
+    engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
+    vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
+    record_KiB: PositiveFloat = 128.0  # ZFS recordsize, KiB: the unit ZFS checksums and reads
+    arc_GB: PositiveFloat | None = None  # ZFS ARC (read cache), GB; omitted: half host memory
     groups: PositiveInt = 1
     lvm: Literal["none", "linear", "striped"] = "none"
     lvm_stripes: PositiveInt | None = None
@@ -113,13 +138,21 @@ class Volume:
     group_paths: tuple[str, ...] = ()
     filesystem: FileSystem = field(default_factory=FileSystem)
 
+    def layout(self) -> tuple[str, int]:
+        """The RAID table's level of each group and the number of groups (a ZFS pool's vdevs)."""
+        if self.vdevs is not None:
+            return self.vdevs.level(), self.vdevs.count
+        return self.level, self.groups
+
     def check(self, where: str, key: str) -> None:
-        count, groups = self.disks.count, self.groups
+        self._check_engine(where, key)
+        level, groups = self.layout()
+        count = self.disks.count
         if count % groups:
             raise UserError(
                 where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}"
             )
-        if groups > 1 and self.lvm == "none":
+        if groups > 1 and self.lvm == "none" and self.engine != "zfs":  # a pool stripes itself
             raise UserError(
                 where, f"{key}.lvm", "must be linear or striped to join more than one group"
             )
@@ -130,9 +163,32 @@ class Volume:
                 f"must be at most groups ({groups}), got {self.lvm_stripes}",
             )
         per_group = count // groups
-        problem = LEVELS[self.level].problem(per_group)
+        problem = LEVELS[level].problem(per_group)
         if problem:
-            raise UserError(where, f"{key}.level", f"{problem}; got {per_group} drives per group")
+            at = f"{key}.vdevs.type" if self.vdevs else f"{key}.level"
+            raise UserError(where, at, f"{problem}; got {per_group} drives per group")
+
+    def _check_engine(self, where: str, key: str) -> None:
+        """A ZFS pool names vdevs and no level, groups or LVM; md and a controller the reverse."""
+        if self.engine == "zfs":
+            if self.vdevs is None:
+                raise UserError(where, f"{key}.vdevs", "a ZFS pool (engine: zfs) needs its vdevs")
+            for name, default in (("level", None), ("groups", 1), ("lvm", "none")):
+                if getattr(self, name) != default:
+                    raise UserError(
+                        where, f"{key}.{name}", "not for engine: zfs; the pool's vdevs say it"
+                    )
+            return
+        if self.vdevs is not None:
+            raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
+        if self.level is None:
+            raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
+        if self.level not in ENGINE_LEVELS:
+            raise UserError(
+                where,
+                f"{key}.level",
+                f"{self.level} is a ZFS vdev type; allowed: {', '.join(ENGINE_LEVELS)}",
+            )
 
 
 @dataclass(frozen=True)
@@ -146,6 +202,9 @@ class StorageWorkload:
 
     ``io: mmap`` is the LDM queue test instead: one program maps the target file and reads it front
     to back while writing it back to front (``model.storage.mmap``).
+    ``pattern: random`` places each request at a random offset of the volume, so every request
+    pays its drives' positioning (``model.storage.requests``); a direct stream keeps
+    ``queue_depth`` requests in flight (asynchronous I/O), a buffered one reads one at a time.
     """
 
     op: Literal["read", "write", "copy"]
@@ -159,6 +218,20 @@ class StorageWorkload:
     # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
+    pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
+    queue_depth: PositiveInt = 1  # requests a direct stream keeps in flight (io: direct only)
+
+    def check(self, where: str, key: str) -> None:
+        if self.pattern == "random" and (self.op == "copy" or self.io == "mmap"):
+            raise UserError(
+                where, f"{key}.pattern", "random takes op read or write with io buffered or direct"
+            )
+        if self.queue_depth > 1 and self.io != "direct":
+            raise UserError(
+                where,
+                f"{key}.queue_depth",
+                f"only io: direct keeps more than one request in flight, got io: {self.io}",
+            )
 
 
 @dataclass(frozen=True)
@@ -196,6 +269,11 @@ class StorageBody:
 
     def check(self, where: str, key: str) -> None:
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
+        for kind, names in (("controller", self.controllers), ("shelf", self.shelves)):
+            if NVME in names:
+                raise UserError(
+                    where, f"{kind}s.{NVME}", "reserved for the attach points nvme.SEGMENT.N"
+                )
         for name, shelf in self.shelves.items():
             if name in self.controllers:
                 raise UserError(
@@ -230,7 +308,12 @@ class StorageBody:
             holders = {**self.controllers, **self.shelves}
             for i, point in enumerate(volume.disks.attach):
                 at = f"volumes.{vname}.disks.attach[{i}]"
-                self._check_point(point, holders, "CONTROLLER.CHANNEL or SHELF.BAY", where, at)
+                if point.partition(".")[0] == NVME:
+                    slot = point[len(NVME) + 1 :]
+                    self._check_point(slot, self.buses, "nvme.SEGMENT.N", where, at)
+                else:
+                    form = "CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N"
+                    self._check_point(point, holders, form, where, at)
                 if i < volume.disks.count and point in taken:  # a drive the volume uses
                     raise UserError(where, at, f"{point} is already taken by {taken[point]}")
                 taken.setdefault(point, at)

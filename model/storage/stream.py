@@ -9,7 +9,7 @@ time on every byte it reads and ``io_write_extra_passes`` more on every byte it 
 host's single-core copy rate (``io_s_per_byte``). A write costs more than a read (it allocates
 blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-bound send host read
 227 MB/s and wrote 174 MB/s on the same twelve drives. ``io: direct`` streams go one request at
-a time (``model.storage.direct``).
+a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storage.requests`` says.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -19,11 +19,11 @@ import math
 
 import simpy
 
-from ..catalog import Catalog
+from ..catalog import Catalog, Ssd
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
-from . import direct, topology
+from . import direct, flash, requests, topology
 from . import disk as disk_model
 from .spec import StorageBody
 
@@ -65,9 +65,8 @@ def stream_usage(
         read_s_per_byte if w.op == "copy" else 0.0
     )
     driver = path.driver_s_per_byte[w.target] if writes else 0.0
-    parity = (
-        path.parity_s_per_byte[w.target] if writes else 0.0
-    )  # md's raid5d threads, not the writer
+    # md's raid5d threads (a write's) and ZFS's checksums, not the stream's own core
+    parity = sum(path.parity_s_per_byte[vname] for vname in volumes)
     usage[core] = core_s + writer_pays * driver
     usage[host_cpu] = core_s + driver + parity
     return usage
@@ -108,20 +107,34 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     thread = "core {}" if w.streams <= path.host.cores else "process {}"
     cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
     direct_io = w.io == "direct"
+    request_B = w.request_KiB * 1024
     read_s, write_s = (
-        io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io) for op in ("read", "write")
+        requests.core_s_per_byte(
+            params,
+            path.host,
+            request_B,
+            io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io),
+        )
+        for op in ("read", "write")
     )
     # a direct stream writes back every byte itself
     pays = (
         1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     )
     usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
-    if direct_io:  # one request in flight: the drives it lands on set the pace
-        limit_Bps = direct.request_limit_Bps(body, path)
+    if w.pattern == "random":  # requests in flight over their response time (Little's law)
+        core_s = (write_s if w.op == "write" else read_s) * request_B
+        depth = requests.in_flight(w.io, w.op, w.queue_depth)
+        limit_Bps = depth * request_B / (path.request_s[w.target] + core_s)
+    elif direct_io:  # queue_depth requests in flight: the drives they land on set the pace
+        limit_Bps = direct.request_limit_Bps(body, path) * w.queue_depth
+    if w.pattern == "random" or direct_io:
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
     latency_s = max(
-        disk_model.first_access_s(part) for members in path.disks.values() for _, part in members
+        flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
+        for members in path.disks.values()
+        for _, part in members
     )
 
     def streams():  # every stream starts after the same first access: one share-out for all

@@ -10,6 +10,12 @@ its group (a SAS wire of an external array) and costs the group's RAID processor
 cache block. Channels and buses run at their datasheet peak times ``bus_efficiency``. An md RAID5/6
 array's parity costs its one raid5d thread, and the host's CPU, ``MD_PARITY_COPIES`` memory copies
 per byte written.
+A flash drive (``model.storage.flash``) is a drive resource at its streaming rate behind its own
+link (its catalog ``host_bus``); an NVMe drive attached as ``nvme.SEGMENT.N`` sits on the lanes of
+bus segment SEGMENT with no controller, so every NVMe drive on one segment shares it. A ZFS pool
+(``model.storage.zfs``) keeps its layout on the host as md does and costs the host's CPU its
+checksums and parity. Random requests (``model.storage.requests``) make each drive a resource at
+its random rate and land their write penalty and record reads on it.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and ``em_ingest``
 (``003_0a9a7721e3b096d5.txt``).
 """
@@ -18,12 +24,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..catalog import Catalog, Controller, Disk, Enclosure, Expander, Host
+from ..catalog import Catalog, Controller, Disk, Enclosure, Expander, Host, Ssd
 from ..errors import NotModelled, UserError
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
+from . import flash, requests, zfs
 from .raid import LEVELS
-from .spec import FileSystem, StorageBody, Volume
+from .spec import NVME, FileSystem, StorageBody, Volume
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
@@ -39,22 +46,24 @@ class StoragePath:
 
     network: FlowNetwork
     host: Host
-    disks: dict[str, list[tuple[str, Disk]]]  # volume -> [(resource name, part)]
+    disks: dict[str, list[tuple[str, Disk | Ssd]]]  # volume -> [(resource name, part)]
     usage_per_byte: dict[str, dict[FlowResource, float]]  # volume -> resource -> units per byte
     driver_s_per_byte: dict[
         str, float
     ]  # volume -> host CPU seconds its drivers cost per byte written
     parity_s_per_byte: dict[
         str, float
-    ]  # volume -> host CPU seconds md's parity costs per byte written
+    ]  # volume -> host CPU seconds md's parity (ZFS's checksums too) costs per byte it serves
+    request_s: dict[str, float]  # volume -> device seconds of one random request alone
 
 
 def group_shares(volume: Volume) -> list[float]:
     """The share of a stream's bytes each group (LUN) of the volume carries."""
-    if volume.lvm == "linear" or volume.groups == 1:
-        return [1.0] + [0.0] * (volume.groups - 1)
-    stripes = volume.lvm_stripes or volume.groups
-    return [1.0 / stripes] * stripes + [0.0] * (volume.groups - stripes)
+    groups = volume.layout()[1]
+    if volume.lvm == "linear" or groups == 1:
+        return [1.0] + [0.0] * (groups - 1)
+    stripes = volume.lvm_stripes or groups
+    return [1.0 / stripes] * stripes + [0.0] * (groups - stripes)
 
 
 # A block pointer of ext2 and ext3: 4 bytes in an indirect block for each data block (Card, Ts'o and
@@ -189,6 +198,33 @@ def build(
             )
         return channels[0][0], links
 
+    def nvme_links(part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
+        """An NVMe drive on a bus segment's lanes: its own link, then the segment it shares."""
+        if not isinstance(part, Ssd) or part.interface != "nvme":
+            raise UserError(where, at, f"only an NVMe drive sits on a bus segment, got {part.name}")
+        seg_name, _, number = point[len(NVME) + 1 :].partition(".")
+        seg = catalog.get("buses", body.buses[seg_name].part, where, f"buses.{seg_name}.part")
+        own = catalog.get("buses", part.host_bus, where, at)
+        slots = (seg.lanes or 0) // (own.lanes or 1)
+        if seg.lanes is None or int(number) >= slots:
+            raise UserError(
+                where,
+                at,
+                f"{seg.name} holds {slots} {own.name} drive(s), slots 0 to {slots - 1}; "
+                f"got {point!r}",
+            )
+        link = resource(f"link {point}", lambda: own.peak_MBps * 1e6 * efficiency)
+        return [link, segment(seg_name)]
+
+    def own_link(part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
+        """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""
+        if not isinstance(part, Ssd):
+            return []
+        if part.interface == "nvme":
+            raise UserError(where, at, f"an NVMe drive attaches as nvme.SEGMENT.N, got {point!r}")
+        own = catalog.get("buses", part.host_bus, where, at)
+        return [resource(f"link {point}", lambda: own.peak_MBps * 1e6 * efficiency)]
+
     def drive_links(point: str, at: str) -> tuple[str, list[FlowResource]]:
         """The controller a drive's bytes reach and the links they cross on the way there: its
         controller channel, or its shelf's bay, expanders and uplink."""
@@ -237,10 +273,27 @@ def build(
             )
         return params[name] * 1e-9
 
-    disks: dict[str, list[tuple[str, Disk]]] = {}
+    def device(vname: str) -> Disk | Ssd:
+        """The volume's drive: a hard disk or a flash drive of the catalog."""
+        part_id, key = body.volumes[vname].disks.part, f"volumes.{vname}.disks.part"
+        for category in ("disks", "ssds"):
+            if part_id in catalog.parts[category]:
+                return catalog.parts[category][part_id]
+        known = sorted(catalog.parts["disks"]) + sorted(catalog.parts["ssds"])
+        raise UserError(
+            where,
+            key,
+            f"unknown disk or ssd {part_id!r}; the catalog (data/hardware/disks.yaml, "
+            "ssds.yaml) has: " + ", ".join(known),
+        )
+
+    w = body.workload
+    request_B = w.request_KiB * 1024
+    disks: dict[str, list[tuple[str, Disk | Ssd]]] = {}
     usage: dict[str, dict[FlowResource, float]] = {}
     driver: dict[str, float] = {}
     parity: dict[str, float] = {}
+    response: dict[str, float] = {}
     volumes = [body.workload.target] + ([body.workload.source] if op == "copy" else [])
     for vname in volumes:
         volume = body.volumes[vname]
@@ -249,24 +302,21 @@ def build(
                 f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure (001 slide 32) gives neither "
                 "its journal mode nor its kernel"
             )
-        part: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
-        per_group = volume.disks.count // volume.groups
+        part = device(vname)
+        level, n_groups = volume.layout()
+        per_group = volume.disks.count // n_groups
         groups = group_shares(volume)
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
         # bytes on each drive's surface per byte the stream moves: its share and the block map's
-        surface = drive_share(volume.level, per_group, volume_op) * (
-            1.0 + metadata_share(volume.filesystem)
-        )
+        block_map = 0.0 if volume.engine == "zfs" else metadata_share(volume.filesystem)
+        surface = drive_share(level, per_group, volume_op) * (1.0 + block_map)
         # what the workload's data takes on each drive of its busiest group: it must fit
         footprint_B = (
-            body.workload.streams
-            * bytes_per_stream
-            * max(groups)
-            * drive_share(volume.level, per_group, "write")
+            w.streams * bytes_per_stream * max(groups) * drive_share(level, per_group, "write")
         )
-        start = body.workload.start_fraction
+        start = 0.0 if w.pattern == "random" else w.start_fraction
         if footprint_B > (1.0 - start) * part.capacity_GB * 1e9:
-            need_GB = body.workload.streams * bytes_per_stream / 1e9
+            need_GB = w.streams * bytes_per_stream / 1e9
             fits_from_the_edge = footprint_B <= part.capacity_GB * 1e9
             raise UserError(
                 where,
@@ -275,16 +325,22 @@ def build(
                 f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
                 + (f" from {start:.6g} of the way in" if start else ""),
             )
-        span = (
-            body.workload.streams
-            * bytes_per_stream
-            * max(groups)
-            * surface
-            / (part.capacity_GB * 1e9)
-        )
-        rate_Bps = (
-            disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span) * 1e6
-        )
+        drive_B = w.streams * bytes_per_stream * max(groups) * surface
+        if isinstance(part, Ssd):
+            rate_Bps = flash.sequential_Bps(part, volume_op, drive_B)
+        else:
+            span = 1.0 if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
+            rate_Bps = (
+                disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span)
+                * 1e6
+            )
+        if w.pattern == "random":
+            lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
+                volume, volume_op, request_B, per_group
+            )
+            response[vname] = requests.response_s(part, volume_op, lay, rate_Bps)
+            surface = lay.share
+            rate_Bps = requests.drive_Bps(part, volume_op, lay.piece_B, rate_Bps)
         use: dict[FlowResource, float] = {}
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0
@@ -297,28 +353,38 @@ def build(
                 continue
             members = range(g * per_group, (g + 1) * per_group)
             for i in members:
-                cname, links = drive_links(
-                    volume.disks.attach[i], f"volumes.{vname}.disks.attach[{i}]"
-                )
-                ctrl, ctrl_res = controller(cname)
+                point, at = volume.disks.attach[i], f"volumes.{vname}.disks.attach[{i}]"
+                on_lanes = point.partition(".")[0] == NVME
+                if on_lanes:
+                    links = nvme_links(part, point, at)
+                else:
+                    cname, links = drive_links(point, at)
+                    ctrl, ctrl_res = controller(cname)
+                    links = own_link(part, point, at) + links
                 dres = resource(f"disk {vname}.{i}", lambda: rate_Bps)
                 disks[vname].append((dres.name, part))
                 add(dres, g_share * surface)
                 for link in links:
                     add(link, g_share * surface)
-                if volume.engine == "md":
+                if not on_lanes and volume.engine != "controller":
                     add(ctrl_res, g_share * surface)
                     add(segment(body.controllers[cname].bus), g_share * surface)
+            if volume.engine == "zfs":
+                parity[vname] += g_share * zfs.host_s_per_byte(volume, volume_op)
+                continue
             # the group's user bytes between the host and whoever keeps its layout
-            cname = drive_links(volume.disks.attach[members[0]], "")[0]
-            ctrl, ctrl_res = controller(cname)
-            driver[vname] += g_share * driver_cost(cname)
-            if (
-                volume.engine == "md"
-                and LEVELS[volume.level].parity_chunks
-                and volume_op == "write"
-            ):
-                parity_s = MD_PARITY_COPIES[volume.level] / (host.copy_rate_MBps * 1e6)
+            first = volume.disks.attach[members[0]]
+            if first.partition(".")[0] == NVME:
+                if volume.engine == "controller":
+                    raise UserError(
+                        where, f"volumes.{vname}.engine", "NVMe drives on a bus segment need md"
+                    )
+            else:
+                cname = drive_links(first, "")[0]
+                ctrl, ctrl_res = controller(cname)
+                driver[vname] += g_share * driver_cost(cname)
+            if volume.engine == "md" and LEVELS[level].parity_chunks and volume_op == "write":
+                parity_s = MD_PARITY_COPIES[level] / (host.copy_rate_MBps * 1e6)
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
                 parity[vname] += g_share * parity_s
             if volume.engine == "controller":
@@ -333,4 +399,4 @@ def build(
                 processor, block_s = raid_processor(ctrl, cname, g)
                 add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
         usage[vname] = use
-    return StoragePath(net, host, disks, usage, driver, parity)
+    return StoragePath(net, host, disks, usage, driver, parity, response)

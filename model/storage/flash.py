@@ -1,0 +1,55 @@
+"""A flash drive (SATA, SAS or NVMe SSD): no seek or rotation, internal parallelism, a write cache.
+
+A request costs the larger of its per-request time (the drive's latency) and its per-byte time (its
+bytes at the sequential rate), not their sum. The drive serves ``parallelism`` requests at once
+(its flash channels and dies): by Little's law the rated random IOPS at the rated queue depth keep
+random_read_iops x read_latency requests in flight, so one stream at queue depth 1 gets only
+1 / latency requests a second and d in flight get min(d, parallelism) / latency. The datasheet
+gives no queue-depth-1 write latency for most drives, so a write's is estimated from the same
+parallelism: parallelism / random_write_iops. Sustained writes run at ``seq_write_MBps`` until
+``write_cache_GB`` (the SLC or DRAM cache) is full, then at ``post_cache_write_MBps``: a stream's
+rate is its bytes over the time the two phases take (the flow's mean rate over the span).
+Datasheet figures and their sources: ``data/hardware/ssds.yaml``.
+"""
+
+from __future__ import annotations
+
+from ..catalog import Ssd
+
+
+def parallelism(ssd: Ssd) -> float:
+    """Requests the drive serves at once: those its rated IOPS keep in flight at its QD1 latency
+    (Little's law), at most its rated queue depth."""
+    return min(float(ssd.iops_queue_depth), ssd.random_read_iops * ssd.read_latency_us / 1e6)
+
+
+def latency_s(ssd: Ssd, op: str) -> float:
+    """One small request alone: the rated QD1 read latency; a write's from the same parallelism."""
+    if op == "read":
+        return ssd.read_latency_us / 1e6
+    return parallelism(ssd) / ssd.random_write_iops
+
+
+def sequential_Bps(ssd: Ssd, op: str, bytes_per_drive: float) -> float:
+    """A drive's streaming rate for ``bytes_per_drive`` read or written (B/s): a write longer than
+    the cache runs at the cache's rate for the cache's bytes, then at the post-cache rate."""
+    if op == "read":
+        return ssd.seq_read_MBps * 1e6
+    fast_Bps = ssd.seq_write_MBps * 1e6
+    cache_B = ssd.write_cache_GB * 1e9
+    if ssd.post_cache_write_MBps is None or bytes_per_drive <= cache_B:
+        return fast_Bps
+    seconds = cache_B / fast_Bps + (bytes_per_drive - cache_B) / (ssd.post_cache_write_MBps * 1e6)
+    return bytes_per_drive / seconds
+
+
+def request_s(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
+    """One request of ``piece_B`` alone: the larger of its latency and its bytes at stream rate."""
+    return max(latency_s(ssd, op), piece_B / stream_Bps)
+
+
+def random_Bps(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
+    """The drive's rate (B/s) for random requests of ``piece_B`` with every internal unit busy:
+    its parallelism over the request's time, so the rated IOPS for small requests and the
+    streaming rate for large ones."""
+    return min(parallelism(ssd) * piece_B / request_s(ssd, op, piece_B, stream_Bps), stream_Bps)

@@ -1,0 +1,84 @@
+"""A ZFS pool: vdevs (mirrors or RAIDZ1/2/3) striped by the pool, records, checksums and the ARC.
+
+The pool spreads a stream over its vdevs evenly (``Volume.layout``: a vdev is a group). A RAIDZ
+vdev of N drives streams at its N - p data drives' rate, as RAID5/6 do (``raid.Level.drive_share``),
+and a mirror vdev reads from any copy. ZFS reads and checksums a whole record (``record_KiB``): a
+random read smaller than a record reads all of it, spread over the vdev's N - p data columns, so a
+random read keeps N - p drives busy for one record and a RAIDZ vdev serves about one drive's
+random reads (N / (N - p) of a drive's at most, the parity columns rotating with the offset); a
+mirror vdev reads the record from one copy. Random writes (copy-on-write records gathered in
+transaction groups) are not modelled.
+
+The host's CPU checksums every byte read or written (fletcher4) and computes RAIDZ parity on every
+byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time benchmarks (kstats in
+/proc/spl/kstat/zfs), AVX2 implementations: ``fletcher_4_bench`` native 4,950,749,767 B/s
+(openzfs/zfs issue #5126, B. Behlendorf's sample output, 2016); ``vdev_raidz_bench`` gen_p
+4,789,944,802, gen_pq 3,302,606,591 and gen_pqr 1,483,093,911 B/s (openzfs/zfs pull request #4860,
+sample output, 2016). They are taken as one core's rates on any host (a host's own kstats would
+replace them). The ARC keeps what was read, up to ``arc_GB`` (by default half the host's memory,
+OpenZFS's ``zfs_arc_max`` default on Linux): a read test repeated (``workload.runs``) over data that
+fits is served from memory after its first pass, at the host's cost of reading from the page cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..catalog import Host
+from ..errors import NotModelled
+from ..result import Result
+from .raid import LEVELS
+from .requests import RandomLayout
+from .spec import StorageBody, Volume
+
+FLETCHER4_Bps = 4_950_749_767.0  # fletcher_4_bench, avx2, native byte order
+RAIDZ_GEN_Bps = {1: 4_789_944_802.0, 2: 3_302_606_591.0, 3: 1_483_093_911.0}  # gen_p, pq, pqr
+
+
+def host_s_per_byte(volume: Volume, op: str) -> float:
+    """Host CPU seconds the pool's checksums (and, for a write, RAIDZ parity) cost per byte."""
+    seconds = 1.0 / FLETCHER4_Bps
+    parity = LEVELS[volume.layout()[0]].parity_chunks
+    if op == "write" and parity:
+        seconds += 1.0 / RAIDZ_GEN_Bps[parity]
+    return seconds
+
+
+def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
+    """A random read's commands on one vdev: the whole record, from one copy or N - p columns."""
+    if op == "write":
+        raise NotModelled(
+            "ZFS random writes (copy-on-write records gathered in transaction groups) "
+            "are not modelled"
+        )
+    record_B = volume.record_KiB * 1024
+    read_B = max(record_B, request_B)
+    parity = LEVELS[volume.layout()[0]].parity_chunks
+    columns = drives - parity if parity else 1
+    return RandomLayout(read_B / request_B / drives, record_B / columns, 1)
+
+
+def arc_B(volume: Volume, host: Host) -> float:
+    return volume.arc_GB * 1e9 if volume.arc_GB is not None else host.memory_MB * 1e6 / 2
+
+
+def with_arc(result: Result, body: StorageBody, host: Host, read_s_per_byte: float) -> Result:
+    """A repeated read test whose data fits the ARC: the first pass from the drives (``result``),
+    the others from memory, each stream on its core (time-shared beyond the host's cores)."""
+    w = body.workload
+    volume = body.volumes[w.target]
+    if w.runs == 1 or w.op != "read" or volume.engine != "zfs":
+        return result
+    if result.bytes_moved > arc_B(volume, host):
+        return result
+    pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
+    elapsed_s = result.elapsed_s + (w.runs - 1) * pass_s
+    return replace(
+        result,
+        bytes_moved=result.bytes_moved * w.runs,
+        elapsed_s=elapsed_s,
+        utilization={k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()},
+        cpu_sys_s=None,
+        io_wait_pct=None,
+        notes=(*result.notes, f"runs 2 to {w.runs} read from the ARC"),
+    )

@@ -1,0 +1,119 @@
+"""Flash drives: QD1 latency, QD32 IOPS, NVMe drives sharing a segment's lanes, the SLC cache."""
+
+import pytest
+from flash_parts import on_hba, on_riser, scenario
+from quote_parts import write
+
+from model import catalog
+from model import scenario as loader
+from model.params import calibrated
+from model.simulate import simulate
+
+CAT = catalog.load()
+EVO = CAT.get("ssds", "samsung_970_evo_plus_1tb", "", "")
+EFF = calibrated()["bus_efficiency"]
+
+
+def _run(tmp_path, data):
+    return simulate(loader.load(write(tmp_path / "s.yaml", data)))
+
+
+def _random_read(depth: int, streams: int = 1) -> dict:
+    return {
+        "op": "read",
+        "io": "direct",
+        "pattern": "random",
+        "request_KiB": 4,
+        "queue_depth": depth,
+        "streams": streams,
+        "total_MB": 40,
+    }
+
+
+def test_one_request_in_flight_runs_at_the_datasheet_latency(tmp_path):
+    r = _run(tmp_path, scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), _random_read(1)))
+    iops = r.throughput_MBps * 1e6 / 4096
+    qd1_iops = 1e6 / EVO.read_latency_us  # 19,000 IOPS
+    assert 0.95 * qd1_iops < iops < qd1_iops  # the host's syscall and block layer come on top
+
+
+def test_deep_queues_reach_the_datasheet_iops(tmp_path):
+    r = _run(
+        tmp_path,
+        scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), _random_read(32, streams=4)),
+    )
+    assert r.throughput_MBps * 1e6 / 4096 == pytest.approx(EVO.random_read_iops, rel=1e-3)
+    assert r.bottleneck.startswith("disk v")
+    # one stream with 32 in flight: 32 per latency-plus-host-time, just under the drive's figure
+    r = _run(
+        tmp_path, scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), _random_read(32))
+    )
+    assert 0.95 * EVO.random_read_iops < r.throughput_MBps * 1e6 / 4096 < EVO.random_read_iops
+
+
+def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
+    # four PCIe 4.0 drives (7 GB/s each) on a PCIe 3.0 x16 riser: the riser's lanes are the limit
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+    r = _run(tmp_path, scenario(on_riser("samsung_980_pro_1tb", 4, "raid0"), workload))
+    cap_MBps = CAT.get("buses", "pcie3_x16", "", "").peak_MBps * EFF
+    assert r.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
+    assert r.bottleneck == "bus riser"
+    assert 0.99 * cap_MBps < r.throughput_MBps <= r.bound_MBps < 4 * 7000
+    # two of them on their own x4 links fit under the riser: the drives' rate
+    r = _run(tmp_path, scenario(on_riser("samsung_980_pro_1tb", 2, "raid0"), workload))
+    assert r.throughput_MBps == pytest.approx(2 * 7000, rel=0.01)
+
+
+@pytest.mark.parametrize("total_GB", [10, 84])
+def test_a_write_longer_than_the_slc_cache_falls_toward_the_post_cache_rate(tmp_path, total_GB):
+    workload = {
+        "op": "write",
+        "io": "direct",
+        "request_KiB": 1024,
+        "streams": 4,
+        "total_MB": total_GB * 1000 / 4,
+    }
+    r = _run(tmp_path, scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), workload))
+    cache_GB = EVO.write_cache_GB
+    beyond = max(total_GB - cache_GB, 0)
+    seconds = min(total_GB, cache_GB) / EVO.seq_write_MBps + beyond / EVO.post_cache_write_MBps
+    assert r.throughput_MBps == pytest.approx(total_GB / seconds, rel=0.01)
+    assert (r.throughput_MBps < 0.7 * EVO.seq_write_MBps) == (total_GB > cache_GB)
+
+
+def test_a_sata_ssd_behind_an_hba_is_held_by_its_own_link(tmp_path):
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 2, "total_MB": 2000}
+    r = _run(tmp_path, scenario(on_hba("samsung_870_evo_1tb", 1, "single"), workload))
+    assert r.throughput_MBps == pytest.approx(560, rel=0.01)  # its 560 MB/s under a 6 Gb/s link
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d["volumes"]["v"]["disks"].update(attach=["nvme.nowhere.0"]),
+            "attach[0]: must be nvme.SEGMENT.N with one of slot, riser",
+        ),
+        (
+            lambda d: d["volumes"]["v"]["disks"].update(attach=["nvme.riser.4"]),
+            "slots 0 to 3; got 'nvme.riser.4'",
+        ),
+        (
+            lambda d: d["volumes"]["v"]["disks"].update(attach=["hba.0"]),
+            "an NVMe drive attaches as nvme.SEGMENT.N",
+        ),
+        (
+            lambda d: d["volumes"]["v"]["disks"].update(part="quote_hdd"),
+            "only an NVMe drive sits on a bus segment",
+        ),
+        (
+            lambda d: d["volumes"]["v"]["disks"].update(part="no_such_ssd"),
+            "unknown disk or ssd 'no_such_ssd'",
+        ),
+    ],
+)
+def test_a_flash_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):
+    data = scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), _random_read(1))
+    change(data)
+    status, out, err = run_cli("predict", write(tmp_path / "s.yaml", data))
+    assert status == 2 and not out and err.count("\n") == 1 and message in err, err

@@ -1,0 +1,92 @@
+"""ZFS pools: a RAIDZ2 vdev streams at its data drives' rate and reads records at a drive's IOPS;
+a mirror reads from both copies; the ARC serves a repeated read from memory."""
+
+import pytest
+from flash_parts import scenario
+from quote_parts import write
+
+from model import scenario as loader
+from model.simulate import simulate
+from model.storage import disk as disk_model
+
+
+def _pool(vdev: str, count: int, **more) -> dict:
+    attach = [f"hba.{i}" for i in range(count)]
+    return {
+        "engine": "zfs",
+        "vdevs": {"type": vdev, "count": 1},
+        "disks": {"part": "quote_hdd", "count": count, "attach": attach},
+        **more,
+    }
+
+
+def _read(**more) -> dict:
+    return {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4, **more}
+
+
+def _run(tmp_path, data):
+    s = loader.load(write(tmp_path / "s.yaml", data))
+    return s, simulate(s)
+
+
+def _drive_MBps(s, bytes_per_drive: float) -> float:
+    part = s.catalog.get("disks", "quote_hdd", "", "")
+    return disk_model.mean_rate_MBps(part, 1.0, 0.0, bytes_per_drive / (part.capacity_GB * 1e9))
+
+
+def test_a_raidz2_vdev_streams_at_its_data_drives_rate(tmp_path):
+    s, r = _run(tmp_path, scenario(_pool("raidz2", 6), _read()))
+    assert r.bottleneck.startswith("disk v")
+    assert r.bound_MBps == pytest.approx(4 * _drive_MBps(s, 24e9 / 4), rel=1e-9)
+
+
+def test_a_mirror_reads_from_both_copies(tmp_path):
+    s, r = _run(tmp_path, scenario(_pool("mirror", 2), _read()))
+    assert r.bound_MBps == pytest.approx(2 * _drive_MBps(s, 24e9 / 2), rel=1e-9)
+
+
+@pytest.mark.parametrize("depth, drives_worth", [(1, 1.0), (64, 6 / 4)])
+def test_raidz2_random_reads_run_at_about_one_drives_iops(tmp_path, depth, drives_worth):
+    workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
+    workload.update(queue_depth=depth, total_MB=4)
+    s, r = _run(tmp_path, scenario(_pool("raidz2", 6), workload))
+    part = s.catalog.get("disks", "quote_hdd", "", "")
+    column_B = 128 * 1024 / 4  # a record over its four data columns, each on its own drive
+    service_s = (
+        part.avg_seek_read_ms / 1e3
+        + 30 / part.rpm
+        + column_B / (disk_model.mean_rate_MBps(part, 1.0, 0.0, 1.0) * 1e6)
+    )
+    assert r.throughput_MBps * 1e6 / 4096 == pytest.approx(drives_worth / service_s, rel=0.01)
+
+
+def test_the_arc_serves_a_repeated_read_that_fits(tmp_path):
+    _, once = _run(tmp_path, scenario(_pool("raidz2", 6), _read(runs=1)))
+    _, thrice = _run(tmp_path, scenario(_pool("raidz2", 6), _read(runs=3)))
+    _, too_big = _run(tmp_path, scenario(_pool("raidz2", 6, arc_GB=1), _read(runs=3)))
+    assert thrice.throughput_MBps > 2 * once.throughput_MBps
+    assert too_big.throughput_MBps == once.throughput_MBps
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"level": "raid6"}, "volumes.v.level: not for engine: zfs"),
+        ({"engine": "md"}, "volumes.v.vdevs: only for engine: zfs"),
+        ({"vdevs": {"type": "raidz4"}}, "volumes.v.vdevs.type: must be one of 'mirror', 'raidz1'"),
+        ({"vdevs": {"type": "raidz3", "count": 2}}, "raidz3 needs at least 4 drives"),
+        ({"vdevs": None}, "volumes.v.vdevs: a ZFS pool (engine: zfs) needs its vdevs"),
+    ],
+)
+def test_a_zfs_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):
+    volume = {**_pool("raidz2", 6), **change}
+    volume = {k: v for k, v in volume.items() if v is not None}
+    status, out, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
+    assert status == 2 and not out and err.count("\n") == 1 and message in err, err
+
+
+def test_raidz_is_refused_under_md(tmp_path, run_cli):
+    volume = {"level": "raidz2", "disks": {"part": "quote_hdd", "count": 4, "attach": ["hba.0"]}}
+    volume["disks"]["attach"] = [f"hba.{i}" for i in range(4)]
+    status, _, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
+    assert status == 2 and "raidz2 is a ZFS vdev type; allowed: single, raid0" in err
