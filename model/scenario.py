@@ -622,11 +622,11 @@ def read_yaml(path: Path) -> dict:
 @functools.lru_cache(maxsize=64)
 def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     """Parse a YAML file once per version of it (sweeps load one scenario thousands of times)."""
-    text = Path(path).read_text()
+    text = yamlio.read_text(Path(path), where)
     if not text.strip():
         raise UserError(where, None, "the file is empty; a scenario is a YAML mapping")
     try:
-        data = yamlio.safe_load(text)
+        data = yamlio.safe_load(text, where)
     except yamlio.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark else ""
@@ -650,7 +650,7 @@ def load(
     *,
     where_overrides: str = "--set",
 ) -> Scenario:
-    """Load and validate a scenario, apply ``variant=NAME`` and ``dotted.key=value`` overrides."""
+    """Load and validate a scenario; apply ``variant=NAME``, ``seed=N``, ``key=value`` overrides."""
     path = resolve(name_or_path)
     where = paths.shown(path)
     raw = read_yaml(path)
@@ -682,16 +682,19 @@ def load(
             _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
             set_by.append((str(key), f"{where} variants.{chosen}"))
     for key, value in assignments:
-        if key != "variant":
+        if key not in ("variant", "seed"):
             _assign(body, body_cls, key, value, where_overrides)
             set_by.append((key, where_overrides))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
         if not isinstance(header.get(k), str) or not header[k]:
             raise UserError(where, k, "missing; every scenario needs a non-empty string here")
-    seed = raw.get("seed", 1)
+    seed, seed_where = raw.get("seed", 1), where
+    for key, value in assignments:  # seed=N overrides the header's seed
+        if key == "seed":
+            seed, seed_where = value, where_overrides
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise UserError(where, "seed", f"must be a non-negative integer, got {seed!r}")
+        raise UserError(seed_where, "seed", f"must be a non-negative integer, got {seed!r}")
     unbuilt = Scenario(
         name=header["name"],
         model=model,
