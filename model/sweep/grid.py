@@ -175,8 +175,9 @@ def declared_parameters(notebook: Path, where: str) -> set[str]:
         ) from None
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return names
 
 

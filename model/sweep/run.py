@@ -358,7 +358,7 @@ def run(
                 paths.shown(out),
                 None,
                 f"interrupted; {finished} points finished now are kept "
-                f"({len(todo) - finished} not run), run the sweep again to resume",
+                f"({len(todo) - finished} left), run the sweep again to resume",
                 INTERRUPTED_STATUS,
             ) from None
         except BaseException:
