@@ -258,12 +258,12 @@ def _local(todo: list[dict[str, Any]], workers: int) -> Iterator[dict[str, Any]]
         pool.close()
 
 
-def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[dict[str, Any]]:
+def _connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler``; one line when none answers."""
     from dask.distributed import Client
-    from dask.distributed import as_completed as dask_completed
 
     try:
-        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError) as exc:
         raise UserError(
             "--scheduler",
@@ -271,6 +271,11 @@ def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[dict[str, Any]
             f"no Dask scheduler answers at {scheduler} within {SCHEDULER_TIMEOUT_S} s "
             f"({type(exc).__name__})",
         ) from None
+
+
+def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[str, Any]]:
+    from dask.distributed import as_completed as dask_completed
+
     try:
         running = {client.submit(run_point, s, pure=False): s for s in todo}
         finished = dask_completed(list(running))
@@ -332,13 +337,14 @@ def run(
         done = store.done(ok_only=retry_failed)
         todo = [s for s in todo_all if s["point_id"] not in done]
         skipped = len(todo_all) - len(todo)
+        client = _connect(scheduler) if scheduler and todo else None
         bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", disable=not progress)
         finished = failed_now = 0
         records = None
         workers = min(workers or os.cpu_count() or 1, len(todo))
         try:
             if scheduler:
-                records = _dask(todo, scheduler)
+                records = _dask(todo, client, scheduler)
             elif workers <= 1:
                 records = _serial(todo)
             else:
