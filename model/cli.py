@@ -81,7 +81,7 @@ def _interval(scenario, read: set[str]) -> tuple[float, float] | None:
     names = sorted(read)
     base = params.calibrated()
     values = [
-        simulate(scenario, dict(base, **dict(zip(names, corner)))).throughput_MBps
+        simulate(scenario, dict(base, **dict(zip(names, corner, strict=True)))).throughput_MBps
         for corner in itertools.product(*(spans[n] for n in names))
     ]
     return min(values), max(values)

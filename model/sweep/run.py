@@ -343,7 +343,7 @@ def run(
         records = None
         workers = min(workers or os.cpu_count() or 1, len(todo))
         try:
-            if scheduler:
+            if client is not None:
                 records = _dask(todo, client, scheduler)
             elif workers <= 1:
                 records = _serial(todo)

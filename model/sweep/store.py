@@ -77,7 +77,13 @@ class Store:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the folder for this sweep alone; refuse with one line when another holds it."""
-        with open(self.out / ".lock", "a+") as f:
+        try:
+            f = open(self.out / ".lock", "a+")  # closed by the with below, which ends the lock
+        except OSError as exc:
+            raise UserError(
+                paths.shown(self.out), None, f"cannot write it ({exc.strerror})"
+            ) from None
+        with f:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
