@@ -177,3 +177,50 @@ def test_workers_end_with_their_parent(tmp_path):
         _wait_for(lambda: all(_ended(pid) for pid in workers), 3, "the workers to end")
     finally:
         _kill(workers)
+
+
+def test_a_killed_dask_scheduler_ends_the_sweep_with_one_line(tmp_path):
+    """A killed Dask scheduler gave a CommClosedError traceback."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+        + ["--port", str(port), "--dashboard-address", ":0", "--no-show"],
+        **quiet,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address]
+        + ["--nthreads", "1", "--no-dashboard"],
+        **quiet,
+    )
+    out = tmp_path / "out"
+    proc = None
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "model", "sweep", str(_slow_grid(tmp_path)), "--out", str(out)]
+            + ["--scheduler", address],
+            cwd=paths.PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait_for(lambda: out.exists() and _stored(out) >= 2)
+        scheduler.kill()
+        _, err = proc.communicate(timeout=30)
+        lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
+        lines = [line for line in lines if not line.startswith("sweep t:")]
+        assert proc.returncode == 1 and "Traceback" not in err, err
+        assert len(lines) == 1 and "lost the Dask scheduler" in lines[0], err
+        table = pd.read_parquet(out / "results.parquet")
+        assert len(table) == _stored(out) >= 2 and (table.status == "ok").all()
+        assert not list(out.rglob("*.partial"))
+    finally:
+        _kill([p.pid for p in (scheduler, worker, proc) if p is not None])
+        for p in (scheduler, worker, proc):
+            if p is not None:
+                p.wait()

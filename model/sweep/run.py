@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -308,6 +309,26 @@ def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[s
 
 
 @contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask logs its own tracebacks (a reconnect cancelled when the scheduler is gone) that would
+    bury the sweep's one line; a failure reaches the user as that line."""
+    import distributed  # noqa: F401 (its import sets its loggers' levels: set ours after)
+
+    names = ["distributed"] + [
+        n for n in logging.root.manager.loggerDict if n.startswith("distributed.")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.setLevel(level)
+
+
+@contextlib.contextmanager
 def _ignoring_ctrl_c() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -332,7 +353,7 @@ def run(
     (finished now, failed now, skipped). Ctrl-C raises ``Stopped`` (status 130) once the points
     finished are stored; a lost scheduler or a full disk raises ``Stopped`` (status 1)."""
     store = Store(out)
-    with store.lock():
+    with store.lock(), _quiet_dask() if scheduler else contextlib.nullcontext():
         todo_all = specs(grid, points, out)
         done = store.done(ok_only=retry_failed)
         todo = [s for s in todo_all if s["point_id"] not in done]
