@@ -3,7 +3,11 @@
 Each point runs in-process through ``simulate()`` (``engine: inprocess``) or through papermill on
 a parameterised notebook (``engine: papermill``; the executed notebook is kept beside the
 results). A point that fails is stored with its error and the others go on; points already in
-the store are skipped, so an interrupted sweep resumes where it stopped.
+the store are skipped, so an interrupted sweep resumes where it stopped. A failure is classified:
+``model`` (the scenario or the notebook's cells raised) or ``infrastructure`` (a kernel that died,
+a port in use, a worker the system killed), which is run again up to ``RETRIES`` times at once;
+``retry_failed`` runs every stored failure again. Ctrl-C keeps the points finished and stops the
+rest at once (status 130); a full disk or a lost scheduler stops the sweep with one line.
 """
 
 from __future__ import annotations
