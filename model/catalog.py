@@ -371,7 +371,7 @@ def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:
     where = paths.shown(path)
     if not path.exists():
         return {}
-    data = yamlio.safe_load(path.read_text()) or {}
+    data = yamlio.safe_load(yamlio.read_text(path, where), where) or {}
     if not isinstance(data, dict):
         raise UserError(where, None, "must be a mapping from part id to its parameters")
     return {str(pid): build_dataclass(cls, spec, where, str(pid)) for pid, spec in data.items()}

@@ -73,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
         help="a Dask scheduler address (tcp://host:8786): run the points on that cluster",
     )
     w.add_argument("--out", default=None, help="results folder (default: sweeps/GRID_NAME)")
+    w.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run again the points stored as failed (infrastructure failures are retried anyway)",
+    )
     r = sub.add_parser(
         "schema", help="every scenario key: type, unit, default, allowed values, meaning"
     )
@@ -98,7 +103,7 @@ def _interval(scenario, read: set[str]) -> tuple[float, float] | None:
     names = sorted(read)
     base = params.calibrated()
     values = [
-        simulate(scenario, dict(base, **dict(zip(names, corner)))).throughput_MBps
+        simulate(scenario, dict(base, **dict(zip(names, corner, strict=True)))).throughput_MBps
         for corner in itertools.product(*(spans[n] for n in names))
     ]
     return min(values), max(values)
@@ -160,13 +165,23 @@ def _sweep(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers", None, f"must be a positive integer, got {args.workers}")
-    grid, points = grid_module.load(args.grid)
-    out = Path(args.out) if args.out else paths.PROJECT_ROOT / "sweeps" / grid.name
-    finished, failed, skipped = run_module.run(
-        grid, points, out, workers=args.workers, scheduler=args.scheduler
-    )
+    try:
+        grid, points = grid_module.load(args.grid)
+        out = Path(args.out) if args.out else paths.PROJECT_ROOT / "sweeps" / grid.name
+        finished, failed, skipped = run_module.run(
+            grid,
+            points,
+            out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            retry_failed=args.retry_failed,
+        )
+    except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
+        print(f"{args.grid}: interrupted before any point ran", file=sys.stderr)
+        return run_module.INTERRUPTED_STATUS
     print(
-        f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), {skipped} already done; "
+        f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), "
+        f"{skipped} already done; "
         f"results in {paths.shown(out / 'results.parquet')}"
     )
     return 0

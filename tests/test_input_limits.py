@@ -30,16 +30,27 @@ def test_an_override_mistake_is_one_line_naming_its_key(run_cli, override, messa
     assert err.startswith("--set: ") and message in err
 
 
-def test_a_folder_a_device_and_a_binary_file_are_not_scenarios(run_cli, tmp_path):
-    binary = tmp_path / "binary.yaml"
-    binary.write_bytes(b"\xff\xfe\x00name: x\n")
+def test_a_model_named_by_a_list_is_one_line(run_cli, tmp_path):
+    # folders, devices, binary files and YAML bombs: tests/test_yaml_safety.py
     listed = tmp_path / "model_list.yaml"
     listed.write_text("model: [storage]\nname: x\ndescription: x\nsource: x\n")
-    for path, message in (
-        (tmp_path, "must be a YAML file, not a folder or a device"),
-        ("/dev/zero", "must be a YAML file, not a folder or a device"),
-        (binary, "is not UTF-8 text"),
-        (listed, "model: must be one of storage"),
-    ):
-        status, out, err = run_cli("predict", str(path))
-        assert status == 2 and not out and err.count("\n") == 1 and message in err
+    status, out, err = run_cli("predict", str(listed))
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "model: must be one of storage" in err
+
+
+def test_a_key_given_twice_and_a_number_in_scientific_notation(run_cli, tmp_path):
+    twice = tmp_path / "twice.yaml"
+    twice.write_text(scenario_text().replace("seed: 1\n", "seed: 1\nseed: 2\n", 1))
+    status, _, err = run_cli("predict", str(twice))
+    assert status == 2 and "seed: given twice (line" in err
+    status, out, _ = run_cli(
+        "predict", "atlas_intellistation", "--set", "workload.total_MB=1e3", "--json", "--point"
+    )
+    assert status == 0 and '"bytes_moved": 1000000000.0' in out
+
+
+def scenario_text() -> str:
+    from model import scenario
+
+    return scenario.resolve("atlas_intellistation").read_text()

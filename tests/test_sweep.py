@@ -1,4 +1,5 @@
-"""Sweeps: refused before running on bad grids, resumable, failures recorded, serial = parallel, Dask."""
+"""Sweeps: refused before running on bad grids, resumable, failures recorded, serial = parallel,
+Dask."""
 
 import dataclasses
 import signal

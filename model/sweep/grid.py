@@ -3,13 +3,25 @@
 A grid file (YAML) names a ``scenario`` (run in-process through ``simulate()`` or through the
 parameterised notebook ``notebooks/sweep_point.ipynb``) or a ``notebook`` of its own, and its
 points as any of: the ``product`` of lists, an explicit list of ``points``, a ``sample`` of ranges
-(``random``, Latin-hypercube ``lhs``, or Saltelli's ``sobol`` design for Sobol indices). Every point is a mapping of dotted scenario keys (or
-notebook parameters) to values; ``base`` holds overrides every point shares.
+(``random``, Latin-hypercube ``lhs``, or Saltelli's ``sobol`` design for Sobol indices). Every
+point is a mapping of dotted scenario keys (or notebook parameters) to values; ``base`` holds
+overrides every point shares; ``seed`` (or a point's own ``seed`` key) is the scenario's seed.
+
+A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
+folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when a
+notebook grid's parameter is not a name its notebook's ``parameters`` cell declares (papermill
+writes the names into the notebook as code), and when a value or a sampled range's end is one the
+scenario refuses.
 """
 
 from __future__ import annotations
 
+import ast
 import itertools
+import json
+import keyword
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +33,10 @@ from .. import paths, registry
 from .. import scenario as scenario_module
 from ..errors import UserError
 from ..schema import PositiveInt, build_dataclass, field_type
+
+MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+SCENARIO_KEYS = ("variant", "seed")  # keys every scenario grid may set besides the scenario's own
 
 
 @dataclass(frozen=True)
@@ -37,7 +53,7 @@ class Grid:
     scenario: str | None = None
     notebook: str | None = None
     engine: Literal["inprocess", "papermill"] = "inprocess"
-    seed: int = 1
+    seed: int | None = None  # the scenario's own seed when not given
     base: tuple[str, ...] = ()
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
@@ -45,6 +61,14 @@ class Grid:
     path: str = ""
 
     def check(self, where: str, key: str) -> None:
+        if not NAME.fullmatch(self.name):
+            raise UserError(
+                where,
+                "name",
+                f"must be a plain name (letters, digits, _ and -, at most 64), got {self.name!r}",
+            )
+        if self.seed is not None and self.seed < 0:
+            raise UserError(where, "seed", f"must be a non-negative integer, got {self.seed}")
         if (self.scenario is None) == (self.notebook is None):
             raise UserError(where, "scenario", "a grid names exactly one of scenario or notebook")
         if self.notebook is not None and self.engine != "papermill":
@@ -63,6 +87,21 @@ class Grid:
                     )
         if not (self.product or self.points or self.sample):
             raise UserError(where, "product", "a grid needs product, points or sample")
+        if self.count() > MAX_POINTS:
+            raise UserError(
+                where,
+                None,
+                f"{self.count():,} points; a grid holds at most {MAX_POINTS:,} (split it)",
+            )
+
+    def count(self) -> int:
+        """The number of points, without building them."""
+        sampled = 0
+        if self.sample is not None:
+            per_base = len(self.sample.ranges) + 2 if self.sample.method == "sobol" else 1
+            sampled = self.sample.n * per_base
+        product = math.prod(len(v) for v in self.product.values()) if self.product else 0
+        return product + len(self.points) + sampled
 
     def keys(self) -> list[str]:
         found = list(self.product)
@@ -88,7 +127,7 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
     points = []
     for row in unit:
         point = {}
-        for k, u in zip(keys, row):
+        for k, u in zip(keys, row, strict=True):
             low, high = sample.ranges[k]
             if isinstance(low, int) and isinstance(high, int):
                 point[k] = int(min(np.floor(low + u * (high - low + 1)), high))
@@ -101,7 +140,10 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
 def expand(grid: Grid) -> list[dict[str, Any]]:
     """Every point of the grid, in a stable order: the product, then the list, then the sample."""
     points = (
-        [dict(zip(grid.product, combo)) for combo in itertools.product(*grid.product.values())]
+        [
+            dict(zip(grid.product, combo, strict=True))
+            for combo in itertools.product(*grid.product.values())
+        ]
         if grid.product
         else []
     )
@@ -111,17 +153,67 @@ def expand(grid: Grid) -> list[dict[str, Any]]:
     return points
 
 
+def notebook_path(grid: Grid) -> Path:
+    """A notebook grid's notebook: relative to the project, else to the working directory."""
+    inside = paths.PROJECT_ROOT / str(grid.notebook)
+    return inside if inside.exists() else Path(str(grid.notebook))
+
+
+def declared_parameters(notebook: Path, where: str) -> set[str]:
+    """The names the notebook's cell tagged ``parameters`` assigns."""
+    try:
+        cells = json.loads(notebook.read_text())["cells"]
+        source = next(
+            "".join(c["source"])
+            for c in cells
+            if "parameters" in c.get("metadata", {}).get("tags", [])
+        )
+        tree = ast.parse(source)
+    except (OSError, ValueError, KeyError, TypeError, StopIteration, SyntaxError):
+        raise UserError(
+            where, "notebook", f"{paths.shown(notebook)} has no readable cell tagged parameters"
+        ) from None
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _check_parameters(grid: Grid) -> None:
+    """A notebook grid's keys are Python names its notebook declares; anything else is refused."""
+    where = grid.path
+    notebook = notebook_path(grid)
+    if not notebook.is_file():
+        raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
+    declared = declared_parameters(notebook, where) - {"result_path"}
+    keys = grid.keys() + (["seed"] if grid.seed is not None else [])
+    for key in keys:
+        if not key.isidentifier() or keyword.iskeyword(key) or key not in declared:
+            raise UserError(
+                where,
+                repr(key),
+                f"not a parameter of {paths.shown(notebook)}; its parameters cell declares: "
+                f"{', '.join(sorted(declared)) or 'none'}",
+            )
+
+
 def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
-    if grid.scenario is None:
-        return
     where = grid.path
-    base = list(grid.base)
+    base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
     loaded = scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
     body_cls = registry.MODELS[loaded.model].body
     for key in grid.keys():
-        if key != "variant" and field_type(body_cls, key.split(".")) is None:
+        if key not in SCENARIO_KEYS and field_type(body_cls, key.split(".")) is None:
             raise UserError(where, key, f"no such key in scenario {grid.scenario}")
+    if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
+        for key, span in grid.sample.ranges.items():
+            for end in span:
+                scenario_module.load(
+                    grid.scenario, base + [f"{key}={end}"], where_overrides=f"{where} sample.ranges"
+                )
     seen: set[tuple[str, str]] = set()
     for point in points:  # each distinct value once: the grid's cost stays in the points
         for k, v in point.items():
@@ -139,12 +231,9 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     raw = scenario_module.read_yaml(path)
     raw.setdefault("name", path.stem)
     grid = build_dataclass(Grid, {**raw, "path": where}, where)
-    if (
-        grid.notebook is not None
-        and not (paths.PROJECT_ROOT / grid.notebook).exists()
-        and not Path(grid.notebook).exists()
-    ):
-        raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
+    if grid.notebook is not None:
+        _check_parameters(grid)
     points = expand(grid)
-    _check_keys(grid, points)
+    if grid.scenario is not None:
+        _check_keys(grid, points)
     return grid, points

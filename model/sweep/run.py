@@ -3,18 +3,28 @@
 Each point runs in-process through ``simulate()`` (``engine: inprocess``) or through papermill on
 a parameterised notebook (``engine: papermill``; the executed notebook is kept beside the
 results). A point that fails is stored with its error and the others go on; points already in
-the store are skipped, so an interrupted sweep resumes where it stopped.
+the store are skipped, so an interrupted sweep resumes where it stopped. A failure is classified:
+``model`` (the scenario or the notebook's cells raised) or ``infrastructure`` (a kernel that died,
+a port in use, a worker the system killed), which is run again up to ``RETRIES`` times at once;
+``retry_failed`` runs every stored failure again. Ctrl-C keeps the points finished and stops the
+rest at once (status 130); a full disk or a lost scheduler stops the sweep with one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -22,8 +32,10 @@ from typing import Any
 from tqdm import tqdm
 
 from .. import paths
+from ..errors import UserError
 from .grid import Grid
-from .store import Store, point_id
+from .pool import Pool
+from .store import Stopped, Store, point_id
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
@@ -33,6 +45,8 @@ VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
 # message logs as an ERROR ("KeyboardInterrupt caught in kernel."). The kernel listens on this
 # machine's loopback only; a point's own errors still reach its notebook and its record.
 QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 
 def _versions() -> str:
@@ -82,6 +96,8 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
             parameters = dict(spec["point"])
+            if spec["seed"] is not None:  # the grid checked that the notebook declares it
+                parameters.setdefault("seed", spec["seed"])
         parameters["result_path"] = str(result_path)
         papermill.execute_notebook(
             str(notebook),
@@ -95,9 +111,36 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         return json.loads(result_path.read_text())
 
 
-def run_point(spec: dict[str, Any]) -> dict[str, Any]:
-    """One point, never raising: a failure comes back as a record with its error."""
-    started = time.perf_counter()
+MODEL, INFRASTRUCTURE = "model", "infrastructure"
+RETRIES = 2  # an infrastructure failure is run again up to twice in the same sweep
+# failures outside the model: a kernel gone, a port taken, a worker killed, a lost scheduler
+OUTSIDE_THE_MODEL = {
+    "DeadKernelError",
+    "CellTimeoutError",
+    "ZMQError",
+    "KeyboardInterrupt",
+    "MemoryError",
+    "KilledWorker",
+    "CommClosedError",
+}
+OUTSIDE_PACKAGES = ("jupyter_client", "nbclient", "zmq", "ipykernel", "distributed")
+
+
+def failure_kind(exc: BaseException) -> str:
+    """``infrastructure`` for a failure outside the model (worth running again), else ``model``."""
+    name = type(exc).__name__
+    if name == "PapermillExecutionError":  # a cell raised: the model's failure, unless interrupted
+        return INFRASTRUCTURE if getattr(exc, "ename", "") in OUTSIDE_THE_MODEL else MODEL
+    if name in OUTSIDE_THE_MODEL or isinstance(exc, (OSError, MemoryError, TimeoutError)):
+        return INFRASTRUCTURE
+    frames = traceback.extract_tb(exc.__traceback__)
+    raised_in = frames[-1].filename if frames else ""
+    if any(f"{os.sep}{package}{os.sep}" in raised_in for package in OUTSIDE_PACKAGES):
+        return INFRASTRUCTURE  # e.g. jupyter_client's "Kernel died before replying"
+    return MODEL
+
+
+def _record(spec: dict[str, Any]) -> dict[str, Any]:
     record = {
         "point_id": spec["point_id"],
         "point_index": spec["index"],
@@ -105,16 +148,37 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
         "seed": spec["seed"],
         "versions": spec["versions"],
         "git_commit": spec["commit"],
+        "attempts": spec.get("attempt", 1),
     }
     record.update({f"param:{k}": v for k, v in spec["point"].items()})
+    return record
+
+
+def failed(spec: dict[str, Any], error: str, kind: str) -> dict[str, Any]:
+    """The record of a point that failed outside ``run_point`` (its worker died)."""
+    return dict(_record(spec), status="failed", failure=kind, error=error, wall_s=float("nan"))
+
+
+def run_point(spec: dict[str, Any]) -> dict[str, Any]:
+    """One point, never raising: a failure comes back as a record with its error and kind."""
+    started = time.perf_counter()
+    record = _record(spec)
     try:
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
-        record.update(status="ok", error="", **figures)
+        record.update(status="ok", failure="", error="", **figures)
     except Exception as exc:  # a failed point is data: recorded, and the rest go on
         line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        record.update(status="failed", error=line)
+        record.update(status="failed", failure=failure_kind(exc), error=line)
     record["wall_s"] = time.perf_counter() - started
     return record
+
+
+def _again(record: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The spec to run once more when ``record`` is an infrastructure failure with tries left."""
+    attempt = spec.get("attempt", 1)
+    if record["status"] == "failed" and record["failure"] == INFRASTRUCTURE and attempt <= RETRIES:
+        return dict(spec, attempt=attempt + 1)
+    return None
 
 
 def inputs_fingerprint(grid: Grid) -> str:
@@ -138,26 +202,147 @@ def inputs_fingerprint(grid: Grid) -> str:
     return digest.hexdigest()[:12]
 
 
+def grid_seed(grid: Grid) -> int | None:
+    """The seed a grid's points run with unless a point sets its own: the grid's, else the
+    scenario's; a notebook grid's, when it gives one."""
+    if grid.seed is not None or grid.scenario is None:
+        return grid.seed
+    from .. import scenario as scenario_module
+
+    return scenario_module.load(grid.scenario, list(grid.base)).seed
+
+
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
     target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions, commit = _versions(), _commit()
+    seed = grid_seed(grid)
+    base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     return [
         {
-            "point_id": point_id(target, grid.engine, grid.seed, grid.base, i, p),
+            "point_id": point_id(target, grid.engine, 1 if seed is None else seed, grid.base, i, p),
             "index": i,
             "point": p,
             "scenario": grid.scenario,
             "notebook": notebook,
             "engine": grid.engine,
-            "base": grid.base,
-            "seed": grid.seed,
+            "base": base,
+            "seed": p.get("seed", seed),
             "versions": versions,
             "commit": commit,
             "out": str(out),
         }
         for i, p in enumerate(points)
     ]
+
+
+def _serial(todo: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    queue = deque(todo)
+    while queue:
+        spec = queue.popleft()
+        record = run_point(spec)
+        again = _again(record, spec)
+        if again is None:
+            yield record
+        else:
+            queue.appendleft(again)
+
+
+def _local(todo: list[dict[str, Any]], workers: int) -> Iterator[dict[str, Any]]:
+    pool = Pool(run_point, workers)
+    try:
+        for spec in todo:
+            pool.submit(spec)
+        for spec, record, died in pool.results():
+            record = record or failed(spec, died, INFRASTRUCTURE)
+            again = _again(record, spec)
+            if again is None:
+                yield record
+            else:
+                pool.submit(again)
+    finally:
+        pool.close()
+
+
+def _connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler``; one line when none answers."""
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UserError(
+            "--scheduler",
+            None,
+            f"no Dask scheduler answers at {scheduler} within {SCHEDULER_TIMEOUT_S} s "
+            f"({type(exc).__name__})",
+        ) from None
+
+
+def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[str, Any]]:
+    from dask.distributed import as_completed as dask_completed
+
+    try:
+        running = {client.submit(run_point, s, pure=False): s for s in todo}
+        finished = dask_completed(list(running))
+        for future in finished:
+            spec = running.pop(future)
+            try:
+                record = future.result()
+            except (OSError, CancelledError):
+                raise
+            except Exception as exc:  # the cluster killed the point's worker: KilledWorker
+                line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+                record = failed(spec, line, INFRASTRUCTURE)
+            again = _again(record, spec)
+            if again is None:
+                yield record
+            else:
+                retry = client.submit(run_point, again, pure=False)
+                running[retry] = again
+                finished.add(retry)
+    except (OSError, CancelledError) as exc:  # CommClosedError is an OSError
+        raise Stopped(
+            "--scheduler",
+            None,
+            f"lost the Dask scheduler at {scheduler} ({type(exc).__name__}); "
+            "the points finished are kept, run the sweep again to resume",
+        ) from None
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=2)
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask logs its own tracebacks (a reconnect cancelled when the scheduler is gone) that would
+    bury the sweep's one line; a failure reaches the user as that line."""
+    import distributed  # noqa: F401 (its import sets its loggers' levels: set ours after)
+
+    names = ["distributed"] + [
+        n for n in logging.root.manager.loggerDict if n.startswith("distributed.")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, previous, strict=True):
+            logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def _ignoring_ctrl_c() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run(
@@ -167,39 +352,52 @@ def run(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = True,
+    retry_failed: bool = False,
 ) -> tuple[int, int, int]:
-    """Run the points not yet in the store; returns (finished now, failed now, skipped)."""
+    """Run the points not yet in the store (with ``retry_failed``, the failed ones too); returns
+    (finished now, failed now, skipped). Ctrl-C raises ``Stopped`` (status 130) once the points
+    finished are stored; a lost scheduler or a full disk raises ``Stopped`` (status 1)."""
     store = Store(out)
-    todo_all = specs(grid, points, out)
-    done = store.done()
-    todo = [s for s in todo_all if s["point_id"] not in done]
-    skipped = len(todo_all) - len(todo)
-    bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", disable=not progress)
-    finished = failed = 0
-
-    def keep(record: dict[str, Any]) -> None:
-        nonlocal finished, failed
-        store.write(record)
-        finished += 1
-        failed += record["status"] == "failed"
-        bar.update(1)
-
-    try:
-        if scheduler:
-            from dask.distributed import Client
-            from dask.distributed import as_completed as dask_completed
-
-            with Client(scheduler) as client:
-                for future in dask_completed(client.map(run_point, todo, pure=False)):
-                    keep(future.result())
-        elif (workers or os.cpu_count() or 1) == 1:
-            for spec in todo:
-                keep(run_point(spec))
-        else:
-            with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
-                for future in as_completed([pool.submit(run_point, s) for s in todo]):
-                    keep(future.result())
-    finally:
+    with store.lock(), _quiet_dask() if scheduler else contextlib.nullcontext():
+        todo_all = specs(grid, points, out)
+        done = store.done(ok_only=retry_failed)
+        todo = [s for s in todo_all if s["point_id"] not in done]
+        skipped = len(todo_all) - len(todo)
+        client = _connect(scheduler) if scheduler and todo else None
+        bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", disable=not progress)
+        finished = failed_now = 0
+        records = None
+        workers = min(workers or os.cpu_count() or 1, len(todo))
+        try:
+            if client is not None:
+                records = _dask(todo, client, scheduler)
+            elif workers <= 1:
+                records = _serial(todo)
+            else:
+                records = _local(todo, workers)
+            for record in records:
+                store.write(record)
+                finished += 1
+                failed_now += record["status"] == "failed"
+                bar.update(1)
+        except KeyboardInterrupt:
+            with _ignoring_ctrl_c():  # a second Ctrl-C waits for the table
+                if records is not None:
+                    records.close()  # stops the workers
+                bar.close()
+                store.gather({s["point_id"] for s in todo_all})
+            raise Stopped(
+                paths.shown(out),
+                None,
+                f"interrupted; {finished} points finished now are kept "
+                f"({len(todo) - finished} left), run the sweep again to resume",
+                INTERRUPTED_STATUS,
+            ) from None
+        except BaseException:
+            bar.close()
+            with contextlib.suppress(Exception):  # the first error is the one to report
+                store.gather({s["point_id"] for s in todo_all})
+            raise
         bar.close()
         store.gather({s["point_id"] for s in todo_all})
-    return finished, failed, skipped
+    return finished, failed_now, skipped

@@ -4,17 +4,38 @@ A point's file appears whole or not at all (written beside, then renamed), so an
 leaves only finished points; running the grid again skips them. ``results.parquet`` gathers the
 grid's current points into one tidy table: points run for superseded inputs (another calibration,
 catalog or scenario, which change every point's id) stay on disk but out of it.
+
+One sweep at a time writes a folder: a second one on the same folder is refused (an advisory
+lock, which the system drops with its process however it ends), and the one holding the lock
+removes what a killed run left half-written. A write that fails (a full disk) removes its partial
+file and stops the sweep with one line; the points stored before it stay.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
+
+from .. import paths
+from ..errors import UserError
+
+
+class Stopped(UserError):
+    """A sweep stopped before its end (interrupted, a full disk, a lost scheduler): one line and
+    ``exit_status`` (1, or 130 for Ctrl-C); the points finished are stored."""
+
+    def __init__(self, where: str, key: str | None, message: str, exit_status: int = 1):
+        super().__init__(where, key, message)
+        self.exit_status = exit_status
 
 
 def point_id(
@@ -46,17 +67,73 @@ class Store:
         self.out = Path(out)
         self.points = self.out / "points"
         self.notebooks = self.out / "notebooks"
-        self.points.mkdir(parents=True, exist_ok=True)
+        try:
+            self.points.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(
+                paths.shown(self.out), None, f"cannot create it ({exc.strerror})"
+            ) from None
 
-    def done(self) -> set[str]:
-        """Ids of the points already finished (successfully or not)."""
-        return {p.stem for p in self.points.glob("*.parquet")}
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder for this sweep alone; refuse with one line when another holds it."""
+        try:
+            f = open(self.out / ".lock", "a+")  # closed by the with below, which ends the lock
+        except OSError as exc:
+            raise UserError(
+                paths.shown(self.out), None, f"cannot write it ({exc.strerror})"
+            ) from None
+        with f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "unknown"
+                raise UserError(
+                    paths.shown(self.out),
+                    None,
+                    f"another sweep (pid {holder}) is writing this folder; "
+                    "wait for it to end or choose another --out",
+                ) from None
+            f.seek(0)
+            f.truncate()
+            f.write(str(os.getpid()))
+            f.flush()
+            for stale in [*self.out.glob(".results.*.partial"), *self.points.glob(".*.partial")]:
+                stale.unlink(missing_ok=True)  # left by a run killed while writing
+            yield
+
+    def done(self, ok_only: bool = False) -> set[str]:
+        """Ids of the points already finished (successfully or not; with ``ok_only``, only those
+        that succeeded)."""
+        files = self.points.glob("*.parquet")
+        if not ok_only:
+            return {p.stem for p in files}
+        return {
+            p.stem
+            for p in files
+            if pq.read_table(p, columns=["status"])["status"][0].as_py() == "ok"
+        }
+
+    def _atomic(self, final: Path, partial: Path, frame: pd.DataFrame) -> None:
+        try:
+            frame.to_parquet(partial, index=False)
+            os.replace(partial, final)
+        except BaseException as exc:
+            partial.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise Stopped(
+                    paths.shown(final),
+                    None,
+                    f"cannot write it ({exc.strerror or exc}); the points stored before stay, "
+                    "run the sweep again to resume",
+                ) from None
+            raise
 
     def write(self, record: dict[str, Any]) -> None:
         final = self.points / f"{record['point_id']}.parquet"
         partial = self.points / f".{record['point_id']}.{os.getpid()}.partial"
-        pd.DataFrame([record]).to_parquet(partial, index=False)
-        os.replace(partial, final)
+        self._atomic(final, partial, pd.DataFrame([record]))
 
     def table(self, ids: set[str] | None = None) -> pd.DataFrame:
         """The finished points (those of ``ids`` only, when given), one row each."""
@@ -70,7 +147,5 @@ class Store:
     def gather(self, ids: set[str]) -> Path:
         """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
         path = self.out / "results.parquet"
-        partial = self.out / f".results.{os.getpid()}.partial"
-        self.table(ids).to_parquet(partial, index=False)
-        os.replace(partial, path)
+        self._atomic(path, self.out / f".results.{os.getpid()}.partial", self.table(ids))
         return path

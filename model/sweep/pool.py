@@ -1,0 +1,118 @@
+"""A local pool of worker processes that knows which point each worker runs.
+
+Unlike ``concurrent.futures.ProcessPoolExecutor``, a worker the system kills (out of memory) costs
+only its own point, reported as a failure naming the signal, and a fresh worker takes its place;
+the other points go on. Workers ignore Ctrl-C (the parent decides: ``close()`` kills them at once,
+so an interrupted sweep keeps what finished and discards nothing else), and each ends by itself
+within half a second when its parent dies, whatever killed the parent. Workers are forked, so they
+start with the parent's loaded modules and caches.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
+
+
+def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any]) -> None:
+    """A worker: run each spec it receives, send back the result; end quietly on any loss."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    try:
+        while True:
+            conn.send(task(conn.recv()))
+    except BaseException:  # the parent closed the pipe or is gone: nothing to report to
+        os._exit(0)
+
+
+class _Worker:
+    def __init__(self, task: Callable[[Any], Any]):
+        self.conn, child = multiprocessing.Pipe()
+        context = multiprocessing.get_context("fork")
+        self.process = context.Process(target=_serve, args=(child, os.getpid(), task), daemon=True)
+        # Ctrl-C between the fork and the worker's SIG_IGN would print the worker's traceback
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        child.close()
+        self.job: Any = None
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(timeout=2)
+        self.conn.close()
+
+
+def death(exitcode: int | None) -> str:
+    """Why a worker ended, in words."""
+    if exitcode is not None and exitcode < 0:
+        name = signal.Signals(-exitcode).name
+        hint = (
+            " (the system kills a worker that runs out of memory so)" if name == "SIGKILL" else ""
+        )
+        return f"worker process killed by {name}{hint}"
+    return f"worker process ended with status {exitcode}"
+
+
+class Pool:
+    """``workers`` processes running ``task`` on the jobs given to ``submit``."""
+
+    def __init__(self, task: Callable[[Any], Any], workers: int):
+        self.task = task
+        self.workers = [_Worker(task) for _ in range(workers)]
+        self.queue: deque = deque()
+
+    def submit(self, job: Any) -> None:
+        self.queue.append(job)
+
+    def results(self) -> Iterator[tuple[Any, Any, str | None]]:
+        """(job, result, None) as each job finishes, or (job, None, why) when its worker died;
+        jobs submitted meanwhile are run too."""
+        while True:
+            for worker in self.workers:
+                if worker.job is None and self.queue:
+                    worker.job = self.queue.popleft()
+                    worker.conn.send(worker.job)
+            busy = [w for w in self.workers if w.job is not None]
+            if not busy:
+                return
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for worker in busy:
+                if worker.conn in ready or worker.conn.poll():
+                    try:
+                        result = worker.conn.recv()
+                    except (EOFError, OSError):
+                        pass  # died while answering: its sentinel reports it below
+                    else:
+                        job, worker.job = worker.job, None
+                        yield job, result, None
+                        continue
+                if worker.process.sentinel in ready or not worker.process.is_alive():
+                    worker.process.join()
+                    job, why = worker.job, death(worker.process.exitcode)
+                    worker.kill()
+                    self.workers[self.workers.index(worker)] = _Worker(self.task)
+                    yield job, None, why
+
+    def close(self) -> None:
+        """Kill every worker at once (running jobs are abandoned)."""
+        for worker in self.workers:
+            worker.kill()

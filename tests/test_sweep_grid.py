@@ -1,0 +1,175 @@
+"""Hostile or mistaken grids are refused with one line and exit 2 before anything runs or is
+written; a grid's seed reaches the scenario."""
+
+import json
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+from model import paths
+from model import scenario as scenario_module
+from model.simulate import simulate
+from model.sweep import grid as grid_module
+from model.sweep import run as run_module
+
+
+def _grid(tmp_path, **spec):
+    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    data.update(spec)
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _one_line(result, *needles):
+    status, out, err = result
+    assert status == 2 and out == "" and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, err
+
+
+@pytest.mark.parametrize("name", ["..", "../../..", "/tmp/elsewhere", "a/b", ".hidden"])
+def test_a_name_that_is_not_a_plain_name_is_refused(run_cli, tmp_path, name):
+    """The name is the results folder under sweeps/: '..' wrote into the project root."""
+    before = sorted(p.name for p in paths.PROJECT_ROOT.iterdir())
+    path = _grid(tmp_path, name=name, product={"volumes.md0.disks.count": [1]})
+    _one_line(run_cli("sweep", str(path)), "grid.yaml", "name", "plain name")
+    assert sorted(p.name for p in paths.PROJECT_ROOT.iterdir()) == before
+
+
+def _notebook(tmp_path, parameters="a = 1\nresult_path = ''\n"):
+    cells = [
+        {
+            "cell_type": "code",
+            "metadata": {"tags": ["parameters"]},
+            "source": parameters,
+            "outputs": [],
+            "execution_count": None,
+        }
+    ]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "point.ipynb"
+    path.write_text(json.dumps(nb))
+    return path
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "a\nopen('PWNED', 'w').close()\nb",  # ran as code in the notebook
+        "b",  # not declared by the parameters cell
+        "class",  # a keyword
+        "result_path",  # the sweep's own
+    ],
+)
+def test_a_notebook_parameter_the_notebook_does_not_declare_is_refused(run_cli, tmp_path, key):
+    notebook = _notebook(tmp_path)
+    path = _grid(
+        tmp_path, scenario=None, notebook=str(notebook), engine="papermill", product={key: [1]}
+    )
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "not a parameter", "a")
+    assert not (tmp_path / "out").exists() and not list(tmp_path.rglob("PWNED"))
+
+
+def test_a_declared_notebook_parameter_is_accepted(tmp_path):
+    notebook = _notebook(tmp_path, "a: int = 1\nb, c = 2, 3\nresult_path = ''\n")
+    path = _grid(
+        tmp_path,
+        scenario=None,
+        notebook=str(notebook),
+        engine="papermill",
+        product={"a": [1, 2], "c": [5]},
+    )
+    grid, points = grid_module.load(path)
+    assert points == [{"a": 1, "c": 5}, {"a": 2, "c": 5}]
+
+
+def test_a_notebook_without_a_parameters_cell_is_refused(run_cli, tmp_path):
+    notebook = _notebook(tmp_path)
+    data = json.loads(notebook.read_text())
+    data["cells"][0]["metadata"] = {}
+    notebook.write_text(json.dumps(data))
+    path = _grid(
+        tmp_path, scenario=None, notebook=str(notebook), engine="papermill", product={"a": [1]}
+    )
+    _one_line(run_cli("sweep", str(path)), "notebook", "parameters")
+
+
+def test_a_grid_above_the_point_limit_is_refused_before_it_is_built(run_cli, tmp_path):
+    """Eight keys of nine values: 43 million points died with a MemoryError after 12 s."""
+    values = list(range(1, 10))
+    product = {f"volumes.md0.disks.k{i}": values for i in range(8)}
+    path = _grid(tmp_path, product=product)
+    started = time.monotonic()
+    _one_line(run_cli("sweep", str(path)), "43,046,721 points", "at most 100,000")
+    assert time.monotonic() - started < 5
+
+
+def test_a_sample_above_the_point_limit_is_refused(run_cli, tmp_path):
+    sample = {"method": "sobol", "n": 50_000, "ranges": {"workload.total_MB": [1.0, 2.0]}}
+    _one_line(run_cli("sweep", str(_grid(tmp_path, sample=sample))), "150,000 points")
+
+
+def test_a_sampled_range_the_scenario_refuses_is_refused_before_running(run_cli, tmp_path):
+    """[-5, 0] ran every point, and every point failed."""
+    sample = {"method": "lhs", "n": 20, "ranges": {"workload.total_MB": [-5, 0]}}
+    path = _grid(tmp_path, sample=sample)
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        "sample.ranges",
+        "workload.total_MB",
+        "-5",
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def _throughput(seed, clients=2):
+    scenario = scenario_module.load(
+        "eah_download", [f"workload.clients={clients}", "workload.files=20", f"seed={seed}"]
+    )
+    assert scenario.seed == seed
+    return simulate(scenario).throughput_MBps
+
+
+def test_a_grid_s_seed_reaches_the_scenario(tmp_path):
+    """A point said seed 2 and gave the seed-1 answer."""
+    answers = {}
+    for seed in (2, 3):
+        path = _grid(
+            tmp_path,
+            scenario="eah_download",
+            seed=seed,
+            base=["workload.files=20"],
+            product={"workload.clients": [2]},
+        )
+        grid, points = grid_module.load(path)
+        run_module.run(grid, points, tmp_path / f"s{seed}", workers=1, progress=False)
+        table = pd.read_parquet(tmp_path / f"s{seed}" / "results.parquet")
+        assert table.seed.tolist() == [seed] and table.status.tolist() == ["ok"]
+        answers[seed] = table.throughput_MBps.iloc[0]
+        assert answers[seed] == pytest.approx(_throughput(seed), rel=1e-12)
+    assert answers[2] != answers[3]  # the scenario's answer depends on its seed
+
+
+def test_a_point_s_own_seed_reaches_the_scenario(tmp_path):
+    path = _grid(
+        tmp_path,
+        scenario="eah_download",
+        base=["workload.files=20"],
+        product={"workload.clients": [2], "seed": [1, 4]},
+    )
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet").sort_values("seed")
+    assert table.seed.tolist() == [1, 4]
+    assert table.throughput_MBps.tolist() == pytest.approx([_throughput(1), _throughput(4)])
+
+
+@pytest.mark.parametrize("seed", [-1, "two", 1.5])
+def test_a_bad_seed_is_refused(run_cli, tmp_path, seed):
+    _one_line(run_cli("predict", "eah_download", "--set", f"seed={seed}"), "--set", "seed")
+    path = _grid(tmp_path, seed=seed, product={"volumes.md0.disks.count": [1]})
+    _one_line(run_cli("sweep", str(path)), "seed")

@@ -1,0 +1,291 @@
+"""The sweep runner under failures outside the model: killed workers, kernels that die, ports in
+use, a second sweep on the same folder, a full disk, an unreachable scheduler. Each ends in one
+line and the right status, the store consistent."""
+
+import errno
+import fcntl
+import json
+import os
+import signal
+
+import pandas as pd
+import pytest
+import yaml
+
+from model.sweep import grid as grid_module
+from model.sweep import run as run_module
+from model.sweep.store import Store
+
+
+def _grid(tmp_path, **spec):
+    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    data.update(spec)
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _message(err):
+    """stderr without the progress bar: it must be one line."""
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("sweep t:")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def _counts(tmp_path, name):
+    """How many times each point ran, counted in a file (workers are other processes)."""
+    path = tmp_path / name
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _flaky(tmp_path, fails, error):
+    """_inprocess that raises ``error`` the first ``fails`` times it runs a point."""
+    real = run_module._inprocess
+
+    def flaky(spec):
+        counts = _counts(tmp_path, "runs.json")
+        key = str(spec["index"])
+        counts[key] = counts.get(key, 0) + 1
+        (tmp_path / "runs.json").write_text(json.dumps(counts))
+        if counts[key] <= fails:
+            raise error
+        return real(spec)
+
+    return flaky
+
+
+def test_an_infrastructure_failure_is_retried_and_a_model_failure_is_not(tmp_path, monkeypatch):
+    in_use = OSError(errno.EADDRINUSE, "Address already in use")
+    monkeypatch.setattr(run_module, "_inprocess", _flaky(tmp_path, 2, in_use))
+    path = _grid(tmp_path, product={"volumes.md0.filesystem.type": ["ext2", "ext3"]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 1, 0)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet").set_index(
+        "param:volumes.md0.filesystem.type"
+    )
+    assert table.loc["ext2", "status"] == "ok" and table.loc["ext2", "attempts"] == 3
+    # ext3 failed twice for the port, then for the model: the model's failure is final
+    assert table.loc["ext3", "status"] == "failed" and table.loc["ext3", "failure"] == "model"
+    assert "journal" in table.loc["ext3", "error"] and table.loc["ext3", "attempts"] == 3
+
+
+def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    out = str(tmp_path / "out")
+    in_use = OSError(errno.EADDRINUSE, "Address already in use")
+    with monkeypatch.context() as patch:  # the port stays taken for every try
+        patch.setattr(run_module, "_inprocess", _flaky(tmp_path, 99, in_use))
+        status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
+    assert status == 0 and "2 run now (2 failed)" in stdout
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert set(table.failure) == {"infrastructure"} and set(table.attempts) == {3}
+    assert "Address already in use" in table.error.iloc[0]
+    status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
+    assert "0 run now" in stdout and "2 already done" in stdout
+    status, stdout, _ = run_cli(
+        "sweep", str(path), "--out", out, "--workers", "1", "--retry-failed"
+    )
+    assert status == 0 and "2 run now (0 failed)" in stdout
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.status.tolist() == ["ok", "ok"]
+
+
+def test_a_worker_the_system_kills_costs_only_its_point(tmp_path, monkeypatch):
+    """A worker killed (out of memory) ended the sweep with a BrokenProcessPool traceback."""
+    real = run_module._inprocess
+
+    def oom(spec):
+        if spec["point"]["volumes.md0.disks.count"] == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(spec)
+
+    monkeypatch.setattr(run_module, "_inprocess", oom)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=2, progress=False) == (5, 1, 0)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    bad = table[table.status == "failed"]
+    assert bad["param:volumes.md0.disks.count"].tolist() == [3]
+    assert "killed by SIGKILL" in bad.error.iloc[0] and bad.attempts.iloc[0] == 3
+    assert (table[table.status == "ok"].throughput_MBps > 0).all()
+
+
+def test_a_kernel_that_dies_is_retried(tmp_path):
+    """A kernel that died before replying was recorded as the point's failure and never retried."""
+    marker = tmp_path / "died-once"
+    source = [
+        "marker = ''\nx = 1\nresult_path = ''\n",
+        "import json, os, pathlib\n"
+        "if not pathlib.Path(marker).exists():\n"
+        "    pathlib.Path(marker).touch()\n"
+        "    os._exit(1)\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'x_squared': x * x}))\n",
+    ]
+    cells = [
+        {
+            "id": f"cell{i}",
+            "cell_type": "code",
+            "metadata": {"tags": ["parameters"] if i == 0 else []},
+            "source": text,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for i, text in enumerate(source)
+    ]
+    notebook = tmp_path / "dies.ipynb"
+    notebook.write_text(
+        json.dumps(
+            {
+                "cells": cells,
+                "metadata": {
+                    "kernelspec": {"name": "python3", "display_name": "Python 3"},
+                    "language_info": {"name": "python"},
+                },
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
+    )
+    path = _grid(
+        tmp_path,
+        scenario=None,
+        notebook=str(notebook),
+        engine="papermill",
+        product={"x": [3], "marker": [str(marker)]},
+    )
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.status.tolist() == ["ok"] and table.attempts.tolist() == [2], table.error
+    assert table.x_squared.tolist() == [9] and marker.exists()
+
+
+def test_failures_are_classified():
+    from model.errors import NotModelled, UserError
+
+    assert run_module.failure_kind(NotModelled("ext3 journal")) == "model"
+    assert run_module.failure_kind(UserError("a.yaml", "k", "bad")) == "model"
+    assert run_module.failure_kind(ZeroDivisionError()) == "model"
+    assert run_module.failure_kind(OSError(errno.EADDRINUSE, "in use")) == "infrastructure"
+    assert run_module.failure_kind(MemoryError()) == "infrastructure"
+    from nbclient.exceptions import DeadKernelError
+
+    assert run_module.failure_kind(DeadKernelError("Kernel died")) == "infrastructure"
+
+
+def test_workers_never_outnumber_the_points(tmp_path, monkeypatch):
+    """--workers 64 forked 64 processes for 2 points."""
+    started = []
+    real = run_module.Pool
+
+    def pool(task, workers):
+        started.append(workers)
+        return real(task, workers)
+
+    monkeypatch.setattr(run_module, "Pool", pool)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=64, progress=False) == (2, 0, 0)
+    assert started == [2]
+
+
+def test_a_second_sweep_on_the_same_folder_is_refused(tmp_path, run_cli):
+    """Two sweeps on the same --out both computed every point."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / ".lock", "w") as held:  # as a running sweep holds it
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        status, stdout, err = run_cli("sweep", str(path), "--out", str(out))
+        assert status == 2 and stdout == "" and len(err.strip().splitlines()) == 1
+        assert "another sweep (pid 4242)" in err and "Traceback" not in err
+        assert not list((out / "points").glob("*.parquet"))
+    status, stdout, _ = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
+    assert status == 0 and "2 run now" in stdout
+
+
+def test_what_a_killed_run_left_half_written_is_removed(tmp_path):
+    """A .results.PID.partial stayed after a kill while gathering."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    out = tmp_path / "out"
+    (out / "points").mkdir(parents=True)
+    (out / ".results.99999.partial").write_bytes(b"PAR1 half")
+    (out / "points" / ".abc.99999.partial").write_bytes(b"PAR1 half")
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, out, workers=1, progress=False)
+    assert not list(out.rglob("*.partial"))
+    assert len(pd.read_parquet(out / "results.parquet")) == 1
+
+
+def test_a_full_disk_stops_the_sweep_with_one_line(tmp_path, monkeypatch, run_cli):
+    """A full disk gave a chained ENOSPC traceback."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3]})
+    out = tmp_path / "out"
+    real = pd.DataFrame.to_parquet
+    writes = []
+
+    def to_parquet(frame, target, **kwargs):
+        writes.append(target)
+        if len(writes) > 1:  # the disk fills up during the second point's file
+            open(target, "wb").write(b"PAR1")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(frame, target, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", to_parquet)
+    status, stdout, err = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
+    assert status == 1 and stdout == "" and "No space left on device" in _message(err)
+    assert not list(out.rglob("*.partial"))
+    assert len(Store(out).done()) == 1  # the point written before the disk filled stays
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch, run_cli):
+    """An unreachable --scheduler gave a traceback after 32 s."""
+    monkeypatch.setattr(run_module, "SCHEDULER_TIMEOUT_S", 1)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    status, stdout, err = run_cli(
+        "sweep", str(path), "--out", str(tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:9"
+    )
+    assert status == 2 and stdout == "" and "no Dask scheduler answers" in _message(err)
+
+
+@pytest.mark.parametrize("error", ["CommClosedError", "CancelledError"])
+def test_a_lost_scheduler_is_one_line_and_keeps_the_points(tmp_path, monkeypatch, run_cli, error):
+    """A killed Dask scheduler gave a CommClosedError traceback: the client sees its futures fail
+    with CommClosedError (or cancelled, once it gives up reconnecting)."""
+    from concurrent.futures import CancelledError
+
+    from dask.distributed import LocalCluster
+    from distributed.client import Future
+    from distributed.comm.core import CommClosedError
+
+    real = Future.result
+    results = []
+
+    def result(self, *args, **kwargs):
+        results.append(self)
+        if len(results) > 1:
+            raise (
+                CommClosedError("in <TCP (closed)>")
+                if error == "CommClosedError"
+                else (CancelledError())
+            )
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Future, "result", result)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3]})
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        status, stdout, err = run_cli(
+            "sweep",
+            str(path),
+            "--out",
+            str(tmp_path / "out"),
+            "--scheduler",
+            cluster.scheduler_address,
+        )
+    assert status == 1 and stdout == "" and "lost the Dask scheduler" in _message(err)
+    assert len(pd.read_parquet(tmp_path / "out" / "results.parquet")) == 1

@@ -1,0 +1,226 @@
+"""Ctrl-C and a killed parent, on a real ``python -m model sweep``: Ctrl-C cancels what has not
+started, keeps what finished and exits 130 within two seconds, without a traceback; workers end
+with their parent however it ends."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+from model import paths
+
+
+def _grid(tmp_path, **spec):
+    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    data.update(spec)
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _slow_grid(tmp_path):
+    """Points of about a tenth of a second each: many more than run before the signal."""
+    sample = {
+        "method": "random",
+        "n": 400,
+        "seed": 3,
+        "ranges": {"workload.total_MB": [100000.0, 200000.0]},
+    }
+    return _grid(tmp_path, sample=sample)
+
+
+def _sleepy_grid(tmp_path, seconds):
+    """A notebook grid whose points sleep ``seconds`` each (a point as slow as a real one)."""
+    source = [
+        "seconds = 0\nresult_path = ''\n",
+        "import json, pathlib, time\n"
+        "time.sleep(seconds)\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'slept_s': seconds}))\n",
+    ]
+    cells = [
+        {
+            "id": f"cell{i}",
+            "cell_type": "code",
+            "metadata": {"tags": ["parameters"] if i == 0 else []},
+            "source": text,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for i, text in enumerate(source)
+    ]
+    metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3"},
+        "language_info": {"name": "python"},
+    }
+    notebook = tmp_path / "sleepy.ipynb"
+    notebook.write_text(
+        json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5})
+    )
+    return _grid(
+        tmp_path,
+        scenario=None,
+        notebook=str(notebook),
+        engine="papermill",
+        product={"seconds": seconds},
+    )
+
+
+def _start(path, out, workers):
+    return subprocess.Popen(
+        [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out)]
+        + ["--workers", str(workers)],
+        cwd=paths.PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for(condition, timeout_s=60, what="the sweep to get going"):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {timeout_s} s for {what}"
+        time.sleep(0.05)
+
+
+def _stored(out):
+    return len(list((out / "points").glob("*.parquet")))
+
+
+def _children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _ended(pid):
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in "ZX"  # a zombie has ended; only its exit status waits to be read
+
+
+def _interrupt(proc):
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        _kill([proc.pid, *_children(proc.pid)])
+        raise AssertionError("the sweep went on 10 s after Ctrl-C") from None
+    return time.monotonic() - started, err
+
+
+def _kill(pids):
+    """End what a failing test leaves running (a sweep and its workers)."""
+    for pid in pids:
+        if not _ended(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_keeps_finished_points_and_exits_130_at_once(tmp_path, workers):
+    """Ctrl-C on a pool computed and threw away every remaining point (14.6 s)."""
+    out = tmp_path / "out"
+    proc = _start(_slow_grid(tmp_path), out, workers)
+    _wait_for(lambda: out.exists() and _stored(out) >= 3)
+    workers_before = _children(proc.pid)
+    took_s, err = _interrupt(proc)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert took_s < 2.5  # two seconds, and a little for a loaded machine
+    assert "interrupted" in err.strip().replace("\r", "\n").splitlines()[-1]
+    table = pd.read_parquet(out / "results.parquet")
+    assert 3 <= len(table) < 400 and len(table) == _stored(out) and table.point_id.is_unique
+    assert (table.status == "ok").all()
+    assert not list(out.rglob("*.partial"))
+    assert all(_ended(pid) for pid in workers_before)
+
+
+def test_ctrl_c_on_a_papermill_pool_exits_130_at_once(tmp_path):
+    """On a papermill grid: 45 s with no progress, then a traceback on the second Ctrl-C."""
+    out = tmp_path / "out"
+    proc = _start(_sleepy_grid(tmp_path, [0, 30, 30]), out, 2)
+    _wait_for(lambda: out.exists() and _stored(out) >= 1)  # the others are asleep
+    workers = _children(proc.pid)
+    took_s, err = _interrupt(proc)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert took_s < 2.5
+    table = pd.read_parquet(out / "results.parquet")
+    assert table.slept_s.tolist() == [0] and table.status.tolist() == ["ok"]
+    assert all(_ended(pid) for pid in workers)
+
+
+def test_workers_end_with_their_parent(tmp_path):
+    """Killing the parent left both pool workers running 30 s later."""
+    out = tmp_path / "out"
+    proc = _start(_sleepy_grid(tmp_path, [30, 30, 30]), out, 2)
+    _wait_for(lambda: (out / "notebooks").exists())  # the points have started
+    workers = _children(proc.pid)
+    assert len(workers) == 2
+    proc.kill()
+    proc.wait()  # not communicate(): orphaned workers would hold its pipes open
+    try:
+        _wait_for(lambda: all(_ended(pid) for pid in workers), 3, "the workers to end")
+    finally:
+        _kill(workers)
+
+
+def test_a_killed_dask_scheduler_ends_the_sweep_with_one_line(tmp_path):
+    """A killed Dask scheduler gave a CommClosedError traceback."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+        + ["--port", str(port), "--dashboard-address", ":0", "--no-show"],
+        **quiet,
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address]
+        + ["--nthreads", "1", "--no-dashboard"],
+        **quiet,
+    )
+    out = tmp_path / "out"
+    proc = None
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "model", "sweep", str(_slow_grid(tmp_path)), "--out", str(out)]
+            + ["--scheduler", address],
+            cwd=paths.PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait_for(lambda: out.exists() and _stored(out) >= 2)
+        scheduler.kill()
+        _, err = proc.communicate(timeout=30)
+        lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
+        lines = [line for line in lines if not line.startswith("sweep t:")]
+        assert proc.returncode == 1 and "Traceback" not in err, err
+        assert len(lines) == 1 and "lost the Dask scheduler" in lines[0], err
+        table = pd.read_parquet(out / "results.parquet")
+        assert len(table) == _stored(out) >= 2 and (table.status == "ok").all()
+        assert not list(out.rglob("*.partial"))
+    finally:
+        _kill([p.pid for p in (scheduler, worker, proc) if p is not None])
+        for p in (scheduler, worker, proc):
+            if p is not None:
+                p.wait()
