@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from . import measured, paths
+from . import measured, paths, registry
 from . import params as params_module
 from .result import Result
 from .spec import Scenario
@@ -163,6 +163,7 @@ def validation(
                 "tables": summary,
                 "holdout": holdout,
                 "parameters": params_module.calibrated(),
+                "unmeasured_models": _unmeasured(),
             },
             sort_keys=True,
         )
@@ -183,12 +184,18 @@ def validation(
         f"{covered} of {results} results predicted; each line above says why the rest are not."
         + ("" if show_all else " Settings and derived figures: --all."),
     ]
+    lines += [f"model {name}: no measured rows; {why}" for name, why in _unmeasured().items()]
     if write_files:
         lines.append(
             f"wrote {paths.shown(paths.REPORTS / 'validation.csv')} and "
             f"{paths.shown(paths.REPORTS / 'validation.png')}"
         )
     return "\n".join(lines)
+
+
+def _unmeasured() -> dict[str, str]:
+    """Registered models no report measures, and why (validation has no row for them)."""
+    return {name: r.unmeasured for name, r in registry.MODELS.items() if r.unmeasured}
 
 
 def _write_reports(predictions: list[Prediction], summary: dict) -> None:

@@ -143,3 +143,11 @@ def test_the_readme_s_smallest_model_registers_loads_and_predicts(tmp_path, run_
         assert status == 2 and "rate_MBps" in err and "positive" in err
     finally:
         registry.unregister("pipe")
+
+
+def test_validate_names_every_model_no_report_measures(run_cli):
+    status, out, _ = run_cli("validate")
+    assert status == 0
+    for name, record in registry.MODELS.items():
+        if record.unmeasured:
+            assert f"model {name}: no measured rows; {record.unmeasured}" in out
