@@ -219,6 +219,13 @@ class _OracleNetwork:
 
     def transfers(self, specs):
         self._advance()
+        # The one change from the old code: a flow whose last byte moved at this very instant, its
+        # end not yet processed, ends now. The old code gave it rate 0 and ended it only at the
+        # next end of another flow, late; the new solver ends it at once.
+        ended = [f for f in self.active if f.remaining_B <= 0]
+        for f in ended:
+            f.remaining_B, f.finished_s = 0.0, self.env.now
+            self.active.remove(f)
         started = []
         for size_B, usage, name, cap in specs:
             f = _OracleFlow(name, size_B, {r: a for r, a in usage.items() if a > 0}, cap, None)
@@ -226,6 +233,8 @@ class _OracleNetwork:
             self.active.append(f)
             started.append(f)
         self._reallocate()
+        for f in ended:
+            f.done.succeed(f)
         return started
 
     def _advance(self):
@@ -284,7 +293,7 @@ def _replay(network_class, capacities, batches):
             [(size, {res[k]: a for k, a in usage.items()}, "f", cap) for size, usage, cap in specs]
         )
         flows.extend(started)
-        seen.append([f.rate_Bps for f in started])
+        seen.append((env.now, [f.rate_Bps for f in started]))
 
     for at, specs in batches:
         env.process(start(at, specs))
@@ -297,13 +306,23 @@ def _close(a, b, rel=1e-9):
 
 
 resource_names = "abcdefgh"
+# round sizes, coefficients, caps and start times as well as arbitrary ones, so that flows tie:
+# equal shares, ends at the same instant, starts at another flow's end
 oracle_flow = st.tuples(
-    st.floats(1.0, 1e9),
-    st.dictionaries(st.sampled_from(resource_names), st.floats(0.01, 10.0), min_size=1, max_size=4),
-    st.one_of(st.just(math.inf), st.just(math.inf), st.floats(0.5, 1e6)),
+    st.one_of(st.floats(1.0, 1e9), st.sampled_from([100.0, 200.0, 1000.0])),
+    st.dictionaries(
+        st.sampled_from(resource_names),
+        st.one_of(st.floats(0.01, 10.0), st.sampled_from([0.5, 1.0, 2.0])),
+        min_size=1,
+        max_size=4,
+    ),
+    st.one_of(st.just(math.inf), st.just(math.inf), st.floats(0.5, 1e6), st.just(50.0)),
 )
 oracle_batches = st.lists(
-    st.tuples(st.floats(0.0, 1e4), st.lists(oracle_flow, min_size=1, max_size=6)),
+    st.tuples(
+        st.one_of(st.floats(0.0, 1e4), st.sampled_from([0.0, 1.0, 2.0, 10.0])),
+        st.lists(oracle_flow, min_size=1, max_size=6),
+    ),
     min_size=1,
     max_size=8,
 )
@@ -317,13 +336,17 @@ oracle_capacities = st.fixed_dictionaries(
 def test_solver_agrees_with_progressive_filling_on_random_networks(capacities, batches):
     """Random capacities, flows crossing random resources at random coefficients, some capped,
     started in random batches at random times: the incremental solver gives every flow the rates
-    and the end the old solver gave it, and every resource the same carried units, within 1e-9."""
+    and the end the old solver gave it, and every resource the same carried units, within 1e-9
+    (rates seen at an instant where another flow ends aside: they last no time)."""
     new, new_seen, new_carried, new_end = _replay(FlowNetwork, capacities, batches)
     old, old_seen, old_carried, old_end = _replay(_OracleNetwork, capacities, batches)
     assert _close(new_end, old_end)
     for n, o in zip(new, old, strict=True):
         assert _close(n.finished_s, o.finished_s), (n.finished_s, o.finished_s)
-    for n_rates, o_rates in zip(new_seen, old_seen, strict=True):
+    ends = [o.finished_s for o in old]
+    for (at, n_rates), (_, o_rates) in zip(new_seen, old_seen, strict=True):
+        if any(_close(at, end) for end in ends):
+            continue  # a start at another flow's end: which goes first decides a 0 s interval
         assert all(_close(n, o) for n, o in zip(n_rates, o_rates, strict=True)), (n_rates, o_rates)
     for k in resource_names:
         assert _close(new_carried[k], old_carried[k], rel=1e-9) or (
@@ -393,3 +416,15 @@ def test_scaling_exponent_is_the_power_laws_slope():
     # a fixed start-up cost below the top two decades does not bend the fit
     assert exponent([(1, 5.0), (100, 0.5), (1000, 5.0), (10000, 50.0)]) == pytest.approx(1.0)
     assert exponent([(10, 1.0)]) is None
+
+
+def test_a_start_at_the_instant_of_an_end_leaves_that_end_on_time():
+    """The second flow starts at t=1, the instant the first moves its last byte, before that end is
+    processed: the first still ends at 1 s (the old solver ended it at the second's end, 2 s)."""
+    (first, second), _, carried, end_s = _replay(
+        FlowNetwork,
+        {"a": 1.0},
+        [(0.0, [(1.0, {"a": 1.0}, math.inf)]), (1.0, [(1.0, {"a": 1.0}, math.inf)])],
+    )
+    assert (first.finished_s, second.finished_s, end_s) == (1.0, 2.0, 2.0)
+    assert carried["a"] == pytest.approx(2.0)

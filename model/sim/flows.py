@@ -39,20 +39,18 @@ class FlowResource:
 
     __slots__ = ("name", "capacity", "unit", "load", "flows", "_carried", "_since_s", "_net")
 
-    def __init__(self, name: str, capacity: float, unit: str = "B", net: FlowNetwork | None = None):
+    def __init__(self, name: str, capacity: float, unit: str, net: FlowNetwork):
         if not capacity > 0:
             raise ValueError(f"resource {name}: capacity must be positive, got {capacity}")
         self.name, self.capacity, self.unit = name, capacity, unit
         self.load = 0.0
         self.flows: dict[Flow, float] = {}  # the active flows crossing it -> units per byte
         self._carried = 0.0
-        self._since_s = 0.0 if net is None else net.env.now
+        self._since_s = net.env.now
         self._net = net
 
     @property
     def carried(self) -> float:
-        if self._net is None:
-            return self._carried
         return self._carried + self.load * (self._net.updated_s - self._since_s)
 
     def _set_load(self, now_s: float, load: float) -> None:
