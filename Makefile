@@ -22,7 +22,9 @@ run: $(STAMP)    ## the main job: calibrate, then predict every measured row bes
 	$(PY) -m model calibrate
 	$(PY) -m model validate --report
 
-test: $(STAMP)   ## every test, notebooks included (pytest --nbval-lax)
+test: $(STAMP)   ## lint and format check (ruff), then every test, notebooks included (pytest --nbval-lax)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest --nbval-lax -q tests notebooks
 
 calibrate: $(STAMP) ## fit the free parameters; writes data/calibrated/
@@ -34,8 +36,9 @@ validate: $(STAMP) ## measured beside predicted, table by table (no refit)
 sweep: $(STAMP)  ## run a grid of design points: make sweep GRID=data/sweeps/sas_lanes.yaml [WORKERS=2]
 	$(PY) -m model sweep $(GRID) $(if $(WORKERS),--workers $(WORKERS))
 
-bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scenario, validate in all
+bench: $(STAMP)  ## speed figures: engine against raw SimPy, simulate() per scenario, validate, scaling curves
 	$(PY) -m model.bench
+	$(PY) -m model.scaling
 
 notebooks: $(STAMP) ## re-run every notebook in place (after a model or calibration change), outputs kept
 	for nb in notebooks/*.ipynb notebooks/course/*.ipynb; do $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; done
