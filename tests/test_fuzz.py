@@ -99,3 +99,35 @@ def test_a_hostile_value_of_a_slow_model_is_caught_when_loaded(data, value):
         scenario.load(name, [f"{key}={_as_yaml(value)}"])
     except scenario.UserError as exc:
         assert "\n" not in exc.line()
+
+
+grid_keys = st.one_of(
+    st.sampled_from(["workload.total_MB", "volumes.md0.disks.count", "variant", "seed"]),
+    st.text(max_size=10),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.one_of(st.sampled_from(["ok", "..", "/tmp/x", "a/b"]), st.text(max_size=8)),
+    target=st.sampled_from(["atlas_intellistation", "no_such", "../../etc/passwd", ""]),
+    product=st.dictionaries(grid_keys, st.lists(hostile, max_size=3), max_size=3),
+    engine=st.sampled_from(["inprocess", "papermill", "warp"]),
+)
+def test_a_hostile_grid_is_refused_in_one_line_or_loads(
+    tmp_path_factory, name, target, product, engine
+):
+    from model.errors import UserError
+    from model.sweep import grid as grid_module
+
+    path = tmp_path_factory.mktemp("grid") / "grid.yaml"
+    path.write_text(
+        yaml.safe_dump({"name": name, "scenario": target, "engine": engine, "product": product})
+    )
+    try:
+        grid, points = grid_module.load(str(path))
+    except UserError as exc:
+        assert "\n" not in exc.line()
+        return
+    assert grid.name.isidentifier() or grid.name.replace("-", "_").isidentifier()
+    assert len(points) <= 27
