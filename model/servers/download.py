@@ -147,10 +147,16 @@ class Array:
         ]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+        layout = LEVELS[body.level]
+        self.width = raidmap.data_members(body.level, body.disks)
+        self.pairs = layout.pairs
+        self.parity = layout.parity_chunks
         # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
         self.in_flight = 0
         self.in_flight_since_s = 0.0
         self.waited_on_s = 0.0
+        # reads whose completion is known when they are sent: the span they keep the volume busy
+        self.span_from_s = self.span_to_s = 0.0
 
     def _track(self, done: simpy.Event) -> simpy.Event:
         """Count ``done`` as in flight until it fires."""
@@ -166,25 +172,52 @@ class Array:
         done.callbacks.append(landed)
         return done
 
+    def waited_s(self) -> float:
+        """Time so far with a read in flight."""
+        return self.waited_on_s + self.span_to_s - self.span_from_s
+
+    def commands(self, offset_B: int, length_B: int, now_s: float) -> list[list[int]]:
+        """The read's member commands, [member, offset, length], contiguous pieces of a member merged
+        (``raidmap.pieces`` written out: the hot path of the model)."""
+        chunk_B, width, drives = self.chunk_B, self.width, len(self.drives)
+        commands: list[list[int]] = []
+        last: dict[int, int] = {}
+        position, end = offset_B, offset_B + length_B
+        while position < end:
+            chunk, within = divmod(position, chunk_B)
+            take = chunk_B - within
+            if take > end - position:
+                take = end - position
+            row, column = divmod(chunk, width)
+            member_offset = row * chunk_B + within
+            if self.pairs:
+                member = self._copy((2 * column, 2 * column + 1), member_offset, last, now_s)
+            elif self.parity:
+                member = ((drives - 1 - row % drives + self.parity) % drives + column) % drives
+            else:
+                member = column % drives
+            i = last.get(member)
+            if i is not None and commands[i][1] + commands[i][2] == member_offset:
+                commands[i][2] += take
+            else:
+                last[member] = len(commands)
+                commands.append([member, member_offset, take])
+            position += take
+        return commands
+
     def read(self, offset_B: int, length_B: int) -> simpy.Event:
         """Submit a logical read now; an event that fires when its last member piece completes."""
         now = self.env.now
-        commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
-        last: dict[int, int] = {}
-        for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
-            member = piece.members[0] if len(piece.members) == 1 else self._copy(piece, last, now)
-            i = last.get(member)
-            if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
-                commands[i][2] += piece.length_B
-            else:
-                last[member] = len(commands)
-                commands.append([member, piece.offset_B, piece.length_B])
+        commands = self.commands(offset_B, length_B, now)
         if not self.queued:  # in arrival order, a command's completion is known when it is sent
-            return self._track(
-                self.env.timeout(
-                    max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now
-                )
-            )
+            drives = self.drives
+            done = max(drives[m].submit(now, o, n) for m, o, n in commands)
+            if now > self.span_to_s:  # the volume was idle: a new busy span
+                self.waited_on_s += self.span_to_s - self.span_from_s
+                self.span_from_s = now
+            if done > self.span_to_s:
+                self.span_to_s = done
+            return self.env.timeout(done - now)
         done, left = self.env.event(), [len(commands)]
 
         def piece_done(_event) -> None:
@@ -196,14 +229,14 @@ class Array:
             self.drives[member].enqueue(offset, length, piece_done)
         return self._track(done)
 
-    def _copy(self, piece: raidmap.Piece, last: dict[int, int], now: float) -> int:
+    def _copy(
+        self, members: tuple[int, int], offset_B: int, last: dict[int, int], now: float
+    ) -> int:
         """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
-        for member in piece.members:
+        for member in members:
             if member in last:
                 return member
-        return min(
-            piece.members, key=lambda m: copy_preference(self.drives[m], now, piece.offset_B)
-        )
+        return min(members, key=lambda m: copy_preference(self.drives[m], now, offset_B))
 
 
 class Directory:
@@ -508,7 +541,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
     # drive is saturated: the share of the time the volume has a read in flight.
-    utilization["drives (a read in flight)"] = server.array.waited_on_s / ran
+    utilization["drives (a read in flight)"] = server.array.waited_s() / ran
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (
