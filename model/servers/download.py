@@ -89,9 +89,11 @@ DIRENT_B = 8 + 48
 HTREE_LEAF_FILL = (
     0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
 )
-# Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
-# the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
-SIMULATED_PAIRS = 300
+# Pairs simulated per run, at most: a longer run's time is their time scaled to its pairs (a steady
+# rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
+# rotations), so a cell's throughput varies from seed to seed by about 2 % at 300 pairs and 0.4 to
+# 0.6 % (standard deviation over seeds 1 to 5) at 2,000 (``python -m model.bench``).
+SIMULATED_PAIRS = 2000
 
 
 def whole_pages_B(length_B: float, page_B: int = PAGE_B) -> int:
@@ -210,8 +212,11 @@ class Array:
         now = self.env.now
         commands = self.commands(offset_B, length_B, now)
         if not self.queued:  # in arrival order, a command's completion is known when it is sent
-            drives = self.drives
-            done = max(drives[m].submit(now, o, n) for m, o, n in commands)
+            drives, done = self.drives, now
+            for member, offset, length in commands:
+                completes = drives[member].submit(now, offset, length)
+                if completes > done:
+                    done = completes
             if now > self.span_to_s:  # the volume was idle: a new busy span
                 self.waited_on_s += self.span_to_s - self.span_from_s
                 self.span_from_s = now
@@ -569,5 +574,5 @@ MODEL = ModelRecord(
     DownloadBody,
     simulate,
     PARAMETERS,
-    lambda body: "a request-level simulation, about 0.3 s a table cell",
+    lambda body: "a request-level simulation, about 1 s a table cell",
 )
