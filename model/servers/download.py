@@ -11,10 +11,10 @@ done. The server side, request by request:
 - Each file comes on a new TCP connection (``connections: per_file``, as a client that runs wget or
   curl per file does; the report does not say how the clients fetched). A new socket's send buffer
   starts at ``tcp_wmem[1]``, 16 KiB, and grows with the congestion window as the client acknowledges
-  what it has received (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so far
-  ahead of the link before it must leave a file for another. With ``keep_alive`` the clients reuse a
-  connection whose buffer has grown to ``tcp_wmem[2]`` and takes a whole file: one ``sendfile`` runs
-  through it, and a worker serves files one at a time.
+  what it has received (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so
+  far ahead of the link before it must leave a file for another. With ``keep_alive`` the clients
+  reuse a connection whose buffer has grown to ``tcp_wmem[2]`` and takes a whole file: one
+  ``sendfile`` runs through it, and a worker serves files one at a time.
 - Opening a file looks its name up, then reads its inode. 1000 MB of memory cannot hold the metadata
   of two million files, and a directory's blocks are touched once in a thousand requests while the
   data streams through the page cache in seconds, so nothing of a directory stays cached from one
@@ -179,8 +179,8 @@ class Array:
         return self.waited_on_s + self.span_to_s - self.span_from_s
 
     def commands(self, offset_B: int, length_B: int, now_s: float) -> list[list[int]]:
-        """The read's member commands, [member, offset, length], contiguous pieces of a member merged
-        (``raidmap.pieces`` written out: the hot path of the model)."""
+        """The read's member commands, [member, offset, length], contiguous pieces of a member
+        merged (``raidmap.pieces`` written out: the hot path of the model)."""
         chunk_B, width, drives = self.chunk_B, self.width, len(self.drives)
         commands: list[list[int]] = []
         last: dict[int, int] = {}
@@ -237,7 +237,7 @@ class Array:
     def _copy(
         self, members: tuple[int, int], offset_B: int, last: dict[int, int], now: float
     ) -> int:
-        """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
+        """The mirror to read a piece from: one this read uses, else ``copy_preference``'s."""
         for member in members:
             if member in last:
                 return member
@@ -245,10 +245,10 @@ class Array:
 
 
 class Directory:
-    """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its md5
-    file's) at the start of the directory's files, the hashed index's root after it, and its leaf
-    blocks spread over the files, each written as the directory grew. Files are numbered across the
-    data set, ``slot_B`` apart.
+    """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its
+    md5 file's) at the start of the directory's files, the hashed index's root after it, and its
+    leaf blocks spread over the files, each written as the directory grew. Files are numbered across
+    the data set, ``slot_B`` apart.
     """
 
     def __init__(self, files_per_directory: int, slot_B: int, page_B: int = PAGE_B):
@@ -264,7 +264,7 @@ class Directory:
         return index // self.files_per_directory * self.files_per_directory * self.slot_B
 
     def inode_page_B(self, index: int) -> int:
-        """The inode-table page holding file ``index``'s inode (and its md5 file's, the next one)."""
+        """The inode-table page holding file ``index``'s inode (and its md5 file's, the next)."""
         return (
             self.start_B(index)
             + (index % self.files_per_directory) * 2 * INODE_B // self.page_B * self.page_B
@@ -280,16 +280,16 @@ class Directory:
 
 
 class Socket:
-    """A connection's send side: what the worker has written into it and what the link has delivered.
+    """A connection's send side: what the worker has written into it, what the link delivered.
 
     The socket holds at most ``capacity`` of payload beyond what the client has acknowledged (a
     function of the bytes acknowledged: the send buffer opens with the congestion window on a new
     connection); ``room_B`` is what it can take now.
     What is written crosses the server's link as one TCP flow at a time, all that is queued when it
-    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A worker
-    whose write found the buffer full is woken, as epoll does, when the free space is at least half
-    of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends, so a worker
-    that filled the buffer at once is woken when the link has taken all of it.
+    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A
+    worker whose write found the buffer full is woken, as epoll does, when the free space is at
+    least half of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends,
+    so a worker that filled the buffer at once is woken when the link has taken all of it.
     """
 
     def __init__(self, net: FlowNetwork, link, capacity: Callable[[float], float]):
@@ -385,10 +385,11 @@ class Server:
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
 
-        The worker ``sendfile``s the data file window by window into the connection's socket, sleeping
-        on each window until its read is done; when the socket's send buffer is full it turns to its
-        other connections until the link has drained enough of it (``Socket``). The client has the
-        file when its last byte has crossed the link, and only then asks for the md5 file.
+        The worker ``sendfile``s the data file window by window into the connection's socket,
+        sleeping on each window until its read is done; when the socket's send buffer is full it
+        turns to its other connections until the link has drained enough of it (``Socket``). The
+        client has the file when its last byte has crossed the link, and only then asks for the md5
+        file.
         """
         index = self.rng.randrange(self.files)
         directory = self.directory
@@ -439,7 +440,7 @@ class Server:
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
 
     def _accept(self, closing: int | None = None) -> int:
-        """The worker that accepts a new connection: the one with the fewest (after ``closing`` closed)."""
+        """The worker that takes a new connection: the one with the fewest (``closing`` closed)."""
         if closing is not None:
             self.worker_connections[closing] -= 1
         worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
@@ -467,9 +468,9 @@ class Server:
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
-    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a level
-    the read mapping has no layout for, too few drives for the level, a data set the volume cannot hold.
-    Returns the drive and the server's NIC."""
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a
+    level the read mapping has no layout for, too few drives for the level, a data set the volume
+    cannot hold. Returns the drive and the server's NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
@@ -493,7 +494,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         raise UserError(
             where,
             "drive_queue_depth",
-            f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}",
+            f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, "
+            f"got {body.drive_queue_depth}",
         )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B
@@ -502,8 +504,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         raise UserError(
             where,
             "workload.dataset_files",
-            f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their md5 "
-            f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
+            f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their "
+            f"md5 files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
         )
     return disk, catalog.get("nics", body.server_nic, where, "server_nic")
 

@@ -37,7 +37,7 @@ MAX_SEGMENTS = 16
 
 
 def copy_preference(drive: Spindle, now_s: float, offset_B: float) -> tuple[int, float]:
-    """How a mirror picks the copy to read: fewer commands pending, then the nearer head (smaller first)."""
+    """How a mirror picks the copy to read: fewer commands pending, then the nearer head."""
     return drive.pending(now_s), abs(drive.head_B - offset_B)
 
 
@@ -106,7 +106,7 @@ class Spindle:
         return self._outer_Bps * sqrt(1.0 - self._k * (x if x < 1.0 else 1.0))
 
     def submit(self, now_s: float, offset_B: float, length_B: float) -> float:
-        """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; the time it completes."""
+        """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; when it completes."""
         completions = self.completions
         while completions and completions[0] <= now_s:  # drop the ones that are past
             completions.popleft()
@@ -119,8 +119,8 @@ class Spindle:
         return done
 
     def write(self, now_s: float, runs: list[tuple[int, int]]) -> float:
-        """Queue writes of the (offset, length) ``runs`` to the platters at ``now_s``, in that order;
-        the time the last completes (``now_s`` when there are none).
+        """Queue writes of the (offset, length) ``runs`` to the platters at ``now_s``, in that
+        order; the time the last completes (``now_s`` when there are none).
 
         A write that continues the last one and was queued behind it goes on without a seek or a
         turn (the command was waiting at the drive); any other pays a seek and the rotation.
@@ -151,8 +151,8 @@ class Spindle:
         return done
 
     def _service_s(self, start_s: float, offset_B: float, length_B: float) -> float:
-        """The read's service time from ``start_s``; a read the head moved for leaves it streaming on
-        from the read's end (a cache hit leaves the head and the look-ahead where they were).
+        """The read's service time from ``start_s``; a read the head moved for leaves it streaming
+        on from the read's end (a cache hit leaves the head and the look-ahead where they were).
 
         The hot path of the request-level models: seek, rotation and zone rate are written out here
         rather than called (the same arithmetic as ``seek_s``, ``rotation_s`` and ``media_Bps``).
@@ -191,7 +191,7 @@ class Spindle:
                 rest_s = (length_B - cached) / media_Bps
                 if running:  # the look-ahead was still reading: the rest follows at once
                     service = from_cache_s + rest_s
-                else:  # the look-ahead had filled the cache and stopped: the rest waits for its sector
+                else:  # the look-ahead had filled the cache and stopped: the rest awaits its sector
                     service = (
                         from_cache_s
                         + self.rotation_s(start_s + from_cache_s, offset_B + cached)
@@ -291,11 +291,12 @@ class Spindle:
 
 
 class QueuedSpindle(Spindle):
-    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first sector
-    it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and the stream the
-    head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first ``depth`` wait in arrival
-    order at the controller. Equal times go in arrival order; there is no ageing (the queues of the models
-    that use it stay short). A command's completion calls its callback, in simulated time (``env``).
+    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first
+    sector it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and
+    the stream the head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first
+    ``depth`` wait in arrival order at the controller. Equal times go in arrival order; there is no
+    ageing (the queues of the models that use it stay short). A command's completion calls its
+    callback, in simulated time (``env``).
     """
 
     __slots__ = ("env", "depth", "queue", "busy")
@@ -312,7 +313,7 @@ class QueuedSpindle(Spindle):
         return len(self.queue) + self.busy
 
     def enqueue(self, offset_B: float, length_B: float, callback) -> None:
-        """Send a read of ``length_B`` bytes at ``offset_B`` now; ``callback(event)`` when it completes."""
+        """Send a read of ``length_B`` at ``offset_B`` now; ``callback(event)`` when it is done."""
         self.queue.append((offset_B, length_B, callback))
         if not self.busy:
             self._serve_next()
