@@ -401,3 +401,30 @@ def test_small_windows_keep_a_lone_worker_asleep_on_data_longer_than_large_ones(
     assert default["opening"] == pytest.approx(
         tuned["opening"], rel=0.25
     )  # the same lookups either way
+
+
+@given(
+    st.sampled_from(["raid0", "raid5", "raid6", "raid10"]),
+    st.integers(0, 10**9),
+    st.integers(1, 8 * 2**20),
+)
+def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset, length):
+    """The server's array maps a read onto member commands itself (its hot path): they are
+    ``raidmap.pieces`` with a member's contiguous pieces merged; on idle drives a mirrored chunk is
+    read from the first drive of its pair."""
+    from model.servers import download
+
+    body = scenario.load("eah_download", [f"level={level}"]).body
+    disk = catalog.load().get("disks", body.disk, "test", "disk")
+    array = download.Array(simpy.Environment(), body, disk, 0.6)
+    expected: list[list[int]] = []
+    last: dict[int, int] = {}
+    for piece in raidmap.pieces(level, body.disks, body.chunk_KiB * KiB, offset, length):
+        member = piece.members[0]
+        i = last.get(member)
+        if i is not None and expected[i][1] + expected[i][2] == piece.offset_B:
+            expected[i][2] += piece.length_B
+        else:
+            last[member] = len(expected)
+            expected.append([member, piece.offset_B, piece.length_B])
+    assert array.commands(offset, length, 0.0) == expected

@@ -11,10 +11,10 @@ done. The server side, request by request:
 - Each file comes on a new TCP connection (``connections: per_file``, as a client that runs wget or
   curl per file does; the report does not say how the clients fetched). A new socket's send buffer
   starts at ``tcp_wmem[1]``, 16 KiB, and grows with the congestion window as the client acknowledges
-  what it has received (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so far
-  ahead of the link before it must leave a file for another. With ``keep_alive`` the clients reuse a
-  connection whose buffer has grown to ``tcp_wmem[2]`` and takes a whole file: one ``sendfile`` runs
-  through it, and a worker serves files one at a time.
+  what it has received (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so
+  far ahead of the link before it must leave a file for another. With ``keep_alive`` the clients
+  reuse a connection whose buffer has grown to ``tcp_wmem[2]`` and takes a whole file: one
+  ``sendfile`` runs through it, and a worker serves files one at a time.
 - Opening a file looks its name up, then reads its inode. 1000 MB of memory cannot hold the metadata
   of two million files, and a directory's blocks are touched once in a thousand requests while the
   data streams through the page cache in seconds, so nothing of a directory stays cached from one
@@ -89,9 +89,11 @@ DIRENT_B = 8 + 48
 HTREE_LEAF_FILL = (
     0.69  # a leaf split in two when full holds ln 2 of a block on average (hash-ordered inserts)
 )
-# Pairs simulated per run: the run's time is their time scaled to the run's pairs (a steady rate;
-# the ends of a run are a pair or two long), which keeps a table cell near a quarter of a second.
-SIMULATED_PAIRS = 300
+# Pairs simulated per run, at most: a longer run's time is their time scaled to its pairs (a steady
+# rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
+# rotations), so a cell's throughput varies from seed to seed by about 2 % at 300 pairs and 0.4 to
+# 0.6 % (standard deviation over seeds 1 to 5) at 2,000 (``python -m model.bench``).
+SIMULATED_PAIRS = 2000
 
 
 def whole_pages_B(length_B: float, page_B: int = PAGE_B) -> int:
@@ -147,10 +149,16 @@ class Array:
         ]
         self.chunk_B = body.chunk_KiB * 1024
         self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+        layout = LEVELS[body.level]
+        self.width = raidmap.data_members(body.level, body.disks)
+        self.pairs = layout.pairs
+        self.parity = layout.parity_chunks
         # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
         self.in_flight = 0
         self.in_flight_since_s = 0.0
         self.waited_on_s = 0.0
+        # reads whose completion is known when they are sent: the span they keep the volume busy
+        self.span_from_s = self.span_to_s = 0.0
 
     def _track(self, done: simpy.Event) -> simpy.Event:
         """Count ``done`` as in flight until it fires."""
@@ -166,25 +174,55 @@ class Array:
         done.callbacks.append(landed)
         return done
 
+    def waited_s(self) -> float:
+        """Time so far with a read in flight."""
+        return self.waited_on_s + self.span_to_s - self.span_from_s
+
+    def commands(self, offset_B: int, length_B: int, now_s: float) -> list[list[int]]:
+        """The read's member commands, [member, offset, length], contiguous pieces of a member
+        merged (``raidmap.pieces`` written out: the hot path of the model)."""
+        chunk_B, width, drives = self.chunk_B, self.width, len(self.drives)
+        commands: list[list[int]] = []
+        last: dict[int, int] = {}
+        position, end = offset_B, offset_B + length_B
+        while position < end:
+            chunk, within = divmod(position, chunk_B)
+            take = chunk_B - within
+            if take > end - position:
+                take = end - position
+            row, column = divmod(chunk, width)
+            member_offset = row * chunk_B + within
+            if self.pairs:
+                member = self._copy((2 * column, 2 * column + 1), member_offset, last, now_s)
+            elif self.parity:
+                member = ((drives - 1 - row % drives + self.parity) % drives + column) % drives
+            else:
+                member = column % drives
+            i = last.get(member)
+            if i is not None and commands[i][1] + commands[i][2] == member_offset:
+                commands[i][2] += take
+            else:
+                last[member] = len(commands)
+                commands.append([member, member_offset, take])
+            position += take
+        return commands
+
     def read(self, offset_B: int, length_B: int) -> simpy.Event:
         """Submit a logical read now; an event that fires when its last member piece completes."""
         now = self.env.now
-        commands: list[list[int]] = []  # [member, offset, length], contiguous pieces merged
-        last: dict[int, int] = {}
-        for piece in raidmap.pieces(self.level, len(self.drives), self.chunk_B, offset_B, length_B):
-            member = piece.members[0] if len(piece.members) == 1 else self._copy(piece, last, now)
-            i = last.get(member)
-            if i is not None and commands[i][1] + commands[i][2] == piece.offset_B:
-                commands[i][2] += piece.length_B
-            else:
-                last[member] = len(commands)
-                commands.append([member, piece.offset_B, piece.length_B])
+        commands = self.commands(offset_B, length_B, now)
         if not self.queued:  # in arrival order, a command's completion is known when it is sent
-            return self._track(
-                self.env.timeout(
-                    max(self.drives[m].submit(now, o, n) for m, o, n in commands) - now
-                )
-            )
+            drives, done = self.drives, now
+            for member, offset, length in commands:
+                completes = drives[member].submit(now, offset, length)
+                if completes > done:
+                    done = completes
+            if now > self.span_to_s:  # the volume was idle: a new busy span
+                self.waited_on_s += self.span_to_s - self.span_from_s
+                self.span_from_s = now
+            if done > self.span_to_s:
+                self.span_to_s = done
+            return self.env.timeout(done - now)
         done, left = self.env.event(), [len(commands)]
 
         def piece_done(_event) -> None:
@@ -196,21 +234,21 @@ class Array:
             self.drives[member].enqueue(offset, length, piece_done)
         return self._track(done)
 
-    def _copy(self, piece: raidmap.Piece, last: dict[int, int], now: float) -> int:
-        """The mirror a piece is read from: one this read already uses, else ``copy_preference``'s."""
-        for member in piece.members:
+    def _copy(
+        self, members: tuple[int, int], offset_B: int, last: dict[int, int], now: float
+    ) -> int:
+        """The mirror to read a piece from: one this read uses, else ``copy_preference``'s."""
+        for member in members:
             if member in last:
                 return member
-        return min(
-            piece.members, key=lambda m: copy_preference(self.drives[m], now, piece.offset_B)
-        )
+        return min(members, key=lambda m: copy_preference(self.drives[m], now, offset_B))
 
 
 class Directory:
-    """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its md5
-    file's) at the start of the directory's files, the hashed index's root after it, and its leaf
-    blocks spread over the files, each written as the directory grew. Files are numbered across the
-    data set, ``slot_B`` apart.
+    """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its
+    md5 file's) at the start of the directory's files, the hashed index's root after it, and its
+    leaf blocks spread over the files, each written as the directory grew. Files are numbered across
+    the data set, ``slot_B`` apart.
     """
 
     def __init__(self, files_per_directory: int, slot_B: int, page_B: int = PAGE_B):
@@ -226,7 +264,7 @@ class Directory:
         return index // self.files_per_directory * self.files_per_directory * self.slot_B
 
     def inode_page_B(self, index: int) -> int:
-        """The inode-table page holding file ``index``'s inode (and its md5 file's, the next one)."""
+        """The inode-table page holding file ``index``'s inode (and its md5 file's, the next)."""
         return (
             self.start_B(index)
             + (index % self.files_per_directory) * 2 * INODE_B // self.page_B * self.page_B
@@ -242,16 +280,16 @@ class Directory:
 
 
 class Socket:
-    """A connection's send side: what the worker has written into it and what the link has delivered.
+    """A connection's send side: what the worker has written into it, what the link delivered.
 
     The socket holds at most ``capacity`` of payload beyond what the client has acknowledged (a
     function of the bytes acknowledged: the send buffer opens with the congestion window on a new
     connection); ``room_B`` is what it can take now.
     What is written crosses the server's link as one TCP flow at a time, all that is queued when it
-    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A worker
-    whose write found the buffer full is woken, as epoll does, when the free space is at least half
-    of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends, so a worker
-    that filled the buffer at once is woken when the link has taken all of it.
+    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A
+    worker whose write found the buffer full is woken, as epoll does, when the free space is at
+    least half of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends,
+    so a worker that filled the buffer at once is woken when the link has taken all of it.
     """
 
     def __init__(self, net: FlowNetwork, link, capacity: Callable[[float], float]):
@@ -347,10 +385,11 @@ class Server:
     def fetch_pair(self):
         """SimPy process: one client's request for a random data file, then for its md5 file.
 
-        The worker ``sendfile``s the data file window by window into the connection's socket, sleeping
-        on each window until its read is done; when the socket's send buffer is full it turns to its
-        other connections until the link has drained enough of it (``Socket``). The client has the
-        file when its last byte has crossed the link, and only then asks for the md5 file.
+        The worker ``sendfile``s the data file window by window into the connection's socket,
+        sleeping on each window until its read is done; when the socket's send buffer is full it
+        turns to its other connections until the link has drained enough of it (``Socket``). The
+        client has the file when its last byte has crossed the link, and only then asks for the md5
+        file.
         """
         index = self.rng.randrange(self.files)
         directory = self.directory
@@ -401,7 +440,7 @@ class Server:
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
 
     def _accept(self, closing: int | None = None) -> int:
-        """The worker that accepts a new connection: the one with the fewest (after ``closing`` closed)."""
+        """The worker that takes a new connection: the one with the fewest (``closing`` closed)."""
         if closing is not None:
             self.worker_connections[closing] -= 1
         worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
@@ -429,9 +468,9 @@ class Server:
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
-    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a level
-    the read mapping has no layout for, too few drives for the level, a data set the volume cannot hold.
-    Returns the drive and the server's NIC."""
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a
+    level the read mapping has no layout for, too few drives for the level, a data set the volume
+    cannot hold. Returns the drive and the server's NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
@@ -455,7 +494,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         raise UserError(
             where,
             "drive_queue_depth",
-            f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, got {body.drive_queue_depth}",
+            f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, "
+            f"got {body.drive_queue_depth}",
         )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B
@@ -464,8 +504,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
         raise UserError(
             where,
             "workload.dataset_files",
-            f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their md5 "
-            f"files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
+            f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their "
+            f"md5 files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
         )
     return disk, catalog.get("nics", body.server_nic, where, "server_nic")
 
@@ -508,7 +548,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
     # drive is saturated: the share of the time the volume has a read in flight.
-    utilization["drives (a read in flight)"] = server.array.waited_on_s / ran
+    utilization["drives (a read in flight)"] = server.array.waited_s() / ran
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (
@@ -536,5 +576,5 @@ MODEL = ModelRecord(
     DownloadBody,
     simulate,
     PARAMETERS,
-    lambda body: "a request-level simulation, about 0.3 s a table cell",
+    lambda body: "a request-level simulation, about 1 s a table cell",
 )

@@ -47,7 +47,7 @@ from ..result import Result
 from ..spec import Scenario
 from . import disk as disk_model
 from .spec import StorageBody
-from .spindle import Spindle, copy_preference
+from .spindle import Spindle
 from .writecache import WriteBackCache, merged_runs, write_cache_on
 
 READ_AROUND_PAGES = 32  # Linux's default read-ahead window (VM_MAX_READAHEAD, 128 KiB)
@@ -78,10 +78,14 @@ class MirrorOrDrive:
             self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
-        """The read goes to the copy ``copy_preference`` picks (the first of equals)."""
+        """The read goes to the copy ``copy_preference`` picks (the first of equals), written out
+        here: the hot path of the test."""
         best, best_key = None, None
         for drive in self.drives:
-            key = copy_preference(drive, now_s, offset_B)
+            completions = drive.completions
+            while completions and completions[0] <= now_s:
+                completions.popleft()
+            key = (len(completions), abs(drive.head_B - offset_B))
             if best is None or key < best_key:
                 best, best_key = drive, key
         return best.submit(now_s, offset_B, length_B)
@@ -128,7 +132,7 @@ class MappedFile:
         self.written_B = 0
 
     def run(self, now_s: float, step_s: float) -> float:
-        """One pass of the program from ``now_s``, ``step_s`` of its own time per block; when it ends.
+        """One pass of the program from ``now_s``, ``step_s`` of its time per block; when it ends.
 
         A touch of a block not in memory faults: the program waits for its read, the block joins the
         page cache, and the cache's oldest block leaves it (written back with its batch if dirty).
@@ -201,7 +205,8 @@ def build_volume(
             size_B = ctrl.cache_MB * 1e6
         elif len(drives) > 1:
             raise NotModelled(
-                "an md mirror's write path under a memory map is not modelled; no report measures one"
+                "an md mirror's write path under a memory map is not modelled; "
+                "no report measures one"
             )
         else:
             size_B = disk.cache_MB * 1e6

@@ -37,7 +37,7 @@ MAX_SEGMENTS = 16
 
 
 def copy_preference(drive: Spindle, now_s: float, offset_B: float) -> tuple[int, float]:
-    """How a mirror picks the copy to read: fewer commands pending, then the nearer head (smaller first)."""
+    """How a mirror picks the copy to read: fewer commands pending, then the nearer head."""
     return drive.pending(now_s), abs(drive.head_B - offset_B)
 
 
@@ -106,24 +106,21 @@ class Spindle:
         return self._outer_Bps * sqrt(1.0 - self._k * (x if x < 1.0 else 1.0))
 
     def submit(self, now_s: float, offset_B: float, length_B: float) -> float:
-        """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; the time it completes."""
+        """Queue a read of ``length_B`` bytes at ``offset_B`` at ``now_s``; when it completes."""
         completions = self.completions
         while completions and completions[0] <= now_s:  # drop the ones that are past
             completions.popleft()
         start = now_s if now_s > self.free_at_s else self.free_at_s
-        service, head_moved = self._service_s(start, offset_B, length_B)
+        service = self._service_s(start, offset_B, length_B)
         self.busy_s += service
         self.reads += 1
         self.free_at_s = done = start + service
         completions.append(done)
-        if head_moved:
-            self.head_B = self.streaming_from_B = offset_B + length_B
-            self.idle_since_s = done
         return done
 
     def write(self, now_s: float, runs: list[tuple[int, int]]) -> float:
-        """Queue writes of the (offset, length) ``runs`` to the platters at ``now_s``, in that order;
-        the time the last completes (``now_s`` when there are none).
+        """Queue writes of the (offset, length) ``runs`` to the platters at ``now_s``, in that
+        order; the time the last completes (``now_s`` when there are none).
 
         A write that continues the last one and was queued behind it goes on without a seek or a
         turn (the command was waiting at the drive); any other pays a seek and the rotation.
@@ -136,52 +133,97 @@ class Spindle:
         self._stop_streaming(max(now_s, self.free_at_s))
         self.lead_B = 0.0
         done = self.free_at_s
+        head_B, busy_s, media_Bps, seek_s = self.head_B, self.busy_s, self.media_Bps, self.seek_s
         for offset_B, length_B in runs:
             start = now_s if now_s > done else done
-            service = length_B / self.media_Bps(offset_B)
-            if not (now_s < done and offset_B == self.head_B):  # not queued behind its predecessor
-                seek_s = self.seek_s(offset_B)
-                service += seek_s + self.rotation_s(start + seek_s, offset_B)
-            self.busy_s += service
+            service = length_B / media_Bps(offset_B)
+            if not (now_s < done and offset_B == head_B):  # not queued behind its predecessor
+                self.head_B = head_B
+                seek = seek_s(offset_B)
+                service += seek + self.rotation_s(start + seek, offset_B)
+            busy_s += service
             done = start + service
             completions.append(done)
-            self.head_B = offset_B + length_B
+            head_B = offset_B + length_B
+        self.head_B, self.busy_s = head_B, busy_s
         self.writes += len(runs)
         self.free_at_s = done
         return done
 
-    def _service_s(self, start_s: float, offset_B: float, length_B: float) -> tuple[float, bool]:
-        """The request's service time, and whether the head moved for it (False: a cache hit)."""
-        cached = self._take(offset_B)
+    def _service_s(self, start_s: float, offset_B: float, length_B: float) -> float:
+        """The read's service time from ``start_s``; a read the head moved for leaves it streaming
+        on from the read's end (a cache hit leaves the head and the look-ahead where they were).
+
+        The hot path of the request-level models: seek, rotation and zone rate are written out here
+        rather than called (the same arithmetic as ``seek_s``, ``rotation_s`` and ``media_Bps``).
+        """
+        segments = self.segments
+        cached = 0.0
+        if segments:
+            cached = segments.pop(offset_B, 0.0)
+            self.cached_B -= cached
         if cached >= length_B:
             self.cache_hits += 1
             self._keep(offset_B + length_B, cached - length_B)
-            return length_B / self.interface_Bps, False
-        ahead, running = self._stop_streaming(start_s)
-        self.lead_B = 0.0
-        if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
-            cached = self._take(offset_B)
-            if cached >= length_B:  # served from the look-ahead, which goes on past it
-                self.cache_hits += 1
-                self.lead_B = cached - length_B
-                return length_B / self.interface_Bps, True
-            from_cache_s = cached / self.interface_Bps
-            rest_s = (length_B - cached) / self.media_Bps(offset_B)
-            if running:  # the look-ahead was still reading: the rest follows at once
-                return from_cache_s + rest_s, True
-            # the look-ahead had filled the cache and stopped: the rest waits for its sector
-            return from_cache_s + self.rotation_s(
-                start_s + from_cache_s, offset_B + cached
-            ) + rest_s, True
-        seek_s = self.seek_s(offset_B + cached)
-        on_track_s = start_s + cached / self.interface_Bps + seek_s
-        return (
+            return length_B / self.interface_Bps
+        ahead = self.streaming_from_B
+        interface_Bps = self.interface_Bps
+        x = offset_B / self.size_B
+        media_Bps = self._outer_Bps * sqrt(1.0 - self._k * (x if x < 1.0 else 1.0))
+        if ahead is not None:  # a new command ends the look-ahead of the last read: keep its bytes
+            self.streaming_from_B = None
+            y = ahead / self.size_B
+            gathered = self.lead_B + (start_s - self.idle_since_s) * (
+                self._outer_Bps * sqrt(1.0 - self._k * (y if y < 1.0 else 1.0))
+            )
+            running = gathered < self.cache_B
+            self._keep(ahead, gathered if running else self.cache_B)
+            self.lead_B = 0.0
+            if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
+                cached = segments.pop(offset_B, 0.0)
+                self.cached_B -= cached
+                if cached >= length_B:  # served from the look-ahead, which goes on past it
+                    self.cache_hits += 1
+                    self.lead_B = cached - length_B
+                    self._moved(offset_B + length_B, start_s + length_B / interface_Bps)
+                    return length_B / interface_Bps
+                from_cache_s = cached / interface_Bps
+                rest_s = (length_B - cached) / media_Bps
+                if running:  # the look-ahead was still reading: the rest follows at once
+                    service = from_cache_s + rest_s
+                else:  # the look-ahead had filled the cache and stopped: the rest awaits its sector
+                    service = (
+                        from_cache_s
+                        + self.rotation_s(start_s + from_cache_s, offset_B + cached)
+                        + rest_s
+                    )
+                self._moved(offset_B + length_B, start_s + service)
+                return service
+        else:
+            self.lead_B = 0.0
+        to_B = offset_B + cached
+        d = abs(to_B - self.head_B) / self.size_B
+        if d == 0.0:
+            seek_s = 0.0
+        else:
+            if d > 1.0:
+                d = 1.0
+            t1, k, m = self._seek
+            seek_s = t1 + k * sqrt(d) + m * d
+        on_track_s = start_s + cached / interface_Bps + seek_s
+        service = (
             on_track_s
             - start_s
-            + self.rotation_s(on_track_s, offset_B + cached)
-            + (length_B - cached) / self.media_Bps(offset_B),
-            True,
+            + self.rotation_s(on_track_s, to_B)
+            + (length_B - cached) / media_Bps
         )
+        self._moved(offset_B + length_B, start_s + service)
+        return service
+
+    def _moved(self, head_B: float, done_s: float) -> None:
+        """The head is at ``head_B`` when the read ends at ``done_s``, and streams on from there."""
+        self.head_B = self.streaming_from_B = head_B
+        self.idle_since_s = done_s
 
     def seek_s(self, offset_B: float) -> float:
         """The seek from where the head is to ``offset_B`` (``model.storage.disk.seek_ms``)."""
@@ -210,7 +252,17 @@ class Spindle:
 
     def rotation_s(self, at_s: float, offset_B: float) -> float:
         """Time from ``at_s`` until the sector holding ``offset_B`` comes under the head."""
-        turns = self.tracks(offset_B) - at_s / self.revolution_s
+        k = self._k  # ``tracks`` written out: the hot path of the request-level models
+        if k < 1e-12:
+            tracks = offset_B / self._per_turn_B
+        else:
+            tracks = (
+                2.0
+                * self.size_B
+                / (k * self._per_turn_B)
+                * (1.0 - sqrt(1.0 - k * offset_B / self.size_B))
+            )
+        turns = tracks - at_s / self.revolution_s
         return (turns % 1.0) * self.revolution_s
 
     def _stop_streaming(self, now_s: float) -> tuple[float | None, bool]:
@@ -228,13 +280,6 @@ class Spindle:
         self._keep(start, gathered if running else self.cache_B)
         return start, running
 
-    def _take(self, start_B: float) -> float:
-        if not self.segments:
-            return 0.0
-        taken = self.segments.pop(start_B, 0.0)
-        self.cached_B -= taken
-        return taken
-
     def _keep(self, start_B: float, length_B: float) -> None:
         if length_B <= 0:
             return
@@ -246,11 +291,12 @@ class Spindle:
 
 
 class QueuedSpindle(Spindle):
-    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first sector
-    it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and the stream the
-    head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first ``depth`` wait in arrival
-    order at the controller. Equal times go in arrival order; there is no ageing (the queues of the models
-    that use it stay short). A command's completion calls its callback, in simulated time (``env``).
+    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first
+    sector it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and
+    the stream the head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first
+    ``depth`` wait in arrival order at the controller. Equal times go in arrival order; there is no
+    ageing (the queues of the models that use it stay short). A command's completion calls its
+    callback, in simulated time (``env``).
     """
 
     __slots__ = ("env", "depth", "queue", "busy")
@@ -267,7 +313,7 @@ class QueuedSpindle(Spindle):
         return len(self.queue) + self.busy
 
     def enqueue(self, offset_B: float, length_B: float, callback) -> None:
-        """Send a read of ``length_B`` bytes at ``offset_B`` now; ``callback(event)`` when it completes."""
+        """Send a read of ``length_B`` at ``offset_B`` now; ``callback(event)`` when it is done."""
         self.queue.append((offset_B, length_B, callback))
         if not self.busy:
             self._serve_next()
