@@ -92,8 +92,9 @@ HTREE_LEAF_FILL = (
 # Pairs simulated per run, at most: a longer run's time is their time scaled to its pairs (a steady
 # rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
 # rotations), so a cell's throughput varies from seed to seed by about 2 % at 300 pairs and 0.4 to
-# 0.6 % (standard deviation over seeds 1 to 5) at 2,000 (``python -m model.bench``).
-SIMULATED_PAIRS = 2000
+# 0.6 % (standard deviation over seeds 1 to 5) at 2,000 (``python -m model.bench``). 300 keeps a
+# cell near a tenth of a second (the whole table in 9 s); 2,000 would take the table to a minute.
+SIMULATED_PAIRS = 300
 
 
 def whole_pages_B(length_B: float, page_B: int = PAGE_B) -> int:
