@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, nic_rate_Bps
+from ..catalog import Catalog, Ssd, nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
@@ -34,8 +34,8 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
+from . import flash, topology
 from . import stream as storage_stream
-from . import topology
 from .spec import StorageBody
 
 # Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
@@ -215,7 +215,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
     latency_s = max(
-        disk_model.first_access_s(part)
+        flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
         for members in front.path.disks.values()
         for _, part in members
     )

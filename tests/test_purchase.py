@@ -1,0 +1,63 @@
+"""The purchase candidates of notebooks/plan_a_purchase.ipynb: eight servers writing 612 KiB images
+over SMB to a hard-disk shelf under md or ZFS, or to NVMe drives. Each predicts, and each is held
+where the bottleneck law says: the shelf's one 4-lane wide port (data and parity of 12-drive
+double-parity groups) or the server's two bonded 25 GbE ports, never the NVMe drives or lanes."""
+
+import json
+
+import pytest
+
+from model import catalog, params, scenario
+from model.network import tcp
+from model.simulate import simulate
+from model.storage import front
+
+CANDIDATES = ("purchase_hdd_md", "purchase_hdd_zfs", "purchase_nvme")
+SMB_WRITE = front.payload_per_byte("smb", "write", 612 * 1024)
+
+
+@pytest.mark.parametrize("name", CANDIDATES)
+def test_each_candidate_predicts_within_its_bound_and_interval(run_cli, name):
+    status, out, err = run_cli("predict", name, "--json")
+    assert status == 0 and not err, err
+    r = json.loads(out)
+    low, high = r["throughput_MBps_interval"]
+    assert 0 < r["throughput_MBps"] <= r["bound_MBps"] * (1 + 1e-9)
+    assert low <= r["throughput_MBps"] <= high
+    assert scenario.load(name).source == "estimated: a planning example"
+
+
+@pytest.mark.parametrize("name", ["purchase_hdd_md", "purchase_hdd_zfs"])
+def test_the_shelf_s_wide_port_carries_data_and_parity(name):
+    # two groups of twelve with two parity drives each: 12 bytes cross the port for 10 written
+    lane_MBps = catalog.load().get("buses", "sas_12g_lane", "", "").peak_MBps
+    port_MBps = 4 * lane_MBps * params.calibrated()["bus_efficiency"]
+    r = simulate(scenario.load(name))
+    assert r.bottleneck == "uplink jbod"
+    assert r.bound_MBps == pytest.approx(port_MBps * 10 / 12, rel=1e-9)
+    assert 0.99 * r.bound_MBps < r.throughput_MBps <= r.bound_MBps
+
+
+def test_md_and_zfs_stream_writes_alike_on_the_same_drives():
+    md, zfs = (simulate(scenario.load(n)) for n in CANDIDATES[:2])
+    assert md.throughput_MBps == pytest.approx(zfs.throughput_MBps, rel=1e-9)
+
+
+def test_the_nvme_candidate_is_held_by_the_bond_not_its_drives():
+    r = simulate(scenario.load("purchase_nvme"))
+    bond_MBps = 2 * 25e9 / 8 / tcp.tcp_wire_per_byte(1500) / SMB_WRITE / 1e6
+    assert r.bottleneck.startswith("nic storage.")
+    assert r.bound_MBps == pytest.approx(bond_MBps, rel=1e-9)
+    drives = {k: u for k, u in r.utilization.items() if k.startswith(("disk", "bus"))}
+    assert drives and max(drives.values()) < 0.5  # the drives and their lanes are far from full
+    # half the drives change nothing: the network, not the flash, sets the pace
+    fewer = simulate(
+        scenario.load(
+            "purchase_nvme",
+            [
+                "volumes.data.disks.count=4",
+                "volumes.data.disks.attach=[nvme.riser0.0,nvme.riser0.1,nvme.riser1.0,nvme.riser1.1]",
+            ],
+        )
+    )
+    assert fewer.throughput_MBps == pytest.approx(r.throughput_MBps, rel=1e-6)
