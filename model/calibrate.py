@@ -7,6 +7,9 @@ parameter that no fitted row depends on keeps its default and its declared bound
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum
 (covariance s^2 (J^T J)^-1, Student t quantile).
 
+Rows of the external table (``measured.is_external``: published measurements of current hardware)
+never enter the fit, whatever they are handed with.
+
 Rows of request-level simulations (``not_fitted``) stay out of the fit: they are too slow for a
 fit's hundreds of evaluations, and are predicted with what the other tables fit (their own
 parameters keep their declared defaults).
@@ -22,7 +25,7 @@ from scipy import optimize, stats
 
 from . import params as params_module
 from . import paths, registry
-from .measured import Row
+from .measured import Row, is_external
 from .spec import Scenario
 from .validate import predict_row, scenario_of
 
@@ -68,8 +71,9 @@ def not_fitted(scenario: Scenario) -> str | None:
 
 
 def fitted(row: Row) -> bool:
-    """Whether the fit uses ``row`` (see ``not_fitted``)."""
-    return not_fitted(scenario_of(row)) is None
+    """Whether the fit uses ``row`` (see ``not_fitted``). The external table's published
+    measurements never enter it: they test predictions made from datasheets alone."""
+    return not is_external(row) and not_fitted(scenario_of(row)) is None
 
 
 def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
@@ -98,7 +102,7 @@ def fit(rows: list[Row]) -> Fit:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
-        return residuals(dict(start, **dict(zip(free, x))))
+        return residuals(dict(start, **dict(zip(free, x, strict=True))))
 
     bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
     # plain least squares first, so that the robust loss starts near the optimum and cannot
@@ -115,13 +119,13 @@ def fit(rows: list[Row]) -> Fit:
         diff_step=_STEP,
         x_scale="jac",
     )
-    values.update(zip(free, map(float, solution.x)))
+    values.update(zip(free, map(float, solution.x), strict=True))
     dof = len(fitted_rows) - len(free)
     if dof > 0:
         s2 = float(np.sum(solution.fun**2)) / dof
         cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
         half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
-        for n, x, h in zip(free, solution.x, half):
+        for n, x, h in zip(free, solution.x, half, strict=True):
             intervals[n] = (max(declared[n].low, float(x - h)), min(declared[n].high, float(x + h)))
     return Fit(values, intervals, depends, len(fitted_rows), _rms(solution.fun))
 
@@ -134,8 +138,9 @@ SIGNIFICANT_DIGITS = 10
 
 
 def _rounded(value):
-    """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine (another BLAS,
-    another order of sums) differs in the last few of a float's 17 digits, and the file should not."""
+    """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine
+    (another BLAS, another order of sums) differs in the last few of a float's 17 digits, and the
+    file should not."""
     if isinstance(value, float):
         return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
     if isinstance(value, dict):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import paths
@@ -19,6 +19,12 @@ from .errors import UserError
 from .yamlio import safe_load
 
 SOURCES = paths.MEASURED / "sources.yaml"
+# Published measurements of current hardware, outside the five reports: predicted from datasheets,
+# never fitted (model/calibrate.py leaves them out); one table, its sources cited by key and URL.
+EXTERNAL = paths.MEASURED / "external"
+EXTERNAL_TABLE = "external"
+EXTERNAL_SOURCES = EXTERNAL / "sources.yaml"
+EXTERNAL_SOURCE_FIELDS = ("title", "authors", "date", "url")
 
 LEADING = ("id", "scenario", "overrides", "role")
 TRAILING = ("metric", "value", "unit", "relative_to", "bound", "source", "note")
@@ -133,8 +139,31 @@ def load_table(path: Path) -> list[Row]:
 
 
 def load_all() -> dict[str, list[Row]]:
-    """Every table in ``data/measured/``, by name (the file name without ``.csv``)."""
+    """Every table of the five reports in ``data/measured/``, by name (the file name without
+    ``.csv``): what the fit uses. The external table is ``load_external``."""
     return {p.stem: load_table(p) for p in sorted(paths.MEASURED.glob("*.csv"))}
+
+
+def load_external() -> dict[str, list[Row]]:
+    """The published measurements of ``data/measured/external/*.csv`` as one table, ``external``.
+    Each row's ``source`` starts with a key of ``external/sources.yaml``."""
+    rows = [
+        replace(row, table=EXTERNAL_TABLE)
+        for path in sorted(EXTERNAL.glob("*.csv"))
+        for row in load_table(path)
+    ]
+    where = paths.shown(EXTERNAL_SOURCES)
+    for row in rows:
+        if report_of(row.source) not in external_sources():
+            raise UserError(
+                where, report_of(row.source) or row.id, f"row {row.id} cites no listed source"
+            )
+    return {EXTERNAL_TABLE: rows} if rows else {}
+
+
+def is_external(row: Row) -> bool:
+    """Whether ``row`` is a published measurement outside the reports (never fitted)."""
+    return row.table == EXTERNAL_TABLE
 
 
 @functools.cache
@@ -142,6 +171,25 @@ def sources() -> dict[str, dict]:
     """``data/measured/sources.yaml``: each report's title, authors, date and where to find it, by
     the file name the tables use as its key."""
     return safe_load(SOURCES.read_text())
+
+
+@functools.cache
+def external_sources() -> dict[str, dict]:
+    """``data/measured/external/sources.yaml``: each published source's title, authors, date and
+    URL, by the key the external table's ``source`` column starts with."""
+    entries = safe_load(EXTERNAL_SOURCES.read_text()) if EXTERNAL_SOURCES.exists() else {}
+    where = paths.shown(EXTERNAL_SOURCES)
+    for key, entry in (entries or {}).items():
+        missing = [
+            f for f in EXTERNAL_SOURCE_FIELDS if not isinstance(entry, dict) or f not in entry
+        ]
+        if missing:
+            raise UserError(
+                where, key, f"needs {', '.join(EXTERNAL_SOURCE_FIELDS)}; missing {missing}"
+            )
+        if not str(entry["url"]).startswith(("https://", "http://")):
+            raise UserError(where, f"{key}.url", f"must be an http(s) URL, got {entry['url']!r}")
+    return entries or {}
 
 
 def report_of(source: str) -> str:
@@ -153,6 +201,10 @@ def report_of(source: str) -> str:
 def title(key: str) -> str:
     """A report by its title, authors and date: how a reader is shown it."""
     entry = sources().get(key)
+    if entry is None and key in external_sources():
+        entry = external_sources()[key]
+        date = entry["date"] or "date not stated"
+        return f'"{entry["title"]}" ({entry["authors"]}, {date}, {entry["url"]})'
     if entry is None:
         where = paths.shown(SOURCES)
         raise UserError(where, key, "no such report: every source must be listed here")
@@ -163,7 +215,8 @@ def title(key: str) -> str:
 def short_title(key: str) -> str:
     """A report by its title alone, for a table's heading or a figure's legend."""
     title(key)  # an unknown key is one line, as anywhere
-    return f'"{sources()[key]["title"]}"'
+    entry = sources().get(key) or external_sources()[key]
+    return f'"{entry["title"]}"'
 
 
 def cite(source: str) -> str:

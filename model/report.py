@@ -101,7 +101,7 @@ def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
 
     out: list[Prediction] = []
     for name, rows in tables.items():
-        others = [r for t, rs in tables.items() if t != name for r in rs]
+        others = [r for t, rs in tables.items() if t != name for r in rs]  # fit leaves out external
         values = calibrate_module.fit(others).values
         out.extend(predict_rows(rows, values))
     return out
@@ -150,7 +150,7 @@ def _table_text(
 def validation(
     as_json: bool = False, holdout: bool = False, show_all: bool = False, write_files: bool = False
 ) -> str:
-    tables = measured.load_all()
+    tables = {**measured.load_all(), **measured.load_external()}
     rows = [r for rs in tables.values() for r in rs]
     predictions = _holdout(tables) if holdout else predict_rows(rows, params_module.calibrated())
     summary = _cited(summarise(predictions))

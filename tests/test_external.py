@@ -1,0 +1,43 @@
+"""The external table: published measurements of current hardware, each citing a source with a
+URL, predicted from datasheets, never fitted, and shown by validate as its own table."""
+
+import json
+
+from model import calibrate, measured, report, scenario
+
+EXTERNAL = measured.load_external()
+ROWS = EXTERNAL[measured.EXTERNAL_TABLE]
+
+
+def test_the_external_table_loads_and_every_row_names_a_scenario_that_loads():
+    assert len(ROWS) >= 6
+    assert len({r.id for r in ROWS}) == len(ROWS)
+    for r in ROWS:
+        assert r.table == measured.EXTERNAL_TABLE and measured.is_external(r)
+        assert r.scenario.startswith("ext_")
+        scenario.load(r.scenario, r.overrides)
+
+
+def test_every_row_cites_a_listed_source_with_a_url_and_says_how_it_was_found():
+    for r in ROWS:
+        entry = measured.external_sources()[measured.report_of(r.source)]
+        assert entry["url"].startswith("https://")
+        assert entry["url"] in measured.cite(r.source)
+        assert "Found with search" in r.note and "'" in r.note  # the query and the page's words
+
+
+def test_the_fit_uses_none_of_the_external_rows():
+    assert not any(calibrate.fitted(r) for r in ROWS)
+    # and calibrate's own input, the reports' tables, holds none of them
+    reports = [r for rows in measured.load_all().values() for r in rows]
+    assert measured.EXTERNAL_TABLE not in measured.load_all()
+    assert not any(measured.is_external(r) for r in reports)
+
+
+def test_validate_prints_the_external_table_with_its_median_and_max_error():
+    text = report.validation()
+    head = next(line for line in text.splitlines() if line.startswith("external:"))
+    assert "median |error|" in head and "max" in head
+    shown = json.loads(report.validation(as_json=True))
+    assert shown["tables"]["external"]["covered"] == len(ROWS)
+    assert sum(row["table"] == "external" for row in shown["rows"]) == len(ROWS)
