@@ -30,3 +30,14 @@ def test_no_file_a_user_reads_points_outside_the_project():
 def test_the_design_cites_every_report_by_title():
     design = (paths.PROJECT_ROOT / "docs" / "design.md").read_text()
     assert all(f'"{entry["title"]}"' in design for entry in measured.sources().values())
+
+
+def test_the_notebooks_cite_reports_by_title_not_by_file_name():
+    import json
+
+    named = []
+    for path in sorted(paths.NOTEBOOKS.rglob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        named += [f"{path.name}: {m}" for m in re.findall(r"00[0-4]_[0-9a-f]{16}\.txt", text)]
+    assert named == []
