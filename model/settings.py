@@ -22,10 +22,13 @@ NET_CYCLES_PER_FRAME = 6300.0
 
 @dataclass(frozen=True)
 class Kernel:
-    """The kernel's page cache: its page size and write-back thresholds, as shares of memory
-    (Linux 2.6.9 defaults, RHEL4)."""
+    """The kernel's page cache: its page size, a block device's read-ahead and the write-back
+    thresholds, as shares of memory (Linux 2.6.9 defaults, RHEL4)."""
 
     page_B: PositiveInt = 4096  # the page size of x86 and x86-64
+    # a block device's read-ahead window (blockdev --setra, read_ahead_kb): Linux's default
+    # VM_MAX_READAHEAD, 128 KiB; a memory-mapped fault reads around half of it
+    read_ahead_KiB: PositiveFloat = 128.0
     dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
     dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from model import catalog, scenario
 from model.params import calibrated
-from model.servers.download import DEFAULT_READ_AHEAD_KIB, Socket, read_ahead_windows
+from model.servers.download import Socket, read_ahead_windows
+from model.settings import Kernel
 from model.sim.flows import FlowNetwork
 from model.simulate import simulate
 from model.storage import disk as disk_model
@@ -59,7 +60,7 @@ def test_raid10_reads_can_go_to_either_mirror():
 
 
 def test_default_read_ahead_reads_a_2050_KiB_file_in_128_KiB_windows():
-    windows = read_ahead_windows(2050 * KiB, DEFAULT_READ_AHEAD_KIB * KiB)
+    windows = read_ahead_windows(2050 * KiB, int(Kernel.read_ahead_KiB) * KiB)
     assert [n for _, n in windows] == [128 * KiB] * 16 + [2 * KiB]
 
 

@@ -80,7 +80,6 @@ from .spec import DownloadBody
 
 PAGE_B = Kernel.page_B  # the default page size; a scenario's is its kernel.page_B
 SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
-DEFAULT_READ_AHEAD_KIB = 128  # Linux's read_ahead_kb default (VM_MAX_READAHEAD)
 MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
 INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
 # An ext3 directory entry: 8 bytes and the name, padded to 4. The data files' names are not given;
@@ -516,7 +515,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (
-        params["tuned_read_ahead_KiB"] if tuned else DEFAULT_READ_AHEAD_KIB
+        params["tuned_read_ahead_KiB"] if tuned else body.kernel.read_ahead_KiB
     )
     env = simpy.Environment()
     rng = random.Random(int(stream(scenario.seed, "download").integers(2**63)))

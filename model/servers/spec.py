@@ -56,9 +56,9 @@ class DownloadServer:
     memory_MB: PositiveFloat
     # the deadline I/O scheduler as shipped, or tuned (the calibrated read-ahead window)
     scheduler: Literal["deadline_default", "deadline_optimized"]
-    read_ahead_KiB: PositiveFloat | None = (
-        None  # the read-ahead window; None: 128 KiB by default, the calibrated window tuned
-    )
+    # the read-ahead window; unset: the kernel's (kernel.read_ahead_KiB) with the default
+    # scheduler, the calibrated window tuned
+    read_ahead_KiB: PositiveFloat | None = None
     # per_file: each file on a new TCP connection, whose send buffer opens with its congestion
     # window; keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
     connections: Literal["per_file", "keep_alive"] = "per_file"

@@ -50,7 +50,6 @@ from .spec import StorageBody
 from .spindle import Spindle
 from .writecache import WriteBackCache, merged_runs, write_cache_on
 
-READ_AROUND_PAGES = 32  # Linux's default read-ahead window (VM_MAX_READAHEAD, 128 KiB)
 DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
 # mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
@@ -227,7 +226,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     host = catalog.get("hosts", body.host, scenario.path, "host")
     volume, ctrl = build_volume(body, catalog, params, scenario.path)
     # what one fault of a streaming reader brings in: half the read-around window
-    block_B = READ_AROUND_PAGES // 2 * body.kernel.page_B
+    page_B = body.kernel.page_B
+    block_B = max(page_B, int(body.kernel.read_ahead_KiB * 1024) // 2 // page_B * page_B)
     blocks = math.ceil(w.total_MB * 1e6 / block_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
