@@ -98,7 +98,7 @@ def fit(rows: list[Row]) -> Fit:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
-        return residuals(dict(start, **dict(zip(free, x))))
+        return residuals(dict(start, **dict(zip(free, x, strict=True))))
 
     bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
     # plain least squares first, so that the robust loss starts near the optimum and cannot
@@ -115,13 +115,13 @@ def fit(rows: list[Row]) -> Fit:
         diff_step=_STEP,
         x_scale="jac",
     )
-    values.update(zip(free, map(float, solution.x)))
+    values.update(zip(free, map(float, solution.x), strict=True))
     dof = len(fitted_rows) - len(free)
     if dof > 0:
         s2 = float(np.sum(solution.fun**2)) / dof
         cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
         half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
-        for n, x, h in zip(free, solution.x, half):
+        for n, x, h in zip(free, solution.x, half, strict=True):
             intervals[n] = (max(declared[n].low, float(x - h)), min(declared[n].high, float(x + h)))
     return Fit(values, intervals, depends, len(fitted_rows), _rms(solution.fun))
 
@@ -134,8 +134,9 @@ SIGNIFICANT_DIGITS = 10
 
 
 def _rounded(value):
-    """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine (another BLAS,
-    another order of sums) differs in the last few of a float's 17 digits, and the file should not."""
+    """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine
+    (another BLAS, another order of sums) differs in the last few of a float's 17 digits, and the
+    file should not."""
     if isinstance(value, float):
         return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
     if isinstance(value, dict):
