@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class FreeParameter:
-    """A physical efficiency or overhead with bounds; shared by every scenario with the part it describes."""
+    """A physical efficiency or overhead with bounds; shared by every scenario with the part it
+    describes."""
 
     name: str
     unit: str

@@ -44,7 +44,8 @@ def intervals() -> dict[str, tuple[float, float]]:
 
 
 class Recording(dict):
-    """Parameter values that note which of them a model reads (so that callers vary or cache only those)."""
+    """Parameter values that note which of them a model reads (so that callers vary or cache only
+    those)."""
 
     def __init__(self, values: dict[str, float]):
         super().__init__(values)

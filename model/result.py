@@ -41,8 +41,8 @@ class Result:
         return max(self.utilization, key=self.utilization.get)
 
     def metric(self, name: str) -> float | None:
-        """A figure by the name measured tables use for it (``throughput_MBps``, ``cpu_sys_s``, ...);
-        None where the model does not predict it."""
+        """A figure by the name measured tables use for it (``throughput_MBps``, ``cpu_sys_s``,
+        ...); None where the model does not predict it."""
         if name not in METRICS:
             raise KeyError(name)
         value = getattr(self, name)

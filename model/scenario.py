@@ -30,7 +30,8 @@ MAX_REFERENCE_DEPTH = 4  # a scenario naming one naming one ...: deeper is a loo
 
 
 def parse_assignment(text: str, where: str) -> tuple[str, Any]:
-    """``dotted.key=value`` with the value read as YAML (so 3 is an int, 1.5 a float, raid0 a string)."""
+    """``dotted.key=value`` with the value read as YAML (so 3 is an int, 1.5 a float, raid0 a
+    string)."""
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
@@ -269,8 +270,8 @@ def _plain(value: Any) -> Any:
 
 
 def changed(scenario: Scenario, **changes: Any) -> Scenario:
-    """``scenario`` with top-level body keys set to Python values (a notebook's or a test's what-if),
-    checked as a file's would be and its references loaded again."""
+    """``scenario`` with top-level body keys set to Python values (a notebook's or a test's
+    what-if), checked as a file's would be and its references loaded again."""
     where = f"{scenario.path} (changed)"
     raw = _plain(scenario.body)
     raw.update(_plain(changes))

@@ -5,7 +5,8 @@ silent fallback. Constraints ride on the type with ``typing.Annotated``::
 
     count: Annotated[int, POSITIVE]
 
-Every error is a :class:`model.errors.UserError` naming the file, the dotted key and what is allowed.
+Every error is a :class:`model.errors.UserError` naming the file, the dotted key and what is
+allowed.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""What every model receives: a loaded scenario (header, validated body, the scenarios it refers to).
+"""What every model receives: a loaded scenario (header, validated body, the scenarios it refers
+to).
 
-A model is a pure function of this record: the loader (``model.scenario``) has read the YAML, applied
-the variant and overrides, built the body's frozen dataclasses and loaded every scenario the body
-names (a WAN transfer's end hosts' storage, the ingest's store), so a model never reads a file.
+A model is a pure function of this record: the loader (``model.scenario``) has read the YAML,
+applied the variant and overrides, built the body's frozen dataclasses and loaded every scenario the
+body names (a WAN transfer's end hosts' storage, the ingest's store), so a model never reads a file.
 A body names another scenario through ``references()``, a tuple of :class:`Reference`, and may
 check what it found with ``check_references(where, loaded)``.
 """
@@ -20,7 +21,8 @@ from .freeparameter import FreeParameter
 
 @dataclass(frozen=True)
 class Reference:
-    """Another scenario a body names at ``key``: loaded with ``overrides``; it must be a ``model``."""
+    """Another scenario a body names at ``key``: loaded with ``overrides``; it must be a
+    ``model``."""
 
     key: str
     name: str

@@ -119,7 +119,8 @@ def predict_row(row: Row, params: dict[str, float]) -> Prediction:
 
 
 def bounded_error_pct(predicted: float, measured: float, bound: str) -> float:
-    """Signed percent error; for a figure the report gives as a bound, zero on the bound's right side."""
+    """Signed percent error; for a figure the report gives as a bound, zero on the bound's right
+    side."""
     error = 100.0 * (predicted - measured) / measured
     if (bound == "lower" and error >= 0) or (bound == "upper" and error <= 0):
         return 0.0

@@ -83,8 +83,9 @@ def test_the_result_cache_follows_the_parameters_a_model_reads():
 
 
 def test_fits_that_differ_only_in_their_last_digits_write_the_same_file(tmp_path, monkeypatch):
-    """Another machine's BLAS or order of sums moves a fit in its 14th digit: the stored file must not
-    change with it (the download server's ties, and so its figures, follow the stored values)."""
+    """Another machine's BLAS or order of sums moves a fit in its 14th digit: the stored file must
+    not change with it (the download server's ties, and so its figures, follow the stored
+    values)."""
     monkeypatch.setattr(paths, "CALIBRATED", tmp_path)
     declared = params.DECLARED
     written = []

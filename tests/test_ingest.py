@@ -1,4 +1,5 @@
-"""The microscope ingest path: LACP hashing, stage limits, the storage model beneath, microscopes."""
+"""The microscope ingest path: LACP hashing, stage limits, the storage model beneath,
+microscopes."""
 
 import json
 import math
@@ -41,12 +42,14 @@ MICROSCOPE_CLIENT_MBps = 3e12 / 3600 / 8 / 1e6  # one of a microscope's eight se
 
 
 def _cheap_cpu():
-    """The calibrated parameters with the write path costing one copy: the network, not smbd, limits."""
+    """The calibrated parameters with the write path costing one copy: the network, not smbd,
+    limits."""
     return dict(params.calibrated(), io_copy_passes=1.0)
 
 
 def test_smb_framing_of_a_612_KiB_image():
-    # ten 64 KiB writes, each with a 64-byte SMB2 header, a 48-byte WRITE request and a 4-byte length
+    # ten 64 KiB writes, each with a 64-byte SMB2 header, a 48-byte WRITE request and a 4-byte
+    # length
     assert PAYLOAD == pytest.approx(1 + 10 * 116 / (612 * 1024))
 
 
@@ -77,7 +80,10 @@ def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant
         _cheap_cpu() if cheap else None,
     )
     assert max(r.per_client_MBps) <= LINK_MBps * (1 + 1e-9)
-    on_member = [sum(rate for rate, m in zip(r.per_client_MBps, members) if m == k) for k in (0, 1)]
+    on_member = [
+        sum(rate for rate, m in zip(r.per_client_MBps, members, strict=True) if m == k)
+        for k in (0, 1)
+    ]
     assert max(on_member) <= LINK_MBps * (1 + 1e-9)  # a member carries at most one link
     assert r.aggregate_MBps <= len(set(members)) * LINK_MBps * (1 + 1e-9)
     assert r.aggregate_MBps <= min(r.stage_capacity_MBps.values()) * (1 + 1e-9)
@@ -131,7 +137,8 @@ def test_more_clients_never_lower_the_aggregate(hashing):
             ).aggregate_MBps
             for n in range(1, 17)
         ]
-        assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:])), (variant, rates)
+        rising = all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:], strict=False))
+        assert rising, (variant, rates)
 
 
 @pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])

@@ -1,4 +1,5 @@
-"""What used to raise a traceback or pass silently is one line naming the file and key, and exit 2."""
+"""What used to raise a traceback or pass silently is one line naming the file and key, and exit
+2."""
 
 import pytest
 

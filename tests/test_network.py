@@ -1,4 +1,5 @@
-"""The WAN model against the laws it is built from: window/RTT, Mathis, max-min sharing, bonding, Tsunami."""
+"""The WAN model against the laws it is built from: window/RTT, Mathis, max-min sharing, bonding,
+Tsunami."""
 
 import math
 
@@ -24,7 +25,7 @@ def _built(*overrides):
     return wan.build(s, catalog.load(), params.calibrated())
 
 
-# --------------------------------------------------------------------------- TCP laws, by themselves
+# ----------------------------------------------------------------------- TCP laws, by themselves
 
 
 def test_linux_buffers_from_the_slide_34_sysctls():
@@ -61,7 +62,7 @@ def test_udp_fragments_of_a_tsunami_block():
     assert tcp.udp_fragments(32768, 9000) == 4
 
 
-# --------------------------------------------------------------------------- the model against the laws
+# ------------------------------------------------------------------- the model against the laws
 
 
 def test_window_limited_stream_gives_window_over_rtt():
@@ -142,7 +143,8 @@ def test_tsunami_sends_at_its_fixed_rate_and_resends_what_is_lost():
 
 
 def test_tsunami_faster_than_the_receivers_disk_is_held_to_it():
-    """Sprayed over both circuits at 4 Gb/s from memory, a session is held to what the receiver can write."""
+    """Sprayed over both circuits at 4 Gb/s from memory, a session is held to what the receiver
+    can write."""
     fast = [
         "variant=tsunami",
         "workload.rate_Mbps=4000",
@@ -263,7 +265,8 @@ def test_a_new_socket_s_send_buffer_opens_with_its_congestion_window():
     assert (
         tcp.send_buffer_payload_B(0, mss, 3, 16384) == 16384
     )  # tcp_wmem[1] until the window is larger
-    # twice the window: a segment per ACK, each of the first 16 acknowledged by itself (quickack) ...
+    # twice the window: a segment per ACK, each of the first 16 acknowledged by itself
+    # (quickack) ...
     assert tcp.send_buffer_payload_B(16 * mss, mss, 3, 16384) == 2 * (3 + 16) * mss
     # ... then one ACK per two segments: a byte of buffer for each byte acknowledged
     assert tcp.send_buffer_payload_B(116 * mss, mss, 3, 16384) == 2 * (3 + 16 + 50) * mss

@@ -1,4 +1,5 @@
-"""Remote database clients: MDSplus thin against distributed clients, several at once, over data servers.
+"""Remote database clients: MDSplus thin against distributed clients, several at once, over data
+servers.
 
 Each client process (one per client machine) makes its reads one at a time; a read is a sequence of
 phases, each a flow on a :class:`~model.sim.flows.FlowNetwork` so that concurrent phases share CPUs
@@ -18,9 +19,9 @@ indirection: each of ``indirection_levels`` node references is one more small re
   server reads it locally, the distributed client asks the server for it (one round trip each).
 
 Sending and receiving cost each host per frame (``net_cycles_per_frame``) and one copy (see
-``hosts``). Server cores are shared with other users' work (``server_background_load``); the clients'
-are not. The result is one client's: its bytes over the time until every client has finished
-(the per-client rate of the report's tables). Calibrated on ``mdsplus_read``
+``hosts``). Server cores are shared with other users' work (``server_background_load``); the
+clients' are not. The result is one client's: its bytes over the time until every client has
+finished (the per-client rate of the report's tables). Calibrated on ``mdsplus_read``
 (``004_892e9be6fdf9fcf4.txt``).
 """
 
@@ -125,7 +126,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         return env.timeout(seconds)
 
     def compute(host: HostNet, core: FlowResource, size_B: float, s_per_byte: float, name: str):
-        """``s_per_byte`` of CPU on ``core`` for each of ``size_B`` bytes (``name`` ends in the client)."""
+        """``s_per_byte`` of CPU on ``core`` for each of ``size_B`` bytes (``name`` ends in the
+        client)."""
         if s_per_byte <= 0.0:
             return env.timeout(0.0)
         usage: dict[FlowResource, float] = {}

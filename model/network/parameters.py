@@ -1,7 +1,8 @@
-"""Free parameters of the remote database-client model, fitted on ``mdsplus_read`` (``004_892e9be6fdf9fcf4.txt``).
+"""Free parameters of the remote database-client model, fitted on ``mdsplus_read``
+(``004_892e9be6fdf9fcf4.txt``).
 
-Three parameters on the table's ten result rows. The WAN model has none of its own: its per-frame CPU
-cost comes from the literature (``model.settings.NET_CYCLES_PER_FRAME``), its settings from the
+Three parameters on the table's ten result rows. The WAN model has none of its own: its per-frame
+CPU cost comes from the literature (``model.settings.NET_CYCLES_PER_FRAME``), its settings from the
 report and the tools, its disk arrays from the storage model's parameters.
 """
 

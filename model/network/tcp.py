@@ -1,4 +1,5 @@
-"""TCP and UDP on the wire: segment sizes, framing, socket buffers, window and loss limits, slow start.
+"""TCP and UDP on the wire: segment sizes, framing, socket buffers, window and loss limits, slow
+start.
 
 Pure functions of the scenario's settings, so that each law can be tested by itself:
 
@@ -73,8 +74,8 @@ def socket_buffers_B(
     """(receive, send) buffer of one socket, as Linux 2.4 sizes them.
 
     Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
-    requests is capped at ``net.core.*mem_max`` and doubled. All TCP sockets of a host together never
-    hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
+    requests is capped at ``net.core.*mem_max`` and doubled. All TCP sockets of a host together
+    never hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
     """
     if requested_B is None:
         rcv, snd = tcp.tcp_rmem_B[2], tcp.tcp_wmem_B[2]
@@ -86,7 +87,8 @@ def socket_buffers_B(
 
 
 def window_B(tcp: TcpSettings, requested_B: int | None = None, streams_on_host: int = 1) -> float:
-    """The most a stream can have in flight: the advertised receive window or the send buffer's share."""
+    """The most a stream can have in flight: the advertised receive window or the send buffer's
+    share."""
     rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)
     usable = 1.0 - 2.0**-tcp.tcp_adv_win_scale
     return min(rcv, snd) * usable
@@ -129,9 +131,10 @@ def send_buffer_payload_B(acked_B: float, mss: int, initial_segments: int, defau
     """Payload a new connection's send buffer may hold once ``acked_B`` bytes are acknowledged.
 
     Linux keeps a send buffer it sizes itself at twice the congestion window (``tcp_sndbuf_expand``;
-    the per-segment overhead it counts is left out here), never below ``tcp_wmem[1]`` (``default_B``).
-    In slow start the window grows by a segment per ACK from ``initial_segments``: the first
-    ``QUICKACKS`` segments are acknowledged one by one, the rest one ACK per two.
+    the per-segment overhead it counts is left out here), never below ``tcp_wmem[1]``
+    (``default_B``). In slow start the window grows by a segment per ACK from
+    ``initial_segments``: the first ``QUICKACKS`` segments are acknowledged one by one, the rest one
+    ACK per two.
     """
     segments = acked_B / mss
     cwnd = (

@@ -1,4 +1,5 @@
-"""Bulk transfers over a WAN path, disk to disk: bbftp/bbcp/iperf over TCP streams, Tsunami over UDP.
+"""Bulk transfers over a WAN path, disk to disk: bbftp/bbcp/iperf over TCP streams, Tsunami over
+UDP.
 
 The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 
@@ -24,7 +25,8 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
 with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
 (``001_4cf980d67b39ffac.txt``) through the storage parameters alone: the per-frame CPU cost is the
-literature's (``NET_CYCLES_PER_FRAME``), the TCP and Tsunami settings are the report's and the tools'.
+literature's (``NET_CYCLES_PER_FRAME``), the TCP and Tsunami settings are the report's and the
+tools'.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 
 
 class _Prefixed:
-    """A FlowNetwork seen through a name prefix, so that two hosts' storage paths can share one network."""
+    """A FlowNetwork seen through a name prefix, so that two hosts' storage paths can share one
+    network."""
 
     def __init__(self, net: FlowNetwork, prefix: str):
         self._net, self._prefix = net, prefix
@@ -264,10 +267,11 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                     f"stream {k}", size - ss_B, usage, cap, SETUP_RTTS[w.protocol] * rtt_s + ss_s
                 )
             )
+        circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
         notes.append(
             f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
             f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:.1f} MB/s per stream; bandwidth-delay "
-            f"product of one circuit {tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s) / 2**20:.1f} MiB"
+            f"product of one circuit {circuit_bdp_B / 2**20:.1f} MiB"
         )
 
     return Built(env, net, flows, rtt_s, total_B, notes)
@@ -293,8 +297,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     elapsed = env.now + rtt_s / 2.0  # the last byte still has to cross the path
     bound = partition_bound_Bps([f.usage for f in flows], [f.cap_Bps for f in flows]) / 1e6
     utilization = net.utilization(elapsed)
-    # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the share
-    # of it they used while they ran, so that a window-limited transfer names its window as bottleneck
+    # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
+    # share of it they used while they ran, so that a window-limited transfer names its window as
+    # bottleneck
     capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
         label = "tsunami target rate" if protocol == "tsunami" else "tcp window"

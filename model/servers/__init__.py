@@ -1,1 +1,2 @@
-"""Server and cluster models: the LVS director and its real servers, availability of failover pairs."""
+"""Server and cluster models: the LVS director and its real servers, availability of failover
+pairs."""

@@ -57,7 +57,7 @@ class Station(Component):
 
 def poisson_source(env: simpy.Environment, station: Station, inter_arrival_s, service_s):
     """Process: one customer per entry of ``inter_arrival_s``, served once at ``station``."""
-    for gap, service in zip(inter_arrival_s, service_s):
+    for gap, service in zip(inter_arrival_s, service_s, strict=True):
         yield env.timeout(gap)
         env.process(station.serve(service))
 

@@ -1,19 +1,21 @@
-"""Direct I/O (``O_DIRECT``): one request in flight, no page cache, so a request's drives set the pace.
+"""Direct I/O (``O_DIRECT``): one request in flight, no page cache, so a request's drives set the
+pace.
 
 A ``dd iflag=direct`` or ``oflag=direct`` stream issues ``request_KiB`` at a time and waits for it.
 Nothing reads ahead or writes behind on the host, so only the member drives one request lands on
 work at once: k = min(data drives, request / chunk) of a striped group, one drive of a mirror for a
-read, every copy for a write. The stream runs at most at request / (request / k / drive rate), plus,
-for a write that must reach the platters before the next one is sent (no write cache on the way), the
-revolution the next request waits for its first sector, which has just passed under the head. A
-sequential read pays no such turn: the drive's look-ahead has the next request's data.
+read, every copy for a write. The stream runs at most at request / (request / k / drive rate),
+plus, for a write that must reach the platters before the next one is sent (no write cache on the
+way), the revolution the next request waits for its first sector, which has just passed under the
+head. A sequential read pays no such turn: the drive's look-ahead has the next request's data.
 
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``).
 A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
 read-modify-write or reconstruct-write). The host CPU a direct stream costs is the buffered path's
-less the copy to or from user space (one copy's worth fewer, ``model.storage.stream.io_s_per_byte``),
-and the writer pays its controller's driver path for every byte itself.
+less the copy to or from user space (one copy's worth fewer,
+``model.storage.stream.io_s_per_byte``), and the writer pays its controller's driver path for every
+byte itself.
 Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
 direct I/O, so this part is a what-if only.
 """

@@ -46,14 +46,16 @@ def inner_outer_ratio(disk: Disk) -> float:
 def mean_rate_MBps(
     disk: Disk, format_efficiency: float, start_fraction: float, span_fraction: float
 ) -> float:
-    """Harmonic-mean media rate (MB/s) of a sequential stream over [start, start + span] of capacity."""
+    """Harmonic-mean media rate (MB/s) of a sequential stream over [start, start + span] of
+    capacity."""
     outer = outer_rate_MBps(disk, format_efficiency)
     k = 1.0 - inner_outer_ratio(disk) ** 2
     x0 = min(max(start_fraction, 0.0), 1.0)
     x1 = min(x0 + max(span_fraction, 0.0), 1.0)
     if x1 - x0 < 1e-12 or k < 1e-12:
         return outer * math.sqrt(1.0 - k * x0)
-    # time per unit capacity: integral of dx / sqrt(1 - k x) = (2 / k) (sqrt(1 - k x0) - sqrt(1 - k x1))
+    # time per unit capacity:
+    # integral of dx / sqrt(1 - k x) = (2 / k) (sqrt(1 - k x0) - sqrt(1 - k x1))
     integral = 2.0 / k * (math.sqrt(1.0 - k * x0) - math.sqrt(1.0 - k * x1))
     return outer * (x1 - x0) / integral
 

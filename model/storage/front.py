@@ -39,14 +39,14 @@ from . import stream as storage_stream
 from .spec import StorageBody
 
 # Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
-# - smb: the SMB2 header (64, MS-SMB2 2.2.1), a WRITE request's fixed part (48, 2.2.21: StructureSize
-#   49 counts a byte of Buffer) or a READ response's (16, 2.2.20), and the 4-byte Direct TCP
-#   transport header (2.1);
+# - smb: the SMB2 header (64, MS-SMB2 2.2.1), a WRITE request's fixed part (48, 2.2.21:
+#   StructureSize 49 counts a byte of Buffer) or a READ response's (16, 2.2.20), and the 4-byte
+#   Direct TCP transport header (2.1);
 # - nfs: NFSv3 over TCP: the 4-byte record mark (RFC 5531 11), the RPC reply header with its null
-#   verifier (24) and READ's post-op attributes, count, eof and data length (RFC 1813 3.3.6: 88 + 12)
-#   for a read; the RPC call header (24), AUTH_UNIX credentials of a uid and a gid and no groups
-#   (RFC 5531 A: 40) and verifier (8), the file handle (36) and offset, count, stable and data
-#   length (20) for a write;
+#   verifier (24) and READ's post-op attributes, count, eof and data length (RFC 1813 3.3.6:
+#   88 + 12) for a read; the RPC call header (24), AUTH_UNIX credentials of a uid and a gid and no
+#   groups (RFC 5531 A: 40) and verifier (8), the file handle (36) and offset, count, stable and
+#   data length (20) for a write;
 # - http: an nginx response header (status line, Server, Date, Content-Type, Content-Length,
 #   Last-Modified, Connection, ETag, Accept-Ranges: about 250 bytes; estimated from nginx's
 #   defaults) for a read, the same for a request carrying a body;

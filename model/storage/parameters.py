@@ -1,4 +1,5 @@
-"""Free parameters of the storage path (calibrated on atlas_disk, atlas_hosts and the storage tables)."""
+"""Free parameters of the storage path (calibrated on atlas_disk, atlas_hosts and the storage
+tables)."""
 
 from ..freeparameter import FreeParameter
 

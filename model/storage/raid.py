@@ -1,8 +1,10 @@
-"""The RAID levels the lab models, in one table: members, parity, copies, read mapping, write penalty.
+"""The RAID levels the lab models, in one table: members, parity, copies, read mapping, write
+penalty.
 
 Every part of the lab that needs a level's layout reads it here: a scenario's validation (how many
 drives a group needs), the fluid storage path (how many bytes land on each drive's surface), the
-request-level read mapping (``model.storage.raidmap``) and small-write costs (``model.storage.direct``).
+request-level read mapping (``model.storage.raidmap``) and small-write costs
+(``model.storage.direct``).
 
 - ``single``: one drive. ``raid0``: chunks striped over every member.
 - ``raid1``: every member holds a copy; a read goes to one of them.

@@ -17,7 +17,8 @@ from .raid import LEVELS
 
 @dataclass(frozen=True)
 class Piece:
-    """``length_B`` bytes at ``offset_B`` of a member; ``members`` are the drives that hold a copy."""
+    """``length_B`` bytes at ``offset_B`` of a member; ``members`` are the drives that hold a
+    copy."""
 
     members: tuple[int, ...]
     offset_B: int

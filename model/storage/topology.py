@@ -1,4 +1,5 @@
-"""The storage path of a host as flow resources: disks, device channels, controllers, buses, RAID processors.
+"""The storage path of a host as flow resources: disks, device channels, controllers, buses, RAID
+processors.
 
 Each byte a stream moves to or from a volume lands on its member drives in the shares the layout
 gives: LVM linear keeps a stream in the first group and LVM striping spreads it over its stripes;
@@ -112,7 +113,8 @@ def build(
         ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
         if slot.transfer == "pio":
             raise NotModelled(
-                f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost per interrupt is in no report"
+                f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost "
+                "per interrupt is in no report"
             )
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
@@ -170,8 +172,9 @@ def build(
         )
 
     def uplink(name: str) -> tuple[str, list[FlowResource]]:
-        """The shelf's lane group toward its controller (every lane the lesser of the controller's
-        channel and the shelf's host lane) and, in a cascaded JBOD, its expanders' internal lanes."""
+        """The shelf's lane group toward its controller (every lane the lesser of the
+        controller's channel and the shelf's host lane) and, in a cascaded JBOD, its expanders'
+        internal lanes."""
         shelf, part = body.shelves[name], shelf_part(name)
         lanes = part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
         host_bus_id = part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
@@ -299,8 +302,8 @@ def build(
         volume = body.volumes[vname]
         if volume.filesystem.type == "ext3":
             raise NotModelled(
-                f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure (001 slide 32) gives neither "
-                "its journal mode nor its kernel"
+                f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure "
+                "(001 slide 32) gives neither its journal mode nor its kernel"
             )
         part = device(vname)
         level, n_groups = volume.layout()
@@ -331,8 +334,7 @@ def build(
         else:
             span = 1.0 if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
             rate_Bps = (
-                disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span)
-                * 1e6
+                disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span) * 1e6
             )
         if w.pattern == "random":
             lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
@@ -345,7 +347,7 @@ def build(
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0
 
-        def add(res: FlowResource, share: float) -> None:
+        def add(res: FlowResource, share: float, use: dict[FlowResource, float] = use) -> None:
             use[res] = use.get(res, 0.0) + share
 
         for g, g_share in enumerate(groups):
@@ -361,7 +363,7 @@ def build(
                     cname, links = drive_links(point, at)
                     ctrl, ctrl_res = controller(cname)
                     links = own_link(part, point, at) + links
-                dres = resource(f"disk {vname}.{i}", lambda: rate_Bps)
+                dres = resource(f"disk {vname}.{i}", lambda rate_Bps=rate_Bps: rate_Bps)
                 disks[vname].append((dres.name, part))
                 add(dres, g_share * surface)
                 for link in links:
