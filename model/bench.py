@@ -47,7 +47,7 @@ def raw_simpy_mm1(seed: int, lam: float, mu: float, customers: int) -> float:
         total[0] += env.now - arrived
 
     def source():
-        for gap, service in zip(gaps, services):
+        for gap, service in zip(gaps, services, strict=True):
             yield env.timeout(gap)
             env.process(customer(service))
 
@@ -87,7 +87,8 @@ def main() -> None:
     print(f"  ratio            {raw / ours:10.2f} x SimPy's speed (target at least 0.70 x)")
 
     print(
-        "\nsimulate() per scenario (best of 20 runs; of 3 where a run takes over 0.1 s; target under 1 s):"
+        "\nsimulate() per scenario (best of 20 runs; of 3 where a run takes over 0.1 s; "
+        "target under 1 s):"
     )
     params = calibrated()
     for path in sorted(paths.SCENARIOS.glob("*.yaml")):
@@ -95,9 +96,9 @@ def main() -> None:
             s = scenario.load(path, [f"variant={variant}"] if variant else [])
             label = f"{path.stem}" + (f" [{variant}]" if variant else "")
             try:
-                seconds = best_of(lambda: simulate(s, params), 1)
+                seconds = best_of(lambda s=s: simulate(s, params), 1)
                 seconds = min(
-                    seconds, best_of(lambda: simulate(s, params), 20 if seconds < 0.1 else 2)
+                    seconds, best_of(lambda s=s: simulate(s, params), 20 if seconds < 0.1 else 2)
                 )
             except NotModelled:
                 print(f"  {label:44} not modelled yet")
@@ -133,7 +134,8 @@ def main() -> None:
         )
     t = lightpath_timing()
     print(
-        f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, {t['1 TB'] * 1e3:.2f} ms at 1 TB "
+        f"\nlightpath disk to disk, simulate(): {t['1 GB'] * 1e3:.2f} ms at 1 GB, "
+        f"{t['1 TB'] * 1e3:.2f} ms at 1 TB "
         f"(ratio {t['ratio']:.2f}; targets under 5 ms and within 1.5x)"
     )
     seconds = best_of(
@@ -145,7 +147,8 @@ def main() -> None:
         3,
     )
     print(
-        f"python -m model predict atlas_lightpath, start-up included: {seconds:.2f} s (best of 3; target under 1 s)"
+        f"python -m model predict atlas_lightpath, start-up included: {seconds:.2f} s "
+        "(best of 3; target under 1 s)"
     )
     sweeps()
 
@@ -229,7 +232,8 @@ def sweeps() -> None:
         run_module.run(grid, points, Path(tmp) / "lhs", progress=False)
         seconds = time.perf_counter() - start
         print(
-            f"\nin-process sweep: {len(points):,} points on the microscope store in {seconds:.1f} s "
+            f"\nin-process sweep: {len(points):,} points on the microscope store in "
+            f"{seconds:.1f} s "
             f"({len(points) / seconds:.0f} points/s; target under 30 s)"
         )
 
@@ -261,7 +265,8 @@ def sweeps() -> None:
         run_module.run(grid, points, Path(tmp) / "pm2", progress=False)
         pooled = (time.perf_counter() - start) / len(points)
         print(
-            f"papermill sweep: {len(points)} points, {serial:.2f} s per point on one worker, {pooled:.2f} s per "
+            f"papermill sweep: {len(points)} points, {serial:.2f} s per point on one worker, "
+            f"{pooled:.2f} s per "
             f"point on a pool; an empty notebook through papermill's API: {bare:.2f} s "
             f"(ratio {serial / bare:.2f}x; target within 1.2x)"
         )

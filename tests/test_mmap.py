@@ -1,4 +1,5 @@
-"""The memory-mapped LDM queue test of 000_a6a829ac4238989d.txt: page cache, reclaim, write caches, drives."""
+"""The memory-mapped LDM queue test of the Penn State relay report: page cache, reclaim, write
+caches, drives."""
 
 import pytest
 

@@ -26,7 +26,8 @@ def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
 
 
 def merged_runs(extents: dict[int, int], max_B: float = float("inf")) -> list[tuple[int, int]]:
-    """(offset, length) runs of the extents, ascending, contiguous ones joined up to ``max_B`` each."""
+    """(offset, length) runs of the extents, ascending, contiguous ones joined up to ``max_B``
+    each."""
     runs: list[list[int]] = []
     for offset, length in sorted(extents.items()):
         if runs and runs[-1][0] + runs[-1][1] == offset and runs[-1][1] + length <= max_B:
@@ -37,7 +38,8 @@ def merged_runs(extents: dict[int, int], max_B: float = float("inf")) -> list[tu
 
 
 class WriteBackCache:
-    """``size_B`` of write cache in front of ``drives`` (one drive, or the two copies of a mirror)."""
+    """``size_B`` of write cache in front of ``drives`` (one drive, or the two copies of a
+    mirror)."""
 
     def __init__(self, drives: list[Spindle], size_B: float, interface_Bps: float):
         self.drives = drives
