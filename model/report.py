@@ -240,7 +240,7 @@ def ratio_figure(shown):
     ax.axhline(1.0, color="black", lw=1)
     ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
     ax.set_yscale("log")
-    ticks = [0.4, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 2.5]
+    ticks = [0.1, 0.2, 0.3, 0.4, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 2.5]
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
     ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right")
