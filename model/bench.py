@@ -174,25 +174,24 @@ SPREAD_CELLS = [("r6_def", 1, 1), ("r6_def", 1, 9), ("r10_opt", 1, 5)]
 SPREAD_SEEDS = range(1, 6)
 
 
+def download_cell(
+    params: dict[str, float], variant: str, workers: int, clients: int, seed: int = 1
+):
+    """One cell of the download-server table, simulated with ``seed``."""
+    overrides = [
+        f"variant={variant}",
+        f"server.workers={workers}",
+        f"workload.clients={clients}",
+        f"seed={seed}",
+    ]
+    return simulate(scenario.load("eah_download", overrides), params)
+
+
 def seed_spread(params: dict[str, float]) -> dict[tuple[str, int, int], list[float]]:
     """Throughput (MB/s) of each of ``SPREAD_CELLS`` under each of ``SPREAD_SEEDS``."""
     return {
-        (variant, workers, clients): [
-            simulate(
-                scenario.load(
-                    "eah_download",
-                    [
-                        f"variant={variant}",
-                        f"server.workers={workers}",
-                        f"workload.clients={clients}",
-                        f"seed={seed}",
-                    ],
-                ),
-                params,
-            ).throughput_MBps
-            for seed in SPREAD_SEEDS
-        ]
-        for variant, workers, clients in SPREAD_CELLS
+        cell: [download_cell(params, *cell, seed=seed).throughput_MBps for seed in SPREAD_SEEDS]
+        for cell in SPREAD_CELLS
     }
 
 
@@ -201,17 +200,7 @@ def download_table(params: dict[str, float]) -> float:
     began = time.perf_counter()
     for variant, workers in DOWNLOAD_COLUMNS:
         for clients in range(1, 10):
-            simulate(
-                scenario.load(
-                    "eah_download",
-                    [
-                        f"variant={variant}",
-                        f"server.workers={workers}",
-                        f"workload.clients={clients}",
-                    ],
-                ),
-                params,
-            )
+            download_cell(params, variant, workers, clients)
     return time.perf_counter() - began
 
 

@@ -9,29 +9,13 @@ import time
 
 import pandas as pd
 import pytest
-import yaml
+from grid_files import grid as _grid
+from grid_files import one_line as _one_line
 
 from model import paths
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
 from model.sweep.store import Store
-
-
-def _grid(tmp_path, **spec):
-    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
-    data.update(spec)
-    path = tmp_path / "grid.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def _one_line(result, *needles):
-    status, out, err = result
-    assert (
-        status == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    )
-    for needle in needles:
-        assert needle in err, err
 
 
 def test_unknown_key_is_refused_before_anything_runs(run_cli, tmp_path):

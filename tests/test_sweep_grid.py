@@ -6,29 +6,14 @@ import time
 
 import pandas as pd
 import pytest
-import yaml
+from grid_files import grid as _grid
+from grid_files import one_line as _one_line
 
 from model import paths
 from model import scenario as scenario_module
 from model.simulate import simulate
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
-
-
-def _grid(tmp_path, **spec):
-    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
-    data.update(spec)
-    path = tmp_path / "grid.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def _one_line(result, *needles):
-    status, out, err = result
-    assert status == 2 and out == "" and "Traceback" not in err, err
-    assert len(err.strip().splitlines()) == 1, err
-    for needle in needles:
-        assert needle in err, err
 
 
 @pytest.mark.parametrize("name", ["..", "../../..", "/tmp/elsewhere", "a/b", ".hidden"])

@@ -10,19 +10,11 @@ import signal
 
 import pandas as pd
 import pytest
-import yaml
+from grid_files import grid as _grid
 
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
 from model.sweep.store import Store
-
-
-def _grid(tmp_path, **spec):
-    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
-    data.update(spec)
-    path = tmp_path / "grid.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def _message(err):

@@ -11,17 +11,9 @@ import time
 
 import pandas as pd
 import pytest
-import yaml
+from grid_files import grid as _grid
 
 from model import paths
-
-
-def _grid(tmp_path, **spec):
-    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
-    data.update(spec)
-    path = tmp_path / "grid.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 def _slow_grid(tmp_path):

@@ -5,6 +5,7 @@ import os
 import time
 
 import pytest
+from grid_files import one_line as _one_line
 
 from model import paths, yamlio
 
@@ -12,14 +13,6 @@ from model import paths, yamlio
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
 )
-
-
-def _one_line(result, *needles):
-    status, out, err = result
-    assert status == 2 and out == "" and "Traceback" not in err, err
-    assert len(err.strip().splitlines()) == 1, err
-    for needle in needles:
-        assert needle in err, err
 
 
 @pytest.mark.parametrize("command", ["predict", "sweep"])

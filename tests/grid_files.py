@@ -1,0 +1,22 @@
+"""What the sweep and YAML tests share: a grid file written from keys, and the check that a
+mistake is one line and exit 2."""
+
+import yaml
+
+
+def grid(tmp_path, **spec):
+    """A grid file on ``atlas_intellistation`` (in process) with ``spec``'s keys."""
+    data = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    data.update(spec)
+    path = tmp_path / "grid.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def one_line(result, *needles):
+    """``run_cli``'s result is exit 2, nothing on stdout, one line on stderr holding ``needles``."""
+    status, out, err = result
+    assert status == 2 and out == "" and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, err
