@@ -3,7 +3,8 @@
 Four curves, each one scenario with one count raised (a speed figure, never pass/fail):
 
 - writers 1 to 10,000 on the microscope store (``em_ingest``, variant ``striped``,
-  ``workload.streams``): dd-like writers sharing the store's drives, SAS wires and host CPU;
+  ``workload.streams``, 10 GB each so that 10,000 of them fit the 600 TB store): dd-like writers
+  sharing the store's drives, SAS wires and host CPU;
 - flows 1 to 10,000 on the lightpath (``atlas_lightpath``, ``workload.streams``: parallel bbftp
   TCP streams of one session over both circuits, disk to disk);
 - drives 4 to 1,000 in one md RAID0 written by one dd stream: ``em_ingest``'s host with the
@@ -102,7 +103,9 @@ def curves(folder: Path) -> list[Curve]:
             "writers, microscope store (em_ingest striped)",
             "writers",
             decades,
-            _overridden("em_ingest", ["variant=striped"], "workload.streams"),
+            _overridden(
+                "em_ingest", ["variant=striped", "workload.total_MB=10000"], "workload.streams"
+            ),
         ),
         Curve(
             "TCP flows, lightpath (atlas_lightpath bbftp)",

@@ -418,6 +418,19 @@ def test_scaling_exponent_is_the_power_laws_slope():
     assert exponent([(10, 1.0)]) is None
 
 
+def test_every_scaling_curve_s_largest_system_is_a_valid_scenario(tmp_path):
+    """``make bench``'s curves run to their largest size: each scenario loads, and the storage
+    ones fit their drives (a workload larger than its volume would stop the curve with exit 2)."""
+    from model.params import calibrated
+    from model.scaling import curves
+    from model.simulate import simulate
+
+    for curve in curves(tmp_path):
+        largest = curve.build(max(curve.sizes))
+        if largest.model == "storage":
+            assert simulate(largest, calibrated()).throughput_MBps > 0
+
+
 def test_a_start_at_the_instant_of_an_end_leaves_that_end_on_time():
     """The second flow starts at t=1, the instant the first moves its last byte, before that end is
     processed: the first still ends at 1 s (the old solver ended it at the second's end, 2 s)."""
