@@ -1,6 +1,8 @@
 """What the sweep and YAML tests share: a grid file written from keys, and the check that a
 mistake is one line and exit 2."""
 
+import json
+
 import yaml
 
 
@@ -20,3 +22,25 @@ def one_line(result, *needles):
     assert len(err.strip().splitlines()) == 1, err
     for needle in needles:
         assert needle in err, err
+
+
+def notebook(path, *sources):
+    """A notebook at ``path`` of code cells ``sources``, the first tagged ``parameters``."""
+    cells = [
+        {
+            "id": f"cell{i}",
+            "cell_type": "code",
+            "metadata": {"tags": ["parameters"] if i == 0 else []},
+            "source": text,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for i, text in enumerate(sources)
+    ]
+    metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3"},
+        "language_info": {"name": "python"},
+    }
+    nb = {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    return path

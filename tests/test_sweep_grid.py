@@ -7,6 +7,7 @@ import time
 import pandas as pd
 import pytest
 from grid_files import grid as _grid
+from grid_files import notebook
 from grid_files import one_line as _one_line
 
 from model import paths
@@ -26,19 +27,7 @@ def test_a_name_that_is_not_a_plain_name_is_refused(run_cli, tmp_path, name):
 
 
 def _notebook(tmp_path, parameters="a = 1\nresult_path = ''\n"):
-    cells = [
-        {
-            "cell_type": "code",
-            "metadata": {"tags": ["parameters"]},
-            "source": parameters,
-            "outputs": [],
-            "execution_count": None,
-        }
-    ]
-    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path = tmp_path / "point.ipynb"
-    path.write_text(json.dumps(nb))
-    return path
+    return notebook(tmp_path / "point.ipynb", parameters)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import signal
 import pandas as pd
 import pytest
 from grid_files import grid as _grid
+from grid_files import notebook
 
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -114,35 +115,11 @@ def test_a_kernel_that_dies_is_retried(tmp_path):
         "    os._exit(1)\n"
         "pathlib.Path(result_path).write_text(json.dumps({'x_squared': x * x}))\n",
     ]
-    cells = [
-        {
-            "id": f"cell{i}",
-            "cell_type": "code",
-            "metadata": {"tags": ["parameters"] if i == 0 else []},
-            "source": text,
-            "outputs": [],
-            "execution_count": None,
-        }
-        for i, text in enumerate(source)
-    ]
-    notebook = tmp_path / "dies.ipynb"
-    notebook.write_text(
-        json.dumps(
-            {
-                "cells": cells,
-                "metadata": {
-                    "kernelspec": {"name": "python3", "display_name": "Python 3"},
-                    "language_info": {"name": "python"},
-                },
-                "nbformat": 4,
-                "nbformat_minor": 5,
-            }
-        )
-    )
+    nb = notebook(tmp_path / "dies.ipynb", *source)
     path = _grid(
         tmp_path,
         scenario=None,
-        notebook=str(notebook),
+        notebook=str(nb),
         engine="papermill",
         product={"x": [3], "marker": [str(marker)]},
     )

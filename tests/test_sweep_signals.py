@@ -2,7 +2,6 @@
 started, keeps what finished and exits 130 within two seconds, without a traceback; workers end
 with their parent however it ends."""
 
-import json
 import os
 import signal
 import subprocess
@@ -12,6 +11,7 @@ import time
 import pandas as pd
 import pytest
 from grid_files import grid as _grid
+from grid_files import notebook
 
 from model import paths
 
@@ -35,29 +35,11 @@ def _sleepy_grid(tmp_path, seconds):
         "time.sleep(seconds)\n"
         "pathlib.Path(result_path).write_text(json.dumps({'slept_s': seconds}))\n",
     ]
-    cells = [
-        {
-            "id": f"cell{i}",
-            "cell_type": "code",
-            "metadata": {"tags": ["parameters"] if i == 0 else []},
-            "source": text,
-            "outputs": [],
-            "execution_count": None,
-        }
-        for i, text in enumerate(source)
-    ]
-    metadata = {
-        "kernelspec": {"name": "python3", "display_name": "Python 3"},
-        "language_info": {"name": "python"},
-    }
-    notebook = tmp_path / "sleepy.ipynb"
-    notebook.write_text(
-        json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5})
-    )
+    nb = notebook(tmp_path / "sleepy.ipynb", *source)
     return _grid(
         tmp_path,
         scenario=None,
-        notebook=str(notebook),
+        notebook=str(nb),
         engine="papermill",
         product={"seconds": seconds},
     )

@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -25,20 +24,18 @@ import traceback
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import CancelledError
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from .. import paths
+from .. import paths, provenance
 from ..errors import UserError
 from .grid import Grid
 from .pool import Pool
 from .store import Stopped, Store, point_id
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
-VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
 # A point's kernel logs nothing: ipykernel 7 warns on every start over TCP without CurveZMQ keys
 # ("Kernel is running over TCP without encryption"), a line per point through the progress bar, and
 # jupyter_client shuts a kernel down by interrupting it first, which a kernel still answering a
@@ -47,26 +44,6 @@ VERSIONED = ("simpy", "numpy", "scipy", "pandas", "papermill")
 QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
-
-
-def _versions() -> str:
-    return json.dumps({name: metadata.version(name) for name in VERSIONED}, sort_keys=True)
-
-
-def _commit() -> str:
-    try:
-        return (
-            subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                cwd=paths.PROJECT_ROOT,
-                capture_output=True,
-                text=True,
-                timeout=10,
-            ).stdout.strip()
-            or "unknown"
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
@@ -215,7 +192,8 @@ def grid_seed(grid: Grid) -> int | None:
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
     target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
-    versions, commit = _versions(), _commit()
+    versions = json.dumps(provenance.versions(), sort_keys=True)
+    commit = provenance.commit()
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     return [
