@@ -80,29 +80,31 @@ def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
     return [r for r in rows if fitted(r) and predict_row(r, values).error_pct is not None]
 
 
-def fit(rows: list[Row]) -> Fit:
-    """Fit every parameter the covered result rows of ``rows`` depend on."""
+def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
+    """Fit every parameter the covered result rows of ``rows`` depend on, from ``start`` (the
+    declared defaults unless given: a refit without a few rows starts from the fit on all)."""
     declared = params_module.DECLARED
-    start = params_module.defaults()
-    fitted_rows = _covered(rows, start)
+    defaults = params_module.defaults()
+    start = dict(defaults, **(start or {}))
+    fitted_rows = _covered(rows, defaults)
 
     def residuals(values: dict[str, float]) -> np.ndarray:
         return np.array([predict_row(r, values).error_pct / 100.0 for r in fitted_rows])
 
-    base = residuals(start) if fitted_rows else np.zeros(0)
+    base = residuals(defaults) if fitted_rows else np.zeros(0)
     depends: dict[str, int] = {}
     for name, p in declared.items():
-        probe = dict(start, **{name: p.default * (1 + 10 * _STEP)})
+        probe = dict(defaults, **{name: p.default * (1 + 10 * _STEP)})
         moved = np.abs(residuals(probe) - base) > 1e-9 if fitted_rows else np.zeros(0, bool)
         depends[name] = int(moved.sum())
     free = [n for n in declared if depends[n] > 0]
-    values = dict(start)
+    values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
-        return residuals(dict(start, **dict(zip(free, x, strict=True))))
+        return residuals(dict(defaults, **dict(zip(free, x, strict=True))))
 
     bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
     # plain least squares first, so that the robust loss starts near the optimum and cannot
@@ -137,21 +139,21 @@ def _rms(residuals: np.ndarray) -> float:
 SIGNIFICANT_DIGITS = 10
 
 
-def _rounded(value):
+def rounded(value):
     """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine
     (another BLAS, another order of sums) differs in the last few of a float's 17 digits, and the
     file should not."""
     if isinstance(value, float):
         return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: rounded(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_rounded(v) for v in value]
+        return [rounded(v) for v in value]
     return value
 
 
 def write(result: Fit) -> None:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
     paths.CALIBRATED_PARAMETERS.write_text(
-        json.dumps(_rounded(result.to_json()), indent=2, sort_keys=True) + "\n"
+        json.dumps(rounded(result.to_json()), indent=2, sort_keys=True) + "\n"
     )

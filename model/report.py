@@ -5,6 +5,7 @@ Every printed figure carries its unit.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from . import measured, paths, registry
@@ -82,9 +83,13 @@ def _error(p: Prediction) -> str:
     return f"{p.error_pct:+.1f} %"
 
 
-def _shown(p: Prediction) -> dict:
-    """A prediction as the outputs show it: its source cites the report by title, not file name."""
-    return dict(p.to_dict(), source=measured.cite(p.row.source))
+def _shown(p: Prediction, interval=None) -> dict:
+    """A prediction as the outputs show it: its source cites the report by title, not file name;
+    ``interval`` (``coverage.RowInterval``) adds ``interval_90`` in the row's unit."""
+    out = dict(p.to_dict(), source=measured.cite(p.row.source))
+    if interval is not None:
+        out["interval_90"] = [interval.low, interval.high]
+    return out
 
 
 def _cited(summary: dict) -> dict:
@@ -95,16 +100,84 @@ def _cited(summary: dict) -> dict:
     }
 
 
-def _holdout(tables: dict[str, list[measured.Row]]) -> list[Prediction]:
-    """Each table predicted from a fit on every other table."""
+def _held_out(rows: list[measured.Row]) -> list[Prediction]:
+    """Each row predicted from a fit without its configuration, its leave-one-table-out
+    prediction kept beside it (``Prediction.table_out``)."""
     from . import calibrate as calibrate_module  # scipy: only the commands that fit load it
+    from . import holdout
 
-    out: list[Prediction] = []
-    for name, rows in tables.items():
-        others = [r for t, rs in tables.items() if t != name for r in rs]  # fit leaves out external
-        values = calibrate_module.fit(others).values
-        out.extend(predict_rows(rows, values))
+    start = calibrate_module.fit(rows).values
+    by_table = holdout.leave_one_table_out(rows, start)
+    return [
+        dataclasses.replace(p, table_out=q)
+        for p, q in zip(holdout.leave_one_configuration_out(rows, start), by_table, strict=True)
+    ]
+
+
+def _stored_holdout_line() -> str:
+    """The held-out figures ``calibrate`` stored, as the summary line leads with them."""
+    from . import holdout
+
+    if not holdout.HOLDOUT.exists():
+        return "Held-out accuracy: not computed yet (python -m model calibrate computes it)."
+    stored = json.loads(holdout.HOLDOUT.read_text())
+
+    def part(key: str, label: str) -> str:
+        s = stored[key]
+        return (
+            f"{label} median |error| {s['median_abs_error_pct']:.1f} % (worst table "
+            f"{s['worst_table']}, {s['worst_table_median_abs_error_pct']:.1f} %)"
+        )
+
+    return (
+        "Held out (each row predicted from a fit that never saw it): "
+        + part("leave_one_configuration_out", "leave-one-configuration-out")
+        + "; "
+        + part("leave_one_table_out", "leave-one-table-out")
+        + "."
+    )
+
+
+def _stored_held_out(predictions: list[Prediction]) -> list[Prediction]:
+    """The leave-one-configuration-out prediction of each row, as ``calibrate`` stored it (no
+    prediction for rows it did not store)."""
+    from . import holdout
+
+    stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}
+    out = []
+    for p in predictions:
+        entry = stored.get(f"{p.row.table}/{p.row.id}", {})
+        out.append(
+            Prediction(
+                p.row,
+                entry.get("configuration_out_predicted"),
+                entry.get("configuration_out_error_pct"),
+            )
+        )
     return out
+
+
+def _with_intervals(predictions: list[Prediction], held_out: list[Prediction], summary: dict):
+    """Each covered row's 90 % interval (``coverage.intervals``), and per table its coverage,
+    median half-width and interval score added to ``summary``; returns the intervals by row."""
+    from . import coverage
+
+    judged = coverage.intervals(predictions, held_out)
+    by_table: dict[str, list] = {}
+    for r in judged:
+        by_table.setdefault(r.prediction.row.table, []).append(r)
+    for name, t in summary.items():
+        t.update(coverage.table_figures(by_table.get(name, [])))
+    return {id(r.prediction.row): r for r in judged}
+
+
+def _interval_text(t: dict) -> str:
+    if not t.get("coverage_pct") and t.get("coverage_pct") != 0.0:
+        return ""
+    return (
+        f"; 90 % intervals hold {t['coverage_pct']:.0f} % of the measurements (median half-width "
+        f"{t['median_half_width_pct']:.0f} %, interval score {t['mean_interval_score_pct']:.0f} %)"
+    )
 
 
 def _table_text(
@@ -112,28 +185,47 @@ def _table_text(
 ) -> list[str]:
     median = summary["median_abs_error_pct"]
     others = summary["rows"] - summary["results"]
+    held_out = predictions[0].table_out is not None
+    by_table = summarise([p.table_out for p in predictions])[name] if held_out else None
     head = (
         f"{name}: {summary['rows']} rows, {summary['results']} of them results to predict"
         + (f" (the other {others} are settings and derived figures)" if others else "")
         + f"; {summary['covered']} predicted"
         + (
-            f", median |error| {median:.1f} %, max {summary['max_abs_error_pct']:.1f} %"
+            f", {'leave-one-configuration-out ' if held_out else ''}median |error| "
+            f"{median:.1f} %, max {summary['max_abs_error_pct']:.1f} %"
             if median is not None
             else ""
         )
+        + (
+            f"; leave-one-table-out median {by_table['median_abs_error_pct']:.1f} %, max "
+            f"{by_table['max_abs_error_pct']:.1f} %"
+            if by_table and by_table["median_abs_error_pct"] is not None
+            else ""
+        )
+        + _interval_text(summary)
     )
     lines = [head] + [f"  from {source}" for source in summary["sources"]]
     shown = [
         p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")
     ]
     if shown:
-        lines.append(f"  {'id':34} {'metric':16} {'measured':>15} {'predicted':>14} {'error':>12}")
+        lines.append(
+            f"  {'id':34} {'metric':16} {'measured':>15} {'predicted':>14} {'error':>12}"
+            + (f" {'table out':>14} {'error':>12}" if held_out else "")
+        )
     for p in shown:
         r = p.row
         versus = f"  (relative to {';'.join(r.relative_to)})" if r.relative_to else ""
         lines.append(
             f"  {r.id[:34]:34} {r.metric[:16]:16} {_measured(r):>15} "
-            f"{_fmt(p.predicted, r.unit):>14} {_error(p):>12}{versus}"
+            f"{_fmt(p.predicted, r.unit):>14} {_error(p):>12}"
+            + (
+                f" {_fmt(p.table_out.predicted, r.unit):>14} {_error(p.table_out):>12}"
+                if held_out and p.error_pct is not None
+                else ""
+            )
+            + versus
         )
     waiting: dict[str, list[str]] = {}
     for p in predictions:
@@ -152,14 +244,16 @@ def validation(
 ) -> str:
     tables = {**measured.load_all(), **measured.load_external()}
     rows = [r for rs in tables.values() for r in rs]
-    predictions = _holdout(tables) if holdout else predict_rows(rows, params_module.calibrated())
+    predictions = _held_out(rows) if holdout else predict_rows(rows, params_module.calibrated())
     summary = _cited(summarise(predictions))
+    judged = {} if holdout else _with_intervals(predictions, _stored_held_out(predictions), summary)
+    shown = [_shown(p, judged.get(id(p.row))) for p in predictions]
     if write_files:
-        _write_reports(predictions, summary)
+        _write_reports(shown, summary)
     if as_json:
         return json.dumps(
             {
-                "rows": [_shown(p) for p in predictions],
+                "rows": shown,
                 "tables": summary,
                 "holdout": holdout,
                 "parameters": params_module.calibrated(),
@@ -172,9 +266,15 @@ def validation(
         by_table.setdefault(p.row.table, []).append(p)
     results = sum(t["results"] for t in summary.values())
     lines = [
-        f"{'Leave-one-table-out' if holdout else 'Measured beside predicted'}: "
-        f"{len(rows)} measured rows in {len(tables)} tables: {results} results a model should "
-        f"predict, and {len(rows) - results} settings and figures a report derives from others"
+        (
+            "Held out: each row predicted from a fit without its configuration (error), and "
+            "from a fit without its table (table out)"
+            if holdout
+            else _stored_holdout_line() + " In-sample, measured beside predicted"
+        )
+        + f": {len(rows)} measured rows in {len(tables)} tables: {results} results a model "
+        f"should predict, and {len(rows) - results} settings and figures a report derives from "
+        "others"
     ]
     for name, preds in by_table.items():
         lines += [""] + _table_text(name, summary[name], preds, show_all)
@@ -184,6 +284,13 @@ def validation(
         f"{covered} of {results} results predicted; each line above says why the rest are not."
         + ("" if show_all else " Settings and derived figures: --all."),
     ]
+    if judged:
+        inside = sum(r.inside for r in judged.values())
+        lines.append(
+            f"90 % intervals: {inside} of {len(judged)} measurements inside "
+            f"({100 * inside / len(judged):.0f} %); each widened by the model's error on the "
+            "other rows' held-out predictions (split-conformal, jackknife)."
+        )
     lines += [f"model {name}: no measured rows; {why}" for name, why in _unmeasured().items()]
     if write_files:
         lines.append(
@@ -198,7 +305,7 @@ def _unmeasured() -> dict[str, str]:
     return {name: r.unmeasured for name, r in registry.MODELS.items() if r.unmeasured}
 
 
-def _write_reports(predictions: list[Prediction], summary: dict) -> None:
+def _write_reports(shown: list[dict], summary: dict) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -206,18 +313,29 @@ def _write_reports(predictions: list[Prediction], summary: dict) -> None:
     import pandas as pd
 
     paths.REPORTS.mkdir(exist_ok=True)
-    frame = pd.DataFrame([_shown(p) for p in predictions])
+    frame = pd.DataFrame(shown)
+    if "interval_90" in frame:
+        bands = frame.pop("interval_90")
+        frame["interval_90_low"] = [b[0] if isinstance(b, list) else None for b in bands]
+        frame["interval_90_high"] = [b[1] if isinstance(b, list) else None for b in bands]
     frame.to_csv(paths.REPORTS / "validation.csv", index=False)
     fig = ratio_figure(frame[frame.error_pct.notna()])
     fig.savefig(paths.REPORTS / "validation.png", dpi=110)
     plt.close(fig)
 
 
+def _ratio_of(row, value: float) -> float:
+    """A figure of ``row`` as a positive ratio (1 + % for a row relative to another)."""
+    return 1 + value / 100 if row.relative_to else value
+
+
 def ratio_figure(shown):
     """Predicted over measured for every predicted row, one column and one colour per table: rows
     in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
     is that of (1 + predicted %) to (1 + measured %); a row the report gives as a bound is drawn as
-    a triangle pointing the way the bound allows. ``shown``: validate's rows as a DataFrame."""
+    a triangle pointing the way the bound allows; a row's 90 % interval (``interval_90_low`` and
+    ``_high`` columns, where present) is a vertical bar over the same ratio: measured inside its
+    interval where the bar crosses 1. ``shown``: validate's rows as a DataFrame."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 5.5))
@@ -237,6 +355,11 @@ def ratio_figure(shown):
                 ratio = row.predicted / row.measured
             marker = {"lower": "^", "upper": "v"}.get(row.bound, "o")
             ax.scatter(i + offset, ratio, color=colours(i % 10), marker=marker, s=28, zorder=3)
+            low, high = row.get("interval_90_low"), row.get("interval_90_high")
+            if low is not None and high is not None and low == low:  # NaN where no interval
+                scale = ratio / _ratio_of(row, row.predicted)
+                band = [scale * _ratio_of(row, v) for v in (low, high)]
+                ax.vlines(i + offset, *band, color=colours(i % 10), lw=1.2, alpha=0.45, zorder=2)
     ax.axhline(1.0, color="black", lw=1)
     ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
     ax.set_yscale("log")
@@ -249,6 +372,7 @@ def ratio_figure(shown):
     ax.set_ylabel("predicted / measured (ratio, log scale)")
     ax.set_title(f"Predicted over measured: the {len(shown)} predicted rows, by table")
     ax.scatter([], [], color="grey", marker="o", label="a measured figure")
+    ax.vlines([], 1, 1, color="grey", lw=1.2, alpha=0.45, label="its 90 % interval")
     ax.scatter([], [], color="grey", marker="^", label="a lower bound (met above 1)")
     ax.scatter([], [], color="grey", marker="v", label="an upper bound (met below 1)")
     ax.legend(fontsize=8, loc="upper left")
@@ -264,6 +388,9 @@ def calibration() -> str:
     rows = [r for rs in tables.values() for r in rs]
     result = calibrate_module.fit(rows)
     calibrate_module.write(result)
+    from . import holdout
+
+    held = holdout.write([*rows, *_external_rows()], result.values)
     lines = [
         f"Calibrated on {result.rows} measured results (rms error {result.rms_error_pct:.1f} %):"
     ]
@@ -282,5 +409,13 @@ def calibration() -> str:
                 f"  fit on {name}: {t['covered']} rows, median |error| "
                 f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %"
             )
-    lines.append(f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}")
+    lines.append(_stored_holdout_line())
+    lines.append(
+        f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}, {paths.shown(holdout.HOLDOUT)} "
+        f"({len(held['rows'])} rows) and {paths.shown(holdout.MODEL_ERROR)}"
+    )
     return "\n".join(lines)
+
+
+def _external_rows() -> list[measured.Row]:
+    return [r for rs in measured.load_external().values() for r in rs]

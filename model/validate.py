@@ -69,10 +69,17 @@ class Prediction:
     predicted: float | None  # in the row's unit
     error_pct: float | None
     reason: str = ""
+    table_out: Prediction | None = None  # the leave-one-table-out prediction, where asked for
 
     def to_dict(self) -> dict:
         r = self.row
-        return {
+        held_out = {}
+        if self.table_out is not None:
+            held_out = {
+                "table_out_predicted": self.table_out.predicted,
+                "table_out_error_pct": self.table_out.error_pct,
+            }
+        return held_out | {
             "table": r.table,
             "id": r.id,
             "role": r.role,

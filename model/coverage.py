@@ -1,0 +1,200 @@
+"""How honest the 90 % intervals are: each measured row's interval, and per table its coverage,
+median relative half-width and interval score.
+
+A row's interval is its spread (what the declared unknowns, the parameters' uncertainty and the
+seeds give, as factors of the point: ``spread``) widened by the model's own error, measured the
+split-conformal way from held-out residuals (``model/holdout.py``): a row's score is how far its
+measurement lies outside its spread when the row is predicted from a fit that never saw its
+configuration. To judge a row the widening comes from the *other* rows' scores (jackknife), so no
+row vouches for itself. Scores are pooled by model and kind of figure (a rate or time against a
+CPU figure), falling back to the whole model and then every model when a pool is too small.
+
+Interval score: Gneiting and Raftery (2007), "Strictly proper scoring rules, prediction, and
+estimation", JASA 102(477), eq. 43, alpha = 0.1, here divided by the measured value (so tables in
+seconds and in MB/s add up), in %.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from .validate import Prediction, scenario_of
+
+COVERAGE = 0.90  # the intervals' nominal coverage
+ALPHA = 1.0 - COVERAGE
+CPU_METRICS = {"cpu_s", "cpu_user_s", "cpu_sys_s", "cpu_util_pct", "io_wait_pct"}
+
+
+def conformal_quantile(scores: list[float], coverage: float = COVERAGE) -> float:
+    """The split-conformal quantile: the ceil((n + 1) coverage)-th smallest of n scores (infinite
+    when there are too few scores for that coverage)."""
+    rank = math.ceil((len(scores) + 1) * coverage)
+    return math.inf if rank > len(scores) else sorted(scores)[rank - 1]
+
+
+def kind(metric: str) -> str:
+    """The pool a row's score joins: a CPU figure or a rate (throughput, elapsed time)."""
+    return "cpu" if metric in CPU_METRICS else "rate"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The interval before the model's error, as factors of the point (low <= 1 <= high)."""
+
+    low: float = 1.0
+    high: float = 1.0
+
+
+def _ratio(p: Prediction, value: float) -> float:
+    """A row's figure as a positive ratio: itself, or 1 + % for a row relative to another."""
+    return 1.0 + value / 100.0 if p.row.relative_to else value
+
+
+def _figure(p: Prediction, ratio: float) -> float:
+    return 100.0 * (ratio - 1.0) if p.row.relative_to else ratio
+
+
+def score(p: Prediction, spread: Spread) -> float | None:
+    """How far (log) the measurement lies outside the spread around ``p``'s prediction: zero
+    inside it, or on the allowed side of a bound."""
+    if p.error_pct is None or p.predicted is None:
+        return None
+    point, measured = _ratio(p, p.predicted), _ratio(p, p.row.value)
+    if point <= 0 or measured <= 0:
+        return None
+    low, high = point * spread.low, point * spread.high
+    below = math.log(low / measured)  # > 0 when the measurement lies below the interval
+    above = math.log(measured / high)
+    if p.row.bound == "lower":  # "more than measured": missed only when even high is below it
+        below = 0.0
+    if p.row.bound == "upper":
+        above = 0.0
+    return max(below, above, 0.0)
+
+
+def _pools(p: Prediction) -> list[tuple]:
+    """The pools a row's score joins, narrowest first: its model and kind, its model, all."""
+    model = scenario_of(p.row).model
+    return [(model, kind(p.row.metric)), (model,), ()]
+
+
+def _scores(held_out: list[Prediction], spreads: dict[int, Spread]) -> list[tuple]:
+    """(pools, score) of every held-out row but the external table's (they test the lab, they
+    never tune it)."""
+    out = []
+    for h in held_out:
+        s = score(h, spreads.get(id(h.row), Spread()))
+        if s is not None and h.row.table != "external":
+            out.append((_pools(h), s, h))
+    return out
+
+
+def _widening(pools: list[tuple], scored: list[tuple], leave_out=None) -> tuple[float, tuple, int]:
+    """The conformal quantile of the narrowest pool with enough scores (``leave_out``'s own
+    excluded), that pool and how many scores it holds."""
+    for level, pool in enumerate(pools):
+        others = [s for ps, s, h in scored if ps[level] == pool and h is not leave_out]
+        widen = conformal_quantile(others)
+        if math.isfinite(widen):
+            return widen, pool, len(others)
+    return math.inf, (), 0
+
+
+def model_widening(held_out: list[Prediction], spreads: dict[int, Spread] | None = None) -> dict:
+    """Per model, the log widening of its throughput intervals (``log_widen_90``, what
+    ``predict`` applies) and of each kind of figure, with the rows and tables behind each."""
+    scored = _scores(held_out, spreads or {})
+    out: dict[str, dict] = {}
+    for ps, _, h in scored:
+        model = ps[1][0]
+        entry = out.setdefault(model, {"by_kind": {}, "tables": set()})
+        entry["tables"].add(h.row.table)
+        k = kind(h.row.metric)
+        if k not in entry["by_kind"]:
+            widen, pool, rows = _widening(ps, scored)
+            entry["by_kind"][k] = {
+                "log_widen_90": widen,
+                "pooled_over": "/".join(pool) or "every model",
+                "rows": rows,
+            }
+    for model, entry in out.items():
+        rate = entry["by_kind"].get("rate") or next(iter(entry["by_kind"].values()))
+        entry["log_widen_90"] = rate["log_widen_90"]
+        entry["tables"] = sorted(entry["tables"])
+        entry["covers"] = (
+            f"{model} configurations like those of these tables; a prediction far from them "
+            "(other hardware, other loads) may miss by more"
+        )
+    return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class RowInterval:
+    prediction: Prediction
+    low: float  # in the row's unit
+    high: float
+    widen_log: float
+    inside: bool
+    interval_score_pct: float
+
+
+def intervals(
+    predictions: list[Prediction],
+    held_out: list[Prediction],
+    spreads: dict[int, Spread] | None = None,
+) -> list[RowInterval]:
+    """The 90 % interval of every covered row of ``predictions`` (in-sample), each widened by the
+    conformal quantile of the other rows' held-out scores (``held_out``: the same rows predicted
+    from fits without their configurations). External rows are judged but never widen others."""
+    spreads = spreads or {}
+    scored = _scores(held_out, spreads)
+    out = []
+    for p, h in zip(predictions, held_out, strict=True):
+        if p.error_pct is None or p.predicted is None or _ratio(p, p.predicted) <= 0:
+            continue
+        widen, _, _ = _widening(_pools(p), scored, leave_out=h)
+        spread = spreads.get(id(p.row), Spread())
+        point = _ratio(p, p.predicted)
+        low = _figure(p, point * spread.low * math.exp(-widen))
+        high = _figure(p, point * spread.high * math.exp(widen))
+        out.append(_judged(p, low, high, widen))
+    return out
+
+
+def _judged(p: Prediction, low: float, high: float, widen: float) -> RowInterval:
+    x = p.row.value
+    inside = (
+        high >= x
+        if p.row.bound == "lower"
+        else low <= x
+        if p.row.bound == "upper"
+        else low <= x <= high
+    )
+    # the score on the ratio scale (1 + % for a relative row), as a share of the measured ratio
+    lo, hi, m = _ratio(p, low), _ratio(p, high), _ratio(p, x)
+    below = 0.0 if p.row.bound == "lower" else max(lo - m, 0.0)
+    above = 0.0 if p.row.bound == "upper" else max(m - hi, 0.0)
+    interval_score = (hi - lo) + (2 / ALPHA) * (below + above)
+    return RowInterval(p, low, high, widen, inside, 100.0 * interval_score / m)
+
+
+def table_figures(rows: list[RowInterval]) -> dict[str, float | int | None]:
+    """Coverage (% of rows inside), median relative half-width (% of the point) and mean interval
+    score (% of the measured value) of one table's rows."""
+    if not rows:
+        return {"interval_rows": 0, "coverage_pct": None, "median_half_width_pct": None}
+    half = [
+        100.0
+        * (_ratio(r.prediction, r.high) - _ratio(r.prediction, r.low))
+        / 2.0
+        / _ratio(r.prediction, r.prediction.predicted)
+        for r in rows
+    ]
+    return {
+        "interval_rows": len(rows),
+        "coverage_pct": 100.0 * sum(r.inside for r in rows) / len(rows),
+        "median_half_width_pct": statistics.median(half),
+        "mean_interval_score_pct": statistics.fmean(r.interval_score_pct for r in rows),
+    }

@@ -1,0 +1,109 @@
+"""Predictions of rows the fit never saw: the lab's accuracy bar.
+
+Two held-out predictions of every measured result row:
+
+- **leave-one-configuration-out**: the row is predicted from a fit on every row but those of its
+  own configuration (its scenario with its overrides: the elapsed time and the CPU seconds of one
+  run go out together). This is the planner who measured today's system and asks about a change.
+- **leave-one-table-out**: the row is predicted from a fit on every other table. This is the
+  planner whose hardware no report measured.
+
+A row the fit never uses (a request-level model's, or the external table's: ``calibrate.fitted``)
+is held out already, so its held-out predictions are its in-sample one.
+
+``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, and from
+the leave-one-configuration-out errors the model error each model's intervals are widened by
+(``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable
+
+from . import calibrate, coverage, paths
+from .measured import Row
+from .validate import Prediction, predict_rows
+
+HOLDOUT = paths.CALIBRATED / "holdout.json"
+MODEL_ERROR = paths.CALIBRATED / "model_error.json"
+
+
+def configuration(row: Row) -> tuple[str, tuple[str, ...]]:
+    """The run a row was measured on: its scenario and overrides."""
+    return row.scenario, row.overrides
+
+
+def _refit(
+    rows: list[Row], leave_out: Callable[[Row], object], start: dict[str, float]
+) -> list[Prediction]:
+    """Each group of fitted rows (by ``leave_out``) predicted from a fit on all the other rows;
+    rows the fit never uses, with ``start`` (the fit on every row)."""
+    groups: dict[object, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(leave_out(r) if calibrate.fitted(r) else None, []).append(r)
+    predicted: dict[int, Prediction] = {}
+    for key, members in groups.items():
+        if key is None:
+            values = start
+        else:
+            values = calibrate.fit([r for r in rows if leave_out(r) != key], start=start).values
+        for r, p in zip(members, predict_rows(members, values), strict=True):
+            predicted[id(r)] = p
+    return [predicted[id(r)] for r in rows]
+
+
+def leave_one_configuration_out(rows: list[Row], start: dict[str, float]) -> list[Prediction]:
+    return _refit(rows, configuration, start)
+
+
+def leave_one_table_out(rows: list[Row], start: dict[str, float]) -> list[Prediction]:
+    return _refit(rows, lambda r: r.table, start)
+
+
+def summary(predictions: list[Prediction]) -> dict[str, float | None]:
+    """Median |error| % over every covered row, and the worst table's median."""
+    errors = [abs(p.error_pct) for p in predictions if p.error_pct is not None]
+    by_table: dict[str, list[float]] = {}
+    for p in predictions:
+        if p.error_pct is not None:
+            by_table.setdefault(p.row.table, []).append(abs(p.error_pct))
+    medians = {t: statistics.median(e) for t, e in by_table.items()}
+    worst = max(medians, key=medians.get) if medians else None
+    return {
+        "median_abs_error_pct": statistics.median(errors) if errors else None,
+        "worst_table": worst,
+        "worst_table_median_abs_error_pct": medians[worst] if worst else None,
+    }
+
+
+def write(rows: list[Row], start: dict[str, float]) -> dict:
+    """Both held-out predictions of every row to ``holdout.json``, and the models' conformal
+    widening to ``model_error.json``; returns the stored holdout figures."""
+    loco = leave_one_configuration_out(rows, start)
+    loto = leave_one_table_out(rows, start)
+    stored = {
+        "rows": {
+            f"{r.table}/{r.id}": {
+                "configuration_out_predicted": a.predicted,
+                "configuration_out_error_pct": a.error_pct,
+                "table_out_predicted": b.predicted,
+                "table_out_error_pct": b.error_pct,
+            }
+            for r, a, b in zip(rows, loco, loto, strict=True)
+            if a.error_pct is not None
+        },
+        "leave_one_configuration_out": summary(loco),
+        "leave_one_table_out": summary(loto),
+        "made_by": "python -m model calibrate",
+    }
+    paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
+    HOLDOUT.write_text(json.dumps(calibrate.rounded(stored), indent=2, sort_keys=True) + "\n")
+    errors = {
+        "models": coverage.model_widening(loco),
+        "coverage": coverage.COVERAGE,
+        "made_by": stored["made_by"],
+    }
+    MODEL_ERROR.write_text(json.dumps(calibrate.rounded(errors), indent=2, sort_keys=True) + "\n")
+    return stored

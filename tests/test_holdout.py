@@ -1,0 +1,106 @@
+"""Held-out predictions and the intervals' honesty: a row never vouches for itself."""
+
+import dataclasses
+import json
+import math
+import statistics
+
+import pytest
+
+from model import calibrate, coverage, holdout, measured, params, report
+from model.validate import Prediction, predict_rows
+
+ROWS = [r for rs in measured.load_all().values() for r in rs]
+ATLAS = [r for r in ROWS if r.table in ("atlas_disk", "atlas_hosts")]
+
+
+def test_conformal_quantile_is_the_rank_of_n_plus_one():
+    scores = [0.1 * k for k in range(1, 10)]  # nine scores: the 9th of 9 at 90 %
+    assert coverage.conformal_quantile(scores) == pytest.approx(0.9)
+    assert coverage.conformal_quantile(scores[:8]) == math.inf  # too few for 90 %
+    assert coverage.conformal_quantile(scores * 2) == pytest.approx(0.9)  # 18 -> 18th... of 18
+
+
+def test_a_fitted_rows_held_out_prediction_does_not_see_its_own_measurement():
+    fitted = [r for r in ATLAS if calibrate.fitted(r) and r.role == "result"]
+    target = fitted[0]
+    doubled = [dataclasses.replace(r, value=2 * r.value) if r is target else r for r in ATLAS]
+    start = calibrate.fit(ATLAS).values
+    before = holdout.leave_one_configuration_out(ATLAS, start)[ATLAS.index(target)]
+    after = holdout.leave_one_configuration_out(doubled, start)[ATLAS.index(target)]
+    assert after.predicted == pytest.approx(before.predicted, rel=1e-6)
+    # whereas the in-sample fit moves towards the doubled measurement
+    moved = predict_rows([target], calibrate.fit(doubled).values)[0].predicted
+    assert moved > predict_rows([target], start)[0].predicted
+
+
+def test_a_row_the_fit_never_uses_keeps_its_in_sample_prediction():
+    rows = [r for r in ROWS if r.table == "mdsplus_read"] + [
+        r for rs in measured.load_external().values() for r in rs
+    ]
+    external = [i for i, r in enumerate(rows) if not calibrate.fitted(r) and r.role == "result"]
+    start = params.calibrated()
+    held = holdout.leave_one_configuration_out(rows, start)
+    plain = predict_rows(rows, start)
+    assert external
+    for i in external:
+        assert held[i].predicted == plain[i].predicted
+
+
+def _row_pair(error_pct: float, row):
+    return Prediction(row, row.value, 0.0), Prediction(
+        row, row.value * (1 + error_pct / 100), error_pct
+    )
+
+
+def test_a_rows_own_miss_never_widens_its_own_interval():
+    rows = [r for r in ROWS if r.table == "mdsplus_read" and r.role == "result"]
+    assert len(rows) >= 10
+    # every row held out exactly except the first, which misses by 50 %
+    pairs = [_row_pair(50.0 if i == 0 else 0.0, r) for i, r in enumerate(rows)]
+    shown, held = [p for p, _ in pairs], [h for _, h in pairs]
+    judged = {id(j.prediction.row): j for j in coverage.intervals(shown, held)}
+    first = judged[id(rows[0])]
+    assert first.widen_log == 0.0  # the other nine rows all hit
+    # the others see the miss among nine others: the 9th smallest of 9 is it
+    assert judged[id(rows[1])].widen_log == pytest.approx(math.log(1.5))
+
+
+def test_scores_are_zero_inside_and_on_a_bounds_allowed_side():
+    row = next(r for r in ROWS if r.role == "result" and not r.relative_to and not r.bound)
+    inside = Prediction(row, row.value * 1.05, 5.0)
+    assert coverage.score(inside, coverage.Spread(0.9, 1.1)) == 0.0
+    assert coverage.score(inside, coverage.Spread()) == pytest.approx(math.log(1.05))
+    lower = dataclasses.replace(row, bound="lower")
+    assert coverage.score(Prediction(lower, row.value * 3, 0.0), coverage.Spread()) == 0.0
+    assert coverage.score(Prediction(lower, row.value / 2, -50.0), coverage.Spread()) > 0
+
+
+def test_stored_held_out_figures_cover_every_predicted_row():
+    stored = json.loads(holdout.HOLDOUT.read_text())
+    everything = ROWS + [r for rs in measured.load_external().values() for r in rs]
+    predicted = predict_rows(everything, params.calibrated())
+    covered = {f"{p.row.table}/{p.row.id}" for p in predicted if p.error_pct is not None}
+    assert set(stored["rows"]) == covered
+    errors = [abs(e["configuration_out_error_pct"]) for e in stored["rows"].values()]
+    summary = stored["leave_one_configuration_out"]
+    assert summary["median_abs_error_pct"] == pytest.approx(statistics.median(errors), 1e-6)
+
+
+def test_every_measured_model_has_a_finite_widening():
+    stored = json.loads(holdout.MODEL_ERROR.read_text())["models"]
+    for name in ("storage", "download_server", "db_clients", "wan_transfer"):
+        assert 0.0 < stored[name]["log_widen_90"] < 2.0
+        assert stored[name]["tables"]
+
+
+def test_validate_gives_every_predicted_row_an_interval_around_its_point():
+    shown = json.loads(report.validation(as_json=True))
+    rows = [r for r in shown["rows"] if r["error_pct"] is not None]
+    assert rows
+    for r in rows:
+        low, high = r["interval_90"]
+        assert low <= r["predicted"] <= high
+    for name, t in shown["tables"].items():
+        assert t["interval_rows"] == t["covered"], name
+        assert 0.0 <= t["coverage_pct"] <= 100.0
