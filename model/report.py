@@ -239,6 +239,35 @@ def _table_text(
     return lines
 
 
+def _shown_rows(predictions: list[Prediction], summary: dict) -> list[dict]:
+    """The in-sample rows as the outputs show them, each covered row with its 90 % interval (and
+    ``summary``'s tables with their coverage figures)."""
+    judged = _with_intervals(predictions, _stored_held_out(predictions), summary)
+    return [_shown(p, judged.get(id(p.row))) for p in predictions]
+
+
+def validation_frame(tables: tuple[str, ...] = ()):
+    """Every measured row beside its prediction and 90 % interval as a DataFrame (columns as
+    ``validate --json``'s rows, the interval as ``interval_90_low``/``_high``), for notebooks; the
+    rows of ``tables`` only, when given (the intervals still pool every table's misses)."""
+
+    every = {**measured.load_all(), **measured.load_external()}
+    rows = [r for rs in every.values() for r in rs]
+    predictions = predict_rows(rows, params_module.calibrated())
+    frame = _frame(_shown_rows(predictions, _cited(summarise(predictions))))
+    return frame[frame.table.isin(tables)] if tables else frame
+
+
+def _frame(shown: list[dict]):
+    import pandas as pd
+
+    frame = pd.DataFrame(shown)
+    bands = frame.pop("interval_90") if "interval_90" in frame else [None] * len(frame)
+    frame["interval_90_low"] = [b[0] if isinstance(b, list) else None for b in bands]
+    frame["interval_90_high"] = [b[1] if isinstance(b, list) else None for b in bands]
+    return frame
+
+
 def validation(
     as_json: bool = False, holdout: bool = False, show_all: bool = False, write_files: bool = False
 ) -> str:
@@ -246,8 +275,7 @@ def validation(
     rows = [r for rs in tables.values() for r in rs]
     predictions = _held_out(rows) if holdout else predict_rows(rows, params_module.calibrated())
     summary = _cited(summarise(predictions))
-    judged = {} if holdout else _with_intervals(predictions, _stored_held_out(predictions), summary)
-    shown = [_shown(p, judged.get(id(p.row))) for p in predictions]
+    shown = [_shown(p) for p in predictions] if holdout else _shown_rows(predictions, summary)
     if write_files:
         _write_reports(shown, summary)
     if as_json:
@@ -284,11 +312,16 @@ def validation(
         f"{covered} of {results} results predicted; each line above says why the rest are not."
         + ("" if show_all else " Settings and derived figures: --all."),
     ]
-    if judged:
-        inside = sum(r.inside for r in judged.values())
+    if not holdout:
+        judged = sum(t.get("interval_rows", 0) for t in summary.values())
+        inside = sum(
+            round(t["coverage_pct"] * t["interval_rows"] / 100)
+            for t in summary.values()
+            if t.get("interval_rows")
+        )
         lines.append(
-            f"90 % intervals: {inside} of {len(judged)} measurements inside "
-            f"({100 * inside / len(judged):.0f} %); each widened by the model's error on the "
+            f"90 % intervals: {inside} of {judged} measurements inside "
+            f"({100 * inside / max(judged, 1):.0f} %); each widened by the model's error on the "
             "other rows' held-out predictions (split-conformal, jackknife)."
         )
     lines += [f"model {name}: no measured rows; {why}" for name, why in _unmeasured().items()]
@@ -310,14 +343,9 @@ def _write_reports(shown: list[dict], summary: dict) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import pandas as pd
 
     paths.REPORTS.mkdir(exist_ok=True)
-    frame = pd.DataFrame(shown)
-    if "interval_90" in frame:
-        bands = frame.pop("interval_90")
-        frame["interval_90_low"] = [b[0] if isinstance(b, list) else None for b in bands]
-        frame["interval_90_high"] = [b[1] if isinstance(b, list) else None for b in bands]
+    frame = _frame(shown)
     frame.to_csv(paths.REPORTS / "validation.csv", index=False)
     fig = ratio_figure(frame[frame.error_pct.notna()])
     fig.savefig(paths.REPORTS / "validation.png", dpi=110)
