@@ -53,7 +53,11 @@ class TcpSettings:
     (``workload.socket_buffer_B``) is capped at ``core_*mem_max`` and doubled, as Linux does.
     ``tcp_adv_win_scale`` (Linux default 2) keeps 1/2^scale of a receive buffer for overhead, the
     rest is window. ``initial_window_segments`` is the first congestion window (RFC 3390: 3 segments
-    at MSS 1448; Linux before 2.6.39, 10 from 2.6.39).
+    at MSS 1448; Linux before 2.6.39, 10 from 2.6.39). ``tso``: the sender builds segments of up to
+    64 KiB (TCP segmentation offload, on by default on today's NICs), whose bookkeeping is a few
+    percent of their payload, so the whole send buffer can be in flight; without it (the 2.4
+    kernels) each 1500-byte segment's overhead counts against the send buffer as the receive
+    buffer's does (``tcp_adv_win_scale``).
     """
 
     tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
@@ -66,6 +70,7 @@ class TcpSettings:
     tcp_adv_win_scale: PositiveInt = 2
     initial_window_segments: PositiveInt = 3
     page_B: PositiveInt = 4096  # the page size tcp_mem_pages counts in
+    tso: bool = False
 
     def check(self, where: str, key: str) -> None:
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):

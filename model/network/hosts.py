@@ -6,7 +6,11 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
 - per frame (the scenario's ``net_cycles_per_frame`` at the host's clock): interrupt, driver, IP
   and TCP/UDP processing; for TCP receive and ACK-clocked sends this runs in softirq context on
   the core that takes the NIC's interrupts (CPU0 unless the affinity is spread, slide 33 of the
-  ATLAS report); a UDP sender pays it in its own process, inside sendto();
+  ATLAS report); a UDP sender pays it in its own process, inside sendto(). With receive-side
+  scaling (``rss``, multi-queue NICs) the NIC hashes each flow onto one queue and its interrupt
+  core, so one TCP flow's frames all run on one core and flows are spread over the cores (Linux
+  kernel documentation, 'Scaling in the Linux Networking Stack': RSS, 'packets for the same flow
+  go to the same queue');
 - one memory copy between user space and the socket buffer, at the host's copy rate, in the
   process;
 - the buffered file I/O path for bytes read from or written to disk (the storage model's
@@ -38,6 +42,7 @@ class HostNet:
     frame_s: float  # CPU seconds per frame sent or received
     processes: dict[str, FlowResource] = field(default_factory=dict)
     net: FlowNetwork | None = None
+    irq_affinity: str = "cpu0"
 
     def process(self, name: str, share: float = 1.0) -> FlowResource:
         """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded
@@ -83,6 +88,7 @@ def host_net(
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,
+        irq_affinity=irq_affinity,
     )
 
 
@@ -104,6 +110,21 @@ def charge(
     total."""
     add(usage, side.irq if on_irq else core, seconds)
     add(usage, side.cpu, seconds)
+
+
+def charge_frames(
+    usage: dict[FlowResource, float], side: HostNet, flow: int, seconds: float
+) -> None:
+    """Charge a TCP flow's per-frame work: to the interrupt core(s), or with ``rss`` to the one
+    core its hash picks (flows numbered as consecutive ports hash: round the cores)."""
+    if side.irq_affinity != "rss":
+        charge(usage, side, None, seconds, on_irq=True)
+        return
+    core = flow % side.host.cores
+    name = f"rss {side.label}.{core}"
+    if name not in side.processes:
+        side.processes[name] = side.net.resource(name, 1.0, unit="core-s")
+    charge(usage, side, side.processes[name], seconds)
 
 
 def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[float]) -> float:

@@ -22,7 +22,10 @@ class WanWorkload:
     ``rate_Mbps`` in ``block_B`` blocks (Tsunami's defaults, client/config.c of the Indiana
     University release: 650 Mb/s, 32768 B), retransmitting what is lost. ``source``/``sink``
     ``disk`` read and write the scenario's sender and receiver storage, ``memory`` does not (iperf,
-    /dev/zero, /dev/null).
+    /dev/zero, /dev/null). ``threads`` is how many threads the tool serves its streams from on each
+    side; unset, one per stream (bbftp, bbcp, iperf2). iperf3 before 3.16 serves every stream from
+    one thread (iperf3 3.16 release notes: 'Multiple test streams started with -P/--parallel will
+    now be serviced by different threads').
     """
 
     # the tool: bbftp or bbcp (parallel TCP streams, disk to disk), iperf (TCP, memory to memory)
@@ -36,6 +39,7 @@ class WanWorkload:
     block_B: PositiveInt = 32768
     source: Literal["disk", "memory"] = "disk"
     sink: Literal["disk", "memory"] = "disk"
+    threads: PositiveInt | None = None
 
     def check(self, where: str, key: str) -> None:
         if self.protocol == "iperf" and (self.source, self.sink) != ("memory", "memory"):
@@ -58,8 +62,10 @@ class WanBody:
     With ``bonding: hash`` (802.3ad/LACP, balance-xor) each flow is hashed onto one member, so one
     flow never exceeds one circuit; ``round_robin`` (balance-rr) sprays every flow over all members.
     ``irq_affinity`` is where the NICs' interrupts run: ``cpu0`` (the 2.4 kernel's default, slide 33
-    of the report) or ``spread`` over all cores. ``sender_storage``/``receiver_storage`` name
-    storage scenarios (``data/scenarios/``) whose volume the transfer reads and writes.
+    of the report), ``spread`` over all cores, or ``rss`` (a multi-queue NIC's receive-side scaling:
+    each TCP flow's frames on one core, the flows spread over the cores).
+    ``sender_storage``/``receiver_storage`` name storage scenarios (``data/scenarios/``) whose
+    volume the transfer reads and writes.
     """
 
     sender_host: str  # the sending host, a host of the catalog (data/hardware/hosts.yaml)
@@ -72,7 +78,7 @@ class WanBody:
     workload: WanWorkload
     mtu_B: PositiveInt = 1500  # the Ethernet MTU of the path (576 to 65535; 9000 is jumbo frames)
     bonding: Literal["hash", "round_robin"] = "hash"
-    irq_affinity: Literal["cpu0", "spread"] = "cpu0"
+    irq_affinity: Literal["cpu0", "spread", "rss"] = "cpu0"
     sender_storage: str | None = None
     receiver_storage: str | None = None
     tcp: TcpSettings = field(default_factory=TcpSettings)

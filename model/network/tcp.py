@@ -91,7 +91,7 @@ def window_B(tcp: TcpSettings, requested_B: int | None = None, streams_on_host: 
     share."""
     rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)
     usable = 1.0 - 2.0**-tcp.tcp_adv_win_scale
-    return min(rcv, snd) * usable
+    return min(rcv * usable, snd if tcp.tso else snd * usable)
 
 
 def window_limit_Bps(window: float, rtt_s: float) -> float:

@@ -45,7 +45,7 @@ from ..storage import topology
 from ..storage.spec import StorageBody
 from ..storage.stream import io_s_per_byte
 from . import tcp
-from .hosts import HostNet, add, charge, host_net, partition_bound_Bps
+from .hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
 from .spec import WanBody
 
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
@@ -233,12 +233,14 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         usages = []
         for k in range(n):
             usage = {}
-            s_core, r_core = sender.process(f"s{k}"), receiver.process(f"s{k}")
+            # a tool with fewer threads than streams serves several streams from one core
+            thread = k if w.threads is None else k % w.threads
+            s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
             disk_read(usage, s_core)
             charge(usage, sender, s_core, sender.copy_s_per_byte)
-            charge(usage, sender, None, frames * sender.frame_s, on_irq=True)
+            charge_frames(usage, sender, k, frames * sender.frame_s)
             wire(usage, k, wire_per_byte)
-            charge(usage, receiver, None, frames * receiver.frame_s, on_irq=True)
+            charge_frames(usage, receiver, k, frames * receiver.frame_s)
             charge(usage, receiver, r_core, receiver.copy_s_per_byte)
             disk_write(usage, r_core)
             usages.append(usage)
