@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from model import calibrate, measured, params, scenario, simulate, validate
+from model import calibrate, catalog, measured, params, scenario, simulate, validate
+from model.storage import flash
 
 ARRAYS = measured.load_table(measured.EXTERNAL / "arrays.csv")
 BASE = ("variant=seq_read", "workload.total_MB=64000")  # one 16 TB near-line disk, 1 MiB reads
@@ -59,3 +60,20 @@ def test_a_raidz2_vdev_of_six_disks_streams_at_four_disks():
         "workload.queue_depth=1",
     )
     assert pool.throughput_MBps == pytest.approx((6 - 2) * one.throughput_MBps, rel=0.01)
+
+
+def test_a_cached_write_is_acknowledged_at_the_sheets_qd1_latency_but_flows_at_the_rated_iops():
+    evo = catalog.load().parts["ssds"]["samsung_970_evo_plus_1tb"]
+    piece_B, stream_Bps = 4096.0, evo.seq_write_MBps * 1e6
+    # depth 1: the sheet's 60,000 QD1 write IOPS, not the flash time of a rated-IOPS unit
+    assert 1.0 / flash.request_s(evo, "write", piece_B, stream_Bps) == pytest.approx(
+        60_000, rel=0.01
+    )
+    assert flash.latency_s(evo, "write") < flash.flash_s(evo, "write")
+    # every unit busy: still the rated 550,000 write IOPS
+    rate = flash.random_Bps(evo, "write", piece_B, stream_Bps) / piece_B
+    assert rate == pytest.approx(evo.random_write_iops, rel=0.01)
+    # a drive whose sheet gives no QD1 write figure answers at its flash time
+    pro = catalog.load().parts["ssds"]["samsung_980_pro_1tb"]
+    assert pro.write_latency_us is None
+    assert flash.latency_s(pro, "write") == flash.flash_s(pro, "write")
