@@ -77,3 +77,13 @@ def test_a_cached_write_is_acknowledged_at_the_sheets_qd1_latency_but_flows_at_t
     pro = catalog.load().parts["ssds"]["samsung_980_pro_1tb"]
     assert pro.write_latency_us is None
     assert flash.latency_s(pro, "write") == flash.flash_s(pro, "write")
+
+
+def test_a_one_lane_pcie2_slot_holds_an_x4_nvme_drive_and_an_hba_array_to_the_lane():
+    lane = catalog.load().parts["buses"]["pcie2_x1"]
+    lane_MBps = lane.peak_MBps * params.calibrated()["bus_efficiency"]
+    assert lane.peak_MBps == pytest.approx(500.0)  # 5 GT/s, 8b/10b
+    for name in ("ext_arr_cm4_980", "ext_arr_cm4_md_raid0"):
+        got = simulate.simulate(scenario.load(name, ["variant=fio_seq_read"]))
+        assert got.throughput_MBps == pytest.approx(lane_MBps, rel=0.01)
+        assert got.throughput_MBps < 500.0
