@@ -173,6 +173,9 @@ class Ssd(Part):
     commands outstanding; ``read_latency_us`` is one 4 KiB random read at queue depth 1, so one
     stream at depth 1 reaches only 1e6 / read_latency_us IOPS. Writes run at ``seq_write_MBps``
     until ``write_cache_GB`` (SLC or DRAM write cache) is full, then at ``post_cache_write_MBps``.
+    ``write_latency_us``, where a sheet gives it, is one 4 KiB random write at queue depth 1 as the
+    host sees it: acknowledged once it is in the drive's DRAM or SLC cache, before the flash is
+    programmed (the sheet's typical write latency, or 1e6 / its QD1 random-write IOPS).
     """
 
     interface: Literal["sata", "sas", "nvme"]
@@ -187,6 +190,7 @@ class Ssd(Part):
     write_cache_GB: NonNegativeFloat
     post_cache_write_MBps: PositiveFloat | None = None
     channels: PositiveInt | None = None  # flash channels of the controller, where published
+    write_latency_us: PositiveFloat | None = None  # QD1 4 KiB write, acknowledged from the cache
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)

@@ -4,9 +4,15 @@ A request costs the larger of its per-request time (the drive's latency) and its
 bytes at the sequential rate), not their sum. The drive serves ``parallelism`` requests at once
 (its flash channels and dies): by Little's law the rated random IOPS at the rated queue depth keep
 random_read_iops x read_latency requests in flight, so one stream at queue depth 1 gets only
-1 / latency requests a second and d in flight get min(d, parallelism) / latency. The datasheet
-gives no queue-depth-1 write latency for most drives, so a write's is estimated from the same
-parallelism: parallelism / random_write_iops. Sustained writes run at ``seq_write_MBps`` until
+1 / latency requests a second and d in flight get min(d, parallelism) / latency.
+
+A write has two times. Its flash time, what one internal unit is busy programming it, follows from
+the same parallelism: parallelism / random_write_iops, so every unit busy gives the rated write
+IOPS. Its response, what the host waits, is shorter where the drive acknowledges a write once it
+sits in its DRAM or SLC cache: the sheet's QD1 write latency (``write_latency_us``, e.g. 60,000 QD1
+write IOPS, 16.7 us, on the 970 EVO Plus against its 57 us flash time). So a stream at depth 1
+writes at 1 / response, and deep queues at the flash's rate; a drive whose sheet gives no QD1 write
+figure answers at its flash time. Sustained writes run at ``seq_write_MBps`` until
 ``write_cache_GB`` (the SLC or DRAM cache) is full, then at ``post_cache_write_MBps``: a stream's
 rate is its bytes over the time the two phases take (the flow's mean rate over the span).
 Datasheet figures and their sources: ``data/hardware/ssds.yaml``.
@@ -23,11 +29,20 @@ def parallelism(ssd: Ssd) -> float:
     return min(float(ssd.iops_queue_depth), ssd.random_read_iops * ssd.read_latency_us / 1e6)
 
 
-def latency_s(ssd: Ssd, op: str) -> float:
-    """One small request alone: the rated QD1 read latency; a write's from the same parallelism."""
+def flash_s(ssd: Ssd, op: str) -> float:
+    """What one small request keeps an internal unit busy: the rated QD1 read latency; a write's
+    programming time from the same parallelism (so every unit busy gives the rated write IOPS)."""
     if op == "read":
         return ssd.read_latency_us / 1e6
     return parallelism(ssd) / ssd.random_write_iops
+
+
+def latency_s(ssd: Ssd, op: str) -> float:
+    """One small request alone, as the host waits for it: a read's flash time; a write's
+    acknowledgement from the drive's cache where the sheet gives it, else its flash time."""
+    if op == "write" and ssd.write_latency_us is not None:
+        return ssd.write_latency_us / 1e6
+    return flash_s(ssd, op)
 
 
 def sequential_Bps(ssd: Ssd, op: str, bytes_per_drive: float) -> float:
@@ -44,12 +59,14 @@ def sequential_Bps(ssd: Ssd, op: str, bytes_per_drive: float) -> float:
 
 
 def request_s(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
-    """One request of ``piece_B`` alone: the larger of its latency and its bytes at stream rate."""
+    """One request of ``piece_B`` alone, as the host waits for it: the larger of its latency and
+    its bytes at stream rate."""
     return max(latency_s(ssd, op), piece_B / stream_Bps)
 
 
 def random_Bps(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
     """The drive's rate (B/s) for random requests of ``piece_B`` with every internal unit busy:
-    its parallelism over the request's time, so the rated IOPS for small requests and the
+    its parallelism over the request's flash time, so the rated IOPS for small requests and the
     streaming rate for large ones."""
-    return min(parallelism(ssd) * piece_B / request_s(ssd, op, piece_B, stream_Bps), stream_Bps)
+    busy_s = max(flash_s(ssd, op), piece_B / stream_Bps)
+    return min(parallelism(ssd) * piece_B / busy_s, stream_Bps)

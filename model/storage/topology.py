@@ -208,7 +208,10 @@ def build(
         seg_name, _, number = point[len(NVME) + 1 :].partition(".")
         seg = catalog.get("buses", body.buses[seg_name].part, where, f"buses.{seg_name}.part")
         own = catalog.get("buses", part.host_bus, where, at)
-        slots = (seg.lanes or 0) // (own.lanes or 1)
+        # a drive in a narrower slot trains its link down to the slot's lanes: one drive, whose
+        # bytes the segment then limits (an x4 NVMe drive on a one-lane PCIe 2.0 link)
+        narrower = seg.lanes is not None and seg.lanes < (own.lanes or 1)
+        slots = 1 if narrower else (seg.lanes or 0) // (own.lanes or 1)
         if seg.lanes is None or int(number) >= slots:
             raise UserError(
                 where,
