@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 from . import measured, paths, registry
 from . import params as params_module
@@ -180,6 +181,21 @@ def _interval_text(t: dict) -> str:
     )
 
 
+MISS_SHOWN_PCT = 25.0  # a row missed by more than this shows why, where its note says
+_WHY = re.compile(
+    r"(?:Badly predicted|Predicted (?:high|low)|The model predicts)(.*?)(?= Found with |$)"
+)
+
+
+def why_missed(p: Prediction) -> str | None:
+    """The sentence of a row's note that says why the model misses it (external rows carry one,
+    starting "Badly predicted", "Predicted high/low" or "The model predicts"), or None."""
+    if p.error_pct is None or abs(p.error_pct) <= MISS_SHOWN_PCT:
+        return None
+    found = _WHY.search(p.row.note or "")
+    return found.group(0).strip() if found else None
+
+
 def _table_text(
     name: str, summary: dict, predictions: list[Prediction], show_all: bool
 ) -> list[str]:
@@ -227,6 +243,8 @@ def _table_text(
             )
             + versus
         )
+        if why := why_missed(p):
+            lines.append(f"      why: {why}")
     waiting: dict[str, list[str]] = {}
     for p in predictions:
         if p.row.role == "result" and p.error_pct is None:

@@ -41,3 +41,13 @@ def test_validate_prints_the_external_table_with_its_median_and_max_error():
     shown = json.loads(report.validation(as_json=True))
     assert shown["tables"]["external"]["covered"] == len(ROWS)
     assert sum(row["table"] == "external" for row in shown["rows"]) == len(ROWS)
+
+
+def test_every_external_row_missed_by_more_than_a_quarter_says_why():
+    from model import params, report
+    from model.validate import predict_rows
+
+    rows = [r for rs in measured.load_external().values() for r in rs]
+    for p in predict_rows(rows, params.calibrated()):
+        if p.error_pct is not None and abs(p.error_pct) > report.MISS_SHOWN_PCT:
+            assert report.why_missed(p), p.row.id
