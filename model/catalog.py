@@ -10,10 +10,10 @@ catalog holds current parts for proposed hardware: solid-state drives (``ssds``)
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
-from typing import Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
 
-from . import paths, yamlio
+from . import paths, unknowns, yamlio
 from .errors import UserError
 from .schema import NonNegativeFloat, PositiveFloat, PositiveInt, build_dataclass
 
@@ -27,8 +27,15 @@ class Part:
     reports: tuple[str, ...] = ()
     sources: dict[str, str]
     note: str = ""
+    # facts its documentation leaves open (``model.unknowns``): scenario keys relative to the
+    # mapping that names the part, each with options or a range and a source
+    unknowns: dict[str, Any] = field(default_factory=dict)
+    declared_in: str = field(default="", init=False, compare=False)  # the file that holds it
 
     def check(self, where: str, key: str) -> None:
+        object.__setattr__(self, "declared_in", where)
+        if self.unknowns:
+            unknowns.parse(self.unknowns, where, f"{key}.unknowns")
         numeric = [
             f.name
             for f in fields(self)
