@@ -91,9 +91,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _predict(args) -> int:
-    from . import params
+    from . import params, uncertainty
     from . import scenario as scenario_module
-    from . import uncertainty
     from .simulate import simulate
 
     scenario = scenario_module.load(args.scenario, args.overrides, catalogs=tuple(args.catalogs))

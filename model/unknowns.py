@@ -1,13 +1,14 @@
 """Declared unknowns: the facts a report or a datasheet leaves unsaid, with the values the
 documentation allows.
 
-A scenario's top-level ``unknowns:`` mapping, or a catalog part's, names keys of the scenario (dotted
-paths as ``--set`` takes them) with either ``options: [...]`` (a set: a controller's read-ahead
-modes from its manual, a mirror's read policies, a write cache on or off) or ``range: [low, high]``
-(a kernel's dirty ratio between its documented bounds), and a one-line ``source:`` citing where the
-values come from. ``variants: [...]`` limits one to the configurations it concerns. The scenario's
-own value is the documented default and must lie among the options or inside the range: the point
-prediction is that configuration (``model.uncertainty`` propagates the rest).
+A scenario's top-level ``unknowns:`` mapping, or a catalog part's, names keys of the scenario
+(dotted paths as ``--set`` takes them) with either ``options: [...]`` (a set: a controller's
+read-ahead modes from its manual, a mirror's read policies, a write cache on or off) or
+``range: [low, high]`` (a kernel's dirty ratio between its documented bounds), and a one-line
+``source:`` citing where the values come from. ``variants: [...]`` limits one to the
+configurations it concerns. The scenario's own value is the documented default and must lie among
+the options or inside the range: the point prediction is that configuration (``model.uncertainty``
+propagates the rest).
 
 A catalog part's keys are relative to the mapping that names the part (the Areca's
 ``drive_queue_depth`` is the key beside ``controller: areca_1261ml``); they apply to every scenario
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .errors import UserError
-from .schema import build, field_type
+from .schema import build
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
 MAX_OPTIONS = 16  # each option is one more simulation of every prediction
