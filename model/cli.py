@@ -93,11 +93,10 @@ def _parser() -> argparse.ArgumentParser:
 def _predict(args) -> int:
     from . import params, uncertainty
     from . import scenario as scenario_module
-    from .simulate import simulate
 
     scenario = scenario_module.load(args.scenario, args.overrides, catalogs=tuple(args.catalogs))
-    recording = params.Recording(params.calibrated())
-    result = simulate(scenario, recording)
+    values = params.calibrated()
+    result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
     interval = None if args.point else uncertainty.interval(scenario)
     if args.json:
         from . import provenance
@@ -112,7 +111,7 @@ def _predict(args) -> int:
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)
         out["seed"] = scenario.seed
-        out["parameters"] = {name: recording[name] for name in sorted(recording.read)}
+        out["parameters"] = {name: values[name] for name in read}
         out["versions"] = provenance.versions()
         out["commit"] = provenance.commit()
         print(json.dumps(out, sort_keys=True))

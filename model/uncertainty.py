@@ -3,7 +3,7 @@
 Four sources of spread enter it:
 
 (a) the scenario's declared unknowns (``model.unknowns``): options enumerated, a range at its ends,
-    its documented default and ``RANGE_INTERIOR`` scrambled Sobol points (``scipy.stats.qmc``);
+    its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
     jointly when the combinations are few (``MAX_JOINT``), one at a time otherwise. Every allowed
     value is possible, so the interval spans the envelope of these outcomes;
 (b) the calibrated free parameters the model reads: each treated as normal, its standard deviation
@@ -29,7 +29,6 @@ same design points for both (:func:`paired`), so that what moves both cancels.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import json
 import math
@@ -42,14 +41,14 @@ from . import params as params_module
 from . import paths
 from . import scenario as scenario_module
 from .errors import NotModelled
+from .result import Result
 from .spec import Scenario
 from .unknowns import Unknown
 
 LEVEL = 0.90
 Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
 Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
-RANGE_INTERIOR = 2  # Sobol points inside a range, besides its ends and its default
-SOBOL_SEED = 18  # fixed: the same scenario always gets the same design
+RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default
 MAX_JOINT = 12  # unknown configurations enumerated jointly; beyond, one unknown at a time
 SEEDS = 2  # further seeds where the model is stochastic
 MODEL_ERROR = paths.CALIBRATED / "model_error.json"
@@ -112,13 +111,19 @@ def levels(unknown: Unknown) -> tuple[Any, ...]:
     return tuple(unique)
 
 
-@functools.cache
 def _sobol(n: int) -> tuple[float, ...]:
-    from scipy.stats import qmc
-
-    if n == 0:
-        return ()
-    return tuple(float(x) for x in qmc.Sobol(1, scramble=True, seed=SOBOL_SEED).random(n)[:, 0])
+    """The first ``n`` interior points of the one-dimensional Sobol sequence (van der Corput's in
+    base 2: 1/2, 1/4, 3/4, 1/8, ...), written out rather than imported: scipy.stats takes seconds
+    to import, more than a prediction may wait."""
+    points = []
+    for k in range(1, n + 1):
+        x, denominator = 0.0, 1.0
+        while k:
+            denominator *= 2.0
+            x += (k & 1) / denominator
+            k >>= 1
+        points.append(x)
+    return tuple(points)
 
 
 def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
@@ -158,38 +163,41 @@ def parameter_points(names: list[str], base: dict[str, float]) -> dict[str, tupl
 
 # --- simulation, cached -------------------------------------------------------------------------
 
-_runs: dict[tuple, tuple[float | None, tuple[str, ...]]] = {}
+_runs: dict[tuple, tuple[Any, tuple[str, ...]]] = {}
 
 
 def clear_cache() -> None:
     _runs.clear()
 
 
-def _run(
-    scenario: Scenario, config: dict, values: dict[str, float], seed: int, metric: str
-) -> tuple[float | None, tuple[str, ...]]:
-    """The metric of ``scenario`` with ``config`` set, at parameter ``values`` and ``seed``, and the
+def simulated(
+    scenario: Scenario, config: dict, values: dict[str, float], seed: int
+) -> tuple[Result, tuple[str, ...]]:
+    """The result of ``scenario`` with ``config`` set, at parameter ``values`` and ``seed``, and the
     parameters the model read; cached on what determines it."""
     from .simulate import simulate
 
-    key = (scenario.model, repr(scenario.body), seed, repr(sorted(config.items())), metric)
-    hit = _runs.get(key + (None,))
-    if hit is not None:
-        read = hit[1]
-        full = _runs.get(key + (tuple(values[n] for n in read),))
-        if full is not None:
-            return full
+    key = (scenario.model, repr(scenario.body), seed, repr(sorted(config.items())))
+    first = _runs.get(key + (None,))
+    if first is not None:
+        hit = _runs.get(key + (tuple(values[n] for n in first[1]),))
+        if hit is not None:
+            return hit
     if len(_runs) > _CACHE_LIMIT:
         _runs.clear()
-    changed = scenario_module.with_values(scenario, config)
-    changed = dataclasses.replace(changed, seed=seed)
+    changed = dataclasses.replace(scenario_module.with_values(scenario, config), seed=seed)
     recording = params_module.Recording(values)
-    value = simulate(changed, recording).metric(metric)
-    read = tuple(sorted(recording.read))
-    out = (value, read)
-    _runs[key + (None,)] = out
-    _runs[key + (tuple(values[n] for n in read),)] = out
+    out = (simulate(changed, recording), tuple(sorted(recording.read)))
+    _runs.setdefault(key + (None,), out)
+    _runs[key + (tuple(values[n] for n in out[1]),)] = out
     return out
+
+
+def _run(
+    scenario: Scenario, config: dict, values: dict[str, float], seed: int, metric: str
+) -> tuple[float | None, tuple[str, ...]]:
+    result, read = simulated(scenario, config, values, seed)
+    return result.metric(metric), read
 
 
 # --- the interval -------------------------------------------------------------------------------
