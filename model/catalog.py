@@ -10,7 +10,7 @@ catalog holds current parts for proposed hardware: solid-state drives (``ssds``)
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal
 
 from . import paths, unknowns, yamlio
@@ -433,12 +433,19 @@ def load() -> Catalog:
 
 
 def _raw(part: Part) -> dict:
-    """A part's fields as a parts file gives them (for ``like:``)."""
+    """A part's fields as a parts file gives them (for ``like:``): those left at their defaults
+    are left out, as the file left them (an empty ``processor`` is no string a file may give)."""
     return {
         f.name: list(v) if isinstance(v := getattr(part, f.name), tuple) else v
         for f in fields(part)
-        if f.init
+        if f.init and not _at_default(f, getattr(part, f.name))
     }
+
+
+def _at_default(f, value: object) -> bool:
+    if f.default is not MISSING:
+        return value == f.default
+    return f.default_factory is not MISSING and value == f.default_factory()
 
 
 def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:
