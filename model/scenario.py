@@ -22,7 +22,7 @@ from typing import Any
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, yamlio
 from .errors import UserError
-from .schema import allowed_keys, build_dataclass, field_type
+from .schema import build_dataclass, field_type, locate
 from .spec import Scenario
 
 HEADER_KEYS = (
@@ -51,23 +51,6 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
     except yamlio.YAMLError:
         value = raw.strip()
     return key, value
-
-
-def locate(body_cls: type, key: str, where: str = "") -> Any:
-    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a path the schema does not
-    have is refused, with the keys allowed beside it."""
-    parts = key.split(".")
-    tp = field_type(body_cls, parts)
-    if tp is None:
-        parent = parts[:-1]
-        allowed = allowed_keys(body_cls, parent)
-        hint = (
-            f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"
-            if allowed
-            else ""
-        )
-        raise UserError(where, key, f"no such key in a {body_cls.__name__} scenario{hint}")
-    return tp
 
 
 def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> None:
@@ -237,9 +220,10 @@ def _open_unknowns(
     declared: tuple, body: Any, parts: catalog_module.Catalog, chosen, variants, set_by
 ) -> tuple:
     """The scenario's and its parts' declared unknowns, each checked against the model, that are
-    open in this configuration (its variant, not set by ``--set``), with their defaults."""
+    open in this configuration (its variant, not set by an override), with their defaults."""
     body_cls = type(body)
-    overridden = {key for key, where in set_by if where.startswith("--set")}
+    # a value an override gives (--set, a measured row's, a referring scenario's) is known
+    overridden = {key for key, where in set_by if " variants." not in where}
     found: dict[str, unknowns.Unknown] = {}
     for u in declared:
         live = unknowns.in_effect(u, chosen, overridden)

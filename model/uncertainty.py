@@ -29,6 +29,7 @@ same design points for both (:func:`paired`), so that what moves both cancels.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import math
@@ -400,3 +401,31 @@ def ratio_interval(
         return None
     samples.simulations *= 2
     return _summarise(samples, metric, scenario.model, model_error)
+
+
+def for_row(row, params: dict[str, float] | None = None, *, model_error: bool = True):
+    """The 90 % interval of a measured row's prediction, in the row's unit; for a row measured
+    relative to another configuration (``relative_to``), of the ratio this / that. None where no
+    model predicts it. Simulations are shared between rows (cached), so validation pays each
+    configuration's design once."""
+    from .measured import CANONICAL
+
+    if row.role != "result" or row.metric not in CANONICAL:
+        return None
+    load = functools.partial(scenario_module.load, where_overrides=f"data/measured row of {row.id}")
+    try:
+        this = load(row.scenario, row.overrides)
+        if row.relative_to is not None:
+            return ratio_interval(
+                this, load(row.scenario, row.relative_to), row.metric, params=params,
+                model_error=model_error,
+            )  # fmt: skip
+        found = interval(this, row.metric, params=params, model_error=model_error)
+    except NotModelled:
+        return None
+    if found is None:
+        return None
+    convert = row.from_canonical
+    return dataclasses.replace(
+        found, point=convert(found.point), low=convert(found.low), high=convert(found.high)
+    )

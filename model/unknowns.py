@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .errors import UserError
-from .schema import build
+from .schema import build, locate
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
 MAX_OPTIONS = 16  # each option is one more simulation of every prediction
@@ -162,8 +162,6 @@ def _numeric(tp: Any) -> bool:
 
 def _exists(body_cls: type, key: str, where_key: str, where: str) -> Any:
     """The declared type at ``key``; a key the scenario does not have is refused."""
-    from .scenario import locate  # the body's own structure decides, as for --set
-
     try:
         return locate(body_cls, key)
     except UserError as exc:
