@@ -6,6 +6,7 @@ Every printed figure carries its unit.
 from __future__ import annotations
 
 import json
+import math
 
 from . import measured, paths, registry
 from . import params as params_module
@@ -78,8 +79,13 @@ def _interval_lines(interval: Interval) -> list[str]:
             f"  moved most   by {'the unknown ' if unknown else ''}{leading} "
             f"({share:.0f} % of the spread)"
         )
-    if interval.model_error is None:
+    error = interval.model_error
+    if error is None:
         lines.append("  not in it    the model's own error (no data/calibrated/model_error.json)")
+    else:
+        covers = f"; its residuals cover {error['covers']}" if error["covers"] else ""
+        factor = math.exp(error["log_widen_90"])
+        lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
     return lines
 
 

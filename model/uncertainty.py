@@ -16,6 +16,10 @@ Four sources of spread enter it:
     |log(predicted / measured)|; [low, high] widens to [low e^-q, high e^q]. Without the file the
     interval leaves it out and says so.
 
+A range's design always holds its ends and its default, so a wider range never gives a narrower
+envelope where the outcome moves one way across the range (as rates, limits and depths do here);
+its interior points catch a bump between the ends but do not nest from one range to a wider one.
+
 Spreads combine in log space (on the metric itself where it is not positive): the envelope of the
 unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. The point prediction
 is the documented-default configuration at the calibrated values and always lies inside. ``drivers``
