@@ -10,7 +10,8 @@ Four sources of spread enter it:
     the 95 % interval's half-width (on its side) / 1.96, and simulated at its 5 % and 95 % points
     one at a time; the deviations add in quadrature (first-order propagation, 2 runs a parameter);
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
-    result; its root-mean-square deviation taken as a normal standard deviation;
+    result (none where the run drew no random stream, ``model.sim.rng``); its root-mean-square
+    deviation taken as a normal standard deviation;
 (c) the model's own error: ``data/calibrated/model_error.json`` (written by validation from the
     leave-one-out residuals of the tables a model predicts) holds per model the 90 % quantile q of
     |log(predicted / measured)|; [low, high] widens to [low e^-q, high e^q]. Without the file the
@@ -47,6 +48,7 @@ from . import paths
 from . import scenario as scenario_module
 from .errors import NotModelled
 from .result import Result
+from .sim import rng
 from .spec import Scenario
 from .unknowns import Unknown
 
@@ -169,10 +171,12 @@ def parameter_points(names: list[str], base: dict[str, float]) -> dict[str, tupl
 # --- simulation, cached -------------------------------------------------------------------------
 
 _runs: dict[tuple, tuple[Any, tuple[str, ...]]] = {}
+_seedless: set[tuple] = set()  # (model, body) whose run drew no random stream: no noise
 
 
 def clear_cache() -> None:
     _runs.clear()
+    _seedless.clear()
 
 
 def simulated(
@@ -192,7 +196,10 @@ def simulated(
         _runs.clear()
     changed = dataclasses.replace(scenario_module.with_values(scenario, config), seed=seed)
     recording = params_module.Recording(values)
+    streams = rng.made
     out = (simulate(changed, recording), tuple(sorted(recording.read)))
+    if rng.made == streams and not config:  # the scenario itself, at its own seed or another
+        _seedless.add(key[:2])
     _runs.setdefault(key + (None,), out)
     _runs[key + (tuple(values[n] for n in out[1]),)] = out
     return out
@@ -220,7 +227,11 @@ class _Samples:
     simulations: int
 
 
-def _sample(outcome: Callable[[dict, dict, int], float | None], unknowns, base, read, seed):
+def _sample(
+    outcome: Callable[[dict, dict, int], float | None], unknowns, base, read, seed, seedless
+):
+    """The outcome at every design point; ``seedless``: the model drew no random number, so the
+    simulation has no noise to measure."""
     configs = design(unknowns)
     at_config = []
     kept = []
@@ -241,9 +252,12 @@ def _sample(outcome: Callable[[dict, dict, int], float | None], unknowns, base, 
             outcome({}, dict(base, **{name: down}), seed),
             outcome({}, dict(base, **{name: up}), seed),
         )
-    at_seed = [outcome({}, base, seed + 1)]
-    if at_seed[0] != at_config[0]:
-        at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
+    if seedless:
+        at_seed = []
+    else:
+        at_seed = [outcome({}, base, seed + 1)]
+        if at_seed[0] != at_config[0]:
+            at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
     runs = len(kept) + 2 * len(at_parameter) + len(at_seed)
     return _Samples(unknowns, kept, at_config, at_parameter, at_seed, runs)
 
@@ -271,7 +285,11 @@ def _summarise(samples: _Samples, metric: str, model_name: str, model_error: boo
         down_sq += min(0.0, *deviations) ** 2
         up_sq += max(0.0, *deviations) ** 2
         variances[parameter_label(name)] = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
-    noise_sd = math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
+    noise_sd = (
+        math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
+        if samples.at_seed
+        else 0.0
+    )
     variances[NOISE] = noise_sd**2
     spread_down = math.sqrt(down_sq + (Z * noise_sd) ** 2)
     spread_up = math.sqrt(up_sq + (Z * noise_sd) ** 2)
@@ -315,6 +333,11 @@ def _model_errors() -> dict:
     return json.loads(MODEL_ERROR.read_text()).get("models", {})
 
 
+def _drew_none(scenario: Scenario) -> bool:
+    """Whether the scenario's point run drew no random stream (its seed changes nothing)."""
+    return (scenario.model, repr(scenario.body)) in _seedless
+
+
 def _base_and_read(scenario: Scenario, base: dict[str, float] | None, metric: str):
     base = dict(params_module.calibrated() if base is None else base)
     value, read = _run(scenario, {}, base, scenario.seed, metric)
@@ -338,7 +361,7 @@ def interval(
     def outcome(config, values, seed):
         return _run(scenario, config, values, seed, metric)[0]
 
-    samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed)
+    samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario))
     if samples is None:
         return None
     return _summarise(samples, metric, scenario.model, model_error)
@@ -400,7 +423,8 @@ def ratio_interval(
         return None if this is None or not other else this / other
 
     unknowns = _union(scenario.unknowns, reference.unknowns)
-    samples = _sample(outcome, unknowns, base, set(read_a) | set(read_b), scenario.seed)
+    seedless = _drew_none(scenario) and _drew_none(reference)
+    samples = _sample(outcome, unknowns, base, set(read_a) | set(read_b), scenario.seed, seedless)
     if samples is None:
         return None
     samples.simulations *= 2

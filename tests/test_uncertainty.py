@@ -173,3 +173,15 @@ def test_a_sweep_stores_intervals_and_ranks_the_unknowns(tmp_path):
     ranking = sensitivity.driver_ranking(table)
     assert ranking.loc["volumes.lv.cache_block_KiB", "kind"] == "declared unknown"
     assert ranking.loc["volumes.lv.cache_block_KiB", "points_moved"] == 2
+
+
+def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_numbers():
+    uncertainty.clear_cache()
+    relay = uncertainty.interval(scenario.load("psu_relay"), model_error=False)
+    assert relay.drivers.get(uncertainty.NOISE, 0.0) > 0  # its clients' arrivals are drawn
+    write = scenario.load("psu_write")
+    plain = uncertainty.interval(write, model_error=False)
+    read = uncertainty.simulated(write, {}, _values(), write.seed)[1]
+    levels = len(uncertainty.levels(write.unknowns[0]))
+    assert plain.simulations == levels + 2 * len(read)  # no other seed: the stream model draws none
+    assert uncertainty.NOISE not in plain.drivers
