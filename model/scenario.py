@@ -233,13 +233,43 @@ def _open_unknowns(
     for prefix, pid, part in unknowns.part_keys(body, parts):
         for u in unknowns.parse(part.unknowns, part.declared_in, f"{pid}.unknowns"):
             key = prefix + u.key
+            where_key = f"{pid}.unknowns.{u.key}"
+            if field_type(body_cls, key.split(".")) is None and not _a_key_somewhere(u.key):
+                raise UserError(
+                    part.declared_in,
+                    where_key,
+                    "not a scenario key beside a part in any model (keys are relative to the "
+                    "mapping that names the part)",
+                )
             if key in found or field_type(body_cls, key.split(".")) is None:
                 continue  # the scenario's own declaration wins; a key of another model
-            where_key = f"{pid}.unknowns.{u.key}"
             u = replace(u, key=key, variants=())
             if unknowns.in_effect(u, chosen, overridden):
                 found[key] = unknowns.check(u, body_cls, body, variants, where_key)
     return tuple(found.values())
+
+
+@functools.cache
+def _a_key_somewhere(key: str) -> bool:
+    """Whether ``key`` is a key of some mapping inside some registered model's body."""
+    seen: set[type] = set()
+    todo = [record.body for record in registry.MODELS.values()]
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        if field_type(cls, key.split(".")) is not None:
+            return True
+        for tp in typing.get_type_hints(cls, include_extras=True).values():
+            todo += [t for t in _dataclasses_in(tp) if t not in seen]
+    return False
+
+
+def _dataclasses_in(tp: Any) -> list[type]:
+    if dataclasses.is_dataclass(tp):
+        return [tp]
+    return [d for arg in typing.get_args(tp) for d in _dataclasses_in(arg)]
 
 
 def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
