@@ -46,7 +46,7 @@ from typing import Any
 from . import params as params_module
 from . import paths
 from . import scenario as scenario_module
-from .errors import NotModelled
+from .errors import NotModelled, UserError
 from .result import Result
 from .sim import rng
 from .spec import Scenario
@@ -242,6 +242,13 @@ def _sample(
             if not config:
                 raise
             continue  # a documented value no model covers yet: the others still bound it
+        except UserError as exc:
+            if not config:
+                raise
+            u = next(u for u in unknowns if u.key in config)  # the declaration that asked for it
+            raise UserError(
+                u.declared_in, f"unknowns.{u.key}", f"the model refuses {config}: {exc.message}"
+            ) from None
         if value is None:
             return None
         at_config.append(value)

@@ -148,3 +148,10 @@ def test_the_drive_write_cache_key_keeps_the_shipped_behaviour_by_default():
     )
     assert simulate(enabled).throughput_MBps == as_shipped  # a SATA drive ships with it on
     assert simulate(disabled).throughput_MBps < as_shipped
+
+
+def test_an_option_the_model_refuses_is_told_as_the_declaration_s_mistake(run_cli, tmp_path):
+    # the background flusher's threshold (10 %) must stay below the dirty limit
+    block = {"kernel.dirty_ratio_pct": {"options": [40.0, 5.0], "source": SOURCE}}
+    path = _scenario(tmp_path, block)
+    one_line(run_cli("predict", str(path)), "mine.yaml", "unknowns.kernel.dirty_ratio_pct", "5.0")
