@@ -10,10 +10,10 @@ catalog holds current parts for proposed hardware: solid-state drives (``ssds``)
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
-from typing import Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal
 
-from . import paths, yamlio
+from . import paths, unknowns, yamlio
 from .errors import UserError
 from .schema import NonNegativeFloat, PositiveFloat, PositiveInt, build_dataclass
 
@@ -27,8 +27,15 @@ class Part:
     reports: tuple[str, ...] = ()
     sources: dict[str, str]
     note: str = ""
+    # facts its documentation leaves open (``model.unknowns``): scenario keys relative to the
+    # mapping that names the part, each with options or a range and a source
+    unknowns: dict[str, Any] = field(default_factory=dict)
+    declared_in: str = field(default="", init=False, compare=False)  # the file that holds it
 
     def check(self, where: str, key: str) -> None:
+        object.__setattr__(self, "declared_in", where)
+        if self.unknowns:
+            unknowns.parse(self.unknowns, where, f"{key}.unknowns")
         numeric = [
             f.name
             for f in fields(self)
@@ -430,12 +437,19 @@ def load() -> Catalog:
 
 
 def _raw(part: Part) -> dict:
-    """A part's fields as a parts file gives them (for ``like:``)."""
+    """A part's fields as a parts file gives them (for ``like:``): those left at their defaults
+    are left out, as the file left them (an empty ``processor`` is no string a file may give)."""
     return {
         f.name: list(v) if isinstance(v := getattr(part, f.name), tuple) else v
         for f in fields(part)
-        if f.init
+        if f.init and not _at_default(f, getattr(part, f.name))
     }
+
+
+def _at_default(f, value: object) -> bool:
+    if f.default is not MISSING:
+        return value == f.default
+    return f.default_factory is not MISSING and value == f.default_factory()
 
 
 def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:

@@ -7,7 +7,6 @@ A configuration no model covers yet prints one line and exits 3.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 
@@ -91,43 +90,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interval(scenario, read: set[str]) -> tuple[float, float] | None:
-    """Throughput (MB/s) at every corner of the 95% intervals of the parameters the model ``read``;
-    None when it read none."""
-    from . import params
-    from .simulate import simulate
-
-    if not read:
-        return None
-    spans = params.intervals()
-    names = sorted(read)
-    base = params.calibrated()
-    values = [
-        simulate(scenario, dict(base, **dict(zip(names, corner, strict=True)))).throughput_MBps
-        for corner in itertools.product(*(spans[n] for n in names))
-    ]
-    return min(values), max(values)
-
-
 def _predict(args) -> int:
-    from . import params
+    from . import params, uncertainty
     from . import scenario as scenario_module
-    from .simulate import simulate
 
     scenario = scenario_module.load(args.scenario, args.overrides, catalogs=tuple(args.catalogs))
-    recording = params.Recording(params.calibrated())
-    result = simulate(scenario, recording)
-    interval = None if args.point else _interval(scenario, recording.read)
+    values = params.calibrated()
+    result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
+    interval = None if args.point else uncertainty.interval(scenario)
     if args.json:
         from . import provenance
 
         out = result.to_dict()
-        if not args.point:
-            out["throughput_MBps_interval"] = list(interval or (result.throughput_MBps,) * 2)
+        if interval is not None:
+            out["interval_90"] = [interval.low, interval.high]
+            out["throughput_MBps_interval"] = out["interval_90"]  # the same, as read before
+            out["drivers"] = interval.drivers
+            out["model_error"] = interval.model_error
+        out["unknowns"] = [u.to_dict() for u in scenario.unknowns]
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)
         out["seed"] = scenario.seed
-        out["parameters"] = {name: recording[name] for name in sorted(recording.read)}
+        out["parameters"] = {name: values[name] for name in read}
         out["versions"] = provenance.versions()
         out["commit"] = provenance.commit()
         print(json.dumps(out, sort_keys=True))

@@ -26,9 +26,10 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from . import registry
+from . import registry, unknowns
 from .errors import UserError
 from .schema import Bound
+from .unknowns import Unknown
 
 NAME = (
     "NAME"  # stands for the user's own name of a mapping's entry (``volumes.md0`` is volumes.NAME)
@@ -86,6 +87,15 @@ HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allow
         "none",
         "",
         "Named sets of dotted.key: value overrides; --set variant=NAME picks one.",
+    ),
+    "unknowns": (
+        "mapping",
+        "none",
+        "KEY: {options: [...]} or {range: [low, high]}, with source: (and variants: [...])",
+        "Facts the sources leave unsaid: a scenario key (dotted, as --set takes it) with the "
+        "values its documentation allows and where they come from; the scenario's own value is the "
+        "documented default. Predictions carry their spread (model.uncertainty). A catalog part "
+        "may declare them too, keyed beside the key that names it.",
     ),
 }
 
@@ -358,6 +368,39 @@ def find(model: str, dotted: str) -> Key | None:
     return None
 
 
+@dataclass(frozen=True)
+class Declared:
+    """An unknown a shipped scenario or catalog part declares."""
+
+    owner: str  # the scenario's file name or the part's id
+    unknown: Unknown
+
+
+def declared() -> list[Declared]:
+    """Every unknown the shipped scenarios (``data/scenarios/``) and catalog parts declare."""
+    from . import catalog, paths
+    from . import scenario as scenario_module
+
+    found = []
+    for path in sorted(paths.SCENARIOS.glob("*.yaml")):
+        raw = scenario_module.read_yaml(path)
+        found += [
+            Declared(path.stem, u) for u in unknowns.parse(raw.get("unknowns"), paths.shown(path))
+        ]
+    for table in catalog.load().parts.values():
+        for pid, part in sorted(table.items()):
+            found += [
+                Declared(f"part {pid}", u)
+                for u in unknowns.parse(part.unknowns or None, part.declared_in, f"{pid}.unknowns")
+            ]
+    return found
+
+
+def _declared_line(d: Declared) -> str:
+    variants = f" (variants {', '.join(d.unknown.variants)})" if d.unknown.variants else ""
+    return f"{d.owner}: {d.unknown.key}{variants}, {d.unknown.allowed()}"
+
+
 def _facts(key: Key) -> str:
     facts = [key.type] + ([key.unit] if key.unit else [])
     facts.append("required" if key.default == "required" else f"default {key.default}")
@@ -377,6 +420,11 @@ def text(refs: list[ModelReference], header: bool = True) -> str:
         blocks.append(_wrapped("every scenario: " + section.meaning, ""))
         blocks += [
             f"  {k.key}  ({_facts(k)})\n{_wrapped(k.meaning, '      ')}" for k in section.keys
+        ]
+        blocks.append("declared unknowns (the scenarios' and parts' unknowns: blocks):")
+        blocks += [
+            f"  {_declared_line(d)}\n{_wrapped('source: ' + d.unknown.source, '      ')}"
+            for d in declared()
         ]
     for ref in refs:
         blocks.append(_wrapped(f"== model {ref.name}: {ref.summary}", ""))
@@ -414,6 +462,30 @@ def markdown(refs: list[ModelReference], header: bool = True) -> str:
     if header:
         section = header_section()
         lines += ["", "## Every scenario", "", section.meaning, "", *_table(section.keys)]
+        lines += [
+            "",
+            "## Declared unknowns",
+            "",
+            "What the shipped scenarios and catalog parts declare under `unknowns:`.",
+            "",
+            "| declared by | key | variants | allowed | source |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            "| "
+            + " | ".join(
+                _cell(c)
+                for c in (
+                    d.owner,
+                    f"`{d.unknown.key}`",
+                    ", ".join(d.unknown.variants) or "all",
+                    d.unknown.allowed(),
+                    d.unknown.source,
+                )
+            )
+            + " |"
+            for d in declared()
+        ]
     for ref in refs:
         lines += ["", f"## {ref.name}", "", ref.summary or f"The `{ref.name}` model."]
         for section in ref.sections:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 
 from . import measured, paths, registry
 from . import params as params_module
 from .result import Result
 from .spec import Scenario
+from .uncertainty import Interval
 from .validate import Prediction, predict_rows, summarise
 
 
@@ -35,19 +37,13 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
 def prediction_text(
     scenario: Scenario,
     result: Result,
-    interval: tuple[float, float] | None,
+    interval: Interval | None,
     point_only: bool = False,
 ) -> str:
-    """``interval``: the throughput over the read parameters' 95% intervals; None when it reads none
-    or when it was not asked for (``point_only``)."""
-    spread = (
-        "(the point prediction alone: --point)"
-        if point_only
-        else "(no calibrated parameter enters it)"
-        if interval is None
-        else f"(from the parameters' 95% intervals: {_fmt(interval[0], 'MB/s')} to "
-        f"{_fmt(interval[1], 'MB/s')})"
-    )
+    """``interval``: the throughput's 90 % interval (``model.uncertainty``); None when it was not
+    asked for (``point_only``)."""
+    lines_before = [] if point_only or interval is None else _interval_lines(interval)
+    spread = "(the point prediction alone: --point)" if point_only else ""
     busiest = 100 * result.utilization[result.bottleneck]
     lines = [
         f"{scenario.name}"
@@ -57,7 +53,8 @@ def prediction_text(
             if any(not o.startswith("variant=") for o in scenario.overrides)
             else ""
         ),
-        f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}",
+        f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}".rstrip(),
+        *lines_before,
         f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
         f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
         f"  bottleneck   {result.bottleneck} ({_fmt(busiest, '%')} busy)",
@@ -68,6 +65,30 @@ def prediction_text(
     lines.append("  utilisation  " + _busiest(result.utilization))
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
+
+
+def _interval_lines(interval: Interval) -> list[str]:
+    """The 90 % interval, the factor that moves it most and whether the model's error is in it."""
+    low, high = _fmt(interval.low, "MB/s"), _fmt(interval.high, "MB/s")
+    lines = [f"  90 %         between {low} and {high}, most likely {_fmt(interval.point, 'MB/s')}"]
+    leading = interval.leading
+    if leading is None:
+        lines.append("  moved by     no declared unknown, parameter or seed moves it")
+    else:
+        unknown = not leading.startswith(("parameter ", "simulation"))
+        share = 100 * interval.drivers[leading]
+        lines.append(
+            f"  moved most   by {'the unknown ' if unknown else ''}{leading} "
+            f"({share:.0f} % of the spread)"
+        )
+    error = interval.model_error
+    if error is None:
+        lines.append("  not in it    the model's own error (no data/calibrated/model_error.json)")
+    else:
+        covers = f"; its residuals cover {error['covers']}" if error["covers"] else ""
+        factor = math.exp(error["log_widen_90"])
+        lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
+    return lines
 
 
 def _measured(row: measured.Row) -> str:

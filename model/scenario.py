@@ -20,12 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from . import catalog as catalog_module
-from . import paths, registry, yamlio
+from . import paths, registry, unknowns, yamlio
 from .errors import UserError
-from .schema import allowed_keys, build_dataclass, field_type
+from .schema import build_dataclass, field_type, locate
 from .spec import Scenario
 
-HEADER_KEYS = ("name", "model", "description", "source", "seed", "variants", "parts", "catalogs")
+HEADER_KEYS = (
+    "name",
+    "model",
+    "description",
+    "source",
+    "seed",
+    "variants",
+    "parts",
+    "catalogs",
+    "unknowns",
+)
 MAX_REFERENCE_DEPTH = 4  # a scenario naming one naming one ...: deeper is a loop
 
 
@@ -46,15 +56,7 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
 def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> None:
     """Set ``key`` (dotted) in the raw mapping, refusing a path the schema does not have."""
     parts = key.split(".")
-    if field_type(body_cls, parts) is None:
-        parent = parts[:-1]
-        allowed = allowed_keys(body_cls, parent)
-        hint = (
-            f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"
-            if allowed
-            else ""
-        )
-        raise UserError(where, key, f"no such key in a {body_cls.__name__} scenario{hint}")
+    locate(body_cls, key, where)
     node = data
     for depth, part in enumerate(parts[:-1]):
         if isinstance(node, list):
@@ -157,6 +159,7 @@ def load(
     if not isinstance(variants, dict):
         raise UserError(where, "variants", "must be a mapping from variant name to overrides")
     body = {k: copy.deepcopy(v) for k, v in raw.items() if k not in HEADER_KEYS}
+    declared = unknowns.parse(raw.get("unknowns"), where)
     assignments = [parse_assignment(o, where_overrides) for o in overrides]
     chosen, seed = None, _seed(raw.get("seed", 1), where)
     for key, value in assignments:
@@ -205,7 +208,84 @@ def load(
         refs = _references(built, where, catalogs, _depth)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         raise unbuilt.relocated(exc) from None
-    return replace(unbuilt, body=built, refs=refs)
+    return replace(
+        unbuilt,
+        body=built,
+        refs=refs,
+        unknowns=_open_unknowns(declared, built, parts, chosen, list(variants), set_by),
+    )
+
+
+def _open_unknowns(
+    declared: tuple, body: Any, parts: catalog_module.Catalog, chosen, variants, set_by
+) -> tuple:
+    """The scenario's and its parts' declared unknowns, each checked against the model, that are
+    open in this configuration (its variant, not set by an override), with their defaults."""
+    body_cls = type(body)
+    # a value an override gives (--set, a measured row's, a referring scenario's) is known
+    overridden = {key for key, where in set_by if " variants." not in where}
+    found: dict[str, unknowns.Unknown] = {}
+    for u in declared:
+        live = unknowns.in_effect(u, chosen, overridden)
+        checked = unknowns.check(u, body_cls, body if live else None, variants, f"unknowns.{u.key}")
+        if live:
+            found[u.key] = checked
+    for prefix, pid, part in unknowns.part_keys(body, parts):
+        for u in unknowns.parse(part.unknowns, part.declared_in, f"{pid}.unknowns"):
+            key = prefix + u.key
+            where_key = f"{pid}.unknowns.{u.key}"
+            if field_type(body_cls, key.split(".")) is None and not _a_key_somewhere(u.key):
+                raise UserError(
+                    part.declared_in,
+                    where_key,
+                    "not a scenario key beside a part in any model (keys are relative to the "
+                    "mapping that names the part)",
+                )
+            if key in found or field_type(body_cls, key.split(".")) is None:
+                continue  # the scenario's own declaration wins; a key of another model
+            u = replace(u, key=key, variants=())
+            if unknowns.in_effect(u, chosen, overridden):
+                found[key] = unknowns.check(u, body_cls, body, variants, where_key)
+    return tuple(found.values())
+
+
+@functools.cache
+def _a_key_somewhere(key: str) -> bool:
+    """Whether ``key`` is a key of some mapping inside some registered model's body."""
+    seen: set[type] = set()
+    todo = [record.body for record in registry.MODELS.values()]
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        if field_type(cls, key.split(".")) is not None:
+            return True
+        for tp in typing.get_type_hints(cls, include_extras=True).values():
+            todo += [t for t in _dataclasses_in(tp) if t not in seen]
+    return False
+
+
+def _dataclasses_in(tp: Any) -> list[type]:
+    if dataclasses.is_dataclass(tp):
+        return [tp]
+    return [d for arg in typing.get_args(tp) for d in _dataclasses_in(arg)]
+
+
+def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
+    """``scenario`` with dotted keys set to Python values (a design point of its unknowns), built
+    and checked as a file's would be; its references and unknowns are kept."""
+    if not values:
+        return scenario
+    where = f"{scenario.path} (unknowns)"
+    raw = _plain(scenario.body)
+    for key, value in values.items():
+        _assign(raw, type(scenario.body), key, _plain(value), where)
+    body = build_dataclass(type(scenario.body), raw, where)
+    named = getattr(body, "references", lambda: ())()
+    if named == getattr(scenario.body, "references", lambda: ())():
+        return replace(scenario, body=body)  # the same scenarios named: those already loaded
+    return replace(scenario, body=body, refs=_references(body, where, (), 0))
 
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
@@ -276,6 +356,9 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
     raw = _plain(scenario.body)
     raw.update(_plain(changes))
     body = build_dataclass(type(scenario.body), raw, where)
+    named = getattr(body, "references", lambda: ())()
+    if named == getattr(scenario.body, "references", lambda: ())():
+        return replace(scenario, body=body)  # the same scenarios named: those already loaded
     return replace(scenario, body=body, refs=_references(body, where, (), 0))
 
 

@@ -203,3 +203,20 @@ def allowed_keys(cls: type, path: list[str]) -> list[str]:
     if dataclasses.is_dataclass(tp):
         return [f.name for f in dataclasses.fields(tp)]
     return []
+
+
+def locate(body_cls: type, key: str, where: str = "") -> Any:
+    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a path the schema does not
+    have is refused, with the keys allowed beside it."""
+    parts = key.split(".")
+    tp = field_type(body_cls, parts)
+    if tp is None:
+        parent = parts[:-1]
+        allowed = allowed_keys(body_cls, parent)
+        hint = (
+            f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"
+            if allowed
+            else ""
+        )
+        raise UserError(where, key, f"no such key in a {body_cls.__name__} scenario{hint}")
+    return tp

@@ -17,6 +17,7 @@ from typing import Any
 from .catalog import Catalog
 from .errors import UserError
 from .freeparameter import FreeParameter
+from .unknowns import Unknown
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ class Scenario:
     set_by: tuple[tuple[str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there
     catalog: Catalog | None = None  # the parts it may name: the project's and the user's own
+    # the declared unknowns open in this configuration (its variant, no override setting them),
+    # each with the scenario's own value as its documented default (``model.unknowns``)
+    unknowns: tuple[Unknown, ...] = ()
 
     def where(self, key: str) -> str:
         """Where the value at ``key`` (or the mapping that holds it) was set: an override, a

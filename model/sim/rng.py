@@ -6,9 +6,15 @@ import zlib
 
 import numpy as np
 
+# streams made in this process: a run that made none did not depend on its seed (model.uncertainty
+# then needs no other seed to measure the simulation's noise)
+made = 0
+
 
 def stream(seed: int, name: str) -> np.random.Generator:
     """The generator named ``name`` of the run seeded ``seed``; independent of other names."""
+    global made
+    made += 1
     return np.random.Generator(
         np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()),)))
     )

@@ -120,6 +120,9 @@ class Volume:
     ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
     (the SAS wires of an external array); without it, traffic takes the controller's own slot.
     ``cache_block_KiB`` is a RAID controller's cache block size.
+    ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
+    (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
+    ``disabled``; a hardware RAID volume's drives follow their controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
     ``groups``, and its ``record_KiB`` and ``arc_GB``.
     """
@@ -136,6 +139,7 @@ class Volume:
     chunk_KiB: PositiveFloat = 64.0
     cache_block_KiB: PositiveFloat = 4.0
     group_paths: tuple[str, ...] = ()
+    drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"
     filesystem: FileSystem = field(default_factory=FileSystem)
 
     def layout(self) -> tuple[str, int]:

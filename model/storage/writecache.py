@@ -17,11 +17,14 @@ from .spindle import Spindle
 
 def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
     """Whether writes to volume ``vname`` meet a write-back cache: a hardware RAID volume's is its
-    controller's (``write_back``; the controller keeps its drives' own caches off); under Linux, ATA
-    and SATA drives keep theirs on as they ship, SCSI and SAS drives are taken with it off."""
+    controller's (``write_back``; the controller keeps its drives' own caches off); under Linux, the
+    drives' own as the volume's ``drive_write_cache`` sets it, or as they ship: ATA and SATA drives
+    on, SCSI and SAS drives taken with it off."""
     volume = body.volumes[vname]
     if volume.engine == "controller":
         return body.controllers[volume.disks.attach[0].partition(".")[0]].write_back
+    if volume.drive_write_cache != "as_shipped":
+        return volume.drive_write_cache == "enabled"
     return disk.interface in ("ide", "sata")
 
 

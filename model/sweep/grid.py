@@ -5,7 +5,9 @@ parameterised notebook ``notebooks/sweep_point.ipynb``) or a ``notebook`` of its
 points as any of: the ``product`` of lists, an explicit list of ``points``, a ``sample`` of ranges
 (``random``, Latin-hypercube ``lhs``, or Saltelli's ``sobol`` design for Sobol indices). Every
 point is a mapping of dotted scenario keys (or notebook parameters) to values; ``base`` holds
-overrides every point shares; ``seed`` (or a point's own ``seed`` key) is the scenario's seed.
+overrides every point shares; ``seed`` (or a point's own ``seed`` key) is the scenario's seed;
+``intervals: true`` stores each point's 90 % interval and what drives it (``model.uncertainty``:
+the scenario's declared unknowns among them), for ``model.sweep.sensitivity``.
 
 A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
 folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when a
@@ -58,6 +60,8 @@ class Grid:
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
     sample: Sample | None = None
+    # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
+    intervals: bool = False
     path: str = ""
 
     def check(self, where: str, key: str) -> None:
@@ -73,6 +77,8 @@ class Grid:
             raise UserError(where, "scenario", "a grid names exactly one of scenario or notebook")
         if self.notebook is not None and self.engine != "papermill":
             raise UserError(where, "engine", "a notebook grid runs with engine: papermill")
+        if self.intervals and self.engine != "inprocess":
+            raise UserError(where, "intervals", "only an inprocess grid stores intervals")
         for k, values in self.product.items():
             if not values:
                 raise UserError(where, f"product.{k}", "must list at least one value")

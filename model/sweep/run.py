@@ -51,11 +51,19 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     from ..simulate import simulate
 
     overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
-    result = simulate(scenario_module.load(spec["scenario"], overrides))
+    scenario = scenario_module.load(spec["scenario"], overrides)
+    result = simulate(scenario)
     out = {
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
     }
     out["utilization"] = json.dumps(result.utilization, sort_keys=True)
+    if spec.get("intervals"):
+        from .. import uncertainty
+
+        interval = uncertainty.interval(scenario)
+        out["interval_90_low_MBps"] = interval.low
+        out["interval_90_high_MBps"] = interval.high
+        out["drivers"] = json.dumps(interval.drivers, sort_keys=True)
     return out
 
 
@@ -170,6 +178,11 @@ def inputs_fingerprint(grid: Grid) -> str:
 
     digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
     files = sorted(paths.HARDWARE.glob("*.yaml"))
+    if grid.intervals:  # an interval also depends on the model's measured error
+        from .. import uncertainty
+
+        digest.update(b"intervals")
+        files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
     if grid.scenario is not None:
         files.append(scenario_module.resolve(grid.scenario))
     if grid.notebook is not None:
@@ -206,6 +219,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "engine": grid.engine,
             "base": base,
             "seed": p.get("seed", seed),
+            "intervals": grid.intervals,
             "versions": versions,
             "commit": commit,
             "out": str(out),

@@ -1,0 +1,466 @@
+"""The 90 % interval of a prediction: what the reports and datasheets leave unsaid, propagated.
+
+Four sources of spread enter it:
+
+(a) the scenario's declared unknowns (``model.unknowns``): options enumerated, a range at its ends,
+    its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
+    jointly when the combinations are few (``MAX_JOINT``), one at a time otherwise. Every allowed
+    value is possible, so the interval spans the envelope of these outcomes;
+(b) the calibrated free parameters the model reads: each treated as normal, its standard deviation
+    the 95 % interval's half-width (on its side) / 1.96, and simulated at its 5 % and 95 % points
+    one at a time; the deviations add in quadrature (first-order propagation, 2 runs a parameter);
+(d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
+    result (none where the run drew no random stream, ``model.sim.rng``); its root-mean-square
+    deviation taken as a normal standard deviation;
+(c) the model's own error: ``data/calibrated/model_error.json`` (written by validation from the
+    leave-one-out residuals of the tables a model predicts) holds per model the 90 % quantile q of
+    |log(predicted / measured)|; [low, high] widens to [low e^-q, high e^q]. Without the file the
+    interval leaves it out and says so.
+
+A range's design always holds its ends and its default, so a wider range never gives a narrower
+envelope where the outcome moves one way across the range (as rates, limits and depths do here);
+its interior points catch a bump between the ends but do not nest from one range to a wider one.
+
+Spreads combine in log space (on the metric itself where it is not positive): the envelope of the
+unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. The point prediction
+is the documented-default configuration at the calibrated values and always lies inside. ``drivers``
+gives each unknown's, each parameter's and the noise's share of the spread: the variance of the
+outcome when that factor alone varies, over the sum of them.
+
+A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
+same design points for both (:func:`paired`), so that what moves both cancels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import json
+import math
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import params as params_module
+from . import paths
+from . import scenario as scenario_module
+from .errors import NotModelled, UserError
+from .result import Result
+from .sim import rng
+from .spec import Scenario
+from .unknowns import Unknown
+
+LEVEL = 0.90
+Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
+Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
+RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default
+MAX_JOINT = 12  # unknown configurations enumerated jointly; beyond, one unknown at a time
+SEEDS = 2  # further seeds where the model is stochastic
+MODEL_ERROR = paths.CALIBRATED / "model_error.json"
+NOISE = "simulation noise"
+_CACHE_LIMIT = 50_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A metric's 90 % interval: ``point`` (the documented defaults, calibrated values),
+    ``low``/``high``, each factor's share of the spread (``drivers``), the model error it carries
+    (``model_error``: its log widening and what its residuals cover; None when no file gives it)
+    and how many simulations it took."""
+
+    metric: str
+    point: float
+    low: float
+    high: float
+    drivers: dict[str, float] = field(default_factory=dict)
+    model_error: dict | None = None
+    simulations: int = 0
+
+    @property
+    def leading(self) -> str | None:
+        """The factor that moves the prediction most, if any moves it."""
+        return max(self.drivers, key=self.drivers.get) if self.drivers else None
+
+    def to_dict(self) -> dict:
+        return {
+            "metric": self.metric,
+            "point": self.point,
+            "interval_90": [self.low, self.high],
+            "drivers": dict(self.drivers),
+            "model_error": self.model_error,
+            "simulations": self.simulations,
+        }
+
+
+def parameter_label(name: str) -> str:
+    """How a calibrated parameter is named among the drivers."""
+    return f"parameter {name}"
+
+
+# --- the design ---------------------------------------------------------------------------------
+
+
+def levels(unknown: Unknown) -> tuple[Any, ...]:
+    """The values of ``unknown`` the design visits, its default first: every option; a range's
+    default, ends and interior Sobol points (integers rounded for an integer key)."""
+    if unknown.options is not None:
+        return (unknown.default,) + tuple(o for o in unknown.options if o != unknown.default)
+    low, high = unknown.range
+    values = [unknown.default, low, high] + [low + (high - low) * s for s in _sobol(RANGE_INTERIOR)]
+    if isinstance(unknown.default, int):
+        values = [round(v) for v in values]
+    unique: list[Any] = []
+    for v in values:
+        if v not in unique:
+            unique.append(v)
+    return tuple(unique)
+
+
+def _sobol(n: int) -> tuple[float, ...]:
+    """The first ``n`` interior points of the one-dimensional Sobol sequence (van der Corput's in
+    base 2: 1/2, 1/4, 3/4, 1/8, ...), written out rather than imported: scipy.stats takes seconds
+    to import, more than a prediction may wait."""
+    points = []
+    for k in range(1, n + 1):
+        x, denominator = 0.0, 1.0
+        while k:
+            denominator *= 2.0
+            x += (k & 1) / denominator
+            k >>= 1
+        points.append(x)
+    return tuple(points)
+
+
+def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
+    """The configurations to simulate, the all-defaults one ({}) first: every combination when they
+    are few, else each unknown varied alone."""
+    per = [levels(u) for u in unknowns]
+    if math.prod(len(v) for v in per) <= MAX_JOINT:
+        combos = itertools.product(*per)
+        configs = [
+            {u.key: v for u, v in zip(unknowns, combo, strict=True) if v != u.default}
+            for combo in combos
+        ]
+    else:
+        configs = [{}] + [{u.key: v} for u, vs in zip(unknowns, per, strict=True) for v in vs[1:]]
+    return configs
+
+
+def _alone(config: dict[str, Any], key: str) -> bool:
+    """Whether ``config`` varies ``key`` alone (or nothing)."""
+    return set(config) <= {key}
+
+
+def parameter_points(names: list[str], base: dict[str, float]) -> dict[str, tuple[float, float]]:
+    """Each read parameter's 5 % and 95 % points: normal, its standard deviation its 95 % interval's
+    half-width on that side / 1.96, inside its declared bounds."""
+    spans = params_module.intervals()
+    points = {}
+    for name in names:
+        declared = params_module.DECLARED[name]
+        low95, high95 = spans[name]
+        value = base[name]
+        down = value - Z * max(value - low95, 0.0) / Z95
+        up = value + Z * max(high95 - value, 0.0) / Z95
+        points[name] = (max(down, declared.low), min(up, declared.high))
+    return points
+
+
+# --- simulation, cached -------------------------------------------------------------------------
+
+_runs: dict[tuple, tuple[Any, tuple[str, ...]]] = {}
+_seedless: set[tuple] = set()  # (model, body) whose run drew no random stream: no noise
+
+
+def clear_cache() -> None:
+    _runs.clear()
+    _seedless.clear()
+
+
+def simulated(
+    scenario: Scenario, config: dict, values: dict[str, float], seed: int
+) -> tuple[Result, tuple[str, ...]]:
+    """The result of ``scenario`` with ``config`` set, at parameter ``values`` and ``seed``, and the
+    parameters the model read; cached on what determines it."""
+    from .simulate import simulate
+
+    key = (scenario.model, repr(scenario.body), seed, repr(sorted(config.items())))
+    first = _runs.get(key + (None,))
+    if first is not None:
+        hit = _runs.get(key + (tuple(values[n] for n in first[1]),))
+        if hit is not None:
+            return hit
+    if len(_runs) > _CACHE_LIMIT:
+        _runs.clear()
+    changed = dataclasses.replace(scenario_module.with_values(scenario, config), seed=seed)
+    recording = params_module.Recording(values)
+    streams = rng.made
+    out = (simulate(changed, recording), tuple(sorted(recording.read)))
+    if rng.made == streams and not config:  # the scenario itself, at its own seed or another
+        _seedless.add(key[:2])
+    _runs.setdefault(key + (None,), out)
+    _runs[key + (tuple(values[n] for n in out[1]),)] = out
+    return out
+
+
+def _run(
+    scenario: Scenario, config: dict, values: dict[str, float], seed: int, metric: str
+) -> tuple[float | None, tuple[str, ...]]:
+    result, read = simulated(scenario, config, values, seed)
+    return result.metric(metric), read
+
+
+# --- the interval -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Samples:
+    """The outcome (a metric, or a ratio of two) at every design point."""
+
+    unknowns: tuple[Unknown, ...]
+    configs: list[dict]
+    at_config: list[float]  # per config, calibrated values, the scenario's seed
+    at_parameter: dict[str, tuple[float, float]]  # name -> at its 5 % and 95 % points
+    at_seed: list[float]  # further seeds, defaults
+    simulations: int
+
+
+def _sample(
+    outcome: Callable[[dict, dict, int], float | None], unknowns, base, read, seed, seedless
+):
+    """The outcome at every design point; ``seedless``: the model drew no random number, so the
+    simulation has no noise to measure."""
+    configs = design(unknowns)
+    at_config = []
+    kept = []
+    for config in configs:
+        try:
+            value = outcome(config, base, seed)
+        except NotModelled:
+            if not config:
+                raise
+            continue  # a documented value no model covers yet: the others still bound it
+        except UserError as exc:
+            if not config:
+                raise
+            u = next(u for u in unknowns if u.key in config)  # the declaration that asked for it
+            raise UserError(
+                u.declared_in, f"unknowns.{u.key}", f"the model refuses {config}: {exc.message}"
+            ) from None
+        if value is None:
+            return None
+        at_config.append(value)
+        kept.append(config)
+    at_parameter = {}
+    for name, (down, up) in parameter_points(sorted(read), base).items():
+        at_parameter[name] = (
+            outcome({}, dict(base, **{name: down}), seed),
+            outcome({}, dict(base, **{name: up}), seed),
+        )
+    if seedless:
+        at_seed = []
+    else:
+        at_seed = [outcome({}, base, seed + 1)]
+        if at_seed[0] != at_config[0]:
+            at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
+    runs = len(kept) + 2 * len(at_parameter) + len(at_seed)
+    return _Samples(unknowns, kept, at_config, at_parameter, at_seed, runs)
+
+
+def _transform(samples: _Samples) -> Callable[[float], float]:
+    values = samples.at_config + samples.at_seed
+    values += [v for pair in samples.at_parameter.values() for v in pair]
+    return math.log if all(v is not None and v > 0 for v in values) else float
+
+
+def _summarise(samples: _Samples, metric: str, model_name: str, model_error: bool) -> Interval:
+    t = _transform(samples)
+    point = samples.at_config[0]
+    t0 = t(point)
+    envelope = [t(v) - t0 for v in samples.at_config]
+    variances: dict[str, float] = {}
+    for u in samples.unknowns:
+        alone = [
+            envelope[i] for i, c in enumerate(samples.configs) if _alone(c, u.key)
+        ]  # the default's outcome is among them
+        variances[u.key] = statistics.pvariance(alone) if len(alone) > 1 else 0.0
+    down_sq = up_sq = 0.0
+    for name, (at_down, at_up) in samples.at_parameter.items():
+        deviations = (t(at_down) - t0, t(at_up) - t0)
+        down_sq += min(0.0, *deviations) ** 2
+        up_sq += max(0.0, *deviations) ** 2
+        variances[parameter_label(name)] = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
+    noise_sd = (
+        math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
+        if samples.at_seed
+        else 0.0
+    )
+    variances[NOISE] = noise_sd**2
+    spread_down = math.sqrt(down_sq + (Z * noise_sd) ** 2)
+    spread_up = math.sqrt(up_sq + (Z * noise_sd) ** 2)
+    low_t, high_t = min(envelope) - spread_down, max(envelope) + spread_up
+    back = math.exp if t is math.log else float
+    low, high = back(t0 + low_t), back(t0 + high_t)
+    error = model_error_of(model_name) if model_error else None
+    if error is not None:
+        q = error["log_widen_90"]
+        low = low * math.exp(-q) if low > 0 else low
+        high = high * math.exp(q) if high > 0 else high
+    total = sum(variances.values())
+    drivers = (
+        {k: v / total for k, v in sorted(variances.items(), key=lambda kv: -kv[1]) if v > 0}
+        if total > 0
+        else {}
+    )
+    return Interval(
+        metric=metric,
+        point=point,
+        low=min(low, point),
+        high=max(high, point),
+        drivers=drivers,
+        model_error=error,
+        simulations=samples.simulations,
+    )
+
+
+def model_error_of(model_name: str) -> dict | None:
+    """What validation measured of a model's own error (its 90 % log widening and the
+    configurations its residuals come from), or None where no file gives it."""
+    entry = _model_errors().get(model_name)
+    if entry is None:
+        return None
+    return {"log_widen_90": float(entry["log_widen_90"]), "covers": entry.get("covers", "")}
+
+
+def _model_errors() -> dict:
+    if not MODEL_ERROR.exists():
+        return {}
+    return json.loads(MODEL_ERROR.read_text()).get("models", {})
+
+
+def _drew_none(scenario: Scenario) -> bool:
+    """Whether the scenario's point run drew no random stream (its seed changes nothing)."""
+    return (scenario.model, repr(scenario.body)) in _seedless
+
+
+def _base_and_read(scenario: Scenario, base: dict[str, float] | None, metric: str):
+    base = dict(params_module.calibrated() if base is None else base)
+    value, read = _run(scenario, {}, base, scenario.seed, metric)
+    return base, read, value
+
+
+def interval(
+    scenario: Scenario,
+    metric: str = "throughput_MBps",
+    *,
+    params: dict[str, float] | None = None,
+    model_error: bool = True,
+) -> Interval | None:
+    """The 90 % interval of ``metric`` for ``scenario`` (None where its model does not predict
+    the metric); ``params`` are the free parameters' central values (the calibrated ones when
+    omitted), ``model_error`` whether to widen by the model's own measured error."""
+    base, read, value = _base_and_read(scenario, params, metric)
+    if value is None:
+        return None
+
+    def outcome(config, values, seed):
+        return _run(scenario, config, values, seed, metric)[0]
+
+    samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario))
+    if samples is None:
+        return None
+    return _summarise(samples, metric, scenario.model, model_error)
+
+
+def paired(
+    scenario: Scenario,
+    reference: Scenario,
+    metric: str = "throughput_MBps",
+    *,
+    params: dict[str, float] | None = None,
+) -> list[tuple[dict, float, float]]:
+    """Both configurations' ``metric`` at the same design points: (design point, this, reference)
+    for every configuration of the unknowns open in either, each applied where it is open."""
+    base, read_a, _ = _base_and_read(scenario, params, metric)
+    _, read_b, _ = _base_and_read(reference, base, metric)
+    unknowns = _union(scenario.unknowns, reference.unknowns)
+    points = []
+    for config in design(unknowns):
+        points.append(
+            (
+                config,
+                _run(scenario, _open(config, scenario), base, scenario.seed, metric)[0],
+                _run(reference, _open(config, reference), base, reference.seed, metric)[0],
+            )
+        )
+    return points
+
+
+def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...]:
+    keys = {u.key for u in a}
+    return a + tuple(u for u in b if u.key not in keys)
+
+
+def _open(config: dict, scenario: Scenario) -> dict:
+    """The part of a design point that is open in ``scenario``."""
+    keys = {u.key for u in scenario.unknowns}
+    return {k: v for k, v in config.items() if k in keys}
+
+
+def ratio_interval(
+    scenario: Scenario,
+    reference: Scenario,
+    metric: str = "throughput_MBps",
+    *,
+    params: dict[str, float] | None = None,
+    model_error: bool = True,
+) -> Interval | None:
+    """The 90 % interval of ``metric(scenario) / metric(reference)``, both sampled at the same
+    design points (unknowns, parameter points, seeds), so that what moves both cancels."""
+    base, read_a, a = _base_and_read(scenario, params, metric)
+    _, read_b, b = _base_and_read(reference, base, metric)
+    if a is None or b is None or b == 0:
+        return None
+
+    def outcome(config, values, seed):
+        this = _run(scenario, _open(config, scenario), values, seed, metric)[0]
+        other = _run(reference, _open(config, reference), values, seed, metric)[0]
+        return None if this is None or not other else this / other
+
+    unknowns = _union(scenario.unknowns, reference.unknowns)
+    seedless = _drew_none(scenario) and _drew_none(reference)
+    samples = _sample(outcome, unknowns, base, set(read_a) | set(read_b), scenario.seed, seedless)
+    if samples is None:
+        return None
+    samples.simulations *= 2
+    return _summarise(samples, metric, scenario.model, model_error)
+
+
+def for_row(row, params: dict[str, float] | None = None, *, model_error: bool = True):
+    """The 90 % interval of a measured row's prediction, in the row's unit; for a row measured
+    relative to another configuration (``relative_to``), of the ratio this / that. None where no
+    model predicts it. Simulations are shared between rows (cached), so validation pays each
+    configuration's design once."""
+    from .measured import CANONICAL
+
+    if row.role != "result" or row.metric not in CANONICAL:
+        return None
+    load = functools.partial(scenario_module.load, where_overrides=f"data/measured row of {row.id}")
+    try:
+        this = load(row.scenario, row.overrides)
+        if row.relative_to is not None:
+            return ratio_interval(
+                this, load(row.scenario, row.relative_to), row.metric, params=params,
+                model_error=model_error,
+            )  # fmt: skip
+        found = interval(this, row.metric, params=params, model_error=model_error)
+    except NotModelled:
+        return None
+    if found is None:
+        return None
+    convert = row.from_canonical
+    return dataclasses.replace(
+        found, point=convert(found.point), low=convert(found.low), high=convert(found.high)
+    )

@@ -1,0 +1,157 @@
+"""Declared unknowns (model/unknowns.py): a scenario's or a catalog part's ``unknowns:`` block is
+hostile input, refused with one line naming the file, the key and what is allowed; the shipped ones
+load, cite a source and are listed by ``python -m model schema``."""
+
+import pytest
+import yaml
+
+from model import paths, scenario, unknowns
+from tests.grid_files import one_line
+
+SOURCE = "a test's own documentation"
+
+
+def _scenario(tmp_path, block, **extra):
+    """atlas_intellistation (request_KiB 128, kernel defaults) with ``block`` as its unknowns."""
+    raw = yaml.safe_load((paths.SCENARIOS / "atlas_intellistation.yaml").read_text())
+    raw["unknowns"] = block
+    raw.update(extra)
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+HOSTILE = [
+    ([1, 2], "unknowns", "must be a mapping"),
+    ({}, "unknowns", "must be a mapping"),
+    ({"workload.nonsense": {"options": [1, 2], "source": SOURCE}}, "workload.nonsense", "not a"),
+    ({"unknowns": {"options": [1, 2], "source": SOURCE}}, "unknowns.unknowns", "scenario key"),
+    ({"workload.request_KiB": {"options": [128, 256]}}, "source", "missing"),
+    ({"workload.request_KiB": {"options": [128, 256], "source": "a\nb"}}, "source", "one line"),
+    (
+        {"workload.request_KiB": {"options": [128], "range": [1, 2], "source": SOURCE}},
+        "workload.request_KiB",
+        "exactly one of",
+    ),
+    ({"workload.request_KiB": {"source": SOURCE}}, "workload.request_KiB", "exactly one of"),
+    ({"workload.request_KiB": {"range": [256, 64], "source": SOURCE}}, "range", "low < high"),
+    ({"workload.request_KiB": {"range": [64, ".inf"], "source": SOURCE}}, "range", "finite"),
+    ({"workload.request_KiB": {"options": [128], "source": SOURCE}}, "options", "2 to 16"),
+    ({"workload.request_KiB": {"options": [128, 128], "source": SOURCE}}, "options", "twice"),
+    ({"workload.request_KiB": {"options": [128, "big"], "source": SOURCE}}, "options[1]", "must"),
+    ({"workload.request_KiB": {"options": [64, 256], "source": SOURCE}}, "default", "one of 64"),
+    ({"kernel.dirty_ratio_pct": {"range": [10, 30], "source": SOURCE}}, "default", "from 10 to"),
+    ({"volumes.md0.level": {"range": [0, 1], "source": SOURCE}}, "range", "numeric key"),
+    ({"workload.request_KiB": {"options": [128, 64], "source": SOURCE, "x": 1}}, "x", "allowed"),
+    (
+        {"workload.request_KiB": {"options": [128, 64], "source": SOURCE, "variants": ["no"]}},
+        "variants",
+        "no variant 'no'",
+    ),
+    ({"volumes.md9.chunk_KiB": {"options": [64, 128], "source": SOURCE}}, "md9", "entry"),
+]
+
+
+@pytest.mark.parametrize("block, key, words", HOSTILE)
+def test_a_hostile_unknowns_block_is_refused_with_one_line(run_cli, tmp_path, block, key, words):
+    path = _scenario(tmp_path, block)
+    one_line(run_cli("predict", str(path), "--point"), "mine.yaml", key, words)
+
+
+def test_a_catalog_part_s_unknowns_are_checked_where_the_part_is_defined(run_cli, tmp_path):
+    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": [1]}}}
+    path = _scenario(tmp_path, None, parts=parts)
+    one_line(run_cli("predict", str(path), "--point"), "mine.yaml", "my_promise.unknowns")
+
+
+def test_a_catalog_part_s_unknown_must_be_a_key_beside_a_part_somewhere(run_cli, tmp_path):
+    typo = {"write_bak": {"options": [False, True], "source": SOURCE}}
+    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": typo}}}
+    path = _scenario(tmp_path, None, parts=parts)
+    raw = yaml.safe_load(path.read_text())
+    raw["controllers"]["promise2"]["part"] = "my_promise"
+    path.write_text(yaml.safe_dump(raw))
+    one_line(run_cli("predict", str(path), "--point"), "my_promise.unknowns.write_bak", "not a")
+
+
+def test_a_catalog_part_s_unknown_applies_beside_the_key_that_names_it(tmp_path):
+    policy = {"write_back": {"options": [False, True], "source": SOURCE}}
+    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": policy}}}
+    path = _scenario(tmp_path, None, parts=parts)
+    raw = yaml.safe_load(path.read_text())
+    raw["controllers"]["promise2"]["part"] = "my_promise"
+    path.write_text(yaml.safe_dump(raw))
+    (found,) = scenario.load(path).unknowns
+    assert (found.key, found.default, found.options) == (
+        "controllers.promise2.write_back",
+        False,
+        (False, True),
+    )
+
+
+def test_a_value_set_on_the_command_line_is_known_and_a_variant_selects_its_unknowns():
+    assert [u.key for u in scenario.load("psu_write").unknowns] == ["kernel.dirty_ratio_pct"]
+    assert scenario.load("psu_write", ["kernel.dirty_ratio_pct=20"]).unknowns == ()
+    sata = scenario.load("psu_mmap", ["variant=sata"]).unknowns
+    raid = scenario.load("psu_mmap", ["variant=raid"]).unknowns
+    assert [u.key for u in sata] == ["volumes.sata.drive_write_cache"]
+    assert [u.key for u in raid] == ["controllers.iop332.mirror_reads"]
+    assert raid[0].default == "balanced"
+
+
+@pytest.mark.parametrize("path", sorted(paths.SCENARIOS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_unknown_cites_a_source_and_holds_its_default(path):
+    raw = scenario.read_yaml(path)
+    declared = unknowns.parse(raw.get("unknowns"), str(path))
+    for u in declared:
+        assert len(u.source) > 40 and "\n" not in u.source
+    for variant in [None, *(raw.get("variants") or {})]:
+        loaded = scenario.load(path, [f"variant={variant}"] if variant else [])
+        for u in loaded.unknowns:  # loading checked that the scenario's own value is allowed
+            assert u.default == unknowns.value_at(loaded.body, u.key)
+
+
+def test_the_issue_s_unknowns_are_declared():
+    keys = {
+        (path.stem, u.key)
+        for path in paths.SCENARIOS.glob("*.yaml")
+        for u in unknowns.parse(scenario.read_yaml(path).get("unknowns"), str(path))
+    }
+    assert {
+        ("eah_download", "drive_queue_depth"),
+        ("psu_mmap", "controllers.iop332.mirror_reads"),
+        ("psu_mmap", "volumes.sata.drive_write_cache"),
+        ("psu_write", "kernel.dirty_ratio_pct"),
+        ("psu_copy", "kernel.dirty_ratio_pct"),
+        ("em_ingest", "volumes.lv.cache_block_KiB"),
+    } <= keys
+
+
+def test_schema_lists_the_declared_unknowns(run_cli):
+    status, out, err = run_cli("schema")
+    assert status == 0, err
+    listing = out[out.index("declared unknowns") :]
+    assert "eah_download: drive_queue_depth, from 1 to 32" in listing
+    assert "psu_mmap: controllers.iop332.mirror_reads (variants raid, raid_writeback)" in listing
+    assert "source: Areca" in listing
+    status, markdown, _ = run_cli("schema", "--markdown")
+    assert "## Declared unknowns" in markdown and "`kernel.dirty_ratio_pct`" in markdown
+
+
+def test_the_drive_write_cache_key_keeps_the_shipped_behaviour_by_default():
+    from model.simulate import simulate
+
+    as_shipped = simulate(scenario.load("psu_mmap", ["variant=sata"])).throughput_MBps
+    enabled = scenario.load("psu_mmap", ["variant=sata", "volumes.sata.drive_write_cache=enabled"])
+    disabled = scenario.load(
+        "psu_mmap", ["variant=sata", "volumes.sata.drive_write_cache=disabled"]
+    )
+    assert simulate(enabled).throughput_MBps == as_shipped  # a SATA drive ships with it on
+    assert simulate(disabled).throughput_MBps < as_shipped
+
+
+def test_an_option_the_model_refuses_is_told_as_the_declaration_s_mistake(run_cli, tmp_path):
+    # the background flusher's threshold (10 %) must stay below the dirty limit
+    block = {"kernel.dirty_ratio_pct": {"options": [40.0, 5.0], "source": SOURCE}}
+    path = _scenario(tmp_path, block)
+    one_line(run_cli("predict", str(path)), "mine.yaml", "unknowns.kernel.dirty_ratio_pct", "5.0")
