@@ -78,11 +78,26 @@ def summary(predictions: list[Prediction]) -> dict[str, float | None]:
     }
 
 
+def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spread]:
+    """Each covered row's spread before the model's error (``uncertainty.for_row``: the declared
+    unknowns, the parameters' uncertainty, the seeds) as factors of its point, by ``id(row)``."""
+    from . import uncertainty
+
+    out = {}
+    for r in rows:
+        found = uncertainty.for_row(r, values, model_error=False)
+        if found is not None and found.point > 0:
+            out[id(r)] = coverage.Spread(found.low / found.point, found.high / found.point)
+    return out
+
+
 def write(rows: list[Row], start: dict[str, float]) -> dict:
-    """Both held-out predictions of every row to ``holdout.json``, and the models' conformal
-    widening to ``model_error.json``; returns the stored holdout figures."""
+    """Both held-out predictions and the spread of every row to ``holdout.json``, and the models'
+    conformal widening (scores: how far each held-out prediction's spread misses its measurement)
+    to ``model_error.json``; returns the stored holdout figures."""
     loco = leave_one_configuration_out(rows, start)
     loto = leave_one_table_out(rows, start)
+    spread = spreads([a.row for a in loco if a.error_pct is not None], start)
     stored = {
         "rows": {
             f"{r.table}/{r.id}": {
@@ -90,6 +105,8 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 "configuration_out_error_pct": a.error_pct,
                 "table_out_predicted": b.predicted,
                 "table_out_error_pct": b.error_pct,
+                "spread_low": spread.get(id(r), coverage.Spread()).low,
+                "spread_high": spread.get(id(r), coverage.Spread()).high,
             }
             for r, a, b in zip(rows, loco, loto, strict=True)
             if a.error_pct is not None
@@ -101,7 +118,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
     HOLDOUT.write_text(json.dumps(calibrate.rounded(stored), indent=2, sort_keys=True) + "\n")
     errors = {
-        "models": coverage.model_widening(loco),
+        "models": coverage.model_widening(loco, spread),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],
     }

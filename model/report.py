@@ -160,31 +160,35 @@ def _stored_holdout_line() -> str:
     )
 
 
-def _stored_held_out(predictions: list[Prediction]) -> list[Prediction]:
-    """The leave-one-configuration-out prediction of each row, as ``calibrate`` stored it (no
-    prediction for rows it did not store)."""
-    from . import holdout
+def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict]:
+    """The leave-one-configuration-out prediction of each row and its spread (by ``id(row)``),
+    as ``calibrate`` stored them (no prediction for rows it did not store)."""
+    from . import coverage, holdout
 
     stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}
-    out = []
+    held, spreads = [], {}
     for p in predictions:
         entry = stored.get(f"{p.row.table}/{p.row.id}", {})
-        out.append(
+        held.append(
             Prediction(
                 p.row,
                 entry.get("configuration_out_predicted"),
                 entry.get("configuration_out_error_pct"),
             )
         )
-    return out
+        if "spread_low" in entry:
+            spreads[id(p.row)] = coverage.Spread(entry["spread_low"], entry["spread_high"])
+    return held, spreads
 
 
-def _with_intervals(predictions: list[Prediction], held_out: list[Prediction], summary: dict):
-    """Each covered row's 90 % interval (``coverage.intervals``), and per table its coverage,
-    median half-width and interval score added to ``summary``; returns the intervals by row."""
+def _with_intervals(predictions: list[Prediction], summary: dict):
+    """Each covered row's 90 % interval (``coverage.intervals``: its stored spread widened by the
+    model's error), and per table its coverage, median half-width and interval score added to
+    ``summary``; returns the intervals by row."""
     from . import coverage
 
-    judged = coverage.intervals(predictions, held_out)
+    held_out, spreads = _stored_held_out(predictions)
+    judged = coverage.intervals(predictions, held_out, spreads)
     by_table: dict[str, list] = {}
     for r in judged:
         by_table.setdefault(r.prediction.row.table, []).append(r)
@@ -281,7 +285,7 @@ def _table_text(
 def _shown_rows(predictions: list[Prediction], summary: dict) -> list[dict]:
     """The in-sample rows as the outputs show them, each covered row with its 90 % interval (and
     ``summary``'s tables with their coverage figures)."""
-    judged = _with_intervals(predictions, _stored_held_out(predictions), summary)
+    judged = _with_intervals(predictions, summary)
     return [_shown(p, judged.get(id(p.row))) for p in predictions]
 
 
