@@ -139,7 +139,9 @@ def test_more_clients_never_lower_the_aggregate(hashing):
             ).aggregate_MBps
             for n in range(1, 17)
         ]
-        rising = all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:], strict=False))
+        # more clients write more bytes, further into the drives' slower inner zones: a linear
+        # LUN's drives, when they limit, lose about 0.05 % a client
+        rising = all(b >= a * (1 - 1e-3) for a, b in zip(rates, rates[1:], strict=False))
         assert rising, (variant, rates)
 
 
