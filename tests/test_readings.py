@@ -100,3 +100,16 @@ def test_the_bound_check_fails_on_a_falsified_reading(calibrated):
     lanes = tuple(f"buses.sas{i}.part=sas_6g_lane" for i in range(4))
     scenario = validate._scenario(row.scenario, row.overrides + lanes)
     assert row.to_canonical(row.value) > simulate(scenario, calibrated).bound_MBps * (1 + ROUNDING)
+
+
+def test_hosts_on_the_same_front_side_bus_copy_at_the_same_rate():
+    """A bus-bound host's copy rate follows its bus (data/hardware/hosts.yaml): each copied byte
+    crosses the front side bus twice, at 0.8125 of its peak, so hosts with the same CPU and bus
+    share one figure, whatever the table that uses them."""
+    from model import catalog
+
+    on_a_bus = [h for h in catalog.load().parts["hosts"].values() if h.fsb_MHz is not None]
+    assert len(on_a_bus) >= 8
+    for host in on_a_bus:
+        rule_MBps = 0.8125 * host.fsb_MHz * 8 / 2
+        assert host.copy_rate_MBps == pytest.approx(rule_MBps, rel=0.01), host.name
