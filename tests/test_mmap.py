@@ -210,3 +210,16 @@ def test_a_fault_reads_the_missing_chunks_of_a_window_starting_half_of_it_below(
     assert forward == [0, 4, 6, 8, 10]  # at the file's start the whole window, then two a fault
     assert backward == [21, 18, 15, 12]  # the file's end (21-23), then three a fault
     assert mapped.faults == 9 and sum(mapped.resident) == 24
+
+
+def test_validate_says_why_the_penn_state_cpu_times_are_not_predicted():
+    from model import measured
+    from model.validate import predict_row
+
+    rows = {(r.table, r.id): r for rows in measured.load_all().values() for r in rows}
+    user = predict_row(rows["psu_mmap", "sata_user"], calibrated())
+    system = predict_row(rows["psu_mmap", "raid_sys"], calibrated())
+    written = predict_row(rows["psu_write", "sata_user"], calibrated())
+    assert user.predicted is None and "does not say what the test program does" in user.reason
+    assert system.predicted is None and "page faults" in system.reason
+    assert written.predicted is None and "131,072 calls of 32 KiB" in written.reason
