@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .errors import NotModelled
+
 
 @dataclass(frozen=True)
 class Result:
@@ -18,6 +20,8 @@ class Result:
     cpu_sys_s: float | None = None
     io_wait_pct: float | None = None  # share of a lone stream's time spent waiting for I/O
     notes: tuple[str, ...] = field(default=())
+    # (metric, why the model does not predict it) for figures a report measures and it cannot
+    unpredicted: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def throughput_MBps(self) -> float:
@@ -42,14 +46,18 @@ class Result:
 
     def metric(self, name: str) -> float | None:
         """A figure by the name measured tables use for it (``throughput_MBps``, ``cpu_sys_s``,
-        ...); None where the model does not predict it."""
+        ...); None where the model does not predict it, ``NotModelled`` with the reason where it
+        says why."""
         if name not in METRICS:
             raise KeyError(name)
         value = getattr(self, name)
+        if value is None and name in dict(self.unpredicted):
+            raise NotModelled(dict(self.unpredicted)[name])
         return None if value is None else float(value)
 
     def to_dict(self) -> dict:
         out = asdict(self)
+        del out["unpredicted"]
         out["notes"] = list(self.notes)
         out.update({name: getattr(self, name) for name in METRICS})
         out["bottleneck"] = self.bottleneck

@@ -125,7 +125,9 @@ def test_an_unlucky_hash_makes_the_bond_the_bottleneck():
     assert unlucky.bottleneck == "nic storage.0"
     assert unlucky.aggregate_MBps == pytest.approx(LINK_MBps)
     assert lucky.aggregate_MBps > unlucky.aggregate_MBps
-    assert lucky.bottleneck_stage == "storage path"
+    # a lucky hash fills both links: the store's four x4 wires carry more than the bond
+    assert lucky.aggregate_MBps == pytest.approx(2 * LINK_MBps)
+    assert lucky.stage_capacity_MBps["storage path"] > lucky.aggregate_MBps
 
 
 @pytest.mark.parametrize("hashing", ["balanced", "collide", "seeded"])
@@ -137,7 +139,9 @@ def test_more_clients_never_lower_the_aggregate(hashing):
             ).aggregate_MBps
             for n in range(1, 17)
         ]
-        rising = all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:], strict=False))
+        # more clients write more bytes, further into the drives' slower inner zones: a linear
+        # LUN's drives, when they limit, lose about 0.05 % a client
+        rising = all(b >= a * (1 - 1e-3) for a, b in zip(rates, rates[1:], strict=False))
         assert rising, (variant, rates)
 
 

@@ -132,7 +132,7 @@ def _run(*overrides):
 
 
 def test_a_mirror_that_balances_reads_is_never_slower_than_one_that_reads_its_first_drive():
-    balanced = _run("variant=raid")
+    balanced = _run("variant=raid", "controllers.iop332.mirror_reads=balanced")
     primary = _run("variant=raid", "controllers.iop332.mirror_reads=primary")
     assert balanced.elapsed_s <= primary.elapsed_s
     assert primary.utilization["disk raid1.1"] < balanced.utilization["disk raid1.1"]
@@ -192,6 +192,34 @@ def test_the_kernel_s_read_ahead_sets_what_a_fault_reads():
     larger = simulate(
         scenario.load("psu_mmap", ["variant=raid", "kernel.read_ahead_KiB=512"]), calibrated()
     )
-    assert larger.throughput_MBps > 1.3 * default.throughput_MBps
+    assert larger.throughput_MBps > 1.1 * default.throughput_MBps
     faults = [int(r.notes[0].split()[0]) for r in (default, larger)]
-    assert faults[0] == pytest.approx(4 * faults[1], rel=0.05)  # 256 KiB against 64 KiB a fault
+    # a fault reads 8 or 9 chunks of 32 KiB (a 512 KiB window) against 2 or 3 (128 KiB)
+    assert 3 * faults[1] < faults[0] < 4 * faults[1]
+
+
+def test_a_fault_reads_the_missing_chunks_of_a_window_starting_half_of_it_below():
+    """2.6.9's ``filemap_nopage`` reads around the faulting page: a window of ``window`` chunks
+    from half of it below. The forward reader finds the lower half in memory and reads two chunks
+    a fault; the backward writer, whose chunk above is in memory, reads three."""
+    volume = Recorder()
+    mapped = MappedFile(24, 100, 4, 4 * BLOCK_B, volume, BLOCK_B, window_blocks=4)
+    mapped.run(0.0, 0.0)
+    forward = [b for b in volume.reads if b < 12]
+    backward = [b for b in volume.reads if b >= 12]
+    assert forward == [0, 4, 6, 8, 10]  # at the file's start the whole window, then two a fault
+    assert backward == [21, 18, 15, 12]  # the file's end (21-23), then three a fault
+    assert mapped.faults == 9 and sum(mapped.resident) == 24
+
+
+def test_validate_says_why_the_penn_state_cpu_times_are_not_predicted():
+    from model import measured
+    from model.validate import predict_row
+
+    rows = {(r.table, r.id): r for rows in measured.load_all().values() for r in rows}
+    user = predict_row(rows["psu_mmap", "sata_user"], calibrated())
+    system = predict_row(rows["psu_mmap", "raid_sys"], calibrated())
+    written = predict_row(rows["psu_write", "sata_user"], calibrated())
+    assert user.predicted is None and "does not say what the test program does" in user.reason
+    assert system.predicted is None and "page faults" in system.reason
+    assert written.predicted is None and "131,072 calls of 32 KiB" in written.reason

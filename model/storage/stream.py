@@ -155,4 +155,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bottleneck_bound_MBps(usages),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
+        unpredicted=(
+            (
+                "cpu_user_s",
+                f"a stream's user time is its program's own loop around its "
+                f"{bytes_per_stream / request_B:,.0f} calls of {w.request_KiB:g} KiB, whose "
+                "cost a call no source gives",
+            ),
+        ),
     )
