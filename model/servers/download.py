@@ -54,6 +54,12 @@ larger read-ahead window, the calibrated free parameter ``tuned_read_ahead_KiB``
 buys physically is fewer, longer requests per file, so fewer seeks per byte. Calibrated on
 ``002_d084885fd2f4dc68.txt`` "Web server tests" (with ``disk_format_efficiency`` shared with the
 ATLAS drives).
+
+The simulation itself is an event loop compiled with numba (``model.servers.download_loop``): the
+drives' arithmetic is ``Spindle``'s, and the link's max-min fair share, which every connection's
+flow has alone on the one link, is kept as processor sharing; with the same file picks it gives the
+SimPy model it replaced (``tests/download_reference.py``) the same times. The first run in a
+fresh checkout compiles it (several seconds) and caches the result in ``model/servers/__pycache__``.
 """
 
 from __future__ import annotations
@@ -87,10 +93,10 @@ HTREE_LEAF_FILL = (
 )
 # Pairs simulated per run, at most: a longer run's time is their time scaled to its pairs (a steady
 # rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
-# rotations), so a cell's throughput varies from seed to seed by about 2 % at 300 pairs and 0.4 to
-# 0.6 % (standard deviation over seeds 1 to 5) at 2,000 (``python -m model.bench``). 300 keeps a
-# cell near a tenth of a second (the whole table in 9 s); 2,000 would take the table to a minute.
-SIMULATED_PAIRS = 300
+# rotations), so a cell's throughput varies from seed to seed by 1 to 1.5 % at 300 pairs and by 0.45
+# to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
+# seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 30 ms.
+SIMULATED_PAIRS = 2000
 
 
 def whole_pages_B(length_B: float, page_B: int = PAGE_B) -> int:
@@ -330,5 +336,5 @@ MODEL = ModelRecord(
     DownloadBody,
     simulate,
     PARAMETERS,
-    lambda body: "a request-level simulation, about 1 s a table cell",
+    lambda body: "a request-level simulation, compiled: about 30 ms a table cell",
 )

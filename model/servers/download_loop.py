@@ -815,19 +815,11 @@ def _serve_next(
     push(ev_t, ev_rows, events, done, PIECE_DONE, d, int(slot))
 
 
-@jit(
-    f"Tuple((f8, f8, f8, i8, f8))({D}, f8[:, ::1], f8[:, :, ::1], i8[:, ::1], i8[::1], i8, i8, i8, "
-    f"b1, i8, i8, f8, i8, i8, i8, f8[::1], i8[::1], f8, f8, f8, i8, f8, {HEAP})"
-)
-def _read(
-    c,
+@jit("i8(f8[:, ::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8, i8, i8, b1, i8, f8, i8, i8)")
+def commands_of(
     drive_f,
     drive_i,
-    seg_s,
-    seg_l,
-    seg_t,
     done_at,
-    queue,
     commands,
     last,
     drives,
@@ -835,24 +827,13 @@ def _read(
     width,
     pairs_level,
     parity,
-    depth,
     now,
     offset_B,
     length_B,
-    slot,
-    read_done,
-    read_left,
-    span_from,
-    span_to,
-    waited_on,
-    in_flight,
-    in_flight_since,
-    ev_t,
-    ev_rows,
-    events,
 ):
-    """``Array.read``: send the volume read's member commands; its end goes to ``read_done[slot]``
-    (known at once when the drives serve in arrival order, else when the last command ends)."""
+    """``Array.commands``: the read's member commands [member, offset, length] in ``commands``,
+    contiguous pieces of a member merged (``raidmap.pieces`` written out); returns how many.
+    ``last``: each member's command so far (-1: none), left as it was found."""
     n = 0
     position, end = offset_B, offset_B + length_B
     while position < end:
@@ -891,6 +872,62 @@ def _read(
         position += take
     for i in range(n):
         last[commands[i, 0]] = -1
+    return n
+
+
+@jit(
+    f"Tuple((f8, f8, f8, i8, f8))({D}, f8[:, ::1], f8[:, :, ::1], i8[:, ::1], i8[::1], i8, i8, i8, "
+    f"b1, i8, i8, f8, i8, i8, i8, f8[::1], i8[::1], f8, f8, f8, i8, f8, {HEAP})"
+)
+def _read(
+    c,
+    drive_f,
+    drive_i,
+    seg_s,
+    seg_l,
+    seg_t,
+    done_at,
+    queue,
+    commands,
+    last,
+    drives,
+    chunk_B,
+    width,
+    pairs_level,
+    parity,
+    depth,
+    now,
+    offset_B,
+    length_B,
+    slot,
+    read_done,
+    read_left,
+    span_from,
+    span_to,
+    waited_on,
+    in_flight,
+    in_flight_since,
+    ev_t,
+    ev_rows,
+    events,
+):
+    """``Array.read``: send the volume read's member commands; its end goes to ``read_done[slot]``
+    (known at once when the drives serve in arrival order, else when the last command ends)."""
+    n = commands_of(
+        drive_f,
+        drive_i,
+        done_at,
+        commands,
+        last,
+        drives,
+        chunk_B,
+        width,
+        pairs_level,
+        parity,
+        now,
+        offset_B,
+        length_B,
+    )
     if depth <= 1:  # in arrival order: a command's completion is known when it is sent
         done = now
         for i in range(n):
