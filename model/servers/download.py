@@ -95,7 +95,7 @@ HTREE_LEAF_FILL = (
 # rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
 # rotations), so a cell's throughput varies from seed to seed by 1 to 1.5 % at 300 pairs and by 0.45
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
-# seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 30 ms.
+# seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
 
 
@@ -336,5 +336,5 @@ MODEL = ModelRecord(
     DownloadBody,
     simulate,
     PARAMETERS,
-    lambda body: "a request-level simulation, compiled: about 30 ms a table cell",
+    lambda body: "a request-level simulation, compiled: about 20 ms a table cell",
 )
