@@ -336,5 +336,8 @@ MODEL = ModelRecord(
     DownloadBody,
     simulate,
     PARAMETERS,
-    lambda body: "a request-level simulation, compiled: about 20 ms a table cell",
+    lambda body: (
+        "a request-level simulation, about 20 ms a table cell compiled: a second a table, too slow "
+        "for each of a fit's hundreds of evaluations"
+    ),
 )
