@@ -5,12 +5,13 @@ import re
 
 import pytest
 import simpy
+from download_reference import Socket
 from hypothesis import given
 from hypothesis import strategies as st
 
 from model import catalog, scenario
 from model.params import calibrated
-from model.servers.download import Socket, read_ahead_windows
+from model.servers.download import read_ahead_windows
 from model.settings import Kernel
 from model.sim.flows import FlowNetwork
 from model.simulate import simulate
@@ -281,11 +282,12 @@ def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, 
 
 @pytest.fixture
 def array_reads(monkeypatch):
-    """Every logical read the server sends its array: [offset, length, seconds it took]."""
-    from model.servers import download
+    """Every logical read the server sends its array: [offset, length, seconds it took], in the
+    SimPy model the compiled loop reproduces (``tests/download_reference.py``)."""
+    import download_reference
 
     reads = []
-    original = download.Array.read
+    original = download_reference.Array.read
 
     def read(self, offset_B, length_B):
         done = original(self, offset_B, length_B)
@@ -295,8 +297,15 @@ def array_reads(monkeypatch):
         )
         return done
 
-    monkeypatch.setattr(download.Array, "read", read)
+    monkeypatch.setattr(download_reference.Array, "read", read)
     return reads
+
+
+def _reference(*overrides, pairs=40):
+    import download_reference
+
+    s = scenario.load("eah_download", list(overrides))
+    return download_reference.simulate(s, catalog.load(), calibrated(), pairs)
 
 
 def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_reads):
@@ -307,9 +316,7 @@ def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_
     assert (
         download.Directory(2048, 5 * 2**20).leaves == 82
     )  # 4096 entries of 56 B, leaves 69 % full
-    simulate(
-        scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"])
-    )
+    _reference("variant=r6_opt", "workload.files=40", "workload.clients=1")
     lengths = [n for _, n, _ in array_reads]
     assert lengths[:3] == [download.PAGE_B] * 3 and lengths[3] > download.PAGE_B
     lookups = sum(1 for n in lengths if n == download.PAGE_B)
@@ -326,9 +333,7 @@ def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the
     drive has read that page ahead by the time it is asked for, so it costs no seek and no turn."""
     from model.servers import download
 
-    simulate(
-        scenario.load("eah_download", ["variant=r6_opt", "workload.files=40", "workload.clients=1"])
-    )
+    _reference("variant=r6_opt", "workload.files=40", "workload.clients=1")
     ends = {o + n for o, n, _ in array_reads if n > download.PAGE_B}
     assert all(end % download.PAGE_B == 0 for end in ends)
     md5 = [took for o, n, took in array_reads if n == download.MD5_FILE_B and o in ends]
@@ -410,14 +415,18 @@ def test_small_windows_keep_a_lone_worker_asleep_on_data_longer_than_large_ones(
     st.integers(1, 8 * 2**20),
 )
 def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset, length):
-    """The server's array maps a read onto member commands itself (its hot path): they are
+    """The loop maps a read onto member commands itself (its hot path): they are
     ``raidmap.pieces`` with a member's contiguous pieces merged; on idle drives a mirrored chunk is
     read from the first drive of its pair."""
-    from model.servers import download
+    import numpy as np
+
+    from model.servers import download_loop as loop
+    from model.storage.raid import LEVELS
 
     body = scenario.load("eah_download", [f"level={level}"]).body
-    disk = catalog.load().get("disks", body.disk, "test", "disk")
-    array = download.Array(simpy.Environment(), body, disk, 0.6)
+    drive_f, drive_i, *_, done_at, _ = loop.drive_state(body.disks, 16, 4, False)
+    commands = np.zeros((length // (body.chunk_KiB * KiB) + 2, 3), np.int64)
+    first = np.full(body.disks, -1, np.int64)  # each member's first command: none yet
     expected: list[list[int]] = []
     last: dict[int, int] = {}
     for piece in raidmap.pieces(level, body.disks, body.chunk_KiB * KiB, offset, length):
@@ -428,4 +437,19 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
         else:
             last[member] = len(expected)
             expected.append([member, piece.offset_B, piece.length_B])
-    assert array.commands(offset, length, 0.0) == expected
+    n = loop.commands_of(
+        drive_f,
+        drive_i,
+        done_at,
+        commands,
+        first,
+        body.disks,
+        body.chunk_KiB * KiB,
+        raidmap.data_members(level, body.disks),
+        LEVELS[level].pairs,
+        LEVELS[level].parity_chunks,
+        0.0,
+        offset,
+        length,
+    )
+    assert commands[:n].tolist() == expected and (first == -1).all()

@@ -1,0 +1,985 @@
+"""The download server's event loop, compiled with numba: ``model.servers.download`` run as arrays.
+
+The same server as ``model.servers.download`` describes (its docstring is the model), written as one
+event loop over arrays so that a cell simulates thousands of pairs in a fraction of a second:
+
+- the clients are state machines (``run``'s ``state``) resumed from one heap of (time, order)
+  events, in time order and, at one time, in the order they were scheduled, as SimPy does;
+- each drive is ``model.storage.spindle.Spindle``'s arithmetic on arrays (``_service_s``: seek,
+  rotation, transfer, look-ahead cache of at most ``MAX_SEGMENTS`` segments, oldest dropped first;
+  ``QueuedSpindle``'s nearest-first choice when the controller keeps several commands at a drive);
+  ``tests/test_download_loop.py`` checks it against ``Spindle`` command by command;
+- the server link: every connection's flow crosses the one link and nothing else, with no cap of
+  its own, so the max-min fair share of ``model.sim.flows`` is the link's capacity over the flows
+  active (processor sharing); the loop keeps it with a virtual clock (the bytes each active flow
+  has been given since the start), a flow ending when the clock reaches its start plus its size.
+  This is the same allocation as ``FlowNetwork``'s, not an approximation;
+- a worker is a FIFO lock (``simpy.Resource`` of one): a connection that finds it free takes it at
+  once, without the zero-delay event SimPy spends on the grant (the same instant; only the order
+  of commands sent at one instant can differ, which is equal in expectation).
+
+The random file picks are drawn up front (``stream(seed, "download")``), three a pair, in the
+order the pairs start.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import njit
+
+# Compiled once and cached in ``__pycache__``. A division by zero is not checked for (none can
+# happen), and arrays are not reference-counted (``_nrt=False``): the loop allocates nothing, every
+# array it uses is its caller's and outlives the call; counting them was a third of its time.
+jit = functools.partial(njit, cache=True, error_model="numpy", _nrt=False)
+
+# The per-drive state: float columns of ``drive_f``, integer columns of ``drive_i``
+HEAD, FREE_AT, STREAM, IDLE_SINCE, LEAD, CACHED, BUSY = range(7)
+READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING = range(8)
+# The drives' constants (``drive_constants``)
+SIZE, CACHE, INTERFACE, REVOLUTION, T1, K_SEEK, M_SEEK, OUTER, K_ZONE, PER_TURN = range(10)
+
+
+def drive_constants(spindle) -> np.ndarray:
+    """A ``Spindle``'s constants as the loop reads them."""
+    t1, k, m = spindle._seek
+    return np.array(
+        [
+            spindle.size_B,
+            spindle.cache_B,
+            spindle.interface_Bps,
+            spindle.revolution_s,
+            t1,
+            k,
+            m,
+            spindle._outer_Bps,
+            spindle._k,
+            spindle._per_turn_B,
+        ]
+    )
+
+
+def drive_state(drives: int, max_segments: int, max_pending: int, queueing: bool):
+    """Fresh state of ``drives`` idle drives (``D``: floats, integers, segment starts, lengths and
+    ages; then completion times and queued commands): ``max_segments`` segments a cache (and a slot
+    for one more before the oldest goes), ``max_pending`` commands at a drive; ``queueing`` drives
+    pick the nearest of their commands."""
+    drive_f = np.zeros((drives, 7))
+    drive_f[:, STREAM] = np.nan  # no look-ahead running
+    drive_i = np.zeros((drives, 8), np.int64)
+    drive_i[:, SERVING] = 0 if queueing else -1
+    return (
+        drive_f,
+        drive_i,
+        np.zeros((drives, max_segments + 1)),
+        np.zeros((drives, max_segments + 1)),
+        np.zeros((drives, max_segments + 1), np.int64),
+        np.zeros((drives, max_pending)),
+        np.zeros((drives, max_pending, 3)),  # (offset, length, read slot)
+    )
+
+
+# A drive's arguments: constants, floats, integers, segment starts, lengths and ages (``D`` below)
+D = "f8[::1], f8[:, ::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[:, ::1]"
+
+
+@jit("f8(f8[::1], f8, f8)")
+def _rotation_s(c, at_s, offset_B):
+    """``Spindle.rotation_s``: from ``at_s`` until the sector of ``offset_B`` is under the head."""
+    k = c[K_ZONE]
+    if k < 1e-12:
+        tracks = offset_B / c[PER_TURN]
+    else:
+        tracks = 2.0 * c[SIZE] / (k * c[PER_TURN]) * (1.0 - math.sqrt(1.0 - k * offset_B / c[SIZE]))
+    turns = tracks - at_s / c[REVOLUTION]
+    return (turns % 1.0) * c[REVOLUTION]
+
+
+@jit(f"f8({D}, i8, f8, f8)")
+def _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B):
+    """The seek from the head to ``offset_B`` (``Spindle.seek_s``) and, after it, the rotation."""
+    distance = abs(offset_B - drive_f[d, HEAD]) / c[SIZE]
+    seek_s = 0.0
+    if distance > 0.0:
+        distance = min(distance, 1.0)
+        seek_s = c[T1] + c[K_SEEK] * math.sqrt(distance) + c[M_SEEK] * distance
+    return seek_s + _rotation_s(c, now_s + seek_s, offset_B)
+
+
+@jit(f"f8({D}, i8, f8, b1)")
+def _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, take):
+    """The bytes the cache holds from ``start_B`` (0 when none), taken out of it if ``take``."""
+    for j in range(drive_i[d, SEGMENTS]):
+        if seg_s[d, j] == start_B:
+            cached = seg_l[d, j]
+            if take:
+                last = drive_i[d, SEGMENTS] - 1
+                seg_s[d, j], seg_l[d, j], seg_t[d, j] = (
+                    seg_s[d, last],
+                    seg_l[d, last],
+                    seg_t[d, last],
+                )
+                drive_i[d, SEGMENTS] = last
+                drive_f[d, CACHED] -= cached
+            return cached
+    return 0.0
+
+
+@jit(f"void({D}, i8, f8, f8)")
+def _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, length_B):
+    """``Spindle._keep``: a segment from ``start_B`` (one already there keeps its age), then the
+    oldest dropped while the cache is over its size or its segment count."""
+    if length_B <= 0:
+        return
+    n = drive_i[d, SEGMENTS]
+    j = 0
+    while j < n and seg_s[d, j] != start_B:
+        j += 1
+    if j < n:
+        drive_f[d, CACHED] += length_B - seg_l[d, j]
+        seg_l[d, j] = length_B
+    else:
+        drive_f[d, CACHED] += length_B
+        seg_s[d, n], seg_l[d, n], seg_t[d, n] = start_B, length_B, drive_i[d, STAMP]
+        drive_i[d, STAMP] += 1
+        n += 1
+    while n and (drive_f[d, CACHED] > c[CACHE] or n >= seg_s.shape[1]):
+        oldest = 0
+        for k in range(1, n):
+            if seg_t[d, k] < seg_t[d, oldest]:
+                oldest = k
+        drive_f[d, CACHED] -= seg_l[d, oldest]
+        n -= 1
+        seg_s[d, oldest], seg_l[d, oldest], seg_t[d, oldest] = seg_s[d, n], seg_l[d, n], seg_t[d, n]
+    drive_i[d, SEGMENTS] = n
+
+
+@jit(f"f8({D}, i8, f8, f8, f8)")
+def _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, length_B):
+    """``Spindle._service_s``: the read's service time from ``start_s``; a read the head moved for
+    leaves it streaming on from the read's end."""
+    cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
+    interface_Bps = c[INTERFACE]
+    if cached >= length_B:
+        drive_i[d, HITS] += 1
+        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B + length_B, cached - length_B)
+        return length_B / interface_Bps
+    ahead = drive_f[d, STREAM]
+    x = min(offset_B / c[SIZE], 1.0)
+    media_Bps = c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * x)
+    service = -1.0
+    if not math.isnan(ahead):  # a new command ends the look-ahead of the last read
+        drive_f[d, STREAM] = np.nan
+        y = min(ahead / c[SIZE], 1.0)
+        gathered = drive_f[d, LEAD] + (start_s - drive_f[d, IDLE_SINCE]) * c[OUTER] * math.sqrt(
+            1.0 - c[K_ZONE] * y
+        )
+        running = gathered < c[CACHE]
+        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, ahead, gathered if running else c[CACHE])
+        drive_f[d, LEAD] = 0.0
+        if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
+            cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
+            if cached >= length_B:  # served from the look-ahead, which goes on past it
+                drive_i[d, HITS] += 1
+                drive_f[d, LEAD] = cached - length_B
+                service = length_B / interface_Bps
+            else:
+                from_cache_s = cached / interface_Bps
+                service = from_cache_s + (length_B - cached) / media_Bps
+                if not running:  # the look-ahead had stopped: the rest awaits its sector
+                    service += _rotation_s(c, start_s + from_cache_s, offset_B + cached)
+    else:
+        drive_f[d, LEAD] = 0.0
+    if service < 0.0:
+        from_cache_s = cached / interface_Bps
+        service = (
+            from_cache_s
+            + _positioning_s(
+                c,
+                drive_f,
+                drive_i,
+                seg_s,
+                seg_l,
+                seg_t,
+                d,
+                start_s + from_cache_s,
+                offset_B + cached,
+            )
+            + (length_B - cached) / media_Bps
+        )
+    drive_f[d, HEAD] = drive_f[d, STREAM] = offset_B + length_B
+    drive_f[d, IDLE_SINCE] = start_s + service
+    return service
+
+
+@jit("i8(i8[:, ::1], f8[:, ::1], i8, f8)")
+def _pending(drive_i, done_at, d, now_s):
+    """Commands queued or in service at ``now_s`` (``Spindle.pending``, ``QueuedSpindle``'s); the
+    completions that are past are forgotten."""
+    if drive_i[d, SERVING] >= 0:  # a queueing drive
+        return drive_i[d, QUEUED] + drive_i[d, SERVING]
+    ring = done_at.shape[1]
+    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:
+        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
+        drive_i[d, DONE_COUNT] -= 1
+    return drive_i[d, DONE_COUNT]
+
+
+@jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
+def submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
+    """``Spindle.submit``: queue a read at ``now_s`` (in arrival order); when it completes."""
+    ring = done_at.shape[1]
+    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:  # past ones
+        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
+        drive_i[d, DONE_COUNT] -= 1
+    start = max(now_s, drive_f[d, FREE_AT])
+    service = _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B, length_B)
+    drive_f[d, BUSY] += service
+    drive_i[d, READS] += 1
+    done = start + service
+    drive_f[d, FREE_AT] = done
+    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % ring] = done
+    drive_i[d, DONE_COUNT] += 1
+    return done
+
+
+@jit(f"f8({D}, i8, f8, f8, f8)")
+def _reach_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B, length_B):
+    """``QueuedSpindle.positioning_s``: time until the drive could transfer the first byte."""
+    cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, False)
+    if cached >= length_B or offset_B == drive_f[d, STREAM]:
+        return 0.0
+    return _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B)
+
+
+def scratch(clients: int, workers: int, drives: int, commands: int):
+    """The loop's working arrays: the clients' counters and times (two read slots a client: the
+    window it waits on and the one read ahead), the workers' queues of connections, a read's member
+    commands (at most ``commands``)."""
+    counts = tuple(np.zeros(n, np.int64) for n in [clients] * 7 + [2 * clients] * 2)
+    counts[4][:] = -1  # asleep on no read
+    counts[8][:] = -1  # no client waits on the read
+    counts += tuple(np.zeros(workers, np.int64) for _ in range(4))
+    counts += (np.zeros(clients, np.int64), np.full(drives, -1, np.int64))
+    times = tuple(np.zeros(clients) for _ in range(6)) + (np.zeros(2 * clients),)
+    return (
+        counts,
+        times,
+        np.zeros((workers, clients + 1), np.int64),
+        np.zeros((commands, 3), np.int64),
+    )
+
+
+# event kinds of the loop's heap
+RESUME, PIECE_DONE = 0, 1
+# A heap's arguments: times, [order, kind, a, b] rows, [size, next order]
+HEAP = "f8[::1], i8[:, ::1], i8[::1]"
+
+
+def new_heap(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty heap of ``capacity`` entries."""
+    return np.zeros(capacity), np.zeros((capacity, 4), np.int64), np.zeros(2, np.int64)
+
+
+@jit(f"void({HEAP}, f8, i8, i8, i8)")
+def push(times, rows, size, time, kind, a, b):
+    """Add (``time``, kind, a, b); at one time, entries come out in the order they went in."""
+    i = size[0]
+    if i == times.shape[0]:
+        raise ValueError("the event heap is full")
+    order = size[1]
+    size[0], size[1] = i + 1, order + 1
+    while i:  # move the parents down until the new entry's place is found
+        parent = (i - 1) // 2
+        if times[parent] < time or (times[parent] == time and rows[parent, 0] < order):
+            break
+        times[i] = times[parent]
+        for k in range(4):
+            rows[i, k] = rows[parent, k]
+        i = parent
+    times[i] = time
+    rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3] = order, kind, a, b
+
+
+@jit(f"Tuple((f8, i8, i8, i8))({HEAP})")
+def pop(times, rows, size):
+    """Take out the first entry: (time, kind, a, b)."""
+    out = times[0], rows[0, 1], rows[0, 2], rows[0, 3]
+    n = size[0] - 1
+    size[0] = n
+    if n:  # the last entry sinks from the top to its place
+        time, order, kind, a, b = times[n], rows[n, 0], rows[n, 1], rows[n, 2], rows[n, 3]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            right = child + 1
+            if right < n and (
+                times[right] < times[child]
+                or (times[right] == times[child] and rows[right, 0] < rows[child, 0])
+            ):
+                child = right
+            if time < times[child] or (time == times[child] and order < rows[child, 0]):
+                break
+            times[i] = times[child]
+            for k in range(4):
+                rows[i, k] = rows[child, k]
+            i = child
+        times[i] = time
+        rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3] = order, kind, a, b
+    return out
+
+
+@jit
+def run(
+    c,
+    drives,
+    chunk_B,
+    width,
+    pairs_level,
+    parity,
+    depth,
+    clients,
+    pairs,
+    places,
+    windows,
+    file_B,
+    file_pages_B,
+    md5_B,
+    page_B,
+    workers,
+    link_Bps,
+    keep_alive,
+    wmem,
+    mss,
+    initial_segments,
+    quickacks,
+    acks_per_segment,
+    md5_check_s,
+    drive,
+    flow_heap,
+    event_heap,
+    counts,
+    times,
+    waiting,
+    commands,
+):
+    """Simulate ``pairs`` pairs fetched by ``clients`` clients; returns (elapsed s, link bytes
+    carried, worker turns s, asleep on opening reads s, asleep on data s, s with a volume read in
+    flight); the drives' busy time, reads and cache hits are left in ``drive``.
+
+    ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
+    the same, the data file's start); ``windows``: the read-ahead windows (offset, length);
+    ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps: ``new_heap``;
+    ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``."""
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    windows_n = windows.shape[0]
+    # the clients' state
+    (
+        state,
+        step,  # the opening read, or the window, it is at
+        pick,
+        worker_of,
+        asleep_kind,
+        waits_writable,
+        waits_drained,
+        read_left,
+        read_waiter,
+        held,
+        connections,
+        wait_from,
+        wait_count,
+        ended,
+        last,
+    ) = counts
+    left_B, turn_began, asleep_since, written, delivered, sending, read_done = times
+    # the link, shared equally by its active flows: a virtual clock of bytes given to each
+    flow_t, flow_rows, flows = flow_heap
+    virtual_B, link_since_s, carried_B = 0.0, 0.0, 0.0
+    # the volume's time with a read in flight
+    in_flight, in_flight_since, waited_on, span_from, span_to = 0, 0.0, 0.0, 0.0, 0.0
+    worker_turns_s, asleep_opening_s, asleep_data_s = 0.0, 0.0, 0.0
+    ev_t, ev_rows, events = event_heap
+    for client in range(clients):
+        push(ev_t, ev_rows, events, 0.0, RESUME, client, 0)
+    remaining = pairs
+    drawn = 0
+    now = 0.0
+    while True:
+        link_next = math.inf
+        if flows[0]:
+            link_next = link_since_s + (flow_t[0] - virtual_B) * flows[0] / link_Bps
+        event_next = ev_t[0] if events[0] else math.inf
+        if link_next == math.inf and event_next == math.inf:
+            break
+        if link_next <= event_next:  # flows end: their sockets deliver what they carried
+            now = link_next if link_next > now else now
+            virtual_B, link_since_s = flow_t[0], now
+            n_ended = 0
+            while flows[0] and flow_t[0] <= virtual_B + 1e-6:
+                ended[n_ended] = pop(flow_t, flow_rows, flows)[1]
+                n_ended += 1
+            for e in range(n_ended):
+                s = ended[e]
+                delivered[s] += sending[s]
+                carried_B += sending[s]
+                sending[s] = 0.0
+                queued_B = written[s] - delivered[s]
+                if queued_B > 0:
+                    sending[s] = queued_B
+                    push(flow_t, flow_rows, flows, virtual_B + queued_B, s, 0, 0)
+                room = (
+                    _capacity(
+                        delivered[s],
+                        keep_alive,
+                        wmem,
+                        mss,
+                        initial_segments,
+                        quickacks,
+                        acks_per_segment,
+                    )
+                    - queued_B
+                )
+                if (waits_writable[s] and room >= queued_B / 2) or (
+                    waits_drained[s] and queued_B <= 0
+                ):
+                    waits_writable[s] = waits_drained[s] = False
+                    push(ev_t, ev_rows, events, now, RESUME, s, 0)
+            continue
+        now, kind, a, b = pop(ev_t, ev_rows, events)
+        if kind == PIECE_DONE:  # a queued drive finished a command of read slot b
+            read_left[b] -= 1
+            if not read_left[b]:
+                read_done[b] = now
+                in_flight -= 1
+                if not in_flight:
+                    waited_on += now - in_flight_since
+                if read_waiter[b] >= 0:
+                    push(ev_t, ev_rows, events, now, RESUME, read_waiter[b], 0)
+                    read_waiter[b] = -1
+            # the drive turns to its next command
+            if drive_i[a, QUEUED]:
+                _serve_next(
+                    c,
+                    drive_f,
+                    drive_i,
+                    seg_s,
+                    seg_l,
+                    seg_t,
+                    done_at,
+                    queue,
+                    a,
+                    now,
+                    depth,
+                    ev_t,
+                    ev_rows,
+                    events,
+                )
+            else:
+                drive_i[a, SERVING] = 0
+            continue
+        cl = a
+        if asleep_kind[cl] >= 0:
+            if asleep_kind[cl] == 0:
+                asleep_opening_s += now - asleep_since[cl]
+            else:
+                asleep_data_s += now - asleep_since[cl]
+            asleep_kind[cl] = -1
+        # run the client until it waits
+        while True:
+            st = state[cl]
+            w = worker_of[cl]
+            read = -1  # the read slot the client goes on to wait for
+            sleep_kind = 0
+            if st == 0:  # a new pair, on a new connection
+                if remaining <= 0:
+                    break
+                remaining -= 1
+                pick[cl] = drawn
+                drawn += 1
+                w = _fewest(connections)
+                worker_of[cl] = w
+                connections[w] += 1
+                written[cl] = delivered[cl] = sending[cl] = 0.0
+                state[cl], step[cl] = 1, 0
+                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                    break
+                turn_began[cl] = now
+                continue
+            elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
+                offset = places[pick[cl], step[cl]]
+                read = 2 * cl
+                step[cl] += 1
+                if step[cl] == 3:
+                    state[cl], step[cl] = 2, 0
+            elif st == 2:  # the window ``step`` has been read: read on, then write it
+                k = step[cl]
+                start = places[pick[cl], 4]
+                if k == 0:
+                    span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                        c,
+                        drive_f,
+                        drive_i,
+                        seg_s,
+                        seg_l,
+                        seg_t,
+                        done_at,
+                        queue,
+                        commands,
+                        last,
+                        drives,
+                        chunk_B,
+                        width,
+                        pairs_level,
+                        parity,
+                        depth,
+                        now,
+                        start + windows[0, 0],
+                        windows[0, 1],
+                        2 * cl,
+                        read_done,
+                        read_left,
+                        span_from,
+                        span_to,
+                        waited_on,
+                        in_flight,
+                        in_flight_since,
+                        ev_t,
+                        ev_rows,
+                        events,
+                    )
+                if k + 1 < windows_n:  # reaching window k starts the read of window k + 1
+                    span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                        c,
+                        drive_f,
+                        drive_i,
+                        seg_s,
+                        seg_l,
+                        seg_t,
+                        done_at,
+                        queue,
+                        commands,
+                        last,
+                        drives,
+                        chunk_B,
+                        width,
+                        pairs_level,
+                        parity,
+                        depth,
+                        now,
+                        start + windows[k + 1, 0],
+                        windows[k + 1, 1],
+                        2 * cl + (k + 1) % 2,
+                        read_done,
+                        read_left,
+                        span_from,
+                        span_to,
+                        waited_on,
+                        in_flight,
+                        in_flight_since,
+                        ev_t,
+                        ev_rows,
+                        events,
+                    )
+                left_B[cl] = min(windows[k, 1], file_B - windows[k, 0])
+                state[cl] = 3
+                sleep_kind = 1
+                if not _wait(read_done, read_waiter, 2 * cl + k % 2, cl, now):
+                    asleep_kind[cl], asleep_since[cl] = 1, now
+                    if not math.isinf(read_done[2 * cl + k % 2]):
+                        push(ev_t, ev_rows, events, read_done[2 * cl + k % 2], RESUME, cl, 0)
+                    break
+                continue
+            elif st == 3:  # write the window into the socket while it has room
+                while left_B[cl] > 0:
+                    room = _capacity(
+                        delivered[cl],
+                        keep_alive,
+                        wmem,
+                        mss,
+                        initial_segments,
+                        quickacks,
+                        acks_per_segment,
+                    ) - (written[cl] - delivered[cl])
+                    if room <= 0:
+                        break
+                    n = room if room < left_B[cl] else left_B[cl]
+                    written[cl] += n
+                    left_B[cl] -= n
+                    if not sending[cl]:
+                        if flows[0]:
+                            virtual_B += (now - link_since_s) * link_Bps / flows[0]
+                        link_since_s = now
+                        sending[cl] = written[cl] - delivered[cl]
+                        push(flow_t, flow_rows, flows, virtual_B + sending[cl], cl, 0, 0)
+                if left_B[cl] > 0:  # EAGAIN: the worker serves its other connections meanwhile
+                    worker_turns_s += now - turn_began[cl]
+                    _give(
+                        held,
+                        waiting,
+                        wait_from,
+                        wait_count,
+                        turn_began,
+                        w,
+                        now,
+                        ev_t,
+                        ev_rows,
+                        events,
+                    )
+                    waits_writable[cl] = True
+                    state[cl] = 4
+                    break
+                if step[cl] + 1 < windows_n:
+                    step[cl] += 1
+                    state[cl] = 2
+                    continue
+                worker_turns_s += now - turn_began[cl]
+                _give(
+                    held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events
+                )
+                state[cl] = 5
+                if written[cl] == delivered[cl]:
+                    push(ev_t, ev_rows, events, now, RESUME, cl, 0)
+                else:
+                    waits_drained[cl] = True
+                break
+            elif st == 4:  # the socket has room again: back to the worker
+                state[cl] = 3
+                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                    break
+                turn_began[cl] = now
+                continue
+            elif st == 5:  # the client has the data file: the md5 file, on a new connection
+                if not keep_alive:
+                    connections[w] -= 1
+                    w = _fewest(connections)
+                    worker_of[cl] = w
+                    connections[w] += 1
+                state[cl] = 6
+                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                    break
+                turn_began[cl] = now
+                continue
+            elif st == 6:  # the md5 file's leaf, when its name hashes to another one
+                state[cl] = 7
+                offset = places[pick[cl], 3]
+                if offset < 0:
+                    continue
+                read = 2 * cl
+            elif st == 7:  # the md5 file's data, just after its data file
+                offset = places[pick[cl], 4] + file_pages_B
+                read = 2 * cl
+                sleep_kind = 1
+                state[cl] = 8
+            else:  # served: the client checks the file's md5 sum, then asks for the next pair
+                worker_turns_s += now - turn_began[cl]
+                _give(
+                    held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events
+                )
+                connections[w] -= 1
+                state[cl] = 0
+                push(ev_t, ev_rows, events, now + md5_check_s, RESUME, cl, 0)
+                break
+            # a page read (opening, or the md5 file's data): sleep on it
+            length = md5_B if st == 7 else page_B
+            span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                c,
+                drive_f,
+                drive_i,
+                seg_s,
+                seg_l,
+                seg_t,
+                done_at,
+                queue,
+                commands,
+                last,
+                drives,
+                chunk_B,
+                width,
+                pairs_level,
+                parity,
+                depth,
+                now,
+                offset,
+                length,
+                read,
+                read_done,
+                read_left,
+                span_from,
+                span_to,
+                waited_on,
+                in_flight,
+                in_flight_since,
+                ev_t,
+                ev_rows,
+                events,
+            )
+            if not _wait(read_done, read_waiter, read, cl, now):
+                asleep_kind[cl], asleep_since[cl] = sleep_kind, now
+                if not math.isinf(read_done[read]):
+                    push(ev_t, ev_rows, events, read_done[read], RESUME, cl, 0)
+                break
+    waited = waited_on + span_to - span_from
+    return now, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited
+
+
+@jit("f8(f8, b1, f8[::1], i8, i8, i8, f8)")
+def _capacity(acked_B, keep_alive, wmem, mss, initial_segments, quickacks, acks_per_segment):
+    """The socket's payload limit (``model.network.tcp.send_buffer_payload_B``, at most
+    tcp_wmem[2]; a reused connection's buffer has grown to it)."""
+    if keep_alive:
+        return wmem[2]
+    segments = acked_B / mss
+    cwnd = (
+        initial_segments
+        + min(segments, quickacks)
+        + max(segments - quickacks, 0.0) * acks_per_segment
+    )
+    return min(wmem[2], max(wmem[1], 2.0 * cwnd * mss))
+
+
+@jit("i8(i8[::1])")
+def _fewest(connections):
+    """The worker with the fewest connections (the first of equals)."""
+    best = 0
+    for w in range(1, connections.shape[0]):
+        if connections[w] < connections[best]:
+            best = w
+    return best
+
+
+@jit("b1(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8, i8)")
+def _take(held, waiting, wait_from, wait_count, w, cl):
+    """Whether ``cl`` has worker ``w`` now; else it waits its turn (FIFO)."""
+    if not held[w]:
+        held[w] = True
+        return True
+    ring = waiting.shape[1]
+    waiting[w, (wait_from[w] + wait_count[w]) % ring] = cl
+    wait_count[w] += 1
+    return False
+
+
+@jit("void(i8[::1], i8[:, ::1], i8[::1], i8[::1], f8[::1], i8, f8, f8[::1], i8[:, ::1], i8[::1])")
+def _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events):
+    """Worker ``w`` turns to the next connection waiting for it, if any."""
+    if not wait_count[w]:
+        held[w] = False
+        return
+    nxt = waiting[w, wait_from[w]]
+    wait_from[w] = (wait_from[w] + 1) % waiting.shape[1]
+    wait_count[w] -= 1
+    turn_began[nxt] = now
+    push(ev_t, ev_rows, events, now, RESUME, nxt, 0)
+
+
+@jit("b1(f8[::1], i8[::1], i8, i8, f8)")
+def _wait(read_done, read_waiter, slot, cl, now):
+    """Whether read ``slot`` is done by ``now``; else ``cl`` is its waiter (its end unknown yet:
+    a queued drive's) or will be resumed at its known end."""
+    if read_done[slot] < now:
+        return True
+    if math.isinf(read_done[slot]):
+        read_waiter[slot] = cl
+    return False
+
+
+@jit(f"void({D}, f8[:, ::1], f8[:, :, ::1], i8, f8, i8, {HEAP})")
+def _serve_next(
+    c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue, d, now, depth, ev_t, ev_rows, events
+):
+    """``QueuedSpindle._serve_next``: the free drive starts the command among the first ``depth``
+    it can reach soonest (the first of equals)."""
+    n = drive_i[d, QUEUED]
+    held = min(n, depth)
+    best = 0
+    if held > 1:
+        best_s = math.inf
+        for j in range(held):
+            p = _reach_s(
+                c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now, queue[d, j, 0], queue[d, j, 1]
+            )
+            if p < best_s:
+                best, best_s = j, p
+    offset, length, slot = queue[d, best, 0], queue[d, best, 1], queue[d, best, 2]
+    for j in range(best, n - 1):
+        queue[d, j, 0], queue[d, j, 1], queue[d, j, 2] = (
+            queue[d, j + 1, 0],
+            queue[d, j + 1, 1],
+            queue[d, j + 1, 2],
+        )
+    drive_i[d, QUEUED] = n - 1
+    done = submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
+    drive_i[d, SERVING] = 1
+    push(ev_t, ev_rows, events, done, PIECE_DONE, d, int(slot))
+
+
+@jit("i8(f8[:, ::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8, i8, i8, b1, i8, f8, i8, i8)")
+def commands_of(
+    drive_f,
+    drive_i,
+    done_at,
+    commands,
+    last,
+    drives,
+    chunk_B,
+    width,
+    pairs_level,
+    parity,
+    now,
+    offset_B,
+    length_B,
+):
+    """``Array.commands``: the read's member commands [member, offset, length] in ``commands``,
+    contiguous pieces of a member merged (``raidmap.pieces`` written out); returns how many.
+    ``last``: each member's command so far (-1: none), left as it was found."""
+    n = 0
+    position, end = offset_B, offset_B + length_B
+    while position < end:
+        chunk, within = divmod(position, chunk_B)
+        take = min(chunk_B - within, end - position)
+        row, column = divmod(chunk, width)
+        member_offset = row * chunk_B + within
+        if pairs_level:  # a mirror: one this read uses, else fewer pending, then the nearer head
+            a, b = 2 * column, 2 * column + 1
+            if last[a] >= 0:
+                member = a
+            elif last[b] >= 0:
+                member = b
+            else:
+                pa = _pending(drive_i, done_at, a, now)
+                pb = _pending(drive_i, done_at, b, now)
+                if pb < pa or (
+                    pb == pa
+                    and abs(drive_f[b, HEAD] - member_offset)
+                    < abs(drive_f[a, HEAD] - member_offset)
+                ):
+                    member = b
+                else:
+                    member = a
+        elif parity:
+            member = ((drives - 1 - row % drives + parity) % drives + column) % drives
+        else:
+            member = column % drives
+        i = last[member]
+        if i >= 0 and commands[i, 1] + commands[i, 2] == member_offset:
+            commands[i, 2] += take
+        else:
+            last[member] = n
+            commands[n, 0], commands[n, 1], commands[n, 2] = member, member_offset, take
+            n += 1
+        position += take
+    for i in range(n):
+        last[commands[i, 0]] = -1
+    return n
+
+
+@jit(
+    f"Tuple((f8, f8, f8, i8, f8))({D}, f8[:, ::1], f8[:, :, ::1], i8[:, ::1], i8[::1], i8, i8, i8, "
+    f"b1, i8, i8, f8, i8, i8, i8, f8[::1], i8[::1], f8, f8, f8, i8, f8, {HEAP})"
+)
+def _read(
+    c,
+    drive_f,
+    drive_i,
+    seg_s,
+    seg_l,
+    seg_t,
+    done_at,
+    queue,
+    commands,
+    last,
+    drives,
+    chunk_B,
+    width,
+    pairs_level,
+    parity,
+    depth,
+    now,
+    offset_B,
+    length_B,
+    slot,
+    read_done,
+    read_left,
+    span_from,
+    span_to,
+    waited_on,
+    in_flight,
+    in_flight_since,
+    ev_t,
+    ev_rows,
+    events,
+):
+    """``Array.read``: send the volume read's member commands; its end goes to ``read_done[slot]``
+    (known at once when the drives serve in arrival order, else when the last command ends)."""
+    n = commands_of(
+        drive_f,
+        drive_i,
+        done_at,
+        commands,
+        last,
+        drives,
+        chunk_B,
+        width,
+        pairs_level,
+        parity,
+        now,
+        offset_B,
+        length_B,
+    )
+    if depth <= 1:  # in arrival order: a command's completion is known when it is sent
+        done = now
+        for i in range(n):
+            completes = submit(
+                c,
+                drive_f,
+                drive_i,
+                seg_s,
+                seg_l,
+                seg_t,
+                done_at,
+                commands[i, 0],
+                now,
+                float(commands[i, 1]),
+                float(commands[i, 2]),
+            )
+            if completes > done:
+                done = completes
+        if now > span_to:  # the volume was idle: a new busy span
+            waited_on += span_to - span_from
+            span_from = now
+        if done > span_to:
+            span_to = done
+        read_done[slot] = done
+        return span_from, span_to, waited_on, in_flight, in_flight_since
+    if not in_flight:
+        in_flight_since = now
+    in_flight += 1
+    read_done[slot] = math.inf
+    read_left[slot] = n
+    for i in range(n):
+        d = commands[i, 0]
+        q = drive_i[d, QUEUED]
+        queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = commands[i, 1], commands[i, 2], slot
+        drive_i[d, QUEUED] = q + 1
+        if not drive_i[d, SERVING]:
+            _serve_next(
+                c,
+                drive_f,
+                drive_i,
+                seg_s,
+                seg_l,
+                seg_t,
+                done_at,
+                queue,
+                d,
+                now,
+                depth,
+                ev_t,
+                ev_rows,
+                events,
+            )
+    return span_from, span_to, waited_on, in_flight, in_flight_since

@@ -1,0 +1,412 @@
+"""The download server as it was simulated on SimPy and ``model.sim.flows`` before the compiled loop
+(``model.servers.download_loop``): kept as the oracle the loop is checked against
+(``tests/test_download_loop.py``). Its file picks are replayed from ``Directory.places`` so that
+both simulate the same pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import simpy
+
+from model.catalog import Catalog, Disk, nic_rate_Bps
+from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
+from model.result import Result
+from model.servers.download import (
+    MD5_FILE_B,
+    Directory,
+    check,
+    read_ahead_windows,
+    whole_pages_B,
+)
+from model.servers.spec import DownloadBody
+from model.sim.flows import FlowNetwork
+from model.sim.rng import stream
+from model.spec import Scenario
+from model.storage import raidmap
+from model.storage.raid import LEVELS
+from model.storage.spindle import QueuedSpindle, Spindle, copy_preference
+
+
+class Replay:
+    """The file picks ``Directory.places`` draws, handed out in the order the SimPy model asks."""
+
+    def __init__(self, seed: int, files: int, leaves: int, pairs: int):
+        rng = stream(seed, "download")
+        index = rng.integers(files, size=pairs)
+        leaf, md5_leaf = rng.integers(leaves, size=(2, pairs))
+        self.picks = iter(zip(index.tolist(), leaf.tolist(), md5_leaf.tolist(), strict=True))
+        self.pair: list[int] = []
+
+    def randrange(self, _n: int) -> int:
+        if not self.pair:
+            self.pair = list(next(self.picks))
+        return self.pair.pop(0)
+
+
+class Array:
+    """The RAID volume: member drives behind the controller, reads split into member pieces. The
+    controller keeps one command at a drive (``Spindle``, in arrival order) or up to
+    ``drive_queue_depth`` (``QueuedSpindle``, the nearest first)."""
+
+    def __init__(
+        self, env: simpy.Environment, body: DownloadBody, disk: Disk, format_efficiency: float
+    ):
+        self.env = env
+        self.level = body.level
+        depth = body.drive_queue_depth
+        self.queued = depth > 1
+        self.drives = [
+            QueuedSpindle(env, disk, format_efficiency, depth)
+            if self.queued
+            else Spindle(disk, format_efficiency)
+            for _ in range(body.disks)
+        ]
+        self.chunk_B = body.chunk_KiB * 1024
+        self.capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
+        layout = LEVELS[body.level]
+        self.width = raidmap.data_members(body.level, body.disks)
+        self.pairs = layout.pairs
+        self.parity = layout.parity_chunks
+        # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
+        self.in_flight = 0
+        self.in_flight_since_s = 0.0
+        self.waited_on_s = 0.0
+        # reads whose completion is known when they are sent: the span they keep the volume busy
+        self.span_from_s = self.span_to_s = 0.0
+
+    def _track(self, done: simpy.Event) -> simpy.Event:
+        """Count ``done`` as in flight until it fires."""
+        if not self.in_flight:
+            self.in_flight_since_s = self.env.now
+        self.in_flight += 1
+
+        def landed(_event) -> None:
+            self.in_flight -= 1
+            if not self.in_flight:
+                self.waited_on_s += self.env.now - self.in_flight_since_s
+
+        done.callbacks.append(landed)
+        return done
+
+    def waited_s(self) -> float:
+        """Time so far with a read in flight."""
+        return self.waited_on_s + self.span_to_s - self.span_from_s
+
+    def commands(self, offset_B: int, length_B: int, now_s: float) -> list[list[int]]:
+        """The read's member commands, [member, offset, length], contiguous pieces of a member
+        merged (``raidmap.pieces`` written out: the hot path of the model)."""
+        chunk_B, width, drives = self.chunk_B, self.width, len(self.drives)
+        commands: list[list[int]] = []
+        last: dict[int, int] = {}
+        position, end = offset_B, offset_B + length_B
+        while position < end:
+            chunk, within = divmod(position, chunk_B)
+            take = chunk_B - within
+            if take > end - position:
+                take = end - position
+            row, column = divmod(chunk, width)
+            member_offset = row * chunk_B + within
+            if self.pairs:
+                member = self._copy((2 * column, 2 * column + 1), member_offset, last, now_s)
+            elif self.parity:
+                member = ((drives - 1 - row % drives + self.parity) % drives + column) % drives
+            else:
+                member = column % drives
+            i = last.get(member)
+            if i is not None and commands[i][1] + commands[i][2] == member_offset:
+                commands[i][2] += take
+            else:
+                last[member] = len(commands)
+                commands.append([member, member_offset, take])
+            position += take
+        return commands
+
+    def read(self, offset_B: int, length_B: int) -> simpy.Event:
+        """Submit a logical read now; an event that fires when its last member piece completes."""
+        now = self.env.now
+        commands = self.commands(offset_B, length_B, now)
+        if not self.queued:  # in arrival order, a command's completion is known when it is sent
+            drives, done = self.drives, now
+            for member, offset, length in commands:
+                completes = drives[member].submit(now, offset, length)
+                if completes > done:
+                    done = completes
+            if now > self.span_to_s:  # the volume was idle: a new busy span
+                self.waited_on_s += self.span_to_s - self.span_from_s
+                self.span_from_s = now
+            if done > self.span_to_s:
+                self.span_to_s = done
+            return self.env.timeout(done - now)
+        done, left = self.env.event(), [len(commands)]
+
+        def piece_done(_event) -> None:
+            left[0] -= 1
+            if not left[0]:
+                done.succeed()
+
+        for member, offset, length in commands:
+            self.drives[member].enqueue(offset, length, piece_done)
+        return self._track(done)
+
+    def _copy(
+        self, members: tuple[int, int], offset_B: int, last: dict[int, int], now: float
+    ) -> int:
+        """The mirror to read a piece from: one this read uses, else ``copy_preference``'s."""
+        for member in members:
+            if member in last:
+                return member
+        return min(members, key=lambda m: copy_preference(self.drives[m], now, offset_B))
+
+
+class Socket:
+    """A connection's send side: what the worker has written into it, what the link delivered.
+
+    The socket holds at most ``capacity`` of payload beyond what the client has acknowledged (a
+    function of the bytes acknowledged: the send buffer opens with the congestion window on a new
+    connection); ``room_B`` is what it can take now.
+    What is written crosses the server's link as one TCP flow at a time, all that is queued when it
+    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A
+    worker whose write found the buffer full is woken, as epoll does, when the free space is at
+    least half of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends,
+    so a worker that filled the buffer at once is woken when the link has taken all of it.
+    """
+
+    def __init__(self, net: FlowNetwork, link, capacity: Callable[[float], float]):
+        self.net, self.link, self.capacity = net, link, capacity
+        self.written_B = self.delivered_B = self.sending_B = 0.0
+        self._writable: simpy.Event | None = None
+        self._drained: simpy.Event | None = None
+
+    def room_B(self) -> float:
+        return self.capacity(self.delivered_B) - (self.written_B - self.delivered_B)
+
+    def write(self, length_B: float) -> None:
+        self.written_B += length_B
+        if not self.sending_B:
+            self._send()
+
+    def writable(self) -> simpy.Event:
+        self._writable = self.net.env.event()
+        return self._writable
+
+    def drained(self) -> simpy.Event:
+        self._drained = self.net.env.event()
+        if self.written_B == self.delivered_B:
+            self._drained.succeed()
+        return self._drained
+
+    def _send(self) -> None:
+        self.sending_B = self.written_B - self.delivered_B
+        self.net.transfer(self.sending_B, {self.link: 1.0}, name="send").done.callbacks.append(
+            self._sent
+        )
+
+    def _sent(self, _event) -> None:
+        self.delivered_B += self.sending_B
+        self.sending_B = 0.0
+        queued = self.written_B - self.delivered_B
+        if queued:
+            self._send()
+        if self._writable is not None and self.room_B() >= queued / 2:
+            self._writable, event = None, self._writable
+            event.succeed()
+        if self._drained is not None and not queued:
+            self._drained.succeed()
+
+
+class Server:
+    """nginx workers, the page cache's read-ahead and the 1 GbE link in front of the array."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        body: DownloadBody,
+        disk: Disk,
+        nic_Bps: float,
+        params: dict[str, float],
+        read_ahead_KiB: float,
+        rng: Replay,
+    ):
+        self.env = env
+        self.rng = rng
+        self.array = Array(env, body, disk, params["disk_format_efficiency"])
+        self.net = FlowNetwork(env)
+        self.link = self.net.resource("server link", nic_Bps / tcp_wire_per_byte(body.mtu_B))
+        self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
+        self.worker_connections = [0] * body.server.workers
+        self.worker_busy_s = 0.0
+        self.worker_asleep_s = {
+            "opening": 0.0,
+            "data": 0.0,
+        }  # a worker's time asleep on reads, by what it read
+        self.file_B = int(round(body.workload.file_size_KiB * 1024))
+        self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
+        self.page_B = page_B = body.kernel.page_B
+        # the page cache reads the last page whole
+        self.file_pages_B = whole_pages_B(self.file_B, page_B)
+        self.windows = read_ahead_windows(
+            self.file_pages_B, int(read_ahead_KiB * 1024), page_B=page_B
+        )
+        self.files = body.workload.dataset_files
+        self.slot_B = int(self.array.capacity_B / self.files) // page_B * page_B
+        self.directory = Directory(body.workload.files_per_directory, self.slot_B, page_B)
+        self.keep_alive = body.server.connections == "keep_alive"
+        # a socket's send buffer (net.ipv4.tcp_wmem): its default at first, at most its max
+        _, wmem_default_B, wmem_max_B = body.tcp.tcp_wmem_B
+        mss, initial = mss_B(body.mtu_B), body.tcp.initial_window_segments
+        if self.keep_alive:
+            self.send_buffer_B = lambda acked_B: wmem_max_B
+        else:
+            self.send_buffer_B = lambda acked_B: min(
+                wmem_max_B, send_buffer_payload_B(acked_B, mss, initial, wmem_default_B)
+            )
+
+    def fetch_pair(self):
+        """SimPy process: one client's request for a random data file, then for its md5 file.
+
+        The worker ``sendfile``s the data file window by window into the connection's socket,
+        sleeping on each window until its read is done; when the socket's send buffer is full it
+        turns to its other connections until the link has drained enough of it (``Socket``). The
+        client has the file when its last byte has crossed the link, and only then asks for the md5
+        file.
+        """
+        index = self.rng.randrange(self.files)
+        directory = self.directory
+        start = index * self.slot_B
+        leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
+        worker = self._accept()
+        socket = Socket(self.net, self.link, self.send_buffer_B)
+        turn = yield from self._take(worker)
+        for offset_B in (
+            directory.root_B(index),
+            directory.leaf_B(index, leaves[0]),
+            directory.inode_page_B(index),
+        ):
+            yield from self._until(self.array.read(offset_B, self.page_B), "opening")
+        done = self.array.read(start, self.windows[0][1])
+        for k, (window_B, length) in enumerate(self.windows):
+            if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
+                offset, size = self.windows[k + 1]
+                ahead = self.array.read(start + offset, size)
+            yield from self._until(done, "data")
+            length = min(length, self.file_B - window_B)  # the file's bytes in the window's pages
+            while length > 0:
+                room = socket.room_B()
+                if room <= 0:  # EAGAIN: the worker serves its other connections meanwhile
+                    self._give(worker, turn)
+                    yield socket.writable()
+                    turn = yield from self._take(worker)
+                    continue
+                written = min(room, length)
+                socket.write(written)
+                length -= written
+            if k + 1 < len(self.windows):
+                done = ahead
+        self._give(worker, turn)
+        yield socket.drained()
+        if (
+            not self.keep_alive
+        ):  # the md5 file comes on a new connection, to whichever worker takes it
+            worker = self._accept(closing=worker)
+        turn = yield from self._take(worker)
+        if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
+            yield from self._until(
+                self.array.read(directory.leaf_B(index, leaves[1]), self.page_B), "opening"
+            )
+        yield from self._until(self.array.read(start + self.file_pages_B, MD5_FILE_B), "data")
+        self._give(worker, turn)
+        self.worker_connections[worker] -= 1
+        yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
+
+    def _accept(self, closing: int | None = None) -> int:
+        """The worker that takes a new connection: the one with the fewest (``closing`` closed)."""
+        if closing is not None:
+            self.worker_connections[closing] -= 1
+        worker = min(range(len(self.workers)), key=lambda w: self.worker_connections[w])
+        self.worker_connections[worker] += 1
+        return worker
+
+    def _take(self, worker: int):
+        """Wait until ``worker`` turns to this connection; returns the turn to give back."""
+        turn = self.workers[worker].request()
+        yield turn
+        turn.began_s = self.env.now
+        return turn
+
+    def _give(self, worker: int, turn) -> None:
+        self.worker_busy_s += self.env.now - turn.began_s
+        self.workers[worker].release(turn)
+
+    def _until(self, done: simpy.Event, kind: str):
+        """Sleep (in the kernel, the worker with its other connections) until the read ``done`` is;
+        ``kind``: what the read is for, "opening" a file (directory and inode) or its "data"."""
+        if not done.processed:
+            asleep_s = self.env.now
+            yield done
+            self.worker_asleep_s[kind] += self.env.now - asleep_s
+
+
+def simulate(
+    scenario: Scenario, catalog: Catalog, params: dict[str, float], simulated: int
+) -> Result:
+    disk, nic = check(scenario, catalog)
+    body: DownloadBody = scenario.body
+    tuned = body.server.scheduler == "deadline_optimized"
+    read_ahead = body.server.read_ahead_KiB or (
+        params["tuned_read_ahead_KiB"] if tuned else body.kernel.read_ahead_KiB
+    )
+    env = simpy.Environment()
+    files = body.workload.dataset_files
+    leaves = Directory(body.workload.files_per_directory, 1, body.kernel.page_B).leaves
+    rng = Replay(scenario.seed, files, leaves, simulated)
+    server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng)
+    pairs = body.workload.files
+    remaining = [simulated]
+
+    def client():
+        while remaining[0] > 0:
+            remaining[0] -= 1
+            yield from server.fetch_pair()
+
+    for _ in range(body.workload.clients):
+        env.process(client())
+    env.run()
+    elapsed = env.now * pairs / simulated
+    pair_B = server.file_B + MD5_FILE_B
+    bytes_moved = pairs * pair_B
+    drives = server.array.drives
+    ran = env.now
+    # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
+    # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps
+    # (nil in this model, which gives a worker no CPU cost, so the workers bound nothing).
+    worker_cpu_s = max(0.0, server.worker_busy_s - sum(server.worker_asleep_s.values()))
+    demand_s = {"server link": (server.link.carried / server.link.capacity / simulated, 1)}
+    demand_s.update({f"drive {i}": (d.busy_s / simulated, 1) for i, d in enumerate(drives)})
+    demand_s["nginx workers"] = (worker_cpu_s / simulated, len(server.workers))
+    bound_MBps = min(n * pair_B / d for d, n in demand_s.values() if d > 0) / 1e6
+    utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
+    # What limits a server whose workers sleep on reads is the wait for its drives, though no single
+    # drive is saturated: the share of the time the volume has a read in flight.
+    utilization["drives (a read in flight)"] = server.array.waited_s() / ran
+    reads = sum(d.reads for d in drives)
+    hits = sum(d.cache_hits for d in drives)
+    notes = (
+        f"read-ahead window {read_ahead:.0f} KiB: {len(server.windows)} windows per file",
+        f"{reads / simulated:.1f} drive commands per pair, "
+        f"{100 * hits / max(reads, 1):.0f}% from the drives' caches",
+        "workers asleep on reads: "
+        + ", ".join(
+            f"{1e3 * s / simulated:.1f} ms a pair {kind}"
+            for kind, s in server.worker_asleep_s.items()
+        ),
+    )
+    return Result(
+        scenario=scenario.name,
+        bytes_moved=bytes_moved,
+        elapsed_s=elapsed,
+        utilization=utilization,
+        bound_MBps=bound_MBps,
+        notes=notes,
+    )
