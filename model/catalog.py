@@ -90,10 +90,11 @@ class Bus(Part):
     encoding: Encoding | None = None
     burst_rate_MBps: PositiveFloat | None = None
     devices_per_channel: PositiveInt | None = None
+    protocol: Literal["pcie", "sas", "sata"] | None = None  # a serial link's frames (framing.py)
 
     _NEEDS = {
         "parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),
-        "serial": ("lanes", "lane_rate_Gbps", "encoding"),
+        "serial": ("lanes", "lane_rate_Gbps", "encoding", "protocol"),
         "channel": ("burst_rate_MBps",),
     }
 

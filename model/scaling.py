@@ -88,7 +88,8 @@ def _raid0_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
             }
         }
         data["workload"]["target"] = "md0"
-        data.pop("variants", None)
+        data.pop("variants", None)  # the variants and unknowns name volume lv, replaced here
+        data.pop("unknowns", None)
         path = folder / f"md_raid0_{n}.yaml"
         path.write_text(yaml.safe_dump(data))
         return scenario.load(path)

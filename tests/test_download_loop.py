@@ -40,9 +40,17 @@ def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):
     theirs = reference_simulate(s, catalog.load(), calibrated(), 120)
     assert ours.elapsed_s == pytest.approx(theirs.elapsed_s, rel=0.005)
     assert ours.notes[1] == theirs.notes[1]  # commands a pair, share from the drives' caches
-    for name, share in theirs.utilization.items():  # a mirror's choice can follow such an order
-        tolerance = 0.05 if name.startswith("drive ") else 0.01
-        assert ours.utilization[name] == pytest.approx(share, rel=tolerance, abs=1e-6)
+    mirrored = "variant=r10_opt" in overrides  # which side of a mirror reads can follow that order
+    for name, share in theirs.utilization.items():
+        if mirrored and name.startswith("drive "):
+            first = int(name.split()[1]) // 2 * 2  # RAID 10 mirrors drives 2k and 2k + 1
+            pair = [f"drive {first}", f"drive {first + 1}"]
+            assert sum(ours.utilization[d] for d in pair) == pytest.approx(
+                sum(theirs.utilization[d] for d in pair), rel=0.02
+            )
+        else:
+            tolerance = 0.05 if name.startswith("drive ") else 0.01
+            assert ours.utilization[name] == pytest.approx(share, rel=tolerance, abs=1e-6)
 
 
 def _drives():

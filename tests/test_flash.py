@@ -6,12 +6,11 @@ from quote_parts import write
 
 from model import catalog
 from model import scenario as loader
-from model.params import calibrated
 from model.simulate import simulate
+from model.storage import framing
 
 CAT = catalog.load()
 EVO = CAT.get("ssds", "samsung_970_evo_plus_1tb", "", "")
-EFF = calibrated()["bus_efficiency"]
 
 
 def _run(tmp_path, data):
@@ -55,7 +54,8 @@ def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
     # four PCIe 4.0 drives (7 GB/s each) on a PCIe 3.0 x16 riser: the riser's lanes are the limit
     workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
     r = _run(tmp_path, scenario(on_riser("samsung_980_pro_1tb", 4, "raid0"), workload))
-    cap_MBps = CAT.get("buses", "pcie3_x16", "", "").peak_MBps * EFF
+    riser = CAT.get("buses", "pcie3_x16", "", "")
+    cap_MBps = riser.peak_MBps * framing.payload_share(riser, 256)  # 256 B packets: 14,400 MB/s
     assert r.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
     assert r.bottleneck == "bus riser"
     assert 0.99 * cap_MBps < r.throughput_MBps <= r.bound_MBps < 4 * 7000

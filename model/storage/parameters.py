@@ -19,8 +19,8 @@ PARAMETERS = (
         0.90,
         0.50,
         1.00,
-        "share of a parallel bus's or IDE channel's peak rate that DMA bursts sustain after "
-        "arbitration, command and turnaround cycles",
+        "share of a parallel bus's or drive channel's peak rate that DMA bursts sustain after "
+        "arbitration, command and turnaround cycles (a serial link's share is its frames': model/storage/framing.py)",
     ),
     FreeParameter(
         "io_copy_passes",

@@ -270,6 +270,9 @@ class StorageBody:
     kernel: Kernel = field(default_factory=Kernel)
     shelves: dict[str, Shelf] = field(default_factory=dict)  # JBODs and expanders, by name
     clients: Clients | None = None  # clients over a LAN in front of the host; unset: local streams
+    # the PCIe Max_Payload_Size the platform set (lspci -vv, DevCtl: MaxPayload): bytes a PCIe
+    # packet carries behind its 24 B of header (model/storage/framing.py)
+    pcie_max_payload_B: Literal[128, 256, 512, 1024, 2048, 4096] = 256
 
     def check(self, where: str, key: str) -> None:
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
