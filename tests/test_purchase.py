@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from model import catalog, params, scenario
+from model import catalog, scenario
 from model.network import tcp
 from model.simulate import simulate
-from model.storage import front
+from model.storage import framing, front
 
 CANDIDATES = ("purchase_hdd_md", "purchase_hdd_zfs", "purchase_nvme")
 SMB_WRITE = front.payload_per_byte("smb", "write", 612 * 1024)
@@ -30,8 +30,9 @@ def test_each_candidate_predicts_within_its_bound_and_interval(run_cli, name):
 @pytest.mark.parametrize("name", ["purchase_hdd_md", "purchase_hdd_zfs"])
 def test_the_shelf_s_wide_port_carries_data_and_parity(name):
     # two groups of twelve with two parity drives each: 12 bytes cross the port for 10 written
-    lane_MBps = catalog.load().get("buses", "sas_12g_lane", "", "").peak_MBps
-    port_MBps = 4 * lane_MBps * params.calibrated()["bus_efficiency"]
+    lane = catalog.load().get("buses", "sas_12g_lane", "", "")
+    lane_MBps = lane.peak_MBps
+    port_MBps = 4 * lane_MBps * framing.payload_share(lane, 256)
     r = simulate(scenario.load(name))
     assert r.bottleneck == "uplink jbod"
     assert r.bound_MBps == pytest.approx(port_MBps * 10 / 12, rel=1e-9)

@@ -5,10 +5,11 @@ import pytest
 from quote_parts import PARTS, write
 
 from model import catalog, scenario
-from model.params import calibrated
 from model.simulate import simulate
+from model.storage import framing
 
-LANE_MBps = catalog.load().get("buses", "sas_12g_lane", "", "").peak_MBps  # 12 Gb/s, 8b/10b
+LANE = catalog.load().get("buses", "sas_12g_lane", "", "")
+LANE_MBps = LANE.peak_MBps  # 12 Gb/s, 8b/10b
 
 
 def _shelf(drives: int, uplink: list[str], part: str = "wd_ultrastar_data60") -> dict:
@@ -49,7 +50,7 @@ def test_the_uplink_caps_every_drive_behind_it(tmp_path, lanes):
     # 24 drives of 270 MB/s behind an 8-port HBA: the shelf's wide port is the limit
     uplink = [f"hba.{i}" for i in range(lanes)]
     r = simulate(scenario.load(write(tmp_path / "s.yaml", _shelf(24, uplink))))
-    cap_MBps = lanes * LANE_MBps * calibrated()["bus_efficiency"]
+    cap_MBps = lanes * LANE_MBps * framing.payload_share(LANE, 256)  # SSP frames
     assert r.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
     assert r.bottleneck == "uplink jbod"
     assert cap_MBps * 0.99 < r.throughput_MBps <= r.bound_MBps

@@ -20,7 +20,8 @@ PARAMETERS = (
         0.50,
         1.00,
         "share of a parallel bus's or drive channel's peak rate that DMA bursts sustain after "
-        "arbitration, command and turnaround cycles (a serial link's share is its frames': model/storage/framing.py)",
+        "arbitration, command and turnaround cycles (a serial link's share is its frames': "
+        "model/storage/framing.py)",
     ),
     FreeParameter(
         "io_copy_passes",
