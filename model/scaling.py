@@ -1,6 +1,6 @@
 """``python -m model.scaling``: how ``simulate()``'s wall time grows with the size of a system.
 
-Four curves, each one scenario with one count raised (a speed figure, never pass/fail):
+Five curves, each one scenario with one count raised (a speed figure, never pass/fail):
 
 - writers 1 to 10,000 on the microscope store (``em_ingest``, variant ``striped``,
   ``workload.streams``, 10 GB each so that 10,000 of them fit the 600 TB store): dd-like writers
@@ -11,6 +11,9 @@ Four curves, each one scenario with one count raised (a speed figure, never pass
   drives in MD3260-class shelves of 180 drive ports each (a what-if: a controller's ports cap its
   drives, and overrides cannot add controllers, so the scenario is written out with as many
   shelves as the drives need);
+- drives 4 to 1,000 in 60-bay JBODs behind expanders (``purchase_hdd_md``'s server, its clients
+  left out, one md RAID0 written by one local stream): a Data60 JBOD per 60 drives, each on a wide
+  port of four 12 Gb/s lanes of a 9500-8i HBA (two JBODs an HBA, an HBA a PCIe 4.0 x8 slot);
 - clients 1 to 1,000 on the download server (``eah_download``, ``workload.clients``): the clients
   share the test's fixed 2,502 file pairs, so more clients mean more connections at once, not more
   work.
@@ -44,6 +47,8 @@ from .simulate import simulate
 
 WHERE = "scaling"
 SHELF_PORTS = 180  # drive ports of one dell_md3260 (the catalog's channels)
+JBOD_BAYS = 60  # wd_ultrastar_data60
+HBA_PORTS = 2  # wide ports of four lanes on a broadcom_9500_8i (its eight channels)
 
 
 @dataclass
@@ -97,6 +102,52 @@ def _raid0_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
     return build
 
 
+def _jbod_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
+    """``purchase_hdd_md``'s server writing one md RAID0 of ``n`` drives in 60-bay JBODs, each
+    JBOD on a four-lane wide port, two JBODs an HBA."""
+    raw = scenario.read_yaml(scenario.resolve("purchase_hdd_md"))
+
+    def build(n: int) -> scenario.Scenario:
+        data = copy.deepcopy(raw)
+        jbods = math.ceil(n / JBOD_BAYS)
+        hbas = math.ceil(jbods / HBA_PORTS)
+        data["name"] = f"jbod_raid0_{n}"
+        data["description"] = f"a server writing an md RAID0 of {n} drives in {jbods} JBODs"
+        data["buses"] = {f"slot{h}": {"part": "pcie4_x8"} for h in range(hbas)}
+        data["controllers"] = {
+            f"hba{h}": {"part": "broadcom_9500_8i", "bus": f"slot{h}"} for h in range(hbas)
+        }
+        data["shelves"] = {
+            f"jbod{j}": {
+                "part": "wd_ultrastar_data60",
+                "uplink": [f"hba{j // HBA_PORTS}.{4 * (j % HBA_PORTS) + k}" for k in range(4)],
+            }
+            for j in range(jbods)
+        }
+        disks = raw["volumes"]["data"]["disks"]
+        data["volumes"] = {
+            "md0": {
+                "level": "raid0",
+                "chunk_KiB": 64,
+                "filesystem": raw["volumes"]["data"]["filesystem"],
+                "disks": {
+                    "part": disks["part"],
+                    "count": n,
+                    "attach": [f"jbod{j // JBOD_BAYS}.{j % JBOD_BAYS}" for j in range(n)],
+                },
+            }
+        }
+        data.pop("clients", None)
+        data["workload"] = {"op": "write", "target": "md0", "total_MB": 10000, "request_KiB": 1024}
+        for key in ("variants", "unknowns"):
+            data.pop(key, None)
+        path = folder / f"jbod_raid0_{n}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        return scenario.load(path)
+
+    return build
+
+
 def curves(folder: Path) -> list[Curve]:
     decades = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)
     return [
@@ -119,6 +170,12 @@ def curves(folder: Path) -> list[Curve]:
             "drives",
             (4, 10, 30, 100, 300, 1000),
             _raid0_drives(folder),
+        ),
+        Curve(
+            "drives, JBODs behind expanders (purchase_hdd_md host, what-if)",
+            "drives",
+            (4, 10, 30, 100, 300, 1000),
+            _jbod_drives(folder),
         ),
         Curve(
             "clients, download server (eah_download)",
