@@ -2,11 +2,12 @@
 caches, drives."""
 
 import pytest
+from mmap_reference import MappedFile
 
 from model import catalog, scenario
 from model.params import calibrated
 from model.simulate import simulate
-from model.storage.mmap import MappedFile, reclaim_batch_B
+from model.storage.mmap import reclaim_batch_B
 from model.storage.spindle import MAX_SEGMENTS, Spindle
 from model.storage.writecache import WriteBackCache, merged_runs
 

@@ -47,13 +47,14 @@ whose datasheet gives no sustained rate); nothing is fitted on this test.
 from __future__ import annotations
 
 import math
+
 from ..catalog import Catalog, Controller, Disk
 from ..errors import NotModelled, UserError
 from ..result import Result
 from ..spec import Scenario
 from . import disk as disk_model
-from .spec import StorageBody
 from .mmap_loop import MappedFile
+from .spec import StorageBody
 from .spindle import Spindle
 from .writecache import write_cache_on
 

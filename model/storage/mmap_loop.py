@@ -29,7 +29,6 @@ from numba import njit
 from ..servers.download_loop import (
     BUSY,
     CACHE,
-    CACHED,
     DONE_COUNT,
     DONE_FROM,
     FREE_AT,
@@ -441,7 +440,7 @@ class MappedFile:
         self.counters = np.zeros(OVERFLOW + 1, np.int64)
 
     def run(self, now_s: float, step_s: float) -> float:
-        """One pass of the program from ``now_s``, ``step_s`` of its time per block; when it ends."""
+        """One pass of the program from ``now_s``, ``step_s`` of its time a block; when it ends."""
         end_s = run(
             self.drives,
             self.done_at,
