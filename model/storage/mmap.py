@@ -42,6 +42,9 @@ page touched by each stream, and 69,000 major ones a run), 262,144 lock and unlo
 direct reclaim, whose costs on this kernel no source and no other table gives. The drives'
 datasheet figures set the run's time (the calibrated ``disk_format_efficiency`` only for a drive
 whose datasheet gives no sustained rate); nothing is fitted on this test.
+
+A pass runs compiled (``model.storage.mmap_loop``); the Python classes it was first written as are
+``tests/mmap_reference.py``, which gives the same results to the last bit.
 """
 
 from __future__ import annotations
