@@ -172,7 +172,7 @@ def curves(folder: Path) -> list[Curve]:
             _raid0_drives(folder),
         ),
         Curve(
-            "drives, JBODs behind expanders (purchase_hdd_md host, what-if)",
+            "drives, 60-bay JBODs (purchase_hdd_md host)",
             "drives",
             (4, 10, 30, 100, 300, 1000),
             _jbod_drives(folder),
