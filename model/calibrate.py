@@ -5,7 +5,9 @@ least-squares fit gives the start of a fit with a Cauchy loss, so that one row t
 yet explain cannot drag every parameter. A
 parameter that no fitted row depends on keeps its default and its declared bounds as interval.
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum
-(covariance s^2 (J^T J)^-1, Student t quantile).
+(covariance s^2 (J^T J)^-1, Student t quantile); the covariance itself is stored too, so that
+predictions vary the parameters jointly (``model.uncertainty``): two parameters the same rows
+inform trade off against each other, and varying each alone would overstate what they move.
 
 Rows of the external table (``measured.is_external``: published measurements of current hardware)
 never enter the fit, whatever they are handed with.
@@ -30,6 +32,7 @@ from .spec import Scenario
 from .validate import predict_row, scenario_of
 
 LOSS, F_SCALE = "cauchy", 0.10
+COVARIANCE_DIGITS = 6  # of an ill-conditioned inverse: fewer digits than a value keeps
 _STEP = 1e-4
 
 
@@ -40,6 +43,9 @@ class Fit:
     rows_per_parameter: dict[str, int]
     rows: int
     rms_error_pct: float
+    # the fitted parameters' covariance (natural units), in the order of ``covariance_of``
+    covariance_of: tuple[str, ...] = ()
+    covariance: tuple[tuple[float, ...], ...] = ()
 
     def to_json(self) -> dict:
         declared = params_module.DECLARED
@@ -54,6 +60,10 @@ class Fit:
                     "meaning": declared[name].meaning,
                 }
                 for name, v in self.values.items()
+            },
+            "covariance": {
+                "parameters": list(self.covariance_of),
+                "matrix": [[_digits(c, COVARIANCE_DIGITS) for c in r] for r in self.covariance],
             },
             "fit": {
                 "rows": self.rows,
@@ -123,13 +133,23 @@ def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
     )
     values.update(zip(free, map(float, solution.x), strict=True))
     dof = len(fitted_rows) - len(free)
+    covariance: tuple[tuple[float, ...], ...] = ()
     if dof > 0:
         s2 = float(np.sum(solution.fun**2)) / dof
         cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
+        covariance = tuple(tuple(map(float, r)) for r in cov)
         half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
         for n, x, h in zip(free, solution.x, half, strict=True):
             intervals[n] = (max(declared[n].low, float(x - h)), min(declared[n].high, float(x + h)))
-    return Fit(values, intervals, depends, len(fitted_rows), _rms(solution.fun))
+    return Fit(
+        values,
+        intervals,
+        depends,
+        len(fitted_rows),
+        _rms(solution.fun),
+        tuple(free) if covariance else (),
+        covariance,
+    )
 
 
 def _rms(residuals: np.ndarray) -> float:
@@ -139,12 +159,16 @@ def _rms(residuals: np.ndarray) -> float:
 SIGNIFICANT_DIGITS = 10
 
 
+def _digits(value: float, digits: int) -> float:
+    return float(f"{value:.{digits}g}")
+
+
 def rounded(value):
     """``value`` with every float to ``SIGNIFICANT_DIGITS``: the same fit on another machine
     (another BLAS, another order of sums) differs in the last few of a float's 17 digits, and the
     file should not."""
     if isinstance(value, float):
-        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+        return _digits(value, SIGNIFICANT_DIGITS)
     if isinstance(value, dict):
         return {k: rounded(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

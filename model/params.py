@@ -43,6 +43,14 @@ def intervals() -> dict[str, tuple[float, float]]:
     return spans
 
 
+def covariance() -> tuple[list[str], list[list[float]]]:
+    """The fitted parameters' covariance from the last calibration: their names and the matrix
+    in natural units (empty where no fit stored one)."""
+    stored = _stored().get("covariance", {})
+    matrix = [list(map(float, r)) for r in stored.get("matrix", [])]
+    return list(stored.get("parameters", [])), matrix
+
+
 class Recording(dict):
     """Parameter values that note which of them a model reads (so that callers vary or cache only
     those)."""

@@ -6,9 +6,17 @@ Four sources of spread enter it:
     its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
     jointly when the combinations are few (``MAX_JOINT``), one at a time otherwise. Every allowed
     value is possible, so the interval spans the envelope of these outcomes;
-(b) the calibrated free parameters the model reads: each treated as normal, its standard deviation
-    the 95 % interval's half-width (on its side) / 1.96, and simulated at its 5 % and 95 % points
-    one at a time; the deviations add in quadrature (first-order propagation, 2 runs a parameter);
+(b) the calibrated free parameters the model reads, jointly normal with the fit's covariance
+    (``params.covariance``): the outcome is simulated at the 5 % and 95 % points of each principal
+    axis of their covariance (eigenvectors, so that the axes are independent); where a declared
+    bound cuts an axis short, the outcome is simulated on the axis as far as the bound allows and
+    its deviation scaled to the full step (clipping each parameter alone would leave the axis, off
+    the ridge the measurements pin down), and a side that cannot move at all mirrors the other;
+    the deviations add in quadrature (first-order propagation, 2 runs an axis). Two
+    parameters the same rows inform trade off along one axis, so varying each alone would
+    overstate what they move. A read parameter the fit did not estimate varies alone, its standard
+    deviation its 95 % interval's half-width (on its side) / 1.96. Each axis's variance is shared
+    among the parameters by their squared loadings in ``drivers``;
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
     result (none where the run drew no random stream, ``model.sim.rng``); its root-mean-square
     deviation taken as a normal standard deviation;
@@ -42,6 +50,8 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from . import params as params_module
 from . import paths
@@ -153,19 +163,77 @@ def _alone(config: dict[str, Any], key: str) -> bool:
     return set(config) <= {key}
 
 
-def parameter_points(names: list[str], base: dict[str, float]) -> dict[str, tuple[float, float]]:
-    """Each read parameter's 5 % and 95 % points: normal, its standard deviation its 95 % interval's
-    half-width on that side / 1.96, inside its declared bounds."""
+MIN_STEP = 0.05  # the least share of a step along an axis worth simulating; less: mirror
+
+
+@dataclass(frozen=True)
+class ParameterStep:
+    """One direction the parameters vary in: the values simulated toward its 5 % and 95 % points,
+    the share of the full step each reaches inside the declared bounds (0: mirror the other side)
+    and each parameter's share of the direction (its squared loading)."""
+
+    down: dict[str, float]
+    up: dict[str, float]
+    shares: dict[str, float]
+    reach: tuple[float, float] = (1.0, 1.0)
+
+
+def parameter_steps(names: list[str], base: dict[str, float]) -> dict[str, ParameterStep]:
+    """The read parameters' directions of variation: the principal axes of the fitted covariance
+    of those the fit estimated, and each other one alone; every point inside the declared bounds."""
+    fitted, matrix = params_module.covariance()
+    joint = [n for n in names if n in fitted]
+    steps = {}
+    if joint:
+        at = [fitted.index(n) for n in joint]
+        cov = np.asarray(matrix)[np.ix_(at, at)]
+        variances, axes = np.linalg.eigh((cov + cov.T) / 2)
+        for k in range(len(joint)):
+            sd = math.sqrt(max(float(variances[k]), 0.0))
+            if sd == 0.0:
+                continue
+            loadings = dict(zip(joint, map(float, axes[:, k]), strict=True))
+            step = {n: Z * sd * v for n, v in loadings.items()}
+            reach = (_reach(base, step, -1.0), _reach(base, step, 1.0))
+            if max(reach) < MIN_STEP:
+                continue  # the bounds hold the axis still both ways
+            reach = tuple(r if r >= MIN_STEP else 0.0 for r in reach)
+            down, up = (
+                {n: base[n] + sign * r * d for n, d in step.items()}
+                for sign, r in ((-1.0, reach[0]), (1.0, reach[1]))
+            )
+            steps[f"axis {k + 1} of " + ", ".join(joint)] = ParameterStep(
+                down=down, up=up, shares={n: v**2 for n, v in loadings.items()}, reach=reach
+            )
     spans = params_module.intervals()
-    points = {}
     for name in names:
-        declared = params_module.DECLARED[name]
+        if name in joint:
+            continue
         low95, high95 = spans[name]
         value = base[name]
-        down = value - Z * max(value - low95, 0.0) / Z95
-        up = value + Z * max(high95 - value, 0.0) / Z95
-        points[name] = (max(down, declared.low), min(up, declared.high))
-    return points
+        steps[name] = ParameterStep(
+            down=_bounded({name: value - Z * max(value - low95, 0.0) / Z95}),
+            up=_bounded({name: value + Z * max(high95 - value, 0.0) / Z95}),
+            shares={name: 1.0},
+        )
+    return steps
+
+
+def _reach(base: dict[str, float], step: dict[str, float], sign: float) -> float:
+    """How much of ``sign * step`` from ``base`` stays inside every declared bound (0 to 1)."""
+    declared = params_module.DECLARED
+    reach = 1.0
+    for n, d in step.items():
+        move = sign * d
+        room = declared[n].high - base[n] if move > 0 else base[n] - declared[n].low
+        if move != 0.0:
+            reach = min(reach, max(room, 0.0) / abs(move))
+    return reach
+
+
+def _bounded(values: dict[str, float]) -> dict[str, float]:
+    declared = params_module.DECLARED
+    return {n: min(max(v, declared[n].low), declared[n].high) for n, v in values.items()}
 
 
 # --- simulation, cached -------------------------------------------------------------------------
@@ -222,7 +290,9 @@ class _Samples:
     unknowns: tuple[Unknown, ...]
     configs: list[dict]
     at_config: list[float]  # per config, calibrated values, the scenario's seed
-    at_parameter: dict[str, tuple[float, float]]  # name -> at its 5 % and 95 % points
+    at_parameter: dict[str, tuple[float, float]]  # direction -> at its 5 % and 95 % points
+    shares: dict[str, dict[str, float]]  # direction -> each parameter's share of it
+    reach: dict[str, tuple[float, float]]  # direction -> share of its step simulated each way
     at_seed: list[float]  # further seeds, defaults
     simulations: int
 
@@ -253,12 +323,14 @@ def _sample(
             return None
         at_config.append(value)
         kept.append(config)
-    at_parameter = {}
-    for name, (down, up) in parameter_points(sorted(read), base).items():
-        at_parameter[name] = (
-            outcome({}, dict(base, **{name: down}), seed),
-            outcome({}, dict(base, **{name: up}), seed),
+    at_parameter, shares, reach = {}, {}, {}
+    for key, step in parameter_steps(sorted(read), base).items():
+        at_parameter[key] = (
+            outcome({}, dict(base, **step.down), seed),
+            outcome({}, dict(base, **step.up), seed),
         )
+        shares[key] = step.shares
+        reach[key] = step.reach
     if seedless:
         at_seed = []
     else:
@@ -266,7 +338,7 @@ def _sample(
         if at_seed[0] != at_config[0]:
             at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
     runs = len(kept) + 2 * len(at_parameter) + len(at_seed)
-    return _Samples(unknowns, kept, at_config, at_parameter, at_seed, runs)
+    return _Samples(unknowns, kept, at_config, at_parameter, shares, reach, at_seed, runs)
 
 
 def _transform(samples: _Samples) -> Callable[[float], float]:
@@ -287,11 +359,14 @@ def _summarise(samples: _Samples, metric: str, model_name: str, model_error: boo
         ]  # the default's outcome is among them
         variances[u.key] = statistics.pvariance(alone) if len(alone) > 1 else 0.0
     down_sq = up_sq = 0.0
-    for name, (at_down, at_up) in samples.at_parameter.items():
-        deviations = (t(at_down) - t0, t(at_up) - t0)
+    for key, (at_down, at_up) in samples.at_parameter.items():
+        deviations = _full_step(t(at_down) - t0, t(at_up) - t0, samples.reach[key])
         down_sq += min(0.0, *deviations) ** 2
         up_sq += max(0.0, *deviations) ** 2
-        variances[parameter_label(name)] = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
+        for name, share in samples.shares[key].items():
+            label = parameter_label(name)
+            moved = share * ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
+            variances[label] = variances.get(label, 0.0) + moved
     noise_sd = (
         math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
         if samples.at_seed
@@ -323,6 +398,17 @@ def _summarise(samples: _Samples, metric: str, model_name: str, model_error: boo
         model_error=error,
         simulations=samples.simulations,
     )
+
+
+def _full_step(down: float, up: float, reach: tuple[float, float]) -> tuple[float, float]:
+    """The deviations at a step's full 5 % and 95 % points from those simulated part of the way
+    (first order); a side not simulated mirrors the other."""
+    scaled = [d / r if r > 0 else None for d, r in zip((down, up), reach, strict=True)]
+    if scaled[0] is None:
+        scaled[0] = -scaled[1]
+    if scaled[1] is None:
+        scaled[1] = -scaled[0]
+    return scaled[0], scaled[1]
 
 
 def model_error_of(model_name: str) -> dict | None:

@@ -185,3 +185,45 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     levels = len(uncertainty.levels(write.unknowns[0]))
     assert plain.simulations == levels + 2 * len(read)  # no other seed: the stream model draws none
     assert uncertainty.NOISE not in plain.drivers
+
+
+def _two_parameters(monkeypatch, cov, low=0.0, high=10.0):
+    """Two fitted parameters a and b with covariance ``cov`` and bounds [low, high]."""
+    from model import params
+    from model.freeparameter import FreeParameter
+
+    declared = {n: FreeParameter(n, "1", 5.0, low, high, "test") for n in ("a", "b")}
+    monkeypatch.setattr(params, "DECLARED", declared)
+    monkeypatch.setattr(params, "covariance", lambda: (["a", "b"], cov))
+    monkeypatch.setattr(params, "intervals", lambda: {n: (low, high) for n in declared})
+
+
+def test_parameters_vary_along_the_principal_axes_of_their_covariance(monkeypatch):
+    # a and b anti-correlated: one axis along (1, -1) with variance 2 - 1.8, one along (1, 1)
+    _two_parameters(monkeypatch, [[1.0, -0.9], [-0.9, 1.0]])
+    steps = uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0})
+    moves = sorted(
+        (abs(s.up["a"] - 5.0), abs(s.up["b"] - 5.0), s.shares["a"]) for s in steps.values()
+    )
+    z = uncertainty.Z
+    assert moves[0] == pytest.approx((z * math.sqrt(0.1 / 2), z * math.sqrt(0.1 / 2), 0.5))
+    assert moves[1] == pytest.approx((z * math.sqrt(1.9 / 2), z * math.sqrt(1.9 / 2), 0.5))
+    for s in steps.values():  # each axis moves a and b together, once each way
+        assert s.reach == (1.0, 1.0)
+        assert s.up["a"] - 5.0 == pytest.approx(5.0 - s.down["a"])
+
+
+def test_a_bound_shortens_a_step_along_its_axis_and_a_stuck_side_mirrors(monkeypatch):
+    _two_parameters(monkeypatch, [[4.0, 0.0], [0.0, 1e-12]], low=0.0, high=6.0)
+    (step,) = [
+        s
+        for s in uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0}).values()
+        if s.shares["a"] > 0.5
+    ]
+    full = uncertainty.Z * 2.0
+    assert step.reach[1] == pytest.approx(1.0 / full)  # up to the bound at 6, on the axis
+    assert step.up["a"] == pytest.approx(6.0)
+    assert step.reach[0] == 1.0 and step.down["a"] == pytest.approx(5.0 - full)
+    # the outcome's deviation at the shortened side is scaled to the full step
+    assert uncertainty._full_step(-0.3, 0.1, (1.0, 0.25)) == pytest.approx((-0.3, 0.4))
+    assert uncertainty._full_step(-0.3, 0.0, (1.0, 0.0)) == pytest.approx((-0.3, 0.3))
