@@ -56,7 +56,6 @@ from ..errors import NotModelled, UserError
 from ..result import Result
 from ..spec import Scenario
 from . import disk as disk_model
-from .mmap_loop import MappedFile
 from .spec import StorageBody
 from .spindle import Spindle
 from .writecache import write_cache_on
@@ -130,6 +129,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     blocks = math.ceil(w.total_MB * 1e6 / block_B)
     memory_B = host.memory_MB * 1e6
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
+    from .mmap_loop import MappedFile  # numba: imported (and compiled, or cached) on use
+
     mapped = MappedFile(
         blocks,
         int((memory_B - RESERVED_MB * 1e6) / block_B),
