@@ -79,27 +79,36 @@ def _raid0_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
         data["controllers"] = {
             f"shelf{i}": {"part": "dell_md3260", "bus": "pcie"} for i in range(shelves)
         }
-        disks = raw["volumes"]["lv"]["disks"]
-        data["volumes"] = {
-            "md0": {
-                "level": "raid0",
-                "chunk_KiB": 64,
-                "filesystem": raw["volumes"]["lv"]["filesystem"],
-                "disks": {
-                    "part": disks["part"],
-                    "count": n,
-                    "attach": [f"shelf{j % shelves}.{j // shelves}" for j in range(n)],
-                },
-            }
-        }
+        data["volumes"] = _raid0_of(
+            raw["volumes"]["lv"], [f"shelf{j % shelves}.{j // shelves}" for j in range(n)]
+        )
         data["workload"]["target"] = "md0"
-        data.pop("variants", None)  # the variants and unknowns name volume lv, replaced here
-        data.pop("unknowns", None)
-        path = folder / f"md_raid0_{n}.yaml"
-        path.write_text(yaml.safe_dump(data))
-        return scenario.load(path)
+        return _written(folder, data)
 
     return build
+
+
+def _raid0_of(volume: dict, attach: list[str]) -> dict:
+    """The scenario's ``volumes``: one md RAID0 ``md0`` of ``volume``'s drives and file system,
+    a drive at each point of ``attach``."""
+    return {
+        "md0": {
+            "level": "raid0",
+            "chunk_KiB": 64,
+            "filesystem": volume["filesystem"],
+            "disks": {"part": volume["disks"]["part"], "count": len(attach), "attach": attach},
+        }
+    }
+
+
+def _written(folder: Path, data: dict) -> scenario.Scenario:
+    """``data`` written to ``folder`` as its name's YAML file and loaded; its variants and
+    unknowns go, since they name the volume the curve replaced."""
+    for key in ("variants", "unknowns"):
+        data.pop(key, None)
+    path = folder / f"{data['name']}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return scenario.load(path)
 
 
 def _jbod_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
@@ -124,26 +133,12 @@ def _jbod_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
             }
             for j in range(jbods)
         }
-        disks = raw["volumes"]["data"]["disks"]
-        data["volumes"] = {
-            "md0": {
-                "level": "raid0",
-                "chunk_KiB": 64,
-                "filesystem": raw["volumes"]["data"]["filesystem"],
-                "disks": {
-                    "part": disks["part"],
-                    "count": n,
-                    "attach": [f"jbod{j // JBOD_BAYS}.{j % JBOD_BAYS}" for j in range(n)],
-                },
-            }
-        }
+        data["volumes"] = _raid0_of(
+            raw["volumes"]["data"], [f"jbod{j // JBOD_BAYS}.{j % JBOD_BAYS}" for j in range(n)]
+        )
         data.pop("clients", None)
         data["workload"] = {"op": "write", "target": "md0", "total_MB": 10000, "request_KiB": 1024}
-        for key in ("variants", "unknowns"):
-            data.pop(key, None)
-        path = folder / f"jbod_raid0_{n}.yaml"
-        path.write_text(yaml.safe_dump(data))
-        return scenario.load(path)
+        return _written(folder, data)
 
     return build
 

@@ -64,23 +64,25 @@ def test_a_catalog_part_s_unknowns_are_checked_where_the_part_is_defined(run_cli
     one_line(run_cli("predict", str(path), "--point"), "mine.yaml", "my_promise.unknowns")
 
 
-def test_a_catalog_part_s_unknown_must_be_a_key_beside_a_part_somewhere(run_cli, tmp_path):
-    typo = {"write_bak": {"options": [False, True], "source": SOURCE}}
-    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": typo}}}
+def _with_my_promise(tmp_path, unknowns):
+    """The scenario with promise2 a user's Promise card that declares ``unknowns``."""
+    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": unknowns}}}
     path = _scenario(tmp_path, None, parts=parts)
     raw = yaml.safe_load(path.read_text())
     raw["controllers"]["promise2"]["part"] = "my_promise"
     path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def test_a_catalog_part_s_unknown_must_be_a_key_beside_a_part_somewhere(run_cli, tmp_path):
+    typo = {"write_bak": {"options": [False, True], "source": SOURCE}}
+    path = _with_my_promise(tmp_path, typo)
     one_line(run_cli("predict", str(path), "--point"), "my_promise.unknowns.write_bak", "not a")
 
 
 def test_a_catalog_part_s_unknown_applies_beside_the_key_that_names_it(tmp_path):
     policy = {"write_back": {"options": [False, True], "source": SOURCE}}
-    parts = {"controllers": {"my_promise": {"like": "promise_ultra100_tx2", "unknowns": policy}}}
-    path = _scenario(tmp_path, None, parts=parts)
-    raw = yaml.safe_load(path.read_text())
-    raw["controllers"]["promise2"]["part"] = "my_promise"
-    path.write_text(yaml.safe_dump(raw))
+    path = _with_my_promise(tmp_path, policy)
     (found,) = scenario.load(path).unknowns
     assert (found.key, found.default, found.options) == (
         "controllers.promise2.write_back",

@@ -295,6 +295,16 @@ def _write_back(drives, done_at, cache, cache_B, pages, block_B, max_request_B, 
 
 
 @jit
+def _queue_write(block, dirty, queued, to_write, counters):
+    """A dirty block is clean in memory and waits, once, among the blocks to write back."""
+    dirty[block] = 0
+    if not queued[block]:
+        queued[block] = 1
+        to_write[counters[TO_WRITE]] = block
+        counters[TO_WRITE] += 1
+
+
+@jit
 def _evict(drives, done_at, cache, cache_B, pages, block_B, batch, max_request_B, now_s, counters):
     """``MappedFile._evict``: the oldest block leaves the page cache; every ``batch`` evictions,
     kswapd writes back the dirty ones among them."""
@@ -304,11 +314,7 @@ def _evict(drives, done_at, cache, cache_B, pages, block_B, batch, max_request_B
     counters[ORDER_COUNT] -= 1
     resident[old] = 0
     if dirty[old]:
-        dirty[old] = 0
-        if not queued[old]:
-            queued[old] = 1
-            to_write[counters[TO_WRITE]] = old
-            counters[TO_WRITE] += 1
+        _queue_write(old, dirty, queued, to_write, counters)
     counters[EVICTED] += 1
     if counters[EVICTED] % batch == 0:
         _write_back(drives, done_at, cache, cache_B, pages, block_B, max_request_B, now_s, counters)
@@ -378,11 +384,7 @@ def flush(drives, done_at, cache, cache_B, pages, block_B, max_request_B, now_s,
     _, dirty, _, _, to_write, queued, _ = pages
     for block in range(dirty.shape[0]):
         if dirty[block]:
-            dirty[block] = 0
-            if not queued[block]:
-                queued[block] = 1
-                to_write[counters[TO_WRITE]] = block
-                counters[TO_WRITE] += 1
+            _queue_write(block, dirty, queued, to_write, counters)
     _write_back(drives, done_at, cache, cache_B, pages, block_B, max_request_B, now_s, counters)
     if cache_B > 0.0:
         _destage(drives, done_at, cache, block_B, now_s, counters)
