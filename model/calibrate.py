@@ -9,6 +9,13 @@ The 95% interval of each fitted parameter comes from the Jacobian at the optimum
 predictions vary the parameters jointly (``model.uncertainty``): two parameters the same rows
 inform trade off against each other, and varying each alone would overstate what they move.
 
+A measurement is also a floor under its path's capacity: every fitted rate or time that lies
+beyond what its scenario's path can carry at the trial values (``validate.bound_excess``, past the
+reports' rounding; the fit aims at half that allowance, so that its soft penalty settles inside
+the whole) adds a residual ``BOUND_WEIGHT`` times that excess, so that rows a model does not
+yet explain cannot pull a shared cost (the copies a written byte costs) above what another host's
+measurement allows.
+
 Rows of the external table (``measured.is_external``: published measurements of current hardware)
 never enter the fit, whatever they are handed with.
 
@@ -27,11 +34,13 @@ from scipy import optimize, stats
 
 from . import params as params_module
 from . import paths, registry
-from .measured import Row, is_external
+from .measured import ROUNDING, Row, is_external
 from .spec import Scenario
-from .validate import predict_row, scenario_of
+from .validate import bound_excess, predict_row, scenario_of
 
 LOSS, F_SCALE = "cauchy", 0.10
+BOUND_WEIGHT = 100.0  # a measurement past its path's capacity outweighs any row's relative error
+FLOOR_ALLOWANCE = ROUNDING / 2  # the reports' rounding the fit allows a measurement past its path
 COVARIANCE_DIGITS = 6  # of an ill-conditioned inverse: fewer digits than a value keeps
 _STEP = 1e-4
 
@@ -97,21 +106,24 @@ def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
     defaults = params_module.defaults()
     start = dict(defaults, **(start or {}))
     fitted_rows = _covered(rows, defaults)
+    bounded_rows = [r for r in fitted_rows if bound_excess(r, defaults) is not None]
 
     def residuals(values: dict[str, float]) -> np.ndarray:
-        return np.array([predict_row(r, values).error_pct / 100.0 for r in fitted_rows])
+        errors = [predict_row(r, values).error_pct / 100.0 for r in fitted_rows]
+        floors = [BOUND_WEIGHT * bound_excess(r, values, FLOOR_ALLOWANCE) for r in bounded_rows]
+        return np.array(errors + floors)
 
     base = residuals(defaults) if fitted_rows else np.zeros(0)
     depends: dict[str, int] = {}
     for name, p in declared.items():
         probe = dict(defaults, **{name: p.default * (1 + 10 * _STEP)})
-        moved = np.abs(residuals(probe) - base) > 1e-9 if fitted_rows else np.zeros(0, bool)
+        moved = np.abs(residuals(probe) - base)[: len(fitted_rows)] > 1e-9
         depends[name] = int(moved.sum())
     free = [n for n in declared if depends[n] > 0]
     values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
-        return Fit(values, intervals, depends, len(fitted_rows), _rms(base))
+        return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
         return residuals(dict(defaults, **dict(zip(free, x, strict=True))))
@@ -146,7 +158,7 @@ def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
         intervals,
         depends,
         len(fitted_rows),
-        _rms(solution.fun),
+        _rms(solution.fun[: len(fitted_rows)]),
         tuple(free) if covariance else (),
         covariance,
     )

@@ -2,7 +2,8 @@
 median relative half-width and interval score.
 
 A row's interval is its spread (what the declared unknowns, the parameters' uncertainty and the
-seeds give, as factors of the point: ``spread``) widened by the model's own error, measured the
+seeds give, as factors of the point: ``spread``) widened by the model's own error and kept inside
+the path's capacity (``uncertainty.capped``), measured the
 split-conformal way from held-out residuals (``model/holdout.py``): a row's score is how far its
 measurement lies outside its spread when the row is predicted from a fit that never saw its
 configuration. To judge a row the widening comes from the *other* rows' scores (jackknife), so no
@@ -20,6 +21,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from . import uncertainty
 from .validate import Prediction, scenario_of
 
 COVERAGE = 0.90  # the intervals' nominal coverage
@@ -41,10 +43,19 @@ def kind(metric: str) -> str:
 
 @dataclass(frozen=True)
 class Spread:
-    """The interval before the model's error, as factors of the point (low <= 1 <= high)."""
+    """The interval before the model's error, as factors of the point (low <= 1 <= high), and the
+    path's capacity on the figure as factors too (``uncertainty.capped``): a rate's highest
+    (``most``), a time's shortest (``least``); None where the path does not bound it."""
 
     low: float = 1.0
     high: float = 1.0
+    most: float | None = None
+    least: float | None = None
+
+    def limit(self, point: float) -> float | None:
+        """The path's capacity on a figure whose prediction is ``point``."""
+        factor = self.most if self.most is not None else self.least
+        return None if factor is None else point * factor
 
 
 def _ratio(p: Prediction, value: float) -> float:
@@ -157,9 +168,14 @@ def intervals(
         widen, _, _ = _widening(_pools(p), scored, leave_out=h)
         spread = spreads.get(id(p.row), Spread())
         point = _ratio(p, p.predicted)
-        low = _figure(p, point * spread.low * math.exp(-widen))
-        high = _figure(p, point * spread.high * math.exp(widen))
-        out.append(_judged(p, low, high, widen))
+        low, high = uncertainty.capped(
+            point * spread.low * math.exp(-widen),
+            point * spread.high * math.exp(widen),
+            point,
+            p.row.metric,
+            spread.limit(point),
+        )
+        out.append(_judged(p, _figure(p, low), _figure(p, high), widen))
     return out
 
 

@@ -18,6 +18,7 @@ the leave-one-configuration-out errors the model error each model's intervals ar
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections.abc import Callable
@@ -87,7 +88,13 @@ def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spr
     for r in rows:
         found = uncertainty.for_row(r, values, model_error=False)
         if found is not None and found.point > 0:
-            out[id(r)] = coverage.Spread(found.low / found.point, found.high / found.point)
+            limit = None if found.path_limit is None else found.path_limit / found.point
+            out[id(r)] = coverage.Spread(
+                found.low / found.point,
+                found.high / found.point,
+                most=limit if r.metric == "throughput_MBps" else None,
+                least=limit if r.metric == "elapsed_s" else None,
+            )
     return out
 
 
@@ -105,8 +112,10 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 "configuration_out_error_pct": a.error_pct,
                 "table_out_predicted": b.predicted,
                 "table_out_error_pct": b.error_pct,
-                "spread_low": spread.get(id(r), coverage.Spread()).low,
-                "spread_high": spread.get(id(r), coverage.Spread()).high,
+            }
+            | {
+                f"spread_{k}": v
+                for k, v in dataclasses.asdict(spread.get(id(r), coverage.Spread())).items()
             }
             for r, a, b in zip(rows, loco, loto, strict=True)
             if a.error_pct is not None

@@ -52,6 +52,11 @@ CANONICAL = {
     "io_wait_pct": ("%", {"%": 1.0}),
 }
 
+# The reports print most figures to two significant figures ("45", "170", "nearly 800"): half a unit
+# in the second figure is at most 5 % of the value, the allowance a printed measurement gets past
+# its path's capacity (tests/test_readings.py, the fit's floors, the intervals' cap).
+ROUNDING = 0.05
+
 
 @dataclass(frozen=True)
 class Row:

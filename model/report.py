@@ -88,6 +88,12 @@ def _interval_lines(interval: Interval) -> list[str]:
         covers = f"; its residuals cover {error['covers']}" if error["covers"] else ""
         factor = math.exp(error["log_widen_90"])
         lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
+    limit = interval.path_limit
+    if limit is not None and interval.high >= limit * (1 + measured.ROUNDING) * (1 - 1e-9):
+        lines.append(
+            f"  capped       at the path's capacity: {_fmt(limit, 'MB/s')}, the bottleneck law's "
+            "bound at its loosest over the parameters and unknowns, and the reports' 5 % rounding"
+        )
     return lines
 
 
@@ -177,7 +183,12 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
             )
         )
         if "spread_low" in entry:
-            spreads[id(p.row)] = coverage.Spread(entry["spread_low"], entry["spread_high"])
+            spreads[id(p.row)] = coverage.Spread(
+                entry["spread_low"],
+                entry["spread_high"],
+                entry.get("spread_most"),
+                entry.get("spread_least"),
+            )
     return held, spreads
 
 

@@ -19,6 +19,17 @@ from .schema import PositiveFloat, PositiveInt
 # on a 2 GHz Xeon) and spread over the 1.5 frames of each 1448-byte segment (it and half an ACK).
 NET_CYCLES_PER_FRAME = 6300.0
 
+# Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
+# mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
+# The page cache has the rest: Linux 2.6.9 takes its dirty limits as shares of the pages free at
+# boot (``total_pages = nr_free_pagecache_pages()`` in mm/page-writeback.c), not of all memory.
+RESERVED_MB = 256.0
+
+
+def page_cache_B(memory_MB: float) -> float:
+    """Bytes of a host's memory the page cache can use: what the kernel and its daemons leave."""
+    return max(0.0, memory_MB - RESERVED_MB) * 1e6
+
 
 @dataclass(frozen=True)
 class Kernel:

@@ -25,6 +25,13 @@ Four sources of spread enter it:
     |log(predicted / measured)|; [low, high] widens to [low e^-q, high e^q]. Without the file the
     interval leaves it out and says so.
 
+The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
+(``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
+reach on it is kept) by more than the reports' rounding, nor a time fall below the bytes over that
+bound by more. Every visible measurement
+lies inside its path's capacity (``tests/test_readings.py``), so the model's error, measured
+mostly on predictions that run too fast or too slow below the bound, never widens past it.
+
 A range's design always holds its ends and its default, so a wider range never gives a narrower
 envelope where the outcome moves one way across the range (as rates, limits and depths do here);
 its interior points catch a bump between the ends but do not nest from one range to a wider one.
@@ -57,6 +64,7 @@ from . import params as params_module
 from . import paths
 from . import scenario as scenario_module
 from .errors import NotModelled, UserError
+from .measured import ROUNDING
 from .result import Result
 from .sim import rng
 from .spec import Scenario
@@ -87,6 +95,9 @@ class Interval:
     drivers: dict[str, float] = field(default_factory=dict)
     model_error: dict | None = None
     simulations: int = 0
+    # the path's capacity on the metric: the highest rate or shortest time its bound allows over the
+    # design points (None for other metrics)
+    path_limit: float | None = None
 
     @property
     def leading(self) -> str | None:
@@ -101,6 +112,7 @@ class Interval:
             "drivers": dict(self.drivers),
             "model_error": self.model_error,
             "simulations": self.simulations,
+            "path_limit": self.path_limit,
         }
 
 
@@ -347,7 +359,45 @@ def _transform(samples: _Samples) -> Callable[[float], float]:
     return math.log if all(v is not None and v > 0 for v in values) else float
 
 
-def _summarise(samples: _Samples, metric: str, model_name: str, model_error: bool) -> Interval:
+def _path_limit(result: Result, metric: str) -> float | None:
+    """What the path's bottleneck bound allows ``metric`` at one design point: the highest rate or
+    the shortest time; None for other metrics or a run with no finite bound."""
+    bound = result.bound_MBps
+    if not bound or not math.isfinite(bound):
+        return None
+    if metric == "throughput_MBps":
+        return bound
+    if metric == "elapsed_s":
+        return result.bytes_moved / (bound * 1e6)
+    return None
+
+
+def _loosest(metric: str, limits: list[float | None]) -> float | None:
+    """The path's capacity over every design point: the highest rate, the shortest time."""
+    if not limits or any(x is None for x in limits):
+        return None
+    return max(limits) if metric == "throughput_MBps" else min(limits)
+
+
+def capped(low: float, high: float, point: float, metric: str, limit: float | None):
+    """``low``/``high`` inside the path's capacity ``limit`` on ``metric`` (never past the point),
+    give or take the reports' rounding (``measured.ROUNDING``), which a printed figure may add."""
+    if limit is None:
+        return low, high
+    if metric == "throughput_MBps":
+        return low, max(point, min(high, limit * (1 + ROUNDING)))
+    if metric == "elapsed_s":
+        return max(low, min(point, limit * (1 - ROUNDING))), high
+    return low, high
+
+
+def _summarise(
+    samples: _Samples,
+    metric: str,
+    model_name: str,
+    model_error: bool,
+    limits: list[float | None] | None = None,
+) -> Interval:
     t = _transform(samples)
     point = samples.at_config[0]
     t0 = t(point)
@@ -383,6 +433,8 @@ def _summarise(samples: _Samples, metric: str, model_name: str, model_error: boo
         q = error["log_widen_90"]
         low = low * math.exp(-q) if low > 0 else low
         high = high * math.exp(q) if high > 0 else high
+    limit = _loosest(metric, limits or [])
+    low, high = capped(low, high, point, metric, limit)
     total = sum(variances.values())
     drivers = (
         {k: v / total for k, v in sorted(variances.items(), key=lambda kv: -kv[1]) if v > 0}
@@ -397,6 +449,7 @@ def _summarise(samples: _Samples, metric: str, model_name: str, model_error: boo
         drivers=drivers,
         model_error=error,
         simulations=samples.simulations,
+        path_limit=limit,
     )
 
 
@@ -450,14 +503,17 @@ def interval(
     base, read, value = _base_and_read(scenario, params, metric)
     if value is None:
         return None
+    limits: list[float | None] = []  # the path's capacity on the metric at each design point
 
     def outcome(config, values, seed):
-        return _run(scenario, config, values, seed, metric)[0]
+        result, _ = simulated(scenario, config, values, seed)
+        limits.append(_path_limit(result, metric))
+        return result.metric(metric)
 
     samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario))
     if samples is None:
         return None
-    return _summarise(samples, metric, scenario.model, model_error)
+    return _summarise(samples, metric, scenario.model, model_error, limits)
 
 
 def paired(
@@ -547,6 +603,11 @@ def for_row(row, params: dict[str, float] | None = None, *, model_error: bool = 
     if found is None:
         return None
     convert = row.from_canonical
+    limit = None if found.path_limit is None else convert(found.path_limit)
     return dataclasses.replace(
-        found, point=convert(found.point), low=convert(found.low), high=convert(found.high)
+        found,
+        point=convert(found.point),
+        low=convert(found.low),
+        high=convert(found.high),
+        path_limit=limit,
     )

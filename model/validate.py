@@ -14,12 +14,13 @@ fitting one model's parameter does not re-simulate every other model's rows.
 from __future__ import annotations
 
 import functools
+import math
 import statistics
 from dataclasses import dataclass
 
 from . import scenario as scenario_module
 from .errors import NotModelled
-from .measured import CANONICAL, Row
+from .measured import CANONICAL, ROUNDING, Row
 from .params import Recording
 from .simulate import simulate
 
@@ -123,6 +124,31 @@ def predict_row(row: Row, params: dict[str, float]) -> Prediction:
         return Prediction(row, None, None, f"not modelled: {exc}")
     predicted = row.from_canonical(this)
     return Prediction(row, predicted, bounded_error_pct(predicted, row.value, row.bound))
+
+
+def bound_excess(row: Row, params: dict[str, float], allowance: float = ROUNDING) -> float | None:
+    """How far a measured rate or time lies beyond what its scenario's path can carry, as the log
+    of the ratio past ``allowance`` (the reports' rounding; 0 inside it); None for rows that are
+    not absolute rates or times, or that no model covers. A measurement is a lower bound on the
+    path's capacity: a reading it exceeds is falsified (``tests/test_readings.py``), and the fit
+    keeps the shared costs below what the measurements allow (``model.calibrate``)."""
+    if row.role != "result" or row.relative_to is not None:
+        return None
+    if row.metric not in ("throughput_MBps", "elapsed_s"):
+        return None
+    try:
+        result = _result(row.scenario, row.overrides, params)
+    except NotModelled:
+        return None
+    if result.metric(row.metric) is None or not result.bound_MBps:
+        return None
+    value = row.to_canonical(row.value)
+    if row.metric == "throughput_MBps":
+        over = value / (result.bound_MBps * (1 + allowance))
+    else:
+        fastest_s = result.bytes_moved / (result.bound_MBps * 1e6)
+        over = fastest_s * (1 - allowance) / value
+    return math.log(over) if over > 1.0 else 0.0
 
 
 def bounded_error_pct(predicted: float, measured: float, bound: str) -> float:

@@ -12,11 +12,11 @@ from collections import deque
 from model.catalog import Catalog, Controller, Disk
 from model.errors import NotModelled, UserError
 from model.result import Result
+from model.settings import page_cache_B
 from model.spec import Scenario
 from model.storage import disk as disk_model
 from model.storage.mmap import (
     DEFAULT_MAX_REQUEST_KIB,
-    RESERVED_MB,
     reclaim_batch_B,
     unpredicted_cpu,
 )
@@ -252,7 +252,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
     mapped = MappedFile(
         blocks,
-        int((memory_B - RESERVED_MB * 1e6) / block_B),
+        int(page_cache_B(host.memory_MB) / block_B),
         round(reclaim_batch_B(memory_B) / block_B),
         max_request_B,
         volume,

@@ -6,6 +6,7 @@ measured error widens it."""
 import dataclasses
 import json
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import scenario, uncertainty
+from model.measured import ROUNDING
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
 from model.sweep import sensitivity
@@ -40,7 +42,8 @@ def test_the_issue_s_case_lies_inside_its_interval(run_cli):
 def test_predict_says_between_and_most_likely_with_what_moves_it(run_cli):
     status, out, err = run_cli("predict", "psu_write")
     assert status == 0, err
-    assert "between " in out and ", most likely 16.0 MB/s" in out
+    point = re.search(r"throughput +(\S+ MB/s)", out).group(1)
+    assert "between " in out and f", most likely {point}" in out
     assert "moved most   by " in out and "% of the spread" in out
 
 
@@ -143,8 +146,9 @@ def test_the_model_s_measured_error_widens_the_interval(tmp_path, monkeypatch):
         )
     )
     monkeypatch.setattr(uncertainty, "MODEL_ERROR", path)
-    widened = uncertainty.interval(loaded, model_error=True)
-    plain = uncertainty.interval(loaded, model_error=False)
+    # a CPU time: no path's capacity caps it (a rate's cap: the test after this one)
+    widened = uncertainty.interval(loaded, "cpu_sys_s", model_error=True)
+    plain = uncertainty.interval(loaded, "cpu_sys_s", model_error=False)
     assert widened.low == pytest.approx(plain.low * math.exp(-0.2))
     assert widened.high == pytest.approx(plain.high * math.exp(0.2))
     assert widened.model_error == {"log_widen_90": 0.2, "covers": "x"}
@@ -227,3 +231,32 @@ def test_a_bound_shortens_a_step_along_its_axis_and_a_stuck_side_mirrors(monkeyp
     # the outcome's deviation at the shortened side is scaled to the full step
     assert uncertainty._full_step(-0.3, 0.1, (1.0, 0.25)) == pytest.approx((-0.3, 0.4))
     assert uncertainty._full_step(-0.3, 0.0, (1.0, 0.0)) == pytest.approx((-0.3, 0.3))
+
+
+def test_the_path_s_capacity_caps_the_widened_interval(tmp_path, monkeypatch):
+    """However wide the model's error, a rate's interval never runs past the bottleneck law's
+    bound over the design points, nor a time below the bytes over it, give or take the reports'
+    rounding; the other end keeps its whole widening."""
+    loaded = scenario.load("psu_write")  # the RAID1 write: core-bound, its point at its bound
+    path = tmp_path / "model_error.json"
+    path.write_text(
+        json.dumps(
+            {"models": {"storage": {"log_widen_90": 1.0, "rows": 30, "tables": [], "covers": "x"}}}
+        )
+    )
+    monkeypatch.setattr(uncertainty, "MODEL_ERROR", path)
+    plain = uncertainty.interval(loaded, model_error=False)
+    rate = uncertainty.interval(loaded)
+    assert rate.path_limit is not None
+    assert rate.point <= rate.high <= rate.path_limit * (1 + ROUNDING) < plain.high * math.e
+    assert rate.low == pytest.approx(plain.low / math.e)
+    time = uncertainty.interval(loaded, "elapsed_s")
+    assert time.path_limit * (1 - ROUNDING) <= time.low <= time.point < time.high
+
+
+def test_capping_never_moves_an_end_past_the_point():
+    assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", 80.0) == (50.0, 100.0)
+    assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", 200.0) == (50.0, 210.0)
+    assert uncertainty.capped(50.0, 400.0, 100.0, "elapsed_s", 200.0) == (100.0, 400.0)
+    assert uncertainty.capped(50.0, 400.0, 100.0, "cpu_sys_s", 80.0) == (50.0, 400.0)
+    assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", None) == (50.0, 400.0)

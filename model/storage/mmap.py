@@ -54,6 +54,7 @@ import math
 from ..catalog import Catalog, Controller, Disk
 from ..errors import NotModelled, UserError
 from ..result import Result
+from ..settings import page_cache_B
 from ..spec import Scenario
 from . import disk as disk_model
 from .spec import StorageBody
@@ -61,9 +62,6 @@ from .spindle import Spindle
 from .writecache import write_cache_on
 
 DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
-# Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
-# mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
-RESERVED_MB = 256.0
 
 
 def reclaim_batch_B(memory_B: float) -> float:
@@ -133,7 +131,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
     mapped = MappedFile(
         blocks,
-        int((memory_B - RESERVED_MB * 1e6) / block_B),
+        int(page_cache_B(host.memory_MB) / block_B),
         round(reclaim_batch_B(memory_B) / block_B),
         max_request_B,
         drives,

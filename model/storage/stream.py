@@ -21,6 +21,7 @@ import simpy
 
 from ..catalog import Catalog, Ssd
 from ..result import Result
+from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
 from . import direct, flash, requests, topology
@@ -74,8 +75,8 @@ def stream_usage(
 
 def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
     """Share of the written bytes the writers write back themselves: what lies beyond the dirty
-    limit."""
-    limit_B = body.kernel.dirty_ratio_pct / 100.0 * memory_MB * 1e6
+    limit, a share of the page cache's memory (``settings.page_cache_B``)."""
+    limit_B = body.kernel.dirty_ratio_pct / 100.0 * page_cache_B(memory_MB)
     return max(0.0, bytes_total - limit_B) / bytes_total
 
 
