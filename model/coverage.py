@@ -44,18 +44,12 @@ def kind(metric: str) -> str:
 @dataclass(frozen=True)
 class Spread:
     """The interval before the model's error, as factors of the point (low <= 1 <= high), and the
-    path's capacity on the figure as factors too (``uncertainty.capped``): a rate's highest
-    (``most``), a time's shortest (``least``); None where the path does not bound it."""
+    path's capacity on the figure as a factor too (``limit``: a rate's highest, a time's shortest,
+    ``uncertainty.capped``); None where the path does not bound it."""
 
     low: float = 1.0
     high: float = 1.0
-    most: float | None = None
-    least: float | None = None
-
-    def limit(self, point: float) -> float | None:
-        """The path's capacity on a figure whose prediction is ``point``."""
-        factor = self.most if self.most is not None else self.least
-        return None if factor is None else point * factor
+    limit: float | None = None
 
 
 def _ratio(p: Prediction, value: float) -> float:
@@ -173,7 +167,7 @@ def intervals(
             point * spread.high * math.exp(widen),
             point,
             p.row.metric,
-            spread.limit(point),
+            None if spread.limit is None else point * spread.limit,
         )
         out.append(_judged(p, _figure(p, low), _figure(p, high), widen))
     return out

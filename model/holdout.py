@@ -89,12 +89,7 @@ def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spr
         found = uncertainty.for_row(r, values, model_error=False)
         if found is not None and found.point > 0:
             limit = None if found.path_limit is None else found.path_limit / found.point
-            out[id(r)] = coverage.Spread(
-                found.low / found.point,
-                found.high / found.point,
-                most=limit if r.metric == "throughput_MBps" else None,
-                least=limit if r.metric == "elapsed_s" else None,
-            )
+            out[id(r)] = coverage.Spread(found.low / found.point, found.high / found.point, limit)
     return out
 
 

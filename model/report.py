@@ -14,7 +14,7 @@ from . import measured, paths, registry
 from . import params as params_module
 from .result import Result
 from .spec import Scenario
-from .uncertainty import Interval
+from .uncertainty import Interval, allowed
 from .validate import Prediction, predict_rows, summarise
 
 
@@ -89,7 +89,7 @@ def _interval_lines(interval: Interval) -> list[str]:
         factor = math.exp(error["log_widen_90"])
         lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
     limit = interval.path_limit
-    if limit is not None and interval.high >= limit * (1 + measured.ROUNDING) * (1 - 1e-9):
+    if limit is not None and interval.high >= allowed(limit, interval.metric):
         lines.append(
             f"  capped       at the path's capacity: {_fmt(limit, 'MB/s')}, the bottleneck law's "
             "bound at its loosest over the parameters and unknowns, and the reports' 5 % rounding"
@@ -184,10 +184,7 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
         )
         if "spread_low" in entry:
             spreads[id(p.row)] = coverage.Spread(
-                entry["spread_low"],
-                entry["spread_high"],
-                entry.get("spread_most"),
-                entry.get("spread_least"),
+                entry["spread_low"], entry["spread_high"], entry.get("spread_limit")
             )
     return held, spreads
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from .errors import NotModelled
@@ -38,6 +39,17 @@ class Result:
     def cpu_util_pct(self) -> float | None:
         """CPU time over wall time, as ``time`` reports it (100% is one core busy)."""
         return None if self.cpu_s is None else 100.0 * self.cpu_s / self.elapsed_s
+
+    def limit(self, metric: str) -> float | None:
+        """What the bottleneck bound allows ``metric``: the highest rate (MB/s) or the shortest
+        time (s); None for other metrics or a run with no finite bound."""
+        if not self.bound_MBps or not math.isfinite(self.bound_MBps):
+            return None
+        if metric == "throughput_MBps":
+            return self.bound_MBps
+        if metric == "elapsed_s":
+            return self.bytes_moved / (self.bound_MBps * 1e6)
+        return None
 
     @property
     def bottleneck(self) -> str:

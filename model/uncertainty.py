@@ -359,19 +359,6 @@ def _transform(samples: _Samples) -> Callable[[float], float]:
     return math.log if all(v is not None and v > 0 for v in values) else float
 
 
-def _path_limit(result: Result, metric: str) -> float | None:
-    """What the path's bottleneck bound allows ``metric`` at one design point: the highest rate or
-    the shortest time; None for other metrics or a run with no finite bound."""
-    bound = result.bound_MBps
-    if not bound or not math.isfinite(bound):
-        return None
-    if metric == "throughput_MBps":
-        return bound
-    if metric == "elapsed_s":
-        return result.bytes_moved / (bound * 1e6)
-    return None
-
-
 def _loosest(metric: str, limits: list[float | None]) -> float | None:
     """The path's capacity over every design point: the highest rate, the shortest time."""
     if not limits or any(x is None for x in limits):
@@ -379,15 +366,21 @@ def _loosest(metric: str, limits: list[float | None]) -> float | None:
     return max(limits) if metric == "throughput_MBps" else min(limits)
 
 
+def allowed(limit: float, metric: str) -> float:
+    """The furthest end the path's capacity ``limit`` allows a rate or a time: the limit give or
+    take the reports' rounding (``measured.ROUNDING``), which a printed figure may add."""
+    return limit * (1 + ROUNDING) if metric == "throughput_MBps" else limit * (1 - ROUNDING)
+
+
 def capped(low: float, high: float, point: float, metric: str, limit: float | None):
-    """``low``/``high`` inside the path's capacity ``limit`` on ``metric`` (never past the point),
-    give or take the reports' rounding (``measured.ROUNDING``), which a printed figure may add."""
+    """``low``/``high`` inside the path's capacity ``limit`` on ``metric`` (never past the point):
+    a rate's high end, a time's low end, at most ``allowed``."""
     if limit is None:
         return low, high
     if metric == "throughput_MBps":
-        return low, max(point, min(high, limit * (1 + ROUNDING)))
+        return low, max(point, min(high, allowed(limit, metric)))
     if metric == "elapsed_s":
-        return max(low, min(point, limit * (1 - ROUNDING))), high
+        return max(low, min(point, allowed(limit, metric))), high
     return low, high
 
 
@@ -507,7 +500,7 @@ def interval(
 
     def outcome(config, values, seed):
         result, _ = simulated(scenario, config, values, seed)
-        limits.append(_path_limit(result, metric))
+        limits.append(result.limit(metric))
         return result.metric(metric)
 
     samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario))

@@ -140,14 +140,14 @@ def bound_excess(row: Row, params: dict[str, float], allowance: float = ROUNDING
         result = _result(row.scenario, row.overrides, params)
     except NotModelled:
         return None
-    if result.metric(row.metric) is None or not result.bound_MBps:
+    limit = result.limit(row.metric)
+    if result.metric(row.metric) is None or limit is None:
         return None
     value = row.to_canonical(row.value)
     if row.metric == "throughput_MBps":
-        over = value / (result.bound_MBps * (1 + allowance))
+        over = value / (limit * (1 + allowance))
     else:
-        fastest_s = result.bytes_moved / (result.bound_MBps * 1e6)
-        over = fastest_s * (1 - allowance) / value
+        over = limit * (1 - allowance) / value
     return math.log(over) if over > 1.0 else 0.0
 
 
