@@ -15,14 +15,10 @@ from model.result import Result
 from model.settings import page_cache_B
 from model.spec import Scenario
 from model.storage import disk as disk_model
-from model.storage.mmap import (
-    DEFAULT_MAX_REQUEST_KIB,
-    reclaim_batch_B,
-    unpredicted_cpu,
-)
+from model.storage.mmap import reclaim_batch_B, unpredicted_cpu
 from model.storage.spec import StorageBody
 from model.storage.spindle import Spindle
-from model.storage.writecache import write_cache_on
+from model.storage.writecache import max_request_B, write_cache_on
 
 
 def merged_runs(extents: dict[int, int], max_B: float = float("inf")) -> list[tuple[int, int]]:
@@ -249,12 +245,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     window = max(1, round(body.kernel.read_ahead_KiB * 1024 / block_B))
     blocks = math.ceil(w.total_MB * 1e6 / block_B)
     memory_B = host.memory_MB * 1e6
-    max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
     mapped = MappedFile(
         blocks,
         int(page_cache_B(host.memory_MB) / block_B),
         round(reclaim_batch_B(memory_B) / block_B),
-        max_request_B,
+        max_request_B(ctrl),
         volume,
         block_B,
         window,

@@ -59,9 +59,7 @@ from ..spec import Scenario
 from . import disk as disk_model
 from .spec import StorageBody
 from .spindle import Spindle
-from .writecache import write_cache_on
-
-DEFAULT_MAX_REQUEST_KIB = 127.5  # the 2.6.9 block layer's default MAX_SECTORS (255 sectors)
+from .writecache import max_request_B, write_cache_on
 
 
 def reclaim_batch_B(memory_B: float) -> float:
@@ -126,14 +124,13 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     window = max(1, round(body.kernel.read_ahead_KiB * 1024 / block_B))
     blocks = math.ceil(w.total_MB * 1e6 / block_B)
     memory_B = host.memory_MB * 1e6
-    max_request_B = (ctrl.max_request_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
     from .mmap_loop import MappedFile  # numba: imported (and compiled, or cached) on use
 
     mapped = MappedFile(
         blocks,
         int(page_cache_B(host.memory_MB) / block_B),
         round(reclaim_batch_B(memory_B) / block_B),
-        max_request_B,
+        max_request_B(ctrl),
         drives,
         cache_B,
         balanced,

@@ -122,7 +122,9 @@ class Volume:
     ``cache_block_KiB`` is a RAID controller's cache block size.
     ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
     (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
-    ``disabled``; a hardware RAID volume's drives follow their controller (``write_back``).
+    ``disabled`` (a drive that holds one command at a time then waits a revolution between two
+    writes: ``model.storage.writecache``); a hardware RAID volume's drives follow their
+    controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
     ``groups``, and its ``record_KiB`` and ``arc_GB``.
     """

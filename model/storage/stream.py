@@ -10,6 +10,9 @@ host's single-core copy rate (``io_s_per_byte``). A write costs more than a read
 blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-bound send host read
 227 MB/s and wrote 174 MB/s on the same twelve drives. ``io: direct`` streams go one request at
 a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storage.requests`` says.
+A write to drives whose own write cache is off and which hold one command at a time goes at most
+as fast as they take the write-back's requests, a revolution lost between two
+(``model.storage.writecache``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -24,7 +27,7 @@ from ..result import Result
 from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
-from . import direct, flash, requests, topology
+from . import direct, flash, requests, topology, writecache
 from . import disk as disk_model
 from .spec import StorageBody
 
@@ -80,6 +83,31 @@ def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> flo
     return max(0.0, bytes_total - limit_B) / bytes_total
 
 
+def write_through_limit_Bps(
+    body: StorageBody, catalog: Catalog, path: topology.StoragePath, where: str
+) -> float | None:
+    """The most a buffered stream writes to the target when its drives wait a revolution between
+    requests (``writecache.write_through_share``); None when they stream."""
+    vname = body.workload.target
+    part = path.disks[vname][0][1]
+    if isinstance(part, Ssd):
+        return None
+    cname = body.volumes[vname].disks.attach[0].partition(".")[0]
+    ctrl = (
+        catalog.get("controllers", body.controllers[cname].part, where, f"controllers.{cname}.part")
+        if cname in body.controllers
+        else None
+    )
+    request_B = writecache.max_request_B(ctrl)
+    limits = []
+    for name, _ in path.disks[vname]:
+        drive = path.network.resources[name]
+        share = writecache.write_through_share(body, vname, part, drive.capacity, request_B)
+        if share < 1.0:
+            limits.append(drive.capacity * share / path.usage_per_byte[vname][drive])
+    return min(limits, default=None)
+
+
 def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
     """The bottleneck law for identical streams sharing the aggregate equally: X <= min_j C_j / D_j.
 
@@ -132,6 +160,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     if w.pattern == "random" or direct_io:
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
+    elif w.op != "read":  # the write-back's requests, one at a time, each waiting a turn
+        turns_Bps = write_through_limit_Bps(body, catalog, path, scenario.path)
+        if turns_Bps is not None:
+            turns = net.resource(f"write-through {w.target}", turns_Bps)
+            for usage in usages:
+                usage[turns] = 1.0
     latency_s = max(
         flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
         for members in path.disks.values()

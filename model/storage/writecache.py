@@ -7,12 +7,25 @@ takes the drives' time like any command, so a read queued behind it waits. Used 
 memory-mapped test of ``000_a6a829ac4238989d.txt`` (the WD740GD's 8 MB cache, which ATA drives ship
 enabled; the IOP332's cache with write-back on), whose compiled pass (``model.storage.mmap_loop``)
 simulates it; the Python class it was first written as is ``tests/mmap_reference.py``.
+
+Without a write-back cache a drive acknowledges a write only once it is on the platters. A drive
+that holds one command at a time (an ATA drive without command queuing) then finishes each
+request just as the next one's first sector passes under the head, and waits a revolution for it:
+a buffered stream's write-back, in requests of the driver's largest size, runs at
+request / (request / media rate + revolution) a drive (``write_through_share``). SCSI and SAS
+drives queue tagged commands, as does a SATA drive with NCQ (``queue_depth`` > 1): the next
+command is already waiting, and they stream.
 """
 
 from __future__ import annotations
 
-from ..catalog import Disk
+from ..catalog import Controller, Disk, Ssd
+from .disk import revolution_s
 from .spec import StorageBody
+
+# The largest request the Linux 2.6 block layer builds for a driver that sets no limit of its own:
+# MAX_SECTORS, 255 sectors (include/linux/blkdev.h of 2.6.9)
+DEFAULT_MAX_REQUEST_KIB = 127.5
 
 
 def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
@@ -26,3 +39,29 @@ def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
     if volume.drive_write_cache != "as_shipped":
         return volume.drive_write_cache == "enabled"
     return disk.interface in ("ide", "sata")
+
+
+def max_request_B(ctrl: Controller | None) -> float:
+    """The largest request the block layer sends through ``ctrl``'s driver (None: a drive bay
+    of a shelf, whose expander sets no limit), in bytes."""
+    limit_KiB = ctrl.max_request_KiB if ctrl is not None else None
+    return (limit_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
+
+
+def queues_commands(disk: Disk) -> bool:
+    """Whether the drive holds more than one command: SCSI and SAS drives' tagged queuing, or a
+    catalog ``queue_depth`` above one (NCQ)."""
+    return disk.interface in ("scsi", "sas") or disk.queue_depth > 1
+
+
+def write_through_share(
+    body: StorageBody, vname: str, disk: Disk | Ssd, drive_Bps: float, request_B: float
+) -> float:
+    """The share of its media rate a drive of volume ``vname`` writes a sequential stream at, in
+    requests of ``request_B``: 1 unless its writes reach the platters before they are
+    acknowledged, on a drive that waits a revolution between two requests."""
+    if isinstance(disk, Ssd) or write_cache_on(body, vname, disk) or queues_commands(disk):
+        return 1.0
+    if body.volumes[vname].engine == "controller":
+        return 1.0  # the controller's own queue to its drives: not modelled, taken as streaming
+    return request_B / (request_B + revolution_s(disk) * drive_Bps)
