@@ -66,15 +66,17 @@ def tcp_frame_work_per_byte(mtu_B: int, settings: TcpSettings) -> tuple[float, f
     (``tcp_packets_per_byte``). A frame's work splits into the driver's share
     (``NET_WIRE_FRAME_SHARE``), paid per wire frame, and the stack's, paid per packet the stack
     sees: with ``tso`` the sender's stack sees one super-segment of ``segments_per_offload``
-    segments, with ``gro`` the receiver's stack one merged packet of as many, and the receiver
-    sends one ACK per merged packet (pure ACKs are neither merged nor cut: a whole frame's work
-    on both hosts).
+    segments, with ``gro`` the receiver's stack one merged packet of as many. Linux acknowledges
+    at once when more than one full-sized segment has arrived (``__tcp_ack_snd_check`` in
+    net/ipv4/tcp_input.c, run once per packet the stack sees), so with ``gro`` the receiver sends
+    one ACK per merged packet of two segments or more. Pure ACKs are neither merged nor cut: a
+    whole frame's work on both hosts.
     """
     per_offload = 1.0 / segments_per_offload(mtu_B)
     offloaded = NET_WIRE_FRAME_SHARE + (1.0 - NET_WIRE_FRAME_SHARE) * per_offload
     sent = offloaded if settings.tso else 1.0
     received = offloaded if settings.gro else 1.0
-    acks = per_offload if settings.gro else ACKS_PER_SEGMENT
+    acks = min(per_offload, ACKS_PER_SEGMENT) if settings.gro else ACKS_PER_SEGMENT
     mss = mss_B(mtu_B)
     return (sent + acks) / mss, (received + acks) / mss
 
