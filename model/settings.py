@@ -19,6 +19,23 @@ from .schema import PositiveFloat, PositiveInt
 # on a 2 GHz Xeon) and spread over the 1.5 frames of each 1448-byte segment (it and half an ACK).
 NET_CYCLES_PER_FRAME = 6300.0
 
+# The share of that per-frame cost paid for every wire frame even when the stack sees one packet
+# for many frames (GRO on receive, TSO on send): the driver (descriptors, DMA buffers, building
+# the skb) and the release of each frame's buffer. The rest, IP and TCP processing, the socket
+# and the ACK it may send, is paid once per packet the stack sees. From the breakdown of 10 GbE
+# receive processing on Linux by Liao, Zhu and Bhuyan ("A new server I/O architecture for high
+# speed networks", IEEE HPCA 2011): 'the major network processing bottlenecks lie in the driver
+# (>26%), data copy (up to 34% depending on I/O sizes) and buffer release (>20%), rather than the
+# TCP/IP protocol itself' (their abstract: driver and buffer release 'up to 54%'). At the bulk
+# end, where the copy takes its 34 %, driver and buffer release take their lower 26 % and 20 %,
+# so of the cost besides the copy (which the model charges apart, 66 %) 46/66 = 0.70 is per wire
+# frame and 0.30 per stack packet. Those two figures are lower bounds; with 54 % the per-frame
+# share would be 0.82, so GRO and TSO save less.
+RX_DRIVER_PCT = 26.0
+RX_BUFFER_RELEASE_PCT = 20.0
+RX_COPY_PCT = 34.0
+NET_WIRE_FRAME_SHARE = (RX_DRIVER_PCT + RX_BUFFER_RELEASE_PCT) / (100.0 - RX_COPY_PCT)
+
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
 # mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
 # The page cache has the rest: Linux 2.6.9 takes its dirty limits as shares of the pages free at
@@ -68,7 +85,17 @@ class TcpSettings:
     64 KiB (TCP segmentation offload, on by default on today's NICs), whose bookkeeping is a few
     percent of their payload, so the whole send buffer can be in flight; without it (the 2.4
     kernels) each 1500-byte segment's overhead counts against the send buffer as the receive
-    buffer's does (``tcp_adv_win_scale``).
+    buffer's does (``tcp_adv_win_scale``). With ``tso`` the sending stack also handles one 64 KiB
+    super-segment where it handled one frame (the NIC cuts it into frames, Linux kernel
+    documentation, networking/segmentation-offloads.rst): of each frame's CPU cost
+    (``NET_CYCLES_PER_FRAME``) the stack's share (``1 - NET_WIRE_FRAME_SHARE``) is paid per
+    super-segment, the driver's per frame. ``gro``: generic receive offload, the receiving
+    kernel merges a flow's frames into one packet of up to 64 KiB (``gro_max_size``, 65536 by
+    default) before IP and TCP see it (segmentation-offloads.rst, 'Generic Receive Offload'), so
+    the stack's share of the receive cost is paid per merged packet, and the receiver, which
+    acknowledges each packet it sees of more than one segment at once, sends one ACK per merged
+    packet instead of one per two segments. GRO exists from Linux 2.6.29 and is on by default
+    with drivers that support it; off (the default) for the 2.4 and 2.6.9 kernels of the reports.
     """
 
     tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
@@ -82,6 +109,7 @@ class TcpSettings:
     initial_window_segments: PositiveInt = 3
     page_B: PositiveInt = 4096  # the page size tcp_mem_pages counts in
     tso: bool = False
+    gro: bool = False
 
     def check(self, where: str, key: str) -> None:
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):

@@ -18,10 +18,11 @@ ptdata (the node calls ptdata2(): the data live on the PTDATA server, server 1)
 indirection: each of ``indirection_levels`` node references is one more small record; the thin
   server reads it locally, the distributed client asks the server for it (one round trip each).
 
-Sending and receiving cost each host per frame (``net_cycles_per_frame``) and one copy (see
-``hosts``). Server cores are shared with other users' work (``server_background_load``); the
-clients' are not. The result is one client's: its bytes over the time until every client has
-finished (the per-client rate of the report's tables). Calibrated on ``mdsplus_read``
+Sending and receiving cost each host per frame (``net_cycles_per_frame``, with ``tcp.tso`` and
+``tcp.gro`` as ``tcp.tcp_frame_work_per_byte`` counts it) and one copy (see ``hosts``). Server
+cores are shared with other users' work (``server_background_load``); the clients' are not. The
+result is one client's: its bytes over the time until every client has finished (the per-client
+rate of the report's tables). Calibrated on ``mdsplus_read``
 (``004_892e9be6fdf9fcf4.txt``).
 """
 
@@ -32,6 +33,7 @@ import simpy
 from ..catalog import Catalog
 from ..errors import NotModelled
 from ..result import Result
+from ..settings import TcpSettings
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from . import tcp
@@ -42,11 +44,10 @@ from .spec import DbBody
 MDS_SERVER, PTDATA_SERVER = 0, 1
 
 
-def _wire(usage: dict, src: HostNet, dst: HostNet, mtu_B: int) -> None:
+def _wire(usage: dict, src: HostNet, dst: HostNet, mtu_B: int, settings: TcpSettings) -> None:
     """The usage of one byte sent from ``src`` to ``dst`` over TCP on the LAN."""
-    frames = tcp.tcp_packets_per_byte(mtu_B)
     wire = tcp.tcp_wire_per_byte(mtu_B)
-    for side in (src, dst):
+    for side, frames in zip((src, dst), tcp.tcp_frame_work_per_byte(mtu_B, settings), strict=True):
         charge(usage, side, None, frames * side.frame_s, on_irq=True)
         add(usage, side.nics[0], wire)
 
@@ -144,7 +145,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     ):
         usage: dict[FlowResource, float] = {}
         charge(usage, src, src_core, src.copy_s_per_byte)
-        _wire(usage, src, dst, body.mtu_B)
+        _wire(usage, src, dst, body.mtu_B, settings)
         charge(usage, dst, dst_core, dst.copy_s_per_byte)
         return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name, cap_Bps)
 

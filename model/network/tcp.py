@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from ..settings import TcpSettings
+from ..settings import NET_WIRE_FRAME_SHARE, TcpSettings
 
 ETHERNET_OVERHEAD_B = (
     38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
@@ -33,6 +33,9 @@ TSUNAMI_HEADER_B = (
 ACKS_PER_SEGMENT = 0.5  # delayed ACKs: one ACK for every second segment (RFC 1122)
 QUICKACKS = 16  # segments Linux acknowledges one by one at a connection's start (TCP_MAX_QUICKACKS)
 MATHIS_C = math.sqrt(1.5)
+# The largest packet GRO builds and the largest super-segment TSO hands the NIC: the IP datagram's
+# 64 KiB (GRO_MAX_SIZE and GSO_MAX_SIZE, 65536, in include/linux/netdevice.h)
+OFFLOAD_MAX_B = 65536
 
 
 def mss_B(mtu_B: int) -> int:
@@ -48,6 +51,34 @@ def tcp_wire_per_byte(mtu_B: int) -> float:
 def tcp_packets_per_byte(mtu_B: int) -> float:
     """Frames a host handles per payload byte of a TCP stream: the data segment and half an ACK."""
     return (1.0 + ACKS_PER_SEGMENT) / mss_B(mtu_B)
+
+
+def segments_per_offload(mtu_B: int) -> int:
+    """Full-sized segments in one GRO packet or TSO super-segment: as many as fit, with their one
+    IP and TCP header, in ``OFFLOAD_MAX_B``."""
+    return max(1, (OFFLOAD_MAX_B - IP_HEADER_B - TCP_HEADER_B) // mss_B(mtu_B))
+
+
+def tcp_frame_work_per_byte(mtu_B: int, settings: TcpSettings) -> tuple[float, float]:
+    """(sender, receiver) frames' worth of per-frame CPU work per payload byte of a TCP stream.
+
+    Without offloads each host handles the data segment and half an ACK per segment
+    (``tcp_packets_per_byte``). A frame's work splits into the driver's share
+    (``NET_WIRE_FRAME_SHARE``), paid per wire frame, and the stack's, paid per packet the stack
+    sees: with ``tso`` the sender's stack sees one super-segment of ``segments_per_offload``
+    segments, with ``gro`` the receiver's stack one merged packet of as many. Linux acknowledges
+    at once when more than one full-sized segment has arrived (``__tcp_ack_snd_check`` in
+    net/ipv4/tcp_input.c, run once per packet the stack sees), so with ``gro`` the receiver sends
+    one ACK per merged packet of two segments or more. Pure ACKs are neither merged nor cut: a
+    whole frame's work on both hosts.
+    """
+    per_offload = 1.0 / segments_per_offload(mtu_B)
+    offloaded = NET_WIRE_FRAME_SHARE + (1.0 - NET_WIRE_FRAME_SHARE) * per_offload
+    sent = offloaded if settings.tso else 1.0
+    received = offloaded if settings.gro else 1.0
+    acks = min(per_offload, ACKS_PER_SEGMENT) if settings.gro else ACKS_PER_SEGMENT
+    mss = mss_B(mtu_B)
+    return (sent + acks) / mss, (received + acks) / mss
 
 
 def udp_fragments(block_B: int, mtu_B: int) -> int:

@@ -14,7 +14,9 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   ports hash: alternately), so one flow never exceeds one circuit; ``round_robin`` sprays each flow
   over all members.
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
-  network process, the file I/O path in the process that reads or writes (see ``hosts``).
+  network process, the file I/O path in the process that reads or writes (see ``hosts``). With
+  ``tcp.tso`` and ``tcp.gro`` the stack's share of a TCP frame's cost is paid per 64 KiB
+  super-segment or merged packet, the driver's per frame (``tcp.tcp_frame_work_per_byte``).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the Mathis
   loss-limited rate; it opens with a handshake and the protocol's request round trips, then slow
   start to its window. bbftp and bbcp run one process (or thread) per stream on each side.
@@ -224,7 +226,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         cap = min(
             tcp.window_limit_Bps(window, rtt_s), tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate)
         )
-        frames = tcp.tcp_packets_per_byte(body.mtu_B)
+        sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
         wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
         per_member = [0] * members
         for k in range(n):
@@ -238,9 +240,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
             disk_read(usage, s_core)
             charge(usage, sender, s_core, sender.copy_s_per_byte)
-            charge_frames(usage, sender, k, frames * sender.frame_s)
+            charge_frames(usage, sender, k, sent_frames * sender.frame_s)
             wire(usage, k, wire_per_byte)
-            charge_frames(usage, receiver, k, frames * receiver.frame_s)
+            charge_frames(usage, receiver, k, received_frames * receiver.frame_s)
             charge(usage, receiver, r_core, receiver.copy_s_per_byte)
             disk_write(usage, r_core)
             usages.append(usage)
