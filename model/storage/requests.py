@@ -19,11 +19,11 @@ shorter (``mean_seek_ms``). A drive holding several commands (its ``queue_depth`
 SCSI tagged queuing) serves first the one it reaches soonest, seek and rotation together
 (shortest positioning time first: Worthington, Ganger and Patt, "Scheduling Algorithms for Modern
 Disk Drives", SIGMETRICS 1994; Intel and Seagate, "Serial ATA Native Command Queuing", joint
-whitepaper, July 2003: "Rotational Position Ordering ... Commands are executed in an order that
-results in the shortest overall access time, the combined seek and rotational latency time"). The
-commands at a drive are the stream's requests in flight times the commands each keeps at it
-(Little's law, ``queued``), at most its queue depth; at depth 1 (the catalog's SCSI, SAS and PATA
-drives) a drive serves in arrival order, an average seek plus half a revolution.
+whitepaper, July 2003, whose Rotational Position Ordering picks the queued command with the least
+seek plus rotational latency). The commands at a drive are the streams' requests in flight times
+the commands each keeps at it (Little's law, ``queued``), at most its queue depth; at depth 1 (a
+catalog drive that gives none) a drive serves in arrival order, an average seek plus half a
+revolution.
 
 So a drive carries pieces at piece / service time; one stream with d requests in flight carries at
 most d requests per response time (Little's law), the response being the device's time for a
@@ -172,12 +172,15 @@ def _shortest_positioning_ms(
     wait is uniform on [0, T) (T a revolution), so P(seek + wait <= t) = (1/T) times the integral
     of F_seek over [t - T, t]. The least of n independent ones exceeds t with probability
     (1 - P)^n, and its mean is the integral of that over t, averaged over h. Independence
-    overstates the gain a little: under SPTF the commands left waiting are the far ones.
+    overstates the gain a little, since under SPTF the commands left waiting are the far ones: a
+    simulation of a drive that keeps 32 such commands and serves the nearest (a check, not part of
+    the model; the Exos X18's read curve) waited 3.84 ms over the whole stroke against this 3.50
+    ms, and 0.67 ms against 0.66 ms within its first 30 GB.
     """
-    longest_ms = t1 + k * math.sqrt(stroke) + m * stroke + revolution_ms
-    t = np.linspace(0.0, longest_ms, TIME_POINTS)
+    farthest_ms = t1 + k * math.sqrt(stroke) + m * stroke  # the longest seek within the span
+    t = np.linspace(0.0, farthest_ms + revolution_ms, TIME_POINTS)
     dt = t[1] - t[0]
-    c = np.maximum(t - t1, 0.0)
+    c = np.clip(t - t1, 0.0, farthest_ms - t1)  # past the farthest seek every target is in reach
     root_d = np.divide(2.0 * c, k + np.sqrt(k * k + 4.0 * m * c), out=np.zeros_like(c), where=c > 0)
     reach = np.minimum(root_d**2 / stroke, 1.0)
     head = (np.arange(HEAD_POINTS) + 0.5) / (2 * HEAD_POINTS)
