@@ -80,9 +80,17 @@ def seek_ms(disk: Disk, distance_fraction: float) -> float:
     return t1 + k * d**0.5 + m * d
 
 
-def seek_curve(disk: Disk) -> tuple[float, float, float]:
-    """The coefficients (t1, k, m), in ms, of ``seek_ms``'s curve t1 + k sqrt(d) + m d."""
-    t1, avg, full = disk.track_to_track_ms, disk.avg_seek_read_ms, disk.full_stroke_ms
+def average_seek_ms(disk: Disk, op: str = "read") -> float:
+    """The datasheet's average seek (ms) for reads, or for writes where it gives one."""
+    if op == "write" and disk.avg_seek_write_ms is not None:
+        return disk.avg_seek_write_ms
+    return disk.avg_seek_read_ms
+
+
+def seek_curve(disk: Disk, op: str = "read") -> tuple[float, float, float]:
+    """The coefficients (t1, k, m), in ms, of ``seek_ms``'s curve t1 + k sqrt(d) + m d; a write's
+    curve runs through the same end points and averages the datasheet's write seek."""
+    t1, avg, full = disk.track_to_track_ms, average_seek_ms(disk, op), disk.full_stroke_ms
     k = max(0.0, (avg - t1 - (full - t1) / 3.0) / (8.0 / 15.0 - 1.0 / 3.0))
     return t1, k, full - t1 - k
 

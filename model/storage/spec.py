@@ -211,6 +211,9 @@ class StorageWorkload:
     ``pattern: random`` places each request at a random offset of the volume, so every request
     pays its drives' positioning (``model.storage.requests``); a direct stream keeps
     ``queue_depth`` requests in flight (asynchronous I/O), a buffered one reads one at a time.
+    ``span_GB`` confines random requests to the volume's first that many GB (a test partition at
+    the start of a disk, fio's ``size``): the drives' seeks cross only the part of the stroke the
+    span covers; unset, requests fall anywhere in the volume.
     """
 
     op: Literal["read", "write", "copy"]
@@ -226,11 +229,18 @@ class StorageWorkload:
     start_fraction: Share = 0.0
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
     queue_depth: PositiveInt = 1  # requests a direct stream keeps in flight (io: direct only)
+    span_GB: PositiveFloat | None = None  # random requests' span from the volume's start, GB
 
     def check(self, where: str, key: str) -> None:
         if self.pattern == "random" and (self.op == "copy" or self.io == "mmap"):
             raise UserError(
                 where, f"{key}.pattern", "random takes op read or write with io buffered or direct"
+            )
+        if self.span_GB is not None and self.pattern != "random":
+            raise UserError(
+                where,
+                f"{key}.span_GB",
+                f"only pattern: random spreads requests over a span, got pattern: {self.pattern}",
             )
         if self.queue_depth > 1 and self.io != "direct":
             raise UserError(

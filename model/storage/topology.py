@@ -342,10 +342,12 @@ def build(
                 + (f" from {start:.6g} of the way in" if start else ""),
             )
         drive_B = w.streams * bytes_per_stream * max(groups) * surface
+        # the share of each drive random requests fall in (the volume's first span_GB)
+        random_span = requests.span_share(volume, vname, part, w.span_GB, groups, where)
         if isinstance(part, Ssd):
             rate_Bps = flash.sequential_Bps(part, volume_op, drive_B)
         else:
-            span = 1.0 if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
+            span = random_span if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
             rate_Bps = (
                 disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span) * 1e6
             )
@@ -353,9 +355,13 @@ def build(
             lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
                 volume, volume_op, request_B, per_group
             )
-            response[vname] = requests.response_s(part, volume_op, lay, rate_Bps)
+            response[vname] = requests.response_s(part, volume_op, lay, rate_Bps, random_span)
             surface = lay.share
-            rate_Bps = requests.drive_Bps(part, volume_op, lay.piece_B, rate_Bps)
+            in_flight = w.streams * requests.in_flight(w.io, w.op, w.queue_depth)
+            commands = requests.queued(part, lay, request_B, in_flight)
+            rate_Bps = requests.drive_Bps(
+                part, volume_op, lay.piece_B, rate_Bps, random_span, commands
+            )
         use: dict[FlowResource, float] = {}
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0

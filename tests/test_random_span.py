@@ -1,0 +1,153 @@
+"""Random requests in a span of the volume, and a queueing drive's reordering
+(model/storage/requests.py)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from flash_parts import on_hba, scenario
+from quote_parts import write
+
+from model import catalog as parts
+from model import scenario as loader
+from model.simulate import simulate
+from model.storage import disk as disk_model
+from model.storage import requests
+from model.storage.raid import LEVELS
+from model.storage.spec import DiskSet, Volume
+
+DISKS = parts.load().parts["disks"]
+NCQ = DISKS["exos_x18_st18000nm000j"]  # SATA, queue_depth 32
+OPS = ("read", "write")
+
+
+def _curve_mean_ms(part, op: str, stroke: float, points: int = 200_000) -> float:
+    """The seek curve's mean over two uniform places of the first ``stroke`` of the stroke, by
+    quadrature over their distance u (in units of the span), density 2 (1 - u)."""
+    t1, k, m = disk_model.seek_curve(part, op)
+    u = (np.arange(points) + 0.5) / points
+    seek = t1 + k * np.sqrt(u * stroke) + m * u * stroke
+    return float(np.sum(seek * 2.0 * (1.0 - u)) / points)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("pid", sorted(DISKS))
+def test_the_curve_averages_the_datasheet_seek_over_the_whole_disk(pid, op):
+    part = DISKS[pid]
+    mean = _curve_mean_ms(part, op, 1.0)
+    assert mean == pytest.approx(disk_model.average_seek_ms(part, op), rel=1e-4)
+    # the span formula meets the datasheet average as the span grows to the whole stroke
+    assert requests.mean_seek_ms(part, op, 1.0 - 1e-9) == pytest.approx(mean, rel=1e-6)
+    # and a lone command over the whole disk still pays the average seek and half a turn
+    alone_s = requests.positioning_s(part, op, 1.0, 1)
+    assert alone_s == disk_model.average_seek_ms(part, op) / 1e3 + 0.5 * 60.0 / part.rpm
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_a_narrower_span_seeks_shorter(op):
+    spans = [1.0, 0.5, 0.1, 0.01, 30 / 18000]
+    seeks = [requests.mean_seek_ms(NCQ, op, requests.stroke_share(NCQ, s)) for s in spans]
+    assert all(a > b for a, b in zip(seeks, seeks[1:], strict=False)), seeks
+    # the span formula is the curve's own mean over the span
+    stroke = requests.stroke_share(NCQ, 0.01)
+    assert seeks[3] == pytest.approx(_curve_mean_ms(NCQ, op, stroke), rel=1e-4)
+    # the outer tracks hold the most: 30 GB at the edge cross less of the stroke than 30/18000
+    assert requests.stroke_share(NCQ, 30 / 18000) < 30 / 18000
+    assert requests.stroke_share(NCQ, 30 / 18000) == pytest.approx(
+        30 / 18000 * (1 + 139 / 270) / 2, rel=1e-3
+    )
+
+
+@pytest.mark.parametrize("span", [1.0, 30 / 18000])
+@pytest.mark.parametrize("op", OPS)
+def test_reordering_credit_grows_with_queue_depth_and_is_nothing_at_depth_1(op, span):
+    alone = requests.positioning_s(NCQ, op, span, 1)
+    times = [requests.positioning_s(NCQ, op, span, n) for n in (1, 2, 4, 8, 16, 32)]
+    credits = [alone - t for t in times]
+    assert credits[0] == 0.0
+    assert all(b > a for a, b in zip(credits, credits[1:], strict=False)), credits
+    # the queue's integral at one command is the closed form: mean seek + half a turn
+    stroke = requests.stroke_share(NCQ, span)
+    curve = disk_model.seek_curve(NCQ, op)
+    one_ms = requests._shortest_positioning_ms(*curve, 60e3 / NCQ.rpm, stroke, 1)
+    assert one_ms == pytest.approx(alone * 1e3, rel=1e-3)
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 32])
+def test_without_seeks_the_best_of_n_waits_a_revolution_over_n_plus_1(n):
+    revolution_ms = 8.0
+    best_ms = requests._shortest_positioning_ms(0.0, 1e-6, 0.0, revolution_ms, 1.0, n)
+    # within one step of the integral's time grid (a seek this short is a step at t = 0)
+    step_ms = revolution_ms / (requests.TIME_POINTS - 1)
+    assert abs(best_ms - revolution_ms / (n + 1)) < step_ms
+
+
+def test_commands_at_a_drive_follow_littles_law_up_to_its_queue_depth():
+    single = Volume(level="single", disks=DiskSet("x", 1, ("a.0",)))
+    lay = requests.layout(single, "read", 4096, 1)
+    assert requests.queued(NCQ, lay, 4096, 4) == 4
+    assert requests.queued(NCQ, lay, 4096, 128) == 32  # NCQ holds 32
+    assert requests.queued(DISKS["exos_x18_st18000nm004j"], lay, 4096, 128) == 1  # SAS, depth 1
+    raid5 = Volume(level="raid5", disks=DiskSet("x", 4, ("a.0",) * 4))
+    small = requests.layout(raid5, "write", 4096, 4)
+    # 8 small writes: 4 commands each over 4 drives, two at a time (read, then write back)
+    assert requests.queued(NCQ, small, 4096, 8) == 8 * LEVELS["raid5"].write_penalty // 4 // 2
+
+
+def _hw16tb(run_cli, variant: str, *sets: str) -> float:
+    args = ["predict", "ext_arr_hw_16tb", "--set", f"variant={variant}", "--point", "--json"]
+    for key in sets:
+        args += ["--set", key]
+    status, out, err = run_cli(*args)
+    assert status == 0, err
+    return json.loads(out)["throughput_MBps"]
+
+
+def test_a_30_gb_partition_is_faster_than_the_whole_disk(run_cli):
+    whole = _hw16tb(run_cli, "rand_read", "workload.span_GB=18000")
+    part = _hw16tb(run_cli, "rand_read")  # the variant's 30 GB
+    assert part > 2 * whole
+
+
+def test_a_queue_depth_1_drive_gets_no_credit(tmp_path):
+    data = scenario(
+        on_hba("quote_hdd", 1, "single"),
+        {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4, "total_MB": 4},
+    )
+    iops = []
+    for depth in (1, 32):
+        data["workload"]["queue_depth"] = depth
+        s = loader.load(write(tmp_path / f"d{depth}.yaml", data))
+        iops.append(simulate(s).throughput_MBps * 1e6 / 4096)
+    assert iops[1] == pytest.approx(iops[0], rel=1e-3)
+    assert math.isfinite(iops[0])
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("20000", "workload.span_GB: must be at most the 18,000 GB of volume disk, got 20,000"),
+        ("0", "workload.span_GB"),
+        ("-5", "workload.span_GB"),
+    ],
+)
+def test_a_span_outside_the_volume_is_refused(run_cli, value, message):
+    status, out, err = run_cli(
+        "predict",
+        "ext_arr_hw_16tb",
+        "--set",
+        "variant=rand_read",
+        "--set",
+        f"workload.span_GB={value}",
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert message in err and "Traceback" not in err, err
+
+
+def test_a_span_needs_random_requests(run_cli):
+    status, out, err = run_cli(
+        "predict", "ext_arr_hw_16tb", "--set", "variant=seq_read", "--set", "workload.span_GB=30"
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "workload.span_GB: only pattern: random" in err, err
