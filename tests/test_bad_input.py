@@ -127,7 +127,7 @@ def test_channel_mode_faster_than_the_controller_names_the_override(run_cli):
 
 def test_a_value_the_model_rejects_in_a_variant_names_the_variant(tmp_path, run_cli):
     def bad_variant(data):
-        data["variants"] = {"fast_bus": {"controllers.promise1.channel_mode": "pci_64_66"}}
+        data["variants"]["fast_bus"] = {"controllers.promise1.channel_mode": "pci_64_66"}
 
     path = _variant(tmp_path, bad_variant)
     result = run_cli("predict", path, "--set", "variant=fast_bus")
