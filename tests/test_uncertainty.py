@@ -260,3 +260,41 @@ def test_capping_never_moves_an_end_past_the_point():
     assert uncertainty.capped(50.0, 400.0, 100.0, "elapsed_s", 200.0) == (100.0, 400.0)
     assert uncertainty.capped(50.0, 400.0, 100.0, "cpu_sys_s", 80.0) == (50.0, 400.0)
     assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", None) == (50.0, 400.0)
+
+
+def _cx6dx(unknowns=None, *overrides):
+    loaded = scenario.load("ext_net_cx6dx_100g", ["variant=iperf2", *overrides])
+    if unknowns is not None:
+        loaded = dataclasses.replace(loaded, unknowns=unknowns)
+    return uncertainty.interval(loaded, model_error=False)
+
+
+def _streams(high):
+    return Unknown("workload.streams", SOURCE, range=(2, high), default=8)
+
+
+def test_an_unknown_that_raises_the_capacity_raises_the_cap_with_it():
+    """The ConnectX-6 Dx run's MTU and stream count are unstated: at the point (1500 B, 8 streams)
+    the receive cost per frame bounds the path near 7,092 MB/s, jumbo frames or more streams lift
+    the bound to the link's. The rate's high end is capped at the highest bound over the enumerated
+    configurations, never at the point's, and the point stays the scenario's own."""
+    opened = _cx6dx()
+    closed = _cx6dx(())
+    jumbo = _cx6dx((), "mtu_B=9000")
+    assert {u.key for u in scenario.load("ext_net_cx6dx_100g").unknowns} == {
+        "mtu_B",
+        "workload.streams",
+    }
+    assert opened.point == closed.point
+    assert closed.path_limit < jumbo.path_limit <= opened.path_limit
+    assert opened.high > closed.path_limit * (1 + ROUNDING)  # past the point's own capacity
+    assert opened.low <= opened.point <= opened.high <= opened.path_limit * (1 + ROUNDING)
+
+
+@pytest.mark.parametrize("narrow_high, wide_high", [(8, 16), (16, 128), (9, 64)])
+def test_a_wider_stream_range_never_narrows_a_capped_interval(narrow_high, wide_high):
+    narrow = _cx6dx((_streams(narrow_high),))
+    wide = _cx6dx((_streams(wide_high),))
+    assert narrow.point == wide.point
+    assert wide.low <= narrow.low and wide.high >= narrow.high
+    assert wide.path_limit >= narrow.path_limit
