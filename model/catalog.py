@@ -67,6 +67,7 @@ class Disk(Part):
     interface_rate_MBps: PositiveFloat
     interface: Literal["ide", "sata", "scsi", "sas"]
     queue_depth: PositiveInt = 1  # commands the drive can hold and reorder (NCQ, tagged queuing)
+    command_overhead_ms: NonNegativeFloat = 0.0  # the drive's own time per random command
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)

@@ -99,6 +99,14 @@ def revolution_s(disk: Disk) -> float:
     return 60.0 / disk.rpm
 
 
+def command_overhead_s(disk: Disk) -> float:
+    """The drive's own time per random command (s), beyond its seek, rotation and transfer: its
+    catalog ``command_overhead_ms`` (0 where the catalog gives none). It stands for what a
+    data sheet's queued random IOPS leave over the mechanics: command processing, settling, head
+    switches, and the far commands shortest-positioning-time-first leaves waiting."""
+    return disk.command_overhead_ms / 1e3
+
+
 def service_s(
     disk: Disk,
     format_efficiency: float,

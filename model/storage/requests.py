@@ -10,6 +10,9 @@ positioning time (``positioning_s``: seek, then the rotation to its first sector
 at the drive's mean media rate over the span (``model.storage.disk``); a flash drive in the larger
 of its latency and its transfer, many at once (``model.storage.flash``).
 
+A disk also spends its own time on each command (``disk.command_overhead_s``: the catalog's
+``command_overhead_ms``, 0 where it gives none), read from a data sheet's queued random IOPS.
+
 A disk's seek follows the curve of ``disk.seek_curve`` (square root of the distance for short
 seeks, linear for long ones: Ruemmler and Wilkes, "An introduction to disk drive modeling", IEEE
 Computer 27(3), 1994, whose HP 97560 seeks 3.24 + 0.400 sqrt(d) ms up to 383 cylinders and 8.00 +
@@ -215,10 +218,12 @@ def service_s(
     commands: int = 1,
 ) -> float:
     """One command of ``piece_B`` at a random place of the first ``span`` of its drive, among
-    ``commands`` the drive holds (1: alone)."""
+    ``commands`` the drive holds (1: alone): its positioning, the drive's own time per command
+    (``disk.command_overhead_s``) and its transfer."""
     if isinstance(part, Ssd):
         return flash.request_s(part, op, piece_B, stream_Bps)
-    return positioning_s(part, op, span, commands) + piece_B / stream_Bps
+    overhead_s = disk_model.command_overhead_s(part)
+    return positioning_s(part, op, span, commands) + overhead_s + piece_B / stream_Bps
 
 
 def drive_Bps(
