@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from ..errors import UserError
-from ..schema import Bound, PositiveFloat, PositiveInt, Share
+from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
 
@@ -69,11 +69,15 @@ NVME = "nvme"
 class DiskSet:
     """``count`` identical drives (a ``disks`` or an ``ssds`` part); ``attach`` lists where each
     sits, in order: ``CONTROLLER.CHANNEL``, ``SHELF.BAY``, or ``nvme.SEGMENT.N`` for an NVMe drive
-    on the PCIe lanes of bus segment SEGMENT (slot N of it, no controller between)."""
+    on the PCIe lanes of bus segment SEGMENT (slot N of it, no controller between).
+    ``command_overhead_ms`` replaces a hard disk's own time per random command (the catalog's
+    ``command_overhead_ms``) when the catalog part only stands in for the drive (a source that
+    names no model): a fact such a scenario can declare an unknown."""
 
     part: str  # the drive: an id of the catalog's disks or ssds
     count: PositiveInt
     attach: tuple[str, ...]  # CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N per drive
+    command_overhead_ms: NonNegativeFloat | None = None  # None: the catalog part's own
 
     def check(self, where: str, key: str) -> None:
         if self.count > len(self.attach):

@@ -27,7 +27,7 @@ Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..catalog import Bus, Catalog, Controller, Disk, Enclosure, Expander, Host, Ssd
 from ..errors import NotModelled, UserError
@@ -290,11 +290,23 @@ def build(
         return params[name] * 1e-9
 
     def device(vname: str) -> Disk | Ssd:
-        """The volume's drive: a hard disk or a flash drive of the catalog."""
-        part_id, key = body.volumes[vname].disks.part, f"volumes.{vname}.disks.part"
-        for category in ("disks", "ssds"):
-            if part_id in catalog.parts[category]:
-                return catalog.parts[category][part_id]
+        """The volume's drive: a hard disk or a flash drive of the catalog, with the scenario's
+        own time per command where it gives one (``DiskSet.command_overhead_ms``)."""
+        disk_set = body.volumes[vname].disks
+        part_id, key = disk_set.part, f"volumes.{vname}.disks.part"
+        if part_id in catalog.parts["ssds"]:
+            if disk_set.command_overhead_ms is not None:
+                raise UserError(
+                    where,
+                    f"volumes.{vname}.disks.command_overhead_ms",
+                    f"{part_id} is a flash drive; only a hard disk has a time per command here",
+                )
+            return catalog.parts["ssds"][part_id]
+        if part_id in catalog.parts["disks"]:
+            part = catalog.parts["disks"][part_id]
+            if disk_set.command_overhead_ms is None:
+                return part
+            return replace(part, command_overhead_ms=disk_set.command_overhead_ms)
         known = sorted(catalog.parts["disks"]) + sorted(catalog.parts["ssds"])
         raise UserError(
             where,
