@@ -1,5 +1,7 @@
 """The disk model against its datasheet: seek curve, zones, and one request's service time."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -40,6 +42,15 @@ def test_service_time_is_seek_plus_rotation_plus_transfer():
     rate = d.internal_rate_max_Mbps / 8 * eff * 1e6
     expected = disk_model.seek_ms(d, 1 / 3) / 1e3 + 0.5 * 60 / d.rpm + request / rate
     assert disk_model.service_s(d, eff, request, 1 / 3, 0.5) == pytest.approx(expected)
+
+
+def test_a_drive_s_own_time_per_command_adds_to_each_request():
+    d = DISKS["exos_x18_st18000nm000j"]
+    bare = dataclasses.replace(d, command_overhead_ms=0.0)
+    with_own = disk_model.service_s(d, 0.6, 4096, 0.1, 0.5)
+    assert with_own - disk_model.service_s(bare, 0.6, 4096, 0.1, 0.5) == pytest.approx(
+        d.command_overhead_ms / 1e3
+    )
 
 
 def test_inner_zones_are_slower_and_the_mean_rate_lies_between():

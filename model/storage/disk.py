@@ -115,7 +115,8 @@ def service_s(
     rotation_fraction: float,
     zone_fraction: float = 0.0,
 ) -> float:
-    """One request's service time: seek, then the rotation to its first sector, then the transfer.
+    """One request's service time: seek, then the rotation to its first sector, the drive's own
+    time per command (``command_overhead_s``), then the transfer.
 
     ``rotation_fraction`` is the part of a revolution the head waits (uniform on [0, 1) for a
     random request, so half a turn on average); ``zone_fraction`` places the data (0 outer edge).
@@ -124,5 +125,6 @@ def service_s(
     return (
         seek_ms(disk, distance_fraction) / 1e3
         + rotation_fraction * revolution_s(disk)
+        + command_overhead_s(disk)
         + request_B / rate_Bps
     )
