@@ -15,9 +15,11 @@ from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from model.result import Result
 from model.servers.download import (
     MD5_FILE_B,
+    SPLICE_PAGES,
     Directory,
     check,
     read_ahead_windows,
+    readahead_mark_B,
     whole_pages_B,
 )
 from model.servers.spec import DownloadBody
@@ -249,6 +251,8 @@ class Server:
         self.windows = read_ahead_windows(
             self.file_pages_B, int(read_ahead_KiB * 1024), page_B=page_B
         )
+        self.request_B = SPLICE_PAGES * page_B
+        self.mark_B = readahead_mark_B(self.windows, self.request_B)
         self.files = body.workload.dataset_files
         self.slot_B = int(self.array.capacity_B / self.files) // page_B * page_B
         self.directory = Directory(body.workload.files_per_directory, self.slot_B, page_B)
@@ -286,22 +290,42 @@ class Server:
         ):
             yield from self._until(self.array.read(offset_B, self.page_B), "opening")
         done = self.array.read(start, self.windows[0][1])
+        ahead = None
+        sent_B = 0  # the file's bytes written into the socket
         for k, (window_B, length) in enumerate(self.windows):
-            if k + 1 < len(self.windows):  # reaching window k starts the read of window k + 1
+            # reaching window k starts the read of window k + 1; window 0's mark lies inside it
+            if k + 1 < len(self.windows) and (k > 0 or self.mark_B == 0):
                 offset, size = self.windows[k + 1]
                 ahead = self.array.read(start + offset, size)
             yield from self._until(done, "data")
             length = min(length, self.file_B - window_B)  # the file's bytes in the window's pages
-            while length > 0:
+            entering = True
+            while True:
+                # a sendfile whose pipe of pages reaches window 0's mark starts window 1's read
+                if (
+                    ahead is None
+                    and len(self.windows) > 1
+                    and (
+                        sent_B >= self.mark_B
+                        or (entering and 0 < sent_B and sent_B + self.request_B > self.mark_B)
+                    )
+                ):
+                    offset, size = self.windows[1]
+                    ahead = self.array.read(start + offset, size)
+                entering = False
+                if length <= 0:
+                    break
                 room = socket.room_B()
                 if room <= 0:  # EAGAIN: the worker serves its other connections meanwhile
                     self._give(worker, turn)
                     yield socket.writable()
                     turn = yield from self._take(worker)
+                    entering = True
                     continue
                 written = min(room, length)
                 socket.write(written)
                 length -= written
+                sent_B += written
             if k + 1 < len(self.windows):
                 done = ahead
         self._give(worker, turn)

@@ -453,3 +453,39 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
         length,
     )
     assert commands[:n].tolist() == expected and (first == -1).all()
+
+
+def test_the_second_window_is_read_only_once_the_first_is_in_and_its_mark_reached(monkeypatch):
+    """Linux's initial read-ahead (``ondemand_readahead``): the first window is the request rounded
+    up (128 KiB for sendfile's 64 KiB pipe), its ``async_size`` the window less the request, so its
+    ``PG_readahead`` mark is the page just past the request: the next window's read starts when a
+    ``sendfile`` reaches that page, after the first window is in. It is not sent with the first."""
+    import download_reference
+
+    from model.servers import download
+
+    windows = read_ahead_windows(2050 * KiB, 128 * KiB)
+    request_B = download.SPLICE_PAGES * download.PAGE_B
+    assert download.readahead_mark_B(windows, request_B) == 64 * KiB
+    # a window no larger than the request is merged with the next: both are read at once
+    assert download.readahead_mark_B(read_ahead_windows(2050 * KiB, 64 * KiB), request_B) == 0
+    reads = []  # [offset, length, sent at, done at]
+    original = download_reference.Array.read
+
+    def read(self, offset_B, length_B):
+        done = original(self, offset_B, length_B)
+        reads.append([offset_B, length_B, self.env.now, None])
+        done.callbacks.append(lambda _event, r=reads[-1]: r.__setitem__(3, self.env.now))
+        return done
+
+    monkeypatch.setattr(download_reference.Array, "read", read)
+    _reference("variant=r6_def", "workload.files=40", "workload.clients=1")
+    # a file's first window is the first read of more than a page after its opening's page reads
+    first = {
+        o: end
+        for (_, before, _, _), (o, n, _, end) in zip(reads, reads[1:], strict=False)
+        if before == download.PAGE_B and n > download.PAGE_B
+    }
+    seconds = [(o, sent) for o, n, sent, _ in reads if o - 128 * KiB in first]
+    assert len(first) == len(seconds) == 40  # a pair each
+    assert all(sent >= first[o - 128 * KiB] for o, sent in seconds)

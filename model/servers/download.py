@@ -28,7 +28,14 @@ done. The server side, request by request:
   page begins, and a drive that read ahead past it serves it from its cache.
 - The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
   from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
-  the read of the next one in the background, so a stream has one window in flight ahead.
+  the read of the next one in the background, so a stream has one window in flight ahead. The
+  first window is the exception (``ondemand_readahead``'s initial read-ahead, mm/readahead.c: its
+  ``async_size`` is the window less the request, so its ``PG_readahead`` mark is the page just past
+  sendfile's 64 KiB pipe): the second window's read starts only when a ``sendfile`` reaches that
+  page, after the first window is in, and on a new connection, whose socket takes 16 KiB at first,
+  at the worker's second turn at the file (``readahead_mark_B``). Measured against the table this
+  costs every file one more read in series: the 1-worker columns 3 to 10 % slower (the "default"
+  ones closer, the "optimized" RAID6 one further off).
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
   a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
@@ -130,6 +137,17 @@ def read_ahead_windows(
         offset += length
         size = min(size * 4 if size < max_B // 16 else size * 2, max_B)
     return windows
+
+
+def readahead_mark_B(windows: list[tuple[int, int]], request_B: int) -> int:
+    """Where in the first window its read-ahead mark lies: reaching it starts the read of the next.
+
+    As ``ondemand_readahead``'s initial read-ahead: ``async_size`` is the window less the request
+    when the window is larger, so the ``PG_readahead`` mark is the page just past the request and
+    the next window is read only once the reader has the first and goes on past it; a window no
+    larger than the request is merged with the next at once (mark at 0: both read together).
+    """
+    return request_B if windows[0][1] > request_B else 0
 
 
 class Directory:
@@ -271,6 +289,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         file_pages_B,
         MD5_FILE_B,
         page_B,
+        readahead_mark_B(windows, SPLICE_PAGES * page_B),
+        SPLICE_PAGES * page_B,
         body.server.workers,
         link_Bps,
         body.server.connections == "keep_alive",

@@ -258,9 +258,9 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
     """The loop's working arrays: the clients' counters and times (two read slots a client: the
     window it waits on and the one read ahead), the workers' queues of connections, a read's member
     commands (at most ``commands``)."""
-    counts = tuple(np.zeros(n, np.int64) for n in [clients] * 7 + [2 * clients] * 2)
+    counts = tuple(np.zeros(n, np.int64) for n in [clients] * 8 + [2 * clients] * 2)
     counts[4][:] = -1  # asleep on no read
-    counts[8][:] = -1  # no client waits on the read
+    counts[9][:] = -1  # no client waits on the read
     counts += tuple(np.zeros(workers, np.int64) for _ in range(4))
     counts += (np.zeros(clients, np.int64), np.full(drives, -1, np.int64))
     times = tuple(np.zeros(clients) for _ in range(6)) + (np.zeros(2 * clients),)
@@ -350,6 +350,8 @@ def run(
     file_pages_B,
     md5_B,
     page_B,
+    mark_B,
+    request_B,
     workers,
     link_Bps,
     keep_alive,
@@ -386,6 +388,7 @@ def run(
         asleep_kind,
         waits_writable,
         waits_drained,
+        issued,  # the windows of its file read or being read
         read_left,
         read_waiter,
         held,
@@ -551,7 +554,11 @@ def run(
                         ev_rows,
                         events,
                     )
-                if k + 1 < windows_n:  # reaching window k starts the read of window k + 1
+                    issued[cl] = 1
+                # reaching window k (k >= 1; window 0 too when its mark is its first page) starts
+                # the read of window k + 1
+                if k + 1 < windows_n and issued[cl] == k + 1 and (k > 0 or mark_B == 0):
+                    issued[cl] = k + 2
                     span_from, span_to, waited_on, in_flight, in_flight_since = _read(
                         c,
                         drive_f,
@@ -594,7 +601,55 @@ def run(
                     break
                 continue
             elif st == 3:  # write the window into the socket while it has room
-                while left_B[cl] > 0:
+                entering = True
+                while True:
+                    # window 0's read-ahead mark: the sendfile whose pipe of pages reaches it starts
+                    # the read of window 1 (a call that starts past the file's start, or one that
+                    # goes on past the mark)
+                    if (
+                        issued[cl] == 1
+                        and windows_n > 1
+                        and (
+                            written[cl] >= mark_B
+                            or (entering and 0 < written[cl] and written[cl] + request_B > mark_B)
+                        )
+                    ):
+                        issued[cl] = 2
+                        span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                            c,
+                            drive_f,
+                            drive_i,
+                            seg_s,
+                            seg_l,
+                            seg_t,
+                            done_at,
+                            queue,
+                            commands,
+                            last,
+                            drives,
+                            chunk_B,
+                            width,
+                            pairs_level,
+                            parity,
+                            depth,
+                            now,
+                            places[pick[cl], 4] + windows[1, 0],
+                            windows[1, 1],
+                            2 * cl + 1,
+                            read_done,
+                            read_left,
+                            span_from,
+                            span_to,
+                            waited_on,
+                            in_flight,
+                            in_flight_since,
+                            ev_t,
+                            ev_rows,
+                            events,
+                        )
+                    entering = False
+                    if left_B[cl] <= 0:
+                        break
                     room = _capacity(
                         delivered[cl],
                         keep_alive,
