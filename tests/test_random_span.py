@@ -7,10 +7,12 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 from flash_parts import on_hba, scenario
 from quote_parts import write
 
 from model import catalog as parts
+from model import paths
 from model import scenario as loader
 from model.errors import UserError
 from model.schema import build_dataclass
@@ -201,3 +203,39 @@ def test_a_negative_command_overhead_is_refused():
         build_dataclass(type(NCQ), spec, "data/hardware/test.yaml", "disk")
     line = str(err.value)
     assert "\n" not in line and "command_overhead_ms" in line, line
+
+
+# --- a scenario's own figure for a stand-in drive (DiskSet.command_overhead_ms) -------------------
+
+OVERHEAD_KEY = "volumes.disk.disks.command_overhead_ms"
+
+
+def test_the_scenario_s_time_per_command_replaces_the_catalog_s():
+    data = yaml.safe_load((paths.SCENARIOS / "ext_arr_hw_16tb.yaml").read_text())
+    assert data["volumes"]["disk"]["disks"]["command_overhead_ms"] == 1.5  # the stand-in's own
+
+
+@pytest.mark.parametrize(("faster", "slower"), [(0.72, 1.5), (1.5, 2.1), (0.0, 0.72)])
+def test_a_longer_time_per_command_lowers_the_rate(run_cli, faster, slower):
+    fast = _hw16tb(run_cli, "rand_read", f"{OVERHEAD_KEY}={faster}")
+    assert fast > _hw16tb(run_cli, "rand_read", f"{OVERHEAD_KEY}={slower}")
+
+
+def test_the_post_s_random_rows_declare_it_and_it_moves_them_most(run_cli):
+    status, out, err = run_cli(
+        "predict", "ext_arr_hw_16tb", "--set", "variant=rand_write", "--json"
+    )
+    assert status == 0, err
+    found = json.loads(out)
+    assert max(found["drivers"], key=found["drivers"].get) == OVERHEAD_KEY
+    low, high = found["interval_90"]
+    assert low < found["throughput_MBps"] < high
+
+
+def test_a_flash_drive_has_no_time_per_command_to_set(run_cli, tmp_path):
+    volume = on_hba("samsung_870_evo_1tb", 1, "single")
+    volume["disks"]["command_overhead_ms"] = 1.0
+    data = scenario(volume, {"op": "read", "pattern": "random", "request_KiB": 4, "total_MB": 10})
+    status, out, err = run_cli("predict", write(tmp_path / "flash.yaml", data))
+    assert status == 2 and out == ""
+    assert "command_overhead_ms" in err and "flash drive" in err
