@@ -19,13 +19,22 @@ measurement allows.
 Rows of the external table (``measured.is_external``: published measurements of current hardware)
 never enter the fit, whatever they are handed with.
 
-Rows of request-level simulations (``not_fitted``) stay out of the fit: they are too slow for a
-fit's hundreds of evaluations, and are predicted with what the other tables fit (their own
-parameters keep their declared defaults).
+Rows of request-level simulations (``not_fitted``) stay out of the least-squares fit: they are too
+slow for its hundreds of evaluations, and are predicted with what the other tables fit.
+
+A parameter the models read in whole steps (``FreeParameter.levels``: a read-ahead window) has no
+derivative to follow, so least squares would leave it where it starts and report no row depending
+on it. It is chosen by profile instead (``profile``), after the smooth parameters: every row of
+the tables (request-level ones included: a handful of runs each) whose prediction moves with it is
+predicted at each of its levels, the others held at their fit, and the level of least robust cost
+(the fit's Cauchy loss) is kept, the lowest among equals. Its 95 % interval is every level whose
+sum of squared relative errors lies within the chi-square(1) 95 % point of the best, in units of
+the best's residual variance (a profile-likelihood interval, Venzon and Moolgavkar 1988).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -36,7 +45,7 @@ from . import params as params_module
 from . import paths, registry
 from .measured import ROUNDING, Row, is_external
 from .spec import Scenario
-from .validate import bound_excess, predict_row, scenario_of
+from .validate import bound_excess, predict_row, reads, scenario_of
 
 LOSS, F_SCALE = "cauchy", 0.10
 BOUND_WEIGHT = 100.0  # a measurement past its path's capacity outweighs any row's relative error
@@ -99,11 +108,21 @@ def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
     return [r for r in rows if fitted(r) and predict_row(r, values).error_pct is not None]
 
 
-def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
+def fit(rows: list[Row], start: dict[str, float] | None = None, levels: bool = True) -> Fit:
     """Fit every parameter the covered result rows of ``rows`` depend on, from ``start`` (the
-    declared defaults unless given: a refit without a few rows starts from the fit on all)."""
+    declared defaults unless given: a refit without a few rows starts from the fit on all), and
+    choose each stepped parameter's level by ``profile`` (unless ``levels`` is False: then it keeps
+    its value in ``start``)."""
+    smooth = _smooth_fit(rows, start)
+    return profile(rows, smooth) if levels else smooth
+
+
+def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
+    """Least squares over the parameters without levels (those with levels stay at ``start``)."""
     declared = params_module.DECLARED
-    defaults = params_module.defaults()
+    defaults = dict(
+        params_module.defaults(), **{n: v for n, v in (start or {}).items() if declared[n].levels}
+    )
     start = dict(defaults, **(start or {}))
     fitted_rows = _covered(rows, defaults)
     bounded_rows = [r for r in fitted_rows if bound_excess(r, defaults) is not None]
@@ -119,7 +138,7 @@ def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
         probe = dict(defaults, **{name: p.default * (1 + 10 * _STEP)})
         moved = np.abs(residuals(probe) - base)[: len(fitted_rows)] > 1e-9
         depends[name] = int(moved.sum())
-    free = [n for n in declared if depends[n] > 0]
+    free = [n for n in declared if depends[n] > 0 and not declared[n].levels]
     values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
@@ -162,6 +181,68 @@ def fit(rows: list[Row], start: dict[str, float] | None = None) -> Fit:
         tuple(free) if covariance else (),
         covariance,
     )
+
+
+def profile(rows: list[Row], smooth: Fit) -> Fit:
+    """``smooth`` with each stepped parameter (``FreeParameter.levels``) chosen by
+    ``stepped_levels``."""
+    values, intervals = dict(smooth.values), dict(smooth.intervals)
+    depends = dict(smooth.rows_per_parameter)
+    for name, (level, interval, moved) in stepped_levels(rows, smooth.values).items():
+        values[name], intervals[name], depends[name] = level, interval, moved
+    return dataclasses.replace(
+        smooth, values=values, intervals=intervals, rows_per_parameter=depends
+    )
+
+
+def stepped(row: Row, values: dict[str, float]) -> bool:
+    """Whether a stepped parameter is chosen on ``row``: a measured row (not an external one) whose
+    simulations read one."""
+    declared = params_module.DECLARED
+    return not is_external(row) and any(declared[n].levels for n in reads(row, values))
+
+
+def stepped_levels(
+    rows: list[Row], values: dict[str, float]
+) -> dict[str, tuple[float, tuple[float, float], int]]:
+    """Each stepped parameter's level, 95 % interval and how many rows of ``rows`` it moves, chosen
+    over its levels (``choose_level``) on those rows with the other parameters at ``values``; one
+    that fewer than two rows move keeps its default and its declared bounds."""
+    out = {}
+    for name, p in params_module.DECLARED.items():
+        if not p.levels:
+            continue
+        at = dict(values, **{name: p.default})
+        candidates = [
+            r for r in rows if predict_row(r, at).error_pct is not None and stepped(r, at)
+        ]
+        errors = np.array(
+            [
+                [predict_row(r, dict(at, **{name: level})).error_pct / 100.0 for r in candidates]
+                for level in p.levels
+            ]
+        ).reshape(len(p.levels), len(candidates))
+        moved = np.ptp(errors, axis=0) > 1e-9
+        if moved.sum() < 2:
+            out[name] = (p.default, (p.low, p.high), int(moved.sum()))
+        else:
+            out[name] = (*choose_level(p.levels, errors[:, moved]), int(moved.sum()))
+    return out
+
+
+def choose_level(
+    levels: tuple[float, ...], errors: np.ndarray
+) -> tuple[float, tuple[float, float]]:
+    """The level (row of ``errors``: the relative errors of the same rows at each level) of least
+    robust cost, the lowest among equals, and its 95 % profile interval: the lowest and highest
+    level whose sum of squares exceeds the best's by at most chi-square(1)'s 95 % point times the
+    best's residual variance (its sum of squares over its rows less one)."""
+    cost = np.sum(F_SCALE**2 * np.log1p((errors / F_SCALE) ** 2), axis=1)
+    best = int(np.flatnonzero(cost <= cost.min() + 1e-12)[0])
+    squares = np.sum(errors**2, axis=1)
+    variance = squares[best] / max(errors.shape[1] - 1, 1)
+    inside = np.flatnonzero(squares - squares[best] <= stats.chi2.ppf(0.95, 1) * variance)
+    return levels[best], (levels[int(inside.min())], levels[int(inside.max())])
 
 
 def _rms(residuals: np.ndarray) -> float:

@@ -8,8 +8,9 @@ Two held-out predictions of every measured result row:
 - **leave-one-table-out**: the row is predicted from a fit on every other table. This is the
   planner whose hardware no report measured.
 
-A row the fit never uses (a request-level model's, or the external table's: ``calibrate.fitted``)
-is held out already, so its held-out predictions are its in-sample one.
+A row the calibration never uses (the external table's, or a request-level model's that no stepped
+parameter is chosen on: ``calibrate.fitted``, ``calibrate.stepped``) is held out already, so its
+held-out predictions are its in-sample one.
 
 ``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, and from
 the leave-one-configuration-out errors the model error each model's intervals are widened by
@@ -39,17 +40,28 @@ def configuration(row: Row) -> tuple[str, tuple[str, ...]]:
 def _refit(
     rows: list[Row], leave_out: Callable[[Row], object], start: dict[str, float]
 ) -> list[Prediction]:
-    """Each group of fitted rows (by ``leave_out``) predicted from a fit on all the other rows;
-    rows the fit never uses, with ``start`` (the fit on every row)."""
+    """Each group of rows the calibration uses (by ``leave_out``) predicted from a calibration on
+    all the other rows; rows it never uses, with ``start`` (the calibration on every row).
+
+    A group the least-squares fit uses is refitted; a stepped parameter (``calibrate.profile``)
+    is chosen again only where the group holds rows it is chosen on, and then at the refit's
+    values. A group of stepped rows alone (a request-level model's) leaves the least-squares fit as
+    ``start`` has it, so only its levels are chosen again."""
     groups: dict[object, list[Row]] = {}
     for r in rows:
-        groups.setdefault(leave_out(r) if calibrate.fitted(r) else None, []).append(r)
+        used = calibrate.fitted(r) or calibrate.stepped(r, start)
+        groups.setdefault(leave_out(r) if used else None, []).append(r)
     predicted: dict[int, Prediction] = {}
     for key, members in groups.items():
+        rest = [r for r in rows if leave_out(r) != key]
+        stepped = any(calibrate.stepped(r, start) for r in members)
         if key is None:
             values = start
+        elif any(calibrate.fitted(r) for r in members):
+            values = calibrate.fit(rest, start=start, levels=stepped).values
         else:
-            values = calibrate.fit([r for r in rows if leave_out(r) != key], start=start).values
+            levels = calibrate.stepped_levels(rest, start)
+            values = dict(start, **{name: chosen[0] for name, chosen in levels.items()})
         for r, p in zip(members, predict_rows(members, values), strict=True):
             predicted[id(r)] = p
     return [predicted[id(r)] for r in rows]

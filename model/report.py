@@ -480,8 +480,12 @@ def calibration() -> str:
             f"  {name:32} {value:10.3f} {p.unit:8} 95% interval {low:.3f} to {high:.3f} "
             f"({result.rows_per_parameter[name]} rows depend on it)"
         )
-    # the fitted tables only: the others (calibrate.not_fitted) are predicted by validate, not here
-    predictions = predict_rows([r for r in rows if calibrate_module.fitted(r)], result.values)
+    # the rows the calibration uses only: the others (calibrate.not_fitted, unless a stepped
+    # parameter is chosen on them) are predicted by validate, not here
+    used = [
+        r for r in rows if calibrate_module.fitted(r) or calibrate_module.stepped(r, result.values)
+    ]
+    predictions = predict_rows(used, result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:
             lines.append(

@@ -58,6 +58,16 @@ def _result(name: str, overrides: tuple[str, ...], params: dict[str, float]):
     return result
 
 
+def reads(row: Row, params: dict[str, float]) -> frozenset[str]:
+    """The free parameters the simulations behind ``row`` read (its configuration's and the one
+    it is measured relative to), predicting it at ``params`` first where it has not been."""
+    predict_row(row, params)
+    configs = [(row.scenario, row.overrides)]
+    if row.relative_to:
+        configs.append((row.scenario, row.relative_to))
+    return frozenset(name for c in configs for name in _used.get(c, ()))
+
+
 def _metric(
     name: str, overrides: tuple[str, ...], metric: str, params: dict[str, float]
 ) -> float | None:

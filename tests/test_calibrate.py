@@ -2,7 +2,9 @@
 
 import dataclasses
 import json
+import math
 
+import numpy as np
 import pytest
 
 from model import calibrate, measured, params, paths
@@ -53,7 +55,7 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
     assert fit.rms_error_pct < 0.5
 
 
-def test_uncovered_and_unfitted_rows_do_not_enter_the_fit():
+def test_uncovered_and_unfitted_rows_do_not_enter_the_least_squares_fit():
     # the download server and the memory-mapped test are request-level: calibrate.not_fitted
     unfitted = [r for r in ROWS if r.table in ("eah_download", "psu_mmap")]
     uncovered = [
@@ -62,9 +64,57 @@ def test_uncovered_and_unfitted_rows_do_not_enter_the_fit():
     assert not any(calibrate.fitted(r) for r in unfitted) and all(
         calibrate.fitted(r) for r in uncovered
     )
-    fit = calibrate.fit(unfitted + uncovered)
+    fit = calibrate.fit(unfitted + uncovered, levels=False)
     assert fit.rows == 0
     assert fit.values == params.defaults()
+
+
+EAH_OPT = [r for r in ROWS if r.table == "eah_download" and r.id.startswith("r6_opt_8_")]
+
+
+def test_a_stepped_parameter_is_chosen_over_its_levels_on_the_rows_it_moves():
+    start = params.calibrated()
+    defaults_ra = params.DECLARED["tuned_read_ahead_KiB"]
+    fit = calibrate.fit(EAH_OPT, start=start)
+    level = fit.values["tuned_read_ahead_KiB"]
+    low, high = fit.intervals["tuned_read_ahead_KiB"]
+    assert level in defaults_ra.levels and low <= level <= high
+    assert fit.rows_per_parameter["tuned_read_ahead_KiB"] == len(
+        [r for r in EAH_OPT if r.role == "result"]
+    )
+
+    def cost(value):
+        errors = [
+            predict_row(r, dict(fit.values, tuned_read_ahead_KiB=value)).error_pct / 100
+            for r in EAH_OPT
+            if r.role == "result"
+        ]
+        return sum(calibrate.F_SCALE**2 * math.log1p((e / calibrate.F_SCALE) ** 2) for e in errors)
+
+    assert all(cost(level) <= cost(other) + 1e-12 for other in defaults_ra.levels)
+    # these rows do not enter least squares: every other parameter keeps its default
+    assert {k: v for k, v in fit.values.items() if k != "tuned_read_ahead_KiB"} == {
+        k: v for k, v in params.defaults().items() if k != "tuned_read_ahead_KiB"
+    }
+
+
+def test_a_parameter_the_default_column_never_reads_is_not_chosen_on_it():
+    default = [r for r in ROWS if r.table == "eah_download" and r.id.startswith("r6_def_1_")]
+    assert default and not any(calibrate.stepped(r, params.calibrated()) for r in default)
+
+
+def test_choose_level_takes_the_least_cost_lowest_among_equals_with_a_profile_interval():
+    levels = (1.0, 2.0, 4.0, 8.0)
+    rng = np.random.default_rng(1)
+    noise = 0.05 * rng.standard_normal(30)
+    errors = np.array([noise + 0.30, noise + 0.01, noise + 0.01, noise + 0.08])
+    level, (low, high) = calibrate.choose_level(levels, errors)
+    assert level == 2.0  # equal to 4.0: the lower
+    assert (low, high) == (2.0, 4.0)  # 0.08 off on 30 rows is far outside; 0.30 too
+    # four rows scattered by 0.3 cannot tell 8.0 from the best
+    scattered = 0.3 * rng.standard_normal(4)
+    wide = calibrate.choose_level(levels, np.array([scattered + e[0] - noise[0] for e in errors]))
+    assert wide[1][1] == 8.0
 
 
 def test_the_result_cache_follows_the_parameters_a_model_reads():

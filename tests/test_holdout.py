@@ -48,6 +48,32 @@ def test_a_row_the_fit_never_uses_keeps_its_in_sample_prediction():
         assert held[i].predicted == plain[i].predicted
 
 
+def test_a_stepped_rows_held_out_prediction_comes_from_a_level_chosen_without_it():
+    # the tuned read-ahead is chosen over its levels on the "optimized" columns (calibrate.profile)
+    rows = [r for r in ROWS if r.table == "eah_download" and r.id.startswith("r6_opt_8_")]
+    # a start at Linux's default window, which these rows rule out: the held-out prediction is not
+    # the start's but the level the other rows choose
+    start = dict(params.calibrated(), tuned_read_ahead_KiB=128.0)
+    target = next(r for r in rows if r.role == "result")
+    assert calibrate.stepped(target, start)
+    others = [r for r in rows if r is not target]
+    chosen = calibrate.stepped_levels(others, start)["tuned_read_ahead_KiB"][0]
+    assert chosen > 128.0
+    assert holdout.leave_one_configuration_out(rows, start)[rows.index(target)].predicted == (
+        predict_rows([target], dict(start, tuned_read_ahead_KiB=chosen))[0].predicted
+    )
+    far = [dataclasses.replace(r, value=3 * r.value) if r is target else r for r in rows]
+    before = holdout.leave_one_configuration_out(rows, start)[rows.index(target)]
+    after = holdout.leave_one_configuration_out(far, start)[rows.index(target)]
+    assert after.predicted == before.predicted
+    # with its whole table out, no row chooses the level: the declared default
+    default = params.DECLARED["tuned_read_ahead_KiB"].default
+    table_out = holdout.leave_one_table_out(rows, start)[rows.index(target)]
+    assert table_out.predicted == pytest.approx(
+        predict_rows([target], dict(start, tuned_read_ahead_KiB=default))[0].predicted
+    )
+
+
 def _row_pair(error_pct: float, row):
     return Prediction(row, row.value, 0.0), Prediction(
         row, row.value * (1 + error_pct / 100), error_pct

@@ -11,5 +11,9 @@ PARAMETERS = (
         16384.0,
         "the read-ahead window of the Einstein@home server's tuned ('optimized') block-device "
         "settings, which the report does not list; the default is Linux's 128 KiB",
+        # powers of two from the default up: the on-demand windows double up to the limit, so a
+        # limit between two of them reads the table's 2,050 kB files in the windows of the lower
+        # one or nearly (1536 KiB gives the same windows as 1024)
+        levels=tuple(float(2**k) for k in range(7, 15)),
     ),
 )
