@@ -202,6 +202,12 @@ def stepped(row: Row, values: dict[str, float]) -> bool:
     return not is_external(row) and any(declared[n].levels for n in reads(row, values))
 
 
+def used(row: Row, values: dict[str, float]) -> bool:
+    """Whether calibration uses ``row``: in least squares (``fitted``) or to choose a stepped
+    parameter's level (``stepped``)."""
+    return fitted(row) or stepped(row, values)
+
+
 def stepped_levels(
     rows: list[Row], values: dict[str, float]
 ) -> dict[str, tuple[float, tuple[float, float], int]]:
@@ -213,8 +219,9 @@ def stepped_levels(
         if not p.levels:
             continue
         at = dict(values, **{name: p.default})
+        # ``stepped`` predicts the row first, so the error below comes from the cache
         candidates = [
-            r for r in rows if predict_row(r, at).error_pct is not None and stepped(r, at)
+            r for r in rows if stepped(r, at) and predict_row(r, at).error_pct is not None
         ]
         errors = np.array(
             [

@@ -49,19 +49,19 @@ def _refit(
     ``start`` has it, so only its levels are chosen again."""
     groups: dict[object, list[Row]] = {}
     for r in rows:
-        used = calibrate.fitted(r) or calibrate.stepped(r, start)
-        groups.setdefault(leave_out(r) if used else None, []).append(r)
+        groups.setdefault(leave_out(r) if calibrate.used(r, start) else None, []).append(r)
     predicted: dict[int, Prediction] = {}
     for key, members in groups.items():
-        rest = [r for r in rows if leave_out(r) != key]
-        stepped = any(calibrate.stepped(r, start) for r in members)
         if key is None:
             values = start
-        elif any(calibrate.fitted(r) for r in members):
-            values = calibrate.fit(rest, start=start, levels=stepped).values
         else:
-            levels = calibrate.stepped_levels(rest, start)
-            values = dict(start, **{name: chosen[0] for name, chosen in levels.items()})
+            rest = [r for r in rows if leave_out(r) != key]
+            stepped = any(calibrate.stepped(r, start) for r in members)
+            if any(calibrate.fitted(r) for r in members):
+                values = calibrate.fit(rest, start=start, levels=stepped).values
+            else:
+                levels = calibrate.stepped_levels(rest, start)
+                values = dict(start, **{name: chosen[0] for name, chosen in levels.items()})
         for r, p in zip(members, predict_rows(members, values), strict=True):
             predicted[id(r)] = p
     return [predicted[id(r)] for r in rows]

@@ -482,9 +482,7 @@ def calibration() -> str:
         )
     # the rows the calibration uses only: the others (calibrate.not_fitted, unless a stepped
     # parameter is chosen on them) are predicted by validate, not here
-    used = [
-        r for r in rows if calibrate_module.fitted(r) or calibrate_module.stepped(r, result.values)
-    ]
+    used = [r for r in rows if calibrate_module.used(r, result.values)]
     predictions = predict_rows(used, result.values)
     for name, t in summarise(predictions).items():
         if t["covered"]:
