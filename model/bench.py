@@ -237,7 +237,7 @@ def sweeps() -> None:
 
     from .sweep import grid as grid_module
     from .sweep import run as run_module
-    from .sweep.run import QUIET_KERNEL
+    from .sweep.run import kernel_options
 
     with tempfile.TemporaryDirectory() as tmp:
         grid, points = grid_module.load(paths.DATA / "sweeps" / "sas_lanes_lhs.yaml")
@@ -265,9 +265,7 @@ def sweeps() -> None:
                 str(empty),
                 str(Path(tmp) / f"out{i}.ipynb"),
                 parameters={"x": i},
-                kernel_name="python3",
-                progress_bar=False,
-                extra_arguments=QUIET_KERNEL,
+                **kernel_options(Path(tmp)),
             )
         bare = (time.perf_counter() - start) / 3
         grid, points = grid_module.load(paths.DATA / "sweeps" / "raid0_disks.yaml")

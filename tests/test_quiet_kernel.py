@@ -3,13 +3,19 @@
 jupyter_client shuts a kernel down by interrupting it (SIGINT) before asking it to stop; a kernel
 that is still answering a message then logs "KeyboardInterrupt caught in kernel." at ERROR level,
 which ``make bench`` printed at the end of its papermill section. The race needs a loaded machine:
-several notebooks at once on a pool.
+several notebooks at once on a pool. The same pool once lost a point to two kernels binding one TCP
+port; each kernel now talks over Unix sockets in its own folder (``kernel_options``).
 """
 
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from model import paths
+from model.sweep.run import kernel_options
 
 SCRIPT = """
 import sys
@@ -19,7 +25,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from model.sweep.run import QUIET_KERNEL
+from model.sweep.run import kernel_options
 
 folder = Path(sys.argv[1])
 nb = nbformat.v4.new_notebook()
@@ -29,9 +35,10 @@ nbformat.write(nb, folder / "empty.ipynb")
 
 
 def one(i):
+    (folder / f"k{i}").mkdir()
     papermill.execute_notebook(
         str(folder / "empty.ipynb"), str(folder / f"out{i}.ipynb"), parameters={"x": i},
-        kernel_name="python3", progress_bar=False, extra_arguments=QUIET_KERNEL,
+        **kernel_options(folder / f"k{i}"),
     )
 
 
@@ -55,3 +62,10 @@ def test_kernels_shut_down_on_a_pool_print_nothing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert len(list(tmp_path.glob("out*.ipynb"))) == 24
     assert "KeyboardInterrupt" not in done.stderr + done.stdout, done.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="ZeroMQ has no Unix sockets on Windows")
+def test_each_kernel_talks_over_sockets_in_its_own_folder(tmp_path):
+    config = kernel_options(tmp_path)["config"]["KernelManager"]
+    assert config["transport"] == "ipc"
+    assert Path(config["ip"]).parent == tmp_path

@@ -36,12 +36,34 @@ from .pool import Pool
 from .store import Stopped, Store, point_id
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
-# A point's kernel logs nothing: ipykernel 7 warns on every start over TCP without CurveZMQ keys
-# ("Kernel is running over TCP without encryption"), a line per point through the progress bar, and
-# jupyter_client shuts a kernel down by interrupting it first, which a kernel still answering a
-# message logs as an ERROR ("KeyboardInterrupt caught in kernel."). The kernel listens on this
-# machine's loopback only; a point's own errors still reach its notebook and its record.
+# A point's kernel logs nothing: jupyter_client shuts a kernel down by interrupting it first, which
+# a kernel still answering a message logs as an ERROR ("KeyboardInterrupt caught in kernel."), and
+# over TCP ipykernel 7 warns on every start that CurveZMQ keys are missing. A point's own errors
+# still reach its notebook and its record.
 QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+
+
+def kernel_options(folder: Path) -> dict[str, Any]:
+    """papermill's options for a quiet kernel that talks over Unix sockets in ``folder``.
+
+    Over TCP jupyter_client picks five free ports, closes them and lets the kernel bind them;
+    kernels started at once on a pool can take each other's port ("Address already in use") and
+    the client then waits 60 s for a kernel that never answers. Sockets in the point's own temporary
+    folder cannot collide. Windows has no Unix sockets for ZeroMQ: there the kernel stays on TCP.
+    """
+    options: dict[str, Any] = {
+        "kernel_name": "python3",
+        "progress_bar": False,
+        "extra_arguments": QUIET_KERNEL,
+    }
+    if os.name == "posix":
+        from traitlets.config import Config
+
+        ipc = {"transport": "ipc", "ip": str(folder / "kernel")}
+        options["config"] = Config({"KernelManager": ipc})
+    return options
+
+
 SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
@@ -88,10 +110,8 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             str(notebook),
             str(out_nb),
             parameters=parameters,
-            kernel_name="python3",
-            progress_bar=False,
             cwd=str(notebook.parent),
-            extra_arguments=QUIET_KERNEL,
+            **kernel_options(Path(tmp)),
         )
         return json.loads(result_path.read_text())
 
