@@ -173,6 +173,7 @@ def build(
         )
         charge(usage, side, server, side.copy_s_per_byte)  # between the socket and the process
         charge(usage, side, None, frames_s, on_irq=True)
+        storage_stream.checkpoint_wait(path, body, usage, server)
         add(usage, client, wire)
         add(usage, side.nics[member], wire)
         usages.append(usage)

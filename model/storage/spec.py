@@ -94,10 +94,16 @@ class FileSystem:
     """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
     Linux file systems) and its ``block_KiB`` block size. An ext2 or ext3 file maps its data block
     by block: every block beyond the first twelve takes a 4-byte entry in an indirect block, read
-    and written with the data (``model.storage.topology.metadata_share``); XFS maps extents."""
+    and written with the data (``model.storage.topology.metadata_share``); XFS maps extents.
+
+    ``journal`` is ext3's ``data=`` mount option (the kernel's Documentation/filesystems/ext3.txt):
+    ``ordered``, its default, and ``writeback`` journal the metadata only, ``journal`` writes every
+    data block to the journal first and to its place after (``model.storage.topology.journal``).
+    The other file systems have no such option and keep the default."""
 
     type: Literal["raw", "ext2", "ext3", "xfs"] = "ext2"
     block_KiB: Annotated[float, Bound(1.0, 64.0, words="a block size from 1 to 64 KiB")] = 4.0
+    journal: Literal["ordered", "writeback", "journal"] = "ordered"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-boun
 a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storage.requests`` says.
 A write to drives whose own write cache is off and which hold one command at a time goes at most
 as fast as they take the write-back's requests, a revolution lost between two
-(``model.storage.writecache``).
+(``model.storage.writecache``). On an ext3 volume mounted ``data=journal`` each byte is written
+twice and the writer waits for the second write (``topology.Journal``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -74,6 +75,17 @@ def stream_usage(
     usage[core] = core_s + writer_pays * driver
     usage[host_cpu] = core_s + driver + parity
     return usage
+
+
+def checkpoint_wait(
+    path: topology.StoragePath, body: StorageBody, usage: dict[FlowResource, float], process
+) -> None:
+    """Make a writer on an ext3 ``data=journal`` volume wait for its checkpoints: a resource of its
+    own time, its core's work and the wait in series (``topology.Journal``)."""
+    wait = path.checkpoint_s_per_byte[body.workload.target]
+    if wait and body.workload.op in ("write", "copy"):
+        own_time = path.network.resource(f"{process.name} with its checkpoints", 1.0, unit="s")
+        usage[own_time] = usage[process] + wait
 
 
 def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
@@ -151,6 +163,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     )
     usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
+    for core, usage in zip(cores, usages, strict=True):
+        checkpoint_wait(path, body, usage, core)
     if w.pattern == "random":  # requests in flight over their response time (Little's law)
         core_s = (write_s if w.op == "write" else read_s) * request_B
         depth = requests.in_flight(w.io, w.op, w.queue_depth)

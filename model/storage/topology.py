@@ -20,7 +20,8 @@ link (its catalog ``host_bus``); an NVMe drive attached as ``nvme.SEGMENT.N`` si
 bus segment SEGMENT with no controller, so every NVMe drive on one segment shares it. A ZFS pool
 (``model.storage.zfs``) keeps its layout on the host as md does and costs the host's CPU its
 checksums and parity. Random requests (``model.storage.requests``) make each drive a resource at
-its random rate and land their write penalty and record reads on it.
+its random rate and land their write penalty and record reads on it. An ext3 volume's journal
+(``Journal``) writes the block map twice, and the data too when it is mounted ``data=journal``.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and ``em_ingest``
 (``003_0a9a7721e3b096d5.txt``).
 """
@@ -60,6 +61,7 @@ class StoragePath:
         str, float
     ]  # volume -> host CPU seconds md's parity (ZFS's checksums too) costs per byte it serves
     request_s: dict[str, float]  # volume -> device seconds of one random request alone
+    checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
 
 
 def group_shares(volume: Volume) -> list[float]:
@@ -83,6 +85,43 @@ def metadata_share(filesystem: FileSystem) -> float:
     if filesystem.type in ("ext2", "ext3"):
         return BLOCK_POINTER_B / (filesystem.block_KiB * 1024)
     return 0.0
+
+
+@dataclass(frozen=True)
+class Journal:
+    """What ext3's journal adds to a byte written (``FileSystem.journal``, the ``data=`` mode).
+
+    The journal is a region of the volume itself (mke2fs's internal journal). Every mode journals
+    the block map before it goes to its place, so the map is written twice; ``data=journal``
+    journals the data too: each byte crosses the path twice (``copies``), and since a streaming
+    writer fills the journal in a fraction of a second, the writer itself checkpoints it
+    (JBD's ``__log_wait_for_space`` calls ``log_do_checkpoint`` in the writing process, which writes
+    the journalled blocks to their places and waits for them): it waits for its own bytes' second
+    write (``waits``). Reads are not touched.
+    """
+
+    copies: float = 1.0  # times each data byte is written
+    map_copies: float = 1.0  # times each byte of block map is written
+    waits: bool = False  # the writer waits for the checkpoint writes of its bytes
+
+
+def journal(filesystem: FileSystem, op: str, where: str, key: str) -> Journal:
+    """The journal's work on a byte ``op`` moves on ``filesystem``; a journal mode on a file
+    system without one is the user's mistake."""
+    if filesystem.type != "ext3":
+        if filesystem.journal != "ordered":
+            raise UserError(
+                where,
+                key,
+                f"is ext3's data= mode; this volume's file system is {filesystem.type}, which "
+                "has none (leave journal out)",
+            )
+        return Journal()
+    if op != "write":
+        return Journal()
+    if filesystem.journal == "journal":
+        return Journal(copies=2.0, map_copies=2.0, waits=True)
+    return Journal(map_copies=2.0)
 
 
 def drive_share(level: str, drives: int, op: str) -> float:
@@ -322,14 +361,10 @@ def build(
     driver: dict[str, float] = {}
     parity: dict[str, float] = {}
     response: dict[str, float] = {}
+    checkpoint: dict[str, float] = {}
     volumes = [body.workload.target] + ([body.workload.source] if op == "copy" else [])
     for vname in volumes:
         volume = body.volumes[vname]
-        if volume.filesystem.type == "ext3":
-            raise NotModelled(
-                f"volume {vname}: the ext3 journal is not modelled; the one ext3 figure "
-                "(001 slide 32) gives neither its journal mode nor its kernel"
-            )
         part = device(vname)
         level, n_groups = volume.layout()
         per_group = volume.disks.count // n_groups
@@ -337,7 +372,11 @@ def build(
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
         # bytes on each drive's surface per byte the stream moves: its share and the block map's
         block_map = 0.0 if volume.engine == "zfs" else metadata_share(volume.filesystem)
+        journalled = journal(
+            volume.filesystem, volume_op, where, f"volumes.{vname}.filesystem.journal"
+        )
         surface = drive_share(level, per_group, volume_op) * (1.0 + block_map)
+        journal_share = (journalled.copies + journalled.map_copies * block_map) / (1.0 + block_map)
         # what the workload's data takes on each drive of its busiest group: it must fit
         footprint_B = (
             w.streams * bytes_per_stream * max(groups) * drive_share(level, per_group, "write")
@@ -431,5 +470,11 @@ def build(
                     add(res, g_share)
                 processor, block_s = raid_processor(ctrl, cname, g)
                 add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
-        usage[vname] = use
-    return StoragePath(net, host, disks, usage, driver, parity, response)
+        # the writer's wait for its checkpoint: its bytes' one write at the volume's own pace
+        checkpoint[vname] = (
+            max(share / res.capacity for res, share in use.items()) if journalled.waits else 0.0
+        )
+        usage[vname] = {res: share * journal_share for res, share in use.items()}
+        driver[vname] *= journal_share
+        parity[vname] *= journal_share
+    return StoragePath(net, host, disks, usage, driver, parity, response, checkpoint)

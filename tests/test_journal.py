@@ -1,0 +1,71 @@
+"""ext3's journal (``model.storage.topology.Journal``): the ``data=`` mode as ext3's documentation
+gives it, and the CERN receive host's ext3 figure predicted with the mode as a declared unknown."""
+
+import pytest
+from grid_files import one_line
+
+from model import scenario, uncertainty
+from model.simulate import simulate
+
+
+def _cern(*overrides):
+    return simulate(scenario.load("atlas_cern_receive", list(overrides)))
+
+
+def _disk_bytes(result):
+    return result.utilization["disk md0.0"] * result.elapsed_s
+
+
+def test_ordered_journals_the_block_map_only():
+    ext2, ordered = _cern(), _cern("variant=ext3")
+    assert ordered.throughput_MBps == pytest.approx(ext2.throughput_MBps, rel=1e-3)
+    # the map, 4 bytes a 4 KiB block, goes to the journal and to its place
+    assert _disk_bytes(ordered) / _disk_bytes(ext2) == pytest.approx(
+        (1 + 2 * 4 / 4096) / (1 + 4 / 4096), rel=1e-6
+    )
+    assert _cern("variant=ext3", "volumes.md0.filesystem.journal=writeback").throughput_MBps == (
+        pytest.approx(ordered.throughput_MBps, rel=1e-9)
+    )
+
+
+def test_data_journal_writes_every_byte_twice_and_the_writer_waits_for_the_second():
+    ordered = _cern("variant=ext3")
+    journal = _cern("variant=ext3", "volumes.md0.filesystem.journal=journal")
+    assert _disk_bytes(journal) / _disk_bytes(ordered) == pytest.approx(
+        2 * (1 + 4 / 4096) / (1 + 2 * 4 / 4096), rel=1e-6
+    )
+    # one stream: its core's work and the wait for its checkpoint in series
+    assert journal.bottleneck == "core 0 with its checkpoints"
+    assert journal.cpu_sys_s == pytest.approx(ordered.cpu_sys_s, rel=1e-6)
+    core_s = ordered.cpu_sys_s / ordered.bytes_moved
+    assert 1 / journal.throughput_MBps > 1 / ordered.throughput_MBps
+    wait_s = journal.elapsed_s / journal.bytes_moved - core_s
+    # the wait is the home write at the volume's own pace: what the drives' controllers allow
+    assert 0 < wait_s < core_s
+
+
+def test_reads_are_not_journalled():
+    read = ("variant=ext3", "workload.op=read")
+    assert _cern(*read, "volumes.md0.filesystem.journal=journal").throughput_MBps == (
+        pytest.approx(_cern(*read).throughput_MBps, rel=1e-12)
+    )
+
+
+def test_the_journal_mode_is_the_unknown_of_the_ext3_figure():
+    sc = scenario.load("atlas_cern_receive", ["variant=ext3"])
+    interval = uncertainty.interval(sc)
+    assert set(interval.drivers) >= {"volumes.md0.filesystem.journal"}
+    assert interval.low < 0.75 * interval.point <= interval.high
+    # the ext2 figure has no journal to be unsure of
+    assert (
+        "volumes.md0.filesystem.journal"
+        not in uncertainty.interval(scenario.load("atlas_cern_receive", [])).drivers
+    )
+
+
+def test_a_journal_mode_on_a_file_system_without_one_is_one_line(run_cli):
+    one_line(
+        run_cli("predict", "atlas_cern_receive", "--set", "volumes.md0.filesystem.journal=journal"),
+        "volumes.md0.filesystem.journal",
+        "ext3",
+    )
