@@ -51,16 +51,16 @@ def _flaky(tmp_path, fails, error):
 def test_an_infrastructure_failure_is_retried_and_a_model_failure_is_not(tmp_path, monkeypatch):
     in_use = OSError(errno.EADDRINUSE, "Address already in use")
     monkeypatch.setattr(run_module, "_inprocess", _flaky(tmp_path, 2, in_use))
-    path = _grid(tmp_path, product={"volumes.md0.filesystem.type": ["ext2", "ext3"]})
+    path = _grid(tmp_path, product={"controllers.promise1.transfer": ["dma", "pio"]})
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 1, 0)
     table = pd.read_parquet(tmp_path / "out" / "results.parquet").set_index(
-        "param:volumes.md0.filesystem.type"
+        "param:controllers.promise1.transfer"
     )
-    assert table.loc["ext2", "status"] == "ok" and table.loc["ext2", "attempts"] == 3
-    # ext3 failed twice for the port, then for the model: the model's failure is final
-    assert table.loc["ext3", "status"] == "failed" and table.loc["ext3", "failure"] == "model"
-    assert "journal" in table.loc["ext3", "error"] and table.loc["ext3", "attempts"] == 3
+    assert table.loc["dma", "status"] == "ok" and table.loc["dma", "attempts"] == 3
+    # pio failed twice for the port, then for the model: the model's failure is final
+    assert table.loc["pio", "status"] == "failed" and table.loc["pio", "failure"] == "model"
+    assert "programmed I/O" in table.loc["pio", "error"] and table.loc["pio", "attempts"] == 3
 
 
 def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
