@@ -81,9 +81,10 @@ def checkpoint_wait(
     path: topology.StoragePath, body: StorageBody, usage: dict[FlowResource, float], process
 ) -> None:
     """Make a writer on an ext3 ``data=journal`` volume wait for its checkpoints: a resource of its
-    own time, its core's work and the wait in series (``topology.Journal``)."""
+    own time, its core's work and the wait in series (``topology.Journal``; a volume read has no
+    wait)."""
     wait = path.checkpoint_s_per_byte[body.workload.target]
-    if wait and body.workload.op in ("write", "copy"):
+    if wait:
         own_time = path.network.resource(f"{process.name} with its checkpoints", 1.0, unit="s")
         usage[own_time] = usage[process] + wait
 
