@@ -4,8 +4,9 @@ Residuals are relative errors (predicted / measured - 1) of every covered ``resu
 least-squares fit gives the start of a fit with a Cauchy loss, so that one row the models do not
 yet explain cannot drag every parameter. A
 parameter that no fitted row depends on keeps its default and its declared bounds as interval.
-The 95% interval of each fitted parameter comes from the Jacobian at the optimum
-(covariance s^2 (J^T J)^-1, Student t quantile); the covariance itself is stored too, so that
+The 95% interval of each fitted parameter comes from the Jacobian at the optimum, weighted as the
+robust loss weighs each row there (``robust_covariance``: s_w^2 (J^T W J)^-1, Student t quantile);
+the covariance itself is stored too, so that
 predictions vary the parameters jointly (``model.uncertainty``): two parameters the same rows
 inform trade off against each other, and varying each alone would overstate what they move.
 
@@ -163,11 +164,10 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
         x_scale="jac",
     )
     values.update(zip(free, map(float, solution.x), strict=True))
-    dof = len(fitted_rows) - len(free)
     covariance: tuple[tuple[float, ...], ...] = ()
-    if dof > 0:
-        s2 = float(np.sum(solution.fun**2)) / dof
-        cov = s2 * np.linalg.pinv(solution.jac.T @ solution.jac)
+    robust = robust_covariance(vector_residuals, solution.x, len(fitted_rows), bounds[1])
+    if robust is not None:
+        cov, dof = robust
         covariance = tuple(tuple(map(float, r)) for r in cov)
         half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
         for n, x, h in zip(free, solution.x, half, strict=True):
@@ -181,6 +181,38 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
         tuple(free) if covariance else (),
         covariance,
     )
+
+
+def robust_covariance(
+    fun, x: np.ndarray, measured_rows: int, upper: list[float]
+) -> tuple[np.ndarray, float] | None:
+    """The covariance of the Cauchy-loss fit at its optimum ``x``, and its degrees of freedom.
+
+    The robust fit is the weighted least squares whose weights its loss gives each row at the
+    optimum, w = 1 / (1 + (r / F_SCALE)^2) (the fixed point of iteratively reweighted least
+    squares: Holland and Welsch 1977, "Robust regression using iteratively reweighted
+    least-squares", Commun. Statist. A6(9)), so its covariance is s_w^2 (J^T W J)^-1 with
+    s_w^2 = sum w r^2 / (sum w - p): a row the loss writes off barely informs the parameters and
+    adds at most F_SCALE^2 to their spread, however far off it is. J is the plain Jacobian of the
+    relative errors (scipy's is scaled for the loss and drops such a row from J^T J while its
+    error would still swell a plain s^2). Only the ``measured_rows`` first residuals count: the
+    floors under the paths' capacities that follow them are one-sided limits, not measurements.
+    None when no degree of freedom is left.
+    """
+    residual = fun(x)[:measured_rows]
+    jacobian = np.empty((measured_rows, len(x)))
+    for j, xj in enumerate(x):
+        step = _STEP * max(1.0, abs(xj))
+        step = -step if xj + step > upper[j] else step  # at the upper bound, step inward
+        moved = x.copy()
+        moved[j] = xj + step
+        jacobian[:, j] = (fun(moved)[:measured_rows] - residual) / step
+    weight = 1.0 / (1.0 + (residual / F_SCALE) ** 2)
+    dof = float(weight.sum()) - len(x)
+    if dof <= 0:
+        return None
+    s2 = float(np.sum(weight * residual**2)) / dof
+    return s2 * np.linalg.pinv(jacobian.T @ (weight[:, None] * jacobian)), dof
 
 
 def profile(rows: list[Row], smooth: Fit) -> Fit:

@@ -154,3 +154,36 @@ def test_fits_that_differ_only_in_their_last_digits_write_the_same_file(tmp_path
     assert written[0] == written[1]
     stored = json.loads(written[0])
     assert stored["fit"]["rms_error_pct"] == pytest.approx(15.887114945269735, rel=1e-9)
+
+
+def test_a_row_the_robust_loss_writes_off_adds_a_bounded_share_to_the_parameters_spread():
+    # a straight line through 30 rows with 1 % noise and one row far off: the Cauchy fit's
+    # covariance weighs that row by 1 / (1 + (r / F_SCALE)^2), so however far off it is it adds
+    # at most F_SCALE^2 to the weighted squares, where the plain s^2 (J^T J)^-1 grows with its
+    # square (and scipy's Jacobian under the loss has already dropped the row from J^T J)
+    from scipy import optimize
+
+    t = np.linspace(0.0, 1.0, 30)
+    line = 1.0 + 0.5 * t + 0.01 * np.random.default_rng(1).standard_normal(30)
+
+    def spreads(miss):
+        measured_ = line.copy()
+        measured_[5] *= 1.0 + miss
+
+        def relative_errors(x):
+            return (x[0] + x[1] * t) / measured_ - 1.0
+
+        fit = optimize.least_squares(
+            relative_errors, [1.0, 0.5], loss=calibrate.LOSS, f_scale=calibrate.F_SCALE
+        )
+        cov, dof = calibrate.robust_covariance(relative_errors, fit.x, 30, [10.0, 10.0])
+        plain = optimize.least_squares(relative_errors, fit.x, max_nfev=1)  # J^T J unweighted
+        plain_cov = np.sum(fit.fun**2) / 28 * np.linalg.inv(plain.jac.T @ plain.jac)
+        return np.sqrt(np.diag(cov)), dof, np.sqrt(np.diag(plain_cov))
+
+    near, near_dof, near_plain = spreads(-0.5)
+    far, far_dof, far_plain = spreads(-0.95)
+    assert near_dof == pytest.approx(29 - 2, abs=0.5) and far_dof == pytest.approx(29 - 2, abs=0.5)
+    assert far == pytest.approx(near, rel=0.25)  # bounded: the row's weight falls as it moves off
+    assert np.all(far_plain > 3 * near_plain)  # the plain estimate grows with the miss
+    assert np.all(far_plain > 5 * far)
