@@ -165,7 +165,9 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
     )
     values.update(zip(free, map(float, solution.x), strict=True))
     covariance: tuple[tuple[float, ...], ...] = ()
-    robust = robust_covariance(vector_residuals, solution.x, len(fitted_rows), bounds[1])
+    robust = robust_covariance(
+        vector_residuals, solution.x, solution.fun[: len(fitted_rows)], bounds[1]
+    )
     if robust is not None:
         cov, dof = robust
         covariance = tuple(tuple(map(float, r)) for r in cov)
@@ -184,7 +186,7 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
 
 
 def robust_covariance(
-    fun, x: np.ndarray, measured_rows: int, upper: list[float]
+    fun, x: np.ndarray, residual: np.ndarray, upper: list[float]
 ) -> tuple[np.ndarray, float] | None:
     """The covariance of the Cauchy-loss fit at its optimum ``x``, and its degrees of freedom.
 
@@ -195,11 +197,11 @@ def robust_covariance(
     s_w^2 = sum w r^2 / (sum w - p): a row the loss writes off barely informs the parameters and
     adds at most F_SCALE^2 to their spread, however far off it is. J is the plain Jacobian of the
     relative errors (scipy's is scaled for the loss and drops such a row from J^T J while its
-    error would still swell a plain s^2). Only the ``measured_rows`` first residuals count: the
-    floors under the paths' capacities that follow them are one-sided limits, not measurements.
-    None when no degree of freedom is left.
+    error would still swell a plain s^2). ``residual`` is ``fun(x)``'s measured rows, the first
+    ones: the floors under the paths' capacities that follow them are one-sided limits, not
+    measurements. None when no degree of freedom is left.
     """
-    residual = fun(x)[:measured_rows]
+    measured_rows = len(residual)
     jacobian = np.empty((measured_rows, len(x)))
     for j, xj in enumerate(x):
         step = _STEP * max(1.0, abs(xj))

@@ -176,7 +176,7 @@ def test_a_row_the_robust_loss_writes_off_adds_a_bounded_share_to_the_parameters
         fit = optimize.least_squares(
             relative_errors, [1.0, 0.5], loss=calibrate.LOSS, f_scale=calibrate.F_SCALE
         )
-        cov, dof = calibrate.robust_covariance(relative_errors, fit.x, 30, [10.0, 10.0])
+        cov, dof = calibrate.robust_covariance(relative_errors, fit.x, fit.fun, [10.0, 10.0])
         plain = optimize.least_squares(relative_errors, fit.x, max_nfev=1)  # J^T J unweighted
         plain_cov = np.sum(fit.fun**2) / 28 * np.linalg.inv(plain.jac.T @ plain.jac)
         return np.sqrt(np.diag(cov)), dof, np.sqrt(np.diag(plain_cov))
