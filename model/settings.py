@@ -8,9 +8,10 @@ the CPU cost of each Ethernet frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from .errors import UserError
-from .schema import PositiveFloat, PositiveInt
+from .schema import Bound, PositiveFloat, PositiveInt
 
 # CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
 # space: interrupt, driver, IP and TCP/UDP, socket buffers. From the "1 GHz per 1 Gb/s" rule of
@@ -51,7 +52,20 @@ def page_cache_B(memory_MB: float) -> float:
 @dataclass(frozen=True)
 class Kernel:
     """The kernel's page cache: its page size, a block device's read-ahead and the write-back
-    thresholds, as shares of memory (Linux 2.6.9 defaults, RHEL4)."""
+    thresholds, as shares of memory (Linux 2.6.9 defaults, RHEL4); and what its ext3 code costs a
+    writer.
+
+    ``ext3_write_ratio`` is a writer's rate through ``write()`` on ext3 over its rate on ext2 when
+    its core binds, both in the page cache: 1 treats ext3 as ext2 (the kernels whose ext3 no longer
+    takes the big kernel lock; no figure is published for them). ext3 opens a journal handle for
+    every page written, and in Linux 2.4 and early 2.5 each handle takes the big kernel lock
+    (lockmeter on 2.4.16 and 2.4.18 blamed ext3_prepare_write, ext3_commit_write,
+    ext3_get_block_handle and ext3_dirty_inode: mgross of Intel, "ext3 performance bottleneck as the
+    number of spindles gets large", linux-kernel, 19 June 2002). For that code IBM's Linux
+    Technology Center measured an ``ext3_write_ratio`` of 0.40 (1 MiB files) to 0.455 (16 MiB) on
+    2.5.41 (iozone -a with 4 KiB records on a 4-way 500 MHz SMP with 2.5 GB: "IOzone benchmark",
+    Linux Kernel Performance project, linuxperf.sourceforge.net, results of 25 October 2002).
+    """
 
     page_B: PositiveInt = 4096  # the page size of x86 and x86-64
     # a block device's read-ahead window (blockdev --setra, read_ahead_kb): Linux's default
@@ -59,6 +73,9 @@ class Kernel:
     read_ahead_KiB: PositiveFloat = 128.0
     dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
     dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
+    ext3_write_ratio: Annotated[
+        float, Bound(0.0, 1.0, low_open=True, words="a share above 0 and at most 1")
+    ] = 1.0
 
     def check(self, where: str, key: str) -> None:
         if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:

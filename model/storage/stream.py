@@ -13,7 +13,9 @@ a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storag
 A write to drives whose own write cache is off and which hold one command at a time goes at most
 as fast as they take the write-back's requests, a revolution lost between two
 (``model.storage.writecache``). On an ext3 volume mounted ``data=journal`` each byte is written
-twice and the writer waits for the second write (``topology.Journal``).
+twice and the writer waits for the second write (``topology.Journal``); on a kernel whose ext3
+takes the big kernel lock for every page (Linux 2.4), the writer's core spends more on each byte
+written (``settings.Kernel.ext3_write_ratio``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -42,6 +44,13 @@ def io_s_per_byte(
     """
     passes = params["io_copy_passes"] + (params["io_write_extra_passes"] if op == "write" else 0.0)
     return (passes - (1.0 if direct_io else 0.0)) / (copy_rate_MBps * 1e6)
+
+
+def write_path_ratio(body: StorageBody, op: str) -> float:
+    """A writer's rate through the page cache onto the target over its rate on ext2: the kernel's
+    ``ext3_write_ratio`` when the target is ext3 (``settings.Kernel``), else 1."""
+    ext3 = body.volumes[body.workload.target].filesystem.type == "ext3"
+    return body.kernel.ext3_write_ratio if op == "write" and ext3 else 1.0
 
 
 def stream_usage(
@@ -155,7 +164,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             params,
             path.host,
             request_B,
-            io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io),
+            io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io)
+            / write_path_ratio(body, op),
         )
         for op in ("read", "write")
     )
