@@ -65,6 +65,21 @@ def test_a_2_4_kernels_ext3_costs_the_writers_core_more_on_each_byte_by_its_rati
     )
 
 
+def _smbd_busy(*storage_overrides):
+    overrides = ", ".join(("variant=striped",) + storage_overrides)
+    sc = scenario.load("em_ingest_microscopes", [f"storage_overrides=[{overrides}]"])
+    return simulate(sc).utilization["smbd processes"]
+
+
+def test_a_file_server_writing_to_ext3_pays_the_same_ratio():
+    # smbd writes through the page cache as dd does (model.storage.front): the ratio reaches it
+    as_ext2 = _smbd_busy("volumes.lv.filesystem.type=ext3", AS_EXT2)
+    locked = _smbd_busy("volumes.lv.filesystem.type=ext3", "kernel.ext3_write_ratio=0.4")
+    assert locked > 1.5 * as_ext2
+    # on the store's own file system the kernel's ext3 figure has nothing to act on
+    assert _smbd_busy("kernel.ext3_write_ratio=0.4") == pytest.approx(_smbd_busy(), rel=1e-12)
+
+
 def test_reads_are_not_journalled():
     read = ("variant=ext3", "workload.op=read")
     assert _cern(*read, "volumes.md0.filesystem.journal=journal").throughput_MBps == (

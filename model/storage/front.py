@@ -10,7 +10,8 @@ What a byte costs on the way, per client (each client one connection and one str
 - the host's interrupt cores, per frame (``model.settings.NET_CYCLES_PER_FRAME`` at the host's
   clock), and the server process (smbd, nfsd, nginx) a copy between socket and page cache;
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
-  ``io_write_extra_passes``) and the drives, channels, controllers and buses below.
+  ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
+  and the drives, channels, controllers and buses below.
 
 The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
 the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
@@ -154,7 +155,9 @@ def build(
     frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
     op = body.workload.op
     read_s, write_s = (
-        storage_stream.io_s_per_byte(params, host.copy_rate_MBps, o) for o in ("read", "write")
+        storage_stream.io_s_per_byte(params, host.copy_rate_MBps, o)
+        / storage_stream.write_path_ratio(body, o)
+        for o in ("read", "write")
     )
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
     nic_Bps = nic_rate_Bps(catalog, nic)
