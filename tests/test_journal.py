@@ -65,6 +65,20 @@ def test_a_2_4_kernels_ext3_costs_the_writers_core_more_on_each_byte_by_its_rati
     )
 
 
+def test_every_buffered_writer_takes_its_core_time_from_the_target_volume():
+    # dd (stream), a file server (front) and a WAN sink (wan) all ask target_io_s_per_byte
+    from model.storage.stream import io_s_per_byte, target_io_s_per_byte
+
+    params = {"io_copy_passes": 5.0, "io_write_extra_passes": 1.0}
+    ext3 = scenario.load("atlas_cern_receive", ["variant=ext3", "kernel.ext3_write_ratio=0.4"]).body
+    ext2 = scenario.load("atlas_cern_receive", ["kernel.ext3_write_ratio=0.4"]).body
+    for op in ("read", "write"):
+        plain = io_s_per_byte(params, 1000.0, op)
+        assert target_io_s_per_byte(params, ext2, 1000.0, op) == plain
+        expected = plain / 0.4 if op == "write" else plain
+        assert target_io_s_per_byte(params, ext3, 1000.0, op) == pytest.approx(expected)
+
+
 def _smbd_busy(*storage_overrides):
     overrides = ", ".join(("variant=striped",) + storage_overrides)
     sc = scenario.load("em_ingest_microscopes", [f"storage_overrides=[{overrides}]"])

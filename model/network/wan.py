@@ -45,7 +45,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
 from ..storage.spec import StorageBody
-from ..storage.stream import io_s_per_byte
+from ..storage.stream import target_io_s_per_byte
 from . import tcp
 from .hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
 from .spec import WanBody
@@ -88,7 +88,7 @@ def _storage(
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
     return _Storage(
         usage=dict(path.usage_per_byte[volume]),
-        io_s_per_byte=io_s_per_byte(params, side.host.copy_rate_MBps, op),
+        io_s_per_byte=target_io_s_per_byte(params, storage, side.host.copy_rate_MBps, op),
         driver_s_per_byte=driver,
     )
 

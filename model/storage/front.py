@@ -155,8 +155,7 @@ def build(
     frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
     op = body.workload.op
     read_s, write_s = (
-        storage_stream.io_s_per_byte(params, host.copy_rate_MBps, o)
-        / storage_stream.write_path_ratio(body, o)
+        storage_stream.target_io_s_per_byte(params, body, host.copy_rate_MBps, o)
         for o in ("read", "write")
     )
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)

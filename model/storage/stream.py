@@ -46,11 +46,18 @@ def io_s_per_byte(
     return (passes - (1.0 if direct_io else 0.0)) / (copy_rate_MBps * 1e6)
 
 
-def write_path_ratio(body: StorageBody, op: str) -> float:
-    """A writer's rate through the page cache onto the target over its rate on ext2: the kernel's
-    ``ext3_write_ratio`` when the target is ext3 (``settings.Kernel``), else 1."""
+def target_io_s_per_byte(
+    params: dict[str, float],
+    body: StorageBody,
+    copy_rate_MBps: float,
+    op: str,
+    direct_io: bool = False,
+) -> float:
+    """``io_s_per_byte`` on ``body``'s target volume: a write onto ext3 costs the writer's core
+    more by the kernel's ``ext3_write_ratio`` (``settings.Kernel``)."""
     ext3 = body.volumes[body.workload.target].filesystem.type == "ext3"
-    return body.kernel.ext3_write_ratio if op == "write" and ext3 else 1.0
+    ratio = body.kernel.ext3_write_ratio if op == "write" and ext3 else 1.0
+    return io_s_per_byte(params, copy_rate_MBps, op, direct_io) / ratio
 
 
 def stream_usage(
@@ -164,8 +171,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             params,
             path.host,
             request_B,
-            io_s_per_byte(params, path.host.copy_rate_MBps, op, direct_io)
-            / write_path_ratio(body, op),
+            target_io_s_per_byte(params, body, path.host.copy_rate_MBps, op, direct_io),
         )
         for op in ("read", "write")
     )
