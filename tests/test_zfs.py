@@ -68,6 +68,43 @@ def test_the_arc_serves_a_repeated_read_that_fits(tmp_path):
     assert too_big.throughput_MBps == once.throughput_MBps
 
 
+def _zvol_reads(tmp_path, threads=None, filesystem="raw"):
+    """Eight catalog SATA SSDs in four mirrors on the quote's HBA, 32 direct streams of 4 KiB
+    random reads at depth 64 each (the fio of openzfs/zfs issue #10145)."""
+    volume = {
+        "engine": "zfs",
+        "vdevs": {"type": "mirror", "count": 4},
+        "record_KiB": 8,
+        "disks": {"part": "samsung_870_evo_1tb", "count": 8},
+        "filesystem": {"type": filesystem},
+    }
+    volume["disks"]["attach"] = [f"hba.{i}" for i in range(8)]
+    if threads is not None:
+        volume["zvol_threads"] = threads
+    workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
+    workload.update(queue_depth=64, streams=32, total_MB=40)
+    return _run(tmp_path, scenario(volume, workload))[1]
+
+
+def test_a_zvol_keeps_at_most_its_threads_requests_at_the_drives(tmp_path):
+    """32 threads, each waiting out one record's read (the drive's QD1 latency) plus the request's
+    host time: 32 requests per response time, not the 2,048 the streams queue."""
+    r = _zvol_reads(tmp_path)
+    latency_s = 76.9e-6  # the 870 EVO's rated QD1 read
+    iops = r.throughput_MBps * 1e6 / 4096
+    # the request's host time is microseconds against the drive's 77: within 10 % of 32 / latency
+    assert 0.90 * 32 / latency_s < iops <= 32 / latency_s
+    assert _zvol_reads(tmp_path, threads=16).throughput_MBps == pytest.approx(
+        r.throughput_MBps / 2, rel=1e-3
+    )
+
+
+def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
+    zvol = _zvol_reads(tmp_path)
+    assert _zvol_reads(tmp_path, threads=64).throughput_MBps > 1.3 * zvol.throughput_MBps
+    assert _zvol_reads(tmp_path, filesystem="xfs").throughput_MBps > 1.3 * zvol.throughput_MBps
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

@@ -136,7 +136,8 @@ class Volume:
     writes: ``model.storage.writecache``); a hardware RAID volume's drives follow their
     controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
-    ``groups``, and its ``record_KiB`` and ``arc_GB``.
+    ``groups``, and its ``record_KiB`` and ``arc_GB``; a zvol (the pool's ``filesystem`` raw) serves
+    its requests on ``zvol_threads`` threads, each waiting for its own.
     """
 
     level: RaidLevel | None = None  # each group's RAID level (md and controller engines)
@@ -145,6 +146,9 @@ class Volume:
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
     record_KiB: PositiveFloat = 128.0  # ZFS recordsize, KiB: the unit ZFS checksums and reads
     arc_GB: PositiveFloat | None = None  # ZFS ARC (read cache), GB; omitted: half host memory
+    # ZFS on Linux's zvol_threads module parameter: 32 in OpenZFS 0.7 and 0.8 (module/zfs/zvol.c),
+    # the larger of the CPUs and 32 in later releases (zfs(4))
+    zvol_threads: PositiveInt = 32
     groups: PositiveInt = 1
     lvm: Literal["none", "linear", "striped"] = "none"
     lvm_stripes: PositiveInt | None = None

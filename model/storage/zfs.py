@@ -18,6 +18,14 @@ sample output, 2016). They are taken as one core's rates on any host (a host's o
 replace them). The ARC keeps what was read, up to ``arc_GB`` (by default half the host's memory,
 OpenZFS's ``zfs_arc_max`` default on Linux): a read test repeated (``workload.runs``) over data that
 fits is served from memory after its first pass, at the host's cost of reading from the page cache.
+
+A zvol (the pool's block device, ``filesystem: raw``) hands each request to a task queue of
+``zvol_threads`` threads (``zvol_request`` dispatches it to ``zvol_taskq`` unless
+``zvol_request_sync``, off by default, is set) and a thread reads or writes its record and waits
+for it (``zvol_read``, ``dmu_read_uio_dnode``) before it takes the next: module/zfs/zvol.c of
+OpenZFS 0.7 and 0.8, ``unsigned int zvol_threads = 32``; zfs(4): "the number of requests which
+can be handled concurrently is controlled by zvol_threads". So however many requests the streams
+queue, at most ``zvol_threads`` are at the drives (``in_flight``).
 """
 
 from __future__ import annotations
@@ -56,6 +64,14 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
     parity = LEVELS[volume.layout()[0]].parity_chunks
     columns = drives - parity if parity else 1
     return RandomLayout(read_B / request_B / drives, record_B / columns, 1)
+
+
+def in_flight(volume: Volume, streams: int, per_stream: float) -> float:
+    """Requests one of ``streams`` keeps at the drives when it queues ``per_stream``: a zvol's
+    threads, shared by the streams, at most."""
+    if volume.engine != "zfs" or volume.filesystem.type != "raw":
+        return per_stream
+    return min(per_stream, volume.zvol_threads / streams)
 
 
 def arc_B(volume: Volume, host: Host) -> float:
