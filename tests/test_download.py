@@ -6,7 +6,7 @@ import re
 import pytest
 import simpy
 from download_reference import Socket
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import catalog, scenario
@@ -409,6 +409,7 @@ def test_small_windows_keep_a_lone_worker_asleep_on_data_longer_than_large_ones(
     )  # the same lookups either way
 
 
+@settings(deadline=None)  # the first example compiles the loop's function (numba, once)
 @given(
     st.sampled_from(["raid0", "raid5", "raid6", "raid10"]),
     st.integers(0, 10**9),
@@ -424,7 +425,7 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
     from model.storage.raid import LEVELS
 
     body = scenario.load("eah_download", [f"level={level}"]).body
-    drive_f, drive_i, *_, done_at, _ = loop.drive_state(body.disks, 16, 4, False)
+    drive = loop.drive_state(body.disks, 16, 4, False)
     commands = np.zeros((length // (body.chunk_KiB * KiB) + 2, 3), np.int64)
     first = np.full(body.disks, -1, np.int64)  # each member's first command: none yet
     expected: list[list[int]] = []
@@ -437,21 +438,15 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
         else:
             last[member] = len(expected)
             expected.append([member, piece.offset_B, piece.length_B])
-    n = loop.commands_of(
-        drive_f,
-        drive_i,
-        done_at,
-        commands,
-        first,
+    layout = (
         body.disks,
         body.chunk_KiB * KiB,
         raidmap.data_members(level, body.disks),
         LEVELS[level].pairs,
         LEVELS[level].parity_chunks,
-        0.0,
-        offset,
-        length,
+        1,
     )
+    n = loop.commands_of(drive, commands, first, layout, 0.0, offset, length)
     assert commands[:n].tolist() == expected and (first == -1).all()
 
 

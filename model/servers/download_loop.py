@@ -38,6 +38,9 @@ jit = functools.partial(njit, cache=True, error_model="numpy", _nrt=False)
 # The per-drive state: float columns of ``drive_f``, integer columns of ``drive_i``
 HEAD, FREE_AT, STREAM, IDLE_SINCE, LEAD, CACHED, BUSY = range(7)
 READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING = range(8)
+# the volume's busy spans (``busy``): the span its reads keep it busy, the time it waited in
+# spans before, and its reads in flight (queued drives) since when
+SPAN_FROM, SPAN_TO, WAITED, IN_FLIGHT, IN_FLIGHT_SINCE = range(5)
 # The drives' constants (``drive_constants``)
 SIZE, CACHE, INTERFACE, REVOLUTION, T1, K_SEEK, M_SEEK, OUTER, K_ZONE, PER_TURN = range(10)
 
@@ -263,7 +266,7 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
     counts[9][:] = -1  # no client waits on the read
     counts += tuple(np.zeros(workers, np.int64) for _ in range(4))
     counts += (np.zeros(clients, np.int64), np.full(drives, -1, np.int64))
-    times = tuple(np.zeros(clients) for _ in range(6)) + (np.zeros(2 * clients),)
+    times = tuple(np.zeros(clients) for _ in range(6)) + (np.zeros(2 * clients), np.zeros(5))
     return (
         counts,
         times,
@@ -377,7 +380,7 @@ def run(
     the same, the data file's start); ``windows``: the read-ahead windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps: ``new_heap``;
     ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``."""
-    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    drive_i = drive[1]
     windows_n = windows.shape[0]
     # the clients' state
     (
@@ -398,12 +401,23 @@ def run(
         ended,
         last,
     ) = counts
-    left_B, turn_began, asleep_since, written, delivered, sending, read_done = times
+    left_B, turn_began, asleep_since, written, delivered, sending, read_done, busy = times
     # the link, shared equally by its active flows: a virtual clock of bytes given to each
     flow_t, flow_rows, flows = flow_heap
     virtual_B, link_since_s, carried_B = 0.0, 0.0, 0.0
     # the volume's time with a read in flight
-    in_flight, in_flight_since, waited_on, span_from, span_to = 0, 0.0, 0.0, 0.0, 0.0
+    busy[:] = 0.0
+    # what a read needs: the drives, the array's layout, its busy spans, the read slots, the events
+    volume = (
+        drive,
+        commands,
+        last,
+        (drives, chunk_B, width, pairs_level, parity, depth),
+        busy,
+        read_done,
+        read_left,
+        event_heap,
+    )
     worker_turns_s, asleep_opening_s, asleep_data_s = 0.0, 0.0, 0.0
     ev_t, ev_rows, events = event_heap
     for client in range(clients):
@@ -457,30 +471,15 @@ def run(
             read_left[b] -= 1
             if not read_left[b]:
                 read_done[b] = now
-                in_flight -= 1
-                if not in_flight:
-                    waited_on += now - in_flight_since
+                busy[IN_FLIGHT] -= 1
+                if not busy[IN_FLIGHT]:
+                    busy[WAITED] += now - busy[IN_FLIGHT_SINCE]
                 if read_waiter[b] >= 0:
                     push(ev_t, ev_rows, events, now, RESUME, read_waiter[b], 0)
                     read_waiter[b] = -1
             # the drive turns to its next command
             if drive_i[a, QUEUED]:
-                _serve_next(
-                    c,
-                    drive_f,
-                    drive_i,
-                    seg_s,
-                    seg_l,
-                    seg_t,
-                    done_at,
-                    queue,
-                    a,
-                    now,
-                    depth,
-                    ev_t,
-                    ev_rows,
-                    events,
-                )
+                _serve_next(c, drive, a, now, depth, event_heap)
             else:
                 drive_i[a, SERVING] = 0
             continue
@@ -522,74 +521,19 @@ def run(
                 k = step[cl]
                 start = places[pick[cl], 4]
                 if k == 0:
-                    span_from, span_to, waited_on, in_flight, in_flight_since = _read(
-                        c,
-                        drive_f,
-                        drive_i,
-                        seg_s,
-                        seg_l,
-                        seg_t,
-                        done_at,
-                        queue,
-                        commands,
-                        last,
-                        drives,
-                        chunk_B,
-                        width,
-                        pairs_level,
-                        parity,
-                        depth,
-                        now,
-                        start + windows[0, 0],
-                        windows[0, 1],
-                        2 * cl,
-                        read_done,
-                        read_left,
-                        span_from,
-                        span_to,
-                        waited_on,
-                        in_flight,
-                        in_flight_since,
-                        ev_t,
-                        ev_rows,
-                        events,
-                    )
+                    _read(c, volume, now, start + windows[0, 0], windows[0, 1], 2 * cl)
                     issued[cl] = 1
                 # reaching window k (k >= 1; window 0 too when its mark is its first page) starts
                 # the read of window k + 1
                 if k + 1 < windows_n and issued[cl] == k + 1 and (k > 0 or mark_B == 0):
                     issued[cl] = k + 2
-                    span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                    _read(
                         c,
-                        drive_f,
-                        drive_i,
-                        seg_s,
-                        seg_l,
-                        seg_t,
-                        done_at,
-                        queue,
-                        commands,
-                        last,
-                        drives,
-                        chunk_B,
-                        width,
-                        pairs_level,
-                        parity,
-                        depth,
+                        volume,
                         now,
                         start + windows[k + 1, 0],
                         windows[k + 1, 1],
                         2 * cl + (k + 1) % 2,
-                        read_done,
-                        read_left,
-                        span_from,
-                        span_to,
-                        waited_on,
-                        in_flight,
-                        in_flight_since,
-                        ev_t,
-                        ev_rows,
-                        events,
                     )
                 left_B[cl] = min(windows[k, 1], file_B - windows[k, 0])
                 state[cl] = 3
@@ -615,37 +559,13 @@ def run(
                         )
                     ):
                         issued[cl] = 2
-                        span_from, span_to, waited_on, in_flight, in_flight_since = _read(
+                        _read(
                             c,
-                            drive_f,
-                            drive_i,
-                            seg_s,
-                            seg_l,
-                            seg_t,
-                            done_at,
-                            queue,
-                            commands,
-                            last,
-                            drives,
-                            chunk_B,
-                            width,
-                            pairs_level,
-                            parity,
-                            depth,
+                            volume,
                             now,
                             places[pick[cl], 4] + windows[1, 0],
                             windows[1, 1],
                             2 * cl + 1,
-                            read_done,
-                            read_left,
-                            span_from,
-                            span_to,
-                            waited_on,
-                            in_flight,
-                            in_flight_since,
-                            ev_t,
-                            ev_rows,
-                            events,
                         )
                     entering = False
                     if left_B[cl] <= 0:
@@ -740,44 +660,13 @@ def run(
                 break
             # a page read (opening, or the md5 file's data): sleep on it
             length = md5_B if st == 7 else page_B
-            span_from, span_to, waited_on, in_flight, in_flight_since = _read(
-                c,
-                drive_f,
-                drive_i,
-                seg_s,
-                seg_l,
-                seg_t,
-                done_at,
-                queue,
-                commands,
-                last,
-                drives,
-                chunk_B,
-                width,
-                pairs_level,
-                parity,
-                depth,
-                now,
-                offset,
-                length,
-                read,
-                read_done,
-                read_left,
-                span_from,
-                span_to,
-                waited_on,
-                in_flight,
-                in_flight_since,
-                ev_t,
-                ev_rows,
-                events,
-            )
+            _read(c, volume, now, offset, length, read)
             if not _wait(read_done, read_waiter, read, cl, now):
                 asleep_kind[cl], asleep_since[cl] = sleep_kind, now
                 if not math.isinf(read_done[read]):
                     push(ev_t, ev_rows, events, read_done[read], RESUME, cl, 0)
                 break
-    waited = waited_on + span_to - span_from
+    waited = busy[WAITED] + busy[SPAN_TO] - busy[SPAN_FROM]
     return now, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited
 
 
@@ -842,12 +731,12 @@ def _wait(read_done, read_waiter, slot, cl, now):
     return False
 
 
-@jit(f"void({D}, f8[:, ::1], f8[:, :, ::1], i8, f8, i8, {HEAP})")
-def _serve_next(
-    c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue, d, now, depth, ev_t, ev_rows, events
-):
-    """``QueuedSpindle._serve_next``: the free drive starts the command among the first ``depth``
-    it can reach soonest (the first of equals)."""
+@jit(inline="always")
+def _serve_next(c, drive, d, now, depth, event_heap):
+    """``QueuedSpindle._serve_next``: the free drive ``d`` starts the command among the first
+    ``depth`` it can reach soonest (the first of equals). ``drive``: ``drive_state``."""
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    ev_t, ev_rows, events = event_heap
     n = drive_i[d, QUEUED]
     held = min(n, depth)
     best = 0
@@ -872,25 +761,14 @@ def _serve_next(
     push(ev_t, ev_rows, events, done, PIECE_DONE, d, int(slot))
 
 
-@jit("i8(f8[:, ::1], i8[:, ::1], f8[:, ::1], i8[:, ::1], i8[::1], i8, i8, i8, b1, i8, f8, i8, i8)")
-def commands_of(
-    drive_f,
-    drive_i,
-    done_at,
-    commands,
-    last,
-    drives,
-    chunk_B,
-    width,
-    pairs_level,
-    parity,
-    now,
-    offset_B,
-    length_B,
-):
+@jit(inline="always")
+def commands_of(drive, commands, last, layout, now, offset_B, length_B):
     """``Array.commands``: the read's member commands [member, offset, length] in ``commands``,
     contiguous pieces of a member merged (``raidmap.pieces`` written out); returns how many.
-    ``last``: each member's command so far (-1: none), left as it was found."""
+    ``last``: each member's command so far (-1: none), left as it was found; ``layout``: (drives,
+    chunk_B, data members, a mirror's pairs, parity chunks, queue depth)."""
+    drive_f, drive_i, done_at = drive[0], drive[1], drive[5]
+    drives, chunk_B, width, pairs_level, parity, _ = layout
     n = 0
     position, end = offset_B, offset_B + length_B
     while position < end:
@@ -932,59 +810,16 @@ def commands_of(
     return n
 
 
-@jit(
-    f"Tuple((f8, f8, f8, i8, f8))({D}, f8[:, ::1], f8[:, :, ::1], i8[:, ::1], i8[::1], i8, i8, i8, "
-    f"b1, i8, i8, f8, i8, i8, i8, f8[::1], i8[::1], f8, f8, f8, i8, f8, {HEAP})"
-)
-def _read(
-    c,
-    drive_f,
-    drive_i,
-    seg_s,
-    seg_l,
-    seg_t,
-    done_at,
-    queue,
-    commands,
-    last,
-    drives,
-    chunk_B,
-    width,
-    pairs_level,
-    parity,
-    depth,
-    now,
-    offset_B,
-    length_B,
-    slot,
-    read_done,
-    read_left,
-    span_from,
-    span_to,
-    waited_on,
-    in_flight,
-    in_flight_since,
-    ev_t,
-    ev_rows,
-    events,
-):
+@jit
+def _read(c, volume, now, offset_B, length_B, slot):
     """``Array.read``: send the volume read's member commands; its end goes to ``read_done[slot]``
-    (known at once when the drives serve in arrival order, else when the last command ends)."""
-    n = commands_of(
-        drive_f,
-        drive_i,
-        done_at,
-        commands,
-        last,
-        drives,
-        chunk_B,
-        width,
-        pairs_level,
-        parity,
-        now,
-        offset_B,
-        length_B,
-    )
+    (known at once when the drives serve in arrival order, else when the last command ends), and
+    the volume's busy spans (``busy``: SPAN_FROM to IN_FLIGHT_SINCE) follow it. ``volume``: the
+    loop's (drive, commands, last, layout, busy, read_done, read_left, event heap)."""
+    drive, commands, last, layout, busy, read_done, read_left, event_heap = volume
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    depth = layout[5]
+    n = commands_of(drive, commands, last, layout, now, offset_B, length_B)
     if depth <= 1:  # in arrival order: a command's completion is known when it is sent
         done = now
         for i in range(n):
@@ -1003,16 +838,16 @@ def _read(
             )
             if completes > done:
                 done = completes
-        if now > span_to:  # the volume was idle: a new busy span
-            waited_on += span_to - span_from
-            span_from = now
-        if done > span_to:
-            span_to = done
+        if now > busy[SPAN_TO]:  # the volume was idle: a new busy span
+            busy[WAITED] += busy[SPAN_TO] - busy[SPAN_FROM]
+            busy[SPAN_FROM] = now
+        if done > busy[SPAN_TO]:
+            busy[SPAN_TO] = done
         read_done[slot] = done
-        return span_from, span_to, waited_on, in_flight, in_flight_since
-    if not in_flight:
-        in_flight_since = now
-    in_flight += 1
+        return
+    if not busy[IN_FLIGHT]:
+        busy[IN_FLIGHT_SINCE] = now
+    busy[IN_FLIGHT] += 1
     read_done[slot] = math.inf
     read_left[slot] = n
     for i in range(n):
@@ -1021,20 +856,4 @@ def _read(
         queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = commands[i, 1], commands[i, 2], slot
         drive_i[d, QUEUED] = q + 1
         if not drive_i[d, SERVING]:
-            _serve_next(
-                c,
-                drive_f,
-                drive_i,
-                seg_s,
-                seg_l,
-                seg_t,
-                done_at,
-                queue,
-                d,
-                now,
-                depth,
-                ev_t,
-                ev_rows,
-                events,
-            )
-    return span_from, span_to, waited_on, in_flight, in_flight_since
+            _serve_next(c, drive, d, now, depth, event_heap)
