@@ -60,9 +60,9 @@ class Array:
         depth = body.drive_queue_depth
         self.queued = depth > 1
         self.drives = [
-            QueuedSpindle(env, disk, format_efficiency, depth)
+            QueuedSpindle(env, disk, format_efficiency, depth, body.drive_read_ahead)
             if self.queued
-            else Spindle(disk, format_efficiency)
+            else Spindle(disk, format_efficiency, body.drive_read_ahead)
             for _ in range(body.disks)
         ]
         self.chunk_B = body.chunk_KiB * 1024

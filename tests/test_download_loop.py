@@ -29,6 +29,8 @@ KiB = 1024
         ("variant=r6_opt", "server.workers=8", "workload.clients=9"),
         ("variant=r6_opt", "server.workers=8", "workload.clients=9", "drive_queue_depth=32"),
         ("variant=r10_opt", "workload.clients=6", "server.connections=keep_alive"),
+        ("variant=r10_def", "workload.clients=4", "drive_read_ahead=false"),
+        ("variant=r6_def", "workload.clients=4", "drive_read_ahead=false", "drive_queue_depth=8"),
     ],
 )
 def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):

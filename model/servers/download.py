@@ -42,7 +42,9 @@ done. The server side, request by request:
   arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
   Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,
   32 on the Hitachi drives) is a what-if: the drives are then ``QueuedSpindle``s, serving the
-  nearest command first.
+  nearest command first. Nor does it say whether the controller lets the drives read ahead (its
+  "HDD Read Ahead Cache", enabled by default): ``drive_read_ahead: false`` is a drive that keeps
+  nothing past what it was asked for, so a small window's chunks wait for their sectors.
 - What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
   max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
   last byte has crossed.
@@ -274,7 +276,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     chunk_B = body.chunk_KiB * 1024
     ran, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited_s = download_loop.run(
-        download_loop.drive_constants(Spindle(disk, format_efficiency)),
+        download_loop.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
         body.disks,
         chunk_B,
         raidmap.data_members(body.level, body.disks),

@@ -83,6 +83,9 @@ class DownloadBody:
     # commands the controller keeps at each drive, which serves the nearest first (1: in arrival
     # order)
     drive_queue_depth: PositiveInt = 1
+    # whether the drives read ahead into their caches: the controller's "HDD Read Ahead Cache"
+    # (Areca firmware: Enabled by default, or Disabled)
+    drive_read_ahead: bool = True
     kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
     tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
     mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU

@@ -10,6 +10,9 @@ After a read the drive keeps reading ahead into its cache until the next command
 drives do for sequential readers; a later read of those bytes is served from the cache at the
 interface rate, and a read that continues the stream the head is still on needs no seek or
 rotation. The segments it keeps are bounded by the drive's cache size and by ``MAX_SEGMENTS``.
+A drive whose look-ahead is off (``look_ahead=False``: a RAID controller's "HDD Read Ahead Cache"
+disabled) keeps nothing beyond what a command asked for, so the next piece of a stream waits for
+its sector to come round.
 
 A write goes to the platters (a seek, the rotation, the transfer) and ends the look-ahead; a
 write cache in front of the drive is ``model.storage.writecache``.
@@ -72,10 +75,10 @@ class Spindle:
         "cache_hits",
     )
 
-    def __init__(self, disk: Disk, format_efficiency: float):
+    def __init__(self, disk: Disk, format_efficiency: float, look_ahead: bool = True):
         self.disk = disk
         self.size_B = disk.capacity_GB * 1e9
-        self.cache_B = disk.cache_MB * 1e6
+        self.cache_B = disk.cache_MB * 1e6 if look_ahead else 0.0
         self.interface_Bps = disk.interface_rate_MBps * 1e6
         self.revolution_s = disk_model.revolution_s(disk)
         self._seek = tuple(c / 1e3 for c in disk_model.seek_curve(disk))  # seconds
@@ -301,8 +304,10 @@ class QueuedSpindle(Spindle):
 
     __slots__ = ("env", "depth", "queue", "busy")
 
-    def __init__(self, env, disk: Disk, format_efficiency: float, depth: int):
-        super().__init__(disk, format_efficiency)
+    def __init__(
+        self, env, disk: Disk, format_efficiency: float, depth: int, look_ahead: bool = True
+    ):
+        super().__init__(disk, format_efficiency, look_ahead)
         self.env, self.depth = env, depth
         self.queue: list[
             tuple[float, float, object]
