@@ -10,12 +10,12 @@ from model.simulate import simulate
 from model.storage import disk as disk_model
 
 
-def _pool(vdev: str, count: int, **more) -> dict:
+def _pool(vdev: str, count: int, vdevs: int = 1, part: str = "quote_hdd", **more) -> dict:
     attach = [f"hba.{i}" for i in range(count)]
     return {
         "engine": "zfs",
-        "vdevs": {"type": vdev, "count": 1},
-        "disks": {"part": "quote_hdd", "count": count, "attach": attach},
+        "vdevs": {"type": vdev, "count": vdevs},
+        "disks": {"part": part, "count": count, "attach": attach},
         **more,
     }
 
@@ -71,16 +71,10 @@ def test_the_arc_serves_a_repeated_read_that_fits(tmp_path):
 def _zvol_reads(tmp_path, threads=None, filesystem="raw"):
     """Eight catalog SATA SSDs in four mirrors on the quote's HBA, 32 direct streams of 4 KiB
     random reads at depth 64 each (the fio of openzfs/zfs issue #10145)."""
-    volume = {
-        "engine": "zfs",
-        "vdevs": {"type": "mirror", "count": 4},
-        "record_KiB": 8,
-        "disks": {"part": "samsung_870_evo_1tb", "count": 8},
-        "filesystem": {"type": filesystem},
-    }
-    volume["disks"]["attach"] = [f"hba.{i}" for i in range(8)]
-    if threads is not None:
-        volume["zvol_threads"] = threads
+    more = {} if threads is None else {"zvol_threads": threads}
+    volume = _pool(
+        "mirror", 8, 4, "samsung_870_evo_1tb", record_KiB=8, filesystem={"type": filesystem}, **more
+    )
     workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
     workload.update(queue_depth=64, streams=32, total_MB=40)
     return _run(tmp_path, scenario(volume, workload))[1]

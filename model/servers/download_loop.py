@@ -406,7 +406,6 @@ def run(
     flow_t, flow_rows, flows = flow_heap
     virtual_B, link_since_s, carried_B = 0.0, 0.0, 0.0
     # the volume's time with a read in flight
-    busy[:] = 0.0
     # what a read needs: the drives, the array's layout, its busy spans, the read slots, the events
     volume = (
         drive,

@@ -184,9 +184,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         checkpoint_wait(path, body, usage, core)
     if w.pattern == "random":  # requests in flight over their response time (Little's law)
         core_s = (write_s if w.op == "write" else read_s) * request_B
-        depth = zfs.in_flight(
-            body.volumes[w.target], w.streams, requests.in_flight(w.io, w.op, w.queue_depth)
-        )
+        depth = zfs.in_flight(body.volumes[w.target], w)
         limit_Bps = depth * request_B / (path.request_s[w.target] + core_s)
     elif direct_io:  # queue_depth requests in flight: the drives they land on set the pace
         limit_Bps = direct.request_limit_Bps(body, path) * w.queue_depth

@@ -408,9 +408,7 @@ def build(
             )
             response[vname] = requests.response_s(part, volume_op, lay, rate_Bps, random_span)
             surface = lay.share
-            in_flight = w.streams * zfs.in_flight(
-                volume, w.streams, requests.in_flight(w.io, w.op, w.queue_depth)
-            )
+            in_flight = w.streams * zfs.in_flight(volume, w)
             commands = requests.queued(part, lay, request_B, in_flight)
             rate_Bps = requests.drive_Bps(
                 part, volume_op, lay.piece_B, rate_Bps, random_span, commands

@@ -35,9 +35,10 @@ from dataclasses import replace
 from ..catalog import Host
 from ..errors import NotModelled
 from ..result import Result
+from . import requests
 from .raid import LEVELS
 from .requests import RandomLayout
-from .spec import StorageBody, Volume
+from .spec import StorageBody, StorageWorkload, Volume
 
 FLETCHER4_Bps = 4_950_749_767.0  # fletcher_4_bench, avx2, native byte order
 RAIDZ_GEN_Bps = {1: 4_789_944_802.0, 2: 3_302_606_591.0, 3: 1_483_093_911.0}  # gen_p, pq, pqr
@@ -66,12 +67,14 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
     return RandomLayout(read_B / request_B / drives, record_B / columns, 1)
 
 
-def in_flight(volume: Volume, streams: int, per_stream: float) -> float:
-    """Requests one of ``streams`` keeps at the drives when it queues ``per_stream``: a zvol's
-    threads, shared by the streams, at most."""
+def in_flight(volume: Volume, workload: StorageWorkload) -> float:
+    """Requests one of the workload's streams keeps at ``volume``'s drives: those it queues
+    (``requests.in_flight``), and on a zvol a share of its threads at most."""
+    w = workload
+    queued = requests.in_flight(w.io, w.op, w.queue_depth)
     if volume.engine != "zfs" or volume.filesystem.type != "raw":
-        return per_stream
-    return min(per_stream, volume.zvol_threads / streams)
+        return queued
+    return min(queued, volume.zvol_threads / w.streams)
 
 
 def arc_B(volume: Volume, host: Host) -> float:
