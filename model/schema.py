@@ -37,9 +37,22 @@ class Bound:
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")
 NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
 
+# the largest integer a scenario may give: 2^53, the last every double holds exactly (the model's
+# arithmetic is in doubles; numpy and numba refuse integers past 2^63)
+LARGEST_INT = 2**53
+
 POSITIVE_INT = Bound(1.0, words="a positive integer")
 
 PositiveInt = Annotated[int, POSITIVE_INT]
+
+
+def count_up_to(high: int, why: str) -> Any:
+    """A count from 1 to ``high``: things the model follows one by one, so that a run ends while
+    its user waits (``why`` says what each one is, in the refusal's words)."""
+    words = f"a positive integer up to {high:,} ({why})"
+    return Annotated[int, Bound(1.0, float(high), words=words)]
+
+
 NonNegativeInt = Annotated[int, Bound(0.0, words="zero or a positive integer")]
 Share = Annotated[float, Bound(0.0, 1.0, words="a share from 0 to 1")]
 PositiveFloat = Annotated[float, POSITIVE]
@@ -79,12 +92,18 @@ def _refuse_non_finite(value: Any, where: str, key: str) -> None:
         raise UserError(where, key or "(top level)", f"must be a finite number, got {value!r}")
 
 
+def _refuse_huge(value: Any, where: str, key: str) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST_INT:
+        raise UserError(where, key or "(top level)", f"must be at most 2^53 in size, got {value}")
+
+
 def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     """Check ``value`` against the type ``tp`` and return it built (dataclasses constructed)."""
     origin = typing.get_origin(tp)
     if origin is Annotated:
         base, *extra = typing.get_args(tp)
         _refuse_non_finite(value, where, key)
+        _refuse_huge(value, where, key)
         try:
             built = build(base, value, where, key)
         except UserError:
@@ -132,6 +151,7 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _fail(where, key, tp, value)
+        _refuse_huge(value, where, key)
         return value
     if tp is bool:
         if not isinstance(value, bool):

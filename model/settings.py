@@ -13,6 +13,15 @@ from typing import Annotated
 from .errors import UserError
 from .schema import Bound, PositiveFloat, PositiveInt
 
+# a page: 4 KiB on x86 and x86-64, 16 or 64 KiB on some arm64 and ppc64 kernels; a power of two
+PageSize = Annotated[int, Bound(4096.0, 65536.0, words="a power of two from 4,096 to 65,536 bytes")]
+
+
+def _check_page(page_B: int, where: str, dotted: str) -> None:
+    if page_B & (page_B - 1):
+        raise UserError(where, dotted, f"must be a power of two from 4,096 to 65,536, got {page_B}")
+
+
 # CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
 # space: interrupt, driver, IP and TCP/UDP, socket buffers. From the "1 GHz per 1 Gb/s" rule of
 # thumb for the Linux 2.4 TCP stack (Foong, Huff, Hum, Patwardhan and Regnier, "TCP performance
@@ -67,7 +76,7 @@ class Kernel:
     Linux Kernel Performance project, linuxperf.sourceforge.net, results of 25 October 2002).
     """
 
-    page_B: PositiveInt = 4096  # the page size of x86 and x86-64
+    page_B: PageSize = 4096  # the page size of x86 and x86-64
     # a block device's read-ahead window (blockdev --setra, read_ahead_kb): Linux's default
     # VM_MAX_READAHEAD, 128 KiB; a memory-mapped fault reads around half of it
     read_ahead_KiB: PositiveFloat = 128.0
@@ -78,6 +87,7 @@ class Kernel:
     ] = 1.0
 
     def check(self, where: str, key: str) -> None:
+        _check_page(self.page_B, where, f"{key}.page_B" if key else "page_B")
         if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:
             raise UserError(
                 where,
@@ -122,13 +132,16 @@ class TcpSettings:
     core_rmem_max_B: PositiveInt = 131071
     core_wmem_default_B: PositiveInt = 65535
     core_wmem_max_B: PositiveInt = 131071
-    tcp_adv_win_scale: PositiveInt = 2
+    # Linux's ip-sysctl.txt: 'Possible values are [-31, 31], inclusive' (the model takes the
+    # positive ones, a share 1/2^scale kept for overhead)
+    tcp_adv_win_scale: Annotated[int, Bound(1.0, 31.0, words="an integer from 1 to 31")] = 2
     initial_window_segments: PositiveInt = 3
-    page_B: PositiveInt = 4096  # the page size tcp_mem_pages counts in
+    page_B: PageSize = 4096  # the page size tcp_mem_pages counts in
     tso: bool = False
     gro: bool = False
 
     def check(self, where: str, key: str) -> None:
+        _check_page(self.page_B, where, f"{key}.page_B" if key else "page_B")
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):
             low_default_high = getattr(self, name)
             dotted = f"{key}.{name}" if key else name

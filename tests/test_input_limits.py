@@ -55,3 +55,40 @@ def scenario_text() -> str:
     from model import scenario
 
     return scenario.resolve("atlas_intellistation").read_text()
+
+
+@pytest.mark.parametrize(
+    "name, override, message",
+    [
+        (
+            "atlas_lightpath",
+            "workload.streams=10001",
+            "up to 10,000 (each TCP stream is simulated)",
+        ),
+        ("atlas_lightpath", "workload.sessions=700", "sessions x streams must be at most 10,000"),
+        ("atlas_lightpath", "circuits=1001", "up to 1,000 (one NIC each)"),
+        ("mdsplus", "servers=1001", "up to 1,000 (each host is simulated)"),
+        ("mdsplus", "workload.reads_per_client=10001", "up to 10,000 (each read is simulated)"),
+        ("psu_mmap", "workload.runs=1001", "up to 1,000 (each run is simulated)"),
+        ("psu_relay", "real_servers.count=101", "up to 100 (each machine is simulated)"),
+        ("psu_relay", "feed.products=10001", "up to 10,000 (each product is followed"),
+        ("eah_download", "workload.clients=10001", "up to 10,000 (each client is simulated)"),
+        ("eah_download", "chunk_KiB=1048577", "a chunk from 1 to 1,048,576 KiB"),
+        ("atlas_intellistation", "kernel.page_B=9007199254740993", "at most 2^53"),
+        ("psu_copy", "kernel.page_B=12288", "must be a power of two from 4,096 to 65,536"),
+        ("atlas_lightpath", "tcp.page_B=3", "must be a power of two from 4,096 to 65,536"),
+        ("atlas_lightpath", "tcp.tcp_adv_win_scale=40", "an integer from 1 to 31"),
+        ("mdsplus", "workload.values_per_read=-9223372036854775808", "at most 2^53 in size"),
+    ],
+)
+def test_a_count_or_size_past_what_the_model_takes_is_one_line(run_cli, name, override, message):
+    # the counts once hung, or raised a traceback from numpy or numba, at 2**63; a page of 3 bytes
+    # and a window scale of 40 once predicted silently
+    status, out, err = run_cli("predict", name, "--set", override, "--point")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert message in err, err
+
+
+def test_a_count_at_its_bound_still_predicts(run_cli):
+    status, out, _ = run_cli("predict", "atlas_lightpath", "--set", "workload.streams=10000")
+    assert status == 0 and "MB/s" in out

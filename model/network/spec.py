@@ -7,9 +7,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import UserError
-from ..schema import NonNegativeFloat, PositiveFloat, PositiveInt
+from ..schema import NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
 from ..settings import NET_CYCLES_PER_FRAME, TcpSettings
 from ..spec import Reference, Scenario
+
+# each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
+# would not end while its user waits
+FLOWS = 10_000
+Flows = count_up_to(FLOWS, "each TCP stream is simulated")
+Circuits = count_up_to(1_000, "one NIC each")
+Hosts = count_up_to(1_000, "each host is simulated")
+Reads = count_up_to(10_000, "each read is simulated")
 
 
 @dataclass(frozen=True)
@@ -32,8 +40,8 @@ class WanWorkload:
     # or tsunami (UDP at a fixed rate)
     protocol: Literal["bbftp", "bbcp", "tsunami", "iperf"]
     total_MB: PositiveFloat
-    streams: PositiveInt = 1
-    sessions: PositiveInt = 1
+    streams: Flows = 1
+    sessions: Flows = 1
     socket_buffer_B: PositiveInt | None = None
     rate_Mbps: PositiveFloat = 650.0
     block_B: PositiveInt = 32768
@@ -42,6 +50,13 @@ class WanWorkload:
     threads: PositiveInt | None = None
 
     def check(self, where: str, key: str) -> None:
+        if self.streams * self.sessions > FLOWS:
+            raise UserError(
+                where,
+                f"{key}.streams",
+                f"sessions x streams must be at most {FLOWS:,} TCP streams (each is simulated), "
+                f"got {self.sessions} x {self.streams}",
+            )
         if self.protocol == "iperf" and (self.source, self.sink) != ("memory", "memory"):
             raise UserError(
                 where,
@@ -72,7 +87,7 @@ class WanBody:
     receiver_host: str  # the receiving host, a host of the catalog
     nic: str  # each host's NIC on every circuit, a NIC of the catalog (nics.yaml)
     link: str
-    circuits: PositiveInt
+    circuits: Circuits
     rtt_ms: PositiveFloat  # the round-trip time between the hosts, as ping reports it
     loss_rate: NonNegativeFloat  # the share of packets the path loses (0 to below 1)
     workload: WanWorkload
@@ -144,10 +159,10 @@ class DbWorkload:
     """
 
     test: Literal["baseline", "math", "indirection", "uncompressed", "ptdata", "tcp_tuned"]
-    clients: PositiveInt
+    clients: Hosts
     read_MB: PositiveFloat
     values_per_read: PositiveInt = 2000000
-    reads_per_client: PositiveInt = 1
+    reads_per_client: Reads = 1
     indirection_levels: PositiveInt = 9
     reference_record_B: PositiveInt = 64  # the size of one node reference an indirection reads
 
@@ -168,7 +183,7 @@ class DbBody:
     client_mode: Literal["thin", "dist"]
     server_host: str  # each data server, a host of the catalog (data/hardware/hosts.yaml)
     client_host: str  # each client machine, a host of the catalog
-    servers: PositiveInt
+    servers: Hosts
     client_machines: PositiveInt  # the client machines there are (one client process each at most)
     nic: str  # every host's NIC, a NIC of the catalog (nics.yaml)
     workload: DbWorkload

@@ -12,14 +12,28 @@ no feed rate, site count or failure figures; those keys are planning figures for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 from ..errors import UserError
-from ..schema import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
+from ..schema import (
+    Bound,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    count_up_to,
+)
 from ..settings import Kernel, TcpSettings
 from ..spec import Reference, Scenario
 from ..storage.raid import RaidLevel
 from .lvs import Mode, Scheduler
+
+# each client, worker, site, product and machine is simulated on its own; past these a run would
+# not end while its user waits
+Clients = count_up_to(10_000, "each client is simulated")
+Workers = count_up_to(10_000, "each worker process is simulated")
+Products = count_up_to(10_000, "each product is followed through the cluster")
+Machines = count_up_to(100, "each machine is simulated")
 
 
 @dataclass(frozen=True)
@@ -31,7 +45,7 @@ class DownloadWorkload:
     asks for the next pair ("md5 file for comparison (done on the client)") at
     ``client_md5_MBps``."""
 
-    clients: PositiveInt
+    clients: Clients
     files: PositiveInt
     file_size_KiB: PositiveFloat
     dataset_files: PositiveInt
@@ -46,9 +60,7 @@ class DownloadWorkload:
 class DownloadServer:
     """The nginx server: its worker processes, memory and the I/O scheduler's settings."""
 
-    workers: (
-        PositiveInt  # nginx worker processes; one asleep on a disk read serves no one meanwhile
-    )
+    workers: Workers  # nginx worker processes; one asleep on a disk read serves no one meanwhile
     # nginx's worker_connections; the clients never reach it, and the model does not use it
     connections_per_worker: PositiveInt
     # the server's memory; its page cache holds too little of the data set to matter, and the model
@@ -74,7 +86,8 @@ class DownloadBody:
     disk: str  # each drive, a drive of the catalog (disks.yaml)
     disks: PositiveInt
     level: RaidLevel  # the controller's RAID level for the one volume
-    chunk_KiB: PositiveInt  # the volume's stripe chunk on each drive
+    # the volume's stripe chunk on each drive
+    chunk_KiB: Annotated[int, Bound(1.0, 2.0**20, words="a chunk from 1 to 1,048,576 KiB (1 GiB)")]
     server_nic: str  # the server's NIC (nics.yaml), the link every download crosses
     # each client machine's NIC (nics.yaml); the clients' links are not modelled, it is not used
     client_nic: str
@@ -155,7 +168,7 @@ class DirectorSpec:
     nic: str
     mode: Mode = "dr"
     scheduler: Scheduler = "wlc"
-    count: PositiveInt = 1
+    count: Machines = 1
     # estimated: linux-vs.org "How virtual server works" puts rewriting a packet at about 60 us on a
     # Pentium; at the 166 MHz of a Pentium of that time, 10,000 cycles
     forward_cycles_per_packet: PositiveFloat = 10000.0
@@ -171,7 +184,7 @@ class RealServers:
 
     host: str
     nic: str
-    count: PositiveInt = 2
+    count: Machines = 2
     weights: tuple[PositiveFloat, ...] = ()
 
     def check(self, where: str, key: str) -> None:
@@ -191,9 +204,9 @@ class Feed:
     many the simulation follows through the cluster."""
 
     rate_GBph: PositiveFloat
-    sites: PositiveInt
+    sites: Clients
     product_kB: PositiveFloat = 40.0
-    products: PositiveInt = 400
+    products: Products = 400
 
 
 @dataclass(frozen=True)

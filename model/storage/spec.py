@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from ..errors import UserError
-from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share
+from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
 
@@ -237,7 +237,8 @@ class StorageWorkload:
     source: str | None = None
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1
-    runs: PositiveInt = 1  # the test repeated back to back; the figure is their mean
+    # the test repeated back to back; the figure is their mean
+    runs: count_up_to(1_000, "each run is simulated") = 1
     # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
