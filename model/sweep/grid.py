@@ -225,9 +225,7 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
         for k, v in point.items():
             if (k, repr(v)) not in seen and not (grid.sample and k in grid.sample.ranges):
                 seen.add((k, repr(v)))
-                scenario_module.load(
-                    grid.scenario, base + [f"{k}={v}"], where_overrides=f"{where} {k}"
-                )
+                scenario_module.load(grid.scenario, base + [f"{k}={v}"], where_overrides=where)
 
 
 def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
