@@ -22,16 +22,18 @@ from .errors import UserError
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
-    """A numeric constraint carried by ``Annotated``."""
+    """A numeric constraint carried by ``Annotated``: a range, and for an integer that must be a
+    power of two (a page size), ``power_of_two``."""
 
     low: float
     high: float = float("inf")
     low_open: bool = False
     words: str = ""
+    power_of_two: bool = False
 
     def admits(self, value: float) -> bool:
         above = value > self.low if self.low_open else value >= self.low
-        return above and value <= self.high
+        return above and value <= self.high and not (self.power_of_two and value & (value - 1))
 
 
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")

@@ -14,12 +14,10 @@ from .errors import UserError
 from .schema import Bound, PositiveFloat, PositiveInt
 
 # a page: 4 KiB on x86 and x86-64, 16 or 64 KiB on some arm64 and ppc64 kernels; a power of two
-PageSize = Annotated[int, Bound(4096.0, 65536.0, words="a power of two from 4,096 to 65,536 bytes")]
-
-
-def _check_page(page_B: int, where: str, dotted: str) -> None:
-    if page_B & (page_B - 1):
-        raise UserError(where, dotted, f"must be a power of two from 4,096 to 65,536, got {page_B}")
+PageSize = Annotated[
+    int,
+    Bound(4096.0, 65536.0, words="a power of two from 4,096 to 65,536 bytes", power_of_two=True),
+]
 
 
 # CPU cycles a host spends per Ethernet frame it sends or receives, besides the copy to or from user
@@ -87,7 +85,6 @@ class Kernel:
     ] = 1.0
 
     def check(self, where: str, key: str) -> None:
-        _check_page(self.page_B, where, f"{key}.page_B" if key else "page_B")
         if not self.dirty_background_ratio_pct <= self.dirty_ratio_pct <= 100.0:
             raise UserError(
                 where,
@@ -141,7 +138,6 @@ class TcpSettings:
     gro: bool = False
 
     def check(self, where: str, key: str) -> None:
-        _check_page(self.page_B, where, f"{key}.page_B" if key else "page_B")
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):
             low_default_high = getattr(self, name)
             dotted = f"{key}.{name}" if key else name

@@ -72,6 +72,7 @@ def scenario_text() -> str:
         ("psu_mmap", "workload.runs=1001", "up to 1,000 (each run is simulated)"),
         ("psu_relay", "real_servers.count=101", "up to 100 (each machine is simulated)"),
         ("psu_relay", "feed.products=10001", "up to 10,000 (each product is followed"),
+        ("psu_relay", "feed.sites=10001", "up to 10,000 (each site is simulated)"),
         ("eah_download", "workload.clients=10001", "up to 10,000 (each client is simulated)"),
         ("eah_download", "chunk_KiB=1048577", "a chunk from 1 to 1,048,576 KiB"),
         ("atlas_intellistation", "kernel.page_B=9007199254740993", "at most 2^53"),

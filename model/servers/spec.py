@@ -31,6 +31,7 @@ from .lvs import Mode, Scheduler
 # each client, worker, site, product and machine is simulated on its own; past these a run would
 # not end while its user waits
 Clients = count_up_to(10_000, "each client is simulated")
+Sites = count_up_to(10_000, "each site is simulated")
 Workers = count_up_to(10_000, "each worker process is simulated")
 Products = count_up_to(10_000, "each product is followed through the cluster")
 Machines = count_up_to(100, "each machine is simulated")
@@ -204,7 +205,7 @@ class Feed:
     many the simulation follows through the cluster."""
 
     rate_GBph: PositiveFloat
-    sites: Clients
+    sites: Sites
     product_kB: PositiveFloat = 40.0
     products: Products = 400
 
