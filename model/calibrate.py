@@ -229,6 +229,21 @@ def profile(rows: list[Row], smooth: Fit) -> Fit:
     )
 
 
+LEVEL_ROWS = 2  # rows that must move a stepped parameter for ``stepped_levels`` to choose its level
+
+
+def uninformed(rows_per_parameter: dict[str, int]) -> frozenset[str]:
+    """The parameters of ``rows_per_parameter`` (a fit's count of the rows each moves) that no row
+    informs, which the fit leaves at their declared defaults: a smooth one no row moves, a stepped
+    one fewer than ``LEVEL_ROWS`` move."""
+    declared = params_module.DECLARED
+    return frozenset(
+        name
+        for name, rows in rows_per_parameter.items()
+        if rows < (LEVEL_ROWS if declared[name].levels else 1)
+    )
+
+
 def stepped(row: Row, values: dict[str, float]) -> bool:
     """Whether a stepped parameter is chosen on ``row``: a measured row (not an external one) whose
     simulations read one."""
@@ -247,7 +262,7 @@ def stepped_levels(
 ) -> dict[str, tuple[float, tuple[float, float], int]]:
     """Each stepped parameter's level, 95 % interval and how many rows of ``rows`` it moves, chosen
     over its levels (``choose_level``) on those rows with the other parameters at ``values``; one
-    that fewer than two rows move keeps its default and its declared bounds."""
+    that fewer than ``LEVEL_ROWS`` rows move keeps its default and its declared bounds."""
     out = {}
     for name, p in params_module.DECLARED.items():
         if not p.levels:
@@ -264,7 +279,7 @@ def stepped_levels(
             ]
         ).reshape(len(p.levels), len(candidates))
         moved = np.ptp(errors, axis=0) > 1e-9
-        if moved.sum() < 2:
+        if moved.sum() < LEVEL_ROWS:
             out[name] = (p.default, (p.low, p.high), int(moved.sum()))
         else:
             out[name] = (*choose_level(p.levels, errors[:, moved]), int(moved.sum()))

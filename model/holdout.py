@@ -12,6 +12,10 @@ A row the calibration never uses (the external table's, or a request-level model
 parameter is chosen on: ``calibrate.fitted``, ``calibrate.stepped``) is held out already, so its
 held-out predictions are its in-sample one.
 
+Each held-out prediction names the free parameters it read that the calibration on every row
+moved and no row of its own fit informs (``Prediction.uninformed``): the refit leaves them at their
+declared defaults, so they are what does not transfer to it from the other rows or tables.
+
 ``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, and from
 the leave-one-configuration-out errors the model error each model's intervals are widened by
 (``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it).
@@ -26,7 +30,7 @@ from collections.abc import Callable
 
 from . import calibrate, coverage, paths
 from .measured import Row
-from .validate import Prediction, predict_rows
+from .validate import Prediction, predict_rows, reads
 
 HOLDOUT = paths.CALIBRATED / "holdout.json"
 MODEL_ERROR = paths.CALIBRATED / "model_error.json"
@@ -52,18 +56,25 @@ def _refit(
         groups.setdefault(leave_out(r) if calibrate.used(r, start) else None, []).append(r)
     predicted: dict[int, Prediction] = {}
     for key, members in groups.items():
+        uninformed: frozenset[str] = frozenset()
         if key is None:
             values = start
         else:
             rest = [r for r in rows if leave_out(r) != key]
             stepped = any(calibrate.stepped(r, start) for r in members)
             if any(calibrate.fitted(r) for r in members):
-                values = calibrate.fit(rest, start=start, levels=stepped).values
+                refit = calibrate.fit(rest, start=start, levels=stepped)
+                values = refit.values
+                uninformed = calibrate.uninformed(refit.rows_per_parameter)
             else:
                 levels = calibrate.stepped_levels(rest, start)
                 values = dict(start, **{name: chosen[0] for name, chosen in levels.items()})
+                uninformed = calibrate.uninformed({n: moved for n, (_, _, moved) in levels.items()})
         for r, p in zip(members, predict_rows(members, values), strict=True):
-            predicted[id(r)] = p
+            # what the calibration on every row moved and the refit cannot: does not transfer
+            moved_back = {n for n in uninformed if values[n] != start[n]}
+            read = moved_back & reads(r, values) if p.error_pct is not None else set()
+            predicted[id(r)] = dataclasses.replace(p, uninformed=tuple(sorted(read)))
     return [predicted[id(r)] for r in rows]
 
 

@@ -229,6 +229,20 @@ def why_missed(p: Prediction) -> str | None:
     return found.group(0).strip() if found else None
 
 
+def _defaults_text(names) -> str:
+    """Each free parameter of ``names`` with its declared default beside its calibrated value."""
+    declared, calibrated = params_module.DECLARED, params_module.calibrated()
+
+    def shown(name: str, value: float) -> str:
+        unit = declared[name].unit
+        number = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+        return number if unit == "1" else f"{number} {unit}"
+
+    return ", ".join(
+        f"{n} {shown(n, declared[n].default)} (calibrated {shown(n, calibrated[n])})" for n in names
+    )
+
+
 def _table_text(
     name: str, summary: dict, predictions: list[Prediction], show_all: bool
 ) -> list[str]:
@@ -255,6 +269,10 @@ def _table_text(
         + _interval_text(summary)
     )
     lines = [head] + [f"  from {source}" for source in summary["sources"]]
+    if held_out and (own := sorted({n for p in predictions for n in p.table_out.uninformed})):
+        lines.append(
+            "  left out, no other table informs (read at their defaults): " + _defaults_text(own)
+        )
     shown = [
         p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")
     ]
@@ -278,6 +296,11 @@ def _table_text(
         )
         if why := why_missed(p):
             lines.append(f"      why: {why}")
+        if held_out and p.uninformed:
+            lines.append(
+                "      configuration out, no other row informs (read at their defaults): "
+                + _defaults_text(p.uninformed)
+            )
     waiting: dict[str, list[str]] = {}
     for p in predictions:
         if p.row.role == "result" and p.error_pct is None:

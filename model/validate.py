@@ -81,6 +81,9 @@ class Prediction:
     error_pct: float | None
     reason: str = ""
     table_out: Prediction | None = None  # the leave-one-table-out prediction, where asked for
+    # a held-out prediction's free parameters that the calibration on every row moved and no row
+    # of its own fit informs: read at their declared defaults (``model.holdout``)
+    uninformed: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         r = self.row
@@ -89,6 +92,8 @@ class Prediction:
             held_out = {
                 "table_out_predicted": self.table_out.predicted,
                 "table_out_error_pct": self.table_out.error_pct,
+                "uninformed": list(self.uninformed),
+                "table_out_uninformed": list(self.table_out.uninformed),
             }
         return held_out | {
             "table": r.table,

@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from model import calibrate, coverage, holdout, measured, params, report
-from model.validate import Prediction, predict_rows
+from model.validate import Prediction, predict_rows, summarise
 
 ROWS = [r for rs in measured.load_all().values() for r in rs]
 ATLAS = [r for r in ROWS if r.table in ("atlas_disk", "atlas_hosts")]
@@ -72,6 +72,33 @@ def test_a_stepped_rows_held_out_prediction_comes_from_a_level_chosen_without_it
     assert table_out.predicted == pytest.approx(
         predict_rows([target], dict(start, tuned_read_ahead_KiB=default))[0].predicted
     )
+    # and says so: the other configurations inform the level, no other table does
+    assert before.uninformed == ()
+    assert table_out.uninformed == ("tuned_read_ahead_KiB",)
+
+
+def test_a_table_out_prediction_names_what_no_other_table_informs():
+    rows = [r for r in ROWS if r.table == "mdsplus_read"]
+    start = params.calibrated()
+    held = holdout.leave_one_table_out(rows, start)
+    named = {p.row.id: p.uninformed for p in held if p.error_pct is not None}
+    assert named["baseline_1client_thin"] == ("mds_serve_cycles_per_byte", "server_background_load")
+    assert "tdi_math_cycles_per_value" in named["math_6client_thin"]
+    # a parameter the calibration left at its default has nothing to lose: not named
+    at_default = dict(
+        start, mds_serve_cycles_per_byte=params.DECLARED["mds_serve_cycles_per_byte"].default
+    )
+    again = holdout.leave_one_table_out(rows, at_default)[0]
+    assert "mds_serve_cycles_per_byte" not in again.uninformed
+    # validate --holdout prints them with their defaults and calibrated values, --json lists them
+    shown = [dataclasses.replace(p, table_out=p) for p in held]
+    summary = report._cited(summarise(shown))["mdsplus_read"]
+    text = "\n".join(report._table_text("mdsplus_read", summary, shown, False))
+    assert (
+        "left out, no other table informs (read at their defaults): "
+        "mds_serve_cycles_per_byte 150 cycle (calibrated " in text
+    )
+    assert shown[0].to_dict()["table_out_uninformed"] == list(shown[0].uninformed)
 
 
 def _row_pair(error_pct: float, row):
