@@ -70,9 +70,9 @@ def _refit(
                 levels = calibrate.stepped_levels(rest, start)
                 values = dict(start, **{name: chosen[0] for name, chosen in levels.items()})
                 uninformed = calibrate.uninformed({n: moved for n, (_, _, moved) in levels.items()})
+        # what the calibration on every row moved and the refit cannot: does not transfer
+        moved_back = {n for n in uninformed if values[n] != start[n]}
         for r, p in zip(members, predict_rows(members, values), strict=True):
-            # what the calibration on every row moved and the refit cannot: does not transfer
-            moved_back = {n for n in uninformed if values[n] != start[n]}
             read = moved_back & reads(r, values) if p.error_pct is not None else set()
             predicted[id(r)] = dataclasses.replace(p, uninformed=tuple(sorted(read)))
     return [predicted[id(r)] for r in rows]
