@@ -88,6 +88,19 @@ def test_any_key_set_to_any_value_predicts_or_says_why_in_one_line(run_cli, data
     _check(*run_cli("predict", name, "--set", f"{key}={_as_yaml(value)}", "--json", "--point"))
 
 
+def test_a_line_break_in_what_the_user_wrote_stays_on_the_one_line(run_cli):
+    # hypothesis found it: a referenced scenario's name, shown in its missing file's path
+    status, out, err = run_cli(
+        "predict", "em_ingest_microscopes", "--set", f"storage={_as_yaml(chr(10))}", "--point"
+    )
+    assert (status, out) == (2, "")
+    assert err == "--set: storage: '\\n': data/scenarios/\\n.yaml: no such file\n"
+    # every break str.splitlines knows, in the file, the key or the message
+    for brk in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":
+        line = scenario.UserError(f"a{brk}.yaml", f"k{brk}", f"m{brk}").line()
+        assert len(line.splitlines()) == 1, repr(line)
+
+
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
