@@ -505,3 +505,18 @@ def test_drives_that_do_not_read_ahead_make_small_windows_wait_for_their_sectors
         _asleep_ms_a_pair(tuned_off)["data"] - _asleep_ms_a_pair(tuned_on)["data"]
     )
     assert default_off["opening"] == pytest.approx(default_on["opening"], rel=0.15)
+
+
+def test_the_stripe_size_the_report_leaves_unsaid_is_declared_and_moves_the_windows():
+    """eah_download declares the stripe sizes an Areca ARC-12xx volume allows (4 to 128 KiB) as an
+    unknown, its point the 64 KiB the scenario reads. A 128 KiB stripe puts each 128 KiB default
+    window on one drive instead of two, so a lone worker waits longer on data; a 4 KiB one spreads
+    each tuned window over every drive, so two files' windows queue behind each other on all of
+    them and two clients take longer."""
+    declared = {u.key: u for u in scenario.load("eah_download").unknowns}["chunk_KiB"]
+    assert declared.options == (4, 8, 16, 32, 64, 128) and declared.default == 64
+    assert "ARC-1220" in declared.source
+    default = {ch: _run("variant=r6_def", f"chunk_KiB={ch}") for ch in (64, 128)}
+    assert _asleep_ms_a_pair(default[128])["data"] > 1.2 * _asleep_ms_a_pair(default[64])["data"]
+    tuned = {ch: _run("variant=r6_opt", "workload.clients=2", f"chunk_KiB={ch}") for ch in (4, 64)}
+    assert tuned[4].elapsed_s > 1.15 * tuned[64].elapsed_s
