@@ -36,8 +36,10 @@ done. The server side, request by request:
   at the worker's second turn at the file (``readahead_mark_B``). Measured against the table this
   costs every file one more read in series: the 1-worker columns 3 to 10 % slower (the "default"
   ones closer, the "optimized" RAID6 one further off).
-- The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``);
-  a RAID10 read goes to the mirror with fewer commands pending. Each drive is a
+- The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``) of
+  ``chunk_KiB``: the report does not give the volume's stripe size, so the scenario reads 64 KiB
+  and declares the 4 to 128 KiB an ARC-12xx allows an unknown; a larger stripe puts a window on
+  fewer drives. A RAID10 read goes to the mirror with fewer commands pending. Each drive is a
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
   arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
   Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,
