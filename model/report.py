@@ -85,7 +85,7 @@ def _interval_lines(interval: Interval) -> list[str]:
     if error is None:
         lines.append("  not in it    the model's own error (no data/calibrated/model_error.json)")
     else:
-        covers = f"; its residuals cover {error['covers']}" if error["covers"] else ""
+        covers = f"; {error['covers']}" if error["covers"] else ""
         factor = math.exp(error["log_widen_90"])
         lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
     limit = interval.path_limit

@@ -4,8 +4,13 @@ Four sources of spread enter it:
 
 (a) the scenario's declared unknowns (``model.unknowns``): options enumerated, a range at its ends,
     its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
-    jointly when the combinations are few (``MAX_JOINT``), one at a time otherwise. Every allowed
-    value is possible, so the interval spans the envelope of these outcomes;
+    jointly when the combinations are few (``MAX_JOINT``), else one at a time and then at the two
+    corners (``corners``) that set every unknown where it alone moved the outcome furthest down,
+    and every one where furthest up: the vertex method (Dong and Shah 1987, "Vertex method for
+    computing functions of fuzzy variables", Fuzzy Sets and Systems 24(1), 65-78), exact where
+    the outcome is monotone in each unknown, so that unknowns which each move it a little the same
+    way are not taken as never acting together. Every allowed value is possible, so the interval
+    spans the envelope of these outcomes;
 (b) the calibrated free parameters the model reads, jointly normal with the fit's covariance
     (``params.covariance``): the outcome is simulated at the 5 % and 95 % points of each principal
     axis of their covariance (eigenvectors, so that the axes are independent); where a declared
@@ -22,8 +27,9 @@ Four sources of spread enter it:
     deviation taken as a normal standard deviation;
 (c) the model's own error: ``data/calibrated/model_error.json`` (written by validation from the
     leave-one-out residuals of the tables a model predicts) holds per model the 90 % quantile q of
-    |log(predicted / measured)|; [low, high] widens to [low e^-q, high e^q]. Without the file the
-    interval leaves it out and says so.
+    how far (log) each held-out measurement lies outside its spread (``model.coverage``; a model
+    with too few rows takes the largest of the others'); [low, high] widens to [low e^-q,
+    high e^q]. Without the file the interval leaves it out and says so.
 
 The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
 (``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
@@ -85,7 +91,7 @@ _CACHE_LIMIT = 50_000
 class Interval:
     """A metric's 90 % interval: ``point`` (the documented defaults, calibrated values),
     ``low``/``high``, each factor's share of the spread (``drivers``), the model error it carries
-    (``model_error``: its log widening and what its residuals cover; None when no file gives it)
+    (``model_error``: its log widening and where it comes from; None when no file gives it)
     and how many simulations it took."""
 
     metric: str
@@ -168,6 +174,28 @@ def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
     else:
         configs = [{}] + [{u.key: v} for u, vs in zip(unknowns, per, strict=True) for v in vs[1:]]
     return configs
+
+
+def corners(
+    unknowns: tuple[Unknown, ...], configs: list[dict], outcomes: list[float]
+) -> list[dict[str, Any]]:
+    """Where the unknowns were varied one at a time, the two configurations that set each at the
+    value that moved the outcome furthest down, and each furthest up (the vertex method: a
+    function monotone in each factor takes its extremes over the box at those corners); none
+    where fewer than two unknowns move it that way."""
+    if any(len(c) > 1 for c in configs):
+        return []  # every combination was simulated
+    out = []
+    for pick in (min, max):
+        corner = {}
+        for u in unknowns:
+            alone = [(v, c) for c, v in zip(configs, outcomes, strict=True) if _alone(c, u.key)]
+            _, config = pick(alone, key=lambda vc: vc[0])
+            if config:
+                corner[u.key] = config[u.key]
+        if len(corner) > 1:
+            out.append(corner)
+    return out
 
 
 def _alone(config: dict[str, Any], key: str) -> bool:
@@ -335,6 +363,14 @@ def _sample(
             return None
         at_config.append(value)
         kept.append(config)
+    for config in corners(unknowns, kept, at_config):
+        try:
+            value = outcome(config, base, seed)
+        except (NotModelled, UserError):
+            continue  # a combination the model refuses: the values alone still bound it
+        if value is not None:
+            at_config.append(value)
+            kept.append(config)
     at_parameter, shares, reach = {}, {}, {}
     for key, step in parameter_steps(sorted(read), base).items():
         at_parameter[key] = (

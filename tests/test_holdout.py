@@ -158,3 +158,23 @@ def test_validate_gives_every_predicted_row_an_interval_around_its_point():
     for name, t in shown["tables"].items():
         assert t["interval_rows"] == t["covered"], name
         assert 0.0 <= t["coverage_pct"] <= 100.0
+
+
+def test_a_model_with_too_few_rows_takes_the_largest_measured_widening():
+    """atlas_wan's five rows are too few for a 90 % quantile of their own: the WAN model takes the
+    largest widening of the models measured enough (here MDSplus's, whose one miss of 50 % is the
+    10th smallest of 10), not a quantile of every model's scores pooled, which the download
+    server's 54 exact rows would hold at zero."""
+    tables = ("atlas_wan", "mdsplus_read", "eah_download")
+    rows = [r for r in ROWS if r.table in tables and r.role == "result"]
+    first_mds = next(
+        i for i, r in enumerate(rows) if r.table == "mdsplus_read" and not r.relative_to
+    )
+    held = [_row_pair(50.0 if i == first_mds else 0.0, r)[1] for i, r in enumerate(rows)]
+    widening = coverage.model_widening(held)
+    assert widening["db_clients"]["log_widen_90"] == pytest.approx(math.log(1.5))
+    assert widening["download_server"]["log_widen_90"] == 0.0
+    wan = widening["wan_transfer"]
+    assert wan["log_widen_90"] == pytest.approx(math.log(1.5))
+    assert wan["by_kind"]["rate"]["pooled_over"] == "db_clients/rate"
+    assert "too few held-out rows" in wan["covers"]

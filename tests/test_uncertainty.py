@@ -298,3 +298,23 @@ def test_a_wider_stream_range_never_narrows_a_capped_interval(narrow_high, wide_
     assert narrow.point == wide.point
     assert wide.low <= narrow.low and wide.high >= narrow.high
     assert wide.path_limit >= narrow.path_limit
+
+
+def test_unknowns_varied_one_at_a_time_also_meet_at_their_corners():
+    """Two unknowns of four options each (16 combinations, over MAX_JOINT) are varied alone, then
+    set together where each alone moved the outcome furthest down, and furthest up: an outcome
+    that adds their effects reaches its extremes only there (the vertex method)."""
+    a = Unknown("a", SOURCE, options=(0, 1, 2, 3), default=1)
+    b = Unknown("b", SOURCE, options=(0, 10, 20, 30), default=10)
+    assert len(a.options) * len(b.options) > uncertainty.MAX_JOINT
+
+    def outcome(config, values, seed):
+        return 100.0 + config.get("a", 1) + config.get("b", 10)
+
+    samples = uncertainty._sample(outcome, (a, b), {}, set(), 1, True)
+    assert {"a": 0, "b": 0} in samples.configs and {"a": 3, "b": 30} in samples.configs
+    assert min(samples.at_config) == 100.0 and max(samples.at_config) == 133.0
+    interval = uncertainty._summarise(samples, "throughput_MBps", "storage", False)
+    assert interval.low == pytest.approx(100.0) and interval.high == pytest.approx(133.0)
+    # one unknown alone has no corner to add
+    assert uncertainty.corners((a,), [{}, {"a": 0}, {"a": 3}], [101.0, 100.0, 103.0]) == []

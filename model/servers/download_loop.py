@@ -516,6 +516,8 @@ def run(
                 step[cl] += 1
                 if step[cl] == 3:
                     state[cl], step[cl] = 2, 0
+                if offset < 0:  # the index root is in memory
+                    continue
             elif st == 2:  # the window ``step`` has been read: read on, then write it
                 k = step[cl]
                 start = places[pick[cl], 4]

@@ -72,9 +72,14 @@ class DownloadServer:
     # the read-ahead window; unset: the kernel's (kernel.read_ahead_KiB) with the default
     # scheduler, the calibrated window tuned
     read_ahead_KiB: PositiveFloat | None = None
-    # per_file: each file on a new TCP connection, whose send buffer opens with its congestion
-    # window; keep_alive: the clients reuse a connection whose buffer has grown to take a whole file
-    connections: Literal["per_file", "keep_alive"] = "per_file"
+    # keep_alive: the clients reuse a connection (HTTP/1.1's default) whose buffer has grown to take
+    # a whole file; per_file: each file on a new TCP connection, whose send buffer opens with its
+    # congestion window
+    connections: Literal["per_file", "keep_alive"] = "keep_alive"
+    # what of the directories the page cache holds: none (every lookup reads its directory's index
+    # root), cold (a run started on a dropped cache: the root is read at the directory's first
+    # lookup of the run and stays) or warm (the runs before left every root in memory)
+    page_cache: Literal["none", "cold", "warm"] = "none"
 
 
 @dataclass(frozen=True)
