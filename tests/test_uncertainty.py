@@ -318,3 +318,34 @@ def test_unknowns_varied_one_at_a_time_also_meet_at_their_corners():
     assert interval.low == pytest.approx(100.0) and interval.high == pytest.approx(133.0)
     # one unknown alone has no corner to add
     assert uncertainty.corners((a,), [{}, {"a": 0}, {"a": 3}], [101.0, 100.0, 103.0]) == []
+
+
+@given(
+    low=st.floats(10, 40),
+    high=st.floats(40, 100),
+    wider_low=st.floats(0, 1),
+    wider_high=st.floats(0, 1),
+    slope=st.floats(-3, 3),
+)
+def test_with_corners_a_wider_range_still_never_narrows_the_interval(
+    low, high, wider_low, wider_high, slope
+):
+    """Two unknowns too many to combine (six levels of a range by four options) are varied alone
+    and met at their corners; an outcome monotone in each keeps the interval nested as the range
+    widens."""
+    b = Unknown("b", SOURCE, options=(0, 10, 20, 30), default=10)
+
+    def interval(lo, hi):
+        a = Unknown("a", SOURCE, range=(lo, hi), default=40.0)
+
+        def outcome(config, values, seed):
+            return 500.0 + slope * config.get("a", 40.0) + config.get("b", 10)
+
+        samples = uncertainty._sample(outcome, (a, b), {}, set(), 1, True)
+        return uncertainty._summarise(samples, "throughput_MBps", "storage", False)
+
+    narrow = interval(low, high)
+    wide = interval(low - (low - 10) * wider_low, high + (100 - high) * wider_high)
+    for found in (narrow, wide):
+        assert found.low <= found.point <= found.high
+    assert wide.low <= narrow.low + 1e-9 and wide.high >= narrow.high - 1e-9
