@@ -550,3 +550,7 @@ def test_the_page_cache_and_the_clients_connections_the_report_leaves_unsaid_are
     }
     assert opening["none"] - opening["warm"] > 5.0
     assert opening["warm"] < opening["cold"] < opening["none"]
+    # a data set in one directory (fewer files than a directory holds) reads its root once
+    one = download.roots_read("cold", 1, 150, 150, rng)
+    assert one[0] and not one[1:].any()
+    assert _run("workload.dataset_files=1000", "server.page_cache=cold").elapsed_s > 0

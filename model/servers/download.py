@@ -311,7 +311,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         simulated,
         roots_read(
             body.server.page_cache,
-            files // body.workload.files_per_directory,
+            math.ceil(files / body.workload.files_per_directory),
             pairs,
             simulated,
             stream(scenario.seed, "download roots"),
