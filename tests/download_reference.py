@@ -1,11 +1,13 @@
 """The download server as it was simulated on SimPy and ``model.sim.flows`` before the compiled loop
 (``model.servers.download_loop``): kept as the oracle the loop is checked against
 (``tests/test_download_loop.py``). Its file picks are replayed from ``Directory.places`` so that
-both simulate the same pairs.
+both simulate the same pairs. It writes nothing back: it is compared with the loop under
+``server.atime: noatime``, and the loop's write-backs are checked on their own.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import simpy
@@ -20,6 +22,7 @@ from model.servers.download import (
     check,
     read_ahead_windows,
     readahead_mark_B,
+    roots_read,
     whole_pages_B,
 )
 from model.servers.spec import DownloadBody
@@ -230,9 +233,12 @@ class Server:
         params: dict[str, float],
         read_ahead_KiB: float,
         rng: Replay,
+        root_read,
     ):
         self.env = env
         self.rng = rng
+        # whether each pair, in the order they start, reads its directory's root
+        self.root_read = iter(root_read)
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
         self.link = self.net.resource("server link", nic_Bps / tcp_wire_per_byte(body.mtu_B))
@@ -282,13 +288,11 @@ class Server:
         leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
         worker = self._accept()
         socket = Socket(self.net, self.link, self.send_buffer_B)
+        root = directory.root_B(index) if next(self.root_read) else None
         turn = yield from self._take(worker)
-        for offset_B in (
-            directory.root_B(index),
-            directory.leaf_B(index, leaves[0]),
-            directory.inode_page_B(index),
-        ):
-            yield from self._until(self.array.read(offset_B, self.page_B), "opening")
+        for offset_B in (root, directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
+            if offset_B is not None:  # (a root in memory is not read)
+                yield from self._until(self.array.read(offset_B, self.page_B), "opening")
         done = self.array.read(start, self.windows[0][1])
         ahead = None
         sent_B = 0  # the file's bytes written into the socket
@@ -385,8 +389,11 @@ def simulate(
     files = body.workload.dataset_files
     leaves = Directory(body.workload.files_per_directory, 1, body.kernel.page_B).leaves
     rng = Replay(scenario.seed, files, leaves, simulated)
-    server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng)
     pairs = body.workload.files
+    directories = math.ceil(files / body.workload.files_per_directory)
+    roots = stream(scenario.seed, "download roots")
+    root_read = roots_read(body.server.page_cache, directories, pairs, simulated, roots)
+    server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read)
     remaining = [simulated]
 
     def client():

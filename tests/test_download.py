@@ -312,20 +312,22 @@ def _reference(*overrides, pairs=40):
 
 
 def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_reads):
-    """Cold metadata (1000 MB against two million files): each data file's open reads three pages
+    """Cold metadata (1000 MB against two million files): a data file's open reads its directory
+    index's root (on a cold page cache, at the directory's first lookup), a leaf and the inode page
     before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
     from model.servers import download
 
     assert (
         download.Directory(2048, 5 * 2**20).leaves == 82
     )  # 4096 entries of 56 B, leaves 69 % full
-    _reference("variant=r6_opt", "workload.files=40", "workload.clients=1")
+    _reference(
+        "variant=r6_opt", "workload.files=40", "workload.clients=1", "server.page_cache=cold"
+    )
     lengths = [n for _, n, _ in array_reads]
     assert lengths[:3] == [download.PAGE_B] * 3 and lengths[3] > download.PAGE_B
     lookups = sum(1 for n in lengths if n == download.PAGE_B)
-    assert (
-        4 * 40 <= lookups <= 5 * 40
-    )  # root, leaf, inode, md5 data, and the md5 leaf when it differs
+    # leaf, inode, md5 data, the md5 leaf when it differs, and the root when it is not in memory
+    assert 3 * 40 <= lookups <= 5 * 40
 
 
 def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the_drive_s_look_ahead(
@@ -527,30 +529,53 @@ def test_the_stripe_size_the_report_leaves_unsaid_is_declared_and_moves_the_wind
 
 def test_the_page_cache_and_the_clients_connections_the_report_leaves_unsaid_are_declared():
     """Whether the runs began on a dropped cache, and whether the clients reused connections, are
-    declared unknowns of eah_download, their points the scenario's readings (no directory block
-    cached; persistent connections, HTTP/1.1's default). A cold cache reads a directory's index
-    root at the directory's first lookup of the run: over a run of 2502 pairs in 1024 directories,
-    1024 (1 - e^(-2502/1024)) / 2502 = 37 % of the pairs; a warm one none, so the worker sleeps one
-    random read a pair less on opening."""
+    declared unknowns of eah_download, their points the documented defaults (the cache as the runs
+    before left it; persistent connections, HTTP/1.1's default). A cold cache reads a directory's
+    index root at the directory's first lookup of the run: over a run of 2502 pairs in 1024
+    directories, 1024 (1 - e^(-2502/1024)) / 2502 = 37 % of the pairs; a warm one none, so the
+    worker sleeps less on opening."""
     declared = {u.key: u for u in scenario.load("eah_download").unknowns}
-    assert declared["server.page_cache"].options == ("none", "cold", "warm")
-    assert declared["server.page_cache"].default == "none"
+    assert declared["server.page_cache"].options == ("cold", "warm")
+    assert declared["server.page_cache"].default == "warm"
     assert "mark_page_accessed" in declared["server.page_cache"].source
     assert declared["server.connections"].options == ("keep_alive", "per_file")
     assert declared["server.connections"].default == "keep_alive"
     assert "RFC 9112" in declared["server.connections"].source
     rng = np.random.default_rng(1)
-    assert download.roots_read("none", 1024, 2502, 2000, rng) is None
     assert not download.roots_read("warm", 1024, 2502, 2000, rng).any()
     share = download.roots_read("cold", 1024, 2502, 2000, rng).mean()
     assert share == pytest.approx(1024 * (1 - math.exp(-2502 / 1024)) / 2502, abs=0.03)
     opening = {
         cache: _asleep_ms_a_pair(_run("variant=r6_opt", f"server.page_cache={cache}"))["opening"]
-        for cache in ("none", "cold", "warm")
+        for cache in ("cold", "warm")
     }
-    assert opening["none"] - opening["warm"] > 5.0
-    assert opening["warm"] < opening["cold"] < opening["none"]
+    assert opening["cold"] - opening["warm"] > 2.0
     # a data set in one directory (fewer files than a directory holds) reads its root once
     one = download.roots_read("cold", 1, 150, 150, rng)
     assert one[0] and not one[1:].any()
     assert _run("workload.dataset_files=1000", "server.page_cache=cold").elapsed_s > 0
+
+
+def test_reading_a_file_never_read_since_it_was_written_writes_its_inode_page_back():
+    """relatime, the kernel's default, updates a file's access time at its first read after it was
+    written, so each pair dirties the inode page it read, written back 30 s later: on RAID6 a
+    read-modify-write of three drives, which takes them from the reads after it. The report does
+    not give the mount options: noatime is a declared unknown. At one client the write-backs add
+    drive work and time; nothing is written back in a run shorter than the dirty pages' expiry."""
+    declared = {u.key: u for u in scenario.load("eah_download").unknowns}["server.atime"]
+    assert declared.options == ("relatime", "noatime") and declared.default == "relatime"
+    assert "relatime_need_update" in declared.source
+    runs = {
+        a: _run("variant=r6_opt", "workload.files=1000", f"server.atime={a}")
+        for a in ("relatime", "noatime")
+    }
+    busy = {a: _drive_busy(r) for a, r in runs.items()}
+    assert runs["relatime"].elapsed_s > 1.02 * runs["noatime"].elapsed_s
+    assert busy["relatime"] > 1.05 * busy["noatime"]
+    short = {a: _run("workload.files=50", f"server.atime={a}") for a in ("relatime", "noatime")}
+    assert _drive_busy(short["relatime"]) == _drive_busy(short["noatime"])
+
+
+def _drive_busy(result) -> float:
+    """The drives' summed utilisation."""
+    return sum(v for k, v in result.utilization.items() if k.startswith("drive "))

@@ -16,7 +16,10 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
   This is the same allocation as ``FlowNetwork``'s, not an approximation;
 - a worker is a FIFO lock (``simpy.Resource`` of one): a connection that finds it free takes it at
   once, without the zero-delay event SimPy spends on the grant (the same instant; only the order
-  of commands sent at one instant can differ, which is equal in expectation).
+  of commands sent at one instant can differ, which is equal in expectation);
+- a pair's inode page is written back ``write_back_s`` after its read (``_write_back``): a
+  ``WRITE_BACK`` event sends the small write's commands to the drives, which nobody waits for; a
+  write goes to the platter (``write``), not the drive's cache. The SimPy model had none.
 
 The random file picks are drawn up front (``stream(seed, "download")``), three a pair, in the
 order the pairs start.
@@ -248,6 +251,32 @@ def submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B
     return done
 
 
+@jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
+def write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
+    """A write at ``now_s`` (in arrival order): the head goes to its sectors and writes them (the
+    drive's cache keeps what it read, but a write goes to the platter); when it completes."""
+    ring = done_at.shape[1]
+    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:  # past ones
+        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
+        drive_i[d, DONE_COUNT] -= 1
+    start = max(now_s, drive_f[d, FREE_AT])
+    drive_f[d, STREAM] = np.nan  # the look-ahead stops where the head leaves
+    drive_f[d, LEAD] = 0.0
+    media_Bps = c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * min(offset_B / c[SIZE], 1.0))
+    service = (
+        _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B)
+        + length_B / media_Bps
+    )
+    drive_f[d, HEAD] = offset_B + length_B
+    drive_f[d, IDLE_SINCE] = start + service
+    drive_f[d, BUSY] += service
+    done = start + service
+    drive_f[d, FREE_AT] = done
+    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % ring] = done
+    drive_i[d, DONE_COUNT] += 1
+    return done
+
+
 @jit(f"f8({D}, i8, f8, f8, f8)")
 def _reach_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B, length_B):
     """``QueuedSpindle.positioning_s``: time until the drive could transfer the first byte."""
@@ -276,7 +305,9 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
 
 
 # event kinds of the loop's heap
-RESUME, PIECE_DONE = 0, 1
+RESUME, PIECE_DONE, WRITE_BACK = 0, 1, 2
+# the read slot of a command nobody waits for: a write, or the read of a read-modify-write
+WRITE, OLD_DATA = -1, -2
 # A heap's arguments: times, [order, kind, a, b] rows, [size, next order]
 HEAP = "f8[::1], i8[:, ::1], i8[::1]"
 
@@ -364,6 +395,7 @@ def run(
     quickacks,
     acks_per_segment,
     md5_check_s,
+    write_back_s,
     drive,
     flow_heap,
     event_heap,
@@ -377,7 +409,9 @@ def run(
     flight); the drives' busy time, reads and cache hits are left in ``drive``.
 
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
-    the same, the data file's start); ``windows``: the read-ahead windows (offset, length);
+    the same, the data file's start); ``write_back_s``: how long after its read a pair's inode page,
+    its access times updated, is written back (negative: never); ``windows``: the read-ahead
+    windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps: ``new_heap``;
     ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``."""
     drive_i = drive[1]
@@ -422,6 +456,7 @@ def run(
     for client in range(clients):
         push(ev_t, ev_rows, events, 0.0, RESUME, client, 0)
     remaining = pairs
+    finished, end_s = 0, 0.0  # clients with no pair left to fetch, when the last one had its last
     drawn = 0
     now = 0.0
     while True:
@@ -466,9 +501,14 @@ def run(
                     push(ev_t, ev_rows, events, now, RESUME, s, 0)
             continue
         now, kind, a, b = pop(ev_t, ev_rows, events)
+        if kind == WRITE_BACK:  # pair a's inode page, its access times updated, goes to disk
+            if finished < clients:  # (one due after the run is not part of it)
+                _write_back(c, volume, now, float(places[a, 2]), float(page_B))
+            continue
         if kind == PIECE_DONE:  # a queued drive finished a command of read slot b
-            read_left[b] -= 1
-            if not read_left[b]:
+            if b >= 0:
+                read_left[b] -= 1
+            if b >= 0 and not read_left[b]:
                 read_done[b] = now
                 busy[IN_FLIGHT] -= 1
                 if not busy[IN_FLIGHT]:
@@ -497,6 +537,8 @@ def run(
             sleep_kind = 0
             if st == 0:  # a new pair, on a new connection
                 if remaining <= 0:
+                    finished += 1
+                    end_s = now
                     break
                 remaining -= 1
                 pick[cl] = drawn
@@ -513,6 +555,8 @@ def run(
             elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
                 offset = places[pick[cl], step[cl]]
                 read = 2 * cl
+                if step[cl] == 2 and write_back_s >= 0.0:  # reading it updates the access times
+                    push(ev_t, ev_rows, events, now + write_back_s, WRITE_BACK, pick[cl], 0)
                 step[cl] += 1
                 if step[cl] == 3:
                     state[cl], step[cl] = 2, 0
@@ -668,7 +712,7 @@ def run(
                     push(ev_t, ev_rows, events, read_done[read], RESUME, cl, 0)
                 break
     waited = busy[WAITED] + busy[SPAN_TO] - busy[SPAN_FROM]
-    return now, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited
+    return end_s, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited
 
 
 @jit("f8(f8, b1, f8[::1], i8, i8, i8, f8)")
@@ -757,7 +801,10 @@ def _serve_next(c, drive, d, now, depth, event_heap):
             queue[d, j + 1, 2],
         )
     drive_i[d, QUEUED] = n - 1
-    done = submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
+    if slot == WRITE:
+        done = write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
+    else:
+        done = submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
     drive_i[d, SERVING] = 1
     push(ev_t, ev_rows, events, done, PIECE_DONE, d, int(slot))
 
@@ -858,3 +905,42 @@ def _read(c, volume, now, offset_B, length_B, slot):
         drive_i[d, QUEUED] = q + 1
         if not drive_i[d, SERVING]:
             _serve_next(c, drive, d, now, depth, event_heap)
+
+
+@jit
+def _write_back(c, volume, now, offset_B, length_B):
+    """The controller's small write of ``length_B`` at ``offset_B``: a parity level reads the old
+    data and its parity chunks and writes them back (read-modify-write: each of the three members
+    reads, then writes the same sectors), a mirror writes both copies, a stripe one member. Nobody
+    waits for it; it takes the drives from the reads that come after it."""
+    drive, commands, last, layout, busy, read_done, read_left, event_heap = volume
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    drives, chunk_B, width, pairs_level, parity, depth = layout
+    chunk, within = divmod(offset_B, chunk_B)
+    row, column = divmod(chunk, width)
+    at = row * chunk_B + within
+    members = commands[:, 0]  # the members written (scratch: no read is being mapped now)
+    if pairs_level:
+        members[0], members[1], n = 2 * column, 2 * column + 1, 2
+    elif parity:  # the data chunk's member and, after the row's data, its parity chunks'
+        n = 1 + parity
+        for k in range(n):
+            col = column if k == 0 else width + k - 1
+            members[k] = ((drives - 1 - row % drives + parity) % drives + col) % drives
+    else:
+        members[0], n = column % drives, 1
+    for k in range(n):
+        d = members[k]
+        for step in range(2 if parity else 1):
+            slot = OLD_DATA if parity and step == 0 else WRITE
+            if depth <= 1:
+                if slot == WRITE:
+                    write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B)
+                else:
+                    submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B)
+                continue
+            q = drive_i[d, QUEUED]
+            queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = at, length_B, slot
+            drive_i[d, QUEUED] = q + 1
+            if not drive_i[d, SERVING]:
+                _serve_next(c, drive, d, now, depth, event_heap)

@@ -76,10 +76,14 @@ class DownloadServer:
     # a whole file; per_file: each file on a new TCP connection, whose send buffer opens with its
     # congestion window
     connections: Literal["per_file", "keep_alive"] = "keep_alive"
-    # what of the directories the page cache holds: none (every lookup reads its directory's index
-    # root), cold (a run started on a dropped cache: the root is read at the directory's first
-    # lookup of the run and stays) or warm (the runs before left every root in memory)
-    page_cache: Literal["none", "cold", "warm"] = "none"
+    # what of the directories the page cache holds: cold (a run started on a dropped cache: the
+    # index root is read at the directory's first lookup of the run and stays) or warm (the runs
+    # before left every root in memory)
+    page_cache: Literal["cold", "warm"] = "warm"
+    # how the file system keeps access times (mount(8)): relatime, the kernel's default since
+    # 2.6.30, updates a file's on its first read after it was written, so each pair dirties the
+    # inode page it read; noatime never writes one
+    atime: Literal["relatime", "noatime"] = "relatime"
 
 
 @dataclass(frozen=True)
