@@ -49,7 +49,7 @@ gives each unknown's, each parameter's and the noise's share of the spread: the 
 outcome when that factor alone varies, over the sum of them.
 
 A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
-same design points for both (:func:`paired`), so that what moves both cancels.
+same design points for both (:func:`ratio_interval`), so that what moves both cancels.
 """
 
 from __future__ import annotations
@@ -543,30 +543,6 @@ def interval(
     if samples is None:
         return None
     return _summarise(samples, metric, scenario.model, model_error, limits)
-
-
-def paired(
-    scenario: Scenario,
-    reference: Scenario,
-    metric: str = "throughput_MBps",
-    *,
-    params: dict[str, float] | None = None,
-) -> list[tuple[dict, float, float]]:
-    """Both configurations' ``metric`` at the same design points: (design point, this, reference)
-    for every configuration of the unknowns open in either, each applied where it is open."""
-    base, read_a, _ = _base_and_read(scenario, params, metric)
-    _, read_b, _ = _base_and_read(reference, base, metric)
-    unknowns = _union(scenario.unknowns, reference.unknowns)
-    points = []
-    for config in design(unknowns):
-        points.append(
-            (
-                config,
-                _run(scenario, _open(config, scenario), base, scenario.seed, metric)[0],
-                _run(reference, _open(config, reference), base, reference.seed, metric)[0],
-            )
-        )
-    return points
 
 
 def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...]:

@@ -120,14 +120,27 @@ def _values():
     return params.calibrated()
 
 
-def test_a_ratio_is_sampled_at_the_same_design_points():
+def test_a_ratio_is_sampled_at_the_same_design_points(monkeypatch):
+    """Each of the ratio's samples runs both configurations at one design point (the unknowns open
+    in each, the same parameter values, the same seed), so that what moves both cancels."""
     a = scenario.load("psu_copy", ["variant=raid_to_sata"])
     b = scenario.load("psu_copy", ["variant=sata_to_raid"])
-    points = uncertainty.paired(a, b)
-    assert [config for config, _, _ in points] == uncertainty.design(a.unknowns)
+    runs, real = [], uncertainty._run
+
+    def spy(s, config, values, seed, metric):
+        found = real(s, config, values, seed, metric)
+        runs.append((s, config, tuple(sorted(values.items())), seed, found[0]))
+        return found
+
+    monkeypatch.setattr(uncertainty, "_run", spy)
     ratio = uncertainty.ratio_interval(a, b)
-    this, other = points[0][1], points[0][2]
-    assert ratio.point == pytest.approx(this / other)
+    samples = runs[2:]  # after each side's point at the calibrated values
+    assert [r[0] for r in samples] == [a, b] * (len(samples) // 2)
+    shared = {u.key for u in a.unknowns} & {u.key for u in b.unknowns}
+    for this, other in zip(samples[::2], samples[1::2], strict=True):
+        assert this[2:4] == other[2:4]  # the same parameter values and seed
+        assert {k: this[1].get(k) for k in shared} == {k: other[1].get(k) for k in shared}
+    assert ratio.point == pytest.approx(runs[0][4] / runs[1][4])
     assert ratio.low <= ratio.point <= ratio.high
     assert sum(ratio.drivers.values()) == pytest.approx(1.0)
     # the reference's own unknowns move the ratio: writing onto the mirror, the dirty limit decides
