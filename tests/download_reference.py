@@ -261,7 +261,9 @@ class Server:
         self.mark_B = readahead_mark_B(self.windows, self.request_B)
         self.files = body.workload.dataset_files
         self.slot_B = int(self.array.capacity_B / self.files) // page_B * page_B
-        self.directory = Directory(body.workload.files_per_directory, self.slot_B, page_B)
+        self.directory = Directory(
+            body.workload.files_per_directory, self.files, self.slot_B, page_B
+        )
         self.keep_alive = body.server.connections == "keep_alive"
         # a socket's send buffer (net.ipv4.tcp_wmem): its default at first, at most its max
         _, wmem_default_B, wmem_max_B = body.tcp.tcp_wmem_B
@@ -387,7 +389,7 @@ def simulate(
     )
     env = simpy.Environment()
     files = body.workload.dataset_files
-    leaves = Directory(body.workload.files_per_directory, 1, body.kernel.page_B).leaves
+    leaves = Directory(body.workload.files_per_directory, files, 1, body.kernel.page_B).leaves
     rng = Replay(scenario.seed, files, leaves, simulated)
     pairs = body.workload.files
     directories = math.ceil(files / body.workload.files_per_directory)

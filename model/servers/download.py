@@ -185,13 +185,14 @@ class Directory:
     """Where a file's directory keeps its metadata: the inode table (a data file's inode, then its
     md5 file's) at the start of the directory's files, the hashed index's root after it, and its
     leaf blocks spread over the files, each written as the directory grew. Files are numbered across
-    the data set, ``slot_B`` apart.
+    the data set of ``files``, ``slot_B`` apart; the last directory holds what is left of them.
     """
 
-    def __init__(self, files_per_directory: int, slot_B: int, page_B: int = PAGE_B):
+    def __init__(self, files_per_directory: int, files: int, slot_B: int, page_B: int = PAGE_B):
         entries = 2 * files_per_directory  # a data file and its md5 file each
         self.leaves = max(1, math.ceil(entries * DIRENT_B / (page_B * HTREE_LEAF_FILL)))
         self.files_per_directory = files_per_directory
+        self.files = files
         self.slot_B = slot_B
         self.page_B = page_B
         self.root_offset_B = whole_pages_B(entries * INODE_B, page_B)
@@ -211,8 +212,11 @@ class Directory:
         return self.start_B(index) + self.root_offset_B
 
     def leaf_B(self, index: int, leaf: int) -> int:
-        """A leaf's place: the last page of the slot of the file being written when it was added."""
-        file = leaf * self.files_per_directory // self.leaves
+        """A leaf's place: the last page of the slot of the file being written when it was added,
+        spread over the files the directory holds."""
+        first = index // self.files_per_directory * self.files_per_directory
+        held = np.minimum(self.files_per_directory, self.files - first)
+        file = leaf * held // self.leaves
         return self.start_B(index) + (file + 1) * self.slot_B - self.page_B
 
     def places(
@@ -314,7 +318,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     files = body.workload.dataset_files
     slot_B = int(capacity_B / files) // page_B * page_B
-    directory = Directory(body.workload.files_per_directory, slot_B, page_B)
+    directory = Directory(body.workload.files_per_directory, files, slot_B, page_B)
     pairs = body.workload.files
     simulated = min(pairs, SIMULATED_PAIRS)
     places = directory.places(
