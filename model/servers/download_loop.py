@@ -46,6 +46,8 @@ READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING = range(8)
 SPAN_FROM, SPAN_TO, WAITED, IN_FLIGHT, IN_FLIGHT_SINCE = range(5)
 # The drives' constants (``drive_constants``)
 SIZE, CACHE, INTERFACE, REVOLUTION, T1, K_SEEK, M_SEEK, OUTER, K_ZONE, PER_TURN = range(10)
+# the read slot of a command nobody waits for: a write, or the read of a read-modify-write
+WRITE, OLD_DATA = -1, -2
 
 
 def drive_constants(spindle) -> np.ndarray:
@@ -162,6 +164,12 @@ def _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, length_B):
     drive_i[d, SEGMENTS] = n
 
 
+@jit("f8(f8[::1], f8)")
+def _media_Bps(c, offset_B):
+    """The media rate under ``offset_B`` (zoned: faster outside)."""
+    return c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * min(offset_B / c[SIZE], 1.0))
+
+
 @jit(f"f8({D}, i8, f8, f8, f8)")
 def _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, length_B):
     """``Spindle._service_s``: the read's service time from ``start_s``; a read the head moved for
@@ -173,11 +181,12 @@ def _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, l
         _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B + length_B, cached - length_B)
         return length_B / interface_Bps
     ahead = drive_f[d, STREAM]
-    x = min(offset_B / c[SIZE], 1.0)
-    media_Bps = c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * x)
+    media_Bps = _media_Bps(c, offset_B)
     service = -1.0
     if not math.isnan(ahead):  # a new command ends the look-ahead of the last read
         drive_f[d, STREAM] = np.nan
+        # the media rate at the look-ahead's place (``_media_Bps``), kept in this order of
+        # multiplication: another order moves a cell's time in its last digits
         y = min(ahead / c[SIZE], 1.0)
         gathered = drive_f[d, LEAD] + (start_s - drive_f[d, IDLE_SINCE]) * c[OUTER] * math.sqrt(
             1.0 - c[K_ZONE] * y
@@ -220,61 +229,69 @@ def _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, l
     return service
 
 
+@jit("void(i8[:, ::1], f8[:, ::1], i8, f8)")
+def _forget_done(drive_i, done_at, d, now_s):
+    """Drop drive ``d``'s completions that are past at ``now_s`` from its ring."""
+    ring = done_at.shape[1]
+    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:
+        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
+        drive_i[d, DONE_COUNT] -= 1
+
+
+@jit("f8(f8[:, ::1], i8[:, ::1], f8[:, ::1], i8, f8, f8)")
+def _occupy(drive_f, drive_i, done_at, d, start_s, service_s):
+    """Drive ``d`` busy from ``start_s`` for ``service_s``: its busy time, when it is free, its
+    ring of completions; returns the completion."""
+    drive_f[d, BUSY] += service_s
+    done = start_s + service_s
+    drive_f[d, FREE_AT] = done
+    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % done_at.shape[1]] = done
+    drive_i[d, DONE_COUNT] += 1
+    return done
+
+
 @jit("i8(i8[:, ::1], f8[:, ::1], i8, f8)")
 def _pending(drive_i, done_at, d, now_s):
     """Commands queued or in service at ``now_s`` (``Spindle.pending``, ``QueuedSpindle``'s); the
     completions that are past are forgotten."""
     if drive_i[d, SERVING] >= 0:  # a queueing drive
         return drive_i[d, QUEUED] + drive_i[d, SERVING]
-    ring = done_at.shape[1]
-    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:
-        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
-        drive_i[d, DONE_COUNT] -= 1
+    _forget_done(drive_i, done_at, d, now_s)
     return drive_i[d, DONE_COUNT]
 
 
 @jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
 def submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
     """``Spindle.submit``: queue a read at ``now_s`` (in arrival order); when it completes."""
-    ring = done_at.shape[1]
-    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:  # past ones
-        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
-        drive_i[d, DONE_COUNT] -= 1
+    _forget_done(drive_i, done_at, d, now_s)
     start = max(now_s, drive_f[d, FREE_AT])
     service = _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B, length_B)
-    drive_f[d, BUSY] += service
     drive_i[d, READS] += 1
-    done = start + service
-    drive_f[d, FREE_AT] = done
-    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % ring] = done
-    drive_i[d, DONE_COUNT] += 1
-    return done
+    return _occupy(drive_f, drive_i, done_at, d, start, service)
 
 
 @jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
 def write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
     """A write at ``now_s`` (in arrival order): the head goes to its sectors and writes them (the
     drive's cache keeps what it read, but a write goes to the platter); when it completes."""
-    ring = done_at.shape[1]
-    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:  # past ones
-        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
-        drive_i[d, DONE_COUNT] -= 1
+    _forget_done(drive_i, done_at, d, now_s)
     start = max(now_s, drive_f[d, FREE_AT])
     drive_f[d, STREAM] = np.nan  # the look-ahead stops where the head leaves
     drive_f[d, LEAD] = 0.0
-    media_Bps = c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * min(offset_B / c[SIZE], 1.0))
-    service = (
-        _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B)
-        + length_B / media_Bps
-    )
+    service = _positioning_s(
+        c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B
+    ) + length_B / _media_Bps(c, offset_B)
     drive_f[d, HEAD] = offset_B + length_B
     drive_f[d, IDLE_SINCE] = start + service
-    drive_f[d, BUSY] += service
-    done = start + service
-    drive_f[d, FREE_AT] = done
-    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % ring] = done
-    drive_i[d, DONE_COUNT] += 1
-    return done
+    return _occupy(drive_f, drive_i, done_at, d, start, service)
+
+
+@jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8, f8)")
+def _send(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, length_B, slot):
+    """A command for read slot ``slot`` in arrival order: a write (``WRITE``) or a read."""
+    if slot == WRITE:
+        return write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, length_B)
+    return submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, length_B)
 
 
 @jit(f"f8({D}, i8, f8, f8, f8)")
@@ -306,8 +323,6 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
 
 # event kinds of the loop's heap
 RESUME, PIECE_DONE, WRITE_BACK = 0, 1, 2
-# the read slot of a command nobody waits for: a write, or the read of a read-modify-write
-WRITE, OLD_DATA = -1, -2
 # A heap's arguments: times, [order, kind, a, b] rows, [size, next order]
 HEAP = "f8[::1], i8[:, ::1], i8[::1]"
 
@@ -508,7 +523,7 @@ def run(
         if kind == PIECE_DONE:  # a queued drive finished a command of read slot b
             if b >= 0:
                 read_left[b] -= 1
-            if b >= 0 and not read_left[b]:
+            if b >= 0 and not read_left[b]:  # (a write-back's command has no read slot)
                 read_done[b] = now
                 busy[IN_FLIGHT] -= 1
                 if not busy[IN_FLIGHT]:
@@ -801,12 +816,19 @@ def _serve_next(c, drive, d, now, depth, event_heap):
             queue[d, j + 1, 2],
         )
     drive_i[d, QUEUED] = n - 1
-    if slot == WRITE:
-        done = write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
-    else:
-        done = submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length)
+    done = _send(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset, length, slot)
     drive_i[d, SERVING] = 1
     push(ev_t, ev_rows, events, done, PIECE_DONE, d, int(slot))
+
+
+@jit("i8(i8, i8, i8, i8)")
+def _striped_member(drives, parity, row, column):
+    """The member holding column ``column`` of stripe row ``row`` (``raidmap.pieces``): a parity
+    level's data follow its ``parity`` chunks round the members (left-symmetric), a stripe's
+    columns are its members; a column past the row's data is one of its parity chunks."""
+    if parity:
+        return ((drives - 1 - row % drives + parity) % drives + column) % drives
+    return column % drives
 
 
 @jit(inline="always")
@@ -841,10 +863,8 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
                     member = b
                 else:
                     member = a
-        elif parity:
-            member = ((drives - 1 - row % drives + parity) % drives + column) % drives
         else:
-            member = column % drives
+            member = _striped_member(drives, parity, row, column)
         i = last[member]
         if i >= 0 and commands[i, 1] + commands[i, 2] == member_offset:
             commands[i, 2] += take
@@ -922,22 +942,16 @@ def _write_back(c, volume, now, offset_B, length_B):
     members = commands[:, 0]  # the members written (scratch: no read is being mapped now)
     if pairs_level:
         members[0], members[1], n = 2 * column, 2 * column + 1, 2
-    elif parity:  # the data chunk's member and, after the row's data, its parity chunks'
+    else:  # the data chunk's member and, after the row's data, its parity chunks'
         n = 1 + parity
         for k in range(n):
-            col = column if k == 0 else width + k - 1
-            members[k] = ((drives - 1 - row % drives + parity) % drives + col) % drives
-    else:
-        members[0], n = column % drives, 1
+            members[k] = _striped_member(drives, parity, row, column if k == 0 else width + k - 1)
     for k in range(n):
         d = members[k]
         for step in range(2 if parity else 1):
             slot = OLD_DATA if parity and step == 0 else WRITE
             if depth <= 1:
-                if slot == WRITE:
-                    write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B)
-                else:
-                    submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B)
+                _send(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B, slot)
                 continue
             q = drive_i[d, QUEUED]
             queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = at, length_B, slot
