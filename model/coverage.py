@@ -5,14 +5,17 @@ A row's interval is its spread (what the declared unknowns, the parameters' unce
 seeds give, as factors of the point: ``spread``) widened by the model's own error and kept inside
 the path's capacity (``uncertainty.capped``), measured the
 split-conformal way from held-out residuals (``model/holdout.py``): a row's score is how far its
-measurement lies outside its spread when the row is predicted from a fit that never saw its
-configuration. To judge a row the widening comes from the *other* rows' scores (jackknife), so no
-row vouches for itself. Scores are pooled by model and kind of figure (a rate or time against a
-CPU figure), falling back to the whole model when a pool is too small. A model with too few scores
-of its own for a 90 % quantile (the WAN model's five) takes the largest widening of the models that
-have enough: its error is not known to be smaller than theirs. (Pooling every model's scores
-instead let the largest table, the download server's 54 rows, set it, so that each better
-understood miss there narrowed the WAN intervals and took the external network rows out of them.)
+measurement lies outside its held-out spread when the row is predicted from a fit that never saw
+its configuration (the spread as that fit knows it: a parameter only the row itself informs is
+back at its declared default and bounds there, ``holdout.held_out_spreads``). To judge a row the
+widening comes from the *other* rows' scores (jackknife), so no row vouches for itself. Scores are
+pooled by model and kind of figure (a rate or time against a CPU figure), falling back to the whole
+model when a pool is too small. A model with too few scores of its own for a 90 % quantile (the
+WAN model's five) takes the largest widening of the models that have enough, or its own worst
+score where that is larger: its error is not known to be smaller than theirs, nor than the largest
+it has shown. (Pooling every model's scores instead let the largest table, the download server's
+54 rows, set it, so that each better understood miss there narrowed the WAN intervals and took the
+external network rows out of them.)
 
 Interval score: Gneiting and Raftery (2007), "Strictly proper scoring rules, prediction, and
 estimation", JASA 102(477), eq. 43, alpha = 0.1, here divided by the measured value (so tables in
@@ -103,7 +106,8 @@ def _scores(held_out: list[Prediction], spreads: dict[int, Spread]) -> list[tupl
 def _widening(pools: list[tuple], scored: list[tuple], leave_out=None) -> tuple[float, tuple, int]:
     """The conformal quantile of the narrowest of ``pools`` (the row's model and kind, its model)
     with enough scores (``leave_out``'s own excluded), that pool and how many scores it holds; with
-    too few, the largest such quantile of another model."""
+    too few, the largest such quantile of another model, or the model's own worst score where
+    that is larger (the pool then named as the model's own)."""
     own = _own_widening(pools, scored, leave_out)
     if own is not None:
         return own
@@ -111,7 +115,11 @@ def _widening(pools: list[tuple], scored: list[tuple], leave_out=None) -> tuple[
     others = sorted({ps[1][0] for ps, _, _ in scored} - {model})
     found = [_own_widening([(m, figure), (m,)], scored, leave_out) for m in others]
     found = [f for f in found if f is not None]
-    return max(found, key=lambda f: f[0]) if found else (math.inf, (), 0)
+    borrowed = max(found, key=lambda f: f[0]) if found else (math.inf, (), 0)
+    mine = [s for ps, s, h in scored if ps[1][0] == model and h is not leave_out]
+    if mine and max(mine) > borrowed[0]:
+        return max(mine), (model,), len(mine)
+    return borrowed
 
 
 def _own_widening(pools: list[tuple], scored: list[tuple], leave_out) -> tuple | None:
@@ -147,13 +155,21 @@ def model_widening(held_out: list[Prediction], spreads: dict[int, Spread] | None
         entry["log_widen_90"] = rate["log_widen_90"]
         entry["tables"] = sorted(entry["tables"])
         borrowed = rate["pooled_over"].split("/")[0]
-        entry["covers"] = (
-            f"its residuals cover {model} configurations like those of these tables; a "
-            "prediction far from them (other hardware, other loads) may miss by more"
-            if borrowed == model
-            else f"{model} has too few held-out rows to measure its own error, so it takes the "
-            f"largest of the models measured enough, {rate['pooled_over']}'s"
-        )
+        if borrowed != model:
+            entry["covers"] = (
+                f"{model} has too few held-out rows to measure its own error, so it takes the "
+                f"largest of the models measured enough, {rate['pooled_over']}'s"
+            )
+        elif not math.isfinite(conformal_quantile([0.0] * rate["rows"])):
+            entry["covers"] = (
+                f"{model} has too few held-out rows ({rate['rows']}) to measure its own error, "
+                "so it takes its own worst miss, larger than any model measured enough"
+            )
+        else:
+            entry["covers"] = (
+                f"its residuals cover {model} configurations like those of these tables; a "
+                "prediction far from them (other hardware, other loads) may miss by more"
+            )
     return dict(sorted(out.items()))
 
 
@@ -171,12 +187,15 @@ def intervals(
     predictions: list[Prediction],
     held_out: list[Prediction],
     spreads: dict[int, Spread] | None = None,
+    held_out_spreads: dict[int, Spread] | None = None,
 ) -> list[RowInterval]:
-    """The 90 % interval of every covered row of ``predictions`` (in-sample), each widened by the
-    conformal quantile of the other rows' held-out scores (``held_out``: the same rows predicted
-    from fits without their configurations). External rows are judged but never widen others."""
+    """The 90 % interval of every covered row of ``predictions`` (in-sample: ``spreads``), each
+    widened by the conformal quantile of the other rows' held-out scores (``held_out``: the same
+    rows predicted from fits without their configurations, with the spreads those fits give,
+    ``held_out_spreads``, ``spreads`` where not given). External rows are judged but never widen
+    others."""
     spreads = spreads or {}
-    scored = _scores(held_out, spreads)
+    scored = _scores(held_out, spreads if held_out_spreads is None else held_out_spreads)
     out = []
     for p, h in zip(predictions, held_out, strict=True):
         if p.error_pct is None or p.predicted is None or _ratio(p, p.predicted) <= 0:

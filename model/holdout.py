@@ -16,8 +16,11 @@ Each held-out prediction names the free parameters it read that the calibration 
 moved and no row of its own fit informs (``Prediction.uninformed``): the refit leaves them at their
 declared defaults, so they are what does not transfer to it from the other rows or tables.
 
-``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, and from
-the leave-one-configuration-out errors the model error each model's intervals are widened by
+``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, with the
+row's spread (``spread_*``: its interval before the model's error, as the fit on every row gives
+it) and its held-out spread (``configuration_out_spread_*``: as the fit without its configuration
+knows it, ``held_out_spreads``), and from how far each leave-one-configuration-out prediction's
+held-out spread misses its measurement, the model error each model's intervals are widened by
 (``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it).
 """
 
@@ -29,6 +32,7 @@ import statistics
 from collections.abc import Callable
 
 from . import calibrate, coverage, paths
+from . import params as params_module
 from .measured import Row
 from .validate import Prediction, predict_rows, reads
 
@@ -102,17 +106,41 @@ def summary(predictions: list[Prediction]) -> dict[str, float | None]:
     }
 
 
+def _spread(
+    row: Row, values: dict[str, float], unfitted: frozenset[str] = frozenset()
+) -> coverage.Spread | None:
+    from . import uncertainty
+
+    found = uncertainty.for_row(row, values, model_error=False, unfitted=unfitted)
+    if found is None or found.point <= 0:
+        return None
+    limit = None if found.path_limit is None else found.path_limit / found.point
+    return coverage.Spread(found.low / found.point, found.high / found.point, limit)
+
+
 def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spread]:
     """Each covered row's spread before the model's error (``uncertainty.for_row``: the declared
     unknowns, the parameters' uncertainty, the seeds) as factors of its point, by ``id(row)``."""
-    from . import uncertainty
+    found = {id(r): _spread(r, values) for r in rows}
+    return {k: v for k, v in found.items() if v is not None}
 
+
+def held_out_spreads(
+    held_out: list[Prediction], values: dict[str, float]
+) -> dict[int, coverage.Spread]:
+    """Each held-out prediction's spread as its own fit knows it, by ``id(row)``: the parameters
+    no row of that fit informs (``Prediction.uninformed``) at their declared defaults and varied
+    over their declared bounds, as for a parameter no fit estimated; the others as the fit on
+    every row (``values``) has them. Taking the fit on every row's interval for a parameter only
+    the held-out row informs would let that row narrow its own held-out spread."""
+    declared = params_module.defaults()
     out = {}
-    for r in rows:
-        found = uncertainty.for_row(r, values, model_error=False)
-        if found is not None and found.point > 0:
-            limit = None if found.path_limit is None else found.path_limit / found.point
-            out[id(r)] = coverage.Spread(found.low / found.point, found.high / found.point, limit)
+    for h in held_out:
+        unfitted = frozenset(h.uninformed)
+        at = dict(values, **{n: declared[n] for n in unfitted})
+        found = _spread(h.row, at, unfitted)
+        if found is not None:
+            out[id(h.row)] = found
     return out
 
 
@@ -122,7 +150,9 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     to ``model_error.json``; returns the stored holdout figures."""
     loco = leave_one_configuration_out(rows, start)
     loto = leave_one_table_out(rows, start)
-    spread = spreads([a.row for a in loco if a.error_pct is not None], start)
+    covered = [a for a in loco if a.error_pct is not None]
+    spread = spreads([a.row for a in covered], start)
+    held_spread = held_out_spreads(covered, start)
     stored = {
         "rows": {
             f"{r.table}/{r.id}": {
@@ -135,6 +165,10 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 f"spread_{k}": v
                 for k, v in dataclasses.asdict(spread.get(id(r), coverage.Spread())).items()
             }
+            | {
+                f"configuration_out_spread_{k}": v
+                for k, v in dataclasses.asdict(held_spread.get(id(r), coverage.Spread())).items()
+            }
             for r, a, b in zip(rows, loco, loto, strict=True)
             if a.error_pct is not None
         },
@@ -145,7 +179,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
     HOLDOUT.write_text(json.dumps(calibrate.rounded(stored), indent=2, sort_keys=True) + "\n")
     errors = {
-        "models": coverage.model_widening(loco, spread),
+        "models": coverage.model_widening(loco, held_spread),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],
     }

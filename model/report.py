@@ -166,13 +166,14 @@ def _stored_holdout_line() -> str:
     )
 
 
-def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict]:
-    """The leave-one-configuration-out prediction of each row and its spread (by ``id(row)``),
-    as ``calibrate`` stored them (no prediction for rows it did not store)."""
+def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict, dict]:
+    """The leave-one-configuration-out prediction of each row, its spread and its held-out spread
+    (both by ``id(row)``), as ``calibrate`` stored them (no prediction for rows it did not
+    store)."""
     from . import coverage, holdout
 
     stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}
-    held, spreads = [], {}
+    held, spreads, held_spreads = [], {}, {}
     for p in predictions:
         entry = stored.get(f"{p.row.table}/{p.row.id}", {})
         held.append(
@@ -182,11 +183,12 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
                 entry.get("configuration_out_error_pct"),
             )
         )
-        if "spread_low" in entry:
-            spreads[id(p.row)] = coverage.Spread(
-                entry["spread_low"], entry["spread_high"], entry.get("spread_limit")
-            )
-    return held, spreads
+        for into, prefix in ((spreads, "spread_"), (held_spreads, "configuration_out_spread_")):
+            if f"{prefix}low" in entry:
+                into[id(p.row)] = coverage.Spread(
+                    entry[f"{prefix}low"], entry[f"{prefix}high"], entry.get(f"{prefix}limit")
+                )
+    return held, spreads, held_spreads
 
 
 def _with_intervals(predictions: list[Prediction], summary: dict):
@@ -195,8 +197,8 @@ def _with_intervals(predictions: list[Prediction], summary: dict):
     ``summary``; returns the intervals by row."""
     from . import coverage
 
-    held_out, spreads = _stored_held_out(predictions)
-    judged = coverage.intervals(predictions, held_out, spreads)
+    held_out, spreads, held_spreads = _stored_held_out(predictions)
+    judged = coverage.intervals(predictions, held_out, spreads, held_spreads)
     by_table: dict[str, list] = {}
     for r in judged:
         by_table.setdefault(r.prediction.row.table, []).append(r)

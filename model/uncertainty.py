@@ -20,16 +20,18 @@ Four sources of spread enter it:
     the deviations add in quadrature (first-order propagation, 2 runs an axis). Two
     parameters the same rows inform trade off along one axis, so varying each alone would
     overstate what they move. A read parameter the fit did not estimate varies alone, its standard
-    deviation its 95 % interval's half-width (on its side) / 1.96. Each axis's variance is shared
-    among the parameters by their squared loadings in ``drivers``;
+    deviation its 95 % interval's half-width (on its side) / 1.96: its declared bounds where no
+    fit estimated it, as for the parameters a held-out row's own fit cannot inform (``unfitted``).
+    Each axis's variance is shared among the parameters by their squared loadings in ``drivers``;
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
     result (none where the run drew no random stream, ``model.sim.rng``); its root-mean-square
     deviation taken as a normal standard deviation;
 (c) the model's own error: ``data/calibrated/model_error.json`` (written by validation from the
     leave-one-out residuals of the tables a model predicts) holds per model the 90 % quantile q of
     how far (log) each held-out measurement lies outside its spread (``model.coverage``; a model
-    with too few rows takes the largest of the others'); [low, high] widens to [low e^-q,
-    high e^q]. Without the file the interval leaves it out and says so.
+    with too few rows takes the largest of the others', or its own worst miss where that is
+    larger); [low, high] widens to [low e^-q, high e^q]. Without the file the interval leaves it
+    out and says so.
 
 The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
 (``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
@@ -218,11 +220,15 @@ class ParameterStep:
     reach: tuple[float, float] = (1.0, 1.0)
 
 
-def parameter_steps(names: list[str], base: dict[str, float]) -> dict[str, ParameterStep]:
+def parameter_steps(
+    names: list[str], base: dict[str, float], unfitted: frozenset[str] = frozenset()
+) -> dict[str, ParameterStep]:
     """The read parameters' directions of variation: the principal axes of the fitted covariance
-    of those the fit estimated, and each other one alone; every point inside the declared bounds."""
+    of those the fit estimated, and each other one alone; every point inside the declared bounds.
+    ``unfitted`` names parameters to take as no fit estimated them (a fit without the rows that
+    inform them): each varies alone over its declared bounds."""
     fitted, matrix = params_module.covariance()
-    joint = [n for n in names if n in fitted]
+    joint = [n for n in names if n in fitted and n not in unfitted]
     steps = {}
     if joint:
         at = [fitted.index(n) for n in joint]
@@ -249,7 +255,8 @@ def parameter_steps(names: list[str], base: dict[str, float]) -> dict[str, Param
     for name in names:
         if name in joint:
             continue
-        low95, high95 = spans[name]
+        declared = params_module.DECLARED[name]
+        low95, high95 = (declared.low, declared.high) if name in unfitted else spans[name]
         value = base[name]
         steps[name] = ParameterStep(
             down=_bounded({name: value - Z * max(value - low95, 0.0) / Z95}),
@@ -338,10 +345,16 @@ class _Samples:
 
 
 def _sample(
-    outcome: Callable[[dict, dict, int], float | None], unknowns, base, read, seed, seedless
+    outcome: Callable[[dict, dict, int], float | None],
+    unknowns,
+    base,
+    read,
+    seed,
+    seedless,
+    unfitted: frozenset[str] = frozenset(),
 ):
     """The outcome at every design point; ``seedless``: the model drew no random number, so the
-    simulation has no noise to measure."""
+    simulation has no noise to measure; ``unfitted``: as ``parameter_steps``."""
     configs = design(unknowns)
     at_config = []
     kept = []
@@ -372,7 +385,7 @@ def _sample(
             at_config.append(value)
             kept.append(config)
     at_parameter, shares, reach = {}, {}, {}
-    for key, step in parameter_steps(sorted(read), base).items():
+    for key, step in parameter_steps(sorted(read), base, unfitted).items():
         at_parameter[key] = (
             outcome({}, dict(base, **step.down), seed),
             outcome({}, dict(base, **step.up), seed),
@@ -525,10 +538,12 @@ def interval(
     *,
     params: dict[str, float] | None = None,
     model_error: bool = True,
+    unfitted: frozenset[str] = frozenset(),
 ) -> Interval | None:
     """The 90 % interval of ``metric`` for ``scenario`` (None where its model does not predict
     the metric); ``params`` are the free parameters' central values (the calibrated ones when
-    omitted), ``model_error`` whether to widen by the model's own measured error."""
+    omitted), ``model_error`` whether to widen by the model's own measured error, ``unfitted`` the
+    parameters to vary over their declared bounds as if no fit had estimated them."""
     base, read, value = _base_and_read(scenario, params, metric)
     if value is None:
         return None
@@ -539,7 +554,9 @@ def interval(
         limits.append(result.limit(metric))
         return result.metric(metric)
 
-    samples = _sample(outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario))
+    samples = _sample(
+        outcome, scenario.unknowns, base, read, scenario.seed, _drew_none(scenario), unfitted
+    )
     if samples is None:
         return None
     return _summarise(samples, metric, scenario.model, model_error, limits)
@@ -563,9 +580,11 @@ def ratio_interval(
     *,
     params: dict[str, float] | None = None,
     model_error: bool = True,
+    unfitted: frozenset[str] = frozenset(),
 ) -> Interval | None:
     """The 90 % interval of ``metric(scenario) / metric(reference)``, both sampled at the same
-    design points (unknowns, parameter points, seeds), so that what moves both cancels."""
+    design points (unknowns, parameter points, seeds), so that what moves both cancels;
+    ``unfitted`` as ``interval``'s."""
     base, read_a, a = _base_and_read(scenario, params, metric)
     _, read_b, b = _base_and_read(reference, base, metric)
     if a is None or b is None or b == 0:
@@ -578,18 +597,25 @@ def ratio_interval(
 
     unknowns = _union(scenario.unknowns, reference.unknowns)
     seedless = _drew_none(scenario) and _drew_none(reference)
-    samples = _sample(outcome, unknowns, base, set(read_a) | set(read_b), scenario.seed, seedless)
+    read = set(read_a) | set(read_b)
+    samples = _sample(outcome, unknowns, base, read, scenario.seed, seedless, unfitted)
     if samples is None:
         return None
     samples.simulations *= 2
     return _summarise(samples, metric, scenario.model, model_error)
 
 
-def for_row(row, params: dict[str, float] | None = None, *, model_error: bool = True):
+def for_row(
+    row,
+    params: dict[str, float] | None = None,
+    *,
+    model_error: bool = True,
+    unfitted: frozenset[str] = frozenset(),
+):
     """The 90 % interval of a measured row's prediction, in the row's unit; for a row measured
     relative to another configuration (``relative_to``), of the ratio this / that. None where no
-    model predicts it. Simulations are shared between rows (cached), so validation pays each
-    configuration's design once."""
+    model predicts it; ``unfitted`` as ``interval``'s. Simulations are shared between rows
+    (cached), so validation pays each configuration's design once."""
     from .measured import CANONICAL
 
     if row.role != "result" or row.metric not in CANONICAL:
@@ -600,9 +626,11 @@ def for_row(row, params: dict[str, float] | None = None, *, model_error: bool = 
         if row.relative_to is not None:
             return ratio_interval(
                 this, load(row.scenario, row.relative_to), row.metric, params=params,
-                model_error=model_error,
+                model_error=model_error, unfitted=unfitted,
             )  # fmt: skip
-        found = interval(this, row.metric, params=params, model_error=model_error)
+        found = interval(
+            this, row.metric, params=params, model_error=model_error, unfitted=unfitted
+        )
     except NotModelled:
         return None
     if found is None:

@@ -178,3 +178,50 @@ def test_a_model_with_too_few_rows_takes_the_largest_measured_widening():
     assert wan["log_widen_90"] == pytest.approx(math.log(1.5))
     assert wan["by_kind"]["rate"]["pooled_over"] == "db_clients/rate"
     assert "too few held-out rows" in wan["covers"]
+
+
+def test_a_model_with_too_few_rows_never_takes_less_than_its_own_worst_miss():
+    """When a WAN row misses by more than any model measured enough, the WAN model's widening is
+    that miss: its error is not known to be smaller than what it has shown. A WAN row's own
+    interval still comes from the other rows' misses only."""
+    tables = ("atlas_wan", "mdsplus_read")
+    rows = [r for r in ROWS if r.table in tables and r.role == "result"]
+    wan = [i for i, r in enumerate(rows) if r.table == "atlas_wan" and not r.bound]
+    first_mds = next(i for i, r in enumerate(rows) if r.table == "mdsplus_read")
+    misses = {first_mds: 20.0, wan[0]: 60.0, wan[1]: 30.0}
+    pairs = [_row_pair(misses.get(i, 0.0), r) for i, r in enumerate(rows)]
+    widening = coverage.model_widening([h for _, h in pairs])
+    assert widening["db_clients"]["log_widen_90"] == pytest.approx(math.log(1.2))
+    own = widening["wan_transfer"]
+    assert own["log_widen_90"] == pytest.approx(math.log(1.6))
+    assert own["by_kind"]["rate"]["pooled_over"] == "wan_transfer"
+    assert "its own worst miss" in own["covers"]
+    judged = {
+        id(j.prediction.row): j
+        for j in coverage.intervals([p for p, _ in pairs], [h for _, h in pairs])
+    }
+    assert judged[id(rows[wan[0]])].widen_log == pytest.approx(math.log(1.3))  # the others' worst
+    assert judged[id(rows[wan[1]])].widen_log == pytest.approx(math.log(1.6))
+    # with every WAN miss below the borrowed widening, the borrowed one stands
+    smaller = {i: m / 10 if i in wan else m for i, m in misses.items()}
+    small = [_row_pair(smaller.get(i, 0.0), r) for i, r in enumerate(rows)]
+    assert coverage.model_widening([h for _, h in small])["wan_transfer"][
+        "log_widen_90"
+    ] == pytest.approx(math.log(1.2))
+
+
+def test_a_held_out_spread_takes_a_parameter_only_its_row_informs_at_its_declared_range():
+    """em_ingest's 4 KiB run is the one row that informs the RAID processor's cost per cache
+    block: held out, its fit leaves the parameter at its default, and its spread must vary it over
+    its declared bounds, not over the interval the fit on that very row gives it."""
+    rows = [r for r in ROWS if r.table == "em_ingest" and r.role == "result"]
+    start = params.calibrated()
+    held = holdout.leave_one_configuration_out(rows, start)
+    target = next(h for h in held if h.row.id == "dd_linear_4k")
+    assert "raid_cycles_per_cache_block" in target.uninformed
+    in_sample = holdout.spreads([target.row], start)[id(target.row)]
+    out = holdout.held_out_spreads([target], start)[id(target.row)]
+    assert out.low < in_sample.low and out.high > in_sample.high
+    # a held-out fit that informs every parameter the row reads leaves its in-sample spread
+    informed = dataclasses.replace(target, uninformed=())
+    assert holdout.held_out_spreads([informed], start)[id(target.row)] == in_sample
