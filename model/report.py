@@ -169,7 +169,7 @@ def _stored_holdout_line() -> str:
 def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict, dict]:
     """The leave-one-configuration-out prediction of each row, its spread and its held-out spread
     (both by ``id(row)``), as ``calibrate`` stored them (no prediction for rows it did not
-    store)."""
+    store; a file from before held-out spreads were stored gives the spread for both)."""
     from . import coverage, holdout
 
     stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}
@@ -183,8 +183,12 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
                 entry.get("configuration_out_error_pct"),
             )
         )
-        for into, prefix in ((spreads, "spread_"), (held_spreads, "configuration_out_spread_")):
-            if f"{prefix}low" in entry:
+        for into, prefixes in (
+            (spreads, ("spread_",)),
+            (held_spreads, ("configuration_out_spread_", "spread_")),
+        ):
+            prefix = next((k for k in prefixes if f"{k}low" in entry), None)
+            if prefix is not None:
                 into[id(p.row)] = coverage.Spread(
                     entry[f"{prefix}low"], entry[f"{prefix}high"], entry.get(f"{prefix}limit")
                 )

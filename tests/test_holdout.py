@@ -141,6 +141,29 @@ def test_stored_held_out_figures_cover_every_predicted_row():
     assert summary["median_abs_error_pct"] == pytest.approx(statistics.median(errors), 1e-6)
 
 
+def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_spread(
+    tmp_path, monkeypatch
+):
+    stored = json.loads(holdout.HOLDOUT.read_text())
+    rows = [r for r in ROWS if r.table == "em_ingest" and r.role == "result"]
+    predicted = predict_rows(rows, params.calibrated())
+    target = next(p for p in predicted if p.row.id == "dd_linear_4k")
+    entry = stored["rows"]["em_ingest/dd_linear_4k"]
+    _, spreads, held = report._stored_held_out(predicted)
+    assert spreads[id(target.row)].low == entry["spread_low"]
+    assert held[id(target.row)].low == entry["configuration_out_spread_low"]
+    assert held[id(target.row)].low < spreads[id(target.row)].low
+    older = {
+        k: {f: v for f, v in e.items() if not f.startswith("configuration_out_spread_")}
+        for k, e in stored["rows"].items()
+    }
+    path = tmp_path / "holdout.json"
+    path.write_text(json.dumps(dict(stored, rows=older)))
+    monkeypatch.setattr(holdout, "HOLDOUT", path)
+    _, spreads, held = report._stored_held_out(predicted)
+    assert held[id(target.row)] == spreads[id(target.row)]
+
+
 def test_every_measured_model_has_a_finite_widening():
     stored = json.loads(holdout.MODEL_ERROR.read_text())["models"]
     for name in ("storage", "download_server", "db_clients", "wan_transfer"):
