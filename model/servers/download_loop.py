@@ -521,16 +521,16 @@ def run(
                 _write_back(c, volume, now, float(places[a, 2]), float(page_B))
             continue
         if kind == PIECE_DONE:  # a queued drive finished a command of read slot b
-            if b >= 0:
+            if b >= 0:  # (a write-back's command has no read slot)
                 read_left[b] -= 1
-            if b >= 0 and not read_left[b]:  # (a write-back's command has no read slot)
-                read_done[b] = now
-                busy[IN_FLIGHT] -= 1
-                if not busy[IN_FLIGHT]:
-                    busy[WAITED] += now - busy[IN_FLIGHT_SINCE]
-                if read_waiter[b] >= 0:
-                    push(ev_t, ev_rows, events, now, RESUME, read_waiter[b], 0)
-                    read_waiter[b] = -1
+                if not read_left[b]:
+                    read_done[b] = now
+                    busy[IN_FLIGHT] -= 1
+                    if not busy[IN_FLIGHT]:
+                        busy[WAITED] += now - busy[IN_FLIGHT_SINCE]
+                    if read_waiter[b] >= 0:
+                        push(ev_t, ev_rows, events, now, RESUME, read_waiter[b], 0)
+                        read_waiter[b] = -1
             # the drive turns to its next command
             if drive_i[a, QUEUED]:
                 _serve_next(c, drive, a, now, depth, event_heap)
@@ -885,7 +885,7 @@ def _read(c, volume, now, offset_B, length_B, slot):
     the volume's busy spans (``busy``: SPAN_FROM to IN_FLIGHT_SINCE) follow it. ``volume``: the
     loop's (drive, commands, last, layout, busy, read_done, read_left, event heap)."""
     drive, commands, last, layout, busy, read_done, read_left, event_heap = volume
-    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, _ = drive
     depth = layout[5]
     n = commands_of(drive, commands, last, layout, now, offset_B, length_B)
     if depth <= 1:  # in arrival order: a command's completion is known when it is sent
@@ -919,12 +919,20 @@ def _read(c, volume, now, offset_B, length_B, slot):
     read_done[slot] = math.inf
     read_left[slot] = n
     for i in range(n):
-        d = commands[i, 0]
-        q = drive_i[d, QUEUED]
-        queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = commands[i, 1], commands[i, 2], slot
-        drive_i[d, QUEUED] = q + 1
-        if not drive_i[d, SERVING]:
-            _serve_next(c, drive, d, now, depth, event_heap)
+        _enqueue(
+            c, drive, commands[i, 0], now, depth, event_heap, commands[i, 1], commands[i, 2], slot
+        )
+
+
+@jit(inline="always")
+def _enqueue(c, drive, d, now, depth, event_heap, offset_B, length_B, slot):
+    """Queue a command for read slot ``slot`` at queueing drive ``d``; an idle drive takes it."""
+    drive_i, queue = drive[1], drive[6]
+    q = drive_i[d, QUEUED]
+    queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = offset_B, length_B, slot
+    drive_i[d, QUEUED] = q + 1
+    if not drive_i[d, SERVING]:
+        _serve_next(c, drive, d, now, depth, event_heap)
 
 
 @jit
@@ -934,7 +942,7 @@ def _write_back(c, volume, now, offset_B, length_B):
     reads, then writes the same sectors), a mirror writes both copies, a stripe one member. Nobody
     waits for it; it takes the drives from the reads that come after it."""
     drive, commands, last, layout, busy, read_done, read_left, event_heap = volume
-    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, queue = drive
+    drive_f, drive_i, seg_s, seg_l, seg_t, done_at, _ = drive
     drives, chunk_B, width, pairs_level, parity, depth = layout
     chunk, within = divmod(offset_B, chunk_B)
     row, column = divmod(chunk, width)
@@ -952,9 +960,5 @@ def _write_back(c, volume, now, offset_B, length_B):
             slot = OLD_DATA if parity and step == 0 else WRITE
             if depth <= 1:
                 _send(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, at, length_B, slot)
-                continue
-            q = drive_i[d, QUEUED]
-            queue[d, q, 0], queue[d, q, 1], queue[d, q, 2] = at, length_B, slot
-            drive_i[d, QUEUED] = q + 1
-            if not drive_i[d, SERVING]:
-                _serve_next(c, drive, d, now, depth, event_heap)
+            else:
+                _enqueue(c, drive, d, now, depth, event_heap, at, length_B, slot)
