@@ -18,10 +18,11 @@ declared defaults, so they are what does not transfer to it from the other rows 
 
 ``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, with the
 row's spread (``spread_*``: its interval before the model's error, as the fit on every row gives
-it) and its held-out spread (``configuration_out_spread_*``: as the fit without its configuration
-knows it, ``held_out_spreads``), and from how far each leave-one-configuration-out prediction's
-held-out spread misses its measurement, the model error each model's intervals are widened by
-(``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it).
+it) and, where the fit without its configuration knows less, its held-out spread
+(``configuration_out_spread_*``, ``held_out_spreads``); and from how far each
+leave-one-configuration-out prediction's held-out spread misses its measurement, the model error
+each model's intervals are widened by (``data/calibrated/model_error.json``: split-conformal,
+``model/uncertainty.py`` reads it).
 """
 
 from __future__ import annotations
@@ -128,20 +129,28 @@ def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spr
 def held_out_spreads(
     held_out: list[Prediction], values: dict[str, float]
 ) -> dict[int, coverage.Spread]:
-    """Each held-out prediction's spread as its own fit knows it, by ``id(row)``: the parameters
-    no row of that fit informs (``Prediction.uninformed``) at their declared defaults and varied
-    over their declared bounds, as for a parameter no fit estimated; the others as the fit on
-    every row (``values``) has them. Taking the fit on every row's interval for a parameter only
-    the held-out row informs would let that row narrow its own held-out spread."""
+    """The spread of each held-out prediction whose own fit knows less than the fit on every row,
+    by ``id(row)``: the parameters no row of that fit informs (``Prediction.uninformed``) at their
+    declared defaults and varied over their declared bounds, as for a parameter no fit estimated;
+    the others as the fit on every row (``values``) has them. Taking the fit on every row's
+    interval for a parameter only the held-out row informs would let that row narrow its own
+    held-out spread. A held-out prediction whose fit informs every parameter it reads has its
+    in-sample spread (``spreads``), so it is not here."""
     declared = params_module.defaults()
     out = {}
     for h in held_out:
+        if not h.uninformed:
+            continue
         unfitted = frozenset(h.uninformed)
         at = dict(values, **{n: declared[n] for n in unfitted})
         found = _spread(h.row, at, unfitted)
         if found is not None:
             out[id(h.row)] = found
     return out
+
+
+def _fields(prefix: str, spread: coverage.Spread) -> dict[str, float | None]:
+    return {f"{prefix}{k}": v for k, v in dataclasses.asdict(spread).items()}
 
 
 def write(rows: list[Row], start: dict[str, float]) -> dict:
@@ -161,14 +170,12 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 "table_out_predicted": b.predicted,
                 "table_out_error_pct": b.error_pct,
             }
-            | {
-                f"spread_{k}": v
-                for k, v in dataclasses.asdict(spread.get(id(r), coverage.Spread())).items()
-            }
-            | {
-                f"configuration_out_spread_{k}": v
-                for k, v in dataclasses.asdict(held_spread.get(id(r), coverage.Spread())).items()
-            }
+            | _fields("spread_", spread.get(id(r), coverage.Spread()))
+            | (
+                _fields("configuration_out_spread_", held_spread[id(r)])
+                if id(r) in held_spread
+                else {}
+            )
             for r, a, b in zip(rows, loco, loto, strict=True)
             if a.error_pct is not None
         },
@@ -179,7 +186,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
     HOLDOUT.write_text(json.dumps(calibrate.rounded(stored), indent=2, sort_keys=True) + "\n")
     errors = {
-        "models": coverage.model_widening(loco, held_spread),
+        "models": coverage.model_widening(loco, spread | held_spread),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],
     }

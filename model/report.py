@@ -168,8 +168,9 @@ def _stored_holdout_line() -> str:
 
 def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict, dict]:
     """The leave-one-configuration-out prediction of each row, its spread and its held-out spread
-    (both by ``id(row)``), as ``calibrate`` stored them (no prediction for rows it did not
-    store; a file from before held-out spreads were stored gives the spread for both)."""
+    (both by ``id(row)``), as ``calibrate`` stored them (no prediction for rows it did not store;
+    a row stored with no held-out spread of its own, its held-out fit informing every parameter it
+    reads or the file older than held-out spreads, has its spread for both)."""
     from . import coverage, holdout
 
     stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}

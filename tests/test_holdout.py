@@ -245,6 +245,7 @@ def test_a_held_out_spread_takes_a_parameter_only_its_row_informs_at_its_declare
     in_sample = holdout.spreads([target.row], start)[id(target.row)]
     out = holdout.held_out_spreads([target], start)[id(target.row)]
     assert out.low < in_sample.low and out.high > in_sample.high
-    # a held-out fit that informs every parameter the row reads leaves its in-sample spread
+    # a held-out fit that informs every parameter the row reads has no spread of its own: the
+    # in-sample one stands for it (the reader's fallback, checked below)
     informed = dataclasses.replace(target, uninformed=())
-    assert holdout.held_out_spreads([informed], start)[id(target.row)] == in_sample
+    assert id(target.row) not in holdout.held_out_spreads([informed], start)
