@@ -7,7 +7,6 @@ both simulate the same pairs. It writes nothing back: it is compared with the lo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import simpy
@@ -389,12 +388,11 @@ def simulate(
     )
     env = simpy.Environment()
     files = body.workload.dataset_files
-    leaves = Directory(body.workload.files_per_directory, files, 1, body.kernel.page_B).leaves
-    rng = Replay(scenario.seed, files, leaves, simulated)
+    directory = Directory(body.workload.files_per_directory, files, 1, body.kernel.page_B)
+    rng = Replay(scenario.seed, files, directory.leaves, simulated)
     pairs = body.workload.files
-    directories = math.ceil(files / body.workload.files_per_directory)
     roots = stream(scenario.seed, "download roots")
-    root_read = roots_read(body.server.page_cache, directories, pairs, simulated, roots)
+    root_read = roots_read(body.server.page_cache, directory.count, pairs, simulated, roots)
     server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read)
     remaining = [simulated]
 

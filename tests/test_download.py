@@ -596,8 +596,7 @@ def test_every_place_a_pair_reads_lies_inside_the_data_set(files, per_directory,
     page = download.PAGE_B
     slot = 600 * page  # a 2050 KiB file's pages and some
     directory = download.Directory(per_directory, files, slot, page)
-    directories = math.ceil(files / per_directory)
-    roots = download.roots_read(cache, directories, 200, 200, np.random.default_rng(1))
+    roots = download.roots_read(cache, directory.count, 200, 200, np.random.default_rng(1))
     places = directory.places(np.random.default_rng(2), files, 200, roots)
     metadata = places[:, :4]
     assert (metadata[metadata >= 0] + page <= files * slot).all()

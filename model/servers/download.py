@@ -197,9 +197,18 @@ class Directory:
         self.page_B = page_B
         self.root_offset_B = whole_pages_B(entries * INODE_B, page_B)
 
+    @property
+    def count(self) -> int:
+        """How many directories the data set fills (the last may hold fewer files)."""
+        return math.ceil(self.files / self.files_per_directory)
+
+    def first_file(self, index: int) -> int:
+        """The first file of the directory holding file ``index``."""
+        return index // self.files_per_directory * self.files_per_directory
+
     def start_B(self, index: int) -> int:
         """Where the directory holding file ``index`` begins."""
-        return index // self.files_per_directory * self.files_per_directory * self.slot_B
+        return self.first_file(index) * self.slot_B
 
     def inode_page_B(self, index: int) -> int:
         """The inode-table page holding file ``index``'s inode (and its md5 file's, the next)."""
@@ -214,8 +223,7 @@ class Directory:
     def leaf_B(self, index: int, leaf: int) -> int:
         """A leaf's place: the last page of the slot of the file being written when it was added,
         spread over the files the directory holds."""
-        first = index // self.files_per_directory * self.files_per_directory
-        held = np.minimum(self.files_per_directory, self.files - first)
+        held = np.minimum(self.files_per_directory, self.files - self.first_file(index))
         file = leaf * held // self.leaves
         return self.start_B(index) + (file + 1) * self.slot_B - self.page_B
 
@@ -327,7 +335,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         simulated,
         roots_read(
             body.server.page_cache,
-            math.ceil(files / body.workload.files_per_directory),
+            directory.count,
             pairs,
             simulated,
             stream(scenario.seed, "download roots"),
