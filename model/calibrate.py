@@ -4,6 +4,11 @@ Residuals are relative errors (predicted / measured - 1) of every covered ``resu
 least-squares fit gives the start of a fit with a Cauchy loss, so that one row the models do not
 yet explain cannot drag every parameter. A
 parameter that no fitted row depends on keeps its default and its declared bounds as interval.
+Parameters no row ties together (the storage costs, the MDSplus server's, a drive's format
+efficiency) are fitted apart (``_groups``): the cost is a sum over the groups, so each group's own
+fit reaches the joint optimum, where one fit of all of them stopped when the total cost stopped
+moving, leaving a small group short of its optimum and a held-out refit near the fit that had
+seen the row.
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum, weighted as the
 robust loss weighs each row there (``robust_covariance``: s_w^2 (J^T W J)^-1, Student t quantile);
 the covariance itself is stored too, so that
@@ -119,7 +124,8 @@ def fit(rows: list[Row], start: dict[str, float] | None = None, levels: bool = T
 
 
 def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
-    """Least squares over the parameters without levels (those with levels stay at ``start``)."""
+    """Least squares over the parameters without levels (those with levels stay at ``start``),
+    one ``_fit_group`` for each group of parameters that rows tie together."""
     declared = params_module.DECLARED
     defaults = dict(
         params_module.defaults(), **{n: v for n, v in (start or {}).items() if declared[n].levels}
@@ -127,32 +133,128 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
     start = dict(defaults, **(start or {}))
     fitted_rows = _covered(rows, defaults)
     bounded_rows = [r for r in fitted_rows if bound_excess(r, defaults) is not None]
-
-    def residuals(values: dict[str, float]) -> np.ndarray:
-        errors = [predict_row(r, values).error_pct / 100.0 for r in fitted_rows]
-        floors = [BOUND_WEIGHT * bound_excess(r, values, FLOOR_ALLOWANCE) for r in bounded_rows]
-        return np.array(errors + floors)
-
-    base = residuals(defaults) if fitted_rows else np.zeros(0)
-    depends: dict[str, int] = {}
-    for name, p in declared.items():
-        probe = dict(defaults, **{name: p.default * (1 + 10 * _STEP)})
-        moved = np.abs(residuals(probe) - base)[: len(fitted_rows)] > 1e-9
-        depends[name] = int(moved.sum())
+    residuals = _Residuals(fitted_rows, bounded_rows)
+    base = residuals(defaults)
+    depends = {
+        name: int(_moved(residuals, defaults, name, base)[: len(fitted_rows)].sum())
+        for name in declared
+    }
+    # the rows a parameter moves at the defaults or where the fit starts (a refit starts from
+    # the fit on every row, where a bottleneck may have moved)
+    at_start = residuals(start)
+    moved_by = {
+        name: _moved(residuals, defaults, name, base) | _moved(residuals, start, name, at_start)
+        for name in declared
+    }
     free = [n for n in declared if depends[n] > 0 and not declared[n].levels]
     values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
+    for names, moved in _groups(free, moved_by, residuals.row_ids):
+        values.update(_fit_group(residuals.subset(moved), names, values, start))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
-        return residuals(dict(defaults, **dict(zip(free, x, strict=True))))
+        return residuals(dict(values, **dict(zip(free, x, strict=True))))
 
-    bounds = ([declared[n].low for n in free], [declared[n].high for n in free])
+    x = np.array([values[n] for n in free])
+    fun = vector_residuals(x)
+    covariance: tuple[tuple[float, ...], ...] = ()
+    robust = robust_covariance(
+        vector_residuals, x, fun[: len(fitted_rows)], [declared[n].high for n in free]
+    )
+    if robust is not None:
+        cov, dof = robust
+        covariance = tuple(tuple(map(float, r)) for r in cov)
+        half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        for n, xn, h in zip(free, x, half, strict=True):
+            low, high = max(declared[n].low, float(xn - h)), min(declared[n].high, float(xn + h))
+            intervals[n] = (low, high)
+    return Fit(
+        values,
+        intervals,
+        depends,
+        len(fitted_rows),
+        _rms(fun[: len(fitted_rows)]),
+        tuple(free) if covariance else (),
+        covariance,
+    )
+
+
+def _moved(residuals: _Residuals, values: dict[str, float], name: str, base: np.ndarray):
+    """Which residuals move when ``name`` steps up from ``values`` (where they are ``base``)."""
+    probe = dict(values, **{name: values[name] * (1 + 10 * _STEP)})
+    return np.abs(residuals(probe) - base) > 1e-9
+
+
+class _Residuals:
+    """The fit's residuals: each fitted row's relative error, then ``BOUND_WEIGHT`` times each
+    bounded row's excess over its path's capacity (``row_ids`` names the row behind each)."""
+
+    def __init__(self, fitted_rows: list[Row], bounded_rows: list[Row]) -> None:
+        self.fitted_rows, self.bounded_rows = fitted_rows, bounded_rows
+        self.row_ids = [id(r) for r in fitted_rows + bounded_rows]
+
+    def __call__(self, values: dict[str, float]) -> np.ndarray:
+        errors = [predict_row(r, values).error_pct / 100.0 for r in self.fitted_rows]
+        floors = [
+            BOUND_WEIGHT * bound_excess(r, values, FLOOR_ALLOWANCE) for r in self.bounded_rows
+        ]
+        return np.array(errors + floors)
+
+    def subset(self, moved: np.ndarray) -> _Residuals:
+        """The residuals at the positions ``moved`` marks."""
+        n = len(self.fitted_rows)
+        return _Residuals(
+            [r for r, m in zip(self.fitted_rows, moved[:n], strict=True) if m],
+            [r for r, m in zip(self.bounded_rows, moved[n:], strict=True) if m],
+        )
+
+
+def _groups(
+    free: list[str], moved_by: dict[str, np.ndarray], row_ids: list[int]
+) -> list[tuple[list[str], np.ndarray]]:
+    """The free parameters split into groups no row ties together (two parameters are tied when
+    one row's residual moves with both), each with the residuals its parameters move. The sum of
+    squares is a sum over the groups, so fitting each on its own rows finds the joint optimum
+    while a group's start or rows cannot nudge another's: one table's new prior leaves every
+    unrelated parameter where it was, and a refit without a few rows moves only their group."""
+    group = {n: n for n in free}
+
+    def root(n: str) -> str:
+        while group[n] != n:
+            n = group[n]
+        return n
+
+    first_on_row: dict[int, str] = {}
+    for n in free:
+        for i in np.flatnonzero(moved_by[n]):
+            other = first_on_row.setdefault(row_ids[i], n)
+            group[root(n)] = root(other)
+    members: dict[str, list[str]] = {}
+    for n in free:
+        members.setdefault(root(n), []).append(n)
+    out = []
+    for names in members.values():
+        rows = {row_ids[i] for n in names for i in np.flatnonzero(moved_by[n])}
+        out.append((names, np.array([rid in rows for rid in row_ids])))
+    return out
+
+
+def _fit_group(
+    residuals: _Residuals, names: list[str], values: dict[str, float], start: dict[str, float]
+) -> dict[str, float]:
+    """The group ``names`` fitted on its ``residuals``, every other parameter at ``values``."""
+    declared = params_module.DECLARED
+
+    def vector_residuals(x: np.ndarray) -> np.ndarray:
+        return residuals(dict(values, **dict(zip(names, x, strict=True))))
+
+    bounds = ([declared[n].low for n in names], [declared[n].high for n in names])
     # plain least squares first, so that the robust loss starts near the optimum and cannot
     # write off a row as an outlier merely because the defaults were far from it
     start_x = optimize.least_squares(
-        vector_residuals, [start[n] for n in free], bounds=bounds, diff_step=_STEP, x_scale="jac"
+        vector_residuals, [start[n] for n in names], bounds=bounds, diff_step=_STEP, x_scale="jac"
     ).x
     solution = optimize.least_squares(
         vector_residuals,
@@ -163,26 +265,7 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
         diff_step=_STEP,
         x_scale="jac",
     )
-    values.update(zip(free, map(float, solution.x), strict=True))
-    covariance: tuple[tuple[float, ...], ...] = ()
-    robust = robust_covariance(
-        vector_residuals, solution.x, solution.fun[: len(fitted_rows)], bounds[1]
-    )
-    if robust is not None:
-        cov, dof = robust
-        covariance = tuple(tuple(map(float, r)) for r in cov)
-        half = stats.t.ppf(0.975, dof) * np.sqrt(np.clip(np.diag(cov), 0.0, None))
-        for n, x, h in zip(free, solution.x, half, strict=True):
-            intervals[n] = (max(declared[n].low, float(x - h)), min(declared[n].high, float(x + h)))
-    return Fit(
-        values,
-        intervals,
-        depends,
-        len(fitted_rows),
-        _rms(solution.fun[: len(fitted_rows)]),
-        tuple(free) if covariance else (),
-        covariance,
-    )
+    return dict(zip(names, map(float, solution.x), strict=True))
 
 
 def robust_covariance(

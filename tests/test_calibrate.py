@@ -187,3 +187,32 @@ def test_a_row_the_robust_loss_writes_off_adds_a_bounded_share_to_the_parameters
     assert far == pytest.approx(near, rel=0.25)  # bounded: the row's weight falls as it moves off
     assert np.all(far_plain > 3 * near_plain)  # the plain estimate grows with the miss
     assert np.all(far_plain > 5 * far)
+
+
+def test_parameters_no_row_ties_together_are_fitted_apart():
+    # residuals 0-2 are rows 10, 11, 12; residual 3 is row 10's floor under its path's capacity
+    row_ids = [10, 11, 12, 10]
+    moved_by = {
+        "a": np.array([True, False, False, False]),
+        "b": np.array([False, True, False, True]),  # ties to a through row 10's floor
+        "c": np.array([False, False, True, False]),
+    }
+    groups = {
+        tuple(names): tuple(moved)
+        for names, moved in calibrate._groups(["a", "b", "c"], moved_by, row_ids)
+    }
+    assert groups == {
+        ("a", "b"): (True, True, False, True),
+        ("c",): (False, False, True, False),
+    }
+
+
+def test_where_one_group_starts_leaves_every_other_group_where_it_was():
+    rows = [r for r in ROWS if r.table in ("atlas_disk", "mdsplus_read")]
+    fits = [
+        calibrate.fit(rows, start={"mds_serve_cycles_per_byte": serve}, levels=False)
+        for serve in (150.0, 600.0)
+    ]
+    storage = {p.name for p in storage_parameters.PARAMETERS}
+    assert {n: fits[0].values[n] for n in storage} == {n: fits[1].values[n] for n in storage}
+    assert fits[0].values["disk_format_efficiency"] != params.defaults()["disk_format_efficiency"]

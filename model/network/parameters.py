@@ -22,12 +22,19 @@ PARAMETERS = (
     FreeParameter(
         "tdi_math_cycles_per_value",
         "cycle",
-        2000.0,
-        100.0,
-        20000.0,
-        "CPU cycles TDI spends per value evaluating sin(_data)+cos(_data)+tan(_data): three "
-        "transcendental functions (x87 FSIN, FCOS and FPTAN alone take several hundred cycles "
-        "on a NetBurst Xeon), two array additions and the temporary arrays between them",
+        600.0,
+        384.0,
+        1000.0,
+        "CPU cycles TDI spends per value evaluating sin(_data)+cos(_data)+tan(_data): glibc's "
+        "i386 sin, cos and tan are the x87 FSIN, FCOS and FPTAN instructions (sysdeps/i386/fpu), "
+        "and on the NetBurst Xeon DP (family F, model 2) FSIN takes 128 to 248 cycles, median "
+        "188, and FCOS 128 to 248, median 212, over the arguments InstLatX64 measured "
+        "(InstLatx64/InstLatx64, GenuineIntel0000F25_P4_GallatinDP_InstLatX86.txt, the same "
+        "figures as the Northwood P4's F29 file). No FPTAN figure is published for this core; "
+        "it is taken in the same range at FSIN's median. Default: 188 + 212 + 188 = 588, "
+        "rounded up for the two array additions; low: all three at their 128-cycle minimum; "
+        "high: all three at their 248-cycle maximum (744) and about 250 more for TDI's passes "
+        "over the two-million-value temporaries",
     ),
     FreeParameter(
         "server_background_load",
