@@ -8,7 +8,7 @@ Parameters no row ties together (the storage costs, the MDSplus server's, a driv
 efficiency) are fitted apart (``_groups``): the cost is a sum over the groups, so each group's own
 fit reaches the joint optimum, where one fit of all of them stopped when the total cost stopped
 moving, leaving a small group short of its optimum and a held-out refit near the fit that had
-seen the row.
+seen the row. A refit keeps, as they are, the groups its left-out rows do not move.
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum, weighted as the
 robust loss weighs each row there (``robust_covariance``: s_w^2 (J^T W J)^-1, Student t quantile);
 the covariance itself is stored too, so that
@@ -114,16 +114,23 @@ def _covered(rows: list[Row], values: dict[str, float]) -> list[Row]:
     return [r for r in rows if fitted(r) and predict_row(r, values).error_pct is not None]
 
 
-def fit(rows: list[Row], start: dict[str, float] | None = None, levels: bool = True) -> Fit:
+def fit(
+    rows: list[Row],
+    start: dict[str, float] | None = None,
+    levels: bool = True,
+    left_out: list[Row] | None = None,
+) -> Fit:
     """Fit every parameter the covered result rows of ``rows`` depend on, from ``start`` (the
     declared defaults unless given: a refit without a few rows starts from the fit on all), and
     choose each stepped parameter's level by ``profile`` (unless ``levels`` is False: then it keeps
-    its value in ``start``)."""
-    smooth = _smooth_fit(rows, start)
+    its value in ``start``). A refit names the rows it leaves out of the fit ``start`` came from
+    (``left_out``): a group of parameters none of them moves keeps its values in ``start``, the
+    optimum of the same rows."""
+    smooth = _smooth_fit(rows, start, left_out or [])
     return profile(rows, smooth) if levels else smooth
 
 
-def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
+def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[Row]) -> Fit:
     """Least squares over the parameters without levels (those with levels stay at ``start``),
     one ``_fit_group`` for each group of parameters that rows tie together."""
     declared = params_module.DECLARED
@@ -139,20 +146,23 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
         name: int(_moved(residuals, defaults, name, base)[: len(fitted_rows)].sum())
         for name in declared
     }
-    # the rows a parameter moves at the defaults or where the fit starts (a refit starts from
-    # the fit on every row, where a bottleneck may have moved)
-    at_start = residuals(start)
-    moved_by = {
-        name: _moved(residuals, defaults, name, base) | _moved(residuals, start, name, at_start)
-        for name in declared
-    }
+    moved_by = _moved_by(residuals, defaults, start)
     free = [n for n in declared if depends[n] > 0 and not declared[n].levels]
     values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
+    left = _covered(left_out, defaults)
+    moved_left = _moved_by(
+        _Residuals(left, [r for r in left if bound_excess(r, defaults) is not None]),
+        defaults,
+        start,
+    )
     for names, moved in _groups(free, moved_by, residuals.row_ids):
-        values.update(_fit_group(residuals.subset(moved), names, values, start))
+        if left_out and not any(moved_left[n].any() for n in names):
+            values.update({n: start[n] for n in names})  # the fit ``start`` came from: same rows
+        else:
+            values.update(_fit_group(residuals.subset(moved), names, values, start))
 
     def vector_residuals(x: np.ndarray) -> np.ndarray:
         return residuals(dict(values, **dict(zip(free, x, strict=True))))
@@ -179,6 +189,19 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None) -> Fit:
         tuple(free) if covariance else (),
         covariance,
     )
+
+
+def _moved_by(
+    residuals: _Residuals, defaults: dict[str, float], start: dict[str, float]
+) -> dict[str, np.ndarray]:
+    """The residuals each declared parameter moves at the defaults or where the fit starts (a
+    refit starts from the fit on every row, where a bottleneck may have moved)."""
+    at_defaults, at_start = residuals(defaults), residuals(start)
+    return {
+        name: _moved(residuals, defaults, name, at_defaults)
+        | _moved(residuals, start, name, at_start)
+        for name in params_module.DECLARED
+    }
 
 
 def _moved(residuals: _Residuals, values: dict[str, float], name: str, base: np.ndarray):

@@ -68,7 +68,7 @@ def _refit(
             rest = [r for r in rows if leave_out(r) != key]
             stepped = any(calibrate.stepped(r, start) for r in members)
             if any(calibrate.fitted(r) for r in members):
-                refit = calibrate.fit(rest, start=start, levels=stepped)
+                refit = calibrate.fit(rest, start=start, levels=stepped, left_out=members)
                 values = refit.values
                 uninformed = calibrate.uninformed(refit.rows_per_parameter)
             else:

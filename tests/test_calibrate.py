@@ -216,3 +216,15 @@ def test_where_one_group_starts_leaves_every_other_group_where_it_was():
     storage = {p.name for p in storage_parameters.PARAMETERS}
     assert {n: fits[0].values[n] for n in storage} == {n: fits[1].values[n] for n in storage}
     assert fits[0].values["disk_format_efficiency"] != params.defaults()["disk_format_efficiency"]
+
+
+def test_a_refit_keeps_the_groups_its_left_out_rows_do_not_move():
+    rows = [r for r in ROWS if r.table in ("atlas_disk", "mdsplus_read")]
+    full = calibrate.fit(rows, levels=False)
+    out = next(r for r in rows if r.id == "baseline_6client_dist")
+    refit = calibrate.fit(
+        [r for r in rows if r is not out], start=full.values, levels=False, left_out=[out]
+    )
+    storage = {p.name for p in storage_parameters.PARAMETERS}
+    assert {n: refit.values[n] for n in storage} == {n: full.values[n] for n in storage}
+    assert refit.values["mds_serve_cycles_per_byte"] != full.values["mds_serve_cycles_per_byte"]
