@@ -205,8 +205,10 @@ def _moved_by(
 
 
 def _moved(residuals: _Residuals, values: dict[str, float], name: str, base: np.ndarray):
-    """Which residuals move when ``name`` steps up from ``values`` (where they are ``base``)."""
-    probe = dict(values, **{name: values[name] * (1 + 10 * _STEP)})
+    """Which residuals move when ``name`` steps up from ``values`` (where they are ``base``): by
+    a relative step, or from zero (a fit at a lower bound of 0) by the same share of its range."""
+    p, value = params_module.DECLARED[name], values[name]
+    probe = dict(values, **{name: value + 10 * _STEP * (abs(value) or p.high - p.low)})
     return np.abs(residuals(probe) - base) > 1e-9
 
 

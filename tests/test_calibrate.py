@@ -228,3 +228,13 @@ def test_a_refit_keeps_the_groups_its_left_out_rows_do_not_move():
     storage = {p.name for p in storage_parameters.PARAMETERS}
     assert {n: refit.values[n] for n in storage} == {n: full.values[n] for n in storage}
     assert refit.values["mds_serve_cycles_per_byte"] != full.values["mds_serve_cycles_per_byte"]
+
+
+def test_a_parameter_fitted_to_zero_is_still_seen_to_move_its_rows():
+    values = dict(params.defaults(), server_background_load=0.0)
+
+    def residuals(v):
+        return np.array([v["server_background_load"], 1.0])
+
+    moved = calibrate._moved(residuals, values, "server_background_load", residuals(values))
+    assert moved.tolist() == [True, False]
