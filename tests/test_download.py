@@ -610,3 +610,37 @@ def test_a_small_data_set_runs_on_queued_drives_as_on_in_order_ones():
     }
     assert math.isfinite(runs[2].elapsed_s)
     assert runs[2].elapsed_s == pytest.approx(runs[1].elapsed_s, rel=0.15)
+
+
+def test_the_accept_mutex_changes_nothing_for_one_worker_or_one_client():
+    """nginx uses no mutex with one worker; one client's connections all go to the worker that
+    waits with the mutex, which is free whenever the client connects."""
+    for overrides in (("server.workers=1", "workload.clients=5"), ("server.workers=4",)):
+        on, off = (
+            _run("variant=r6_opt", *overrides, f"server.accept_mutex={m}").elapsed_s
+            for m in ("true", "false")
+        )
+        assert on == off
+
+
+def test_workers_that_wait_forever_for_the_mutex_serve_as_one_and_those_that_never_wait_spread():
+    """The accept mutex's two limits. Workers that miss it never try again (a delay longer than the
+    run): the worker that holds it, busy or not, accepts every connection, and four workers serve
+    two clients as one does. Workers that try again at once: a new connection goes to a worker that
+    is free, as when every worker hears of it (no mutex)."""
+    clients = ("variant=r6_opt", "workload.clients=2")
+    one = _run(*clients, "server.workers=1").elapsed_s
+    forever = _run(*clients, "server.workers=4", "server.accept_mutex_delay_ms=1e9").elapsed_s
+    assert forever == pytest.approx(one, rel=0.01)
+    spread = _run(*clients, "server.workers=4", "server.accept_mutex=false").elapsed_s
+    at_once = _run(*clients, "server.workers=4", "server.accept_mutex_delay_ms=0.001").elapsed_s
+    assert at_once == pytest.approx(spread, rel=0.03)
+    default = _run(*clients, "server.workers=4").elapsed_s
+    assert spread < 0.95 * default < one
+
+
+def test_the_accept_mutex_the_report_leaves_unsaid_is_declared_with_nginx_s_default_of_the_time():
+    declared = {u.key: u for u in scenario.load("eah_download").unknowns}
+    assert declared["server.accept_mutex"].options == (True, False)
+    assert declared["server.accept_mutex"].default is True
+    assert "1.11.3" in declared["server.accept_mutex"].source

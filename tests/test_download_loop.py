@@ -45,8 +45,12 @@ def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):
     """Both simulate the same 120 pairs (the same files, leaves and roots in memory): the loop keeps
     the SimPy model's physics, so the run's time, the drives' commands and their cache hits agree;
     only the order of things that happen at one instant may differ (measured: 0.000 % to 0.14 %).
-    The SimPy model writes nothing back, so both run under noatime."""
-    s = scenario.load("eah_download", [*overrides, "workload.files=120", "server.atime=noatime"])
+    The SimPy model writes nothing back, so both run under noatime; its idle worker takes a new
+    connection, as nginx's workers without the accept mutex (tested in test_download.py)."""
+    s = scenario.load(
+        "eah_download",
+        [*overrides, "workload.files=120", "server.atime=noatime", "server.accept_mutex=false"],
+    )
     ours = simulate(s, calibrated())
     theirs = reference_simulate(s, catalog.load(), calibrated(), 120)
     assert ours.elapsed_s == pytest.approx(theirs.elapsed_s, rel=0.005)

@@ -3,11 +3,21 @@
 Clients fetch a data file and its md5 file, one pair after another, until the run's pairs are
 done. The server side, request by request:
 
-- nginx assigns each new connection to the worker that accepts first: an idle one if there is one,
-  else the one with the fewest connections on it. A worker serves a request with ``sendfile``; when
-  a page it needs is not in memory yet, it sleeps in the kernel until the read completes, and its
-  other connections wait with it. When the connection's socket is full, ``sendfile`` returns and the
-  worker turns to its other connections until the socket has room again (``Socket``).
+- Which worker takes a new connection is nginx's accept mutex (``server.accept_mutex``: on by
+  default before nginx 1.11.3; https://nginx.org/en/docs/ngx_core_module.html#accept_mutex). Each
+  pass of a worker's event loop (``ngx_process_events_and_timers``, src/event/ngx_event.c) tries
+  it: the worker that holds it waits for connections, accepts one, lets it go and serves; a worker
+  that misses it waits up to ``accept_mutex_delay`` (500 ms) before it tries again, while a busy
+  worker tries again each time a turn at a connection ends. So at a few clients the worker that
+  just served, back in its loop within tens of milliseconds, takes most new connections while the
+  idle ones sleep out their delay, and more idle workers, trying more often, spread them more
+  (measured in the table: four workers slower than eight at two to four clients). Without the
+  mutex (``accept_mutex: false``, declared an unknown) every worker hears of a connection and an
+  idle one takes it, else the one with the fewest connections.
+- A worker serves a request with ``sendfile``; when a page it needs is not in memory yet, it sleeps
+  in the kernel until the read completes, and its other connections wait with it. When the
+  connection's socket is full, ``sendfile`` returns and the worker turns to its other connections
+  until the socket has room again (``Socket``).
 - The report does not say how the clients fetched. The point reads HTTP/1.1's default, persistent
   connections (RFC 9112 section 9.3; nginx keeps them 75 s, and wget or curl fetching several files
   in one run reuses one): ``connections: keep_alive``, a connection whose send buffer has grown to
@@ -343,6 +353,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     layout = LEVELS[body.level]
     clients = body.workload.clients
+    delay_s = body.server.accept_mutex_delay_ms / 1e3
     link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
@@ -380,13 +391,21 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,
         download_loop.new_heap(clients),  # the link's flows, one a connection
-        # a client's wake-up, a drive's end, a pair's write-back
-        download_loop.new_heap(2 * clients + body.disks + simulated),
+        # a client's wake-up, a drive's end, a pair's write-back, a worker's next try of the mutex
+        download_loop.new_heap(2 * clients + body.disks + simulated + body.server.workers),
         *download_loop.scratch(
             clients,
             body.server.workers,
             body.disks,
             body.disks * (max(n for _, n in windows) // chunk_B + 2),
+        ),
+        download_loop.accepting(
+            clients,
+            body.server.workers,
+            body.server.accept_mutex,
+            delay_s,
+            # each worker's first try: the phase at which it started in its delay's cycle
+            stream(scenario.seed, "nginx accept").uniform(0.0, delay_s, body.server.workers),
         ),
     )
     elapsed = ran * pairs / simulated

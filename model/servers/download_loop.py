@@ -17,6 +17,10 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
 - a worker is a FIFO lock (``simpy.Resource`` of one): a connection that finds it free takes it at
   once, without the zero-delay event SimPy spends on the grant (the same instant; only the order
   of commands sent at one instant can differ, which is equal in expectation);
+- nginx's accept mutex (``accepting``): a new connection goes to the worker waiting with the
+  mutex, or waits in the listen queue until a worker's event loop takes the mutex (``_loop``: at
+  the end of each of its turns, or at a ``TRY`` event ``accept_mutex_delay`` after a free worker
+  missed it); the first tries' phases are drawn from ``stream(seed, "nginx accept")``;
 - a pair's inode page is written back ``write_back_s`` after its read (``_write_back``): a
   ``WRITE_BACK`` event sends the small write's commands to the drives, which nobody waits for; a
   write goes to the platter (``write``), not the drive's cache. The SimPy model had none.
@@ -306,7 +310,7 @@ def _reach_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B, lengt
 def scratch(clients: int, workers: int, drives: int, commands: int):
     """The loop's working arrays: the clients' counters and times (two read slots a client: the
     window it waits on and the one read ahead), the workers' queues of connections, a read's member
-    commands (at most ``commands``)."""
+    commands (at most ``commands``), then the accept mutex's (``accepting``)."""
     counts = tuple(np.zeros(n, np.int64) for n in [clients] * 8 + [2 * clients] * 2)
     counts[4][:] = -1  # asleep on no read
     counts[9][:] = -1  # no client waits on the read
@@ -321,8 +325,34 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
     )
 
 
+# The accept mutex's integers (``accepting``'s first array): whether it is used, the worker that
+# holds it waiting for connections (-1: none), the listen queue's first slot and its length
+MUTEX_ON, HOLDER, LISTEN_FROM, LISTEN_COUNT = range(4)
+
+
+def accepting(clients: int, workers: int, mutex: bool, delay_s: float, first_tries_s):
+    """The accept mutex's state (``run``'s ``accept``): nginx's ``accept_mutex`` when ``mutex`` and
+    more than one worker. Worker 0 holds it first, waiting for connections; each other worker tries
+    it first at its ``first_tries_s`` (its start's phase in its ``delay_s`` cycle). Then the
+    connections waiting to be accepted (at most every client's), the state each goes on to once a
+    worker has it, and each worker's next try (infinite: none pending)."""
+    on = mutex and workers > 1
+    flags = np.array([on, 0 if on else -1, 0, 0], np.int64)
+    next_try = np.full(workers, math.inf)
+    if on:
+        next_try[1:] = first_tries_s[1:]
+    return (
+        flags,
+        np.zeros(clients, np.int64),
+        np.zeros(clients, np.int64),
+        next_try,
+        np.array([delay_s]),
+    )
+
+
 # event kinds of the loop's heap
-RESUME, PIECE_DONE, WRITE_BACK = 0, 1, 2
+RESUME, PIECE_DONE, WRITE_BACK, TRY = 0, 1, 2, 3
+ACCEPTED = 9  # a client's state: its connection waits in the listen queue until a worker takes it
 # A heap's arguments: times, [order, kind, a, b] rows, [size, next order]
 HEAP = "f8[::1], i8[:, ::1], i8[::1]"
 
@@ -418,6 +448,7 @@ def run(
     times,
     waiting,
     commands,
+    accept,
 ):
     """Simulate ``pairs`` pairs fetched by ``clients`` clients; returns (elapsed s, link bytes
     carried, worker turns s, asleep on opening reads s, asleep on data s, s with a volume read in
@@ -428,7 +459,7 @@ def run(
     its access times updated, is written back (negative: never); ``windows``: the read-ahead
     windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps: ``new_heap``;
-    ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``."""
+    ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``; ``accept``: ``accepting``."""
     drive_i = drive[1]
     windows_n = windows.shape[0]
     # the clients' state
@@ -470,6 +501,11 @@ def run(
     ev_t, ev_rows, events = event_heap
     for client in range(clients):
         push(ev_t, ev_rows, events, 0.0, RESUME, client, 0)
+    flags, after_accept, next_try = accept[0], accept[2], accept[3]
+    for w in range(workers):
+        if not math.isinf(next_try[w]):
+            push(ev_t, ev_rows, events, next_try[w], TRY, w, 0)
+    turn_end = (held, waiting, wait_from, wait_count, turn_began, worker_of, connections)
     remaining = pairs
     finished, end_s = 0, 0.0  # clients with no pair left to fetch, when the last one had its last
     drawn = 0
@@ -520,6 +556,11 @@ def run(
             if finished < clients:  # (one due after the run is not part of it)
                 _write_back(c, volume, now, float(places[a, 2]), float(page_B))
             continue
+        if kind == TRY:  # worker a's wait without the accept mutex is over: it loops
+            next_try[a] = math.inf
+            if finished < clients and not held[a]:  # (a busy worker loops when its turn ends)
+                _loop(a, now, turn_end, accept, event_heap)
+            continue
         if kind == PIECE_DONE:  # a queued drive finished a command of read slot b
             if b >= 0:  # (a write-back's command has no read slot)
                 read_left[b] -= 1
@@ -558,13 +599,16 @@ def run(
                 remaining -= 1
                 pick[cl] = drawn
                 drawn += 1
-                w = _fewest(connections)
-                worker_of[cl] = w
-                connections[w] += 1
                 written[cl] = delivered[cl] = sending[cl] = 0.0
-                state[cl], step[cl] = 1, 0
+                step[cl] = 0
+                w = _connect(cl, 1, turn_end, accept)
+                if w < 0:  # in the listen queue until a worker takes the accept mutex
+                    state[cl] = ACCEPTED
+                    break
+                state[cl] = 1
                 if not _take(held, waiting, wait_from, wait_count, w, cl):
                     break
+                _let_go(flags, w)
                 turn_began[cl] = now
                 continue
             elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
@@ -652,18 +696,7 @@ def run(
                         push(flow_t, flow_rows, flows, virtual_B + sending[cl], cl, 0, 0)
                 if left_B[cl] > 0:  # EAGAIN: the worker serves its other connections meanwhile
                     worker_turns_s += now - turn_began[cl]
-                    _give(
-                        held,
-                        waiting,
-                        wait_from,
-                        wait_count,
-                        turn_began,
-                        w,
-                        now,
-                        ev_t,
-                        ev_rows,
-                        events,
-                    )
+                    _turn_ends(w, now, turn_end, accept, event_heap)
                     waits_writable[cl] = True
                     state[cl] = 4
                     break
@@ -672,9 +705,7 @@ def run(
                     state[cl] = 2
                     continue
                 worker_turns_s += now - turn_began[cl]
-                _give(
-                    held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events
-                )
+                _turn_ends(w, now, turn_end, accept, event_heap)
                 state[cl] = 5
                 if written[cl] == delivered[cl]:
                     push(ev_t, ev_rows, events, now, RESUME, cl, 0)
@@ -685,17 +716,27 @@ def run(
                 state[cl] = 3
                 if not _take(held, waiting, wait_from, wait_count, w, cl):
                     break
+                _let_go(flags, w)
                 turn_began[cl] = now
                 continue
             elif st == 5:  # the client has the data file: the md5 file, on a new connection
                 if not keep_alive:
                     connections[w] -= 1
-                    w = _fewest(connections)
-                    worker_of[cl] = w
-                    connections[w] += 1
+                    w = _connect(cl, 6, turn_end, accept)
+                    if w < 0:
+                        state[cl] = ACCEPTED
+                        break
                 state[cl] = 6
                 if not _take(held, waiting, wait_from, wait_count, w, cl):
                     break
+                _let_go(flags, w)
+                turn_began[cl] = now
+                continue
+            elif st == ACCEPTED:  # a worker took the accept mutex and this connection
+                state[cl] = after_accept[cl]
+                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                    break
+                _let_go(flags, w)
                 turn_began[cl] = now
                 continue
             elif st == 6:  # the md5 file's leaf, when its name hashes to another one
@@ -711,10 +752,8 @@ def run(
                 state[cl] = 8
             else:  # served: the client checks the file's md5 sum, then asks for the next pair
                 worker_turns_s += now - turn_began[cl]
-                _give(
-                    held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events
-                )
                 connections[w] -= 1
+                _turn_ends(w, now, turn_end, accept, event_heap)
                 state[cl] = 0
                 push(ev_t, ev_rows, events, now + md5_check_s, RESUME, cl, 0)
                 break
@@ -778,6 +817,76 @@ def _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_row
     wait_count[w] -= 1
     turn_began[nxt] = now
     push(ev_t, ev_rows, events, now, RESUME, nxt, 0)
+
+
+@jit
+def _connect(cl, after, turn_end, accept):
+    """A new connection from client ``cl``: the worker that accepts it, or -1 while it waits in the
+    listen queue (it goes on to state ``after`` once a worker has it). Without the accept mutex,
+    every worker hears of it and an idle one takes it (``_fewest``); with it, the worker waiting
+    with the mutex accepts it and lets the mutex go."""
+    worker_of, connections = turn_end[5], turn_end[6]
+    flags, listen, after_accept = accept[0], accept[1], accept[2]
+    if not flags[MUTEX_ON]:
+        w = _fewest(connections)
+    elif flags[HOLDER] >= 0:
+        w = flags[HOLDER]
+        flags[HOLDER] = -1
+    else:
+        listen[(flags[LISTEN_FROM] + flags[LISTEN_COUNT]) % listen.shape[0]] = cl
+        flags[LISTEN_COUNT] += 1
+        after_accept[cl] = after
+        return -1
+    worker_of[cl] = w
+    connections[w] += 1
+    return w
+
+
+@jit
+def _let_go(flags, w):
+    """Worker ``w`` turns to a connection: if it held the accept mutex, it lets it go first (nginx
+    unlocks before it handles the events it posted)."""
+    if flags[HOLDER] == w:
+        flags[HOLDER] = -1
+
+
+@jit
+def _turn_ends(w, now, turn_end, accept, event_heap):
+    """Worker ``w``'s turn at a connection ends: it turns to the next waiting one, if any
+    (``_give``), and runs its event loop once (``_loop``)."""
+    held, waiting, wait_from, wait_count, turn_began = turn_end[:5]
+    ev_t, ev_rows, events = event_heap
+    _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events)
+    if accept[0][MUTEX_ON]:
+        _loop(w, now, turn_end, accept, event_heap)
+
+
+@jit
+def _loop(w, now, turn_end, accept, event_heap):
+    """Worker ``w`` runs nginx's event loop once (``ngx_process_events_and_timers``): it tries the
+    accept mutex. Held by another worker: a free ``w`` waits ``accept_mutex_delay`` before its next
+    try. Free: ``w`` takes it, accepts the first connection waiting in the listen queue and lets it
+    go; with none waiting, a free ``w`` keeps it and waits for connections."""
+    held, worker_of, connections = turn_end[0], turn_end[5], turn_end[6]
+    flags, listen, next_try, delay = accept[0], accept[1], accept[3], accept[4]
+    ev_t, ev_rows, events = event_heap
+    holder = flags[HOLDER]
+    if holder == w:
+        return
+    if holder >= 0:
+        if not held[w] and math.isinf(next_try[w]):
+            next_try[w] = now + delay[0]
+            push(ev_t, ev_rows, events, next_try[w], TRY, w, 0)
+        return
+    if flags[LISTEN_COUNT]:
+        cl = listen[flags[LISTEN_FROM]]
+        flags[LISTEN_FROM] = (flags[LISTEN_FROM] + 1) % listen.shape[0]
+        flags[LISTEN_COUNT] -= 1
+        worker_of[cl] = w
+        connections[w] += 1
+        push(ev_t, ev_rows, events, now, RESUME, cl, 0)
+    elif not held[w]:
+        flags[HOLDER] = w
 
 
 @jit("b1(f8[::1], i8[::1], i8, i8, f8)")

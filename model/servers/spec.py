@@ -84,6 +84,12 @@ class DownloadServer:
     # 2.6.30, updates a file's on its first read after it was written, so each pair dirties the
     # inode page it read; noatime never writes one
     atime: Literal["relatime", "noatime"] = "relatime"
+    # nginx's accept_mutex: the workers take turns accepting new connections, a worker that misses
+    # the mutex trying again after accept_mutex_delay (on by default before nginx 1.11.3, off
+    # since; https://nginx.org/en/docs/ngx_core_module.html#accept_mutex); off, every worker hears
+    # of a new connection and an idle one takes it. One worker uses no mutex.
+    accept_mutex: bool = True
+    accept_mutex_delay_ms: PositiveFloat = 500.0  # nginx's default
 
 
 @dataclass(frozen=True)
