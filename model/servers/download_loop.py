@@ -606,10 +606,8 @@ def run(
                     state[cl] = ACCEPTED
                     break
                 state[cl] = 1
-                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                if not _take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
-                _let_go(flags, w)
-                turn_began[cl] = now
                 continue
             elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
                 offset = places[pick[cl], step[cl]]
@@ -714,10 +712,8 @@ def run(
                 break
             elif st == 4:  # the socket has room again: back to the worker
                 state[cl] = 3
-                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                if not _take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
-                _let_go(flags, w)
-                turn_began[cl] = now
                 continue
             elif st == 5:  # the client has the data file: the md5 file, on a new connection
                 if not keep_alive:
@@ -727,17 +723,13 @@ def run(
                         state[cl] = ACCEPTED
                         break
                 state[cl] = 6
-                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                if not _take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
-                _let_go(flags, w)
-                turn_began[cl] = now
                 continue
             elif st == ACCEPTED:  # a worker took the accept mutex and this connection
                 state[cl] = after_accept[cl]
-                if not _take(held, waiting, wait_from, wait_count, w, cl):
+                if not _take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
-                _let_go(flags, w)
-                turn_began[cl] = now
                 continue
             elif st == 6:  # the md5 file's leaf, when its name hashes to another one
                 state[cl] = 7
@@ -794,11 +786,16 @@ def _fewest(connections):
     return best
 
 
-@jit("b1(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8, i8)")
-def _take(held, waiting, wait_from, wait_count, w, cl):
-    """Whether ``cl`` has worker ``w`` now; else it waits its turn (FIFO)."""
+@jit("b1(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], f8[::1], i8, i8, f8)")
+def _take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+    """Whether ``cl`` has worker ``w`` now, its turn beginning (a worker that held the accept
+    mutex lets it go first: nginx unlocks before it handles the events it posted); else it waits
+    its turn (FIFO)."""
     if not held[w]:
         held[w] = True
+        if flags[HOLDER] == w:
+            flags[HOLDER] = -1
+        turn_began[cl] = now
         return True
     ring = waiting.shape[1]
     waiting[w, (wait_from[w] + wait_count[w]) % ring] = cl
@@ -840,14 +837,6 @@ def _connect(cl, after, turn_end, accept):
     worker_of[cl] = w
     connections[w] += 1
     return w
-
-
-@jit
-def _let_go(flags, w):
-    """Worker ``w`` turns to a connection: if it held the accept mutex, it lets it go first (nginx
-    unlocks before it handles the events it posted)."""
-    if flags[HOLDER] == w:
-        flags[HOLDER] = -1
 
 
 @jit
