@@ -142,16 +142,14 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[
     bounded_rows = [r for r in fitted_rows if bound_excess(r, defaults) is not None]
     residuals = _Residuals(fitted_rows, bounded_rows)
     base = residuals(defaults)
-    depends = {
-        name: int(_moved(residuals, defaults, name, base)[: len(fitted_rows)].sum())
-        for name in declared
-    }
-    moved_by = _moved_by(residuals, defaults, start)
+    at_defaults = _moved_at(residuals, defaults, base)
+    depends = {name: int(moved[: len(fitted_rows)].sum()) for name, moved in at_defaults.items()}
     free = [n for n in declared if depends[n] > 0 and not declared[n].levels]
     values = dict(defaults)
     intervals = {n: (declared[n].low, declared[n].high) for n in declared}
     if not free:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
+    moved_by = _moved_by(residuals, defaults, start, at_defaults)
     left = _covered(left_out, defaults)
     moved_left = _moved_by(
         _Residuals(left, [r for r in left if bound_excess(r, defaults) is not None]),
@@ -192,16 +190,27 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[
 
 
 def _moved_by(
-    residuals: _Residuals, defaults: dict[str, float], start: dict[str, float]
+    residuals: _Residuals,
+    defaults: dict[str, float],
+    start: dict[str, float],
+    at_defaults: dict[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """The residuals each declared parameter moves at the defaults or where the fit starts (a
-    refit starts from the fit on every row, where a bottleneck may have moved)."""
-    at_defaults, at_start = residuals(defaults), residuals(start)
-    return {
-        name: _moved(residuals, defaults, name, at_defaults)
-        | _moved(residuals, start, name, at_start)
-        for name in params_module.DECLARED
-    }
+    """The residuals each declared parameter moves at the defaults (``at_defaults`` where already
+    probed) or where the fit starts (a refit starts from the fit on every row, where a bottleneck
+    may have moved; a fit from the defaults probes them once)."""
+    if at_defaults is None:
+        at_defaults = _moved_at(residuals, defaults, residuals(defaults))
+    if start == defaults:
+        return at_defaults
+    at_start = _moved_at(residuals, start, residuals(start))
+    return {name: at_defaults[name] | at_start[name] for name in at_defaults}
+
+
+def _moved_at(
+    residuals: _Residuals, values: dict[str, float], base: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Which residuals each declared parameter moves from ``values`` (where they are ``base``)."""
+    return {name: _moved(residuals, values, name, base) for name in params_module.DECLARED}
 
 
 def _moved(residuals: _Residuals, values: dict[str, float], name: str, base: np.ndarray):
