@@ -72,6 +72,7 @@ class Array:
         layout = LEVELS[body.level]
         self.width = raidmap.data_members(body.level, body.disks)
         self.pairs = layout.pairs
+        self.mirror_reads = body.mirror_reads
         self.parity = layout.parity_chunks
         # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
         self.in_flight = 0
@@ -161,7 +162,10 @@ class Array:
         for member in members:
             if member in last:
                 return member
-        return min(members, key=lambda m: copy_preference(self.drives[m], now, offset_B))
+        return min(
+            members,
+            key=lambda m: copy_preference(self.drives[m], now, offset_B, self.mirror_reads),
+        )
 
 
 class Socket:

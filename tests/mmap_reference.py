@@ -66,11 +66,11 @@ class WriteBackCache:
 class MirrorOrDrive:
     """The volume under the mapping: one drive or a RAID1 pair, with its write path."""
 
-    def __init__(self, drives: list[Spindle], cache: WriteBackCache | None, balanced_reads: bool):
+    def __init__(self, drives: list[Spindle], cache: WriteBackCache | None, mirror_reads: str):
         self.drives = drives
         self.cache = cache
-        self.balanced_reads = balanced_reads and len(drives) > 1
-        if not self.balanced_reads:
+        self.nearest = mirror_reads == "nearest"
+        if mirror_reads == "primary" or len(drives) == 1:
             self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
@@ -81,7 +81,7 @@ class MirrorOrDrive:
             completions = drive.completions
             while completions and completions[0] <= now_s:
                 completions.popleft()
-            key = (len(completions), abs(drive.head_B - offset_B))
+            key = (len(completions), abs(drive.head_B - offset_B) if self.nearest else 0.0)
             if best is None or key < best_key:
                 best, best_key = drive, key
         return best.submit(now_s, offset_B, length_B)
@@ -224,7 +224,7 @@ def build_volume(
         else:
             size_B = disk.cache_MB * 1e6
         cache = WriteBackCache(drives, size_B, disk.interface_rate_MBps * 1e6)
-    return MirrorOrDrive(drives, cache, slot.mirror_reads == "balanced"), ctrl
+    return MirrorOrDrive(drives, cache, slot.mirror_reads), ctrl
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:

@@ -17,7 +17,7 @@ from model.servers import download_loop as loop
 from model.simulate import simulate
 from model.storage import raidmap
 from model.storage.raid import LEVELS
-from model.storage.spindle import MAX_SEGMENTS, Spindle
+from model.storage.spindle import BALANCED, MAX_SEGMENTS, Spindle
 
 KiB = 1024
 
@@ -28,6 +28,8 @@ KiB = 1024
         ("variant=r6_def", "workload.clients=1"),
         ("variant=r6_def", "workload.clients=9", "server.page_cache=cold"),
         ("variant=r10_opt", "workload.clients=5"),
+        ("variant=r10_opt", "workload.clients=5", "mirror_reads=nearest"),
+        ("variant=r10_def", "workload.clients=3", "mirror_reads=primary"),
         ("variant=r6_opt", "server.workers=8", "workload.clients=9"),
         (
             "variant=r6_opt",
@@ -179,7 +181,7 @@ def test_a_write_back_changes_the_members_a_small_write_changes(level, drives, d
         drive,
         np.zeros((64, 3), np.int64),
         np.full(drives, -1, np.int64),
-        (drives, chunk_B, width, layout.pairs, layout.parity_chunks, depth),
+        (drives, chunk_B, width, layout.pairs, layout.parity_chunks, depth, BALANCED),
         np.zeros(5),
         np.zeros(2),
         np.zeros(2, np.int64),

@@ -131,11 +131,19 @@ def _run(*overrides):
     return simulate(scenario.load("psu_mmap", ("workload.runs=1",) + overrides), calibrated())
 
 
-def test_a_mirror_that_balances_reads_is_never_slower_than_one_that_reads_its_first_drive():
+def test_a_mirror_that_picks_the_nearer_head_is_never_slower_than_one_that_reads_its_first():
+    nearest = _run("variant=raid", "controllers.iop332.mirror_reads=nearest")
+    primary = _run("variant=raid", "controllers.iop332.mirror_reads=primary")
+    assert nearest.elapsed_s <= primary.elapsed_s
+    assert primary.utilization["disk raid1.1"] < nearest.utilization["disk raid1.1"]
+
+
+def test_a_balanced_mirror_reads_like_its_first_drive_when_the_copies_are_equally_busy():
+    """The program has one read at a time and writes go to both copies: at each read the copies hold
+    as many commands, and ``balanced`` takes the first of equals."""
     balanced = _run("variant=raid", "controllers.iop332.mirror_reads=balanced")
     primary = _run("variant=raid", "controllers.iop332.mirror_reads=primary")
-    assert balanced.elapsed_s <= primary.elapsed_s
-    assert primary.utilization["disk raid1.1"] < balanced.utilization["disk raid1.1"]
+    assert balanced.elapsed_s == primary.elapsed_s
 
 
 def test_the_controller_write_back_cache_shortens_the_run():

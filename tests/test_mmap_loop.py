@@ -67,7 +67,7 @@ BEFORE = [
         "55699 faults",
     ),
     (
-        "variant=raid controllers.iop332.mirror_reads=balanced",
+        "variant=raid controllers.iop332.mirror_reads=nearest",
         "0x1.1610c3d681f4bp+8",
         "0x1.290e4449209bfp+4",
         (
@@ -77,7 +77,7 @@ BEFORE = [
         "69143 faults",
     ),
     (
-        "variant=raid_writeback controllers.iop332.mirror_reads=balanced",
+        "variant=raid_writeback controllers.iop332.mirror_reads=nearest",
         "0x1.ca61dbb928d23p+7",
         "0x1.808b44686624fp+4",
         (
@@ -119,6 +119,7 @@ def test_the_compiled_pass_gives_the_python_classes_results_bit_for_bit(
         ["variant=sata"],
         ["variant=raid", "controllers.iop332.mirror_reads=balanced"],
         ["variant=raid_writeback", "controllers.iop332.mirror_reads=balanced"],
+        ["variant=raid", "controllers.iop332.mirror_reads=nearest"],
         ["variant=sata", "volumes.sata.drive_write_cache=disabled"],
         ["variant=sata", "kernel.read_ahead_KiB=512", "workload.request_KiB=64"],
         ["variant=raid_writeback", "kernel.read_ahead_KiB=64"],

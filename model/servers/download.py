@@ -73,7 +73,11 @@ done. The server side, request by request:
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``) of
   ``chunk_KiB``: the report does not give the volume's stripe size, so the scenario reads 64 KiB
   and declares the 4 to 128 KiB an ARC-12xx allows an unknown; a larger stripe puts a window on
-  fewer drives. A RAID10 read goes to the mirror with fewer commands pending. Each drive is a
+  fewer drives. A RAID10 read goes to the copy ``mirror_reads`` picks (``spindle.MIRROR_READS``):
+  ``balanced``, the point, the drive with fewer commands pending, the first of equals, as the
+  Areca manuals document RAID1 reads ("in parallel, access both members of a mirrored pair"); the
+  nearer head on a tie (``nearest``, Linux md's choice) is not documented for the Areca and is
+  declared an unknown. Each drive is a
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
   arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
   Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,
@@ -122,7 +126,7 @@ from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
 from ..storage.raid import LEVELS
-from ..storage.spindle import MAX_SEGMENTS, Spindle
+from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
 from .parameters import PARAMETERS
 from .spec import DownloadBody
 
@@ -369,6 +373,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         layout.pairs,
         layout.parity_chunks,
         body.drive_queue_depth,
+        MIRROR_READS.index(body.mirror_reads),
         clients,
         simulated,
         places,

@@ -37,6 +37,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..storage.spindle import NEAREST, PRIMARY
+
 # Compiled once and cached in ``__pycache__``. A division by zero is not checked for (none can
 # happen), and arrays are not reference-counted (``_nrt=False``): the loop allocates nothing, every
 # array it uses is its caller's and outlives the call; counting them was a third of its time.
@@ -421,6 +423,7 @@ def run(
     pairs_level,
     parity,
     depth,
+    mirror,
     clients,
     pairs,
     places,
@@ -491,7 +494,7 @@ def run(
         drive,
         commands,
         last,
-        (drives, chunk_B, width, pairs_level, parity, depth),
+        (drives, chunk_B, width, pairs_level, parity, depth, mirror),
         busy,
         read_done,
         read_left,
@@ -934,9 +937,10 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
     """``Array.commands``: the read's member commands [member, offset, length] in ``commands``,
     contiguous pieces of a member merged (``raidmap.pieces`` written out); returns how many.
     ``last``: each member's command so far (-1: none), left as it was found; ``layout``: (drives,
-    chunk_B, data members, a mirror's pairs, parity chunks, queue depth)."""
+    chunk_B, data members, a mirror's pairs, parity chunks, queue depth, how a mirror picks a copy:
+    a code of ``spindle.MIRROR_READS``)."""
     drive_f, drive_i, done_at = drive[0], drive[1], drive[5]
-    drives, chunk_B, width, pairs_level, parity, _ = layout
+    drives, chunk_B, width, pairs_level, parity, _, mirror = layout
     n = 0
     position, end = offset_B, offset_B + length_B
     while position < end:
@@ -944,9 +948,9 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
         take = min(chunk_B - within, end - position)
         row, column = divmod(chunk, width)
         member_offset = row * chunk_B + within
-        if pairs_level:  # a mirror: one this read uses, else fewer pending, then the nearer head
+        if pairs_level:  # a mirror: the copy this read uses, else the one ``mirror`` picks
             a, b = 2 * column, 2 * column + 1
-            if last[a] >= 0:
+            if last[a] >= 0 or mirror == PRIMARY:
                 member = a
             elif last[b] >= 0:
                 member = b
@@ -955,6 +959,7 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
                 pb = _pending(drive_i, done_at, b, now)
                 if pb < pa or (
                     pb == pa
+                    and mirror == NEAREST
                     and abs(drive_f[b, HEAD] - member_offset)
                     < abs(drive_f[a, HEAD] - member_offset)
                 ):
@@ -1041,7 +1046,7 @@ def _write_back(c, volume, now, offset_B, length_B):
     waits for it; it takes the drives from the reads that come after it."""
     drive, commands, last, layout, busy, read_done, read_left, event_heap = volume
     drive_f, drive_i, seg_s, seg_l, seg_t, done_at, _ = drive
-    drives, chunk_B, width, pairs_level, parity, depth = layout
+    drives, chunk_B, width, pairs_level, parity, depth, _ = layout
     chunk, within = divmod(offset_B, chunk_B)
     row, column = divmod(chunk, width)
     at = row * chunk_B + within

@@ -115,6 +115,10 @@ class DownloadBody:
     # whether the drives read ahead into their caches: the controller's "HDD Read Ahead Cache"
     # (Areca firmware: Enabled by default, or Disabled)
     drive_read_ahead: bool = True
+    # how a RAID10 pair picks the copy a read goes to (``model.storage.spindle.MIRROR_READS``):
+    # fewer commands pending, the first of equals (balanced), then the nearer head (nearest), or
+    # always the first (primary)
+    mirror_reads: Literal["primary", "balanced", "nearest"] = "balanced"
     kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
     tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
     mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU

@@ -21,9 +21,10 @@ The file lies at the start of its volume (the report does not say where). What L
   leave in batches of ``pages_high - pages_low`` of evictions; the elevator sorts a batch and
   merges contiguous blocks up to the driver's largest request. What is still dirty when the program
   exits is written back before the next run.
-- The volume is one drive or a RAID1 pair (``model.storage.spindle``). A mirror's read goes to the
-  drive with fewer commands pending, then the nearer head (as the download server's RAID10), or
-  to the first drive when the controller's ``mirror_reads`` is ``primary``. Writes
+- The volume is one drive or a RAID1 pair (``model.storage.spindle``). A mirror's read goes where
+  the controller's ``mirror_reads`` sends it (``spindle.MIRROR_READS``): the drive with fewer
+  commands pending (``balanced``; then the nearer head with ``nearest``), or the first drive
+  (``primary``). Writes
   go to every copy: through a write-back cache (``model.storage.writecache``) when there is one (an
   ATA drive's own, enabled as drives ship; a RAID controller's when ``write_back`` is on, the
   controller then turning its drives' caches off), else straight to the platters.
@@ -58,7 +59,7 @@ from ..settings import page_cache_B
 from ..spec import Scenario
 from . import disk as disk_model
 from .spec import StorageBody
-from .spindle import Spindle
+from .spindle import MIRROR_READS, Spindle
 from .writecache import max_request_B, write_cache_on
 
 
@@ -103,7 +104,7 @@ def build_volume(
             )
         else:
             cache_B = disk.cache_MB * 1e6
-    return drives, cache_B, slot.mirror_reads == "balanced", ctrl
+    return drives, cache_B, MIRROR_READS.index(slot.mirror_reads), ctrl
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -117,7 +118,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             "forward while writing it backward: needs op: write and streams: 1",
         )
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    drives, cache_B, balanced, ctrl = build_volume(body, catalog, params, scenario.path)
+    drives, cache_B, mirror, ctrl = build_volume(body, catalog, params, scenario.path)
     # the program's chunk, in whole pages, and the read-around window in chunks
     page_B = body.kernel.page_B
     block_B = max(page_B, int(w.request_KiB * 1024) // page_B * page_B)
@@ -133,7 +134,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         max_request_B(ctrl),
         drives,
         cache_B,
-        balanced,
+        mirror,
         block_B,
         window,
     )

@@ -52,7 +52,7 @@ from ..servers.download_loop import (
     drive_constants,
     drive_state,
 )
-from .spindle import MAX_SEGMENTS, Spindle
+from .spindle import MAX_SEGMENTS, NEAREST, PRIMARY, Spindle
 
 jit = functools.partial(njit, cache=True, error_model="numpy")
 
@@ -203,16 +203,17 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
 
 
 @jit
-def _read(drives, done_at, balanced, now_s, offset_B, length_B):
-    """``MirrorOrDrive.read``: the read goes to the first drive, or with ``balanced`` reads to the
-    one with the fewest commands pending, then the nearer head (the first of equals)."""
+def _read(drives, done_at, mirror, now_s, offset_B, length_B):
+    """``MirrorOrDrive.read``: the read goes to the copy ``mirror`` (a code of
+    ``spindle.MIRROR_READS``) picks: the first, or the one with the fewest commands pending, then
+    with ``NEAREST`` the nearer head (the first of equals)."""
     c, drive_f, drive_i, seg_s, seg_l, seg_t = drives
     d = 0
-    if balanced:
+    if mirror != PRIMARY:
         fewest, nearest_B = -1, 0.0
         for e in range(drive_f.shape[0]):
             pending = _pending(drive_i, done_at, e, now_s)
-            distance_B = abs(drive_f[e, HEAD] - offset_B)
+            distance_B = abs(drive_f[e, HEAD] - offset_B) if mirror == NEAREST else 0.0
             if fewest < 0 or pending < fewest or (pending == fewest and distance_B < nearest_B):
                 d, fewest, nearest_B = e, pending, distance_B
     return _submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B)
@@ -322,7 +323,7 @@ def _evict(drives, done_at, cache, cache_B, pages, block_B, batch, max_request_B
 
 @jit
 def run(
-    drives, done_at, cache, cache_B, pages, setup, max_request_B, balanced, now_s, step_s, counters
+    drives, done_at, cache, cache_B, pages, setup, max_request_B, mirror, now_s, step_s, counters
 ):
     """``MappedFile.run``: one pass of the program from ``now_s``, ``step_s`` of its time per
     block; when it ends. ``setup`` is (block_B, window, capacity, batch)."""
@@ -346,7 +347,7 @@ def run(
                     while j < n and missing[j] == missing[j - 1] + 1:
                         j += 1
                     start, length = missing[i] * block_B, (j - i) * block_B
-                    end_s = _read(drives, done_at, balanced, now_s, float(start), float(length))
+                    end_s = _read(drives, done_at, mirror, now_s, float(start), float(length))
                     if end_s < 0.0:
                         counters[OVERFLOW] += 1
                     counters[READ_B] += length
@@ -399,8 +400,8 @@ class MappedFile:
     """The file's blocks in the page cache and the volume under them, as the compiled pass's arrays:
     ``blocks`` chunks of ``block_B``, ``capacity`` of them in memory, written back every ``batch``
     evictions in requests of at most ``max_request_B``; a fault reads ``window`` chunks around it.
-    The volume is ``drives`` (one, or a mirror's copies, reading from the first unless
-    ``balanced``) behind a write-back cache of ``cache_B`` (none when 0)."""
+    The volume is ``drives`` (one, or a mirror's copies, reading from the copy ``mirror``, a code of
+    ``spindle.MIRROR_READS``, picks) behind a write-back cache of ``cache_B`` (none when 0)."""
 
     def __init__(
         self,
@@ -410,13 +411,13 @@ class MappedFile:
         max_request_B: float,
         drives: list[Spindle],
         cache_B: float,
-        balanced: bool,
+        mirror: int,
         block_B: int,
         window: int,
     ):
         self.setup = np.array([block_B, max(1, window), capacity, max(1, batch)], np.int64)
         self.max_request_B, self.cache_B = float(max_request_B), float(cache_B)
-        self.balanced = balanced and len(drives) > 1
+        self.mirror = mirror if len(drives) > 1 else PRIMARY
         drive_f, drive_i, seg_s, seg_l, seg_t, _, _ = drive_state(
             len(drives), MAX_SEGMENTS, 1, False
         )
@@ -449,7 +450,7 @@ class MappedFile:
             self.pages,
             self.setup,
             self.max_request_B,
-            self.balanced,
+            self.mirror,
             now_s,
             step_s,
             self.counters,

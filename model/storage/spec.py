@@ -31,9 +31,10 @@ class ControllerSlot:
     the catalog, no faster than the controller's ``channel_bus``): Linux's ServerWorks driver never
     enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2.
     ``write_back`` is a RAID controller's cache policy.
-    ``mirror_reads`` is how it picks a mirror's copy for a read: ``balanced``, the drive with fewer
-    commands pending and then the nearer head (what RAID vendors document), or ``primary``, always
-    the first drive.
+    ``mirror_reads`` is how it picks a mirror's copy for a read (``model.storage.spindle``'s
+    ``MIRROR_READS``): ``balanced``, the drive with fewer commands pending, the first of equals (the
+    read load balancing RAID vendors document); ``nearest``, fewer pending, then the nearer head
+    (Linux md's choice); or ``primary``, always the first drive.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.
@@ -44,7 +45,7 @@ class ControllerSlot:
     transfer: Literal["dma", "pio"] = "dma"
     channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
     write_back: bool = False
-    mirror_reads: Literal["balanced", "primary"] = "balanced"
+    mirror_reads: Literal["primary", "balanced", "nearest"] = "balanced"
     driver_cost: str | None = (
         None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
     )

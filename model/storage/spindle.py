@@ -39,9 +39,26 @@ from . import disk as disk_model
 MAX_SEGMENTS = 16
 
 
-def copy_preference(drive: Spindle, now_s: float, offset_B: float) -> tuple[int, float]:
-    """How a mirror picks the copy to read: fewer commands pending, then the nearer head."""
-    return drive.pending(now_s), abs(drive.head_B - offset_B)
+# How a mirror (RAID1, or a RAID10 pair) picks the copy a read goes to, by its codes in the compiled
+# loops: ``primary``, always the first copy; ``balanced``, the copy with fewer commands pending, the
+# first of equals (RAID vendors' "read load balancing": an Areca manual's "read performance will be
+# enhanced if the array controller can, in parallel, access both members of a mirrored pair");
+# ``nearest``, fewer commands pending, then the head nearer the read (head distance is how Linux
+# md's raid1 ``read_balance`` picks among rotating copies, drivers/md/raid1.c ``best_dist_disk``;
+# no controller manual we have says its firmware does it).
+MIRROR_READS = ("primary", "balanced", "nearest")
+PRIMARY, BALANCED, NEAREST = range(len(MIRROR_READS))
+
+
+def copy_preference(
+    drive: Spindle, now_s: float, offset_B: float, policy: str
+) -> tuple[int, float]:
+    """The key a mirror's copies are ranked by under ``policy`` (``MIRROR_READS``): the copy with
+    the smallest reads, the first of equals."""
+    if policy == "primary":
+        return 0, 0.0
+    distance_B = abs(drive.head_B - offset_B) if policy == "nearest" else 0.0
+    return drive.pending(now_s), distance_B
 
 
 class Spindle:
