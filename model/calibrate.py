@@ -138,9 +138,8 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[
         params_module.defaults(), **{n: v for n, v in (start or {}).items() if declared[n].levels}
     )
     start = dict(defaults, **(start or {}))
-    fitted_rows = _covered(rows, defaults)
-    bounded_rows = [r for r in fitted_rows if bound_excess(r, defaults) is not None]
-    residuals = _Residuals(fitted_rows, bounded_rows)
+    residuals = _Residuals.of(rows, defaults)
+    fitted_rows = residuals.fitted_rows
     base = residuals(defaults)
     at_defaults = _moved_at(residuals, defaults, base)
     depends = {name: int(moved[: len(fitted_rows)].sum()) for name, moved in at_defaults.items()}
@@ -150,12 +149,7 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[
     if not free:
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
     moved_by = _moved_by(residuals, defaults, start, at_defaults)
-    left = _covered(left_out, defaults)
-    moved_left = _moved_by(
-        _Residuals(left, [r for r in left if bound_excess(r, defaults) is not None]),
-        defaults,
-        start,
-    )
+    moved_left = _moved_by(_Residuals.of(left_out, defaults), defaults, start) if left_out else {}
     for names, moved in _groups(free, moved_by, residuals.row_ids):
         if left_out and not any(moved_left[n].any() for n in names):
             values.update({n: start[n] for n in names})  # the fit ``start`` came from: same rows
@@ -228,6 +222,13 @@ class _Residuals:
     def __init__(self, fitted_rows: list[Row], bounded_rows: list[Row]) -> None:
         self.fitted_rows, self.bounded_rows = fitted_rows, bounded_rows
         self.row_ids = [id(r) for r in fitted_rows + bounded_rows]
+
+    @classmethod
+    def of(cls, rows: list[Row], defaults: dict[str, float]) -> _Residuals:
+        """The residuals of the rows of ``rows`` the models cover at ``defaults``, with the floors
+        of those that have a path capacity there."""
+        fitted_rows = _covered(rows, defaults)
+        return cls(fitted_rows, [r for r in fitted_rows if bound_excess(r, defaults) is not None])
 
     def __call__(self, values: dict[str, float]) -> np.ndarray:
         errors = [predict_row(r, values).error_pct / 100.0 for r in self.fitted_rows]

@@ -933,6 +933,24 @@ def _striped_member(drives, parity, row, column):
 
 
 @jit(inline="always")
+def copy_to_read(drive_f, drive_i, done_at, first, copies, mirror, now_s, offset_B):
+    """The drive of the ``copies`` mirrored ones from ``first`` that a read at ``offset_B`` goes to
+    under ``mirror`` (a code of ``spindle.MIRROR_READS``; ``spindle.copy_preference`` written out):
+    the first for ``PRIMARY``, else the one with the fewest commands pending, then with
+    ``NEAREST`` the nearer head; the first of equals."""
+    d = first
+    if mirror == PRIMARY:
+        return d
+    fewest, nearest_B = -1, 0.0
+    for e in range(first, first + copies):
+        pending = _pending(drive_i, done_at, e, now_s)
+        distance_B = abs(drive_f[e, HEAD] - offset_B) if mirror == NEAREST else 0.0
+        if fewest < 0 or pending < fewest or (pending == fewest and distance_B < nearest_B):
+            d, fewest, nearest_B = e, pending, distance_B
+    return d
+
+
+@jit(inline="always")
 def commands_of(drive, commands, last, layout, now, offset_B, length_B):
     """``Array.commands``: the read's member commands [member, offset, length] in ``commands``,
     contiguous pieces of a member merged (``raidmap.pieces`` written out); returns how many.
@@ -949,23 +967,13 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
         row, column = divmod(chunk, width)
         member_offset = row * chunk_B + within
         if pairs_level:  # a mirror: the copy this read uses, else the one ``mirror`` picks
-            a, b = 2 * column, 2 * column + 1
-            if last[a] >= 0 or mirror == PRIMARY:
+            a = 2 * column
+            if last[a] >= 0:
                 member = a
-            elif last[b] >= 0:
-                member = b
+            elif last[a + 1] >= 0:
+                member = a + 1
             else:
-                pa = _pending(drive_i, done_at, a, now)
-                pb = _pending(drive_i, done_at, b, now)
-                if pb < pa or (
-                    pb == pa
-                    and mirror == NEAREST
-                    and abs(drive_f[b, HEAD] - member_offset)
-                    < abs(drive_f[a, HEAD] - member_offset)
-                ):
-                    member = b
-                else:
-                    member = a
+                member = copy_to_read(drive_f, drive_i, done_at, a, 2, mirror, now, member_offset)
         else:
             member = _striped_member(drives, parity, row, column)
         i = last[member]

@@ -26,6 +26,7 @@ from ..schema import (
 from ..settings import Kernel, TcpSettings
 from ..spec import Reference, Scenario
 from ..storage.raid import RaidLevel
+from ..storage.spindle import MirrorReads
 from .lvs import Mode, Scheduler
 
 # each client, worker, site, product and machine is simulated on its own; past these a run would
@@ -118,7 +119,7 @@ class DownloadBody:
     # how a RAID10 pair picks the copy a read goes to (``model.storage.spindle.MIRROR_READS``):
     # fewer commands pending, the first of equals (balanced), then the nearer head (nearest), or
     # always the first (primary)
-    mirror_reads: Literal["primary", "balanced", "nearest"] = "balanced"
+    mirror_reads: MirrorReads = "balanced"
     kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
     tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
     mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU

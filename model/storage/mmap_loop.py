@@ -49,10 +49,11 @@ from ..servers.download_loop import (
     _keep,
     _pending,
     _rotation_s,
+    copy_to_read,
     drive_constants,
     drive_state,
 )
-from .spindle import MAX_SEGMENTS, NEAREST, PRIMARY, Spindle
+from .spindle import MAX_SEGMENTS, Spindle
 
 jit = functools.partial(njit, cache=True, error_model="numpy")
 
@@ -205,17 +206,9 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
 @jit
 def _read(drives, done_at, mirror, now_s, offset_B, length_B):
     """``MirrorOrDrive.read``: the read goes to the copy ``mirror`` (a code of
-    ``spindle.MIRROR_READS``) picks: the first, or the one with the fewest commands pending, then
-    with ``NEAREST`` the nearer head (the first of equals)."""
+    ``spindle.MIRROR_READS``) picks (``copy_to_read``)."""
     c, drive_f, drive_i, seg_s, seg_l, seg_t = drives
-    d = 0
-    if mirror != PRIMARY:
-        fewest, nearest_B = -1, 0.0
-        for e in range(drive_f.shape[0]):
-            pending = _pending(drive_i, done_at, e, now_s)
-            distance_B = abs(drive_f[e, HEAD] - offset_B) if mirror == NEAREST else 0.0
-            if fewest < 0 or pending < fewest or (pending == fewest and distance_B < nearest_B):
-                d, fewest, nearest_B = e, pending, distance_B
+    d = copy_to_read(drive_f, drive_i, done_at, 0, drive_f.shape[0], mirror, now_s, offset_B)
     return _submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B)
 
 
@@ -417,7 +410,7 @@ class MappedFile:
     ):
         self.setup = np.array([block_B, max(1, window), capacity, max(1, batch)], np.int64)
         self.max_request_B, self.cache_B = float(max_request_B), float(cache_B)
-        self.mirror = mirror if len(drives) > 1 else PRIMARY
+        self.mirror = mirror
         drive_f, drive_i, seg_s, seg_l, seg_t, _, _ = drive_state(
             len(drives), MAX_SEGMENTS, 1, False
         )

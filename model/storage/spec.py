@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, RaidLevel
+from .spindle import MirrorReads
 
 ENGINE_LEVELS = tuple(name for name, level in LEVELS.items() if not level.zfs_only)
 
@@ -45,7 +46,7 @@ class ControllerSlot:
     transfer: Literal["dma", "pio"] = "dma"
     channel_mode: str | None = None  # a catalog bus of kind channel: the mode the driver set
     write_back: bool = False
-    mirror_reads: Literal["primary", "balanced", "nearest"] = "balanced"
+    mirror_reads: MirrorReads = "balanced"
     driver_cost: str | None = (
         None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
     )

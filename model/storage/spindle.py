@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from math import sqrt
+from typing import Literal, get_args
 
 from ..catalog import Disk
 from . import disk as disk_model
@@ -46,7 +47,8 @@ MAX_SEGMENTS = 16
 # ``nearest``, fewer commands pending, then the head nearer the read (head distance is how Linux
 # md's raid1 ``read_balance`` picks among rotating copies, drivers/md/raid1.c ``best_dist_disk``;
 # no controller manual we have says its firmware does it).
-MIRROR_READS = ("primary", "balanced", "nearest")
+MirrorReads = Literal["primary", "balanced", "nearest"]
+MIRROR_READS: tuple[str, ...] = get_args(MirrorReads)
 PRIMARY, BALANCED, NEAREST = range(len(MIRROR_READS))
 
 
