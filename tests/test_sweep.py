@@ -161,6 +161,26 @@ def test_a_papermill_point_s_kernel_writes_nothing_to_the_terminal(tmp_path, cap
     assert "IPKernelApp" not in out + err and "WARNING" not in out + err, err
 
 
+def test_results_come_in_the_grid_s_order_whatever_the_point_ids(tmp_path, monkeypatch):
+    # a point's id is a hash of its inputs: a recalibration renames every point, and the table
+    # must not reshuffle with it (a notebook that sorts a tie would print other rows)
+    from model import params
+
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5]})
+    grid, points = grid_module.load(path)
+    design = [p["volumes.md0.disks.count"] for p in points]
+    key = "param:volumes.md0.disks.count"
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    first = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert first[key].tolist() == design and first.point_index.tolist() == list(range(5))
+    changed = dict(params.calibrated(), bus_efficiency=0.5)
+    monkeypatch.setattr(params, "calibrated", lambda: changed)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    second = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert set(second.point_id).isdisjoint(first.point_id)
+    assert second[key].tolist() == design
+
+
 def test_store_writes_are_atomic(tmp_path):
     store = Store(tmp_path)
     store.write({"point_id": "abc", "status": "ok", "x": 1.0})

@@ -136,13 +136,16 @@ class Store:
         self._atomic(final, partial, pd.DataFrame([record]))
 
     def table(self, ids: set[str] | None = None) -> pd.DataFrame:
-        """The finished points (those of ``ids`` only, when given), one row each."""
+        """The finished points (those of ``ids`` only, when given), one row each, in the grid's
+        order (``point_index``): a point's file is named by its id, a hash, whose order changes
+        with every catalog or calibration change and means nothing to a reader."""
         files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
-        return pd.DataFrame.from_records(
+        table = pd.DataFrame.from_records(
             [row for f in files for row in pd.read_parquet(f).to_dict("records")]
         )
+        return table.sort_values("point_index", kind="stable", ignore_index=True)
 
     def gather(self, ids: set[str]) -> Path:
         """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
