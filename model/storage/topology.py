@@ -466,7 +466,7 @@ def build(
                     if volume.group_paths
                     else slot_bus
                 )
-                for res in {segment(path), segment(slot_bus), ctrl_res}:
+                for res in dict.fromkeys((segment(path), segment(slot_bus), ctrl_res)):
                     add(res, g_share)
                 processor, block_s = raid_processor(ctrl, cname, g)
                 add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
