@@ -825,7 +825,7 @@ def _connect(cl, after, turn_end, accept):
     listen queue (it goes on to state ``after`` once a worker has it). Without the accept mutex,
     every worker hears of it and an idle one takes it (``_fewest``); with it, the worker waiting
     with the mutex accepts it and lets the mutex go."""
-    worker_of, connections = turn_end[5], turn_end[6]
+    connections = turn_end[6]
     flags, listen, after_accept = accept[0], accept[1], accept[2]
     if not flags[MUTEX_ON]:
         w = _fewest(connections)
@@ -837,9 +837,16 @@ def _connect(cl, after, turn_end, accept):
         flags[LISTEN_COUNT] += 1
         after_accept[cl] = after
         return -1
+    _assign(cl, w, turn_end)
+    return w
+
+
+@jit(inline="always")
+def _assign(cl, w, turn_end):
+    """Client ``cl``'s new connection is worker ``w``'s."""
+    worker_of, connections = turn_end[5], turn_end[6]
     worker_of[cl] = w
     connections[w] += 1
-    return w
 
 
 @jit
@@ -859,7 +866,7 @@ def _loop(w, now, turn_end, accept, event_heap):
     accept mutex. Held by another worker: a free ``w`` waits ``accept_mutex_delay`` before its next
     try. Free: ``w`` takes it, accepts the first connection waiting in the listen queue and lets it
     go; with none waiting, a free ``w`` keeps it and waits for connections."""
-    held, worker_of, connections = turn_end[0], turn_end[5], turn_end[6]
+    held = turn_end[0]
     flags, listen, next_try, delay = accept[0], accept[1], accept[3], accept[4]
     ev_t, ev_rows, events = event_heap
     holder = flags[HOLDER]
@@ -874,8 +881,7 @@ def _loop(w, now, turn_end, accept, event_heap):
         cl = listen[flags[LISTEN_FROM]]
         flags[LISTEN_FROM] = (flags[LISTEN_FROM] + 1) % listen.shape[0]
         flags[LISTEN_COUNT] -= 1
-        worker_of[cl] = w
-        connections[w] += 1
+        _assign(cl, w, turn_end)
         push(ev_t, ev_rows, events, now, RESUME, cl, 0)
     elif not held[w]:
         flags[HOLDER] = w

@@ -55,8 +55,8 @@ PRIMARY, BALANCED, NEAREST = range(len(MIRROR_READS))
 def copy_preference(
     drive: Spindle, now_s: float, offset_B: float, policy: str
 ) -> tuple[int, float]:
-    """The key a mirror's copies are ranked by under ``policy`` (``MIRROR_READS``): the copy with
-    the smallest reads, the first of equals."""
+    """The key a mirror's copies are ranked by under ``policy`` (``MIRROR_READS``): a read goes to
+    the copy with the smallest key, the first of equals."""
     if policy == "primary":
         return 0, 0.0
     distance_B = abs(drive.head_B - offset_B) if policy == "nearest" else 0.0
