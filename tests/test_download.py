@@ -435,10 +435,11 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
     import numpy as np
 
     from model.servers import download_loop as loop
+    from model.storage import drive_arrays
     from model.storage.raid import LEVELS
 
     body = scenario.load("eah_download", [f"level={level}"]).body
-    drive = loop.drive_state(body.disks, 16, 4, False)
+    drive = drive_arrays.drive_state(body.disks, 16, 4, False)
     commands = np.zeros((length // (body.chunk_KiB * KiB) + 2, 3), np.int64)
     first = np.full(body.disks, -1, np.int64)  # each member's first command: none yet
     expected: list[list[int]] = []
@@ -484,16 +485,17 @@ def test_a_raid10_read_goes_to_the_copy_its_mirror_policy_picks(
     import numpy as np
 
     from model.servers import download_loop as loop
+    from model.storage import drive_arrays
     from model.storage.raid import LEVELS
     from model.storage.spindle import MIRROR_READS
 
-    drive = loop.drive_state(16, 16, 4, True)  # queueing drives: pending is what they hold
+    drive = drive_arrays.drive_state(16, 16, 4, True)  # queueing drives: pending is what they hold
     drive_f, drive_i = drive[0], drive[1]
     offset = 8 * 64 * KiB  # the second stripe row's first chunk: pair 0 at 64 KiB
     if busy_first:
-        drive_i[0, loop.SERVING] = 1
-    drive_f[0, loop.HEAD] = 700e9
-    drive_f[1, loop.HEAD] = 64 * KiB if head_on_second else 701e9
+        drive_i[0, drive_arrays.SERVING] = 1
+    drive_f[0, drive_arrays.HEAD] = 700e9
+    drive_f[1, drive_arrays.HEAD] = 64 * KiB if head_on_second else 701e9
     commands = np.zeros((4, 3), np.int64)
     first = np.full(16, -1, np.int64)
     layout = (16, 64 * KiB, 8, True, 0, 32, MIRROR_READS.index(mirror_reads))

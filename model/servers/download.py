@@ -324,7 +324,9 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
-    from . import download_loop  # numba: imported (and compiled, or loaded from its cache) on use
+    # numba: imported (and compiled, or loaded from its cache) on use
+    from ..storage import drive_arrays
+    from . import download_loop
 
     disk, nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
@@ -361,12 +363,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
-    drives = download_loop.drive_state(
+    drives = drive_arrays.drive_state(
         body.disks, MAX_SEGMENTS, 2 * clients + 1 + 2 * simulated, body.drive_queue_depth > 1
     )
     chunk_B = body.chunk_KiB * 1024
     ran, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited_s = download_loop.run(
-        download_loop.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
+        drive_arrays.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
         body.disks,
         chunk_B,
         raidmap.data_members(body.level, body.disks),
@@ -425,7 +427,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     demand_s.update(
         {
             f"drive {i}": (busy / simulated, 1)
-            for i, busy in enumerate(drive_f[:, download_loop.BUSY])
+            for i, busy in enumerate(drive_f[:, drive_arrays.BUSY])
         }
     )
     demand_s["nginx workers"] = (worker_cpu_s / simulated, body.server.workers)
@@ -435,7 +437,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # drive is saturated: the share of the time the volume has a read in flight.
     utilization["drives (a read in flight)"] = waited_s / ran
     reads, hits = (
-        int(drive_i[:, column].sum()) for column in (download_loop.READS, download_loop.HITS)
+        int(drive_i[:, column].sum()) for column in (drive_arrays.READS, drive_arrays.HITS)
     )
     notes = (
         f"read-ahead window {read_ahead:.0f} KiB: {len(windows)} windows per file",

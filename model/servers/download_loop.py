@@ -5,10 +5,9 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
 
 - the clients are state machines (``run``'s ``state``) resumed from one heap of (time, order)
   events, in time order and, at one time, in the order they were scheduled, as SimPy does;
-- each drive is ``model.storage.spindle.Spindle``'s arithmetic on arrays (``_service_s``: seek,
-  rotation, transfer, look-ahead cache of at most ``MAX_SEGMENTS`` segments, oldest dropped first;
+- each drive is ``model.storage.spindle.Spindle``'s arithmetic on arrays
+  (``model.storage.drive_arrays``: seek, rotation, transfer, the look-ahead cache;
   ``QueuedSpindle``'s nearest-first choice when the controller keeps several commands at a drive);
-  ``tests/test_download_loop.py`` checks it against ``Spindle`` command by command;
 - the server link: every connection's flow crosses the one link and nothing else, with no cap of
   its own, so the max-min fair share of ``model.sim.flows`` is the link's capacity over the flows
   active (processor sharing); the loop keeps it with a virtual clock (the bytes each active flow
@@ -31,265 +30,26 @@ order the pairs start.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
-from numba import njit
 
-from ..storage.spindle import NEAREST, PRIMARY
+from ..storage.drive_arrays import (
+    QUEUED,
+    SERVING,
+    D,
+    copy_to_read,
+    jit,
+    reach_s,
+    submit,
+    write,
+)
 
-# Compiled once and cached in ``__pycache__``. A division by zero is not checked for (none can
-# happen), and arrays are not reference-counted (``_nrt=False``): the loop allocates nothing, every
-# array it uses is its caller's and outlives the call; counting them was a third of its time.
-jit = functools.partial(njit, cache=True, error_model="numpy", _nrt=False)
-
-# The per-drive state: float columns of ``drive_f``, integer columns of ``drive_i``
-HEAD, FREE_AT, STREAM, IDLE_SINCE, LEAD, CACHED, BUSY = range(7)
-READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING = range(8)
 # the volume's busy spans (``busy``): the span its reads keep it busy, the time it waited in
 # spans before, and its reads in flight (queued drives) since when
 SPAN_FROM, SPAN_TO, WAITED, IN_FLIGHT, IN_FLIGHT_SINCE = range(5)
-# The drives' constants (``drive_constants``)
-SIZE, CACHE, INTERFACE, REVOLUTION, T1, K_SEEK, M_SEEK, OUTER, K_ZONE, PER_TURN = range(10)
 # the read slot of a command nobody waits for: a write, or the read of a read-modify-write
 WRITE, OLD_DATA = -1, -2
-
-
-def drive_constants(spindle) -> np.ndarray:
-    """A ``Spindle``'s constants as the loop reads them."""
-    t1, k, m = spindle._seek
-    return np.array(
-        [
-            spindle.size_B,
-            spindle.cache_B,
-            spindle.interface_Bps,
-            spindle.revolution_s,
-            t1,
-            k,
-            m,
-            spindle._outer_Bps,
-            spindle._k,
-            spindle._per_turn_B,
-        ]
-    )
-
-
-def drive_state(drives: int, max_segments: int, max_pending: int, queueing: bool):
-    """Fresh state of ``drives`` idle drives (``D``: floats, integers, segment starts, lengths and
-    ages; then completion times and queued commands): ``max_segments`` segments a cache (and a slot
-    for one more before the oldest goes), ``max_pending`` commands at a drive; ``queueing`` drives
-    pick the nearest of their commands."""
-    drive_f = np.zeros((drives, 7))
-    drive_f[:, STREAM] = np.nan  # no look-ahead running
-    drive_i = np.zeros((drives, 8), np.int64)
-    drive_i[:, SERVING] = 0 if queueing else -1
-    return (
-        drive_f,
-        drive_i,
-        np.zeros((drives, max_segments + 1)),
-        np.zeros((drives, max_segments + 1)),
-        np.zeros((drives, max_segments + 1), np.int64),
-        np.zeros((drives, max_pending)),
-        np.zeros((drives, max_pending, 3)),  # (offset, length, read slot)
-    )
-
-
-# A drive's arguments: constants, floats, integers, segment starts, lengths and ages (``D`` below)
-D = "f8[::1], f8[:, ::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[:, ::1]"
-
-
-@jit("f8(f8[::1], f8, f8)")
-def _rotation_s(c, at_s, offset_B):
-    """``Spindle.rotation_s``: from ``at_s`` until the sector of ``offset_B`` is under the head."""
-    k = c[K_ZONE]
-    if k < 1e-12:
-        tracks = offset_B / c[PER_TURN]
-    else:
-        tracks = 2.0 * c[SIZE] / (k * c[PER_TURN]) * (1.0 - math.sqrt(1.0 - k * offset_B / c[SIZE]))
-    turns = tracks - at_s / c[REVOLUTION]
-    return (turns % 1.0) * c[REVOLUTION]
-
-
-@jit(f"f8({D}, i8, f8, f8)")
-def _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B):
-    """The seek from the head to ``offset_B`` (``Spindle.seek_s``) and, after it, the rotation."""
-    distance = abs(offset_B - drive_f[d, HEAD]) / c[SIZE]
-    seek_s = 0.0
-    if distance > 0.0:
-        distance = min(distance, 1.0)
-        seek_s = c[T1] + c[K_SEEK] * math.sqrt(distance) + c[M_SEEK] * distance
-    return seek_s + _rotation_s(c, now_s + seek_s, offset_B)
-
-
-@jit(f"f8({D}, i8, f8, b1)")
-def _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, take):
-    """The bytes the cache holds from ``start_B`` (0 when none), taken out of it if ``take``."""
-    for j in range(drive_i[d, SEGMENTS]):
-        if seg_s[d, j] == start_B:
-            cached = seg_l[d, j]
-            if take:
-                last = drive_i[d, SEGMENTS] - 1
-                seg_s[d, j], seg_l[d, j], seg_t[d, j] = (
-                    seg_s[d, last],
-                    seg_l[d, last],
-                    seg_t[d, last],
-                )
-                drive_i[d, SEGMENTS] = last
-                drive_f[d, CACHED] -= cached
-            return cached
-    return 0.0
-
-
-@jit(f"void({D}, i8, f8, f8)")
-def _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, length_B):
-    """``Spindle._keep``: a segment from ``start_B`` (one already there keeps its age), then the
-    oldest dropped while the cache is over its size or its segment count."""
-    if length_B <= 0:
-        return
-    n = drive_i[d, SEGMENTS]
-    j = 0
-    while j < n and seg_s[d, j] != start_B:
-        j += 1
-    if j < n:
-        drive_f[d, CACHED] += length_B - seg_l[d, j]
-        seg_l[d, j] = length_B
-    else:
-        drive_f[d, CACHED] += length_B
-        seg_s[d, n], seg_l[d, n], seg_t[d, n] = start_B, length_B, drive_i[d, STAMP]
-        drive_i[d, STAMP] += 1
-        n += 1
-    while n and (drive_f[d, CACHED] > c[CACHE] or n >= seg_s.shape[1]):
-        oldest = 0
-        for k in range(1, n):
-            if seg_t[d, k] < seg_t[d, oldest]:
-                oldest = k
-        drive_f[d, CACHED] -= seg_l[d, oldest]
-        n -= 1
-        seg_s[d, oldest], seg_l[d, oldest], seg_t[d, oldest] = seg_s[d, n], seg_l[d, n], seg_t[d, n]
-    drive_i[d, SEGMENTS] = n
-
-
-@jit("f8(f8[::1], f8)")
-def _media_Bps(c, offset_B):
-    """The media rate under ``offset_B`` (zoned: faster outside)."""
-    return c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * min(offset_B / c[SIZE], 1.0))
-
-
-@jit(f"f8({D}, i8, f8, f8, f8)")
-def _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, length_B):
-    """``Spindle._service_s``: the read's service time from ``start_s``; a read the head moved for
-    leaves it streaming on from the read's end."""
-    cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
-    interface_Bps = c[INTERFACE]
-    if cached >= length_B:
-        drive_i[d, HITS] += 1
-        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B + length_B, cached - length_B)
-        return length_B / interface_Bps
-    ahead = drive_f[d, STREAM]
-    media_Bps = _media_Bps(c, offset_B)
-    service = -1.0
-    if not math.isnan(ahead):  # a new command ends the look-ahead of the last read
-        drive_f[d, STREAM] = np.nan
-        # the media rate at the look-ahead's place (``_media_Bps``), kept in this order of
-        # multiplication: another order moves a cell's time in its last digits
-        y = min(ahead / c[SIZE], 1.0)
-        gathered = drive_f[d, LEAD] + (start_s - drive_f[d, IDLE_SINCE]) * c[OUTER] * math.sqrt(
-            1.0 - c[K_ZONE] * y
-        )
-        running = gathered < c[CACHE]
-        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, ahead, gathered if running else c[CACHE])
-        drive_f[d, LEAD] = 0.0
-        if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
-            cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
-            if cached >= length_B:  # served from the look-ahead, which goes on past it
-                drive_i[d, HITS] += 1
-                drive_f[d, LEAD] = cached - length_B
-                service = length_B / interface_Bps
-            else:
-                from_cache_s = cached / interface_Bps
-                service = from_cache_s + (length_B - cached) / media_Bps
-                if not running:  # the look-ahead had stopped: the rest awaits its sector
-                    service += _rotation_s(c, start_s + from_cache_s, offset_B + cached)
-    else:
-        drive_f[d, LEAD] = 0.0
-    if service < 0.0:
-        from_cache_s = cached / interface_Bps
-        service = (
-            from_cache_s
-            + _positioning_s(
-                c,
-                drive_f,
-                drive_i,
-                seg_s,
-                seg_l,
-                seg_t,
-                d,
-                start_s + from_cache_s,
-                offset_B + cached,
-            )
-            + (length_B - cached) / media_Bps
-        )
-    drive_f[d, HEAD] = drive_f[d, STREAM] = offset_B + length_B
-    drive_f[d, IDLE_SINCE] = start_s + service
-    return service
-
-
-@jit("void(i8[:, ::1], f8[:, ::1], i8, f8)")
-def _forget_done(drive_i, done_at, d, now_s):
-    """Drop drive ``d``'s completions that are past at ``now_s`` from its ring."""
-    ring = done_at.shape[1]
-    while drive_i[d, DONE_COUNT] and done_at[d, drive_i[d, DONE_FROM]] <= now_s:
-        drive_i[d, DONE_FROM] = (drive_i[d, DONE_FROM] + 1) % ring
-        drive_i[d, DONE_COUNT] -= 1
-
-
-@jit("f8(f8[:, ::1], i8[:, ::1], f8[:, ::1], i8, f8, f8)")
-def _occupy(drive_f, drive_i, done_at, d, start_s, service_s):
-    """Drive ``d`` busy from ``start_s`` for ``service_s``: its busy time, when it is free, its
-    ring of completions; returns the completion."""
-    drive_f[d, BUSY] += service_s
-    done = start_s + service_s
-    drive_f[d, FREE_AT] = done
-    done_at[d, (drive_i[d, DONE_FROM] + drive_i[d, DONE_COUNT]) % done_at.shape[1]] = done
-    drive_i[d, DONE_COUNT] += 1
-    return done
-
-
-@jit("i8(i8[:, ::1], f8[:, ::1], i8, f8)")
-def _pending(drive_i, done_at, d, now_s):
-    """Commands queued or in service at ``now_s`` (``Spindle.pending``, ``QueuedSpindle``'s); the
-    completions that are past are forgotten."""
-    if drive_i[d, SERVING] >= 0:  # a queueing drive
-        return drive_i[d, QUEUED] + drive_i[d, SERVING]
-    _forget_done(drive_i, done_at, d, now_s)
-    return drive_i[d, DONE_COUNT]
-
-
-@jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
-def submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
-    """``Spindle.submit``: queue a read at ``now_s`` (in arrival order); when it completes."""
-    _forget_done(drive_i, done_at, d, now_s)
-    start = max(now_s, drive_f[d, FREE_AT])
-    service = _service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B, length_B)
-    drive_i[d, READS] += 1
-    return _occupy(drive_f, drive_i, done_at, d, start, service)
-
-
-@jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8)")
-def write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
-    """A write at ``now_s`` (in arrival order): the head goes to its sectors and writes them (the
-    drive's cache keeps what it read, but a write goes to the platter); when it completes."""
-    _forget_done(drive_i, done_at, d, now_s)
-    start = max(now_s, drive_f[d, FREE_AT])
-    drive_f[d, STREAM] = np.nan  # the look-ahead stops where the head leaves
-    drive_f[d, LEAD] = 0.0
-    service = _positioning_s(
-        c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B
-    ) + length_B / _media_Bps(c, offset_B)
-    drive_f[d, HEAD] = offset_B + length_B
-    drive_f[d, IDLE_SINCE] = start + service
-    return _occupy(drive_f, drive_i, done_at, d, start, service)
 
 
 @jit(f"f8({D}, f8[:, ::1], i8, f8, f8, f8, f8)")
@@ -298,15 +58,6 @@ def _send(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, l
     if slot == WRITE:
         return write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, length_B)
     return submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now, offset_B, length_B)
-
-
-@jit(f"f8({D}, i8, f8, f8, f8)")
-def _reach_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B, length_B):
-    """``QueuedSpindle.positioning_s``: time until the drive could transfer the first byte."""
-    cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, False)
-    if cached >= length_B or offset_B == drive_f[d, STREAM]:
-        return 0.0
-    return _positioning_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B)
 
 
 def scratch(clients: int, workers: int, drives: int, commands: int):
@@ -910,7 +661,7 @@ def _serve_next(c, drive, d, now, depth, event_heap):
     if held > 1:
         best_s = math.inf
         for j in range(held):
-            p = _reach_s(
+            p = reach_s(
                 c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now, queue[d, j, 0], queue[d, j, 1]
             )
             if p < best_s:
@@ -936,24 +687,6 @@ def _striped_member(drives, parity, row, column):
     if parity:
         return ((drives - 1 - row % drives + parity) % drives + column) % drives
     return column % drives
-
-
-@jit(inline="always")
-def copy_to_read(drive_f, drive_i, done_at, first, copies, mirror, now_s, offset_B):
-    """The drive of the ``copies`` mirrored ones from ``first`` that a read at ``offset_B`` goes to
-    under ``mirror`` (a code of ``spindle.MIRROR_READS``; ``spindle.copy_preference`` written out):
-    the first for ``PRIMARY``, else the one with the fewest commands pending, then with
-    ``NEAREST`` the nearer head; the first of equals."""
-    d = first
-    if mirror == PRIMARY:
-        return d
-    fewest, nearest_B = -1, 0.0
-    for e in range(first, first + copies):
-        pending = _pending(drive_i, done_at, e, now_s)
-        distance_B = abs(drive_f[e, HEAD] - offset_B) if mirror == NEAREST else 0.0
-        if fewest < 0 or pending < fewest or (pending == fewest and distance_B < nearest_B):
-            d, fewest, nearest_B = e, pending, distance_B
-    return d
 
 
 @jit(inline="always")

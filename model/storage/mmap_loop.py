@@ -11,7 +11,7 @@ The same program, page cache, reclaim, write caches and drives as ``model.storag
   (``model.storage.writecache.merged_runs``);
 - a write-back cache holds its dirty extents by block (``extent_B``, the bytes held from that
   block's offset) and destages them ascending, merged where contiguous;
-- each drive is ``model.storage.spindle.Spindle`` on the arrays of ``model.servers.download_loop``
+- each drive is ``model.storage.spindle.Spindle`` on the arrays of ``model.storage.drive_arrays``
   (``drive_constants``, ``drive_state``, its look-ahead segments), with the read's service time
   (``_read_s``) and the writes (``_write``) in ``Spindle``'s own order of operations, so that every
   result is the same to the last bit as the Python classes give (``tests/mmap_reference.py``,
@@ -20,42 +20,36 @@ The same program, page cache, reclaim, write caches and drives as ``model.storag
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
-from numba import njit
 
-from ..servers.download_loop import (
+from ..compiled import jit
+from .drive_arrays import (
     BUSY,
     CACHE,
     DONE_COUNT,
     DONE_FROM,
     FREE_AT,
     HEAD,
-    HITS,
     IDLE_SINCE,
-    INTERFACE,
-    K_SEEK,
     K_ZONE,
     LEAD,
-    M_SEEK,
     OUTER,
     READS,
     SIZE,
     STREAM,
-    T1,
-    _cached_B,
-    _keep,
-    _pending,
-    _rotation_s,
+    D,
     copy_to_read,
     drive_constants,
     drive_state,
+    keep,
+    pending,
+    rotation_s,
+    seek_s,
+    service_s,
 )
 from .spindle import MAX_SEGMENTS, Spindle
-
-jit = functools.partial(njit, cache=True, error_model="numpy")
 
 # The page cache's counters (``counters``)
 (
@@ -70,72 +64,6 @@ jit = functools.partial(njit, cache=True, error_model="numpy")
     HELD_B,
     OVERFLOW,
 ) = range(10)
-D = "f8[::1], f8[:, ::1], i8[:, ::1], f8[:, ::1], f8[:, ::1], i8[:, ::1]"
-
-
-@jit("f8(f8[::1], f8[:, ::1], i8, f8)")
-def _seek_s(c, drive_f, d, offset_B):
-    """``Spindle.seek_s``: the seek from where the head is to ``offset_B``."""
-    distance = abs(offset_B - drive_f[d, HEAD]) / c[SIZE]
-    if distance == 0.0:
-        return 0.0
-    distance = min(distance, 1.0)
-    return c[T1] + c[K_SEEK] * math.sqrt(distance) + c[M_SEEK] * distance
-
-
-@jit(f"f8({D}, i8, f8, f8, f8)")
-def _read_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_s, offset_B, length_B):
-    """``Spindle._service_s``, operation for operation: the read's service time from
-    ``start_s``; a read the head moved for leaves it streaming on from the read's end."""
-    cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
-    interface_Bps = c[INTERFACE]
-    if cached >= length_B:
-        drive_i[d, HITS] += 1
-        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B + length_B, cached - length_B)
-        return length_B / interface_Bps
-    ahead = drive_f[d, STREAM]
-    x = min(offset_B / c[SIZE], 1.0)
-    media_Bps = c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * x)
-    if not math.isnan(ahead):  # a new command ends the look-ahead of the last read
-        drive_f[d, STREAM] = np.nan
-        y = min(ahead / c[SIZE], 1.0)
-        gathered = drive_f[d, LEAD] + (start_s - drive_f[d, IDLE_SINCE]) * (
-            c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * y)
-        )
-        running = gathered < c[CACHE]
-        _keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, ahead, gathered if running else c[CACHE])
-        drive_f[d, LEAD] = 0.0
-        if offset_B == ahead:  # the head is still on this stream: it reads on without a seek
-            cached = _cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, offset_B, True)
-            if cached >= length_B:  # served from the look-ahead, which goes on past it
-                drive_i[d, HITS] += 1
-                drive_f[d, LEAD] = cached - length_B
-                service = length_B / interface_Bps
-            else:
-                from_cache_s = cached / interface_Bps
-                rest_s = (length_B - cached) / media_Bps
-                if running:  # the look-ahead was still reading: the rest follows at once
-                    service = from_cache_s + rest_s
-                else:  # the look-ahead had stopped: the rest awaits its sector
-                    service = (
-                        from_cache_s
-                        + _rotation_s(c, start_s + from_cache_s, offset_B + cached)
-                        + rest_s
-                    )
-            drive_f[d, HEAD] = drive_f[d, STREAM] = offset_B + length_B
-            drive_f[d, IDLE_SINCE] = start_s + service
-            return service
-    else:
-        drive_f[d, LEAD] = 0.0
-    to_B = offset_B + cached
-    seek_s = _seek_s(c, drive_f, d, to_B)
-    on_track_s = start_s + cached / interface_Bps + seek_s
-    service = (
-        on_track_s - start_s + _rotation_s(c, on_track_s, to_B) + (length_B - cached) / media_Bps
-    )
-    drive_f[d, HEAD] = drive_f[d, STREAM] = offset_B + length_B
-    drive_f[d, IDLE_SINCE] = start_s + service
-    return service
 
 
 @jit("b1(i8[:, ::1], f8[:, ::1], i8, f8)")
@@ -153,9 +81,9 @@ def _complete(drive_i, done_at, d, done_s):
 def _submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B):
     """``Spindle.submit``: queue a read at ``now_s``; when it completes (-1 when the drive's ring
     of completions is full)."""
-    _pending(drive_i, done_at, d, now_s)
+    pending(drive_i, done_at, d, now_s)
     start = max(now_s, drive_f[d, FREE_AT])
-    service = _read_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B, length_B)
+    service = service_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, offset_B, length_B)
     drive_f[d, BUSY] += service
     drive_i[d, READS] += 1
     done = start + service
@@ -169,7 +97,7 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
     that order; False when the drive's ring of completions is full."""
     if n == 0:
         return True
-    _pending(drive_i, done_at, d, now_s)
+    pending(drive_i, done_at, d, now_s)
     # ``Spindle._stop_streaming``: the look-ahead of the last read keeps what it gathered
     start = drive_f[d, STREAM]
     if not math.isnan(start):
@@ -178,7 +106,7 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
         gathered = drive_f[d, LEAD] + (max(now_s, drive_f[d, FREE_AT]) - drive_f[d, IDLE_SINCE]) * (
             c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * y)
         )
-        _keep(
+        keep(
             c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start, min(gathered, c[CACHE])
         )  # ``gathered if gathered < cache else cache``
     drive_f[d, LEAD] = 0.0
@@ -191,8 +119,8 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
         service = length_B / (c[OUTER] * math.sqrt(1.0 - c[K_ZONE] * x))
         if not (now_s < done and offset_B == head_B):  # not queued behind its predecessor
             drive_f[d, HEAD] = head_B
-            seek = _seek_s(c, drive_f, d, offset_B)
-            service += seek + _rotation_s(c, start_s + seek, offset_B)
+            seek = seek_s(c, drive_f, d, offset_B)
+            service += seek + rotation_s(c, start_s + seek, offset_B)
         drive_f[d, BUSY] += service
         done = start_s + service
         if not _complete(drive_i, done_at, d, done):
