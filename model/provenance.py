@@ -4,8 +4,10 @@ recorded beside every prediction (``predict --json``) and every sweep point."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import subprocess
 from importlib import metadata
+from pathlib import Path
 
 from . import paths
 
@@ -31,3 +33,18 @@ def commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return done.stdout.strip() or "unknown"
+
+
+def source_fingerprint(root: Path) -> str:
+    """A hash of every ``*.py`` under ``root``: each file's path below it and its contents."""
+    digest = hashlib.sha1()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The lab's model code as this process runs it (``model/``, committed or not): a sweep point
+    computed by other code is run again rather than kept."""
+    return source_fingerprint(paths.PROJECT_ROOT / "model")

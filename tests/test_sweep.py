@@ -181,6 +181,37 @@ def test_results_come_in_the_grid_s_order_whatever_the_point_ids(tmp_path, monke
     assert second[key].tolist() == design
 
 
+def test_a_change_to_the_model_s_code_reruns_points_instead_of_keeping_stale_results(
+    tmp_path, monkeypatch
+):
+    """Code the calibration and the catalog do not show (an update, or a local edit git has not
+    seen) enters the points' ids: a resumed grid runs them again."""
+    from model import provenance
+
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (0, 0, 2)
+    monkeypatch.setattr(provenance, "code_fingerprint", lambda: "other code")
+    assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 0, 0)
+
+
+def test_the_code_fingerprint_follows_every_source_s_path_and_contents(tmp_path):
+    from model import provenance
+
+    (tmp_path / "storage").mkdir()
+    (tmp_path / "storage" / "disk.py").write_text("SEEK_MS = 8.5\n")
+    (tmp_path / "notes.txt").write_text("not code")
+    before = provenance.source_fingerprint(tmp_path)
+    (tmp_path / "notes.txt").write_text("still not code")
+    assert provenance.source_fingerprint(tmp_path) == before
+    (tmp_path / "storage" / "disk.py").write_text("SEEK_MS = 8.6\n")
+    edited = provenance.source_fingerprint(tmp_path)
+    assert edited != before
+    (tmp_path / "storage" / "disk.py").rename(tmp_path / "disk.py")
+    assert provenance.source_fingerprint(tmp_path) != edited
+
+
 def test_store_writes_are_atomic(tmp_path):
     store = Store(tmp_path)
     store.write({"point_id": "abc", "status": "ok", "x": 1.0})

@@ -187,16 +187,19 @@ def _again(record: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any] | Non
 
 
 def inputs_fingerprint(grid: Grid) -> str:
-    """What a point's result depends on besides the point: calibrated parameters, catalog, scenario.
+    """What a point's result depends on besides the point: calibrated parameters, catalog, scenario
+    or notebook, and the model's code.
 
-    It enters each point's id, so that resuming after a recalibration or a catalog change reruns
-    the points instead of keeping stale results (code changes show in ``git_commit``)."""
+    It enters each point's id, so that resuming after a recalibration, a catalog change or a change
+    to the code (an update, or a local edit git has not seen) reruns the points instead of keeping
+    stale results."""
     import hashlib
 
     from .. import params
     from .. import scenario as scenario_module
 
     digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
+    digest.update(provenance.code_fingerprint().encode())
     files = sorted(paths.HARDWARE.glob("*.yaml"))
     if grid.intervals:  # an interval also depends on the model's measured error
         from .. import uncertainty
