@@ -17,12 +17,13 @@ moved and no row of its own fit informs (``Prediction.uninformed``): the refit l
 declared defaults, so they are what does not transfer to it from the other rows or tables.
 
 ``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, with the
-row's spread (``spread_*``: its interval before the model's error, as the fit on every row gives
-it) and, where the fit without its configuration knows less, its held-out spread
-(``configuration_out_spread_*``, ``held_out_spreads``); and from how far each
-leave-one-configuration-out prediction's held-out spread misses its measurement, the model error
-each model's intervals are widened by (``data/calibrated/model_error.json``: split-conformal,
-``model/uncertainty.py`` reads it).
+row's prediction at the calibrated values (``predicted``: what the code computed them with, which
+``tests/test_holdout.py`` holds the current code to), the row's spread (``spread_*``: its interval
+before the model's error, as the fit on every row gives it) and, where the fit without its
+configuration knows less, its held-out spread (``configuration_out_spread_*``,
+``held_out_spreads``); and from how far each leave-one-configuration-out prediction's held-out
+spread misses its measurement, the model error each model's intervals are widened by
+(``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it).
 """
 
 from __future__ import annotations
@@ -159,12 +160,16 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     to ``model_error.json``; returns the stored holdout figures."""
     loco = leave_one_configuration_out(rows, start)
     loto = leave_one_table_out(rows, start)
+    # each row's prediction at the values as parameters.json keeps them: what the current code must
+    # still give, or the held-out figures stored beside it are another code's
+    in_sample = predict_rows(rows, params_module.defaults() | calibrate.rounded(start))
     covered = [a for a in loco if a.error_pct is not None]
     spread = spreads([a.row for a in covered], start)
     held_spread = held_out_spreads(covered, start)
     stored = {
         "rows": {
             f"{r.table}/{r.id}": {
+                "predicted": fitted.predicted,
                 "configuration_out_predicted": a.predicted,
                 "configuration_out_error_pct": a.error_pct,
                 "table_out_predicted": b.predicted,
@@ -176,7 +181,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 if id(r) in held_spread
                 else {}
             )
-            for r, a, b in zip(rows, loco, loto, strict=True)
+            for r, fitted, a, b in zip(rows, in_sample, loco, loto, strict=True)
             if a.error_pct is not None
         },
         "leave_one_configuration_out": summary(loco),
