@@ -15,12 +15,16 @@ from grid_files import notebook
 
 from model import paths
 
+POINTS = 2000
+
 
 def _slow_grid(tmp_path):
-    """Points of about a tenth of a second each: many more than run before the signal."""
+    """Points of a few milliseconds each, about 250 a second on two workers, so many that the grid
+    is far from done when the signal comes (400 of them were not: under load the whole grid could
+    finish before it)."""
     sample = {
         "method": "random",
-        "n": 400,
+        "n": POINTS,
         "seed": 3,
         "ranges": {"workload.total_MB": [100000.0, 200000.0]},
     }
@@ -118,7 +122,7 @@ def test_ctrl_c_keeps_finished_points_and_exits_130_at_once(tmp_path, workers):
     assert took_s < 2.5  # two seconds, and a little for a loaded machine
     assert "interrupted" in err.strip().replace("\r", "\n").splitlines()[-1]
     table = pd.read_parquet(out / "results.parquet")
-    assert 3 <= len(table) < 400 and len(table) == _stored(out) and table.point_id.is_unique
+    assert 3 <= len(table) < POINTS and len(table) == _stored(out) and table.point_id.is_unique
     assert (table.status == "ok").all()
     assert not list(out.rglob("*.partial"))
     assert all(_ended(pid) for pid in workers_before)
