@@ -13,9 +13,9 @@ The same program, page cache, reclaim, write caches and drives as ``model.storag
   block's offset) and destages them ascending, merged where contiguous;
 - each drive is ``model.storage.spindle.Spindle`` on the arrays of ``model.storage.drive_arrays``
   (``drive_constants``, ``drive_state``, its look-ahead segments), with the read's service time
-  (``_read_s``) and the writes (``_write``) in ``Spindle``'s own order of operations, so that every
-  result is the same to the last bit as the Python classes give (``tests/mmap_reference.py``,
-  checked in ``tests/test_mmap.py``).
+  (``service_s``) and the writes (``_write``) in ``Spindle``'s own order of operations, so that
+  every result is the same to the last bit as the Python classes give (``tests/mmap_reference.py``,
+  checked in ``tests/test_mmap_loop.py``).
 """
 
 from __future__ import annotations
