@@ -56,7 +56,7 @@ def refresh(package: Path, compiled: tuple[str, ...], sources: tuple[str, ...]) 
             folder.mkdir(exist_ok=True)
         if not all(os.access(folder, os.W_OK) for folder in folders):
             return False
-        if stamp.exists() and stamp.read_text() == now:
+        if stamp.exists() and stamp.read_bytes() == now.encode():
             return True
         stems = {Path(name).stem for name in compiled}
         for folder in cache_dirs(package, compiled):
