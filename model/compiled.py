@@ -16,11 +16,12 @@ written), nothing is cached and each process compiles the loops afresh.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import numba
+
+from . import provenance
 
 PACKAGE = Path(__file__).parent
 # the modules whose functions are compiled (``jit``), each compiled with the others it calls
@@ -31,12 +32,9 @@ STAMP = "compiled_sources.sha256"
 
 
 def fingerprint(package: Path, sources: tuple[str, ...]) -> str:
-    """A hash of the ``sources`` (paths under ``package``), names and contents, and numba's
-    version."""
-    digest = hashlib.sha256(numba.__version__.encode())
-    for name in sources:
-        digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
-    return digest.hexdigest()
+    """numba's version and a hash of the ``sources`` (paths under ``package``), names and
+    contents."""
+    return f"numba {numba.__version__} {provenance.files_fingerprint(package, sources)}"
 
 
 def cache_dirs(package: Path, compiled: tuple[str, ...]) -> list[Path]:
@@ -50,7 +48,8 @@ def refresh(package: Path, compiled: tuple[str, ...], sources: tuple[str, ...]) 
     kept there (a folder that cannot be written), so nothing may be cached."""
     now = fingerprint(package, sources)
     stamp = package / "__pycache__" / STAMP
-    folders = [stamp.parent, *cache_dirs(package, compiled)]
+    caches = cache_dirs(package, compiled)
+    folders = [stamp.parent, *caches]
     try:
         for folder in folders:
             folder.mkdir(exist_ok=True)
@@ -59,7 +58,7 @@ def refresh(package: Path, compiled: tuple[str, ...], sources: tuple[str, ...]) 
         if stamp.exists() and stamp.read_bytes() == now.encode():
             return True
         stems = {Path(name).stem for name in compiled}
-        for folder in cache_dirs(package, compiled):
+        for folder in caches:
             for cached in folder.iterdir():
                 if cached.suffix in (".nbi", ".nbc") and cached.name.split(".")[0] in stems:
                     cached.unlink(missing_ok=True)

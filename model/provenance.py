@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import subprocess
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -35,12 +36,18 @@ def commit() -> str:
     return done.stdout.strip() or "unknown"
 
 
+def files_fingerprint(root: Path, names: Iterable[str]) -> str:
+    """A hash of the files ``names`` (paths under ``root``), in that order: each one's path and its
+    contents."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def source_fingerprint(root: Path) -> str:
     """A hash of every ``*.py`` under ``root``: each file's path below it and its contents."""
-    digest = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return files_fingerprint(root, sorted(str(p.relative_to(root)) for p in root.rglob("*.py")))
 
 
 @functools.cache

@@ -137,8 +137,8 @@ class Store:
 
     def table(self, ids: set[str] | None = None) -> pd.DataFrame:
         """The finished points (those of ``ids`` only, when given), one row each, in the grid's
-        order (``point_index``): a point's file is named by its id, a hash, whose order changes
-        with every catalog or calibration change and means nothing to a reader."""
+        order (``point_index``): a point's file is named by its id, a hash of its inputs, whose
+        order changes with every change to them and means nothing to a reader."""
         files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
