@@ -1,22 +1,29 @@
 """The model's compiled loops (numba) and a cache of them that stays true to their sources.
 
-numba keeps a compiled function beside its module (``cache=True``: ``__pycache__/*.nbi`` and
-``*.nbc``) and compiles it again when that module's source changes, but not when a function it
-calls from another module changes, nor a global constant it read when it was compiled ("Cache
-invalidation fails to recognize changes in symbols defined in another file", numba's
-documentation, Notes on Caching, Caching Limitations). The loops call across modules (both
-``model.servers.download_loop`` and ``model.storage.mmap_loop`` run on
-``model.storage.drive_arrays``, which reads ``model.storage.spindle``'s constants), so after an
-update to one module the others' cached code would still run the old one: an answer silently
-wrong. So every compiled module's cache is dropped whenever the sources in ``SOURCES`` differ from
-those the cache was built from, which a stamp file beside the cache records (``refresh``); where
-numba would keep its cache elsewhere (``NUMBA_CACHE_DIR`` set, or a source folder that cannot be
-written), nothing is cached and each process compiles the loops afresh.
+numba keeps a compiled function in a cache and compiles it again when that function's own module
+changes, but not when a function it calls from another module changes, nor a global constant it
+read when it was compiled ("Cache invalidation fails to recognize changes in symbols defined in
+another file", numba's documentation, Notes on Caching, Caching Limitations). The loops call across
+modules (both ``model.servers.download_loop`` and ``model.storage.mmap_loop`` run on
+``model.storage.drive_arrays``, which reads ``model.storage.spindle``'s constants), so a cache
+shared by every version of the sources would, after an update to one module, run the others' old
+code: an answer silently wrong.
+
+So the cache has one folder for each version of the sources (``SOURCES``, with numba's version):
+``model/__pycache__/numba/<fingerprint>/``. A process compiles into and loads from the folder of
+the sources it imported, and never from another's: a process still running after an update (a
+notebook's kernel) keeps its own folder, whatever it compiles later. The folders of the
+``KEPT`` most recent versions stay; older ones are removed. With ``NUMBA_CACHE_DIR`` set, the
+folders go under it instead (a source tree that cannot be written, shared by several users); where
+neither can be written, nothing is cached and each process compiles the loops afresh.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import numba
@@ -28,7 +35,7 @@ PACKAGE = Path(__file__).parent
 COMPILED = ("storage/drive_arrays.py", "servers/download_loop.py", "storage/mmap_loop.py")
 # everything compiled code is built from: those modules, the constants they import, this file
 SOURCES = (*COMPILED, "storage/spindle.py", "compiled.py")
-STAMP = "compiled_sources.sha256"
+KEPT = 4  # versions of the sources whose compiled code stays cached
 
 
 def fingerprint(package: Path, sources: tuple[str, ...]) -> str:
@@ -37,44 +44,61 @@ def fingerprint(package: Path, sources: tuple[str, ...]) -> str:
     return f"numba {numba.__version__} {provenance.files_fingerprint(package, sources)}"
 
 
-def cache_dirs(package: Path, compiled: tuple[str, ...]) -> list[Path]:
-    """The ``__pycache__`` folders numba keeps the ``compiled`` modules' code in."""
-    return sorted({(package / name).parent / "__pycache__" for name in compiled})
+def cache_root(package: Path, numba_cache_dir: str) -> Path:
+    """Where the folders of every version go: ``NUMBA_CACHE_DIR`` when set, else the package's
+    ``__pycache__``."""
+    base = Path(numba_cache_dir) / "capacity-lab" if numba_cache_dir else package / "__pycache__"
+    return base / "numba"
 
 
-def refresh(package: Path, compiled: tuple[str, ...], sources: tuple[str, ...]) -> bool:
-    """Drop the ``compiled`` modules' cached code unless it was built from the ``sources`` as they
-    are now, and record what the cache from now on is built from; False when the cache cannot be
-    kept there (a folder that cannot be written), so nothing may be cached."""
-    now = fingerprint(package, sources)
-    stamp = package / "__pycache__" / STAMP
-    caches = cache_dirs(package, compiled)
-    folders = [stamp.parent, *caches]
+def cache_folder(root: Path, version: str, kept: int = KEPT) -> Path | None:
+    """The folder under ``root`` for the compiled code of the sources' ``version``
+    (``fingerprint``), made if new, after removing all but the ``kept`` most recently used
+    folders; None when it cannot be written, so nothing may be cached."""
+    folder = root / hashlib.sha256(version.encode()).hexdigest()[:16]
     try:
-        for folder in folders:
-            folder.mkdir(exist_ok=True)
-        if not all(os.access(folder, os.W_OK) for folder in folders):
-            return False
-        if stamp.exists() and stamp.read_bytes() == now.encode():
-            return True
-        stems = {Path(name).stem for name in compiled}
-        for folder in caches:
-            for cached in folder.iterdir():
-                if cached.suffix in (".nbi", ".nbc") and cached.name.split(".")[0] in stems:
-                    cached.unlink(missing_ok=True)
-        written = stamp.with_suffix(f".{os.getpid()}")
-        written.write_text(now)
-        written.replace(stamp)  # atomic: another process reads the old stamp or the new one
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            return None
+        os.utime(folder)  # used now: the most recent of the folders
+        others = sorted(
+            (other for other in root.iterdir() if other.is_dir() and other != folder),
+            key=lambda other: other.stat().st_mtime,
+            reverse=True,
+        )
+        for old in others[kept - 1 :]:
+            shutil.rmtree(old, ignore_errors=True)
     except OSError:
-        return False
-    return True
+        return None
+    return folder
 
 
-# Cached only where numba caches beside the sources (no NUMBA_CACHE_DIR) and that cache is current
-CACHING = not numba.config.CACHE_DIR and refresh(PACKAGE, COMPILED, SOURCES)
+CACHE = cache_folder(cache_root(PACKAGE, numba.config.CACHE_DIR), fingerprint(PACKAGE, SOURCES))
+
+
+@contextlib.contextmanager
+def _numba_cache_dir(folder: Path):
+    """numba's cache folder set to ``folder`` while a function is decorated: its cache locator
+    reads ``numba.config.CACHE_DIR`` then, and keeps the place for the function's life."""
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(folder)
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = saved
 
 
 def jit(*signature, **options):
-    """numba's ``njit`` as the loops use it: cached when ``CACHING``, and a division by zero not
-    checked for (none can happen in them)."""
-    return numba.njit(*signature, cache=CACHING, error_model="numpy", **options)
+    """numba's ``njit`` as the loops use it: cached in ``CACHE`` (when there is one), and a division
+    by zero not checked for (none can happen in them). Used as ``@jit``, ``@jit("sig")`` or
+    ``@jit(option=...)``."""
+    if signature and callable(signature[0]):  # bare @jit
+        return jit(**options)(signature[0])
+
+    def decorate(function):
+        if CACHE is None:
+            return numba.njit(*signature, error_model="numpy", **options)(function)
+        with _numba_cache_dir(CACHE):
+            return numba.njit(*signature, cache=True, error_model="numpy", **options)(function)
+
+    return decorate

@@ -1,13 +1,15 @@
-"""The compiled loops' cache (``model.compiled``): dropped when any source it was built from
-changes, since numba itself only notices a change to a function's own module."""
+"""The compiled loops' cache (``model.compiled``): one folder for each version of the sources it is
+built from, since numba itself only notices a change to a function's own module."""
 
 import ast
+import os
 from pathlib import Path
+
+import numba
 
 from model import compiled
 
-COMPILED = ("storage/loop_a.py", "servers/loop_b.py")
-SOURCES = (*COMPILED, "storage/constants.py")
+SOURCES = ("storage/loop_a.py", "servers/loop_b.py", "storage/constants.py")
 
 
 def _package(tmp_path: Path) -> Path:
@@ -17,46 +19,51 @@ def _package(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _cache(package: Path) -> set[str]:
-    """Write what numba would cache for both loops, and a file of another module and a .pyc."""
-    names = {
-        "storage/__pycache__/loop_a.step-12.py311.nbi",
-        "storage/__pycache__/loop_a.step-12.py311.1.nbc",
-        "servers/__pycache__/loop_b.run-40.py311.nbi",
-        "servers/__pycache__/loop_b.run-40.py311.1.nbc",
-        "storage/__pycache__/other.f-3.py311.nbi",
-        "storage/__pycache__/loop_a.cpython-311.pyc",
-    }
-    for name in names:
-        (package / name).parent.mkdir(exist_ok=True)
-        (package / name).write_bytes(b"")
-    return names
+def _folder(package: Path) -> Path | None:
+    return compiled.cache_folder(
+        compiled.cache_root(package, ""), compiled.fingerprint(package, SOURCES)
+    )
 
 
-def _left(package: Path) -> set[str]:
-    return {str(p.relative_to(package)) for p in package.glob("*/__pycache__/*")}
-
-
-def test_a_changed_source_drops_every_compiled_module_s_cache(tmp_path):
-    """The first run (no stamp) and a run after any source changed, the constants' module too,
-    drop both loops' cached code, nothing else; a run with the sources as they were keeps it."""
+def test_each_version_of_the_sources_has_its_own_folder(tmp_path):
+    """A change to any source, the constants' module too, moves the cache to a new folder, so a
+    process still running the old version (a notebook's kernel) compiles into and loads from its
+    own, and a process of the new version never finds the old code; the same sources find the
+    same folder again."""
     package = _package(tmp_path)
-    kept = {"storage/__pycache__/other.f-3.py311.nbi", "storage/__pycache__/loop_a.cpython-311.pyc"}
-    everything = _cache(package)
-    assert compiled.refresh(package, COMPILED, SOURCES)
-    assert _left(package) == kept
-    _cache(package)
-    assert compiled.refresh(package, COMPILED, SOURCES)
-    assert _left(package) == everything
+    first = _folder(package)
+    assert first is not None and first.is_dir()
+    assert first.parent == package / "__pycache__" / "numba"
+    assert _folder(package) == first
     (package / "storage/constants.py").write_text("NEAREST = 2\n")
-    assert compiled.refresh(package, COMPILED, SOURCES)
-    assert _left(package) == kept
+    second = _folder(package)
+    assert second is not None and second != first
+    assert first.is_dir()  # the old version's folder stays for a process still running it
 
 
-def test_a_folder_the_cache_cannot_go_in_caches_nothing(tmp_path):
+def test_only_the_most_recently_used_versions_stay_cached(tmp_path):
+    root = tmp_path / "numba"
+    folders = []
+    for version in range(compiled.KEPT + 2):
+        folder = compiled.cache_folder(root, f"version {version}")
+        os.utime(folder, (version, version))  # used in this order, a second apart
+        folders.append(folder)
+    assert sorted(root.iterdir()) == sorted(folders[-compiled.KEPT :])
+    reused = folders[-compiled.KEPT]  # the oldest left, used again: the most recent now
+    assert compiled.cache_folder(root, f"version {len(folders) - compiled.KEPT}") == reused
+    newest = compiled.cache_folder(root, "a new version")
+    assert sorted(root.iterdir()) == sorted([newest, reused, *folders[-(compiled.KEPT - 2) :]])
+
+
+def test_a_cache_that_cannot_be_written_caches_nothing(tmp_path):
     package = _package(tmp_path)
-    (package / "servers/__pycache__").write_text("a file where the cache folder would be")
-    assert not compiled.refresh(package, COMPILED, SOURCES)
+    (package / "__pycache__").write_text("a file where the cache folder would be")
+    assert _folder(package) is None
+
+
+def test_numba_cache_dir_holds_the_folders_when_set(tmp_path):
+    assert compiled.cache_root(tmp_path, "/srv/numba") == Path("/srv/numba/capacity-lab/numba")
+    assert compiled.cache_root(tmp_path, "") == tmp_path / "__pycache__" / "numba"
 
 
 def test_the_fingerprint_follows_every_source_s_contents(tmp_path):
@@ -65,6 +72,24 @@ def test_the_fingerprint_follows_every_source_s_contents(tmp_path):
     assert compiled.fingerprint(package, SOURCES) == before
     (package / "servers/loop_b.py").write_text("# loop_b, changed\n")
     assert compiled.fingerprint(package, SOURCES) != before
+
+
+def _doubled(x):
+    return 2.0 * x
+
+
+def test_jit_compiles_into_the_cache_folder_and_leaves_numba_s_setting(tmp_path, monkeypatch):
+    setting = numba.config.CACHE_DIR
+    monkeypatch.setattr(compiled, "CACHE", tmp_path)
+    doubled = compiled.jit("f8(f8)")(_doubled)
+    assert doubled(2.0) == 4.0
+    assert any(tmp_path.rglob("*_doubled*.nbi"))
+    assert numba.config.CACHE_DIR == setting
+    monkeypatch.setattr(compiled, "CACHE", None)
+    uncached = tmp_path / "uncached"
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(uncached))
+    assert compiled.jit(_doubled)(3.0) == 6.0
+    assert not uncached.exists()
 
 
 def _decorated_with_jit(tree: ast.Module) -> bool:

@@ -107,8 +107,8 @@ ATLAS drives).
 The simulation itself is an event loop compiled with numba (``model.servers.download_loop``): the
 drives' arithmetic is ``Spindle``'s, and the link's max-min fair share, which every connection's
 flow has alone on the one link, is kept as processor sharing; with the same file picks it gives the
-SimPy model it replaced (``tests/download_reference.py``) the same times. The first run in a
-fresh checkout compiles it (several seconds) and caches the result in ``model/servers/__pycache__``.
+SimPy model it replaced (``tests/download_reference.py``) the same times. The first run of a
+version of the sources compiles it (several seconds) and caches the result (``model.compiled``).
 """
 
 from __future__ import annotations
