@@ -22,7 +22,11 @@ Four sources of spread enter it:
     overstate what they move. A read parameter the fit did not estimate varies alone, its standard
     deviation its 95 % interval's half-width (on its side) / 1.96: its declared bounds where no
     fit estimated it, as for the parameters a held-out row's own fit cannot inform (``unfitted``).
-    Each axis's variance is shared among the parameters by their squared loadings in ``drivers``;
+    In ``drivers``, an axis of one parameter is that parameter's; the axes parameters share give
+    their variance to them by how far each alone moves the outcome over its own 5 to 95 % step
+    (one more run each, ``alone_step``), not by their loadings, which follow the units the
+    parameters are declared in (the MDSplus server's share of a core beside its cycles a byte) and
+    can credit a parameter the outcome does not depend on;
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
     result (none where the run drew no random stream, ``model.sim.rng``); its root-mean-square
     deviation taken as a normal standard deviation;
@@ -206,17 +210,18 @@ def _alone(config: dict[str, Any], key: str) -> bool:
 
 
 MIN_STEP = 0.05  # the least share of a step along an axis worth simulating; less: mirror
+SHARED = 1e-6  # the least loading by which a parameter takes part in a direction of variation
 
 
 @dataclass(frozen=True)
 class ParameterStep:
     """One direction the parameters vary in: the values simulated toward its 5 % and 95 % points,
     the share of the full step each reaches inside the declared bounds (0: mirror the other side)
-    and each parameter's share of the direction (its squared loading)."""
+    and each parameter's loading on the direction (a unit vector's components; 1 for one alone)."""
 
     down: dict[str, float]
     up: dict[str, float]
-    shares: dict[str, float]
+    loadings: dict[str, float]
     reach: tuple[float, float] = (1.0, 1.0)
 
 
@@ -249,7 +254,7 @@ def parameter_steps(
                 for sign, r in ((-1.0, reach[0]), (1.0, reach[1]))
             )
             steps[f"axis {k + 1} of " + ", ".join(joint)] = ParameterStep(
-                down=down, up=up, shares={n: v**2 for n, v in loadings.items()}, reach=reach
+                down=down, up=up, loadings=loadings, reach=reach
             )
     spans = params_module.intervals()
     for name in names:
@@ -261,9 +266,35 @@ def parameter_steps(
         steps[name] = ParameterStep(
             down=_bounded({name: value - Z * max(value - low95, 0.0) / Z95}),
             up=_bounded({name: value + Z * max(high95 - value, 0.0) / Z95}),
-            shares={name: 1.0},
+            loadings={name: 1.0},
         )
     return steps
+
+
+def coupled(steps: dict[str, ParameterStep]) -> list[str]:
+    """The parameters that share a direction with another (a loading above ``SHARED``): how far
+    each alone moves the outcome splits that direction's spread between them."""
+    names = set()
+    for step in steps.values():
+        moving = [n for n, v in step.loadings.items() if abs(v) > SHARED]
+        if len(moving) > 1:
+            names.update(moving)
+    return sorted(names)
+
+
+def alone_step(name: str, base: dict[str, float]) -> tuple[dict[str, float], float] | None:
+    """``base`` with the fitted parameter ``name`` alone moved up by Z times its fitted standard
+    deviation (down where its bound leaves no room), and the share of that step taken (negative
+    down); None where it cannot move."""
+    fitted, matrix = params_module.covariance()
+    i = fitted.index(name)
+    full = Z * math.sqrt(max(float(matrix[i][i]), 0.0))
+    declared = params_module.DECLARED[name]
+    value = base[name]
+    for moved in (min(value + full, declared.high), max(value - full, declared.low)):
+        if abs(moved - value) > MIN_STEP * full:
+            return dict(base, **{name: moved}), (moved - value) / full
+    return None
 
 
 def _reach(base: dict[str, float], step: dict[str, float], sign: float) -> float:
@@ -338,7 +369,8 @@ class _Samples:
     configs: list[dict]
     at_config: list[float]  # per config, calibrated values, the scenario's seed
     at_parameter: dict[str, tuple[float, float]]  # direction -> at its 5 % and 95 % points
-    shares: dict[str, dict[str, float]]  # direction -> each parameter's share of it
+    loadings: dict[str, dict[str, float]]  # direction -> each parameter's loading on it
+    alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
     reach: dict[str, tuple[float, float]]  # direction -> share of its step simulated each way
     at_seed: list[float]  # further seeds, defaults
     simulations: int
@@ -384,27 +416,36 @@ def _sample(
         if value is not None:
             at_config.append(value)
             kept.append(config)
-    at_parameter, shares, reach = {}, {}, {}
-    for key, step in parameter_steps(sorted(read), base, unfitted).items():
+    at_parameter, loadings, reach = {}, {}, {}
+    steps = parameter_steps(sorted(read), base, unfitted)
+    for key, step in steps.items():
         at_parameter[key] = (
             outcome({}, dict(base, **step.down), seed),
             outcome({}, dict(base, **step.up), seed),
         )
-        shares[key] = step.shares
+        loadings[key] = step.loadings
         reach[key] = step.reach
+    alone = {}
+    for name in coupled(steps):
+        moved = alone_step(name, base)
+        if moved is not None:
+            value = outcome({}, moved[0], seed)
+            if value is not None:
+                alone[name] = (value, moved[1])
     if seedless:
         at_seed = []
     else:
         at_seed = [outcome({}, base, seed + 1)]
         if at_seed[0] != at_config[0]:
             at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
-    runs = len(kept) + 2 * len(at_parameter) + len(at_seed)
-    return _Samples(unknowns, kept, at_config, at_parameter, shares, reach, at_seed, runs)
+    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed)
+    return _Samples(unknowns, kept, at_config, at_parameter, loadings, alone, reach, at_seed, runs)
 
 
 def _transform(samples: _Samples) -> Callable[[float], float]:
     values = samples.at_config + samples.at_seed
     values += [v for pair in samples.at_parameter.values() for v in pair]
+    values += [v for v, _ in samples.alone.values()]
     return math.log if all(v is not None and v > 0 for v in values) else float
 
 
@@ -451,14 +492,22 @@ def _summarise(
         ]  # the default's outcome is among them
         variances[u.key] = statistics.pvariance(alone) if len(alone) > 1 else 0.0
     down_sq = up_sq = 0.0
+    together = 0.0  # the variance of the directions coupled parameters share
     for key, (at_down, at_up) in samples.at_parameter.items():
         deviations = _full_step(t(at_down) - t0, t(at_up) - t0, samples.reach[key])
         down_sq += min(0.0, *deviations) ** 2
         up_sq += max(0.0, *deviations) ** 2
-        for name, share in samples.shares[key].items():
+        moved = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
+        loadings = samples.loadings[key]
+        if all(n in samples.alone for n, v in loadings.items() if abs(v) > SHARED):
+            together += moved
+            continue
+        for name, loading in loadings.items():
             label = parameter_label(name)
-            moved = share * ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
-            variances[label] = variances.get(label, 0.0) + moved
+            variances[label] = variances.get(label, 0.0) + loading**2 * moved
+    for name, share in _shares(samples.alone, t, t0).items():
+        label = parameter_label(name)
+        variances[label] = variances.get(label, 0.0) + share * together
     noise_sd = (
         math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
         if samples.at_seed
@@ -493,6 +542,18 @@ def _summarise(
         simulations=samples.simulations,
         path_limit=limit,
     )
+
+
+def _shares(alone: dict[str, tuple[float, float]], t: Callable[[float], float], t0: float):
+    """How the spread of the directions coupled parameters share splits between them: by how far
+    each alone moves the outcome over its own 5 to 95 % step (``alone_step``), squared, so that a
+    parameter the outcome does not depend on takes none and the shares do not depend on the units
+    a parameter is declared in (as a direction's loadings do); equal where none moves it."""
+    moved = {n: ((t(value) - t0) / taken) ** 2 for n, (value, taken) in alone.items()}
+    total = sum(moved.values())
+    if total == 0:
+        return {n: 1.0 / len(moved) for n in moved}
+    return {n: m / total for n, m in moved.items()}
 
 
 def _full_step(down: float, up: float, reach: tuple[float, float]) -> tuple[float, float]:

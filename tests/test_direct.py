@@ -89,3 +89,16 @@ def test_direct_reads_the_calibrated_parameters_it_needs():
     recording = params.Recording(params.calibrated())
     simulate(scenario.load("atlas_intellistation", ["workload.io=direct"]), recording)
     assert {"io_copy_passes", "disk_format_efficiency"} <= recording.read
+
+
+@pytest.mark.parametrize(
+    "op, reads_write_cost",
+    [("read", False), ("write", True)],
+)
+def test_a_stream_reads_the_write_cost_only_when_it_writes(op, reads_write_cost):
+    """A parameter a prediction does not depend on is not among those it read: the interval would
+    vary it (a run wasted) and the provenance would name it."""
+    recording = params.Recording(params.calibrated())
+    simulate(scenario.load("atlas_triumf_send", [f"workload.op={op}"]), recording)
+    assert ("io_write_extra_passes" in recording.read) is reads_write_cost
+    assert "io_copy_passes" in recording.read

@@ -200,19 +200,56 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     plain = uncertainty.interval(write, model_error=False)
     read = uncertainty.simulated(write, {}, _values(), write.seed)[1]
     levels = len(uncertainty.levels(write.unknowns[0]))
-    assert plain.simulations == levels + 2 * len(read)  # no other seed: the stream model draws none
+    coupled = uncertainty.coupled(uncertainty.parameter_steps(sorted(read), _values()))
+    # no other seed: the stream model draws none
+    assert plain.simulations == levels + 2 * len(read) + len(coupled)
     assert uncertainty.NOISE not in plain.drivers
 
 
-def _two_parameters(monkeypatch, cov, low=0.0, high=10.0):
-    """Two fitted parameters a and b with covariance ``cov`` and bounds [low, high]."""
+def _two_parameters(monkeypatch, cov, low=0.0, high=10.0, b_scale=1.0):
+    """Two fitted parameters a and b with covariance ``cov`` and bounds [low, high] (b's times
+    ``b_scale``: b declared in other units)."""
     from model import params
     from model.freeparameter import FreeParameter
 
-    declared = {n: FreeParameter(n, "1", 5.0, low, high, "test") for n in ("a", "b")}
+    declared = {
+        n: FreeParameter(n, "1", 5.0 * k, low * k, high * k, "test")
+        for n, k in (("a", 1.0), ("b", b_scale))
+    }
     monkeypatch.setattr(params, "DECLARED", declared)
     monkeypatch.setattr(params, "covariance", lambda: (["a", "b"], cov))
-    monkeypatch.setattr(params, "intervals", lambda: {n: (low, high) for n in declared})
+    monkeypatch.setattr(
+        params, "intervals", lambda: {n: (d.low, d.high) for n, d in declared.items()}
+    )
+
+
+def _drivers(outcome, base):
+    samples = uncertainty._sample(
+        lambda config, values, seed: outcome(values), (), base, sorted(base), 1, seedless=True
+    )
+    return uncertainty._summarise(samples, "throughput_MBps", "storage", model_error=False).drivers
+
+
+def test_a_parameter_the_outcome_does_not_depend_on_takes_none_of_its_spread(monkeypatch):
+    """Two fitted parameters that vary together (a storage read reads the per-byte cost of its
+    reads; a write's extra cost, fitted with it, never enters it): the spread is the one that
+    moves it, whatever their loadings on the covariance's axes."""
+    _two_parameters(monkeypatch, [[1.0, 0.6], [0.6, 2.0]])
+    drivers = _drivers(lambda v: math.exp(0.1 * v["a"]), {"a": 5.0, "b": 5.0})
+    assert drivers == {"parameter a": pytest.approx(1.0)}
+
+
+def test_the_shares_do_not_depend_on_the_units_a_parameter_is_declared_in(monkeypatch):
+    """b in units a hundred times smaller (its values and covariance scaled to match) takes the
+    same share of the spread: a principal axis's loadings follow the units, its shares must not."""
+    cov = [[1.0, 0.3], [0.3, 0.5]]
+    _two_parameters(monkeypatch, cov)
+    same = _drivers(lambda v: math.exp(0.1 * v["a"] + 0.2 * v["b"]), {"a": 5.0, "b": 5.0})
+    k = 100.0
+    _two_parameters(monkeypatch, [[1.0, 0.3 * k], [0.3 * k, 0.5 * k * k]], b_scale=k)
+    scaled = _drivers(lambda v: math.exp(0.1 * v["a"] + 0.2 * v["b"] / k), {"a": 5.0, "b": 5.0 * k})
+    assert scaled == pytest.approx(same)
+    assert 0.0 < same["parameter a"] < 1.0
 
 
 def test_parameters_vary_along_the_principal_axes_of_their_covariance(monkeypatch):
@@ -220,7 +257,7 @@ def test_parameters_vary_along_the_principal_axes_of_their_covariance(monkeypatc
     _two_parameters(monkeypatch, [[1.0, -0.9], [-0.9, 1.0]])
     steps = uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0})
     moves = sorted(
-        (abs(s.up["a"] - 5.0), abs(s.up["b"] - 5.0), s.shares["a"]) for s in steps.values()
+        (abs(s.up["a"] - 5.0), abs(s.up["b"] - 5.0), s.loadings["a"] ** 2) for s in steps.values()
     )
     z = uncertainty.Z
     assert moves[0] == pytest.approx((z * math.sqrt(0.1 / 2), z * math.sqrt(0.1 / 2), 0.5))
@@ -235,7 +272,7 @@ def test_a_bound_shortens_a_step_along_its_axis_and_a_stuck_side_mirrors(monkeyp
     (step,) = [
         s
         for s in uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0}).values()
-        if s.shares["a"] > 0.5
+        if s.loadings["a"] ** 2 > 0.5
     ]
     full = uncertainty.Z * 2.0
     assert step.reach[1] == pytest.approx(1.0 / full)  # up to the bound at 6, on the axis

@@ -173,6 +173,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             request_B,
             target_io_s_per_byte(params, body, path.host.copy_rate_MBps, op, direct_io),
         )
+        if w.op in (op, "copy")
+        else 0.0  # a cost the workload never pays: its parameters are not read
         for op in ("read", "write")
     )
     # a direct stream writes back every byte itself
