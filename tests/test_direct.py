@@ -102,3 +102,12 @@ def test_a_stream_reads_the_write_cost_only_when_it_writes(op, reads_write_cost)
     simulate(scenario.load("atlas_triumf_send", [f"workload.op={op}"]), recording)
     assert ("io_write_extra_passes" in recording.read) is reads_write_cost
     assert "io_copy_passes" in recording.read
+
+
+@pytest.mark.parametrize("variant, reads_driver", [("raid_to_sata", False), ("sata_to_raid", True)])
+def test_a_copy_reads_the_raid_driver_s_write_cost_only_when_it_writes_to_the_raid(
+    variant, reads_driver
+):
+    recording = params.Recording(params.calibrated())
+    simulate(scenario.load("psu_copy", [f"variant={variant}"]), recording)
+    assert ("iop332_driver_write_ns_per_byte" in recording.read) is reads_driver

@@ -454,7 +454,8 @@ def build(
             else:
                 cname = drive_links(first, "")[0]
                 ctrl, ctrl_res = controller(cname)
-                driver[vname] += g_share * driver_cost(cname)
+                if volume_op == "write":  # the driver path a writer pays (stream_usage)
+                    driver[vname] += g_share * driver_cost(cname)
             if volume.engine == "md" and LEVELS[level].parity_chunks and volume_op == "write":
                 parity_s = MD_PARITY_COPIES[level] / (host.copy_rate_MBps * 1e6)
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
