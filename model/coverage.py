@@ -13,9 +13,10 @@ pooled by model and kind of figure (a rate or time against a CPU figure), fallin
 model when a pool is too small. A model with too few scores of its own for a 90 % quantile (the
 WAN model's five) takes the largest widening of the models that have enough, or its own worst
 score where that is larger: its error is not known to be smaller than theirs, nor than the largest
-it has shown. (Pooling every model's scores instead let the largest table, the download server's
-54 rows, set it, so that each better understood miss there narrowed the WAN intervals and took the
-external network rows out of them.)
+it has shown; a model no measured row tests (the microscope ingest path, the relay cluster) takes
+that largest widening too, rather than none. (Pooling every model's scores instead let the largest
+table, the download server's 54 rows, set it, so that each better understood miss there narrowed
+the WAN intervals and took the external network rows out of them.)
 
 Interval score: Gneiting and Raftery (2007), "Strictly proper scoring rules, prediction, and
 estimation", JASA 102(477), eq. 43, alpha = 0.1, here divided by the measured value (so tables in
@@ -133,9 +134,15 @@ def _own_widening(pools: list[tuple], scored: list[tuple], leave_out) -> tuple |
     return None
 
 
-def model_widening(held_out: list[Prediction], spreads: dict[int, Spread] | None = None) -> dict:
+def model_widening(
+    held_out: list[Prediction],
+    spreads: dict[int, Spread] | None = None,
+    models: tuple[str, ...] = (),
+) -> dict:
     """Per model, the log widening of its throughput intervals (``log_widen_90``, what
-    ``predict`` applies) and of each kind of figure, with the rows and tables behind each."""
+    ``predict`` applies) and of each kind of figure, with the rows and tables behind each; each of
+    ``models`` no held-out row measures takes the largest of the models measured enough (its error
+    is not known to be smaller than theirs)."""
     scored = _scores(held_out, spreads or {})
     out: dict[str, dict] = {}
     for ps, _, h in scored:
@@ -150,12 +157,25 @@ def model_widening(held_out: list[Prediction], spreads: dict[int, Spread] | None
                 "pooled_over": "/".join(pool),
                 "rows": rows,
             }
+    for model in sorted(set(models) - set(out)):
+        widen, pool, rows = _widening([(model, "rate"), (model,)], scored)
+        out[model] = {
+            "by_kind": {
+                "rate": {"log_widen_90": widen, "pooled_over": "/".join(pool), "rows": rows}
+            },
+            "tables": set(),
+        }
     for model, entry in out.items():
         rate = entry["by_kind"].get("rate") or next(iter(entry["by_kind"].values()))
         entry["log_widen_90"] = rate["log_widen_90"]
         entry["tables"] = sorted(entry["tables"])
         borrowed = rate["pooled_over"].split("/")[0]
-        if borrowed != model:
+        if not entry["tables"]:
+            entry["covers"] = (
+                f"no measured row tests {model}, so it takes the largest error of the models "
+                f"measured enough, {rate['pooled_over']}'s"
+            )
+        elif borrowed != model:
             entry["covers"] = (
                 f"{model} has too few held-out rows to measure its own error, so it takes the "
                 f"largest of the models measured enough, {rate['pooled_over']}'s"

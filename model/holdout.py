@@ -33,7 +33,7 @@ import json
 import statistics
 from collections.abc import Callable
 
-from . import calibrate, coverage, paths
+from . import calibrate, coverage, paths, registry
 from . import params as params_module
 from .measured import Row
 from .validate import Prediction, predict_rows, reads
@@ -191,7 +191,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)
     HOLDOUT.write_text(json.dumps(calibrate.rounded(stored), indent=2, sort_keys=True) + "\n")
     errors = {
-        "models": coverage.model_widening(loco, spread | held_spread),
+        "models": coverage.model_widening(loco, spread | held_spread, tuple(registry.MODELS)),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],
     }

@@ -215,6 +215,25 @@ def test_a_model_with_too_few_rows_takes_the_largest_measured_widening():
     assert "too few held-out rows" in wan["covers"]
 
 
+def test_a_model_no_row_measures_takes_the_largest_measured_widening_not_none():
+    """The microscope ingest path and the relay cluster have no measured row: their predictions
+    carry the largest error of the models measured enough (here MDSplus's 50 %), not a 90 %
+    interval of zero width, and say why."""
+    tables = ("mdsplus_read", "eah_download")
+    rows = [r for r in ROWS if r.table in tables and r.role == "result"]
+    first_mds = next(
+        i for i, r in enumerate(rows) if r.table == "mdsplus_read" and not r.relative_to
+    )
+    held = [_row_pair(50.0 if i == first_mds else 0.0, r)[1] for i, r in enumerate(rows)]
+    widening = coverage.model_widening(held, models=("db_clients", "download_server", "ingest"))
+    assert "ingest" not in coverage.model_widening(held)
+    ingest = widening["ingest"]
+    assert ingest["log_widen_90"] == pytest.approx(math.log(1.5))
+    assert ingest["tables"] == []
+    assert "no measured row tests ingest" in ingest["covers"]
+    assert set(widening) == {"db_clients", "download_server", "ingest"}
+
+
 def test_a_model_with_too_few_rows_never_takes_less_than_its_own_worst_miss():
     """When a WAN row misses by more than any model measured enough, the WAN model's widening is
     that miss: its error is not known to be smaller than what it has shown. A WAN row's own
