@@ -274,8 +274,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
         notes.append(
             f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
-            f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:.1f} MB/s per stream; bandwidth-delay "
-            f"product of one circuit {circuit_bdp_B / 2**20:.1f} MiB"
+            f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:,.1f} MB/s per stream; bandwidth-delay "
+            f"product of one circuit {circuit_bdp_B / 2**20:,.1f} MiB"
         )
 
     return Built(env, net, flows, rtt_s, total_B, notes)

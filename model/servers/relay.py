@@ -250,7 +250,7 @@ def _capacity_notes(
     feed_MBps = body.feed.rate_GBph * 1e3 / 3600
     notes = [
         f"offered: {body.feed.sites} sites x {feed_MBps:.2f} MB/s of feed = "
-        f"{offered_MBps:.1f} MB/s; "
+        f"{offered_MBps:,.1f} MB/s; "
         f"LVS {body.director.mode}, {body.director.scheduler}: sites per real server "
         + ", ".join(str(n) for n in sites_per_server),
         f"one real server's link carries "
