@@ -492,22 +492,28 @@ def _summarise(
         ]  # the default's outcome is among them
         variances[u.key] = statistics.pvariance(alone) if len(alone) > 1 else 0.0
     down_sq = up_sq = 0.0
-    together = 0.0  # the variance of the directions coupled parameters share
+    shared: list[tuple[set[str], float]] = []  # coupled parameters, their directions' variance
     for key, (at_down, at_up) in samples.at_parameter.items():
         deviations = _full_step(t(at_down) - t0, t(at_up) - t0, samples.reach[key])
         down_sq += min(0.0, *deviations) ** 2
         up_sq += max(0.0, *deviations) ** 2
         moved = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
         loadings = samples.loadings[key]
-        if all(n in samples.alone for n, v in loadings.items() if abs(v) > SHARED):
-            together += moved
+        moving = {n for n, v in loadings.items() if abs(v) > SHARED}
+        if len(moving) > 1 and moving <= samples.alone.keys():
+            overlapping = [group for group in shared if group[0] & moving]
+            shared = [group for group in shared if not group[0] & moving]
+            names = moving.union(*(names for names, _ in overlapping))
+            shared.append((names, moved + sum(variance for _, variance in overlapping)))
             continue
         for name, loading in loadings.items():
             label = parameter_label(name)
             variances[label] = variances.get(label, 0.0) + loading**2 * moved
-    for name, share in _shares(samples.alone, t, t0).items():
-        label = parameter_label(name)
-        variances[label] = variances.get(label, 0.0) + share * together
+    for names, variance in shared:
+        alone = {n: samples.alone[n] for n in names}
+        for name, share in _shares(alone, t, t0).items():
+            label = parameter_label(name)
+            variances[label] = variances.get(label, 0.0) + share * variance
     noise_sd = (
         math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
         if samples.at_seed

@@ -239,6 +239,28 @@ def test_a_parameter_the_outcome_does_not_depend_on_takes_none_of_its_spread(mon
     assert drivers == {"parameter a": pytest.approx(1.0)}
 
 
+def test_each_group_of_coupled_parameters_splits_only_its_own_directions(monkeypatch):
+    """a with b, and c with d, vary together (two blocks of the covariance, as the storage and the
+    MDSplus parameters). The outcome moves with a, b and c alike, each alone as far; a and b, which
+    vary the same way, move it together further than c can alone, and that is theirs, not c's."""
+    from model import params
+    from model.freeparameter import FreeParameter
+
+    names = ("a", "b", "c", "d")
+    declared = {n: FreeParameter(n, "1", 5.0, 0.0, 10.0, "test") for n in names}
+    cov = [[1.0, 0.9, 0, 0], [0.9, 1.0, 0, 0], [0, 0, 1.0, -0.5], [0, 0, -0.5, 1.0]]
+    monkeypatch.setattr(params, "DECLARED", declared)
+    monkeypatch.setattr(params, "covariance", lambda: (list(names), cov))
+    monkeypatch.setattr(params, "intervals", lambda: {n: (0.0, 10.0) for n in names})
+    drivers = _drivers(
+        lambda v: math.exp(0.1 * (v["a"] + v["b"] + v["c"])), dict.fromkeys(names, 5.0)
+    )
+    assert set(drivers) == {"parameter a", "parameter b", "parameter c"}
+    # a and b's block: 0.01 (1 + 1 + 2 x 0.9) = 0.038; c's: 0.01
+    assert drivers["parameter c"] == pytest.approx(0.01 / 0.048, rel=1e-3)
+    assert drivers["parameter a"] == pytest.approx(drivers["parameter b"])
+
+
 def test_the_shares_do_not_depend_on_the_units_a_parameter_is_declared_in(monkeypatch):
     """b in units a hundred times smaller (its values and covariance scaled to match) takes the
     same share of the spread: a principal axis's loadings follow the units, its shares must not."""
