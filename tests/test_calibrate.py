@@ -117,6 +117,21 @@ def test_choose_level_takes_the_least_cost_lowest_among_equals_with_a_profile_in
     assert wide[1][1] == 8.0
 
 
+def test_choose_level_takes_the_level_nearest_the_default_among_near_equal_costs():
+    """Costs within LEVEL_TIE of the least are a tie, which the declared default breaks: the
+    Einstein@home read-ahead's 2048 and 8192 KiB lay 0.5 % apart, and a change in the sixth digit of
+    another parameter swapped them."""
+    levels = (1024.0, 2048.0, 4096.0, 8192.0)
+    rng = np.random.default_rng(2)
+    base = 0.05 * rng.standard_normal(30)
+    errors = np.array([base + 0.2, base, base + 0.3, base * 0.995])
+    assert calibrate.choose_level(levels, errors, default=1024.0)[0] == 2048.0
+    assert calibrate.choose_level(levels, errors, default=16384.0)[0] == 8192.0
+    assert calibrate.choose_level(levels, errors)[0] == 2048.0  # no default: the lowest of them
+    clear = np.array([base + 0.2, base, base + 0.3, base * 0.8])  # far more than 2 % better
+    assert calibrate.choose_level(levels, clear, default=1024.0)[0] == 8192.0
+
+
 def test_the_result_cache_follows_the_parameters_a_model_reads():
     from model import validate
 

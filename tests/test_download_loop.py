@@ -47,20 +47,24 @@ def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):
     """Both simulate the same 120 pairs (the same files, leaves and roots in memory): the loop keeps
     the SimPy model's physics, so the run's time, the drives' commands and their cache hits agree;
     only the order of things that happen at one instant may differ (measured: 0.000 % to 0.14 %).
-    The SimPy model writes nothing back, so both run under noatime; its idle worker takes a new
-    connection, as nginx's workers without the accept mutex (tested in test_download.py)."""
+    Drives that pick the nearest of their queued commands can pick differently among commands sent
+    at one instant, and the run's time follows: 1.9 % apart for eight workers at nine clients with
+    32 commands a drive at one calibration (disk_format_efficiency 0.5874263), none at that value
+    moved by 1e-6 either way. The SimPy model writes nothing back, so both run under noatime; its
+    idle worker takes a new connection, as nginx's workers without the accept mutex (tested in
+    test_download.py)."""
     s = scenario.load(
         "eah_download",
         [*overrides, "workload.files=120", "server.atime=noatime", "server.accept_mutex=false"],
     )
     ours = simulate(s, calibrated())
     theirs = reference_simulate(s, catalog.load(), calibrated(), 120)
-    assert ours.elapsed_s == pytest.approx(theirs.elapsed_s, rel=0.005)
+    queued = any(o.startswith("drive_queue_depth=") for o in overrides)
+    assert ours.elapsed_s == pytest.approx(theirs.elapsed_s, rel=0.02 if queued else 0.005)
     assert ours.notes[1] == theirs.notes[1]  # commands a pair, share from the drives' caches
     mirrored = "variant=r10_opt" in overrides  # which side of a mirror reads can follow that order
-    # drives that pick the nearest of their commands can pick differently among commands sent at
-    # one instant: the drives' work agrees in sum
-    queued = any(o.startswith("drive_queue_depth=") for o in overrides)
+    # queued drives can pick differently among commands sent at one instant: the drives' work
+    # agrees in sum
     drives = [name for name in theirs.utilization if name.startswith("drive ")]
     if queued:
         assert sum(ours.utilization[d] for d in drives) == pytest.approx(
@@ -76,7 +80,8 @@ def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):
                 sum(theirs.utilization[d] for d in pair), rel=0.02
             )
         else:
-            tolerance = 0.05 if name.startswith("drive ") else 0.01
+            # a share of the run's time: with queued drives, the run's time may differ as above
+            tolerance = 0.05 if name.startswith("drive ") else 0.02 if queued else 0.01
             assert ours.utilization[name] == pytest.approx(share, rel=tolerance, abs=1e-6)
 
 

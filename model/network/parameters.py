@@ -17,7 +17,10 @@ PARAMETERS = (
         1000.0,
         "CPU cycles a data server process (the MDSplus mdsip server or the PTDATA server) spends "
         "per byte of stored record it reads for a client: tree and record lookup, the read "
-        "through the file system, building the reply",
+        "through the file system, building the reply. Default: an assumption; no published "
+        "figure of an MDSplus server's cost per byte was found, and the report's table, the only "
+        "one that informs it, puts it well above (validate --holdout: the table predicted "
+        "without itself)",
     ),
     FreeParameter(
         "tdi_math_cycles_per_value",
@@ -44,6 +47,7 @@ PARAMETERS = (
         0.8,
         "share of each MDSplus/PTDATA server core taken by other users' work during the "
         "report's production-hours tests (the servers were in daily use); the client machines "
-        "are LSF job slots and carry none",
+        "are LSF job slots and carry none. Default: an assumption; the report gives no figure "
+        "of that load",
     ),
 )

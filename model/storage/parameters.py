@@ -7,11 +7,16 @@ PARAMETERS = (
     FreeParameter(
         "disk_format_efficiency",
         "1",
-        0.65,
+        0.64,
         0.40,
         0.95,
         "share of a drive's raw internal media rate (datasheet 'buffer to disk' Mbit/s) that "
-        "reaches the host as user data, after sector headers, ECC, servo fields and zoning",
+        "reaches the host as user data, after sector headers, ECC, servo fields and zoning. "
+        "Default: the outer-zone sustained rate over the maximum internal rate of two 7200 rpm "
+        "drives whose makers give both, Hitachi's Deskstar 7K500 (64.8 of 102.1 MB/s) and "
+        "T7K250 (67.8 of 105.4 MB/s), 0.635 and 0.643 (TechReport, 'Hitachi's Deskstar 7K500 "
+        "hard drive', spec table, https://techreport.com/review/8752/hitachi-deskstar-7k500-hard-"
+        "drive)",
     ),
     FreeParameter(
         "bus_efficiency",
