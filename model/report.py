@@ -259,7 +259,13 @@ def _table_text(
     by_table = summarise([p.table_out for p in predictions])[name] if held_out else None
     head = (
         f"{name}: {summary['rows']} rows, {summary['results']} of them results to predict"
-        + (f" (the other {others} are settings and derived figures)" if others else "")
+        + (
+            f" (the other {others} are settings and derived figures)"
+            if others > 1
+            else " (the other is a setting or a derived figure)"
+            if others
+            else ""
+        )
         + f"; {summary['covered']} predicted"
         + (
             f", {'leave-one-configuration-out ' if held_out else ''}median |error| "
