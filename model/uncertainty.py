@@ -224,6 +224,11 @@ class ParameterStep:
     loadings: dict[str, float]
     reach: tuple[float, float] = (1.0, 1.0)
 
+    @property
+    def moving(self) -> set[str]:
+        """The parameters that take part in the direction (a loading above ``SHARED``)."""
+        return {n for n, v in self.loadings.items() if abs(v) > SHARED}
+
 
 def parameter_steps(
     names: list[str], base: dict[str, float], unfitted: frozenset[str] = frozenset()
@@ -276,19 +281,18 @@ def coupled(steps: dict[str, ParameterStep]) -> list[str]:
     each alone moves the outcome splits that direction's spread between them."""
     names = set()
     for step in steps.values():
-        moving = [n for n, v in step.loadings.items() if abs(v) > SHARED]
-        if len(moving) > 1:
-            names.update(moving)
+        if len(step.moving) > 1:
+            names.update(step.moving)
     return sorted(names)
 
 
-def alone_step(name: str, base: dict[str, float]) -> tuple[dict[str, float], float] | None:
+def alone_step(
+    name: str, base: dict[str, float], sd: float
+) -> tuple[dict[str, float], float] | None:
     """``base`` with the fitted parameter ``name`` alone moved up by Z times its fitted standard
-    deviation (down where its bound leaves no room), and the share of that step taken (negative
-    down); None where it cannot move."""
-    fitted, matrix = params_module.covariance()
-    i = fitted.index(name)
-    full = Z * math.sqrt(max(float(matrix[i][i]), 0.0))
+    deviation ``sd`` (down where its bound leaves no room), and the share of that step taken
+    (negative down); None where it cannot move."""
+    full = Z * sd
     declared = params_module.DECLARED[name]
     value = base[name]
     for moved in (min(value + full, declared.high), max(value - full, declared.low)):
@@ -369,9 +373,8 @@ class _Samples:
     configs: list[dict]
     at_config: list[float]  # per config, calibrated values, the scenario's seed
     at_parameter: dict[str, tuple[float, float]]  # direction -> at its 5 % and 95 % points
-    loadings: dict[str, dict[str, float]]  # direction -> each parameter's loading on it
+    steps: dict[str, ParameterStep]  # direction -> its loadings and the share of it simulated
     alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
-    reach: dict[str, tuple[float, float]]  # direction -> share of its step simulated each way
     at_seed: list[float]  # further seeds, defaults
     simulations: int
 
@@ -416,18 +419,16 @@ def _sample(
         if value is not None:
             at_config.append(value)
             kept.append(config)
-    at_parameter, loadings, reach = {}, {}, {}
     steps = parameter_steps(sorted(read), base, unfitted)
-    for key, step in steps.items():
-        at_parameter[key] = (
-            outcome({}, dict(base, **step.down), seed),
-            outcome({}, dict(base, **step.up), seed),
-        )
-        loadings[key] = step.loadings
-        reach[key] = step.reach
+    at_parameter = {
+        key: (outcome({}, dict(base, **step.down), seed), outcome({}, dict(base, **step.up), seed))
+        for key, step in steps.items()
+    }
     alone = {}
+    fitted, matrix = params_module.covariance()
     for name in coupled(steps):
-        moved = alone_step(name, base)
+        i = fitted.index(name)
+        moved = alone_step(name, base, math.sqrt(max(float(matrix[i][i]), 0.0)))
         if moved is not None:
             value = outcome({}, moved[0], seed)
             if value is not None:
@@ -439,7 +440,7 @@ def _sample(
         if at_seed[0] != at_config[0]:
             at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
     runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed)
-    return _Samples(unknowns, kept, at_config, at_parameter, loadings, alone, reach, at_seed, runs)
+    return _Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs)
 
 
 def _transform(samples: _Samples) -> Callable[[float], float]:
@@ -494,19 +495,19 @@ def _summarise(
     down_sq = up_sq = 0.0
     shared: list[tuple[set[str], float]] = []  # coupled parameters, their directions' variance
     for key, (at_down, at_up) in samples.at_parameter.items():
-        deviations = _full_step(t(at_down) - t0, t(at_up) - t0, samples.reach[key])
+        step = samples.steps[key]
+        deviations = _full_step(t(at_down) - t0, t(at_up) - t0, step.reach)
         down_sq += min(0.0, *deviations) ** 2
         up_sq += max(0.0, *deviations) ** 2
         moved = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
-        loadings = samples.loadings[key]
-        moving = {n for n, v in loadings.items() if abs(v) > SHARED}
+        moving = step.moving
         if len(moving) > 1 and moving <= samples.alone.keys():
             overlapping = [group for group in shared if group[0] & moving]
             shared = [group for group in shared if not group[0] & moving]
             names = moving.union(*(names for names, _ in overlapping))
             shared.append((names, moved + sum(variance for _, variance in overlapping)))
             continue
-        for name, loading in loadings.items():
+        for name, loading in step.loadings.items():
             label = parameter_label(name)
             variances[label] = variances.get(label, 0.0) + loading**2 * moved
     for names, variance in shared:
