@@ -69,3 +69,9 @@ def test_each_kernel_talks_over_sockets_in_its_own_folder(tmp_path):
     config = kernel_options(tmp_path)["config"]["KernelManager"]
     assert config["transport"] == "ipc"
     assert Path(config["ip"]).parent == tmp_path
+
+
+def test_a_folder_too_deep_for_a_unix_socket_keeps_the_kernel_on_tcp(tmp_path):
+    """Under a long TMPDIR the kernel failed to bind its socket and printed a ZMQError traceback."""
+    deep = tmp_path / ("d" * 120)
+    assert "config" not in kernel_options(deep)

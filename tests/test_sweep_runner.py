@@ -7,8 +7,12 @@ import fcntl
 import json
 import os
 import signal
+import subprocess
+import sys
+import tempfile
 
 import pandas as pd
+import psutil
 import pytest
 from grid_files import grid as _grid
 from grid_files import notebook
@@ -102,6 +106,38 @@ def test_a_worker_the_system_kills_costs_only_its_point(tmp_path, monkeypatch):
     assert bad["param:volumes.md0.disks.count"].tolist() == [3]
     assert "killed by SIGKILL" in bad.error.iloc[0] and bad.attempts.iloc[0] == 3
     assert (table[table.status == "ok"].throughput_MBps > 0).all()
+
+
+def test_a_killed_worker_takes_what_it_started_with_it(tmp_path, monkeypatch):
+    """A worker killed while its point ran left that point's kernel running (jupyter_client starts
+    it in a session of its own) and its temporary files in the system's temporary folder."""
+    system_tmp, started = tmp_path / "system_tmp", tmp_path / "started"
+    system_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_tmp))
+    real = run_module._inprocess
+
+    def oom(spec):
+        if spec["point"]["volumes.md0.disks.count"] == 2:
+            _, connection_file = tempfile.mkstemp(".json")  # a kernel names its own so
+            kernel = [sys.executable, "-c", "import time; time.sleep(60)", connection_file]
+            child = subprocess.Popen(kernel, start_new_session=True)
+            with open(started, "a") as f:
+                f.write(f"{child.pid}\n")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(spec)
+
+    monkeypatch.setattr(run_module, "_inprocess", oom)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
+    grid, points = grid_module.load(path)
+    assert run_module.run(grid, points, tmp_path / "out", workers=2, progress=False) == (2, 1, 0)
+    pids = [int(line) for line in started.read_text().split()]
+    assert len(pids) == 1 + run_module.RETRIES
+    for pid in pids:
+        try:
+            assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            pass
+    assert list(system_tmp.iterdir()) == []
 
 
 def test_a_kernel_that_dies_is_retried(tmp_path):

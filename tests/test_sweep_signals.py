@@ -9,6 +9,7 @@ import sys
 import time
 
 import pandas as pd
+import psutil
 import pytest
 from grid_files import grid as _grid
 from grid_files import notebook
@@ -49,7 +50,7 @@ def _sleepy_grid(tmp_path, seconds):
     )
 
 
-def _start(path, out, workers):
+def _start(path, out, workers, **env):
     return subprocess.Popen(
         [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out)]
         + ["--workers", str(workers)],
@@ -57,7 +58,19 @@ def _start(path, out, workers):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, **env},
     )
+
+
+def _kernels(folder):
+    """The running processes whose command line names a file in ``folder``."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["status"] != psutil.STATUS_ZOMBIE and any(
+            str(folder) in arg for arg in process.info["cmdline"] or ()
+        ):
+            found.append(process.pid)
+    return found
 
 
 def _wait_for(condition, timeout_s=60, what="the sweep to get going"):
@@ -129,14 +142,20 @@ def test_ctrl_c_keeps_finished_points_and_exits_130_at_once(tmp_path, workers):
 
 
 def test_ctrl_c_on_a_papermill_pool_exits_130_at_once(tmp_path):
-    """On a papermill grid: 45 s with no progress, then a traceback on the second Ctrl-C."""
-    out = tmp_path / "out"
-    proc = _start(_sleepy_grid(tmp_path, [0, 30, 30]), out, 2)
-    _wait_for(lambda: out.exists() and _stored(out) >= 1)  # the others are asleep
+    """On a papermill grid: 45 s with no progress, then a traceback on the second Ctrl-C. Then the
+    interrupted points' kernels outlived their killed workers, and their sockets and connection
+    files stayed in the system's temporary folder (two entries a point)."""
+    out, system_tmp = tmp_path / "out", tmp_path / "system_tmp"
+    system_tmp.mkdir()
+    proc = _start(_sleepy_grid(tmp_path, [0, 30, 30]), out, 2, TMPDIR=str(system_tmp))
+    _wait_for(lambda: out.exists() and _stored(out) >= 1)
+    _wait_for(lambda: len(_kernels(system_tmp)) == 2, what="the others' kernels")  # asleep
     workers = _children(proc.pid)
     took_s, err = _interrupt(proc)
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert took_s < 2.5
+    assert "1 point finished now is kept (2 left)" in err
+    assert _kernels(system_tmp) == [] and list(system_tmp.iterdir()) == []
     table = pd.read_parquet(out / "results.parquet")
     assert table.slept_s.tolist() == [0] and table.status.tolist() == ["ok"]
     assert all(_ended(pid) for pid in workers)

@@ -6,19 +6,30 @@ the other points go on. Workers ignore Ctrl-C (the parent decides: ``close()`` k
 so an interrupted sweep keeps what finished and discards nothing else), and each ends by itself
 within half a second when its parent dies, whatever killed the parent. Workers are forked, so they
 start with the parent's loaded modules and caches.
+
+Each worker keeps its temporary files in a scratch folder of its own, and a worker killed takes
+with it the processes it started (a papermill point's kernel, which runs in a session of its own
+and would otherwise outlive it, print its teardown to the sweep's terminal and leave its sockets
+and connection file in the system's temporary folder) and that folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
+
+import psutil
 
 PARENT_POLL_S = 0.5
 
@@ -29,8 +40,11 @@ def _watch_parent(parent_pid: int) -> None:
     os._exit(1)
 
 
-def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any]) -> None:
-    """A worker: run each spec it receives, send back the result; end quietly on any loss."""
+def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any], scratch: str) -> None:
+    """A worker: run each spec it receives, send back the result; end quietly on any loss. Its
+    temporary files, and those of the processes it starts, go to ``scratch``."""
+    tempfile.tempdir = scratch
+    os.environ["TMPDIR"] = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
@@ -43,9 +57,12 @@ def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any]) -> Non
 
 class _Worker:
     def __init__(self, task: Callable[[Any], Any]):
+        self.scratch = Path(tempfile.mkdtemp(prefix="sweep-"))
         self.conn, child = multiprocessing.Pipe()
         context = multiprocessing.get_context("fork")
-        self.process = context.Process(target=_serve, args=(child, os.getpid(), task), daemon=True)
+        self.process = context.Process(
+            target=_serve, args=(child, os.getpid(), task, str(self.scratch)), daemon=True
+        )
         # Ctrl-C between the fork and the worker's SIG_IGN would print the worker's traceback
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
@@ -56,9 +73,33 @@ class _Worker:
         self.job: Any = None
 
     def kill(self) -> None:
+        """End the worker, every process it started and its scratch folder, at once."""
+        started = _descendants(self.process.pid)
         self.process.kill()
         self.process.join(timeout=2)
+        for process in started + _using(self.scratch):  # a dead worker's children are orphans
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        shutil.rmtree(self.scratch, ignore_errors=True)
         self.conn.close()
+
+
+def _descendants(pid: int | None) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except (psutil.Error, ValueError):  # ended already, or never started
+        return []
+
+
+def _using(folder: Path) -> list[psutil.Process]:
+    """The processes whose command line names a file in ``folder`` (a kernel names its connection
+    file there)."""
+    prefix = str(folder) + os.sep
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        if any(prefix in arg for arg in process.info["cmdline"] or ()):
+            found.append(process)
+    return found
 
 
 def death(exitcode: int | None) -> str:

@@ -49,19 +49,27 @@ def kernel_options(folder: Path) -> dict[str, Any]:
     Over TCP jupyter_client picks five free ports, closes them and lets the kernel bind them;
     kernels started at once on a pool can take each other's port ("Address already in use") and
     the client then waits 60 s for a kernel that never answers. Sockets in the point's own temporary
-    folder cannot collide. Windows has no Unix sockets for ZeroMQ: there the kernel stays on TCP.
+    folder cannot collide. A Unix socket's path holds at most ``IPC_PATH_MAX_LEN`` bytes (107 on
+    Linux): in a folder deeper than that (a long ``TMPDIR``) the kernel could not start, and there,
+    as on Windows, which has no Unix sockets for ZeroMQ, the kernel stays on TCP.
     """
     options: dict[str, Any] = {
         "kernel_name": "python3",
         "progress_bar": False,
         "extra_arguments": QUIET_KERNEL,
     }
-    if os.name == "posix":
+    sockets = folder / "k"  # the kernel binds k-1 to k-5
+    if os.name == "posix" and len(os.fsencode(f"{sockets}-5")) <= _ipc_path_max():
         from traitlets.config import Config
 
-        ipc = {"transport": "ipc", "ip": str(folder / "kernel")}
-        options["config"] = Config({"KernelManager": ipc})
+        options["config"] = Config({"KernelManager": {"transport": "ipc", "ip": str(sockets)}})
     return options
+
+
+def _ipc_path_max() -> int:
+    import zmq
+
+    return getattr(zmq, "IPC_PATH_MAX_LEN", 0) or 0
 
 
 SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
@@ -404,7 +412,8 @@ def run(
             raise Stopped(
                 paths.shown(out),
                 None,
-                f"interrupted; {finished} points finished now are kept "
+                f"interrupted; {finished} point{'' if finished == 1 else 's'} finished now "
+                f"{'is' if finished == 1 else 'are'} kept "
                 f"({len(todo) - finished} left), run the sweep again to resume",
                 INTERRUPTED_STATUS,
             ) from None
