@@ -74,10 +74,13 @@ class _Worker:
 
     def kill(self) -> None:
         """End the worker, every process it started and its scratch folder, at once."""
-        started = _descendants(self.process.pid)
+        if self.process.exitcode is None:
+            started = _descendants(self.process.pid)
+        else:  # it died by itself: what it started are orphans now, found by their files
+            started = _using(self.scratch)
         self.process.kill()
         self.process.join(timeout=2)
-        for process in started + _using(self.scratch):  # a dead worker's children are orphans
+        for process in started:
             with contextlib.suppress(psutil.Error):
                 process.kill()
         shutil.rmtree(self.scratch, ignore_errors=True)
