@@ -162,18 +162,22 @@ def test_ctrl_c_on_a_papermill_pool_exits_130_at_once(tmp_path):
 
 
 def test_workers_end_with_their_parent(tmp_path):
-    """Killing the parent left both pool workers running 30 s later."""
-    out = tmp_path / "out"
-    proc = _start(_sleepy_grid(tmp_path, [30, 30, 30]), out, 2)
-    _wait_for(lambda: (out / "notebooks").exists())  # the points have started
+    """Killing the parent left both pool workers running 30 s later; then their kernels' folders
+    and connection files stayed in the system's temporary folder."""
+    out, system_tmp = tmp_path / "out", tmp_path / "system_tmp"
+    system_tmp.mkdir()
+    proc = _start(_sleepy_grid(tmp_path, [30, 30, 30]), out, 2, TMPDIR=str(system_tmp))
+    _wait_for(lambda: len(_kernels(system_tmp)) == 2, what="the points' kernels")
     workers = _children(proc.pid)
     assert len(workers) == 2
     proc.kill()
     proc.wait()  # not communicate(): orphaned workers would hold its pipes open
     try:
         _wait_for(lambda: all(_ended(pid) for pid in workers), 3, "the workers to end")
+        _wait_for(lambda: not _kernels(system_tmp), 3, "the kernels to end")
+        assert list(system_tmp.iterdir()) == []
     finally:
-        _kill(workers)
+        _kill(workers + _kernels(system_tmp))
 
 
 def test_a_killed_dask_scheduler_ends_the_sweep_with_one_line(tmp_path):

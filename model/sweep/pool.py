@@ -34,9 +34,11 @@ import psutil
 PARENT_POLL_S = 0.5
 
 
-def _watch_parent(parent_pid: int) -> None:
+def _watch_parent(parent_pid: int, scratch: str) -> None:
+    """End the worker, what it started and its scratch folder when its parent is gone."""
     while os.getppid() == parent_pid:
         time.sleep(PARENT_POLL_S)
+    _end(_descendants(os.getpid()), Path(scratch))
     os._exit(1)
 
 
@@ -47,7 +49,7 @@ def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any], scratc
     os.environ["TMPDIR"] = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(parent_pid, scratch), daemon=True).start()
     try:
         while True:
             conn.send(task(conn.recv()))
@@ -80,11 +82,15 @@ class _Worker:
             started = _using(self.scratch)
         self.process.kill()
         self.process.join(timeout=2)
-        for process in started:
-            with contextlib.suppress(psutil.Error):
-                process.kill()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        _end(started, self.scratch)
         self.conn.close()
+
+
+def _end(processes: list[psutil.Process], scratch: Path) -> None:
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _descendants(pid: int | None) -> list[psutil.Process]:
