@@ -1,9 +1,19 @@
-"""What the sweep and YAML tests share: a grid file written from keys, and the check that a
-mistake is one line and exit 2."""
+"""What the sweep and YAML tests share: a grid file written from keys, the check that a
+mistake is one line and exit 2, and whether a process a sweep started has ended."""
 
 import json
 
+import psutil
 import yaml
+
+
+def ended(pid):
+    """Whether process ``pid`` has ended: gone, or a zombie (only its exit status waits to be
+    read)."""
+    try:
+        return psutil.Process(pid).status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
+        return True
 
 
 def grid(tmp_path, **spec):

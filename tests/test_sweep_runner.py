@@ -12,10 +12,9 @@ import sys
 import tempfile
 
 import pandas as pd
-import psutil
 import pytest
+from grid_files import ended, notebook
 from grid_files import grid as _grid
-from grid_files import notebook
 
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -132,11 +131,7 @@ def test_a_killed_worker_takes_what_it_started_with_it(tmp_path, monkeypatch):
     assert run_module.run(grid, points, tmp_path / "out", workers=2, progress=False) == (2, 1, 0)
     pids = [int(line) for line in started.read_text().split()]
     assert len(pids) == 1 + run_module.RETRIES
-    for pid in pids:
-        try:
-            assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            pass
+    assert all(ended(pid) for pid in pids)
     assert list(system_tmp.iterdir()) == []
 
 

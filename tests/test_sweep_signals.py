@@ -11,6 +11,7 @@ import time
 import pandas as pd
 import psutil
 import pytest
+from grid_files import ended as _ended
 from grid_files import grid as _grid
 from grid_files import notebook
 
@@ -85,24 +86,10 @@ def _stored(out):
 
 
 def _children(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
-def _ended(pid):
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in "ZX"  # a zombie has ended; only its exit status waits to be read
+        return [child.pid for child in psutil.Process(pid).children()]
+    except psutil.NoSuchProcess:
+        return []
 
 
 def _interrupt(proc):
