@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from . import paths, unknowns, yamlio
 from .errors import UserError
-from .schema import NonNegativeFloat, PositiveFloat, PositiveInt, build_dataclass
+from .schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, build_dataclass
 
 Encoding = Literal["8b10b", "128b130b", "64b66b"]
 ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
@@ -52,9 +52,16 @@ class Part:
             )
 
 
+# A drive's capacity, bounded where a byte count still fits the model's integer arithmetic: a
+# petabyte, ten times the largest drives sold (about 100 TB)
+DriveCapacity = Annotated[
+    float, Bound(0.0, 1e6, low_open=True, words="a capacity up to 1,000,000 GB")
+]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Disk(Part):
-    capacity_GB: PositiveFloat
+    capacity_GB: DriveCapacity
     rpm: PositiveFloat
     avg_seek_read_ms: PositiveFloat
     avg_seek_write_ms: PositiveFloat | None = None
@@ -189,7 +196,7 @@ class Ssd(Part):
 
     interface: Literal["sata", "sas", "nvme"]
     host_bus: str
-    capacity_GB: PositiveFloat
+    capacity_GB: DriveCapacity
     seq_read_MBps: PositiveFloat
     seq_write_MBps: PositiveFloat
     random_read_iops: PositiveFloat

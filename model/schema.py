@@ -39,9 +39,12 @@ class Bound:
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")
 NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
 
-# the largest integer a scenario may give: 2^53, the last every double holds exactly (the model's
-# arithmetic is in doubles; numpy and numba refuse integers past 2^63)
+# the largest number a scenario may give: 2^53, the last integer every double holds exactly (the
+# model's arithmetic is in doubles; numpy and numba refuse integers past 2^63, and a number near the
+# doubles' limit, 1.8e308, overflows to infinity once a unit is converted); and the smallest
+# non-zero one, 2^-53 (a rate of 1e-300 MB/s underflowed to a division by zero)
 LARGEST_INT = 2**53
+SMALLEST = 2.0**-53
 
 POSITIVE_INT = Bound(1.0, words="a positive integer")
 
@@ -94,9 +97,13 @@ def _refuse_non_finite(value: Any, where: str, key: str) -> None:
         raise UserError(where, key or "(top level)", f"must be a finite number, got {value!r}")
 
 
-def _refuse_huge(value: Any, where: str, key: str) -> None:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST_INT:
+def _refuse_out_of_range(value: Any, where: str, key: str) -> None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > LARGEST_INT:
         raise UserError(where, key or "(top level)", f"must be at most 2^53 in size, got {value}")
+    if isinstance(value, float) and 0.0 < abs(value) < SMALLEST:
+        raise UserError(
+            where, key or "(top level)", f"must be at least 2^-53 (1.1e-16) in size, got {value}"
+        )
 
 
 def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
@@ -105,7 +112,7 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     if origin is Annotated:
         base, *extra = typing.get_args(tp)
         _refuse_non_finite(value, where, key)
-        _refuse_huge(value, where, key)
+        _refuse_out_of_range(value, where, key)
         try:
             built = build(base, value, where, key)
         except UserError:
@@ -149,11 +156,12 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _fail(where, key, tp, value)
         _refuse_non_finite(value, where, key)
+        _refuse_out_of_range(value, where, key)
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _fail(where, key, tp, value)
-        _refuse_huge(value, where, key)
+        _refuse_out_of_range(value, where, key)
         return value
     if tp is bool:
         if not isinstance(value, bool):

@@ -82,6 +82,16 @@ def test_a_larger_maximum_ramps_up_as_linux_does():
     ]
 
 
+def test_a_maximum_under_a_page_reads_a_page_at_a_time():
+    # read-ahead turned off (server.read_ahead_KiB below a page once looped for ever on empty
+    # windows)
+    assert read_ahead_windows(3 * 4 * KiB, 0) == [
+        (0, 4 * KiB),
+        (4 * KiB, 4 * KiB),
+        (8 * KiB, 4 * KiB),
+    ]
+
+
 @given(st.integers(1, 64 * 2**20), st.sampled_from([128, 512, 1024, 4096]))
 def test_windows_tile_the_file(size, max_kib):
     windows = read_ahead_windows(size, max_kib * KiB)

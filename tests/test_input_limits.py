@@ -80,11 +80,20 @@ def scenario_text() -> str:
         ("atlas_lightpath", "tcp.page_B=3", "must be a power of two from 4,096 to 65,536"),
         ("atlas_lightpath", "tcp.tcp_adv_win_scale=40", "an integer from 1 to 31"),
         ("mdsplus", "workload.values_per_read=-9223372036854775808", "at most 2^53 in size"),
+        ("mdsplus", "workload.read_MB=1e308", "read_MB: must be at most 2^53 in size"),
+        ("atlas_lightpath", "rtt_ms=1e308", "rtt_ms: must be at most 2^53 in size"),
+        ("eah_download", "workload.file_size_KiB=1e-9", "a file of at least one byte"),
+        ("psu_mmap", "workload.total_MB=1e12", "total_MB: a mapped file of 1e+12 MB does not fit"),
+        ("psu_mmap", "workload.request_KiB=9e15", "request_KiB: must be at most the mapped file"),
+        ("psu_mmap", "kernel.read_ahead_KiB=1e12", "read-around is modelled up to half the page"),
+        ("em_ingest_microscopes", "client_cap_MBps=1e-300", "at least 2^-53 (1.1e-16) in size"),
     ],
 )
 def test_a_count_or_size_past_what_the_model_takes_is_one_line(run_cli, name, override, message):
     # the counts once hung, or raised a traceback from numpy or numba, at 2**63; a page of 3 bytes
-    # and a window scale of 40 once predicted silently
+    # and a window scale of 40 once predicted silently; a number near the doubles' limit overflowed
+    # to infinity, one near zero underflowed to a division by zero, and a file of no whole byte, a
+    # mapped file past its volume and a read-around past memory raised tracebacks
     status, out, err = run_cli("predict", name, "--set", override, "--point")
     assert status == 2 and not out and err.count("\n") == 1
     assert message in err, err

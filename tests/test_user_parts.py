@@ -101,6 +101,18 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "host_bus": "warp9"}}},
             "c.host_bus: unknown bus 'warp9'",
         ),
+        (  # a byte count past the model's integers once raised an OverflowError
+            {
+                "disks": {
+                    "huge": {
+                        "like": "wd1200jb",
+                        "capacity_GB": 2.0**53,
+                        "sources": {"capacity_GB": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.disks.huge.capacity_GB: must be a capacity up to 1,000,000 GB",
+        ),
     ],
 )
 def test_a_mistake_in_a_part_is_one_line_and_status_2(tmp_path, run_cli, parts, message):

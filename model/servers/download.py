@@ -165,9 +165,11 @@ def read_ahead_windows(
     four when that is at most 1/32 of the maximum, times two when at most 1/4, else the maximum;
     as ``get_next_ra_size``: each next window is four times the last below 1/16 of the maximum,
     else twice it, never above the maximum. Windows stop at the end of the file. A request is
-    ``sendfile``'s pipe of pages unless ``request_B`` is given.
+    ``sendfile``'s pipe of pages unless ``request_B`` is given. A maximum under a page is read-ahead
+    turned off: the kernel then reads the page asked for, one at a time.
     """
     request_B = SPLICE_PAGES * page_B if request_B is None else request_B
+    max_B = max(max_B, page_B)
     size = 1 << (max(request_B, page_B) - 1).bit_length()
     if size <= max_B // 32:
         size *= 4
@@ -309,6 +311,13 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             "drive_queue_depth",
             f"the {disk.name.split(',')[0]} holds at most {disk.queue_depth} commands, "
             f"got {body.drive_queue_depth}",
+        )
+    if round(body.workload.file_size_KiB * 1024) < 1:
+        raise UserError(
+            where,
+            "workload.file_size_KiB",
+            "must be a file of at least one byte (1/1024 KiB), "
+            f"got {body.workload.file_size_KiB:g}",
         )
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B

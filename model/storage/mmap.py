@@ -119,17 +119,41 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         )
     host = catalog.get("hosts", body.host, scenario.path, "host")
     drives, cache_B, mirror, ctrl = build_volume(body, catalog, params, scenario.path)
+    volume_B = min(drive.size_B for drive in drives)
+    if w.total_MB * 1e6 > volume_B:
+        raise UserError(
+            scenario.path,
+            "workload.total_MB",
+            f"a mapped file of {w.total_MB:g} MB does not fit on the volume "
+            f"({volume_B / 1e9:,.0f} GB)",
+        )
+    if w.request_KiB * 1024 > w.total_MB * 1e6:
+        raise UserError(
+            scenario.path,
+            "workload.request_KiB",
+            f"must be at most the mapped file ({w.total_MB:g} MB), got {w.request_KiB:g} KiB",
+        )
     # the program's chunk, in whole pages, and the read-around window in chunks
     page_B = body.kernel.page_B
     block_B = max(page_B, int(w.request_KiB * 1024) // page_B * page_B)
-    window = max(1, round(body.kernel.read_ahead_KiB * 1024 / block_B))
     blocks = math.ceil(w.total_MB * 1e6 / block_B)
+    # a fault reads around it at most the whole file
+    window = min(blocks, max(1, round(body.kernel.read_ahead_KiB * 1024 / block_B)))
+    cache_blocks = int(page_cache_B(host.memory_MB) / block_B)
+    if window > cache_blocks // 2:  # the two streams' read-arounds must fit in memory together
+        raise UserError(
+            scenario.path,
+            "kernel.read_ahead_KiB",
+            "a memory-mapped file's read-around is modelled up to half the page cache "
+            f"({cache_blocks // 2 * block_B / 1024:,.0f} KiB on this host), "
+            f"got {body.kernel.read_ahead_KiB:g} KiB",
+        )
     memory_B = host.memory_MB * 1e6
     from .mmap_loop import MappedFile  # numba: imported (and compiled, or cached) on use
 
     mapped = MappedFile(
         blocks,
-        int(page_cache_B(host.memory_MB) / block_B),
+        cache_blocks,
         round(reclaim_batch_B(memory_B) / block_B),
         max_request_B(ctrl),
         drives,
