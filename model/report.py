@@ -22,6 +22,8 @@ def _fmt(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
     magnitude = abs(value)
+    if 0 < magnitude < 0.001:  # three significant digits, where fixed point would print 0.0000
+        return f"{value:.3g} {unit}"
     digits = 0 if magnitude >= 1000 else 1 if magnitude >= 10 else 2 if magnitude >= 0.1 else 4
     return f"{value:,.{digits}f} {unit}"
 

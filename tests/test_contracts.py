@@ -39,6 +39,22 @@ def test_predict_text_carries_units(run_cli):
     assert "MB/s" in out and " s for " in out and "bottleneck" in out
 
 
+def test_a_rate_far_below_a_thousandth_keeps_its_digits(run_cli):
+    # a server clocked at 1e-9 GHz once printed its rate as 0.0000 MB/s
+    status, out, _ = run_cli(
+        "predict",
+        "mdsplus",
+        "--set",
+        "workload.read_MB=1e-9",
+        "--set",
+        "lan_rtt_ms=1000",
+        "--point",
+    )
+    assert status == 0
+    rate = out.split("throughput", 1)[1].split()[0]
+    assert "e-" in rate and float(rate) > 0, out
+
+
 def test_validate_json_contract(run_cli):
     status, out, err = run_cli("validate", "--json")
     assert status == 0, err
