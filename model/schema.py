@@ -43,7 +43,7 @@ NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
 # model's arithmetic is in doubles; numpy and numba refuse integers past 2^63, and a number near the
 # doubles' limit, 1.8e308, overflows to infinity once a unit is converted); and the smallest
 # non-zero one, 2^-53 (a rate of 1e-300 MB/s underflowed to a division by zero)
-LARGEST_INT = 2**53
+LARGEST = 2**53
 SMALLEST = 2.0**-53
 
 POSITIVE_INT = Bound(1.0, words="a positive integer")
@@ -98,7 +98,7 @@ def _refuse_non_finite(value: Any, where: str, key: str) -> None:
 
 
 def _refuse_out_of_range(value: Any, where: str, key: str) -> None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > LARGEST_INT:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > LARGEST:
         raise UserError(where, key or "(top level)", f"must be at most 2^53 in size, got {value}")
     if isinstance(value, float) and 0.0 < abs(value) < SMALLEST:
         raise UserError(
