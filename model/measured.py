@@ -217,13 +217,6 @@ def title(key: str) -> str:
     return f'"{entry["title"]}" ({entry["authors"]}, {date})'
 
 
-def short_title(key: str) -> str:
-    """A report by its title alone, for a table's heading or a figure's legend."""
-    title(key)  # an unknown key is one line, as anywhere
-    entry = sources().get(key) or external_sources()[key]
-    return f'"{entry["title"]}"'
-
-
 def cite(source: str) -> str:
     """A ``source`` cell (``001_4cf980d67b39ffac.txt slide 9``) with the report cited by its title,
     authors and date in place of its file name: the form every output shows."""
