@@ -373,6 +373,18 @@ _SERIAL_ENCODING = {"nvme": "128b130b", "sata": "8b10b", "sas": "8b10b"}
 class Catalog:
     parts: dict[str, dict[str, Part]]
 
+    @functools.cached_property
+    def users_parts(self) -> tuple[tuple[str, str, str], ...]:
+        """The parts the user added to the project's catalog, as (category, id, repr): what sets
+        two catalogs apart (empty for the project's own)."""
+        base = load().parts
+        return tuple(
+            (category, pid, repr(part))
+            for category, table in sorted(self.parts.items())
+            for pid, part in sorted(table.items())
+            if base.get(category, {}).get(pid) is not part
+        )
+
     def get(self, category: str, part_id: str, where: str, key: str) -> Part:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
         table = self.parts[category]

@@ -20,3 +20,14 @@ def shown(path: Path) -> str:
         return str(path.resolve().relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
+
+
+def inside(folder: Path, name: str | Path) -> Path | None:
+    """``name`` (relative to ``folder``, or absolute) resolved, links followed, when it lies in
+    ``folder`` or below it; else None: how a file named in a user's file is kept to its folder."""
+    folder = Path(folder).resolve()
+    try:
+        file = (folder / name).resolve()
+    except (OSError, ValueError):  # a loop of links, a NUL byte
+        return None
+    return file if file.is_relative_to(folder) else None

@@ -128,6 +128,22 @@ def resolve(name_or_path: str | Path) -> Path:
     return paths.SCENARIOS / f"{name_or_path}.yaml"
 
 
+def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
+    """The file of a scenario another file names (a scenario's reference, a grid's ``scenario``):
+    a plain name is one of the project's (``data/scenarios/NAME.yaml``); a path is read only in the
+    naming file's ``folder`` or below it."""
+    if not any(sep in name for sep in "/\\") and Path(name).suffix not in (".yaml", ".yml"):
+        return paths.SCENARIOS / f"{name}.yaml"
+    file = paths.inside(folder, name)
+    if file is None:
+        raise UserError(
+            where,
+            key,
+            f"must be a scenario name or a file in {paths.shown(folder)} or below it, got {name!r}",
+        )
+    return file
+
+
 def _seed(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise UserError(where, "seed", f"must be a non-negative integer, got {value!r}")
@@ -200,12 +216,13 @@ def load(
         variant=chosen,
         overrides=tuple(overrides),
         path=where,
+        folder=str(path.resolve().parent),
         set_by=tuple(set_by),
         catalog=parts,
     )
     try:
         built = build_dataclass(body_cls, body, where)
-        refs = _references(built, where, catalogs, _depth)
+        refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         raise unbuilt.relocated(exc) from None
     return replace(
@@ -285,7 +302,7 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(scenario, body=body, refs=_references(body, where, (), 0))
+    return replace(scenario, body=body, refs=_references(body, where, Path(scenario.folder), (), 0))
 
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
@@ -299,8 +316,8 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
         raise UserError(where, "catalogs", "must be a list of parts files beside the scenario")
     folder = path.resolve().parent
     for i, name in enumerate(named):
-        file = (folder / name).resolve()
-        if not file.is_relative_to(folder):
+        file = paths.inside(folder, name)
+        if file is None:
             raise UserError(
                 where,
                 f"catalogs[{i}]",
@@ -312,16 +329,24 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     return parts
 
 
-def _references(body: Any, where: str, catalogs: tuple, depth: int) -> dict[str, Scenario]:
-    """Load the scenarios ``body`` names; a mistake in one is told as the key that names it."""
+def _references(
+    body: Any, where: str, folder: Path, catalogs: tuple, depth: int
+) -> dict[str, Scenario]:
+    """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it); a
+    mistake in one is told as the key that names it."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
     loaded: dict[str, Scenario] = {}
     for ref in named:
+        file = named_scenario(ref.name, folder, where, ref.key)
         try:
             scenario = load(
-                ref.name, ref.overrides, where_overrides=f"{where} {ref.key}", _depth=depth + 1
+                file,
+                ref.overrides,
+                where_overrides=f"{where} {ref.key}",
+                catalogs=catalogs,
+                _depth=depth + 1,
             )
         except UserError as exc:
             raise UserError(where, ref.key, f"{ref.name!r}: {exc.line()}") from None
@@ -359,7 +384,7 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(scenario, body=body, refs=_references(body, where, (), 0))
+    return replace(scenario, body=body, refs=_references(body, where, Path(scenario.folder), (), 0))
 
 
 def variants_of(name_or_path: str | Path) -> list[str]:

@@ -44,6 +44,8 @@ class Scenario:
     variant: str | None = None
     overrides: tuple[str, ...] = ()
     path: str = ""
+    # the folder of its file: the scenarios and parts files it names are read there or below it
+    folder: str = ""
     # (dotted key, where its value came from) for each key not from the file
     set_by: tuple[tuple[str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there

@@ -321,7 +321,16 @@ def _bounded(values: dict[str, float]) -> dict[str, float]:
 # --- simulation, cached -------------------------------------------------------------------------
 
 _runs: dict[tuple, tuple[Any, tuple[str, ...]]] = {}
-_seedless: set[tuple] = set()  # (model, body) whose run drew no random stream: no noise
+_seedless: set[tuple] = set()  # scenarios (_identity) whose run drew no random stream: no noise
+
+
+def _identity(scenario: Scenario) -> tuple:
+    """What a scenario's result depends on besides its seed and parameters: its body, the parts of
+    the user's it may name, and the scenarios it names, each the same way (a parts file or a named
+    scenario edited between two runs in one session is a new scenario)."""
+    users_parts = scenario.catalog.users_parts if scenario.catalog is not None else ()
+    named = tuple((key, _identity(ref)) for key, ref in sorted(scenario.refs.items()))
+    return (scenario.model, repr(scenario.body), users_parts, named)
 
 
 def clear_cache() -> None:
@@ -336,7 +345,7 @@ def simulated(
     parameters the model read; cached on what determines it."""
     from .simulate import simulate
 
-    key = (scenario.model, repr(scenario.body), seed, repr(sorted(config.items())))
+    key = (_identity(scenario), seed, repr(sorted(config.items())))
     first = _runs.get(key + (None,))
     if first is not None:
         hit = _runs.get(key + (tuple(values[n] for n in first[1]),))
@@ -349,7 +358,7 @@ def simulated(
     streams = rng.made
     out = (simulate(changed, recording), tuple(sorted(recording.read)))
     if rng.made == streams and not config:  # the scenario itself, at its own seed or another
-        _seedless.add(key[:2])
+        _seedless.add(key[0])
     _runs.setdefault(key + (None,), out)
     _runs[key + (tuple(values[n] for n in out[1]),)] = out
     return out
@@ -591,7 +600,7 @@ def _model_errors() -> dict:
 
 def _drew_none(scenario: Scenario) -> bool:
     """Whether the scenario's point run drew no random stream (its seed changes nothing)."""
-    return (scenario.model, repr(scenario.body)) in _seedless
+    return _identity(scenario) in _seedless
 
 
 def _base_and_read(scenario: Scenario, base: dict[str, float] | None, metric: str):

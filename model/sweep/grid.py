@@ -24,7 +24,7 @@ import json
 import keyword
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -160,9 +160,33 @@ def expand(grid: Grid) -> list[dict[str, Any]]:
 
 
 def notebook_path(grid: Grid) -> Path:
-    """A notebook grid's notebook: relative to the project, else to the working directory."""
-    inside = paths.PROJECT_ROOT / str(grid.notebook)
-    return inside if inside.exists() else Path(str(grid.notebook))
+    """A notebook grid's notebook, as ``load`` resolved it."""
+    return Path(str(grid.notebook))
+
+
+def _resolved(grid: Grid, folder: Path) -> Grid:
+    """``grid`` with the files it names resolved: a scenario named by a path, and a notebook, are
+    read only in the grid's ``folder`` or below it, or for a notebook in the project's
+    ``notebooks/`` (named from the project's root, as ``notebooks/sweep_point.ipynb``)."""
+    where = grid.path
+    if grid.scenario is not None:
+        file = scenario_module.named_scenario(grid.scenario, folder, where, "scenario")
+        if file != paths.SCENARIOS / f"{grid.scenario}.yaml":  # a path, not a plain name
+            grid = replace(grid, scenario=str(file))
+    if grid.notebook is not None:
+        file = paths.inside(folder, grid.notebook)
+        project = paths.inside(paths.NOTEBOOKS, paths.PROJECT_ROOT / grid.notebook)
+        if file is None or not file.exists():
+            file = project if project is not None and project.exists() else file
+        if file is None:
+            raise UserError(
+                where,
+                "notebook",
+                f"must be a notebook in notebooks/ or in {paths.shown(folder)} or below it, "
+                f"got {grid.notebook!r}",
+            )
+        grid = replace(grid, notebook=str(file))
+    return grid
 
 
 def declared_parameters(notebook: Path, where: str) -> set[str]:
@@ -234,7 +258,7 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
     raw.setdefault("name", path.stem)
-    grid = build_dataclass(Grid, {**raw, "path": where}, where)
+    grid = _resolved(build_dataclass(Grid, {**raw, "path": where}, where), path.resolve().parent)
     if grid.notebook is not None:
         _check_parameters(grid)
     points = expand(grid)

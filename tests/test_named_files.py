@@ -1,0 +1,126 @@
+"""A file that a user's file names (a scenario's reference, a grid's scenario or notebook) is read
+only in the naming file's folder or below it; the parts files given with ``--catalog`` reach the
+scenarios a scenario names."""
+
+import json
+
+import yaml
+from grid_files import grid, notebook, one_line
+
+from model import paths, scenario
+from model.sweep import grid as grid_module
+
+MICROSCOPES = paths.SCENARIOS / "em_ingest_microscopes.yaml"
+STORE = paths.SCENARIOS / "em_ingest.yaml"
+
+
+def _ingest(folder, storage):
+    """The microscope ingest scenario in ``folder``, its store named ``storage``."""
+    raw = yaml.safe_load(MICROSCOPES.read_text())
+    raw["storage"] = storage
+    path = folder / "ingest.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def test_a_reference_outside_the_scenario_s_folder_is_refused(run_cli, tmp_path):
+    # '/etc/passwd' was read (and refused only as not being a scenario)
+    (tmp_path / "outside.yaml").write_text(STORE.read_text())
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    for named in ("../outside.yaml", "/etc/passwd"):
+        path = _ingest(inner, named)
+        one_line(run_cli("predict", str(path), "--point"), "storage: must be a scenario name or")
+
+
+def test_a_reference_by_path_is_read_beside_the_scenario_not_in_the_working_directory(tmp_path):
+    (tmp_path / "store.yaml").write_text(STORE.read_text())
+    loaded = scenario.load(_ingest(tmp_path, "store.yaml"))
+    assert loaded.refs["storage"].path == str(tmp_path / "store.yaml")
+    assert scenario.load(_ingest(tmp_path, "em_ingest")).refs["storage"].path == (
+        "data/scenarios/em_ingest.yaml"
+    )
+
+
+def test_catalog_parts_reach_the_scenario_a_scenario_names(run_cli, tmp_path):
+    # the store's drives are a part only the --catalog file holds; it once reached the ingest
+    # scenario alone, and its store could not name the part
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        yaml.safe_dump(
+            {
+                "disks": {
+                    "my_nl_sas": {
+                        "like": "st4000nm0023",
+                        "rpm": 7200,
+                        "sources": {"rpm": "estimated: a test's drive"},
+                    }
+                }
+            }
+        )
+    )
+    store = yaml.safe_load(STORE.read_text())
+    store["volumes"]["lv"]["disks"]["part"] = "my_nl_sas"
+    (tmp_path / "store.yaml").write_text(yaml.safe_dump(store))
+    path = _ingest(tmp_path, "store.yaml")
+    status, out, err = run_cli("predict", str(path), "--catalog", str(parts), "--point")
+    assert status == 0 and "MB/s" in out, err
+    one_line(run_cli("predict", str(path), "--point"), "my_nl_sas")
+
+
+def test_a_grid_reads_its_scenario_and_notebook_only_in_its_folder(run_cli, tmp_path):
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (tmp_path / "outside.yaml").write_text(STORE.read_text())
+    for named in ("../outside.yaml", "/etc/passwd"):
+        path = grid(inner, scenario=named, product={"workload.streams": [1]})
+        one_line(run_cli("sweep", str(path)), "scenario: must be a scenario name or")
+    outside_notebook = notebook(tmp_path / "outside.ipynb", "x = 1\nresult_path = ''\n")
+    for named in (str(outside_notebook), "../outside.ipynb", "../../../etc/passwd"):
+        path = grid(inner, scenario=None, notebook=named, engine="papermill", product={"x": [1]})
+        one_line(run_cli("sweep", str(path)), "notebook: must be a notebook in notebooks/")
+
+
+def test_a_grid_s_files_beside_it_and_the_project_s_notebooks_load(tmp_path):
+    (tmp_path / "store.yaml").write_text(STORE.read_text())
+    loaded, _ = grid_module.load(
+        grid(tmp_path, scenario="store.yaml", product={"workload.streams": [1]})
+    )
+    assert loaded.scenario == str(tmp_path / "store.yaml")
+    mine = notebook(tmp_path / "mine.ipynb", "x = 1\nresult_path = ''\n")
+    for named, expected in (
+        ("mine.ipynb", mine),
+        ("notebooks/sweep_point.ipynb", paths.NOTEBOOKS / "sweep_point.ipynb"),
+    ):
+        spec = {"scenario": None, "notebook": named, "engine": "papermill", "product": {"x": [1]}}
+        if "sweep_point" in named:
+            cells = json.loads(expected.read_text())["cells"]
+            declared = next(c for c in cells if "parameters" in c["metadata"].get("tags", []))
+            assert "scenario" in "".join(declared["source"])
+            spec["product"] = {"scenario": ["em_ingest"]}
+        loaded, _ = grid_module.load(grid(tmp_path, **spec))
+        assert loaded.notebook == str(expected)
+
+
+def test_one_part_id_from_two_parts_files_gives_each_its_own_answer(run_cli, tmp_path):
+    # predictions were cached on the scenario's body alone: the second parts file's drive got the
+    # first one's answer in the same session (a notebook comparing two quotes)
+    rates = []
+    for mbps in (300, 600):
+        parts = tmp_path / f"parts_{mbps}.yaml"
+        source = {"internal_rate_max_Mbps": "estimated: a test's drive"}
+        drive = {"like": "wd1200jb", "internal_rate_max_Mbps": mbps, "sources": source}
+        parts.write_text(yaml.safe_dump({"disks": {"my_drive": drive}}))
+        status, out, err = run_cli(
+            "predict",
+            "atlas_intellistation",
+            "--catalog",
+            str(parts),
+            "--set",
+            "volumes.md0.disks.part=my_drive",
+            "--json",
+            "--point",
+        )
+        assert status == 0, err
+        rates.append(json.loads(out)["throughput_MBps"])
+    assert rates[1] > 1.5 * rates[0], rates
