@@ -121,7 +121,13 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             cwd=str(notebook.parent),
             **kernel_options(Path(tmp)),
         )
-        return json.loads(result_path.read_text())
+        figures = json.loads(result_path.read_text())
+    if not isinstance(figures, dict):
+        raise ValueError(
+            f"the notebook wrote {type(figures).__name__} to result_path; it must be a JSON "
+            "object of named figures"
+        )
+    return figures
 
 
 MODEL, INFRASTRUCTURE = "model", "infrastructure"
@@ -153,6 +159,14 @@ def failure_kind(exc: BaseException) -> str:
     return MODEL
 
 
+def _storable(value: Any) -> Any:
+    """``value`` as one parquet column holds it whatever the other points hold: a list or a mapping
+    as its JSON text, as ``utilization`` is."""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
+
+
 def _record(spec: dict[str, Any]) -> dict[str, Any]:
     record = {
         "point_id": spec["point_id"],
@@ -163,7 +177,7 @@ def _record(spec: dict[str, Any]) -> dict[str, Any]:
         "git_commit": spec["commit"],
         "attempts": spec.get("attempt", 1),
     }
-    record.update({f"param:{k}": v for k, v in spec["point"].items()})
+    record.update({f"param:{k}": _storable(v) for k, v in spec["point"].items()})
     return record
 
 
@@ -178,7 +192,14 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     record = _record(spec)
     try:
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
-        record.update(status="ok", failure="", error="", **figures)
+        taken = sorted(set(figures) & (set(record) | {"status", "failure", "error", "wall_s"}))
+        if taken:
+            raise ValueError(
+                f"the point's figures name columns the sweep keeps ({', '.join(taken)}); "
+                "rename them"
+            )
+        record.update({k: _storable(v) for k, v in figures.items()})
+        record.update(status="ok", failure="", error="")
     except Exception as exc:  # a failed point is data: recorded, and the rest go on
         line = traceback.format_exception_only(type(exc), exc)[-1].strip()
         record.update(status="failed", failure=failure_kind(exc), error=line)

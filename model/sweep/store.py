@@ -38,6 +38,18 @@ class Stopped(UserError):
         self.exit_status = exit_status
 
 
+def _one_kind(column: pd.Series) -> pd.Series:
+    """A column parquet can store: one whose points gave values of several kinds (a number here, a
+    word there) holds them as text, a word as it is and anything else as its JSON text; a missing
+    value stays missing."""
+    present = column[column.notna()]
+    if len({type(v) for v in present}) <= 1:
+        return column
+    return column.map(
+        lambda v: v if v is None or isinstance(v, str) or v != v else json.dumps(v, default=str)
+    )
+
+
 def point_id(
     grid_target: str,
     engine: str,
@@ -145,6 +157,8 @@ class Store:
         table = pd.DataFrame.from_records(
             [row for f in files for row in pd.read_parquet(f).to_dict("records")]
         )
+        for column in table.select_dtypes(include="object").columns:
+            table[column] = _one_kind(table[column])
         return table.sort_values("point_index", kind="stable", ignore_index=True)
 
     def gather(self, ids: set[str]) -> Path:
