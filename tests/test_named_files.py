@@ -3,6 +3,7 @@ only in the naming file's folder or below it; the parts files given with ``--cat
 scenarios a scenario names."""
 
 import json
+from pathlib import Path
 
 import yaml
 from grid_files import grid, notebook, one_line
@@ -36,7 +37,7 @@ def test_a_reference_outside_the_scenario_s_folder_is_refused(run_cli, tmp_path)
 def test_a_reference_by_path_is_read_beside_the_scenario_not_in_the_working_directory(tmp_path):
     (tmp_path / "store.yaml").write_text(STORE.read_text())
     loaded = scenario.load(_ingest(tmp_path, "store.yaml"))
-    assert loaded.refs["storage"].path == str(tmp_path / "store.yaml")
+    assert Path(loaded.refs["storage"].path).resolve() == (tmp_path / "store.yaml").resolve()
     assert scenario.load(_ingest(tmp_path, "em_ingest")).refs["storage"].path == (
         "data/scenarios/em_ingest.yaml"
     )
@@ -86,7 +87,7 @@ def test_a_grid_s_files_beside_it_and_the_project_s_notebooks_load(tmp_path):
     loaded, _ = grid_module.load(
         grid(tmp_path, scenario="store.yaml", product={"workload.streams": [1]})
     )
-    assert loaded.scenario == str(tmp_path / "store.yaml")
+    assert Path(loaded.scenario) == (tmp_path / "store.yaml").resolve()
     mine = notebook(tmp_path / "mine.ipynb", "x = 1\nresult_path = ''\n")
     for named, expected in (
         ("mine.ipynb", mine),
@@ -99,7 +100,7 @@ def test_a_grid_s_files_beside_it_and_the_project_s_notebooks_load(tmp_path):
             assert "scenario" in "".join(declared["source"])
             spec["product"] = {"scenario": ["em_ingest"]}
         loaded, _ = grid_module.load(grid(tmp_path, **spec))
-        assert loaded.notebook == str(expected)
+        assert Path(loaded.notebook) == expected.resolve()
 
 
 def test_one_part_id_from_two_parts_files_gives_each_its_own_answer(run_cli, tmp_path):
