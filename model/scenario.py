@@ -217,6 +217,7 @@ def load(
         overrides=tuple(overrides),
         path=where,
         folder=str(path.resolve().parent),
+        catalogs=tuple(str(Path(c).resolve()) for c in catalogs),
         set_by=tuple(set_by),
         catalog=parts,
     )
@@ -302,7 +303,11 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(scenario, body=body, refs=_references(body, where, Path(scenario.folder), (), 0))
+    return replace(
+        scenario,
+        body=body,
+        refs=_references(body, where, Path(scenario.folder), scenario.catalogs, 0),
+    )
 
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
@@ -384,7 +389,11 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(scenario, body=body, refs=_references(body, where, Path(scenario.folder), (), 0))
+    return replace(
+        scenario,
+        body=body,
+        refs=_references(body, where, Path(scenario.folder), scenario.catalogs, 0),
+    )
 
 
 def variants_of(name_or_path: str | Path) -> list[str]:

@@ -46,6 +46,8 @@ class Scenario:
     path: str = ""
     # the folder of its file: the scenarios and parts files it names are read there or below it
     folder: str = ""
+    # the parts files given with it (--catalog), which reach the scenarios it names too
+    catalogs: tuple[str, ...] = ()
     # (dotted key, where its value came from) for each key not from the file
     set_by: tuple[tuple[str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there

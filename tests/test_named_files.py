@@ -125,3 +125,20 @@ def test_one_part_id_from_two_parts_files_gives_each_its_own_answer(run_cli, tmp
         assert status == 0, err
         rates.append(json.loads(out)["throughput_MBps"])
     assert rates[1] > 1.5 * rates[0], rates
+
+
+def test_catalog_parts_reach_each_scenario_an_unknown_names(tmp_path):
+    # an unknown over the store named reloaded it without the --catalog files (the ingest's own
+    # catalog still served the simulation; the store alone did not know the part)
+    parts = tmp_path / "parts.yaml"
+    drive = {"like": "st4000nm0023", "rpm": 7200, "sources": {"rpm": "estimated: a test"}}
+    parts.write_text(yaml.safe_dump({"disks": {"my_nl_sas": drive}}))
+    store = yaml.safe_load(STORE.read_text())
+    store["volumes"]["lv"]["disks"]["part"] = "my_nl_sas"
+    for name in ("store_a.yaml", "store_b.yaml"):
+        (tmp_path / name).write_text(yaml.safe_dump(store))
+    path = _ingest(tmp_path, "store_a.yaml")
+    loaded = scenario.load(path, catalogs=(str(parts),))
+    other = scenario.with_values(loaded, {"storage": "store_b.yaml"}).refs["storage"]
+    assert Path(other.path).name == "store_b.yaml"
+    assert "my_nl_sas" in other.catalog.parts["disks"]
