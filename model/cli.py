@@ -94,7 +94,9 @@ def _predict(args) -> int:
     from . import params, uncertainty
     from . import scenario as scenario_module
 
-    scenario = scenario_module.load(args.scenario, args.overrides, catalogs=tuple(args.catalogs))
+    scenario = scenario_module.load(
+        args.scenario, args.overrides, catalogs=tuple(args.catalogs), typed=True
+    )
     values = params.calibrated()
     result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
     interval = None if args.point else uncertainty.interval(scenario)

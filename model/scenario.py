@@ -156,12 +156,15 @@ def load(
     *,
     where_overrides: str = "--set",
     catalogs: tuple[str | Path, ...] = (),
+    typed: bool = False,
     _depth: int = 0,
 ) -> Scenario:
     """Load and validate a scenario, apply ``variant=NAME``, ``seed=N`` and ``dotted.key=value``
     overrides, and load every scenario its body names. Its parts come from the project's catalog,
     the user's parts files ``catalogs`` (``--catalog``, for it and every scenario it names), the
-    files its own ``catalogs:`` names (inside its folder) and its inline ``parts:``."""
+    files its own ``catalogs:`` names (inside its folder) and its inline ``parts:``. A scenario
+    named by a path is read in its naming file's folder or below it, unless ``typed``: overrides
+    the user typed (``predict --set``) name files as a shell does, from the working directory."""
     path = resolve(name_or_path)
     where = paths.shown(path)
     raw = read_yaml(path)
@@ -223,7 +226,8 @@ def load(
     )
     try:
         built = build_dataclass(body_cls, body, where)
-        refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth)
+        as_typed = frozenset(k for k, w in set_by if w == where_overrides) if typed else frozenset()
+        refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         raise unbuilt.relocated(exc) from None
     return replace(
@@ -335,16 +339,26 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
 
 
 def _references(
-    body: Any, where: str, folder: Path, catalogs: tuple, depth: int
+    body: Any,
+    where: str,
+    folder: Path,
+    catalogs: tuple,
+    depth: int,
+    as_typed: frozenset[str] = frozenset(),
 ) -> dict[str, Scenario]:
-    """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it); a
-    mistake in one is told as the key that names it."""
+    """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it, but
+    at the keys ``as_typed`` as a shell reads it); a mistake in one is told as the key that names
+    it."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
     loaded: dict[str, Scenario] = {}
     for ref in named:
-        file = named_scenario(ref.name, folder, where, ref.key)
+        file = (
+            resolve(ref.name)
+            if ref.key in as_typed
+            else named_scenario(ref.name, folder, where, ref.key)
+        )
         try:
             scenario = load(
                 file,

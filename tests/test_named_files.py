@@ -142,3 +142,21 @@ def test_catalog_parts_reach_each_scenario_an_unknown_names(tmp_path):
     other = scenario.with_values(loaded, {"storage": "store_b.yaml"}).refs["storage"]
     assert Path(other.path).name == "store_b.yaml"
     assert "my_nl_sas" in other.catalog.parts["disks"]
+
+
+def test_a_scenario_named_on_the_command_line_is_read_where_the_user_points(run_cli, tmp_path):
+    # --set is the user's own typing: a path there is read as a shell reads it, from anywhere;
+    # the same path in a file, a variant or a grid stays in that file's folder
+    (tmp_path / "store.yaml").write_text(STORE.read_text())
+    named = str(tmp_path / "store.yaml")
+    status, out, err = run_cli("predict", "em_ingest_microscopes", "--set", f"storage={named}")
+    assert status == 0 and "MB/s" in out, err
+    loaded = scenario.load("em_ingest_microscopes", [f"storage={named}"], typed=True)
+    assert Path(loaded.refs["storage"].path).resolve() == (tmp_path / "store.yaml").resolve()
+    one_line(
+        run_cli(
+            "sweep",
+            str(grid(tmp_path, scenario="em_ingest_microscopes", product={"storage": [named]})),
+        ),
+        "storage: must be a scenario name or",
+    )
