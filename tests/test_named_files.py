@@ -160,3 +160,20 @@ def test_a_scenario_named_on_the_command_line_is_read_where_the_user_points(run_
         ),
         "storage: must be a scenario name or",
     )
+
+
+def test_an_edit_to_a_scenario_a_grid_s_scenario_names_reruns_its_points(tmp_path):
+    # a resumed grid kept the points run before the store the ingest names was edited
+    from model.sweep import run as run_module
+
+    (tmp_path / "store.yaml").write_text(STORE.read_text())
+    _ingest(tmp_path, "store.yaml")
+    path = grid(tmp_path, scenario="ingest.yaml", product={"clients": [1, 2]})
+    loaded, points = grid_module.load(path)
+    out = tmp_path / "out"
+    assert run_module.run(loaded, points, out, workers=1, progress=False) == (2, 0, 0)
+    assert run_module.run(loaded, points, out, workers=1, progress=False) == (0, 0, 2)
+    store = yaml.safe_load((tmp_path / "store.yaml").read_text())
+    store["volumes"]["lv"]["cache_block_KiB"] = 32
+    (tmp_path / "store.yaml").write_text(yaml.safe_dump(store))
+    assert run_module.run(loaded, points, out, workers=1, progress=False) == (2, 0, 0)

@@ -217,7 +217,7 @@ def _again(record: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any] | Non
 
 def inputs_fingerprint(grid: Grid) -> str:
     """What a point's result depends on besides the point: calibrated parameters, catalog, scenario
-    or notebook, and the model's code.
+    (with the scenarios it names and the user's parts) or notebook, and the model's code.
 
     It enters each point's id, so that resuming after a recalibration, a catalog change or a change
     to the code (an update, or a local edit git has not seen) reruns the points instead of keeping
@@ -235,8 +235,13 @@ def inputs_fingerprint(grid: Grid) -> str:
 
         digest.update(b"intervals")
         files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
-    if grid.scenario is not None:
-        files.append(scenario_module.resolve(grid.scenario))
+    if grid.scenario is not None:  # its file, the files of the scenarios it names, their parts
+        pending = [scenario_module.load(grid.scenario, list(grid.base))]
+        while pending:
+            loaded = pending.pop()
+            files.append(Path(loaded.folder) / Path(loaded.path).name)
+            digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
+            pending += loaded.refs.values()
     if grid.notebook is not None:
         files.append(paths.PROJECT_ROOT / grid.notebook)
     for f in files:
