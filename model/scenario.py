@@ -128,11 +128,17 @@ def resolve(name_or_path: str | Path) -> Path:
     return paths.SCENARIOS / f"{name_or_path}.yaml"
 
 
+def plain_name(name: str) -> bool:
+    """Whether a scenario another file names is given by a plain name (one of the project's), not
+    by a path."""
+    return not any(sep in name for sep in "/\\") and Path(name).suffix not in (".yaml", ".yml")
+
+
 def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     """The file of a scenario another file names (a scenario's reference, a grid's ``scenario``):
     a plain name is one of the project's (``data/scenarios/NAME.yaml``); a path is read only in the
     naming file's ``folder`` or below it."""
-    if not any(sep in name for sep in "/\\") and Path(name).suffix not in (".yaml", ".yml"):
+    if plain_name(name):
         return paths.SCENARIOS / f"{name}.yaml"
     file = paths.inside(folder, name)
     if file is None:

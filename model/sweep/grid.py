@@ -169,10 +169,9 @@ def _resolved(grid: Grid, folder: Path) -> Grid:
     read only in the grid's ``folder`` or below it, or for a notebook in the project's
     ``notebooks/`` (named from the project's root, as ``notebooks/sweep_point.ipynb``)."""
     where = grid.path
-    if grid.scenario is not None:
+    if grid.scenario is not None and not scenario_module.plain_name(grid.scenario):
         file = scenario_module.named_scenario(grid.scenario, folder, where, "scenario")
-        if file != paths.SCENARIOS / f"{grid.scenario}.yaml":  # a path, not a plain name
-            grid = replace(grid, scenario=str(file))
+        grid = replace(grid, scenario=str(file))
     if grid.notebook is not None:
         file = paths.inside(folder, grid.notebook)
         project = paths.inside(paths.NOTEBOOKS, paths.PROJECT_ROOT / grid.notebook)
