@@ -177,3 +177,21 @@ def test_an_edit_to_a_scenario_a_grid_s_scenario_names_reruns_its_points(tmp_pat
     store["volumes"]["lv"]["cache_block_KiB"] = 32
     (tmp_path / "store.yaml").write_text(yaml.safe_dump(store))
     assert run_module.run(loaded, points, out, workers=1, progress=False) == (2, 0, 0)
+
+
+def test_an_edit_to_a_scenario_a_grid_s_point_names_reruns_that_point(tmp_path):
+    # a point whose value names a store (storage: b.yaml) kept its stale result after b.yaml was
+    # edited: the point's id held the name, not the file
+    from model.sweep import run as run_module
+
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_text(STORE.read_text())
+    _ingest(tmp_path, "a.yaml")
+    path = grid(tmp_path, scenario="ingest.yaml", product={"storage": ["a.yaml", "b.yaml"]})
+    loaded, points = grid_module.load(path)
+    out = tmp_path / "out"
+    assert run_module.run(loaded, points, out, workers=1, progress=False) == (2, 0, 0)
+    store = yaml.safe_load((tmp_path / "b.yaml").read_text())
+    store["volumes"]["lv"]["cache_block_KiB"] = 32
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(store))
+    assert run_module.run(loaded, points, out, workers=1, progress=False) == (1, 0, 1)

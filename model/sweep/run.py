@@ -13,6 +13,7 @@ rest at once (status 130); a full disk or a lost scheduler stops the sweep with 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -221,11 +222,8 @@ def inputs_fingerprint(grid: Grid) -> str:
 
     It enters each point's id, so that resuming after a recalibration, a catalog change or a change
     to the code (an update, or a local edit git has not seen) reruns the points instead of keeping
-    stale results."""
-    import hashlib
-
+    stale results. What a point's own values name enters its id alone (``_named_by_values``)."""
     from .. import params
-    from .. import scenario as scenario_module
 
     digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
     digest.update(provenance.code_fingerprint().encode())
@@ -236,17 +234,54 @@ def inputs_fingerprint(grid: Grid) -> str:
         digest.update(b"intervals")
         files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
     if grid.scenario is not None:  # its file, the files of the scenarios it names, their parts
-        pending = [scenario_module.load(grid.scenario, list(grid.base))]
-        while pending:
-            loaded = pending.pop()
-            files.append(Path(loaded.folder) / Path(loaded.path).name)
-            digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
-            pending += loaded.refs.values()
+        digest.update(_scenario_fingerprint(grid.scenario, list(grid.base)).encode())
     if grid.notebook is not None:
         files.append(paths.PROJECT_ROOT / grid.notebook)
     for f in files:
         digest.update(Path(f).read_bytes())
     return digest.hexdigest()[:12]
+
+
+def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
+    """The contents of the scenario ``name`` loaded with ``overrides``: its file, the files of the
+    scenarios it names (and those they name), and the user's parts each was loaded with."""
+    from .. import scenario as scenario_module
+
+    digest = hashlib.sha1()
+    pending = [scenario_module.load(name, overrides)]
+    while pending:
+        loaded = pending.pop()
+        digest.update((Path(loaded.folder) / Path(loaded.path).name).read_bytes())
+        digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
+        pending += loaded.refs.values()
+    return digest.hexdigest()[:12]
+
+
+def _named_by_values(grid: Grid, points: list[dict[str, Any]]) -> list[str]:
+    """For each point, the contents of what its values name that the grid's scenario alone does
+    not: a value that names another scenario (``storage: b.yaml``), or a variant that does. Each
+    distinct value is loaded once, as the grid's check loads them; a sampled range's numbers
+    name nothing and are skipped."""
+    if grid.scenario is None:
+        return [""] * len(points)
+    base = list(grid.base)
+    alone = _scenario_fingerprint(grid.scenario, base)
+    sampled = set(grid.sample.ranges) if grid.sample is not None else set()
+    named: dict[tuple[str, str], str] = {}
+    out = []
+    for point in points:
+        parts = []
+        for k, v in sorted(point.items()):
+            if k in sampled:
+                continue
+            key = (k, repr(v))
+            if key not in named:
+                found = _scenario_fingerprint(grid.scenario, base + [f"{k}={v}"])
+                named[key] = "" if found == alone else f"{k}:{found}"
+            if named[key]:
+                parts.append(named[key])
+        out.append(",".join(parts))
+    return out
 
 
 def grid_seed(grid: Grid) -> int | None:
@@ -266,9 +301,12 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     commit = provenance.commit()
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
+    named = _named_by_values(grid, points)
     return [
         {
-            "point_id": point_id(target, grid.engine, 1 if seed is None else seed, grid.base, i, p),
+            "point_id": point_id(
+                f"{target}{named[i]}", grid.engine, 1 if seed is None else seed, grid.base, i, p
+            ),
             "index": i,
             "point": p,
             "scenario": grid.scenario,
