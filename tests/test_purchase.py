@@ -62,3 +62,17 @@ def test_the_nvme_candidate_is_held_by_the_bond_not_its_drives():
         )
     )
     assert fewer.throughput_MBps == pytest.approx(r.throughput_MBps, rel=1e-6)
+
+
+def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cli, tmp_path):
+    # a quote's MegaRAID doing the RAID itself was refused without saying md over it predicts
+    quote = tmp_path / "quote.yaml"
+    assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
+    card = ["--set", "controllers.hba.part=megaraid_9560_8i"]
+    status, _, err = run_cli(
+        "predict", str(quote), *card, "--set", "volumes.data.engine=controller"
+    )
+    assert status == 3 and err.count("\n") == 1
+    assert "processor's speed is not in the catalog" in err and "engine: md over it" in err, err
+    status, out, _ = run_cli("predict", str(quote), *card, "--point")
+    assert status == 0 and "MB/s" in out

@@ -310,7 +310,10 @@ def build(
                 f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller",
             )
         if ctrl.processor_MHz is None:
-            raise NotModelled(f"{ctrl.name}: its RAID processor's speed is not in the catalog")
+            raise NotModelled(
+                f"{ctrl.name}: its RAID processor's speed is not in the catalog, so its own RAID "
+                f"engine is not modelled (engine: md over it, as a plain controller, is)"
+            )
         block_s = params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
         return resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
 
