@@ -260,21 +260,20 @@ def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
 def _named_by_values(grid: Grid, points: list[dict[str, Any]]) -> list[str]:
     """For each point, the contents of what its values name that the grid's scenario alone does
     not: a value that names another scenario (``storage: b.yaml``), or a variant that does. Each
-    distinct value is loaded once, as the grid's check loads them; a sampled range's numbers
-    name nothing and are skipped."""
+    distinct word is loaded once, as the grid's check loads them; a number (a sampled range's
+    too), a list or a mapping names no file and is skipped."""
     if grid.scenario is None:
         return [""] * len(points)
     base = list(grid.base)
     alone = _scenario_fingerprint(grid.scenario, base)
-    sampled = set(grid.sample.ranges) if grid.sample is not None else set()
     named: dict[tuple[str, str], str] = {}
     out = []
     for point in points:
         parts = []
         for k, v in sorted(point.items()):
-            if k in sampled:
+            if not isinstance(v, str):
                 continue
-            key = (k, repr(v))
+            key = (k, v)
             if key not in named:
                 found = _scenario_fingerprint(grid.scenario, base + [f"{k}={v}"])
                 named[key] = "" if found == alone else f"{k}:{found}"
