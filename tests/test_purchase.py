@@ -65,7 +65,7 @@ def test_the_nvme_candidate_is_held_by_the_bond_not_its_drives():
 
 
 def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cli, tmp_path):
-    # a quote's MegaRAID doing the RAID itself was refused without saying md over it predicts
+    # a quote's MegaRAID doing the RAID itself was refused without saying md RAID over it predicts
     quote = tmp_path / "quote.yaml"
     assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
     card = ["--set", "controllers.hba.part=megaraid_9560_8i"]
@@ -73,6 +73,9 @@ def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cl
         "predict", str(quote), *card, "--set", "volumes.data.engine=controller"
     )
     assert status == 3 and err.count("\n") == 1
-    assert "processor's speed is not in the catalog" in err and "engine: md over it" in err, err
+    assert (
+        "processor's speed is not in the catalog" in err
+        and "engine: md, the host's RAID over its drives, is" in err
+    ), err
     status, out, _ = run_cli("predict", str(quote), *card, "--point")
     assert status == 0 and "MB/s" in out

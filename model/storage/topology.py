@@ -312,7 +312,7 @@ def build(
         if ctrl.processor_MHz is None:
             raise NotModelled(
                 f"{ctrl.name}: its RAID processor's speed is not in the catalog, so its own RAID "
-                f"engine is not modelled (engine: md over it, as a plain controller, is)"
+                f"engine is not modelled; engine: md, the host's RAID over its drives, is"
             )
         block_s = params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
         return resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
