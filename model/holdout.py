@@ -33,7 +33,7 @@ import json
 import statistics
 from collections.abc import Callable
 
-from . import calibrate, coverage, paths, registry
+from . import calibrate, coverage, paths, progress, registry
 from . import params as params_module
 from .measured import Row
 from .validate import Prediction, predict_rows, reads
@@ -48,7 +48,7 @@ def configuration(row: Row) -> tuple[str, tuple[str, ...]]:
 
 
 def _refit(
-    rows: list[Row], leave_out: Callable[[Row], object], start: dict[str, float]
+    rows: list[Row], leave_out: Callable[[Row], object], start: dict[str, float], what: str
 ) -> list[Prediction]:
     """Each group of rows the calibration uses (by ``leave_out``) predicted from a calibration on
     all the other rows; rows it never uses, with ``start`` (the calibration on every row).
@@ -61,7 +61,7 @@ def _refit(
     for r in rows:
         groups.setdefault(leave_out(r) if calibrate.used(r, start) else None, []).append(r)
     predicted: dict[int, Prediction] = {}
-    for key, members in groups.items():
+    for key, members in progress.steps(groups.items(), what, "refit"):
         uninformed: frozenset[str] = frozenset()
         if key is None:
             values = start
@@ -85,11 +85,11 @@ def _refit(
 
 
 def leave_one_configuration_out(rows: list[Row], start: dict[str, float]) -> list[Prediction]:
-    return _refit(rows, configuration, start)
+    return _refit(rows, configuration, start, "leave-one-configuration-out")
 
 
 def leave_one_table_out(rows: list[Row], start: dict[str, float]) -> list[Prediction]:
-    return _refit(rows, lambda r: r.table, start)
+    return _refit(rows, lambda r: r.table, start, "leave-one-table-out")
 
 
 def summary(predictions: list[Prediction]) -> dict[str, float | None]:
@@ -123,7 +123,7 @@ def _spread(
 def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spread]:
     """Each covered row's spread before the model's error (``uncertainty.for_row``: the declared
     unknowns, the parameters' uncertainty, the seeds) as factors of its point, by ``id(row)``."""
-    found = {id(r): _spread(r, values) for r in rows}
+    found = {id(r): _spread(r, values) for r in progress.steps(rows, "intervals", "row")}
     return {k: v for k, v in found.items() if v is not None}
 
 
