@@ -18,9 +18,12 @@ PARAMETERS = (
         "CPU cycles a data server process (the MDSplus mdsip server or the PTDATA server) spends "
         "per byte of stored record it reads for a client: tree and record lookup, the read "
         "through the file system, building the reply. Default: an assumption; no published "
-        "figure of an MDSplus server's cost per byte was found, and the report's table, the only "
-        "one that informs it, puts it well above (validate --holdout: the table predicted "
-        "without itself)",
+        "figure of an MDSplus server's cost per byte was found. The one published rate of a "
+        "single mdsip stream of large signals found, MDSplus/mdsplus issue #2912 (2025: 160 "
+        "signals, about 7 GB, read one at a time over General Atomics' LAN in about 500 s, some "
+        "14 MB/s), names neither the server's CPU nor what bound it, so it gives no cycle count. "
+        "The report's table, the only one that informs this parameter, puts it well above the "
+        "default (validate --holdout: the table predicted without itself)",
     ),
     FreeParameter(
         "tdi_math_cycles_per_value",
