@@ -216,9 +216,10 @@ def _again(record: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any] | Non
     return None
 
 
-def inputs_fingerprint(grid: Grid) -> str:
+def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
     """What a point's result depends on besides the point: calibrated parameters, catalog, scenario
-    (with the scenarios it names and the user's parts) or notebook, and the model's code.
+    (``scenario_print``: its ``_scenario_fingerprint``, None for a notebook grid) or notebook, and
+    the model's code.
 
     It enters each point's id, so that resuming after a recalibration, a catalog change or a change
     to the code (an update, or a local edit git has not seen) reruns the points instead of keeping
@@ -233,8 +234,8 @@ def inputs_fingerprint(grid: Grid) -> str:
 
         digest.update(b"intervals")
         files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
-    if grid.scenario is not None:  # its file, the files of the scenarios it names, their parts
-        digest.update(_scenario_fingerprint(grid.scenario, list(grid.base)).encode())
+    if scenario_print is not None:  # its file, the files of the scenarios it names, their parts
+        digest.update(scenario_print.encode())
     if grid.notebook is not None:
         files.append(paths.PROJECT_ROOT / grid.notebook)
     for f in files:
@@ -257,15 +258,15 @@ def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
     return digest.hexdigest()[:12]
 
 
-def _named_by_values(grid: Grid, points: list[dict[str, Any]]) -> list[str]:
-    """For each point, the contents of what its values name that the grid's scenario alone does
-    not: a value that names another scenario (``storage: b.yaml``), or a variant that does. Each
-    distinct word is loaded once, as the grid's check loads them; a number (a sampled range's
-    too), a list or a mapping names no file and is skipped."""
-    if grid.scenario is None:
+def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None) -> list[str]:
+    """For each point, the contents of what its values name that the grid's scenario alone
+    (``alone``: its ``_scenario_fingerprint``, None for a notebook grid) does not: a value that
+    names another scenario (``storage: b.yaml``), or a variant that does. Each distinct word is
+    loaded once, as the grid's check loads them; a number (a sampled range's too), a list or a
+    mapping names no file and is skipped."""
+    if alone is None:
         return [""] * len(points)
     base = list(grid.base)
-    alone = _scenario_fingerprint(grid.scenario, base)
     named: dict[tuple[str, str], str] = {}
     out = []
     for point in points:
@@ -294,13 +295,14 @@ def grid_seed(grid: Grid) -> int | None:
 
 
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
-    target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid)}"
+    alone = None if grid.scenario is None else _scenario_fingerprint(grid.scenario, list(grid.base))
+    target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid, alone)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions = json.dumps(provenance.versions(), sort_keys=True)
     commit = provenance.commit()
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
-    named = _named_by_values(grid, points)
+    named = _named_by_values(grid, points, alone)
     return [
         {
             "point_id": point_id(
