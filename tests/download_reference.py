@@ -30,7 +30,7 @@ from model.sim.rng import stream
 from model.spec import Scenario
 from model.storage import raidmap
 from model.storage.raid import LEVELS
-from model.storage.spindle import QueuedSpindle, Spindle, copy_preference
+from model.storage.spindle import QueuedSpindle, Spindle, pick_copy
 
 
 class Replay:
@@ -73,6 +73,7 @@ class Array:
         self.width = raidmap.data_members(body.level, body.disks)
         self.pairs = layout.pairs
         self.mirror_reads = body.mirror_reads
+        self.last_used: dict[int, int] = {}  # a pair's first drive: the copy its last read took
         self.parity = layout.parity_chunks
         # the volume as the host sees it: time with a read in flight (iostat's %util of the device)
         self.in_flight = 0
@@ -158,14 +159,19 @@ class Array:
     def _copy(
         self, members: tuple[int, int], offset_B: int, last: dict[int, int], now: float
     ) -> int:
-        """The mirror to read a piece from: one this read uses, else ``copy_preference``'s."""
+        """The mirror to read a piece from: one this read uses, else ``pick_copy``'s."""
         for member in members:
             if member in last:
                 return member
-        return min(
-            members,
-            key=lambda m: copy_preference(self.drives[m], now, offset_B, self.mirror_reads),
+        copy = pick_copy(
+            [self.drives[m] for m in members],
+            now,
+            offset_B,
+            self.mirror_reads,
+            self.last_used.get(members[0], 0),
         )
+        self.last_used[members[0]] = copy
+        return members[copy]
 
 
 class Socket:

@@ -17,7 +17,7 @@ from model.spec import Scenario
 from model.storage import disk as disk_model
 from model.storage.mmap import reclaim_batch_B, unpredicted_cpu
 from model.storage.spec import StorageBody
-from model.storage.spindle import Spindle
+from model.storage.spindle import Spindle, pick_copy
 from model.storage.writecache import max_request_B, write_cache_on
 
 
@@ -69,22 +69,14 @@ class MirrorOrDrive:
     def __init__(self, drives: list[Spindle], cache: WriteBackCache | None, mirror_reads: str):
         self.drives = drives
         self.cache = cache
-        self.nearest = mirror_reads == "nearest"
+        self.policy, self.last_used = mirror_reads, 0
         if mirror_reads == "primary" or len(drives) == 1:
             self.read = drives[0].submit  # one drive serves every read: no choice to make
 
     def read(self, now_s: float, offset_B: int, length_B: int) -> float:
-        """The read goes to the copy ``copy_preference`` picks (the first of equals), written out
-        here: the hot path of the test."""
-        best, best_key = None, None
-        for drive in self.drives:
-            completions = drive.completions
-            while completions and completions[0] <= now_s:
-                completions.popleft()
-            key = (len(completions), abs(drive.head_B - offset_B) if self.nearest else 0.0)
-            if best is None or key < best_key:
-                best, best_key = drive, key
-        return best.submit(now_s, offset_B, length_B)
+        """The read goes to the copy ``pick_copy`` picks."""
+        self.last_used = pick_copy(self.drives, now_s, offset_B, self.policy, self.last_used)
+        return self.drives[self.last_used].submit(now_s, offset_B, length_B)
 
     def write(self, now_s: float, runs: list[tuple[int, int]]) -> None:
         """Write the (offset, length) runs, in that order, through the cache or to every copy."""

@@ -480,9 +480,9 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
     [
         ("balanced", True, False, 1),  # the copy with fewer commands pending
         ("balanced", False, True, 0),  # equals: the first, wherever the heads are
-        ("nearest", True, False, 1),
-        ("nearest", False, True, 1),  # equals: the nearer head
-        ("nearest", False, False, 0),
+        ("nearest", True, False, 1),  # not sequential: the other copy, idle
+        ("nearest", False, True, 1),  # not sequential: the other copy, idle
+        ("nearest", False, False, 1),
         ("primary", True, True, 0),  # always the first
     ],
 )
@@ -490,8 +490,8 @@ def test_a_raid10_read_goes_to_the_copy_its_mirror_policy_picks(
     mirror_reads, busy_first, head_on_second, member
 ):
     """``mirror_reads``: ``balanced`` sends a pair's piece to the drive with fewer commands pending,
-    the first of equals; ``nearest`` breaks the tie by the nearer head; ``primary`` always reads the
-    first drive."""
+    the first of equals; ``nearest`` (Linux 2.6 md's rule) the copy the last read went to if this
+    one continues it, else the other copy when idle; ``primary`` always reads the first drive."""
     import numpy as np
 
     from model.servers import download_loop as loop
@@ -512,6 +512,40 @@ def test_a_raid10_read_goes_to_the_copy_its_mirror_policy_picks(
     assert LEVELS["raid10"].pairs
     n = loop.commands_of(drive, commands, first, layout, 0.0, offset, 64 * KiB)
     assert commands[:n].tolist() == [[member, 64 * KiB, 64 * KiB]]
+
+
+@pytest.mark.parametrize(
+    "last_used, held, heads, member",
+    [
+        (1, (0, 2), (700e9, 64 * KiB), 1),  # the read continues the last copy's: it stays
+        (0, (2, 0), (700e9, 100e9), 1),  # not sequential, the other copy idle: it goes there
+        (0, (2, 1), (700e9, 100e9), 1),  # both busy: the other copy's head is nearer
+        (0, (2, 1), (100e9, 700e9), 0),  # both busy: the last copy's head is nearer, it stays
+    ],
+)
+def test_nearest_picks_a_copy_as_linux_md_s_read_balance_does(last_used, held, heads, member):
+    """``nearest`` is md's raid1 ``read_balance`` for rotating drives (Linux 2.6): the copy the last
+    read went to when "Don't change to another disk for sequential reads" holds, else the other copy
+    if idle, else the one whose head is closer; the choice becomes the last used."""
+    import numpy as np
+
+    from model.servers import download_loop as loop
+    from model.storage import drive_arrays
+    from model.storage.spindle import MIRROR_READS
+
+    drive = drive_arrays.drive_state(16, 16, 4, True)
+    drive_f, drive_i = drive[0], drive[1]
+    for d in (0, 1):
+        drive_i[d, drive_arrays.SERVING] = min(held[d], 1)
+        drive_i[d, drive_arrays.QUEUED] = max(held[d] - 1, 0)
+        drive_f[d, drive_arrays.HEAD] = heads[d]
+    drive_i[0, drive_arrays.LAST_USED] = last_used
+    commands = np.zeros((4, 3), np.int64)
+    first = np.full(16, -1, np.int64)
+    layout = (16, 64 * KiB, 8, True, 0, 32, MIRROR_READS.index("nearest"))
+    n = loop.commands_of(drive, commands, first, layout, 0.0, 8 * 64 * KiB, 64 * KiB)
+    assert commands[:n].tolist() == [[member, 64 * KiB, 64 * KiB]]
+    assert drive_i[0, drive_arrays.LAST_USED] == member
 
 
 def test_the_second_window_is_read_only_once_the_first_is_in_and_its_mark_reached(monkeypatch):

@@ -131,11 +131,14 @@ def _run(*overrides):
     return simulate(scenario.load("psu_mmap", ("workload.runs=1",) + overrides), calibrated())
 
 
-def test_a_mirror_that_picks_the_nearer_head_is_never_slower_than_one_that_reads_its_first():
+def test_md_s_read_balance_gives_each_stream_a_drive_where_the_first_reads_them_all():
+    """Linux 2.6 md's rule sends a read that does not continue the last one to the other copy when
+    it is idle: the program's front and back streams alternate, so each keeps a drive and the run is
+    shorter than one that reads the first drive only."""
     nearest = _run("variant=raid", "controllers.iop332.mirror_reads=nearest")
     primary = _run("variant=raid", "controllers.iop332.mirror_reads=primary")
-    assert nearest.elapsed_s <= primary.elapsed_s
-    assert primary.utilization["disk raid1.1"] < nearest.utilization["disk raid1.1"]
+    assert nearest.elapsed_s < 0.7 * primary.elapsed_s
+    assert primary.utilization["disk raid1.1"] < 0.5 * nearest.utilization["disk raid1.1"]
 
 
 def test_a_balanced_mirror_reads_like_its_first_drive_when_the_copies_are_equally_busy():

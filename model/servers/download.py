@@ -75,9 +75,10 @@ done. The server side, request by request:
   and declares the 4 to 128 KiB an ARC-12xx allows an unknown; a larger stripe puts a window on
   fewer drives. A RAID10 read goes to the copy ``mirror_reads`` picks (``spindle.MIRROR_READS``):
   ``balanced``, the point, the drive with fewer commands pending, the first of equals, as the
-  Areca manuals document RAID1 reads ("in parallel, access both members of a mirrored pair"); the
-  nearer head on a tie (``nearest``, Linux md's choice) is not documented for the Areca and is
-  declared an unknown. Each drive is a
+  Areca manuals document RAID1 reads ("in parallel, access both members of a mirrored pair");
+  Linux 2.6 md's raid1 ``read_balance`` (``nearest``: the drive the last read went to if this one
+  continues it, else the other if idle, else the nearer head) is not documented for the Areca and
+  is declared an unknown. Each drive is a
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
   arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
   Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,

@@ -117,7 +117,9 @@ class DownloadBody:
     # (Areca firmware: Enabled by default, or Disabled)
     drive_read_ahead: bool = True
     # how a RAID10 pair picks the copy a read goes to (``model.storage.spindle.MIRROR_READS``):
-    # fewer commands pending, the first of equals (balanced), then the nearer head (nearest), or
+    # fewer commands pending, the first of equals (balanced); Linux 2.6 md's raid1 read_balance,
+    # the drive the last read went to if this one continues it, else the other if idle, else the
+    # nearer head (nearest); or
     # always the first (primary)
     mirror_reads: MirrorReads = "balanced"
     kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit

@@ -29,7 +29,8 @@ jit = functools.partial(compiled.jit, _nrt=False)
 
 # The per-drive state: float columns of ``drive_f``, integer columns of ``drive_i``
 HEAD, FREE_AT, STREAM, IDLE_SINCE, LEAD, CACHED, BUSY = range(7)
-READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING = range(8)
+READS, HITS, SEGMENTS, STAMP, DONE_FROM, DONE_COUNT, QUEUED, SERVING, LAST_USED = range(9)
+# (``LAST_USED``, kept at a mirror's first drive: the copy, counted from it, its last read went to)
 # The drives' constants (``drive_constants``)
 SIZE, CACHE, INTERFACE, REVOLUTION, T1, K_SEEK, M_SEEK, OUTER, K_ZONE, PER_TURN = range(10)
 
@@ -60,7 +61,7 @@ def drive_state(drives: int, max_segments: int, max_pending: int, queueing: bool
     pick the nearest of their commands."""
     drive_f = np.zeros((drives, 7))
     drive_f[:, STREAM] = np.nan  # no look-ahead running
-    drive_i = np.zeros((drives, 8), np.int64)
+    drive_i = np.zeros((drives, 9), np.int64)
     drive_i[:, SERVING] = 0 if queueing else -1
     return (
         drive_f,
@@ -285,16 +286,32 @@ def reach_s(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, now_s, offset_B, length
 @jit(inline="always")
 def copy_to_read(drive_f, drive_i, done_at, first, copies, mirror, now_s, offset_B):
     """The drive of the ``copies`` mirrored ones from ``first`` that a read at ``offset_B`` goes to
-    under ``mirror`` (a code of ``spindle.MIRROR_READS``; ``spindle.copy_preference`` written out):
-    the first for ``PRIMARY``, else the one with the fewest commands pending, then with
-    ``NEAREST`` the nearer head; the first of equals."""
+    under ``mirror`` (a code of ``spindle.MIRROR_READS``; ``spindle.pick_copy`` written out): the
+    first for ``PRIMARY``; for ``BALANCED`` the one with the fewest commands pending, the first of
+    equals; for ``NEAREST`` (Linux md's ``read_balance``) the copy the last read went to if this
+    read continues there, else, going round from it, the first idle copy, else the one whose head
+    is nearer than its (the last used is kept at ``drive_i[first, LAST_USED]``)."""
     d = first
     if mirror == PRIMARY:
         return d
-    fewest, nearest_B = -1, 0.0
+    if mirror == NEAREST:
+        last = first + drive_i[first, LAST_USED]
+        d = last
+        nearest_B = abs(drive_f[last, HEAD] - offset_B)
+        if nearest_B > 0.0:
+            for i in range(1, copies):
+                e = first + (last - first + i) % copies
+                if pending(drive_i, done_at, e, now_s) == 0:
+                    d = e
+                    break
+                distance_B = abs(drive_f[e, HEAD] - offset_B)
+                if distance_B < nearest_B:
+                    d, nearest_B = e, distance_B
+        drive_i[first, LAST_USED] = d - first
+        return d
+    fewest = -1
     for e in range(first, first + copies):
         held = pending(drive_i, done_at, e, now_s)
-        distance_B = abs(drive_f[e, HEAD] - offset_B) if mirror == NEAREST else 0.0
-        if fewest < 0 or held < fewest or (held == fewest and distance_B < nearest_B):
-            d, fewest, nearest_B = e, held, distance_B
+        if fewest < 0 or held < fewest:
+            d, fewest = e, held
     return d

@@ -23,8 +23,9 @@ The file lies at the start of its volume (the report does not say where). What L
   exits is written back before the next run.
 - The volume is one drive or a RAID1 pair (``model.storage.spindle``). A mirror's read goes where
   the controller's ``mirror_reads`` sends it (``spindle.MIRROR_READS``): the drive with fewer
-  commands pending (``balanced``; then the nearer head with ``nearest``), or the first drive
-  (``primary``). Writes
+  commands pending (``balanced``), the one Linux 2.6 md's raid1 picks (``nearest``: the drive
+  the last read went to if this one continues it, else the other if idle, else the nearer head),
+  or the first drive (``primary``). Writes
   go to every copy: through a write-back cache (``model.storage.writecache``) when there is one (an
   ATA drive's own, enabled as drives ship; a RAID controller's when ``write_back`` is on, the
   controller then turning its drives' caches off), else straight to the platters.

@@ -34,8 +34,10 @@ class ControllerSlot:
     ``write_back`` is a RAID controller's cache policy.
     ``mirror_reads`` is how it picks a mirror's copy for a read (``model.storage.spindle``'s
     ``MIRROR_READS``): ``balanced``, the drive with fewer commands pending, the first of equals (the
-    read load balancing RAID vendors document); ``nearest``, fewer pending, then the nearer head
-    (Linux md's choice); or ``primary``, always the first drive.
+    read load balancing RAID vendors document); ``nearest``, Linux 2.6 md's raid1 ``read_balance``:
+    the drive the last read went to if this one continues it, else the other if idle, else the
+    nearer head; or ``primary``,
+    always the first drive.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.

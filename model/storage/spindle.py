@@ -49,23 +49,38 @@ MAX_SEGMENTS = 16
 # loops: ``primary``, always the first copy; ``balanced``, the copy with fewer commands pending, the
 # first of equals (RAID vendors' "read load balancing": an Areca manual's "read performance will be
 # enhanced if the array controller can, in parallel, access both members of a mirrored pair");
-# ``nearest``, fewer commands pending, then the head nearer the read (head distance is how Linux
-# md's raid1 ``read_balance`` picks among rotating copies, drivers/md/raid1.c ``best_dist_disk``;
-# no controller manual we have says its firmware does it).
+# ``nearest``, Linux md's raid1 ``read_balance`` for rotating drives as Linux 2.6 has it
+# (drivers/md/raid1.c; 2.6.9 of the Penn State servers' Red Hat Enterprise Linux 4 to 2.6.32 of
+# the Einstein@home server's time): the copy the last read went to if "Don't change to another disk
+# for sequential reads" holds (the read starts where that copy's last command ends), else, going
+# round from it, the first idle copy, else the copy whose head is nearer than its (the search for a
+# disk "whose head is closest"). Linux 3.0 to 4.9 look for the sequential or idle copy from the
+# first copy instead, and 4.10 on take the nearest head whatever is pending. No controller manual
+# we have says its firmware does any of them.
 MirrorReads = Literal["primary", "balanced", "nearest"]
 MIRROR_READS: tuple[str, ...] = get_args(MirrorReads)
 PRIMARY, BALANCED, NEAREST = range(len(MIRROR_READS))
 
 
-def copy_preference(
-    drive: Spindle, now_s: float, offset_B: float, policy: str
-) -> tuple[int, float]:
-    """The key a mirror's copies are ranked by under ``policy`` (``MIRROR_READS``): a read goes to
-    the copy with the smallest key, the first of equals."""
+def pick_copy(
+    copies: list[Spindle], now_s: float, offset_B: float, policy: str, last_used: int = 0
+) -> int:
+    """Which of a mirror's ``copies`` a read at ``offset_B`` goes to under ``policy``
+    (``MIRROR_READS``); ``last_used``, the copy the mirror's last read went to (``nearest``)."""
     if policy == "primary":
-        return 0, 0.0
-    distance_B = abs(drive.head_B - offset_B) if policy == "nearest" else 0.0
-    return drive.pending(now_s), distance_B
+        return 0
+    if policy == "balanced":
+        held = [drive.pending(now_s) for drive in copies]
+        return held.index(min(held))
+    best, nearest_B = last_used, abs(copies[last_used].head_B - offset_B)
+    if nearest_B > 0.0:
+        for i in range(1, len(copies)):
+            e = (last_used + i) % len(copies)
+            if copies[e].pending(now_s) == 0:
+                return e
+            if abs(copies[e].head_B - offset_B) < nearest_B:
+                best, nearest_B = e, abs(copies[e].head_B - offset_B)
+    return best
 
 
 class Spindle:
