@@ -99,6 +99,9 @@ class Bus(Part):
     burst_rate_MBps: PositiveFloat | None = None
     devices_per_channel: PositiveInt | None = None
     protocol: Literal["pcie", "sas", "sata"] | None = None  # a serial link's frames (framing.py)
+    # a multidrop bus (PCI, PCI-X): the cards on a segment share its wires, so the segment runs at
+    # its slowest card's clock and each card moves its own width a data phase (topology.build)
+    multidrop: bool = False
 
     _NEEDS = {
         "parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),

@@ -155,9 +155,40 @@ def build(
             declared[name] = net.resource(name, capacity())
         return declared[name]
 
+    def card_bus(cname: str) -> Bus:
+        """The bus of a controller's own host interface."""
+        key = f"controllers.{cname}.part"
+        ctrl: Controller = catalog.get("controllers", body.controllers[cname].part, where, key)
+        return catalog.get("buses", ctrl.host_bus, where, key)
+
     def segment(name: str) -> FlowResource:
+        """A bus segment; a multidrop one (PCI, PCI-X) runs at the clock of its slowest card: a
+        33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI card puts a PCI-X
+        segment in conventional mode at that card's clock (PCI Local Bus Specification 2.2, the
+        M66EN pin; PCI-X Addendum 1.0)."""
         bus = catalog.get("buses", body.buses[name].part, where, f"buses.{name}.part")
-        return resource(f"bus {name}", lambda: sustained_Bps(bus))
+        if not bus.multidrop:
+            return resource(f"bus {name}", lambda: sustained_Bps(bus))
+        clock_MHz = min(
+            [bus.clock_MHz]
+            + [
+                own.clock_MHz
+                for cname, slot in body.controllers.items()
+                if slot.bus == name and (own := card_bus(cname)).kind == "parallel"
+            ]
+        )
+        peak_Bps = bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6
+        return resource(f"bus {name}", lambda: peak_Bps * efficiency)
+
+    def segment_cost(cname: str) -> float:
+        """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
+        card on a 64-bit multidrop segment moves four bytes a data phase, not eight."""
+        slot = body.controllers[cname]
+        bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
+        own = card_bus(cname)
+        if bus.multidrop and own.kind == "parallel" and own.width_bits < bus.width_bits:
+            return bus.width_bits / own.width_bits
+        return 1.0
 
     def controller(name: str) -> tuple[Controller, FlowResource]:
         slot = body.controllers[name]
@@ -443,7 +474,10 @@ def build(
                     add(link, g_share * surface)
                 if not on_lanes and volume.engine != "controller":
                     add(ctrl_res, g_share * surface)
-                    add(segment(body.controllers[cname].bus), g_share * surface)
+                    add(
+                        segment(body.controllers[cname].bus),
+                        g_share * surface * segment_cost(cname),
+                    )
             if volume.engine == "zfs":
                 parity[vname] += g_share * zfs.host_s_per_byte(volume, volume_op)
                 continue
@@ -470,8 +504,10 @@ def build(
                     if volume.group_paths
                     else slot_bus
                 )
-                for res in dict.fromkeys((segment(path), segment(slot_bus), ctrl_res)):
-                    add(res, g_share)
+                costs = {segment(path): 1.0, ctrl_res: 1.0}
+                costs[segment(slot_bus)] = segment_cost(cname)
+                for res, cost in costs.items():
+                    add(res, g_share * cost)
                 processor, block_s = raid_processor(ctrl, cname, g)
                 add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
         # the writer's wait for its checkpoint: its bytes' one write at the volume's own pace
