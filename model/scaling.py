@@ -77,7 +77,7 @@ def _raid0_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
         data["name"] = f"md_raid0_{n}"
         data["description"] = f"em_ingest's host writing an md RAID0 of {n} drives (what-if)"
         data["controllers"] = {
-            f"shelf{i}": {"part": "dell_md3260", "bus": "pcie"} for i in range(shelves)
+            f"shelf{i}": {"part": "dell_md3260", "bus": "pcie_a"} for i in range(shelves)
         }
         data["volumes"] = _raid0_of(
             raw["volumes"]["lv"], [f"shelf{j % shelves}.{j // shelves}" for j in range(n)]

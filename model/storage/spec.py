@@ -17,9 +17,13 @@ ENGINE_LEVELS = tuple(name for name, level in LEVELS.items() if not level.zfs_on
 
 @dataclass(frozen=True)
 class BusSegment:
-    """One bus segment of the host (a PCI bus, a hub link) that controllers share."""
+    """One bus segment of the host (a PCI bus, a hub link) that controllers share.
+
+    ``via`` names the segment this one hangs from, when its bytes cross that one too: a SAS wire
+    from a port of an HBA carries its bytes on over the HBA's PCIe link (``group_paths``)."""
 
     part: str  # a bus of the catalog (data/hardware/buses.yaml): its rate in MB/s and its kind
+    via: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,8 @@ class Volume:
     that many equal groups of ``level``; LVM (``lvm``) joins them ``linear`` (a stream fills the
     first) or ``striped`` over ``lvm_stripes`` groups (all when omitted) in ``chunk_KiB`` stripes.
     ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
-    (the SAS wires of an external array); without it, traffic takes the controller's own slot.
+    (the SAS wires of an external array), each with the segments it hangs from (``via``: the HBA's
+    PCIe link); without it, traffic takes the controller's own slot.
     ``cache_block_KiB`` is a RAID controller's cache block size.
     ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
     (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
@@ -328,6 +333,23 @@ class StorageBody:
                 raise UserError(
                     where, f"shelves.{name}.uplink", "a wide port's lanes are on one controller"
                 )
+        for name, segment in self.buses.items():
+            seen = [name]
+            while segment.via is not None:
+                if segment.via not in self.buses:
+                    raise UserError(
+                        where,
+                        f"buses.{seen[-1]}.via",
+                        f"unknown bus segment {segment.via!r}; allowed: {', '.join(self.buses)}",
+                    )
+                if segment.via in seen:
+                    raise UserError(
+                        where,
+                        f"buses.{name}.via",
+                        "a segment cannot hang from itself: " + " -> ".join(seen + [segment.via]),
+                    )
+                seen.append(segment.via)
+                segment = self.buses[segment.via]
         for name, slot in self.controllers.items():
             if slot.bus not in self.buses:
                 raise UserError(

@@ -180,6 +180,13 @@ def build(
         peak_Bps = bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6
         return resource(f"bus {name}", lambda: peak_Bps * efficiency)
 
+    def chain(name: str) -> list[str]:
+        """A segment and those it hangs from (``BusSegment.via``), nearest first."""
+        out = [name]
+        while body.buses[out[-1]].via is not None:
+            out.append(body.buses[out[-1]].via)
+        return out
+
     def segment_cost(cname: str) -> float:
         """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
         card on a 64-bit multidrop segment moves four bytes a data phase, not eight."""
@@ -190,7 +197,7 @@ def build(
             return bus.width_bits / own.width_bits
         return 1.0
 
-    def controller(name: str) -> tuple[Controller, FlowResource]:
+    def controller(name: str) -> Controller:
         slot = body.controllers[name]
         ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
         if slot.transfer == "pio":
@@ -198,11 +205,17 @@ def build(
                 f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost "
                 "per interrupt is in no report"
             )
+        return ctrl
+
+    def host_interface(name: str) -> FlowResource:
+        """The controller's own host interface in its slot (each controller of a pair has its
+        own), and a datasheet's stated maximum."""
+        ctrl = controller(name)
+        slot = body.controllers[name]
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
-        # each controller of a pair has its own host interface
-        return ctrl, resource(
+        return resource(
             f"controller {name}",
             lambda: min(sustained_Bps(own) * ctrl.processors, sustained_Bps(slot_bus), limit),
         )
@@ -232,7 +245,7 @@ def build(
     def controller_channel(point: str, at: str) -> tuple[str, float]:
         """The controller a ``CONTROLLER.CHANNEL`` point is on, and what the channel carries."""
         cname, _, number = point.partition(".")
-        ctrl, _ = controller(cname)
+        ctrl = controller(cname)
         if int(number) >= ctrl.channels:
             raise UserError(
                 where, at, f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}"
@@ -465,7 +478,6 @@ def build(
                     links = nvme_links(part, point, at)
                 else:
                     cname, links = drive_links(point, at)
-                    ctrl, ctrl_res = controller(cname)
                     links = own_link(part, point, at) + links
                 dres = resource(f"disk {vname}.{i}", lambda rate_Bps=rate_Bps: rate_Bps)
                 disks[vname].append((dres.name, part))
@@ -473,7 +485,7 @@ def build(
                 for link in links:
                     add(link, g_share * surface)
                 if not on_lanes and volume.engine != "controller":
-                    add(ctrl_res, g_share * surface)
+                    add(host_interface(cname), g_share * surface)
                     add(
                         segment(body.controllers[cname].bus),
                         g_share * surface * segment_cost(cname),
@@ -490,7 +502,7 @@ def build(
                     )
             else:
                 cname = drive_links(first, "")[0]
-                ctrl, ctrl_res = controller(cname)
+                ctrl = controller(cname)
                 if volume_op == "write":  # the driver path a writer pays (stream_usage)
                     driver[vname] += g_share * driver_cost(cname)
             if volume.engine == "md" and LEVELS[level].parity_chunks and volume_op == "write":
@@ -498,14 +510,16 @@ def build(
                 add(resource(f"raid5d {vname}.{g}", lambda: 1.0), g_share * parity_s)
                 parity[vname] += g_share * parity_s
             if volume.engine == "controller":
-                slot_bus = body.controllers[cname].bus
-                path = (
-                    volume.group_paths[g % len(volume.group_paths)]
-                    if volume.group_paths
-                    else slot_bus
-                )
-                costs = {segment(path): 1.0, ctrl_res: 1.0}
-                costs[segment(slot_bus)] = segment_cost(cname)
+                if volume.group_paths:  # the group's wire, and the links it hangs from
+                    path = volume.group_paths[g % len(volume.group_paths)]
+                    costs = {segment(name): 1.0 for name in chain(path)}
+                    if ctrl.max_throughput_MBps:  # the array's stated maximum, wires aside
+                        limit_Bps = ctrl.max_throughput_MBps * 1e6
+                        array = resource(f"array {cname}", lambda limit=limit_Bps: limit)
+                        costs[array] = 1.0
+                else:
+                    slot_bus = body.controllers[cname].bus
+                    costs = {segment(slot_bus): segment_cost(cname), host_interface(cname): 1.0}
                 for res, cost in costs.items():
                     add(res, g_share * cost)
                 processor, block_s = raid_processor(ctrl, cname, g)
