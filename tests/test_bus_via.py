@@ -46,7 +46,7 @@ def test_an_external_array_s_stated_maximum_binds_beyond_its_wires(tmp_path):
         "    like: dell_md3260\n"
         "    name: an MD3260 whose sheet states 2,000 MB/s\n"
         "    max_throughput_MBps: 2000\n"
-        "    sources: {max_throughput_MBps: \"a sheet's stated figure (a test)\"}\n"
+        '    sources: {max_throughput_MBps: "a sheet\'s stated figure (a test)"}\n'
     )
     capped = simulate(
         scenario.load(
