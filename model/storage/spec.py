@@ -40,8 +40,7 @@ class ControllerSlot:
     ``MIRROR_READS``): ``balanced``, the drive with fewer commands pending, the first of equals (the
     read load balancing RAID vendors document); ``nearest``, Linux 2.6 md's raid1 ``read_balance``:
     the drive the last read went to if this one continues it, else the other if idle, else the
-    nearer head; or ``primary``,
-    always the first drive.
+    nearer head; or ``primary``, always the first drive.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.

@@ -78,8 +78,9 @@ def pick_copy(
             e = (last_used + i) % len(copies)
             if copies[e].pending(now_s) == 0:
                 return e
-            if abs(copies[e].head_B - offset_B) < nearest_B:
-                best, nearest_B = e, abs(copies[e].head_B - offset_B)
+            distance_B = abs(copies[e].head_B - offset_B)
+            if distance_B < nearest_B:
+                best, nearest_B = e, distance_B
     return best
 
 

@@ -161,14 +161,22 @@ def build(
         ctrl: Controller = catalog.get("controllers", body.controllers[cname].part, where, key)
         return catalog.get("buses", ctrl.host_bus, where, key)
 
+    def segment_bus(name: str) -> Bus:
+        """The catalog bus of the scenario's segment ``name``."""
+        return catalog.get("buses", body.buses[name].part, where, f"buses.{name}.part")
+
     def segment(name: str) -> FlowResource:
-        """A bus segment; a multidrop one (PCI, PCI-X) runs at the clock of its slowest card: a
-        33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI card puts a PCI-X
-        segment in conventional mode at that card's clock (PCI Local Bus Specification 2.2, the
-        M66EN pin; PCI-X Addendum 1.0)."""
-        bus = catalog.get("buses", body.buses[name].part, where, f"buses.{name}.part")
+        """A bus segment, its rate reckoned once, when it is first declared."""
+        return resource(f"bus {name}", lambda: segment_Bps(name))
+
+    def segment_Bps(name: str) -> float:
+        """What a segment carries; a multidrop one (PCI, PCI-X) runs at the clock of its slowest
+        card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI card puts a
+        PCI-X segment in conventional mode at that card's clock (PCI Local Bus Specification 2.2,
+        the M66EN pin; PCI-X Addendum 1.0)."""
+        bus = segment_bus(name)
         if not bus.multidrop:
-            return resource(f"bus {name}", lambda: sustained_Bps(bus))
+            return sustained_Bps(bus)
         clock_MHz = min(
             [bus.clock_MHz]
             + [
@@ -177,8 +185,7 @@ def build(
                 if slot.bus == name and (own := card_bus(cname)).kind == "parallel"
             ]
         )
-        peak_Bps = bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6
-        return resource(f"bus {name}", lambda: peak_Bps * efficiency)
+        return bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6 * efficiency
 
     def chain(name: str) -> list[str]:
         """A segment and those it hangs from (``BusSegment.via``), nearest first."""
@@ -190,8 +197,7 @@ def build(
     def segment_cost(cname: str) -> float:
         """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
         card on a 64-bit multidrop segment moves four bytes a data phase, not eight."""
-        slot = body.controllers[cname]
-        bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
+        bus = segment_bus(body.controllers[cname].bus)
         own = card_bus(cname)
         if bus.multidrop and own.kind == "parallel" and own.width_bits < bus.width_bits:
             return bus.width_bits / own.width_bits
@@ -211,9 +217,7 @@ def build(
         """The controller's own host interface in its slot (each controller of a pair has its
         own), and a datasheet's stated maximum."""
         ctrl = controller(name)
-        slot = body.controllers[name]
-        own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
-        slot_bus = catalog.get("buses", body.buses[slot.bus].part, where, f"buses.{slot.bus}.part")
+        own, slot_bus = card_bus(name), segment_bus(body.controllers[name].bus)
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
         return resource(
             f"controller {name}",
