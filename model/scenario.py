@@ -309,15 +309,7 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     raw = _plain(scenario.body)
     for key, value in values.items():
         _assign(raw, type(scenario.body), key, _plain(value), where)
-    body = build_dataclass(type(scenario.body), raw, where)
-    named = getattr(body, "references", lambda: ())()
-    if named == getattr(scenario.body, "references", lambda: ())():
-        return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(
-        scenario,
-        body=body,
-        refs=_references(body, where, Path(scenario.folder), scenario.catalogs, 0),
-    )
+    return _rebuilt(scenario, raw, where)
 
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
@@ -405,6 +397,12 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
     where = f"{scenario.path} (changed)"
     raw = _plain(scenario.body)
     raw.update(_plain(changes))
+    return _rebuilt(scenario, raw, where)
+
+
+def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
+    """``scenario`` with its body built again from ``raw`` (checked as a file's would be), the
+    scenarios it names loaded again only if they changed."""
     body = build_dataclass(type(scenario.body), raw, where)
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
