@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 
 from . import registry, unknowns
 from .errors import UserError
-from .schema import Bound
+from .schema import Bound, type_hints
 from .unknowns import Unknown
 
 NAME = (
@@ -267,7 +267,7 @@ def summary(cls: type) -> str:
 
 def _walk(cls: type, prefix: str, defaults: Any, intro: str, out: list[Section]) -> None:
     """Append the section of ``cls`` at ``prefix``, then its subsections, in field order."""
-    hints = typing.get_type_hints(cls, include_extras=True)
+    hints = type_hints(cls)
     at = len(out)
     keys: list[Key] = []
     for f in dataclasses.fields(cls):

@@ -22,7 +22,7 @@ from typing import Any
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, yamlio
 from .errors import UserError
-from .schema import build_dataclass, field_type, locate
+from .schema import build_dataclass, field_type, locate, type_hints
 from .spec import Scenario
 
 HEADER_KEYS = (
@@ -289,7 +289,7 @@ def _a_key_somewhere(key: str) -> bool:
         seen.add(cls)
         if field_type(cls, key.split(".")) is not None:
             return True
-        for tp in typing.get_type_hints(cls, include_extras=True).values():
+        for tp in type_hints(cls).values():
             todo += [t for t in _dataclasses_in(tp) if t not in seen]
     return False
 

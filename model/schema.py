@@ -12,6 +12,7 @@ allowed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -176,11 +177,19 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
     raise TypeError(f"schema cannot check type {tp!r}")
 
 
+@functools.cache
+def type_hints(cls: type) -> dict[str, Any]:
+    """``cls``'s field types with their ``Annotated`` constraints, worked out once a class: the
+    annotations are strings (``from __future__ import annotations``), and evaluating them again for
+    every part was most of the time a catalog took to load. Read it, never change it."""
+    return typing.get_type_hints(cls, include_extras=True)
+
+
 def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
     """Construct ``cls`` from a mapping, refusing unknown keys and reporting missing ones."""
     if not isinstance(value, dict):
         raise _fail(where, key, cls, value)
-    hints = typing.get_type_hints(cls, include_extras=True)
+    hints = type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = sorted(set(value) - set(fields))
     if unknown:
@@ -212,7 +221,7 @@ def field_type(cls: type, path: list[str]) -> Any:
             tp = next(a for a in typing.get_args(tp) if a is not type(None))
             origin = typing.get_origin(tp)
         if dataclasses.is_dataclass(tp):
-            hints = typing.get_type_hints(tp, include_extras=True)
+            hints = type_hints(tp)
             if part not in hints:
                 return None
             tp = hints[part]

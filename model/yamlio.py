@@ -72,15 +72,15 @@ def _check_events(text: str, where: str) -> None:
     try:
         while loader.check_event():
             event = loader.get_event()
-            if isinstance(event, (yaml.NodeEvent, yaml.CollectionStartEvent)):
+            kind = type(event)  # one test an event: a catalog load sees thousands of them
+            if kind is yaml.ScalarEvent:
                 _check_key(mappings[-1], event, where)
-            if isinstance(event, yaml.MappingStartEvent):
-                mappings.append([set(), True])
-            elif isinstance(event, yaml.SequenceStartEvent):
-                mappings.append([None, False])
-            elif isinstance(event, yaml.CollectionEndEvent):
-                mappings.pop()
-            if isinstance(event, yaml.CollectionStartEvent):
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+                frames[-1][1] += 1
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                _check_key(mappings[-1], event, where)
+                mappings.append([set(), True] if kind is yaml.MappingStartEvent else [None, False])
                 if len(frames) > MAX_DEPTH:
                     mark = event.start_mark
                     raise UserError(
@@ -89,16 +89,14 @@ def _check_events(text: str, where: str) -> None:
                         f"nested deeper than {MAX_DEPTH} levels (line {mark.line + 1})",
                     )
                 frames.append([event.anchor, 1])
-            elif isinstance(event, yaml.CollectionEndEvent):
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                mappings.pop()
                 anchor, size = frames.pop()
                 if anchor is not None:
                     sizes[anchor] = size
                 frames[-1][1] += size
-            elif isinstance(event, yaml.ScalarEvent):
-                if event.anchor is not None:
-                    sizes[event.anchor] = 1
-                frames[-1][1] += 1
-            elif isinstance(event, yaml.AliasEvent):
+            elif kind is yaml.AliasEvent:
+                _check_key(mappings[-1], event, where)
                 size = sizes.get(event.anchor, 1)
                 through_aliases += size
                 frames[-1][1] += size
