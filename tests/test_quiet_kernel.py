@@ -74,4 +74,17 @@ def test_each_kernel_talks_over_sockets_in_its_own_folder(tmp_path):
 def test_a_folder_too_deep_for_a_unix_socket_keeps_the_kernel_on_tcp(tmp_path):
     """Under a long TMPDIR the kernel failed to bind its socket and printed a ZMQError traceback."""
     deep = tmp_path / ("d" * 120)
-    assert "config" not in kernel_options(deep)
+    assert "transport" not in kernel_options(deep)["config"]["KernelManager"]
+
+
+@pytest.mark.parametrize("depth", [1, 120])
+def test_a_kernel_that_hangs_at_exit_is_stopped_within_the_sweeps_wait(tmp_path, depth):
+    """jupyter_client's own wait is 5 s (2.5 s before SIGTERM); the sweep's reaches the manager
+    papermill builds, on Unix sockets and on TCP alike (a misspelt option would be ignored)."""
+    from jupyter_client.manager import KernelManager
+
+    from model.sweep.run import KERNEL_SHUTDOWN_WAIT_S
+
+    options = kernel_options(tmp_path / ("d" * depth))
+    manager = KernelManager(config=options["config"], kernel_name=options["kernel_name"])
+    assert manager.shutdown_wait_time == KERNEL_SHUTDOWN_WAIT_S < KernelManager().shutdown_wait_time
