@@ -18,6 +18,7 @@ from grid_files import grid as _grid
 
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
+from model.sweep import store as store_module
 from model.sweep.store import Store
 
 
@@ -224,17 +225,17 @@ def test_a_full_disk_stops_the_sweep_with_one_line(tmp_path, monkeypatch, run_cl
     """A full disk gave a chained ENOSPC traceback."""
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3]})
     out = tmp_path / "out"
-    real = pd.DataFrame.to_parquet
+    real = store_module.pq.write_table
     writes = []
 
-    def to_parquet(frame, target, **kwargs):
+    def write_table(table, target, **kwargs):
         writes.append(target)
         if len(writes) > 1:  # the disk fills up during the second point's file
             open(target, "wb").write(b"PAR1")
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(frame, target, **kwargs)
+        return real(table, target, **kwargs)
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", to_parquet)
+    monkeypatch.setattr(store_module.pq, "write_table", write_table)
     status, stdout, err = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
     assert status == 1 and stdout == "" and "No space left on device" in _message(err)
     assert not list(out.rglob("*.partial"))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import paths
@@ -127,9 +128,9 @@ class Store:
             if pq.read_table(p, columns=["status"])["status"][0].as_py() == "ok"
         }
 
-    def _atomic(self, final: Path, partial: Path, frame: pd.DataFrame) -> None:
+    def _atomic(self, final: Path, partial: Path, table: pa.Table) -> None:
         try:
-            frame.to_parquet(partial, index=False)
+            pq.write_table(table, partial)
             os.replace(partial, final)
         except BaseException as exc:
             partial.unlink(missing_ok=True)
@@ -145,7 +146,7 @@ class Store:
     def write(self, record: dict[str, Any]) -> None:
         final = self.points / f"{record['point_id']}.parquet"
         partial = self.points / f".{record['point_id']}.{os.getpid()}.partial"
-        self._atomic(final, partial, pd.DataFrame([record]))
+        self._atomic(final, partial, pa.Table.from_pylist([record]))  # one row: no pandas needed
 
     def table(self, ids: set[str] | None = None) -> pd.DataFrame:
         """The finished points (those of ``ids`` only, when given), one row each, in the grid's
@@ -155,7 +156,7 @@ class Store:
         if not files:
             return pd.DataFrame()
         table = pd.DataFrame.from_records(
-            [row for f in files for row in pd.read_parquet(f).to_dict("records")]
+            [row for f in files for row in pq.read_table(f).to_pylist()]
         )
         for column in table.select_dtypes(include="object").columns:
             table[column] = _one_kind(table[column])
@@ -164,5 +165,6 @@ class Store:
     def gather(self, ids: set[str]) -> Path:
         """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
         path = self.out / "results.parquet"
-        self._atomic(path, self.out / f".results.{os.getpid()}.partial", self.table(ids))
+        table = pa.Table.from_pandas(self.table(ids), preserve_index=False)
+        self._atomic(path, self.out / f".results.{os.getpid()}.partial", table)
         return path
