@@ -45,3 +45,13 @@ def test_figures_that_are_not_a_mapping_or_take_a_sweep_column_fail_their_point(
     assert "must be a JSON object of named figures" in table.error[0]
     assert "columns the sweep keeps (point_index)" in table.error[1]
     assert table.y[2] == 2
+
+
+def test_an_integer_too_large_for_a_column_is_stored_as_its_digits(tmp_path):
+    # parquet's integers are 64-bit: a larger one stopped the sweep with an OverflowError traceback
+    cell = "import json, pathlib\npathlib.Path(result_path).write_text(json.dumps({'back': x}))\n"
+    table = _run(tmp_path, cell, [{"x": 10**30}, {"x": 2**63 - 1}, {"x": -(2**63) - 1}])
+    assert table.status.tolist() == ["ok"] * 3, table.error.tolist()
+    digits = [str(10**30), str(2**63 - 1), str(-(2**63) - 1)]
+    assert table["param:x"].tolist() == digits
+    assert table["back"].tolist() == digits

@@ -170,11 +170,16 @@ def failure_kind(exc: BaseException) -> str:
     return MODEL
 
 
+INT64 = range(-(2**63), 2**63)  # the integers a parquet column holds
+
+
 def _storable(value: Any) -> Any:
     """``value`` as one parquet column holds it whatever the other points hold: a list or a mapping
-    as its JSON text, as ``utilization`` is."""
+    as its JSON text, as ``utilization`` is, and an integer beyond 64 bits as its digits."""
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, int) and value not in INT64:
+        return str(value)
     return value
 
 
