@@ -96,7 +96,7 @@ def test_a_table_out_prediction_names_what_no_other_table_informs():
     text = "\n".join(report._table_text("mdsplus_read", summary, shown, False))
     assert (
         "left out, no other table informs (read at their defaults): "
-        "mds_serve_cycles_per_byte 150 cycle (calibrated " in text
+        "mds_serve_cycles_per_byte 150 cycle/B (calibrated " in text
     )
     assert shown[0].to_dict()["table_out_uninformed"] == list(shown[0].uninformed)
 

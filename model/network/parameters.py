@@ -11,7 +11,7 @@ from ..freeparameter import FreeParameter
 PARAMETERS = (
     FreeParameter(
         "mds_serve_cycles_per_byte",
-        "cycle",
+        "cycle/B",
         150.0,
         10.0,
         1000.0,
@@ -27,7 +27,7 @@ PARAMETERS = (
     ),
     FreeParameter(
         "tdi_math_cycles_per_value",
-        "cycle",
+        "cycle/value",
         600.0,
         384.0,
         1000.0,

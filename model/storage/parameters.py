@@ -50,7 +50,7 @@ PARAMETERS = (
     ),
     FreeParameter(
         "raid_cycles_per_cache_block",
-        "cycle",
+        "cycle/block",
         20000.0,
         1000.0,
         200000.0,
@@ -68,7 +68,7 @@ PARAMETERS = (
     ),
     FreeParameter(
         "io_cycles_per_request",
-        "cycle",
+        "cycle/request",
         5000.0,
         1000.0,
         50000.0,
