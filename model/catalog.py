@@ -390,15 +390,22 @@ class Catalog:
 
     def get(self, category: str, part_id: str, where: str, key: str) -> Part:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
-        table = self.parts[category]
-        if part_id not in table:
-            raise UserError(
-                where,
-                key,
-                f"unknown {_SINGULAR.get(category, category[:-1])} {part_id!r}; the catalog "
-                f"(data/hardware/{category}.yaml) has: {', '.join(sorted(table))}",
-            )
-        return table[part_id]
+        return self.get_one_of((category,), part_id, where, key)
+
+    def get_one_of(self, categories: tuple[str, ...], part_id: str, where: str, key: str) -> Part:
+        """The part ``part_id`` of the first of ``categories`` that has it (a drive is a disk or an
+        ssd); a part none has is the user's mistake at ``key``."""
+        for category in categories:
+            if part_id in self.parts[category]:
+                return self.parts[category][part_id]
+        kinds = " or ".join(_SINGULAR.get(c, c[:-1]) for c in categories)
+        files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
+        known = [p for c in categories for p in sorted(self.parts[c])]
+        raise UserError(
+            where,
+            key,
+            f"unknown {kinds} {part_id!r}; the catalog ({files}) has: {', '.join(known)}",
+        )
 
 
 def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:

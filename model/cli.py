@@ -151,9 +151,11 @@ def _sweep(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers", None, f"must be a positive integer, got {args.workers}")
+    if args.out is not None and not args.out.strip():
+        raise UserError("--out", None, "must name a folder, got an empty string")
     try:
         grid, points = grid_module.load(args.grid)
-        out = Path(args.out) if args.out else paths.PROJECT_ROOT / "sweeps" / grid.name
+        out = Path(args.out) if args.out is not None else paths.PROJECT_ROOT / "sweeps" / grid.name
         finished, failed, skipped = run_module.run(
             grid,
             points,

@@ -22,7 +22,7 @@ from typing import Any
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, yamlio
 from .errors import UserError
-from .schema import build_dataclass, field_type, locate, type_hints
+from .schema import LARGEST, build_dataclass, field_type, locate, type_hints
 from .spec import Scenario
 
 HEADER_KEYS = (
@@ -121,11 +121,11 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
 
 
 def resolve(name_or_path: str | Path) -> Path:
-    """A scenario name (``atlas_intellistation``) or a path to a YAML file."""
-    path = Path(name_or_path)
-    if path.suffix in (".yaml", ".yml") or path.exists():
-        return path
-    return paths.SCENARIOS / f"{name_or_path}.yaml"
+    """A scenario name (``atlas_intellistation``: always one of the project's, whatever the
+    working folder holds) or a path to a YAML file."""
+    if plain_name(str(name_or_path)):
+        return paths.SCENARIOS / f"{name_or_path}.yaml"
+    return Path(name_or_path)
 
 
 def plain_name(name: str) -> bool:
@@ -151,8 +151,8 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
 
 
 def _seed(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UserError(where, "seed", f"must be a non-negative integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LARGEST:
+        raise UserError(where, "seed", f"must be a non-negative integer up to 2^53, got {value!r}")
     return value
 
 
@@ -183,6 +183,11 @@ def load(
     variants = raw.get("variants") or {}
     if not isinstance(variants, dict):
         raise UserError(where, "variants", "must be a mapping from variant name to overrides")
+    for name in variants:
+        if not isinstance(name, str) or not name:
+            raise UserError(
+                where, f"variants.{name}", "a variant's name must be a word (quote it in YAML)"
+            )
     body = {k: copy.deepcopy(v) for k, v in raw.items() if k not in HEADER_KEYS}
     declared = unknowns.parse(raw.get("unknowns"), where)
     assignments = [parse_assignment(o, where_overrides) for o in overrides]

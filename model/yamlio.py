@@ -10,7 +10,9 @@ first excess (libyaml's parse time grows with the square of the depth), then the
 the data as before.
 """
 
+import os
 import re
+import stat
 from pathlib import Path
 
 import yaml
@@ -22,17 +24,44 @@ YAMLError = yaml.YAMLError
 
 
 class _Loader(_BASE):
-    """The safe loader with YAML 1.2's numbers: ``1e12`` and ``1.0e12`` are floats (YAML 1.1, which
-    PyYAML follows, wants a dot and a signed exponent, so it read them as strings)."""
+    """The safe loader with YAML 1.2's numbers (its core schema): ``1e12`` is a float (YAML 1.1,
+    which PyYAML follows, wants a dot and a signed exponent, so it read it as a string), ``0100`` is
+    one hundred (1.1 read a leading zero as octal: 64) and ``1:30`` is text (1.1 read it in base 60:
+    90); ``0o17`` and ``0x1F`` keep their bases. Digits with ``_`` are text too."""
 
-    yaml_implicit_resolvers = {k: list(v) for k, v in _BASE.yaml_implicit_resolvers.items()}
 
-
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in _BASE.yaml_implicit_resolvers.items()
+}
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_Loader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*|[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+"
+        r"|\.[0-9]+[eE][-+]?[0-9]+)|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
     list("-+0123456789."),
 )
+
+
+def _int(loader, node) -> int:
+    text = loader.construct_scalar(node)
+    try:
+        if text.startswith(("0o", "0x")):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)
+    except ValueError:  # an explicit !!int on text that is not one
+        raise yaml.constructor.ConstructorError(
+            None, None, f"not an integer: {text!r}", node.start_mark
+        ) from None
+
+
+_Loader.add_constructor(_INT, _int)
 _LOADER = _Loader
 
 MAX_FILE_BYTES = 1_000_000  # 1 MB: the largest shipped YAML file is under 30 kB
@@ -46,7 +75,14 @@ def read_text(path: Path, where: str) -> str:
     if path.is_dir():
         raise UserError(where, None, "is a directory; expected a YAML file")
     try:
-        with open(path, "rb") as f:
+        # never blocks: a FIFO opened for reading waits for a writer, which may never come
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                raise UserError(
+                    where, None, "is a pipe or a socket, not a file; expected a YAML file"
+                )
             data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise UserError(where, None, "no such file") from None
@@ -74,12 +110,12 @@ def _check_events(text: str, where: str) -> None:
             event = loader.get_event()
             kind = type(event)  # one test an event: a catalog load sees thousands of them
             if kind is yaml.ScalarEvent:
-                _check_key(mappings[-1], event, where)
+                _check_key(mappings[-1], event, where, loader)
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
                 frames[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                _check_key(mappings[-1], event, where)
+                _check_key(mappings[-1], event, where, loader)
                 mappings.append([set(), True] if kind is yaml.MappingStartEvent else [None, False])
                 if len(frames) > MAX_DEPTH:
                     mark = event.start_mark
@@ -96,7 +132,7 @@ def _check_events(text: str, where: str) -> None:
                     sizes[anchor] = size
                 frames[-1][1] += size
             elif kind is yaml.AliasEvent:
-                _check_key(mappings[-1], event, where)
+                _check_key(mappings[-1], event, where, loader)
                 size = sizes.get(event.anchor, 1)
                 through_aliases += size
                 frames[-1][1] += size
@@ -111,19 +147,37 @@ def _check_events(text: str, where: str) -> None:
         loader.dispose()
 
 
-def _check_key(mapping: list, event, where: str) -> None:
+def _check_key(mapping: list, event, where: str, loader) -> None:
     """In a mapping, every other node is a key: refuse one given twice (YAML would keep the last
-    silently)."""
+    silently), as the loader will read it: ``1`` and ``0x1``, ``yes`` and ``true`` are one key."""
     keys, is_key = mapping
     if keys is None:
         return
     mapping[1] = not is_key
     if is_key and isinstance(event, yaml.ScalarEvent):
-        if event.value in keys:
+        key = _key(event, loader)
+        if key in keys:
             raise UserError(
                 where, event.value, f"given twice (line {event.start_mark.line + 1}); keep one"
             )
-        keys.add(event.value)
+        keys.add(key)
+
+
+def _key(event, loader):
+    """The value a scalar key will have in the mapping the loader builds (its text if it cannot be
+    built, which the loader then reports)."""
+    if event.implicit[0]:  # plain: its tag resolved as the loader resolves it
+        tag = loader.resolve(yaml.ScalarNode, event.value, (True, False))
+    elif event.tag in (None, "!"):
+        tag = "tag:yaml.org,2002:str"
+    else:
+        tag = event.tag
+    try:
+        value = loader.construct_object(yaml.ScalarNode(tag, event.value, event.start_mark))
+        hash(value)
+    except Exception:  # an unbuildable key is the loader's to report
+        return event.value
+    return value
 
 
 def safe_load(text: str, where: str = "YAML text"):

@@ -71,7 +71,10 @@ def test_a_few_drives_behind_a_wide_uplink_run_at_the_drives_rate(tmp_path):
             {"part": "one_port_expander", "uplink": [f"hba.{i}" for i in range(5)]},
             "takes at most 4 uplink lanes",
         ),
-        ({"part": "no_such_shelf"}, "shelves.jbod.part: no enclosure or expander 'no_such_shelf'"),
+        (
+            {"part": "no_such_shelf"},
+            "shelves.jbod.part: unknown enclosure or expander 'no_such_shelf'",
+        ),
         ({"uplink": ["hba.9"]}, "has channels 0 to 7, got 'hba.9'"),
     ],
 )

@@ -36,6 +36,9 @@ Sites = count_up_to(10_000, "each site is simulated")
 Workers = count_up_to(10_000, "each worker process is simulated")
 Products = count_up_to(10_000, "each product is followed through the cluster")
 Machines = count_up_to(100, "each machine is simulated")
+# a relay run follows each product through each real server: 400 x 2 by default, 0.2 ms a pair
+# (20,000 pairs take about 5 s on one core of this lab's machine)
+RELAY_WORK = 20_000
 
 
 @dataclass(frozen=True)
@@ -224,7 +227,8 @@ class Feed:
     """The data feed: ``rate_GBph`` (GB/h, 10^9 bytes) the director gathers from upstream; every
     one of the ``sites`` downstream sites asks for the whole of it. It comes in products of
     ``product_kB`` (kB, 10^3 bytes) on average, exponentially distributed; ``products`` is how
-    many the simulation follows through the cluster."""
+    many the simulation follows through the cluster (through each real server: ``products`` times
+    ``real_servers.count`` is at most 20,000, so that a run ends while its user waits)."""
 
     rate_GBph: PositiveFloat
     sites: Sites
@@ -256,6 +260,15 @@ class RelayBody:
     reliability: Reliability
 
     def check(self, where: str, key: str) -> None:
+        work = self.feed.products * self.real_servers.count
+        if work > RELAY_WORK:
+            raise UserError(
+                where,
+                "feed.products",
+                f"feed.products x real_servers.count must be at most {RELAY_WORK:,}, so that a "
+                f"run ends while its user waits (its time grows with both), got "
+                f"{self.feed.products:,} x {self.real_servers.count:,}",
+            )
         if self.real_servers.weights and self.director.scheduler not in ("wrr", "wlc"):
             raise UserError(
                 where,

@@ -16,6 +16,7 @@ from .spec import StorageBody
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body = scenario.body
+    check_parts(body, catalog, scenario.path)
     if body.clients is not None:
         return front.simulate(scenario, catalog, params)
     if body.workload.io == "mmap":
@@ -26,6 +27,22 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     host = catalog.get("hosts", body.host, scenario.path, "host")
     read_s = stream.io_s_per_byte(params, host.copy_rate_MBps, "read")
     return zfs.with_arc(result, body, host, read_s)
+
+
+def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
+    misspelt spare would otherwise pass unseen, and an override of it read as applied."""
+    catalog.get("hosts", body.host, where, "host")
+    for name, segment in body.buses.items():
+        catalog.get("buses", segment.part, where, f"buses.{name}.part")
+    for name, slot in body.controllers.items():
+        catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
+    for name, shelf in body.shelves.items():
+        catalog.get_one_of(("enclosures", "expanders"), shelf.part, where, f"shelves.{name}.part")
+    for name, volume in body.volumes.items():
+        catalog.get_one_of(
+            ("disks", "ssds"), volume.disks.part, where, f"volumes.{name}.disks.part"
+        )
 
 
 def _not_fitted(body: StorageBody) -> str | None:

@@ -321,6 +321,10 @@ class StorageBody:
                 raise UserError(
                     where, f"shelves.{name}", "a shelf and a controller share this name"
                 )
+            if not shelf.uplink:
+                raise UserError(
+                    where, f"shelves.{name}.uplink", "must list at least one CONTROLLER.CHANNEL"
+                )
             owners = {point.partition(".")[0] for point in shelf.uplink}
             for i, point in enumerate(shelf.uplink):
                 at = f"shelves.{name}.uplink[{i}]"

@@ -257,15 +257,8 @@ def build(
         return cname, channel_rate_Bps(ctrl, cname)
 
     def shelf_part(name: str) -> Enclosure | Expander:
-        part_id = body.shelves[name].part
-        for category in ("enclosures", "expanders"):
-            if part_id in catalog.parts[category]:
-                return catalog.parts[category][part_id]
-        known = sorted(catalog.parts["enclosures"]) + sorted(catalog.parts["expanders"])
-        raise UserError(
-            where,
-            f"shelves.{name}.part",
-            f"no enclosure or expander {part_id!r}; allowed: " + ", ".join(known),
+        return catalog.get_one_of(
+            ("enclosures", "expanders"), body.shelves[name].part, where, f"shelves.{name}.part"
         )
 
     def uplink(name: str) -> tuple[str, list[FlowResource]]:
@@ -392,18 +385,10 @@ def build(
                     f"{part_id} is a flash drive; only a hard disk has a time per command here",
                 )
             return catalog.parts["ssds"][part_id]
-        if part_id in catalog.parts["disks"]:
-            part = catalog.parts["disks"][part_id]
-            if disk_set.command_overhead_ms is None:
-                return part
-            return replace(part, command_overhead_ms=disk_set.command_overhead_ms)
-        known = sorted(catalog.parts["disks"]) + sorted(catalog.parts["ssds"])
-        raise UserError(
-            where,
-            key,
-            f"unknown disk or ssd {part_id!r}; the catalog (data/hardware/disks.yaml, "
-            "ssds.yaml) has: " + ", ".join(known),
-        )
+        part = catalog.get_one_of(("disks", "ssds"), part_id, where, key)
+        if disk_set.command_overhead_ms is None:
+            return part
+        return replace(part, command_overhead_ms=disk_set.command_overhead_ms)
 
     w = body.workload
     request_B = w.request_KiB * 1024

@@ -24,9 +24,10 @@ import json
 import keyword
 import math
 import re
+import typing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from scipy.stats import qmc
@@ -34,9 +35,10 @@ from scipy.stats import qmc
 from .. import paths, registry
 from .. import scenario as scenario_module
 from ..errors import UserError
-from ..schema import PositiveInt, build_dataclass, field_type
+from ..schema import Bound, PositiveInt, build_dataclass, field_type
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
+SEED = Bound(0.0, words="a non-negative integer")  # numpy refuses a negative seed
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 SCENARIO_KEYS = ("variant", "seed")  # keys every scenario grid may set besides the scenario's own
 
@@ -46,7 +48,7 @@ class Sample:
     method: Literal["random", "lhs", "sobol"]
     n: PositiveInt  # points; for sobol, base samples (the design has n x (keys + 2) points)
     ranges: dict[str, tuple[Any, ...]]  # [low, high]; integers at both ends sample integers
-    seed: int = 1
+    seed: Annotated[int, SEED] = 1
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Grid:
     scenario: str | None = None
     notebook: str | None = None
     engine: Literal["inprocess", "papermill"] = "inprocess"
-    seed: int | None = None  # the scenario's own seed when not given
+    seed: Annotated[int, SEED] | None = None  # the scenario's own seed when not given
     base: tuple[str, ...] = ()
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
@@ -71,8 +73,8 @@ class Grid:
                 "name",
                 f"must be a plain name (letters, digits, _ and -, at most 64), got {self.name!r}",
             )
-        if self.seed is not None and self.seed < 0:
-            raise UserError(where, "seed", f"must be a non-negative integer, got {self.seed}")
+        if self.sample is not None and not self.sample.ranges:
+            raise UserError(where, "sample.ranges", "must give at least one key's [low, high]")
         if (self.scenario is None) == (self.notebook is None):
             raise UserError(where, "scenario", "a grid names exactly one of scenario or notebook")
         if self.notebook is not None and self.engine != "papermill":
@@ -191,6 +193,8 @@ def _resolved(grid: Grid, folder: Path) -> Grid:
 def declared_parameters(notebook: Path, where: str) -> set[str]:
     """The names the notebook's cell tagged ``parameters`` assigns."""
     try:
+        if not notebook.is_file():  # a pipe would block the read below, a folder cannot be read
+            raise OSError("not a regular file")
         cells = json.loads(notebook.read_text())["cells"]
         source = next(
             "".join(c["source"])
@@ -239,6 +243,13 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
             raise UserError(where, key, f"no such key in scenario {grid.scenario}")
     if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
         for key, span in grid.sample.ranges.items():
+            if _stepped(field_type(body_cls, key.split("."))):
+                raise UserError(
+                    where,
+                    f"sample.ranges.{key}",
+                    "takes only powers of two, which a range would sample between; list the "
+                    "values under product: instead",
+                )
             for end in span:
                 scenario_module.load(
                     grid.scenario, base + [f"{key}={end}"], where_overrides=f"{where} sample.ranges"
@@ -249,6 +260,15 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
             if (k, repr(v)) not in seen and not (grid.sample and k in grid.sample.ranges):
                 seen.add((k, repr(v)))
                 scenario_module.load(grid.scenario, base + [f"{k}={v}"], where_overrides=where)
+
+
+def _stepped(tp: Any) -> bool:
+    """Whether a key's declared type admits only powers of two (a page or a block size)."""
+    while typing.get_origin(tp) is Annotated:
+        tp, *meta = typing.get_args(tp)
+        if any(isinstance(m, Bound) and m.power_of_two for m in meta):
+            return True
+    return False
 
 
 def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:

@@ -188,7 +188,7 @@ def _record(spec: dict[str, Any]) -> dict[str, Any]:
         "point_id": spec["point_id"],
         "point_index": spec["index"],
         "engine": spec["engine"],
-        "seed": spec["seed"],
+        "seed": _storable(spec["seed"]),
         "versions": spec["versions"],
         "git_commit": spec["commit"],
         "attempts": spec.get("attempt", 1),

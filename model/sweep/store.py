@@ -75,6 +75,19 @@ def point_id(
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
+def _rows(file: Path) -> list[dict[str, Any]]:
+    """A point's file's row; a file that is not one (cut short, or put there by hand) is named."""
+    try:
+        return pq.read_table(file).to_pylist()
+    except (OSError, pa.ArrowException):
+        raise UserError(
+            paths.shown(file),
+            None,
+            "not a point's parquet file (damaged, or not written by a sweep); delete it and run "
+            "the sweep again to run its point again",
+        ) from None
+
+
 class Store:
     def __init__(self, out: Path):
         self.out = Path(out)
@@ -155,9 +168,7 @@ class Store:
         files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
-        table = pd.DataFrame.from_records(
-            [row for f in files for row in pq.read_table(f).to_pylist()]
-        )
+        table = pd.DataFrame.from_records([row for f in files for row in _rows(f)])
         for column in table.select_dtypes(include="object").columns:
             table[column] = _one_kind(table[column])
         return table.sort_values("point_index", kind="stable", ignore_index=True)

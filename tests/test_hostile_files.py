@@ -1,0 +1,167 @@
+"""Files and options a user gets wrong, found by an audit of the command line: each is refused with
+one line and exit 2 before anything runs, or read as the documentation says, never with a
+traceback, a hang or a silently different answer."""
+
+import os
+
+import pytest
+from grid_files import grid
+from grid_files import one_line as _one_line
+
+from model import paths, scenario, yamlio
+from model.simulate import simulate
+from model.sweep.store import Store
+
+MINI = """name: mini
+model: storage
+description: test
+source: estimated, test
+host: ibm_intellistation_m_pro_6850
+buses:
+  pci_64: {part: pci_64_66}
+controllers:
+  promise1: {part: promise_ultra100_tx2, bus: pci_64}
+volumes:
+  md0:
+    level: raid0
+    chunk_KiB: 64
+    disks: {part: wd1200jb, count: 2, attach: [promise1.0, promise1.1]}
+    filesystem: {type: ext2, block_KiB: 4}
+workload: {op: read, target: md0, total_MB: 4000, request_KiB: 128}
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_not_waited_on(run_cli, tmp_path):
+    """Opening a FIFO for reading waits for a writer: predict hung until killed."""
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    _one_line(run_cli("predict", str(fifo), "--point"), "pipe.yaml", "a pipe or a socket")
+    _one_line(run_cli("predict", "atlas_intellistation", "--catalog", str(fifo)), "pipe.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [("1: a\n0x1: b\n", "0x1"), ("yes: 1\ntrue: 2\n", "true"), ("1: a\n1.0: b\n", "1.0")],
+)
+def test_keys_that_read_as_one_value_are_given_twice(text, key):
+    """YAML kept the last of two spellings of one key silently (1 and 0x1 built one volume)."""
+    with pytest.raises(yamlio.UserError, match=f"{key}: given twice"):
+        yamlio.safe_load(text)
+
+
+def test_numbers_are_read_as_yaml_1_2_reads_them():
+    """YAML 1.1 read 0100 as octal 64 and 1:30 in base 60 as 90, with no word."""
+    data = yamlio.safe_load("a: 0100\nb: '1:30'\nc: 1:30\nd: 1e12\ne: 0x10\nf: 1_000\n")
+    assert data == {"a": 100, "b": "1:30", "c": "1:30", "d": 1e12, "e": 16, "f": "1_000"}
+
+
+def test_a_number_written_in_base_60_is_refused_where_a_number_is_due(run_cli):
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--point", "--set", "workload.total_MB=1:30"),
+        "workload.total_MB",
+    )
+
+
+def test_a_variant_name_must_be_a_word(run_cli, tmp_path):
+    path = tmp_path / "v.yaml"
+    path.write_text(MINI + "variants:\n  1: {}\n")
+    _one_line(run_cli("predict", str(path), "--point"), "variants.1", "a word")
+
+
+def test_a_shelf_with_no_uplink_is_refused(run_cli):
+    _one_line(
+        run_cli("predict", "purchase_hdd_md", "--point", "--set", "shelves.jbod.uplink=[]"),
+        "shelves.jbod.uplink",
+        "at least one",
+    )
+
+
+def test_a_misspelt_part_is_refused_though_the_workload_leaves_it_idle(run_cli, tmp_path):
+    path = tmp_path / "spare.yaml"
+    path.write_text(MINI.replace("buses:\n", "buses:\n  spare: {part: no_such_bus}\n"))
+    _one_line(run_cli("predict", str(path), "--point"), "buses.spare.part", "unknown bus")
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--point", "--set", "buses.pci_32.part=nope"),
+        "buses.pci_32.part",
+    )
+
+
+def test_a_file_in_the_working_folder_does_not_stand_for_a_project_scenario(tmp_path):
+    """A file named atlas_intellistation in the working folder replaced the project's scenario."""
+    (tmp_path / "atlas_intellistation").write_text(MINI)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert scenario.resolve("atlas_intellistation") == (
+            paths.SCENARIOS / "atlas_intellistation.yaml"
+        )
+        assert scenario.load("atlas_intellistation").name == "atlas_intellistation"
+    finally:
+        os.chdir(here)
+
+
+def test_a_relay_run_too_long_to_wait_for_is_refused(run_cli):
+    """Each at its own limit, sites, products and real servers ran for minutes."""
+    _one_line(
+        run_cli(
+            "predict",
+            "psu_relay",
+            "--point",
+            "--set",
+            "feed.products=10000",
+            "--set",
+            "real_servers.count=100",
+        ),
+        "feed.products",
+        "at most 20,000",
+    )
+    assert simulate(scenario.load("psu_relay", ["feed.products=10000"])).throughput_MBps > 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "key"),
+    [
+        (
+            {
+                "sample": {
+                    "method": "random",
+                    "n": 2,
+                    "seed": -1,
+                    "ranges": {"workload.total_MB": [1, 9]},
+                }
+            },
+            "sample.seed",
+        ),
+        ({"points": [{"seed": 10**23}, {"seed": 2}]}, "seed"),
+        ({"sample": {"method": "lhs", "n": 3, "ranges": {}}}, "sample.ranges"),
+        (
+            {"sample": {"method": "random", "n": 2, "ranges": {"kernel.page_B": [4096, 65536]}}},
+            "sample.ranges.kernel.page_B",
+        ),
+    ],
+)
+def test_a_grid_that_cannot_run_is_refused_before_any_point(run_cli, tmp_path, spec, key):
+    """A negative sample seed and a seed past 2^53 gave tracebacks; a range over powers of two ran
+    every point to its failure."""
+    path = grid(tmp_path, **spec)
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), key)
+
+
+def test_an_empty_out_folder_is_refused(run_cli, tmp_path):
+    """--out '' wrote into the project's sweeps/ folder."""
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}])
+    _one_line(run_cli("sweep", str(path), "--out", ""), "--out", "must name a folder")
+
+
+def test_a_damaged_point_file_is_named(run_cli, tmp_path):
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}, {"workload.total_MB": 200}])
+    out = tmp_path / "out"
+    assert run_cli("sweep", str(path), "--out", str(out), "--workers", "1")[0] == 0
+    damaged = sorted(Store(out).points.glob("*.parquet"))[0]
+    damaged.write_text("garbage")
+    status, out, err = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("sweep t:")]  # the progress bar
+    assert status == 2 and out == "" and "Traceback" not in err, err
+    assert len(lines) == 1 and damaged.name in lines[0] and "not a point's parquet file" in err
