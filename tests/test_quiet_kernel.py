@@ -88,3 +88,31 @@ def test_a_kernel_that_hangs_at_exit_is_stopped_within_the_sweeps_wait(tmp_path,
     options = kernel_options(tmp_path / ("d" * depth))
     manager = KernelManager(config=options["config"], kernel_name=options["kernel_name"])
     assert manager.shutdown_wait_time == KERNEL_SHUTDOWN_WAIT_S < KernelManager().shutdown_wait_time
+
+
+def test_a_point_kernel_keeps_tornado_quiet_and_its_namespace_clean(tmp_path):
+    """A Ctrl-C that stopped a kernel in mid-reply printed tornado's 'Uncaught exception in
+    ZMQStream callback' traceback on the sweep's terminal."""
+    import json
+
+    import nbformat
+    import papermill
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell(
+            "import logging\nprint(logging.getLogger('tornado').disabled, '_l' in dir())"
+        ),
+    ]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, tmp_path / "in.ipynb")
+    papermill.execute_notebook(
+        str(tmp_path / "in.ipynb"), str(tmp_path / "out.ipynb"), **kernel_options(tmp_path)
+    )
+    cell = json.loads((tmp_path / "out.ipynb").read_text())["cells"][-1]
+    assert cell["outputs"][0]["text"] == ["True False\n"]

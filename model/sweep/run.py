@@ -39,9 +39,15 @@ from .store import Stopped, Store, point_id
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 # A point's kernel logs nothing: jupyter_client shuts a kernel down by interrupting it first, which
 # a kernel still answering a message logs as an ERROR ("KeyboardInterrupt caught in kernel."), and
-# over TCP ipykernel 7 warns on every start that CurveZMQ keys are missing. A point's own errors
-# still reach its notebook and its record.
-QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+# over TCP ipykernel 7 warns on every start that CurveZMQ keys are missing. Nor does tornado, whose
+# logger printed a traceback ("Uncaught exception in ZMQStream callback", a ZMQError from a socket
+# already closed) when a Ctrl-C stopped a kernel in mid-reply. A point's own errors still reach its
+# notebook and its record.
+QUIET_KERNEL = [
+    "--IPKernelApp.log_level=CRITICAL",
+    "--IPKernelApp.exec_lines="
+    "import logging as _l; _l.getLogger('tornado').disabled = True; del _l",
+]
 
 
 # How long jupyter_client lets a point's kernel stop by itself once asked, in seconds: half of it
