@@ -13,6 +13,9 @@ import sys
 from .errors import NotModelled, UserError
 
 NOT_MODELLED_STATUS = 3
+# a sweep's processes at most: each holds a Python (and a kernel for a papermill point); more than
+# this would exhaust a workstation long before it ran faster
+MAX_WORKERS = 256
 
 
 class _Parser(argparse.ArgumentParser):
@@ -149,8 +152,10 @@ def _sweep(args) -> int:
     from .sweep import grid as grid_module
     from .sweep import run as run_module
 
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers", None, f"must be a positive integer, got {args.workers}")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise UserError(
+            "--workers", None, f"must be an integer from 1 to {MAX_WORKERS}, got {args.workers}"
+        )
     if args.out is not None and not args.out.strip():
         raise UserError("--out", None, "must name a folder, got an empty string")
     try:

@@ -40,6 +40,12 @@ def text(name: str) -> str:
 def write(text: str, out: str) -> str:
     """Write ``text`` to the new file ``out`` (never over an existing one); say what was done."""
     path = Path(out)
+    if out.endswith(("/", "\\")) or path.suffix not in (".yaml", ".yml"):
+        # a folder's name wrote a file of that name, and a name without .yaml would not be read back
+        # as a file: predict takes a plain name for one of the project's scenarios
+        raise UserError(
+            "--out", out, "must be a file name ending in .yaml (mine.yaml, dir/mine.yaml)"
+        )
     try:
         with path.open("x", encoding="utf-8") as handle:
             handle.write(text)

@@ -165,3 +165,16 @@ def test_a_damaged_point_file_is_named(run_cli, tmp_path):
     lines = [line for line in lines if not line.startswith("sweep t:")]  # the progress bar
     assert status == 2 and out == "" and "Traceback" not in err, err
     assert len(lines) == 1 and damaged.name in lines[0] and "not a point's parquet file" in err
+
+
+@pytest.mark.parametrize("out", ["folder/", "mine", "mine.txt"])
+def test_a_template_is_written_only_to_a_yaml_file(run_cli, tmp_path, out):
+    """--out DIR/ wrote a file named DIR, and a name without .yaml is read back as a project
+    scenario's name, not as the file."""
+    _one_line(run_cli("new", "storage_server", "--out", str(tmp_path / out)), "ending in .yaml")
+    assert not list(tmp_path.iterdir())
+
+
+def test_workers_beyond_what_a_machine_holds_are_refused(run_cli, tmp_path):
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}])
+    _one_line(run_cli("sweep", str(path), "--workers", "100000"), "--workers", "from 1 to 256")
