@@ -136,6 +136,10 @@ def test_a_relay_run_too_long_to_wait_for_is_refused(run_cli):
         ({"points": [{"seed": 10**23}, {"seed": 2}]}, "seed"),
         ({"sample": {"method": "lhs", "n": 3, "ranges": {}}}, "sample.ranges"),
         (
+            {"sample": {"method": "sobol", "n": 6, "ranges": {"workload.total_MB": [1, 9]}}},
+            "sample.n",
+        ),
+        (
             {"sample": {"method": "random", "n": 2, "ranges": {"kernel.page_B": [4096, 65536]}}},
             "sample.ranges.kernel.page_B",
         ),

@@ -83,8 +83,8 @@ def test_a_grid_above_the_point_limit_is_refused_before_it_is_built(run_cli, tmp
 
 
 def test_a_sample_above_the_point_limit_is_refused(run_cli, tmp_path):
-    sample = {"method": "sobol", "n": 50_000, "ranges": {"workload.total_MB": [1.0, 2.0]}}
-    _one_line(run_cli("sweep", str(_grid(tmp_path, sample=sample))), "150,000 points")
+    sample = {"method": "sobol", "n": 65_536, "ranges": {"workload.total_MB": [1.0, 2.0]}}
+    _one_line(run_cli("sweep", str(_grid(tmp_path, sample=sample))), "196,608 points")
 
 
 def test_a_sampled_range_the_scenario_refuses_is_refused_before_running(run_cli, tmp_path):

@@ -75,6 +75,15 @@ class Grid:
             )
         if self.sample is not None and not self.sample.ranges:
             raise UserError(where, "sample.ranges", "must give at least one key's [low, high]")
+        if self.sample is not None and self.sample.method == "sobol":
+            n = self.sample.n
+            if n & (n - 1):  # SALib only warns, on stderr, and samples anyway
+                raise UserError(
+                    where,
+                    "sample.n",
+                    f"must be a power of two for sobol (the Sobol' sequence converges for 2^m base "
+                    f"samples), got {n}",
+                )
         if (self.scenario is None) == (self.notebook is None):
             raise UserError(where, "scenario", "a grid names exactly one of scenario or notebook")
         if self.notebook is not None and self.engine != "papermill":
