@@ -501,6 +501,8 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             raise UserError(where, section, "must be a mapping from part id to parameters")
         for pid, spec in table.items():
             at = f"{section}.{pid}"
+            if not isinstance(pid, str) or not pid:
+                raise UserError(where, at, "a part's id must be a word (quote it in YAML)")
             if not isinstance(spec, dict):
                 raise UserError(where, at, "must be a mapping of the part's parameters")
             if str(pid) in parts[category]:

@@ -183,11 +183,13 @@ def load(
     variants = raw.get("variants") or {}
     if not isinstance(variants, dict):
         raise UserError(where, "variants", "must be a mapping from variant name to overrides")
-    for name in variants:
+    for name, changes in variants.items():
         if not isinstance(name, str) or not name:
             raise UserError(
                 where, f"variants.{name}", "a variant's name must be a word (quote it in YAML)"
             )
+        if not isinstance(changes, dict):
+            raise UserError(where, f"variants.{name}", "must be a mapping of dotted.key: value")
     body = {k: copy.deepcopy(v) for k, v in raw.items() if k not in HEADER_KEYS}
     declared = unknowns.parse(raw.get("unknowns"), where)
     assignments = [parse_assignment(o, where_overrides) for o in overrides]
@@ -206,8 +208,6 @@ def load(
     set_by: list[tuple[str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
-        if not isinstance(changes, dict):
-            raise UserError(where, f"variants.{chosen}", "must be a mapping of dotted.key: value")
         for key, value in changes.items():
             _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
             set_by.append((str(key), f"{where} variants.{chosen}"))

@@ -182,3 +182,35 @@ def test_a_template_is_written_only_to_a_yaml_file(run_cli, tmp_path, out):
 def test_workers_beyond_what_a_machine_holds_are_refused(run_cli, tmp_path):
     path = grid(tmp_path, points=[{"workload.total_MB": 100}])
     _one_line(run_cli("sweep", str(path), "--workers", "100000"), "--workers", "from 1 to 256")
+
+
+def test_a_variant_that_is_not_a_mapping_is_refused_though_not_picked(run_cli, tmp_path):
+    path = tmp_path / "v.yaml"
+    path.write_text(MINI + "variants:\n  fine: {}\n  broken: [1, 2]\n")
+    _one_line(run_cli("predict", str(path), "--point"), "variants.broken", "mapping")
+
+
+def test_a_part_id_must_be_a_word(run_cli, tmp_path):
+    """A null id (~:) became the part 'None'."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text("disks:\n  ~: {like: wd1200jb, sources: {}}\n")
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
+        "disks.None",
+        "a word",
+    )
+
+
+def test_the_ingest_keeps_its_writers_one_per_client(run_cli):
+    """storage_overrides' workload.streams was replaced by the client count without a word."""
+    _one_line(
+        run_cli(
+            "predict",
+            "em_ingest_microscopes",
+            "--point",
+            "--set",
+            "storage_overrides=[workload.streams=3]",
+        ),
+        "storage_overrides[0]",
+        "set clients",
+    )

@@ -160,6 +160,13 @@ class IngestBody:
     microscope_TBph: PositiveFloat = 3.0  # one microscope's rate ("about 3TB an hour")
 
     def check(self, where: str, key: str) -> None:
+        for i, override in enumerate(self.storage_overrides):
+            if override.partition("=")[0].strip() == "workload.streams":
+                raise UserError(
+                    where,
+                    f"storage_overrides[{i}]",
+                    "workload.streams is the ingest's: one writer per client (set clients)",
+                )
         if self.assignment is not None and len(self.assignment) != self.clients:
             raise UserError(
                 where,
