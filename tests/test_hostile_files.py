@@ -158,13 +158,16 @@ def test_an_empty_out_folder_is_refused(run_cli, tmp_path):
     _one_line(run_cli("sweep", str(path), "--out", ""), "--out", "must name a folder")
 
 
-def test_a_damaged_point_file_is_named(run_cli, tmp_path):
+@pytest.mark.parametrize("retry", [[], ["--retry-failed"]])
+def test_a_damaged_point_file_is_named(run_cli, tmp_path, retry):
+    """An ArrowInvalid traceback, when the results were gathered and, with --retry-failed, when
+    the failed points were looked for."""
     path = grid(tmp_path, points=[{"workload.total_MB": 100}, {"workload.total_MB": 200}])
     out = tmp_path / "out"
     assert run_cli("sweep", str(path), "--out", str(out), "--workers", "1")[0] == 0
     damaged = sorted(Store(out).points.glob("*.parquet"))[0]
     damaged.write_text("garbage")
-    status, out, err = run_cli("sweep", str(path), "--out", str(out), "--workers", "1")
+    status, out, err = run_cli("sweep", str(path), "--out", str(out), "--workers", "1", *retry)
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith("sweep t:")]  # the progress bar
     assert status == 2 and out == "" and "Traceback" not in err, err

@@ -35,10 +35,9 @@ from scipy.stats import qmc
 from .. import paths, registry
 from .. import scenario as scenario_module
 from ..errors import UserError
-from ..schema import Bound, PositiveInt, build_dataclass, field_type
+from ..schema import Bound, NonNegativeInt, PositiveInt, build_dataclass, field_type
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
-SEED = Bound(0.0, words="a non-negative integer")  # numpy refuses a negative seed
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 SCENARIO_KEYS = ("variant", "seed")  # keys every scenario grid may set besides the scenario's own
 
@@ -48,7 +47,7 @@ class Sample:
     method: Literal["random", "lhs", "sobol"]
     n: PositiveInt  # points; for sobol, base samples (the design has n x (keys + 2) points)
     ranges: dict[str, tuple[Any, ...]]  # [low, high]; integers at both ends sample integers
-    seed: Annotated[int, SEED] = 1
+    seed: NonNegativeInt = 1  # numpy refuses a negative seed
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class Grid:
     scenario: str | None = None
     notebook: str | None = None
     engine: Literal["inprocess", "papermill"] = "inprocess"
-    seed: Annotated[int, SEED] | None = None  # the scenario's own seed when not given
+    seed: NonNegativeInt | None = None  # the scenario's own seed when not given
     base: tuple[str, ...] = ()
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()

@@ -75,10 +75,11 @@ def point_id(
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def _rows(file: Path) -> list[dict[str, Any]]:
-    """A point's file's row; a file that is not one (cut short, or put there by hand) is named."""
+def _rows(file: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """A point's file's row (its ``columns`` only, when given); a file that is not one (cut short,
+    or put there by hand) is named."""
     try:
-        return pq.read_table(file).to_pylist()
+        return pq.read_table(file, columns=columns).to_pylist()
     except (OSError, pa.ArrowException):
         raise UserError(
             paths.shown(file),
@@ -135,11 +136,7 @@ class Store:
         files = self.points.glob("*.parquet")
         if not ok_only:
             return {p.stem for p in files}
-        return {
-            p.stem
-            for p in files
-            if pq.read_table(p, columns=["status"])["status"][0].as_py() == "ok"
-        }
+        return {p.stem for p in files if _rows(p, ["status"])[0]["status"] == "ok"}
 
     def _atomic(self, final: Path, partial: Path, table: pa.Table) -> None:
         try:
