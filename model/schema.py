@@ -190,7 +190,10 @@ def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
     if not isinstance(value, dict):
         raise _fail(where, key, cls, value)
     hints = type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    # a field marked internal is the program's to set (where the object was read), not a file's
+    fields = {
+        f.name: f for f in dataclasses.fields(cls) if f.init and not f.metadata.get("internal")
+    }
     unknown = sorted(set(value) - set(fields))
     if unknown:
         allowed = ", ".join(fields)

@@ -2,6 +2,7 @@
 one line and exit 2 before anything runs, or read as the documentation says, never with a
 traceback, a hang or a silently different answer."""
 
+import math
 import os
 
 import pytest
@@ -136,6 +137,10 @@ def test_a_relay_run_too_long_to_wait_for_is_refused(run_cli):
         ({"points": [{"seed": 10**23}, {"seed": 2}]}, "seed"),
         ({"sample": {"method": "lhs", "n": 3, "ranges": {}}}, "sample.ranges"),
         (
+            {"sample": {"method": "lhs", "n": 3, "ranges": {"workload.total_MB": [1, math.inf]}}},
+            "sample.ranges.workload.total_MB: must be [low, high], finite numbers",
+        ),
+        (
             {"sample": {"method": "sobol", "n": 6, "ranges": {"workload.total_MB": [1, 9]}}},
             "sample.n",
         ),
@@ -217,3 +222,12 @@ def test_the_ingest_keeps_its_writers_one_per_client(run_cli):
         "storage_overrides[0]",
         "set clients",
     )
+
+
+def test_a_grid_may_not_set_where_it_was_read_from(run_cli, tmp_path):
+    """A grid's 'path' is the program's record of the grid file: a file's own was listed among the
+    keys it may give, then silently replaced."""
+    path = grid(tmp_path, path="elsewhere.yaml", points=[{"workload.total_MB": 100}])
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    _one_line(result, "path: unknown key; allowed here: name, scenario")
+    assert "intervals, path" not in result[2]

@@ -31,6 +31,15 @@ def test_an_override_mistake_is_one_line_naming_its_key(run_cli, override, messa
     assert err.startswith("--set: ") and message in err
 
 
+def test_too_many_writers_for_the_store_are_told_as_the_ingest_file_that_adds_them(run_cli):
+    status, out, err = run_cli(
+        "predict", "em_ingest_microscopes", "--set", "clients=100000", "--point"
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.startswith("data/scenarios/em_ingest_microscopes.yaml: storage: 'em_ingest' with ")
+    assert "100,000 streams of 100,000 MB) do not fit on volume lv" in err
+
+
 def test_a_model_named_by_a_list_is_one_line(run_cli, tmp_path):
     # folders, devices, binary files and YAML bombs: tests/test_yaml_safety.py
     listed = tmp_path / "model_list.yaml"

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import simpy
 
 from .. import catalog as catalog_module
+from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
@@ -114,7 +115,12 @@ def predict(
     store, where = scenario.refs["storage"], scenario.path
     values = params
     # the storage path alone: one dd-like writer per client
-    storage = simulate_storage(store, catalog, values)
+    try:
+        storage = simulate_storage(store, catalog, values)
+    except UserError as exc:  # told as the ingest's key that names the store (one writer a client)
+        raise UserError(
+            where, "storage", f"{config.storage!r} with {config.clients:,} writers: {exc.line()}"
+        ) from None
     body = store.body
     net = FlowNetwork(simpy.Environment())
     clients = front.build(

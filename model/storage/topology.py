@@ -424,7 +424,9 @@ def build(
             raise UserError(
                 where,
                 "workload.start_fraction" if fits_from_the_edge else "workload.total_MB",
-                f"{need_GB:,.6g} GB of data do not fit on volume {vname}: it would take "
+                f"{need_GB:,.6g} GB of data"
+                + (f" ({w.streams:,} streams of {w.total_MB:,.6g} MB)" if w.streams > 1 else "")
+                + f" do not fit on volume {vname}: it would take "
                 f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
                 + (f" from {start:.6g} of the way in" if start else ""),
             )

@@ -63,7 +63,7 @@ class Grid:
     sample: Sample | None = None
     # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
     intervals: bool = False
-    path: str = ""
+    path: str = field(default="", metadata={"internal": True})  # the grid file, as shown
 
     def check(self, where: str, key: str) -> None:
         if not NAME.fullmatch(self.name):
@@ -94,12 +94,15 @@ class Grid:
                 raise UserError(where, f"product.{k}", "must list at least one value")
         if self.sample is not None:
             for k, span in self.sample.ranges.items():
-                numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in span)
+                numeric = all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    for v in span
+                )
                 if len(span) != 2 or not numeric or not span[0] < span[1]:
                     raise UserError(
                         where,
                         f"sample.ranges.{k}",
-                        f"must be [low, high] with low < high, got {list(span)}",
+                        f"must be [low, high], finite numbers with low < high, got {list(span)}",
                     )
         if not (self.product or self.points or self.sample):
             raise UserError(where, "product", "a grid needs product, points or sample")
@@ -285,7 +288,7 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
     raw.setdefault("name", path.stem)
-    grid = _resolved(build_dataclass(Grid, {**raw, "path": where}, where), path.resolve().parent)
+    grid = _resolved(replace(build_dataclass(Grid, raw, where), path=where), path.resolve().parent)
     if grid.notebook is not None:
         _check_parameters(grid)
     points = expand(grid)
