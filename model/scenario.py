@@ -22,7 +22,7 @@ from typing import Any
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, yamlio
 from .errors import UserError
-from .schema import LARGEST, build_dataclass, field_type, locate, type_hints
+from .schema import NonNegativeInt, build, build_dataclass, field_type, locate, type_hints
 from .spec import Scenario
 
 HEADER_KEYS = (
@@ -151,9 +151,7 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
 
 
 def _seed(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= LARGEST:
-        raise UserError(where, "seed", f"must be a non-negative integer up to 2^53, got {value!r}")
-    return value
+    return build(NonNegativeInt, value, where, "seed")
 
 
 def load(
