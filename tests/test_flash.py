@@ -64,6 +64,15 @@ def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
     assert r.throughput_MBps == pytest.approx(2 * 7000, rel=0.01)
 
 
+@pytest.mark.parametrize("level", ["raid0", "raid5", "raid6"])
+def test_a_parity_array_of_flash_reads_at_every_drive_s_rate(tmp_path, level):
+    """Flash reads only the blocks asked for: an array's parity chunks cost it nothing on a read
+    (it read at the N - p data drives' rate, as a platter turning past them does)."""
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+    r = _run(tmp_path, scenario(on_riser("samsung_980_pro_1tb", 4, level), workload, "pcie4_x16"))
+    assert r.throughput_MBps == pytest.approx(4 * 7000, rel=0.01)
+
+
 @pytest.mark.parametrize("total_GB", [10, 84])
 def test_a_write_longer_than_the_slc_cache_falls_toward_the_post_cache_rate(tmp_path, total_GB):
     workload = {

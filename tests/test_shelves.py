@@ -100,3 +100,20 @@ def test_a_bay_the_shelf_does_not_have_and_a_lane_used_twice_are_refused(tmp_pat
     data = _shelf(2, ["hba.0", "hba.0"])
     status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
     assert status == 2 and "shelves.jbod.uplink[1]: hba.0 is already taken" in err
+
+
+@pytest.mark.parametrize("level", ["raid5", "raid6"])
+def test_a_parity_read_leaves_its_parity_behind_the_uplink(tmp_path, level):
+    """A read of a parity array moves only the data chunks over the wire (the platters turn past
+    the parity); a write carries the parity too. Parity was charged to the uplink on reads, so 48
+    drives behind one wide port read at the write's (N - p)/N of the wire."""
+    spec = _shelf(48, [f"hba.{i}" for i in range(4)])
+    spec["volumes"]["md0"]["level"] = level
+    cap_MBps = 4 * LANE_MBps * framing.payload_share(LANE, 256)
+    read = simulate(scenario.load(write(tmp_path / "r.yaml", spec)))
+    spec["workload"]["op"] = "write"
+    written = simulate(scenario.load(write(tmp_path / "w.yaml", spec)))
+    data = 48 - {"raid5": 1, "raid6": 2}[level]
+    assert read.bottleneck == written.bottleneck == "uplink jbod"
+    assert read.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
+    assert written.bound_MBps == pytest.approx(cap_MBps * data / 48, rel=1e-9)

@@ -59,6 +59,14 @@ class Level:
             return 2.0 / drives if op == "write" else 1.0 / drives
         return 1.0 / drives
 
+    def transfer_share(self, drives: int, op: str) -> float:
+        """Bytes each drive transfers (over its link, and out of a flash drive) per byte written to
+        or read from a group: a read leaves the parity chunks where they are, though a platter
+        turns past them (``drive_share``); a write carries them."""
+        if self.parity_chunks and op != "write":
+            return 1.0 / drives
+        return self.drive_share(drives, op)
+
     def problem(self, drives: int) -> str | None:
         """Why a group of ``drives`` cannot be built at this level, or None."""
         if self.drives_exactly is not None and drives != self.drives_exactly:

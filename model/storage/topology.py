@@ -4,8 +4,10 @@ processors.
 Each byte a stream moves to or from a volume lands on its member drives in the shares the layout
 gives: LVM linear keeps a stream in the first group and LVM striping spreads it over its stripes;
 inside a group RAID0 spreads it evenly, mirrors write every copy, RAID5 and RAID6 write parity
-(each drive's surface carries 1/(d - p) of the group's bytes, data and parity rotating). Every
-drive's share crosses its device channel and controller; an md volume's drive traffic then
+(each drive's surface carries 1/(d - p) of the group's bytes, data and parity rotating; a read
+leaves the parity on the platter, which turns past it, so only 1/d crosses the wire, and a flash
+drive, which reads only what it is asked for, spends only that 1/d). Every
+drive's transfer crosses its device channel and controller; an md volume's drive traffic then
 crosses the controller's bus segment, a hardware RAID volume's user traffic crosses the path of
 its group (a SAS wire of an external array) and costs the group's RAID processor its time per
 cache block. Parallel buses and drive channels run at their datasheet peak times ``bus_efficiency``
@@ -412,6 +414,7 @@ def build(
             volume.filesystem, volume_op, where, f"volumes.{vname}.filesystem.journal"
         )
         surface = drive_share(level, per_group, volume_op) * (1.0 + block_map)
+        transferred = LEVELS[level].transfer_share(per_group, volume_op) * (1.0 + block_map)
         journal_share = (journalled.copies + journalled.map_copies * block_map) / (1.0 + block_map)
         # what the workload's data takes on each drive of its busiest group: it must fit
         footprint_B = (
@@ -430,7 +433,12 @@ def build(
                 f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
                 + (f" from {start:.6g} of the way in" if start else ""),
             )
-        drive_B = w.streams * bytes_per_stream * max(groups) * surface
+        drive_B = (
+            w.streams
+            * bytes_per_stream
+            * max(groups)
+            * (transferred if isinstance(part, Ssd) else surface)
+        )
         # the share of each drive random requests fall in (the volume's first span_GB)
         random_span = requests.span_share(volume, vname, part, w.span_GB, groups, where)
         if isinstance(part, Ssd):
@@ -445,7 +453,7 @@ def build(
                 volume, volume_op, request_B, per_group
             )
             response[vname] = requests.response_s(part, volume_op, lay, rate_Bps, random_span)
-            surface = lay.share
+            surface = transferred = lay.share
             in_flight = w.streams * zfs.in_flight(volume, w)
             commands = requests.queued(part, lay, request_B, in_flight)
             rate_Bps = requests.drive_Bps(
@@ -472,14 +480,15 @@ def build(
                     links = own_link(part, point, at) + links
                 dres = resource(f"disk {vname}.{i}", lambda rate_Bps=rate_Bps: rate_Bps)
                 disks[vname].append((dres.name, part))
-                add(dres, g_share * surface)
+                # a platter turns past a read's parity chunks; flash reads only what is asked
+                add(dres, g_share * (transferred if isinstance(part, Ssd) else surface))
                 for link in links:
-                    add(link, g_share * surface)
+                    add(link, g_share * transferred)
                 if not on_lanes and volume.engine != "controller":
-                    add(host_interface(cname), g_share * surface)
+                    add(host_interface(cname), g_share * transferred)
                     add(
                         segment(body.controllers[cname].bus),
-                        g_share * surface * segment_cost(cname),
+                        g_share * transferred * segment_cost(cname),
                     )
             if volume.engine == "zfs":
                 parity[vname] += g_share * zfs.host_s_per_byte(volume, volume_op)
