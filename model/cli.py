@@ -112,6 +112,7 @@ def _predict(args) -> int:
             out["throughput_MBps_interval"] = out["interval_90"]  # the same, as read before
             out["drivers"] = interval.drivers
             out["model_error"] = interval.model_error
+            out["path_limit"] = interval.path_limit  # the cap's capacity (null: none bounds it)
         out["unknowns"] = [u.to_dict() for u in scenario.unknowns]
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)

@@ -158,8 +158,9 @@ def _type_words(tp: Any) -> str:
     """A key's type in words: integer, number, string, list of integers, mapping..."""
     core, optional = _strip(tp)
     origin = typing.get_origin(core)
-    if origin is Literal:
-        words = "string"
+    if origin is Literal:  # the kind its options share: strings, integers, true or false
+        kinds = {_WORDS.get(type(a), "string") for a in typing.get_args(core)}
+        words = kinds.pop() if len(kinds) == 1 else "string"
     elif origin in (tuple, list):
         item = _type_words(typing.get_args(core)[0])
         words = f"list of {_PLURAL.get(item, f'({item})')}"

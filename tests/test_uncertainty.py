@@ -37,6 +37,8 @@ def test_the_issue_s_case_lies_inside_its_interval(run_cli):
     assert data["throughput_MBps_interval"] == [low, high]
     assert sum(data["drivers"].values()) == pytest.approx(1.0)
     assert "drive_queue_depth" in [u["key"] for u in data["unknowns"]]
+    # the README's path_limit: the rate the path allows at its loosest, never below its bound
+    assert data["path_limit"] >= data["bound_MBps"] and high <= data["path_limit"] * 1.05
 
 
 def test_predict_says_between_and_most_likely_with_what_moves_it(run_cli):

@@ -107,6 +107,10 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
         ({"vdevs": {"type": "raidz4"}}, "volumes.v.vdevs.type: must be one of 'mirror', 'raidz1'"),
         ({"vdevs": {"type": "raidz3", "count": 2}}, "raidz3 needs at least 4 drives"),
         ({"vdevs": None}, "volumes.v.vdevs: a ZFS pool (engine: zfs) needs its vdevs"),
+        (  # the key the user wrote, not the groups a pool has none of
+            {"vdevs": {"type": "raidz2", "count": 4}},
+            "volumes.v.vdevs.count: must divide disks.count (6), got 4",
+        ),
     ],
 )
 def test_a_zfs_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):
@@ -120,4 +124,5 @@ def test_raidz_is_refused_under_md(tmp_path, run_cli):
     volume = {"level": "raidz2", "disks": {"part": "quote_hdd", "count": 4, "attach": ["hba.0"]}}
     volume["disks"]["attach"] = [f"hba.{i}" for i in range(4)]
     status, _, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
-    assert status == 2 and "raidz2 is a ZFS vdev type; allowed: single, raid0" in err
+    assert status == 2 and "level: must be one of 'single', 'raid0'" in err
+    assert err.endswith("'raid10', got 'raidz2'\n")  # the levels md builds, no raidz among them

@@ -284,9 +284,9 @@ def roots_read(
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
-    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a
-    level the read mapping has no layout for, too few drives for the level, a data set the volume
-    cannot hold. Returns the drive and the server's NIC."""
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
+    few drives for the level, a data set the volume cannot hold. Returns the drive and the server's
+    NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
@@ -296,13 +296,7 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             "disks",
             f"the {controller.name} has {controller.channels} drive ports, got {body.disks}",
         )
-    layout = LEVELS[body.level]
-    if not layout.striped_reads:
-        striped = ", ".join(name for name, level in LEVELS.items() if level.striped_reads)
-        raise UserError(
-            where, "level", f"the download server's array is one of {striped}, got {body.level}"
-        )
-    problem = layout.problem(body.disks)
+    problem = LEVELS[body.level].problem(body.disks)
     if problem:
         raise UserError(where, "disks", f"{problem}, got {body.disks}")
     disk = catalog.get("disks", body.disk, where, "disk")

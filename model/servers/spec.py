@@ -25,7 +25,7 @@ from ..schema import (
 )
 from ..settings import Kernel, TcpSettings
 from ..spec import Reference, Scenario
-from ..storage.raid import RaidLevel
+from ..storage.raid import StripedLevel
 from ..storage.spindle import MirrorReads
 from .lvs import Mode, Scheduler
 
@@ -105,7 +105,7 @@ class DownloadBody:
     controller: str  # the RAID controller, a controller of the catalog (controllers.yaml)
     disk: str  # each drive, a drive of the catalog (disks.yaml)
     disks: PositiveInt
-    level: RaidLevel  # the controller's RAID level for the one volume
+    level: StripedLevel  # the controller's RAID level for the one volume
     # the volume's stripe chunk on each drive
     chunk_KiB: Annotated[int, Bound(1.0, 2.0**20, words="a chunk from 1 to 1,048,576 KiB (1 GiB)")]
     server_nic: str  # the server's NIC (nics.yaml), the link every download crosses

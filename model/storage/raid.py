@@ -93,4 +93,7 @@ LEVELS: dict[str, Level] = {
     )
 }
 
-RaidLevel = Literal[tuple(LEVELS)]  # a scenario's ``level`` is one of the table's names
+# the levels md and RAID controllers build (the raidz ones are a ZFS pool's vdev types)
+EngineLevel = Literal[tuple(name for name, level in LEVELS.items() if not level.zfs_only)]
+# the levels whose reads map onto their members chunk by chunk (``raidmap.pieces``)
+StripedLevel = Literal[tuple(name for name, level in LEVELS.items() if level.striped_reads)]

@@ -9,10 +9,8 @@ from typing import Annotated, Literal
 from ..errors import UserError
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
-from .raid import LEVELS, RaidLevel
+from .raid import LEVELS, EngineLevel
 from .spindle import MirrorReads
-
-ENGINE_LEVELS = tuple(name for name, level in LEVELS.items() if not level.zfs_only)
 
 
 @dataclass(frozen=True)
@@ -148,7 +146,7 @@ class Volume:
     its requests on ``zvol_threads`` threads, each waiting for its own.
     """
 
-    level: RaidLevel | None = None  # each group's RAID level (md and controller engines)
+    level: EngineLevel | None = None  # each group's RAID level (md and controller engines)
     disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
@@ -177,9 +175,8 @@ class Volume:
         level, groups = self.layout()
         count = self.disks.count
         if count % groups:
-            raise UserError(
-                where, f"{key}.groups", f"must divide disks.count ({count}), got {groups}"
-            )
+            at = f"{key}.vdevs.count" if self.vdevs else f"{key}.groups"
+            raise UserError(where, at, f"must divide disks.count ({count}), got {groups}")
         if groups > 1 and self.lvm == "none" and self.engine != "zfs":  # a pool stripes itself
             raise UserError(
                 where, f"{key}.lvm", "must be linear or striped to join more than one group"
@@ -211,12 +208,6 @@ class Volume:
             raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
-        if self.level not in ENGINE_LEVELS:
-            raise UserError(
-                where,
-                f"{key}.level",
-                f"{self.level} is a ZFS vdev type; allowed: {', '.join(ENGINE_LEVELS)}",
-            )
 
 
 @dataclass(frozen=True)
