@@ -273,3 +273,10 @@ def test_a_new_socket_s_send_buffer_opens_with_its_congestion_window():
     assert (
         tcp.send_buffer_payload_B(0, mss, 10, 16384) == 2 * 10 * mss
     )  # Linux 2.6.39's initial window
+
+
+def test_a_loss_limited_stream_names_loss_not_its_window():
+    """Mathis et al.'s rate under the window's: the loss is the bottleneck (was 'tcp window')."""
+    r = _run(*MEMORY, "workload.streams=1", "workload.total_MB=2000", "loss_rate=0.0001")
+    assert r.bottleneck == "tcp loss"
+    assert r.throughput_MBps == pytest.approx(tcp.mathis_Bps(1500, 0.2, 0.0001) / 1e6, rel=0.05)

@@ -118,6 +118,9 @@ class Built:
     rtt_s: float
     total_B: float
     notes: list[str]
+    # what caps each flow's rate, named as the bottleneck when it does: the TCP window, TCP's
+    # loss-limited rate (Mathis et al.), Tsunami's target rate
+    flow_limit: str
 
 
 def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Built:
@@ -192,6 +195,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             add(usage, receiver.cpu, sink.driver_s_per_byte)
 
     if w.protocol == "tsunami":
+        flow_limit = "tsunami target rate"
         frames = tcp.udp_packets_per_byte(w.block_B, body.mtu_B) * lossless
         rate_Bps = w.rate_Mbps * 1e6 / 8.0 * (1.0 - body.loss_rate)
         for j in range(sessions):
@@ -223,9 +227,10 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         n = sessions * w.streams
         mss = tcp.mss_B(body.mtu_B)
         window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
-        cap = min(
-            tcp.window_limit_Bps(window, rtt_s), tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate)
-        )
+        window_Bps = tcp.window_limit_Bps(window, rtt_s)
+        loss_Bps = tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate)
+        cap = min(window_Bps, loss_Bps)
+        flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
         sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
         wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
         per_member = [0] * members
@@ -278,13 +283,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             f"product of one circuit {circuit_bdp_B / 2**20:,.1f} MiB"
         )
 
-    return Built(env, net, flows, rtt_s, total_B, notes)
+    return Built(env, net, flows, rtt_s, total_B, notes, flow_limit)
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     built = build(scenario, catalog, params)
     env, net, flows, rtt_s, total_B = built.env, built.net, built.flows, built.rtt_s, built.total_B
-    protocol = scenario.body.workload.protocol
     started = []
 
     def run(delay_s: float, specs: list[_FlowSpec]):
@@ -306,8 +310,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # bottleneck
     capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
-        label = "tsunami target rate" if protocol == "tsunami" else "tcp window"
-        utilization[label] = min(
+        utilization[built.flow_limit] = min(
             1.0,
             sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps) for f in capped)
             / len(capped),
