@@ -413,8 +413,14 @@ def build(
         journalled = journal(
             volume.filesystem, volume_op, where, f"volumes.{vname}.filesystem.journal"
         )
-        surface = drive_share(level, per_group, volume_op) * (1.0 + block_map)
+        # bytes each drive transfers, and the bytes of its time: a platter turns past a read's
+        # parity chunks, flash reads only what it is asked for
         transferred = LEVELS[level].transfer_share(per_group, volume_op) * (1.0 + block_map)
+        surface = (
+            transferred
+            if isinstance(part, Ssd)
+            else drive_share(level, per_group, volume_op) * (1.0 + block_map)
+        )
         journal_share = (journalled.copies + journalled.map_copies * block_map) / (1.0 + block_map)
         # what the workload's data takes on each drive of its busiest group: it must fit
         footprint_B = (
@@ -433,12 +439,7 @@ def build(
                 f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
                 + (f" from {start:.6g} of the way in" if start else ""),
             )
-        drive_B = (
-            w.streams
-            * bytes_per_stream
-            * max(groups)
-            * (transferred if isinstance(part, Ssd) else surface)
-        )
+        drive_B = w.streams * bytes_per_stream * max(groups) * surface
         # the share of each drive random requests fall in (the volume's first span_GB)
         random_span = requests.span_share(volume, vname, part, w.span_GB, groups, where)
         if isinstance(part, Ssd):
@@ -480,8 +481,7 @@ def build(
                     links = own_link(part, point, at) + links
                 dres = resource(f"disk {vname}.{i}", lambda rate_Bps=rate_Bps: rate_Bps)
                 disks[vname].append((dres.name, part))
-                # a platter turns past a read's parity chunks; flash reads only what is asked
-                add(dres, g_share * (transferred if isinstance(part, Ssd) else surface))
+                add(dres, g_share * surface)
                 for link in links:
                     add(link, g_share * transferred)
                 if not on_lanes and volume.engine != "controller":
