@@ -3,7 +3,8 @@ median relative half-width and interval score.
 
 A row's interval is its spread (what the declared unknowns, the parameters' uncertainty and the
 seeds give, as factors of the point: ``spread``) widened by the model's own error and kept inside
-the path's capacity (``uncertainty.capped``), measured the
+the path's capacity (``uncertainty.capped``; a printed measurement may round past a capped end),
+measured the
 split-conformal way from held-out residuals (``model/holdout.py``): a row's score is how far its
 measurement lies outside its held-out spread when the row is predicted from a fit that never saw
 its configuration (the spread as that fit knows it: a parameter only the row itself informs is
@@ -51,8 +52,9 @@ def kind(metric: str) -> str:
 
 @dataclass(frozen=True)
 class Spread:
-    """The interval before the model's error, as factors of the point (low <= 1 <= high), and the
-    path's capacity on the figure as a factor too (``limit``: a rate's highest, a time's shortest,
+    """The interval before the model's error, as factors of the point (low <= 1 <= high): the ends
+    a measurement is judged against (``uncertainty.Interval.judged_ends``), and the path's capacity
+    on the figure as a factor too (``limit``: a rate's highest, a time's shortest,
     ``uncertainty.capped``); None where the path does not bound it."""
 
     low: float = 1.0
@@ -223,31 +225,29 @@ def intervals(
         widen, _, _ = _widening(_pools(p), scored, leave_out=h)
         spread = spreads.get(id(p.row), Spread())
         point = _ratio(p, p.predicted)
-        low, high = uncertainty.capped(
-            point * spread.low * math.exp(-widen),
-            point * spread.high * math.exp(widen),
-            point,
-            p.row.metric,
-            None if spread.limit is None else point * spread.limit,
-        )
-        out.append(_judged(p, _figure(p, low), _figure(p, high), widen))
+        limit = None if spread.limit is None else point * spread.limit
+        widened = (point * spread.low * math.exp(-widen), point * spread.high * math.exp(widen))
+        low, high = uncertainty.capped(*widened, point, p.row.metric, limit)
+        reach = uncertainty.capped(*widened, point, p.row.metric, limit, past=True)
+        out.append(_judged(p, _figure(p, low), _figure(p, high), widen, reach))
     return out
 
 
-def _judged(p: Prediction, low: float, high: float, widen: float) -> RowInterval:
+def _judged(
+    p: Prediction, low: float, high: float, widen: float, reach: tuple[float, float]
+) -> RowInterval:
+    """A row's interval (``low``, ``high``) judged against its measurement, which may lie as far
+    as ``reach`` (ratios: a capped end as far past the capacity as a printed figure may round,
+    ``uncertainty.capped`` with ``past``)."""
     x = p.row.value
+    lo, hi, m = reach[0], reach[1], _ratio(p, x)
     inside = (
-        high >= x
-        if p.row.bound == "lower"
-        else low <= x
-        if p.row.bound == "upper"
-        else low <= x <= high
+        hi >= m if p.row.bound == "lower" else lo <= m if p.row.bound == "upper" else lo <= m <= hi
     )
     # the score on the ratio scale (1 + % for a relative row), as a share of the measured ratio
-    lo, hi, m = _ratio(p, low), _ratio(p, high), _ratio(p, x)
     below = 0.0 if p.row.bound == "lower" else max(lo - m, 0.0)
     above = 0.0 if p.row.bound == "upper" else max(m - hi, 0.0)
-    interval_score = (hi - lo) + (2 / ALPHA) * (below + above)
+    interval_score = (_ratio(p, high) - _ratio(p, low)) + (2 / ALPHA) * (below + above)
     return RowInterval(p, low, high, widen, inside, 100.0 * interval_score / m)
 
 

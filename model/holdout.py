@@ -117,7 +117,8 @@ def _spread(
     if found is None or found.point <= 0:
         return None
     limit = None if found.path_limit is None else found.path_limit / found.point
-    return coverage.Spread(found.low / found.point, found.high / found.point, limit)
+    low, high = found.judged_ends
+    return coverage.Spread(low / found.point, high / found.point, limit)
 
 
 def spreads(rows: list[Row], values: dict[str, float]) -> dict[int, coverage.Spread]:

@@ -14,7 +14,7 @@ from . import measured, paths, registry
 from . import params as params_module
 from .result import Result
 from .spec import Scenario
-from .uncertainty import Interval, allowed
+from .uncertainty import Interval
 from .validate import Prediction, predict_rows, summarise
 
 
@@ -91,10 +91,10 @@ def _interval_lines(interval: Interval) -> list[str]:
         factor = math.exp(error["log_widen_90"])
         lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
     limit = interval.path_limit
-    if limit is not None and interval.high >= allowed(limit, interval.metric):
+    if limit is not None and interval.high >= limit * (1 - 1e-9):
         lines.append(
             f"  capped       at the path's capacity: {_fmt(limit, 'MB/s')}, the bottleneck law's "
-            "bound at its loosest over the parameters and unknowns, and the reports' 5 % rounding"
+            "bound at its loosest over the parameters and unknowns"
         )
     return lines
 

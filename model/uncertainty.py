@@ -39,8 +39,9 @@ Four sources of spread enter it:
 
 The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
 (``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
-reach on it is kept) by more than the reports' rounding, nor a time fall below the bytes over that
-bound by more. Every visible measurement
+reach on it is kept), nor a time fall below the bytes over that bound. A printed measurement is
+judged against a capped end as far past the capacity as the reports' rounding lets a printed
+figure go (``Interval.judged_ends``). Every visible measurement
 lies inside its path's capacity (``tests/test_readings.py``), so the model's error, measured
 mostly on predictions that run too fast or too slow below the bound, never widens past it.
 
@@ -110,6 +111,9 @@ class Interval:
     # the path's capacity on the metric: the highest rate or shortest time its bound allows over the
     # design points (None for other metrics)
     path_limit: float | None = None
+    # the ends a printed measurement is judged against: (low, high) but for a capped end, which
+    # reaches past the capacity by the reports' rounding (``capped`` with ``past``)
+    judged_ends: tuple[float, float] | None = None
 
     @property
     def leading(self) -> str | None:
@@ -467,20 +471,26 @@ def _loosest(metric: str, limits: list[float | None]) -> float | None:
 
 
 def allowed(limit: float, metric: str) -> float:
-    """The furthest end the path's capacity ``limit`` allows a rate or a time: the limit give or
-    take the reports' rounding (``measured.ROUNDING``), which a printed figure may add."""
+    """The furthest a *printed measurement* may lie past the path's capacity ``limit`` on a rate or
+    a time: the reports' rounding (``measured.ROUNDING``), which a printed figure may add. A
+    prediction never goes past ``limit`` itself (``capped``)."""
     return limit * (1 + ROUNDING) if metric == "throughput_MBps" else limit * (1 - ROUNDING)
 
 
-def capped(low: float, high: float, point: float, metric: str, limit: float | None):
+def capped(
+    low: float, high: float, point: float, metric: str, limit: float | None, past: bool = False
+):
     """``low``/``high`` inside the path's capacity ``limit`` on ``metric`` (never past the point):
-    a rate's high end, a time's low end, at most ``allowed``."""
+    a rate's high end at most the capacity, a time's low end at least it; with ``past``, as far
+    past it as a printed measurement may round (``allowed``): the ends a measurement is judged
+    against."""
     if limit is None:
         return low, high
+    edge = allowed(limit, metric) if past else limit
     if metric == "throughput_MBps":
-        return low, max(point, min(high, allowed(limit, metric)))
+        return low, max(point, min(high, edge))
     if metric == "elapsed_s":
-        return max(low, min(point, allowed(limit, metric))), high
+        return max(low, min(point, edge)), high
     return low, high
 
 
@@ -541,6 +551,7 @@ def _summarise(
         low = low * math.exp(-q) if low > 0 else low
         high = high * math.exp(q) if high > 0 else high
     limit = _loosest(metric, limits or [])
+    judged_ends = capped(low, high, point, metric, limit, past=True)
     low, high = capped(low, high, point, metric, limit)
     total = sum(variances.values())
     drivers = (
@@ -557,6 +568,7 @@ def _summarise(
         model_error=error,
         simulations=samples.simulations,
         path_limit=limit,
+        judged_ends=(min(judged_ends[0], point), max(judged_ends[1], point)),
     )
 
 
@@ -720,4 +732,5 @@ def for_row(
         low=convert(found.low),
         high=convert(found.high),
         path_limit=limit,
+        judged_ends=tuple(convert(end) for end in found.judged_ends),
     )

@@ -130,6 +130,21 @@ def test_scores_are_zero_inside_and_on_a_bounds_allowed_side():
     assert coverage.score(Prediction(lower, row.value / 2, -50.0), coverage.Spread()) > 0
 
 
+def test_a_printed_figure_may_round_past_a_capped_end_but_the_interval_stops_at_the_capacity():
+    """A rate predicted at its path's capacity: the interval's top is the capacity, and a printed
+    measurement 3 % above it (within the reports' 5 % rounding) still counts as inside."""
+    rows = [r for r in ROWS if r.table == "mdsplus_read" and r.role == "result"]
+    rows = [r for r in rows if not r.relative_to]
+    measured_above = [Prediction(r, r.value / 1.03, -100 * (1 - 1 / 1.03)) for r in rows]
+    spreads = {id(r): coverage.Spread(0.9, 1.0, limit=1.0) for r in rows}
+    judged = coverage.intervals(measured_above, measured_above, spreads)
+    for j in judged:
+        assert j.high == pytest.approx(j.prediction.predicted)  # the capacity, not 5 % past it
+        assert j.inside
+    beyond = [Prediction(r, r.value / 1.08, -100 * (1 - 1 / 1.08)) for r in rows]
+    assert not any(j.inside for j in coverage.intervals(beyond, beyond, spreads))
+
+
 def test_stored_held_out_figures_cover_every_predicted_row_as_the_code_predicts_it():
     """Every row the models predict has both held-out predictions stored, and its prediction at
     the calibrated values is the one the current code gives."""
