@@ -4,8 +4,9 @@ A lesson in ``notebooks/course/`` keeps each exercise's solution between a ``###
 line and a ``### END SOLUTION`` line (nbgrader's markers), after the line the student fills in,
 ``answer_N = None  # your answer (unit)``. The hand-out drops those blocks and every output, then
 runs the notebook top to bottom in the hand-out folder, so its tables and plots are shown and each
-exercise's check says "not answered yet" (``model.course.check``). The instructors' lessons stay
-as they are, solutions and outputs included.
+exercise's check says "not answered yet" (``model.course.check``). What a check expects is computed
+in ``model.course``, not in the lesson, so the hand-out shows neither the value nor its formula. The
+instructors' lessons stay as they are, solutions and outputs included.
 
 Usage: ``python -m model.handout [--out FOLDER] [LESSON.ipynb ...]`` (``make handout``).
 """
