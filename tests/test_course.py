@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import nbformat
+import papermill
 import pytest
 
 from model import course, handout
@@ -210,6 +211,19 @@ def test_nbval_fails_a_lesson_whose_solution_is_wrong(tmp_path, solution, passes
         text=True,
     )
     assert (run.returncode == 0) == passes, run.stdout
+
+
+@pytest.mark.parametrize("parameters", [{"stripes": 12}, {"lanes": 1}], ids=str)
+def test_lesson_1_solves_its_exercises_for_other_parameters(tmp_path, parameters):
+    run = papermill.execute_notebook(
+        str(handout.LESSONS / "01_operational_laws.ipynb"),
+        str(tmp_path / "lesson.ipynb"),
+        parameters=parameters,
+        cwd=str(handout.LESSONS),
+        progress_bar=False,
+    )
+    for cell in checks(run):
+        assert printed(cell).splitlines()[-1].startswith("correct: "), printed(cell)
 
 
 SPEED = course.Exercise(lambda: 0.437, "MB/s", "a number in MB/s", 0.01)
