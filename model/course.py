@@ -184,7 +184,13 @@ def raid6_full_stripe_GB(drives):
     return drives * topology.drive_share("raid6", drives, "write")
 
 
-@exercise("3.3", "times as fast", "a ratio of two speeds")
+@exercise("3.3", "writes/s")
+def raid6_random_writes(random_per_s, drives):
+    """The lab's prediction of random writes a second on ``drives`` drives as RAID6."""
+    return random_per_s("raid6", drives, "write")
+
+
+@exercise("3.4", "times as fast", "a ratio of two speeds")
 def raid10_over_raid6(drives):
     """Random reads: the drives' worth of data each read can use, RAID10 over RAID6."""
     return topology.drive_share("raid6", drives, "read") / topology.drive_share(
