@@ -272,13 +272,19 @@ def takeover_share(mtbf_h, mttr_h, takeover_s):
 # Lesson 7: capstone
 
 
-@exercise("7.1", "microscopes", "a whole number of microscopes", rel=0)
+@exercise("7.1", "TB/h")
+def most_TBph(designs):
+    """The most any swept design ingests."""
+    return designs.throughput_MBps.max() * 3600 / 1e6
+
+
+@exercise("7.2", "microscopes", "a whole number of microscopes", rel=0)
 def most_microscopes(designs, microscope_TBph):
     """Whole microscopes the best swept design ingests."""
     return int(designs.throughput_MBps.max() * 3600 / 1e6 // microscope_TBph)
 
 
-@exercise("7.2", "", "a resource's name, as the results give it", rel=0)
+@exercise("7.3", "", "a resource's name, as the results give it", rel=0)
 def best_bottleneck(designs):
     """The resource that binds the fastest of ``designs``."""
     return designs.loc[designs.throughput_MBps.idxmax(), "bottleneck"]
