@@ -239,6 +239,7 @@ COUNT = course.Exercise(lambda: 5, "writers", "a whole number of writers", 0)
         (SPEED, 0.3, "wrong: 0.3 MB/s is too low by 10 to 50 %"),
         (SPEED, 0.8, "wrong: 0.8 MB/s is too high by more than 50 %"),
         (SPEED, 412.0, "wrong: 412 MB/s is about 900 times too high"),
+        (SPEED, 43700.0, "wrong: 43,700 MB/s is about 100,000 times too high"),
         (SPEED, -1, "wrong: -1 MB/s is too low"),
         (SPEED, "0.437", "'0.437' (str) is not a number in MB/s"),
         (SPEED, [0.437], "[0.437] (list) is not a number in MB/s"),
