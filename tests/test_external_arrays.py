@@ -53,7 +53,7 @@ def test_a_raidz2_vdev_of_six_disks_streams_at_four_disks():
         "volumes.disk.level=null",
         "volumes.disk.vdevs={type: raidz2, count: 1}",
         "volumes.disk.record_KiB=1024",
-        "volumes.disk.filesystem={type: xfs, block_KiB: 4}",
+        "volumes.disk.filesystem={type: zfs}",
         "volumes.disk.disks.count=6",
         "volumes.disk.disks.attach=[ahci.0, ahci.1, ahci.2, ahci.3, ahci.4, ahci.5]",
         "workload.io=buffered",

@@ -16,6 +16,7 @@ def _pool(vdev: str, count: int, vdevs: int = 1, part: str = "quote_hdd", **more
         "engine": "zfs",
         "vdevs": {"type": vdev, "count": vdevs},
         "disks": {"part": part, "count": count, "attach": attach},
+        "filesystem": {"type": "zfs"},
         **more,
     }
 
@@ -96,7 +97,7 @@ def test_a_zvol_keeps_at_most_its_threads_requests_at_the_drives(tmp_path):
 def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
     zvol = _zvol_reads(tmp_path)
     assert _zvol_reads(tmp_path, threads=64).throughput_MBps > 1.3 * zvol.throughput_MBps
-    assert _zvol_reads(tmp_path, filesystem="xfs").throughput_MBps > 1.3 * zvol.throughput_MBps
+    assert _zvol_reads(tmp_path, filesystem="zfs").throughput_MBps > 1.3 * zvol.throughput_MBps
 
 
 @pytest.mark.parametrize(
@@ -110,6 +111,24 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
         (  # the key the user wrote, not the groups a pool has none of
             {"vdevs": {"type": "raidz2", "count": 4}},
             "volumes.v.vdevs.count: must divide disks.count (6), got 4",
+        ),
+        (  # a pool holds a dataset or a zvol: another file system on it was accepted and ignored
+            {"filesystem": {"type": "xfs"}},
+            "volumes.v.filesystem.type: a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw), "
+            "got xfs",
+        ),
+        ({"filesystem": None}, "got ext2 (the default)"),
+        (
+            {"filesystem": {"type": "zfs", "block_KiB": 8}},
+            "volumes.v.filesystem.block_KiB: a ZFS dataset's block is the pool's record_KiB",
+        ),
+        (  # ZFS's settings on md were accepted and ignored
+            {"engine": "md", "vdevs": None, "level": "raid6", "record_KiB": 64},
+            "volumes.v.record_KiB: only for engine: zfs",
+        ),
+        (
+            {"engine": "md", "vdevs": None, "level": "raid6", "filesystem": {"type": "zfs"}},
+            "a ZFS dataset lives on a ZFS pool (engine: zfs), not on engine md",
         ),
     ],
 )

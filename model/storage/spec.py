@@ -104,9 +104,13 @@ class FileSystem:
     ``journal`` is ext3's ``data=`` mount option (the kernel's Documentation/filesystems/ext3.txt):
     ``ordered``, its default, and ``writeback`` journal the metadata only, ``journal`` writes every
     data block to the journal first and to its place after (``model.storage.topology.journal``).
-    The other file systems have no such option and keep the default."""
+    The other file systems have no such option and keep the default.
 
-    type: Literal["raw", "ext2", "ext3", "xfs"] = "ext2"
+    ``zfs`` is a ZFS dataset, the file system a pool (``engine: zfs``) holds: its block is the
+    pool's ``record_KiB``, mapped by block pointers of 128 B a record (a share too small to model);
+    a pool's other use is a zvol, ``raw``."""
+
+    type: Literal["raw", "ext2", "ext3", "xfs", "zfs"] = "ext2"
     block_KiB: Annotated[float, Bound(1.0, 64.0, words="a block size from 1 to 64 KiB")] = 4.0
     journal: Literal["ordered", "writeback", "journal"] = "ordered"
 
@@ -194,7 +198,9 @@ class Volume:
             raise UserError(where, at, f"{problem}; got {per_group} drives per group")
 
     def _check_engine(self, where: str, key: str) -> None:
-        """A ZFS pool names vdevs and no level, groups or LVM; md and a controller the reverse."""
+        """A ZFS pool names vdevs and no level, groups or LVM, and holds a ZFS dataset or a zvol;
+        md and a controller the reverse."""
+        fs = self.filesystem
         if self.engine == "zfs":
             if self.vdevs is None:
                 raise UserError(where, f"{key}.vdevs", "a ZFS pool (engine: zfs) needs its vdevs")
@@ -203,11 +209,34 @@ class Volume:
                     raise UserError(
                         where, f"{key}.{name}", "not for engine: zfs; the pool's vdevs say it"
                     )
+            if fs.type not in ("zfs", "raw"):
+                raise UserError(
+                    where,
+                    f"{key}.filesystem.type",
+                    "a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw), "
+                    f"got {fs.type}" + (" (the default)" if fs == FileSystem() else ""),
+                )
+            if fs.type == "zfs" and fs.block_KiB != FileSystem.block_KiB:
+                raise UserError(
+                    where,
+                    f"{key}.filesystem.block_KiB",
+                    "a ZFS dataset's block is the pool's record_KiB; leave block_KiB out",
+                )
             return
         if self.vdevs is not None:
             raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
+        for name in ("record_KiB", "arc_GB", "zvol_threads"):
+            if getattr(self, name) != getattr(Volume, name):
+                raise UserError(where, f"{key}.{name}", "only for engine: zfs (a ZFS pool)")
+        if fs.type == "zfs":
+            raise UserError(
+                where,
+                f"{key}.filesystem.type",
+                f"a ZFS dataset lives on a ZFS pool (engine: zfs), not on engine {self.engine}; "
+                "allowed here: raw, ext2, ext3, xfs",
+            )
 
 
 @dataclass(frozen=True)
