@@ -1,16 +1,25 @@
 """The current parts of issue #21 in the catalog: they load, every value has its source, the new
 kinds refuse a malformed part in one line, and the datasheet figures agree with the buses and the
-arithmetic they imply (PCIe peaks, drives within their links, Little's law for IOPS)."""
+arithmetic they imply (PCIe peaks, drives within their links, Little's law for IOPS). The later
+parts (24 TB Exos X24 disks, PCIe 4.0 U.2/U.3 drives, a 2U EPYC 9004 host) are also run through a
+prediction: each streams at its sheet's rate, four U.2 drives on a PCIe 4.0 x16 segment are held
+by the drives and the same four on PCIe 3.0 by the segment."""
 
 import dataclasses
+import json
 import shutil
 
 import pytest
+import yaml
 
 from model import catalog, paths
+from model import scenario as loader
 from model.catalog import Cpu, Enclosure, Expander, Ssd
 from model.errors import UserError
 from model.schema import build_dataclass
+from model.simulate import simulate
+from model.storage import disk as disk_model
+from model.storage import framing, requests
 
 NEW_PARTS = {
     "ssds": [
@@ -19,11 +28,19 @@ NEW_PARTS = {
         "micron_9550_max_6400",
         "samsung_870_evo_1tb",
         "samsung_pm1643_30tb",
+        "samsung_pm9a3_7680",
+        "micron_7450_pro_15360",
     ],
     "expanders": ["adaptec_aec_82885t", "broadcom_sas3x48"],
     "enclosures": ["wd_ultrastar_data60", "wd_ultrastar_data102"],
     "cpus": ["amd_epyc_9354", "intel_xeon_gold_6430"],
-    "disks": ["exos_x18_st18000nm004j", "exos_x18_st18000nm000j"],
+    "disks": [
+        "exos_x18_st18000nm004j",
+        "exos_x18_st18000nm000j",
+        "exos_x24_st24000nm007h",
+        "exos_x24_st24000nm002h",
+    ],
+    "hosts": ["lenovo_sr665_v3"],
     "controllers": ["broadcom_9400_8i", "broadcom_9500_8i", "megaraid_9460_8i", "megaraid_9560_8i"],
     "nics": [
         "intel_x710_da2",
@@ -319,3 +336,152 @@ def test_cpu_peak_memory_bandwidth_and_per_byte_copy_cost():
         # one core copies far less than the socket's channels carry
         assert cpu.copy_rate_MBps < 0.1 * cpu.peak_memory_MBps
         assert cpu.memory_ns_per_B < cpu.copy_ns_per_B
+
+
+# --- the later parts in a prediction: 24 TB disks, PCIe 4.0 U.2/U.3 drives, a 2U EPYC host -------
+
+HOST = "lenovo_sr665_v3"
+XFS = {"type": "xfs"}  # extents: no block map rides with the data
+STREAM = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+
+
+def _storage(volume: dict, workload: dict, buses: dict, controllers: dict | None = None) -> dict:
+    """A storage scenario on the catalog's SR665 V3: one volume ``v``, the given bus segments."""
+    return {
+        "name": "current_parts",
+        "model": "storage",
+        "description": "a current part on the catalog's 2U EPYC 9004 host",
+        "source": "a planner's proposal",
+        "host": HOST,
+        "buses": buses,
+        "controllers": controllers or {},
+        "volumes": {"v": volume},
+        "workload": {"target": "v", **workload},
+    }
+
+
+def _on_riser(part: str, count: int, segment: str) -> dict:
+    """``count`` NVMe drives in RAID0 on one segment's lanes (a riser or a backplane's x16)."""
+    volume = {
+        "level": "raid0" if count > 1 else "single",
+        "disks": {
+            "part": part,
+            "count": count,
+            "attach": [f"nvme.riser.{i}" for i in range(count)],
+        },
+        "filesystem": XFS,
+    }
+    return _storage(volume, STREAM, {"riser": {"part": segment}})
+
+
+def _run(tmp_path, data: dict):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return simulate(loader.load(str(path)))
+
+
+def test_the_sr665_v3_carries_its_cpu_entry_s_figures():
+    host = CAT.parts["hosts"][HOST]
+    cpu = CAT.parts["cpus"]["amd_epyc_9354"]
+    assert host.cores == 2 * cpu.cores == 64
+    assert (host.clock_GHz, host.threads_per_core) == (cpu.base_clock_GHz, cpu.threads_per_core)
+    assert host.copy_rate_MBps == cpu.copy_rate_MBps
+    assert host.memory_bandwidth_MBps == pytest.approx(host.cpus * cpu.peak_memory_MBps)
+    assert host.memory_MB == pytest.approx(24 * 32 * 2**30 / 1e6)  # 24 x 32 GiB RDIMMs
+    # eight slots, all PCIe 5.0; one x16 slot carries four PCIe 4.0 x4 drives' links
+    slots = {slot.bus: slot.count for slot in host.buses}
+    assert slots == {"pcie5_x16": 4, "pcie5_x8": 4}
+    assert BUSES["pcie5_x16"].peak_MBps > 4 * BUSES["pcie4_x4"].peak_MBps
+
+
+@pytest.mark.parametrize("pid", ["exos_x24_st24000nm007h", "exos_x24_st24000nm002h"])
+def test_one_24_tb_disk_streams_at_its_outer_zone_rate(tmp_path, pid):
+    disk = CAT.parts["disks"][pid]
+    volume = {
+        "level": "single",
+        "disks": {"part": pid, "count": 1, "attach": ["hba.0"]},
+        "filesystem": XFS,
+    }
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "total_MB": 4000}
+    r = _run(
+        tmp_path,
+        _storage(
+            volume,
+            workload,
+            {"slot": {"part": "pcie5_x8"}},
+            {"hba": {"part": "broadcom_9500_8i", "bus": "slot"}},
+        ),
+    )
+    # 4 GB at the start of a 24 TB drive is read at the outer zone: the sheet's 285 MB/s, within
+    # the 12 Gb/s SAS or 6 Gb/s SATA link and far within the HBA
+    assert r.bottleneck.startswith("disk v")
+    assert 0.99 * disk.media_rate_outer_MBps < r.throughput_MBps <= r.bound_MBps
+    assert r.bound_MBps <= disk.media_rate_outer_MBps < disk.interface_rate_MBps
+
+
+def test_the_x24_sata_reproduces_its_own_queue_depth_16_random_reads():
+    # DS2080: 4K random read at QD16 over the whole drive, 168 IOPS; the catalog's 1.5 ms is the
+    # rest of 1/168 s after the entry's seek curve, rotation and reordering among 16
+    disk = CAT.parts["disks"]["exos_x24_st24000nm002h"]
+    rate_Bps = disk_model.mean_rate_MBps(disk, 1.0, 0.0, 1.0) * 1e6
+    iops = requests.drive_Bps(disk, "read", 4096, rate_Bps, 1.0, 16) / 4096
+    assert iops == pytest.approx(168, rel=0.02)
+    # a whole-drive random read is mechanical: the 512 MB cache holds 0.002 % of it
+    assert disk.cache_MB * 1e6 / (disk.capacity_GB * 1e9) < 1e-4
+
+
+@pytest.mark.parametrize("pid", ["samsung_pm9a3_7680", "micron_7450_pro_15360"])
+def test_four_u2_drives_on_a_pcie4_x16_segment_are_drive_bound(tmp_path, pid):
+    ssd = CAT.parts["ssds"][pid]
+    r = _run(tmp_path, _on_riser(pid, 4, "pcie4_x16"))
+    segment = BUSES["pcie4_x16"]
+    cap_MBps = segment.peak_MBps * framing.payload_share(segment, 256)  # 256 B packets
+    assert 4 * ssd.seq_read_MBps < cap_MBps
+    assert r.bottleneck.startswith("disk v")
+    assert r.throughput_MBps == pytest.approx(4 * ssd.seq_read_MBps, rel=0.01)
+    assert r.throughput_MBps <= r.bound_MBps <= 4 * ssd.seq_read_MBps * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("pid", ["samsung_pm9a3_7680", "micron_7450_pro_15360"])
+def test_the_same_four_behind_a_pcie3_x16_segment_are_held_by_its_lanes(tmp_path, pid):
+    ssd = CAT.parts["ssds"][pid]
+    r = _run(tmp_path, _on_riser(pid, 4, "pcie3_x16"))
+    segment = BUSES["pcie3_x16"]
+    cap_MBps = segment.peak_MBps * framing.payload_share(segment, 256)
+    assert r.bottleneck == "bus riser"
+    assert r.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
+    assert 0.99 * cap_MBps < r.throughput_MBps < 4 * ssd.seq_read_MBps
+
+
+def test_one_7450_at_queue_depth_1_reads_at_its_typical_latency(tmp_path):
+    pid = "micron_7450_pro_15360"
+    ssd = CAT.parts["ssds"][pid]
+    workload = {
+        "op": "read",
+        "io": "direct",
+        "pattern": "random",
+        "request_KiB": 4,
+        "queue_depth": 1,
+        "total_MB": 40,
+    }
+    volume = {
+        "level": "single",
+        "disks": {"part": pid, "count": 1, "attach": ["nvme.riser.0"]},
+        "filesystem": XFS,
+    }
+    r = _run(tmp_path, _storage(volume, workload, {"riser": {"part": "pcie4_x16"}}))
+    iops = r.throughput_MBps * 1e6 / 4096
+    # 1e6 / 80 us = 12,500 a second; the host's syscall and block layer come on top
+    assert 0.95 * ssd.qd1_read_iops < iops < ssd.qd1_read_iops
+
+
+def test_the_cli_predicts_a_scenario_of_the_new_parts(tmp_path, run_cli):
+    path = tmp_path / "u2.yaml"
+    path.write_text(
+        yaml.safe_dump(_on_riser("samsung_pm9a3_7680", 4, "pcie4_x16"), sort_keys=False)
+    )
+    status, out, err = run_cli("predict", str(path), "--json", "--point")
+    assert status == 0, err
+    result = json.loads(out)
+    assert result["throughput_MBps"] == pytest.approx(4 * 6500, rel=0.01)
+    assert result["bottleneck"].startswith("disk v")
