@@ -64,6 +64,40 @@ def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
     assert r.throughput_MBps == pytest.approx(2 * 7000, rel=0.01)
 
 
+def test_nvme_drives_behind_a_pcie_switch_share_its_uplink(tmp_path):
+    """Four PCIe 4.0 drives on a switch's x16 downstream lanes whose uplink is PCIe 3.0 x8 (the
+    riser hangs from it, ``via``): the uplink's payload is the limit, where the riser alone
+    carried the four drives' 28,000 MB/s."""
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+    data = scenario(on_riser("samsung_980_pro_1tb", 4, "raid0"), workload, "pcie4_x16")
+    alone = _run(tmp_path, data)
+    data["buses"]["up"] = {"part": "pcie3_x8"}
+    data["buses"]["riser"]["via"] = "up"
+    switched = _run(tmp_path, data)
+    uplink = CAT.get("buses", "pcie3_x8", "", "")
+    cap_MBps = uplink.peak_MBps * framing.payload_share(uplink, 256)
+    assert alone.throughput_MBps == pytest.approx(4 * 7000, rel=0.01)
+    assert switched.bottleneck == "bus up"
+    assert switched.bound_MBps == pytest.approx(cap_MBps, rel=1e-9)
+
+
+def test_a_controller_in_a_slot_behind_a_chipset_link_shares_that_link(tmp_path):
+    """Eight SATA SSDs on the quote's HBA (PCIe 3.0 x8) in a slot that hangs from a PCIe 3.0 x4
+    link to the processor: the link, not the HBA's own x8, bounds the array."""
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+    data = scenario(on_hba("samsung_870_evo_1tb", 8, "raid0"), workload)
+    own = _run(tmp_path, data)
+    data["buses"]["chipset"] = {"part": "pcie3_x4"}
+    data["buses"]["slot"]["via"] = "chipset"
+    shared = _run(tmp_path, data)
+    link = CAT.get("buses", "pcie3_x4", "", "")
+    assert own.bottleneck != "bus chipset" and own.throughput_MBps > 4000
+    assert shared.bottleneck == "bus chipset"
+    assert shared.bound_MBps == pytest.approx(
+        link.peak_MBps * framing.payload_share(link, 256), rel=0.01
+    )
+
+
 @pytest.mark.parametrize("level", ["raid0", "raid5", "raid6"])
 def test_a_parity_array_of_flash_reads_at_every_drive_s_rate(tmp_path, level):
     """Flash reads only the blocks asked for: an array's parity chunks cost it nothing on a read

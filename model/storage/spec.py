@@ -18,7 +18,9 @@ class BusSegment:
     """One bus segment of the host (a PCI bus, a hub link) that controllers share.
 
     ``via`` names the segment this one hangs from, when its bytes cross that one too: a SAS wire
-    from a port of an HBA carries its bytes on over the HBA's PCIe link (``group_paths``)."""
+    from a port of an HBA carries its bytes on over the HBA's PCIe link (``group_paths``); the
+    downstream ports of a PCIe switch share its uplink, and a chipset's slots its link to the
+    processor (every controller's slot and NVMe drive's segment pays each segment of the chain)."""
 
     part: str  # a bus of the catalog (data/hardware/buses.yaml): its rate in MB/s and its kind
     via: str | None = None

@@ -196,6 +196,13 @@ def build(
             out.append(body.buses[out[-1]].via)
         return out
 
+    def slot_costs(cname: str) -> dict[FlowResource, float]:
+        """Segment time a byte the controller moves takes on its slot's segment
+        (``segment_cost``) and on each segment that one hangs from (a PCIe switch's uplink, a
+        chipset's link to the processor: one byte each)."""
+        slot, *upstream = chain(body.controllers[cname].bus)
+        return {segment(slot): segment_cost(cname), **{segment(name): 1.0 for name in upstream}}
+
     def segment_cost(cname: str) -> float:
         """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
         card on a 64-bit multidrop segment moves four bytes a data phase, not eight."""
@@ -312,7 +319,7 @@ def build(
                 f"got {point!r}",
             )
         link = resource(f"link {point}", lambda: sustained_Bps(own))
-        return [link, segment(seg_name)]
+        return [link, *(segment(name) for name in chain(seg_name))]
 
     def own_link(part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
         """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""
@@ -486,10 +493,8 @@ def build(
                     add(link, g_share * transferred)
                 if not on_lanes and volume.engine != "controller":
                     add(host_interface(cname), g_share * transferred)
-                    add(
-                        segment(body.controllers[cname].bus),
-                        g_share * transferred * segment_cost(cname),
-                    )
+                    for res, cost in slot_costs(cname).items():
+                        add(res, g_share * transferred * cost)
             if volume.engine == "zfs":
                 parity[vname] += g_share * zfs.host_s_per_byte(volume, volume_op)
                 continue
@@ -518,8 +523,7 @@ def build(
                         array = resource(f"array {cname}", lambda limit=limit_Bps: limit)
                         costs[array] = 1.0
                 else:
-                    slot_bus = body.controllers[cname].bus
-                    costs = {segment(slot_bus): segment_cost(cname), host_interface(cname): 1.0}
+                    costs = {**slot_costs(cname), host_interface(cname): 1.0}
                 for res, cost in costs.items():
                     add(res, g_share * cost)
                 processor, block_s = raid_processor(ctrl, cname, g)
