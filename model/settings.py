@@ -27,22 +27,35 @@ PageSize = Annotated[
 # on a 2 GHz Xeon) and spread over the 1.5 frames of each 1448-byte segment (it and half an ACK).
 NET_CYCLES_PER_FRAME = 6300.0
 
-# The share of that per-frame cost paid for every wire frame even when the stack sees one packet
-# for many frames (GRO on receive, TSO on send): the driver (descriptors, DMA buffers, building
-# the skb) and the release of each frame's buffer. The rest, IP and TCP processing, the socket
-# and the ACK it may send, is paid once per packet the stack sees. From the breakdown of 10 GbE
-# receive processing on Linux by Liao, Zhu and Bhuyan ("A new server I/O architecture for high
-# speed networks", IEEE HPCA 2011): 'the major network processing bottlenecks lie in the driver
-# (>26%), data copy (up to 34% depending on I/O sizes) and buffer release (>20%), rather than the
-# TCP/IP protocol itself' (their abstract: driver and buffer release 'up to 54%'). At the bulk
-# end, where the copy takes its 34 %, driver and buffer release take their lower 26 % and 20 %,
-# so of the cost besides the copy (which the model charges apart, 66 %) 46/66 = 0.70 is per wire
-# frame and 0.30 per stack packet. Those two figures are lower bounds; with 54 % the per-frame
-# share would be 0.82, so GRO and TSO save less.
-RX_DRIVER_PCT = 26.0
-RX_BUFFER_RELEASE_PCT = 20.0
-RX_COPY_PCT = 34.0
-NET_WIRE_FRAME_SHARE = (RX_DRIVER_PCT + RX_BUFFER_RELEASE_PCT) / (100.0 - RX_COPY_PCT)
+
+@dataclass(frozen=True)
+class StackRun:
+    """One published single-flow TCP run: its MTU, its payload rate and, at each end, the cores busy
+    and the share of their cycles the data copy took."""
+
+    mtu_B: int
+    payload_Gbps: float
+    sender_cores: float
+    receiver_cores: float
+    sender_copy_pct: float
+    receiver_copy_pct: float
+
+
+# What a frame and a byte cost an end with TSO and GRO, from the single-flow runs of Cai, Chaudhary,
+# Vuppalapati, Hwang and Agarwal ("Understanding host network stack overheads", ACM SIGCOMM 2021,
+# figure 3), as their artifact prints them (github.com/Terabit-Ethernet/
+# Understanding-network-stack-overheads-SIGCOMM-2021, README at commit 86ee15d, 'single-flow
+# summary': 'throughput and CPU utilisation' and the sender's and receiver's 'CPU utilisation
+# breakdown', rows tsogro and tsogro+jumbo): one iperf2 flow between two Xeon Gold 6128 hosts at
+# 3.4 GHz, Linux 5.4.43, ConnectX-5 Ex 100 GbE, with TSO and GRO, at MTU 1500 and at 9000
+# (``model.network.tcp.offloaded_costs``). Their run without offloads (no-opts: 9.009 Gb/s at
+# 101.523 % and 185.764 % of a core, 5.900 % and 7.390 % of it the copy) spent 4,176 and 7,521
+# cycles a segment besides the copy, sender and receiver, against the 9,450 (a frame and half an
+# ACK) ``NET_CYCLES_PER_FRAME`` charges each: the 2.4-era figure is kept for hosts without
+# offloads, the reports' own.
+STACK_RUN_CLOCK_GHZ = 3.4
+STACK_RUN_TSO_GRO = StackRun(1500, 26.590, 0.80036, 1.75146, 28.630, 29.810)
+STACK_RUN_TSO_GRO_JUMBO = StackRun(9000, 32.540, 0.67420, 1.14462, 36.760, 44.510)
 
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
 # mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.
@@ -112,13 +125,13 @@ class TcpSettings:
     buffer's does (``tcp_adv_win_scale``). With ``tso`` the sending stack also handles one 64 KiB
     super-segment where it handled one frame (the NIC cuts it into frames, Linux kernel
     documentation, networking/segmentation-offloads.rst): of each frame's CPU cost
-    (``NET_CYCLES_PER_FRAME``) the stack's share (``1 - NET_WIRE_FRAME_SHARE``) is paid per
-    super-segment, the driver's per frame. ``gro``: generic receive offload, the receiving
-    kernel merges a flow's frames into one packet of up to 64 KiB (``gro_max_size``, 65536 by
-    default) before IP and TCP see it (segmentation-offloads.rst, 'Generic Receive Offload'), so
-    the stack's share of the receive cost is paid per merged packet, and the receiver, which
-    acknowledges each packet it sees of more than one segment at once, sends one ACK per merged
-    packet instead of one per two segments. GRO exists from Linux 2.6.29 and is on by default
+    (``NET_CYCLES_PER_FRAME``) a part is still paid per wire frame, and some per byte, as
+    published runs measured them (``model.network.tcp.offloaded_frames_per_byte``). ``gro``:
+    generic receive offload, the receiving kernel merges a flow's frames into one packet of up to
+    64 KiB (``gro_max_size``, 65536 by default) before IP and TCP see it (segmentation-offloads.rst,
+    'Generic Receive Offload'), so the receive cost per frame falls the same way, and the receiver,
+    which acknowledges each packet it sees of more than one segment at once, sends one ACK per
+    merged packet instead of one per two segments. GRO exists from Linux 2.6.29 and is on by default
     with drivers that support it; off (the default) for the 2.4 and 2.6.9 kernels of the reports.
     """
 

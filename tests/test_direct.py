@@ -28,8 +28,10 @@ def test_larger_requests_never_slow_a_direct_stream_and_a_stripe_gives_the_array
         for kib in (16, 64, 128, 256, 1024)
     ]
     assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:], strict=False)), rates
-    # the Promise cards on the 32-bit PCI bound both the same way once a request covers the stripe
-    assert rates[-1] == pytest.approx(_raid0(disks).throughput_MBps, rel=1e-6)
+    # the Promise cards on the 32-bit PCI bound both the same way once a request covers the stripe,
+    # the direct stream's own host time between two requests (one in flight) a little below it
+    buffered = _raid0(disks).throughput_MBps
+    assert 0.99 * buffered < rates[-1] <= buffered
 
 
 def test_a_direct_stream_skips_the_copy_to_user_space():
@@ -86,9 +88,22 @@ def test_md_parity_loads_the_arrays_raid5d_thread_and_the_host_not_the_writer():
 
 
 def test_direct_reads_the_calibrated_parameters_it_needs():
+    """A direct stream's host time is its request's fixed cost or its bytes' published cost, not
+    the buffered path's copies (``direct.DIRECT_IO_CYCLES_PER_BYTE``)."""
     recording = params.Recording(params.calibrated())
     simulate(scenario.load("atlas_intellistation", ["workload.io=direct"]), recording)
-    assert {"io_copy_passes", "disk_format_efficiency"} <= recording.read
+    assert {"io_cycles_per_request", "disk_format_efficiency"} <= recording.read
+    assert "io_copy_passes" not in recording.read
+
+
+def test_a_direct_byte_costs_the_published_runs_cycles():
+    """One fio job: 4,398 MB/s of 1 MiB direct reads at 0.52 % user and 8.80 % system time of a
+    2.65 GHz core, 0.056 cycles a byte; a 1 MiB request on a 3.25 GHz core, 18 us."""
+    assert direct.DIRECT_IO_CYCLES_PER_BYTE == pytest.approx(0.0932 * 2.64999 / 4.398, rel=1e-4)
+    host = catalog.load().get("hosts", "dell_r720", "", "")
+    assert direct.core_s_per_byte(host) * host.clock_GHz * 1e9 == pytest.approx(
+        direct.DIRECT_IO_CYCLES_PER_BYTE
+    )
 
 
 @pytest.mark.parametrize(

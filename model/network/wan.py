@@ -15,8 +15,8 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   over all members.
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
   network process, the file I/O path in the process that reads or writes (see ``hosts``). With
-  ``tcp.tso`` and ``tcp.gro`` the stack's share of a TCP frame's cost is paid per 64 KiB
-  super-segment or merged packet, the driver's per frame (``tcp.tcp_frame_work_per_byte``).
+  ``tcp.tso`` and ``tcp.gro`` a TCP end pays the offloaded costs published runs measured, per
+  frame and per byte (``tcp.tcp_frame_work_per_byte``).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the Mathis
   loss-limited rate; it opens with a handshake and the protocol's request round trips, then slow
   start to its window. bbftp and bbcp run one process (or thread) per stream on each side.

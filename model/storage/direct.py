@@ -12,19 +12,20 @@ head. A sequential read pays no such turn: the drive's look-ahead has the next r
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``).
 A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
-read-modify-write or reconstruct-write). The host CPU a direct stream costs is the buffered path's
-less the copy to or from user space (one copy's worth fewer,
-``model.storage.stream.io_s_per_byte``), and the writer pays its controller's driver path for every
-byte itself.
-Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no table measures
-direct I/O, so this part is a what-if only.
+read-modify-write or reconstruct-write). The host CPU a direct stream costs has no page cache and
+no copy in it: pinning the buffer's pages, building and mapping the request and its completion,
+as a published direct read measured them per byte (``DIRECT_IO_CYCLES_PER_BYTE``), or the fixed
+cost of a request where that is more (``io_cycles_per_request``, ``requests.core_s_per_byte``);
+the writer pays its controller's driver path for every byte itself.
+Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no report's table
+measures direct I/O (the external rows of data/measured/external/arrays.csv do).
 """
 
 from __future__ import annotations
 
 import math
 
-from ..catalog import Disk, Ssd
+from ..catalog import Disk, Host, Ssd
 from ..errors import NotModelled
 from . import disk as disk_model
 from . import flash
@@ -32,6 +33,25 @@ from .raid import LEVELS
 from .spec import StorageBody
 from .topology import StoragePath
 from .writecache import write_cache_on
+
+# The core time one byte of a direct request costs: one fio job reading 1 MiB direct requests, 32
+# in flight, from an NVMe volume (EBS io2) on an AMD EPYC 7R13 guest whose lscpu gives 'BogoMIPS:
+# 5299.98', a 2.65 GHz clock: 'BW=4194MiB/s (4398MB/s)' with 'cpu : usr=0.52%, sys=8.80%'
+# (CMASCenter/pcluster-cmaq, docs/user_guide_pcluster/cmaq-vm/cli-vm/
+# aws_cli_launch_vm_c6a.48xlarge.md, fio 3.28, 28 June 2023). fio counts its own thread's time,
+# not the completion interrupts', and its core may have run faster than the base clock: both make
+# the figure a floor. It is taken for a write too (the same pinning and mapping, no published run
+# on a named processor found).
+DIRECT_RUN_CORES = (0.52 + 8.80) / 100
+DIRECT_RUN_CLOCK_GHZ = 5299.98 / 2 / 1000
+DIRECT_RUN_MBps = 4398.0
+DIRECT_IO_CYCLES_PER_BYTE = DIRECT_RUN_CORES * DIRECT_RUN_CLOCK_GHZ * 1e3 / DIRECT_RUN_MBps
+
+
+def core_s_per_byte(host: Host) -> float:
+    """Core seconds a byte of a direct request costs on ``host`` (``DIRECT_IO_CYCLES_PER_BYTE``,
+    about 0.056 cycles a byte, at the host's clock)."""
+    return DIRECT_IO_CYCLES_PER_BYTE / (host.clock_GHz * 1e9)
 
 
 def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bps: float) -> float:
@@ -74,11 +94,13 @@ def partial_stripe_s(
     return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors
 
 
-def request_limit_Bps(body: StorageBody, path: StoragePath) -> float:
-    """The most a direct stream moves per second: a request at a time over source then target."""
+def request_limit_Bps(body: StorageBody, path: StoragePath, core_s: float) -> float:
+    """The most a direct stream moves per second with one request in flight: each request's
+    ``core_s`` on the host (submitting and completing it) and its drives' time over source then
+    target, one after the other."""
     w = body.workload
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
-    total_s = 0.0
+    total_s = core_s
     for vname, op in legs:
         disk = path.disks[vname][0][1]
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])

@@ -37,6 +37,9 @@ def flash_s(ssd: Ssd, op: str) -> float:
     return parallelism(ssd) / ssd.random_write_iops
 
 
+LATENCY_PIECE_B = 4096  # the request a datasheet's QD1 latency is given for (4 KiB random)
+
+
 def latency_s(ssd: Ssd, op: str) -> float:
     """One small request alone, as the host waits for it: a read's flash time; a write's
     acknowledgement from the drive's cache where the sheet gives it, else its flash time."""
@@ -59,9 +62,10 @@ def sequential_Bps(ssd: Ssd, op: str, bytes_per_drive: float) -> float:
 
 
 def request_s(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
-    """One request of ``piece_B`` alone, as the host waits for it: the larger of its latency and
-    its bytes at stream rate."""
-    return max(latency_s(ssd, op), piece_B / stream_Bps)
+    """One request of ``piece_B`` alone, as the host waits for it: the sheet's latency, which is a
+    4 KiB request's (``LATENCY_PIECE_B``, data/hardware/ssds.yaml), and the rest of its bytes at
+    stream rate."""
+    return latency_s(ssd, op) + max(piece_B - LATENCY_PIECE_B, 0.0) / stream_Bps
 
 
 def random_Bps(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:

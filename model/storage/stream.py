@@ -6,7 +6,8 @@ half a turn). A process runs on one core at a time (processes beyond the host's 
 them), so a stream is also limited by that core (the ATLAS slides' lesson: "Single 2.8 GHz is
 likely to outperform Dual 2.0 GHz"): its core spends ``io_copy_passes`` memory copies' worth of
 time on every byte it reads and ``io_write_extra_passes`` more on every byte it writes, at the
-host's single-core copy rate (``io_s_per_byte``). A write costs more than a read (it allocates
+host's single-core copy rate (``io_s_per_byte``); a direct stream's bytes cost what a published
+direct read cost (``direct.core_s_per_byte``). A write costs more than a read (it allocates
 blocks, dirties pages and buffers and submits the write-back): TRIUMF's CPU-bound send host read
 227 MB/s and wrote 174 MB/s on the same twelve drives. ``io: direct`` streams go one request at
 a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storage.requests`` says.
@@ -35,29 +36,21 @@ from . import disk as disk_model
 from .spec import StorageBody
 
 
-def io_s_per_byte(
-    params: dict[str, float], copy_rate_MBps: float, op: str, direct_io: bool = False
-) -> float:
-    """Core seconds one byte read (``op`` "read") or written ("write") through the kernel costs.
-
-    A direct (``O_DIRECT``) byte skips the copy to or from user space.
-    """
+def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str) -> float:
+    """Core seconds one byte read (``op`` "read") or written ("write") through the kernel's
+    buffered path costs."""
     passes = params["io_copy_passes"] + (params["io_write_extra_passes"] if op == "write" else 0.0)
-    return (passes - (1.0 if direct_io else 0.0)) / (copy_rate_MBps * 1e6)
+    return passes / (copy_rate_MBps * 1e6)
 
 
 def target_io_s_per_byte(
-    params: dict[str, float],
-    body: StorageBody,
-    copy_rate_MBps: float,
-    op: str,
-    direct_io: bool = False,
+    params: dict[str, float], body: StorageBody, copy_rate_MBps: float, op: str
 ) -> float:
     """``io_s_per_byte`` on ``body``'s target volume: a write onto ext3 costs the writer's core
     more by the kernel's ``ext3_write_ratio`` (``settings.Kernel``)."""
     ext3 = body.volumes[body.workload.target].filesystem.type == "ext3"
     ratio = body.kernel.ext3_write_ratio if op == "write" and ext3 else 1.0
-    return io_s_per_byte(params, copy_rate_MBps, op, direct_io) / ratio
+    return io_s_per_byte(params, copy_rate_MBps, op) / ratio
 
 
 def stream_usage(
@@ -171,7 +164,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             params,
             path.host,
             request_B,
-            target_io_s_per_byte(params, body, path.host.copy_rate_MBps, op, direct_io),
+            direct.core_s_per_byte(path.host)
+            if direct_io
+            else target_io_s_per_byte(params, body, path.host.copy_rate_MBps, op),
         )
         if w.op in (op, "copy")
         else 0.0  # a cost the workload never pays: its parameters are not read
@@ -184,12 +179,13 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
     for core, usage in zip(cores, usages, strict=True):
         checkpoint_wait(path, body, usage, core)
+    # a request's host time: a copy reads and writes it, else it is read or written
+    core_s = {"read": read_s, "write": write_s, "copy": read_s + write_s}[w.op] * request_B
     if w.pattern == "random":  # requests in flight over their response time (Little's law)
-        core_s = (write_s if w.op == "write" else read_s) * request_B
         depth = zfs.in_flight(body.volumes[w.target], w)
         limit_Bps = depth * request_B / (path.request_s[w.target] + core_s)
-    elif direct_io:  # queue_depth requests in flight: the drives they land on set the pace
-        limit_Bps = direct.request_limit_Bps(body, path) * w.queue_depth
+    elif direct_io:  # queue_depth requests in flight, each its host time and its drives' time
+        limit_Bps = direct.request_limit_Bps(body, path, core_s) * w.queue_depth
     if w.pattern == "random" or direct_io:
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
