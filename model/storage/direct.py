@@ -95,14 +95,18 @@ def partial_stripe_s(
 
 
 def request_limit_Bps(body: StorageBody, path: StoragePath, core_s: float) -> float:
-    """The most a direct stream moves per second with one request in flight: each request's
-    ``core_s`` on the host (submitting and completing it) and its drives' time over source then
-    target, one after the other."""
+    """The most a direct stream moves per second with one request in flight: its drives' time
+    over source then target, one after the other, and where a leg is flash, each request's
+    ``core_s`` on the host (submitting and completing it) too: a flash drive waits for the next
+    request, where a disk's look-ahead reads on (and a write's lost turn, ``request_s``, already
+    spans the host's gap)."""
     w = body.workload
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
-    total_s = core_s
+    total_s = 0.0
     for vname, op in legs:
         disk = path.disks[vname][0][1]
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
         total_s += request_s(body, vname, op, disk, drive_Bps)
+    if any(isinstance(path.disks[vname][0][1], Ssd) for vname, _ in legs):
+        total_s += core_s
     return w.request_KiB * 1024 / total_s
