@@ -50,6 +50,7 @@ from .. import catalog as catalog_module
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import Result
+from ..settings import TcpSettings
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import front
@@ -141,6 +142,7 @@ def predict(
         front_where=where,
         nic_key="client_nic",
         link_key="link",
+        offloads=TcpSettings(tso=config.tso, gro=config.gro),
     )
     side, usages, members = clients.side, clients.usages, clients.members
     bytes_per_stream = clients.bytes_per_client

@@ -152,6 +152,12 @@ class IngestBody:
     # where the storage host's NIC interrupts run: on cpu0, or spread over the cores (as a 2014
     # kernel does with a multiqueue NIC)
     irq_affinity: Literal["cpu0", "spread"] = "spread"
+    # the storage host's TCP segmentation offload, as a storage scenario's clients.tso; not in the
+    # report, off as before
+    tso: bool = False
+    # the storage host's generic receive offload (what it receives from the acquisition servers),
+    # as a storage scenario's clients.gro; not in the report, off as before
+    gro: bool = False
     file_KiB: PositiveFloat = 612.0  # one image ("each image is about 612K")
     smb_write_KiB: PositiveFloat = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); not in 003
     client_cap_MBps: PositiveFloat | None = (

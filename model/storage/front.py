@@ -8,7 +8,9 @@ What a byte costs on the way, per client (each client one connection and one str
   TCP/IP over Ethernet per frame (``model.network.tcp``), at the LAN's MTU; LACP hashes a
   connection onto one member (``bond_members``);
 - the host's interrupt cores, per frame (``model.settings.NET_CYCLES_PER_FRAME`` at the host's
-  clock), and the server process (smbd, nfsd, nginx) a copy between socket and page cache;
+  clock; with its TSO and GRO, ``clients.tso`` and ``clients.gro``, what a modern kernel's
+  segments cost, ``model.network.tcp.tcp_frame_work_per_byte``), and the server process (smbd,
+  nfsd, nginx) a copy between socket and page cache;
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below.
@@ -30,7 +32,7 @@ from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
 from ..result import Result
-from ..settings import NET_CYCLES_PER_FRAME
+from ..settings import NET_CYCLES_PER_FRAME, TcpSettings
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
@@ -121,6 +123,7 @@ def build(
     front_where: str,
     nic_key: str,
     link_key: str,
+    offloads: TcpSettings,
 ) -> Front:
     """Declare the host's network side, its storage path and each client's usage per byte.
     ``where`` is the storage scenario's file, ``front_where`` the file that configured the clients
@@ -152,7 +155,11 @@ def build(
         )
     members = bond_members(clients, len(side.nics), hashing, seed, members_of)
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
-    frames_s = tcp.tcp_packets_per_byte(mtu_B) * payload * side.frame_s
+    # the host sends what the clients read and receives what they write (``offloads``: its TSO
+    # and GRO, ``tcp.tcp_frame_work_per_byte``)
+    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, offloads)
+    frames = sent if body.workload.op == "read" else received
+    frames_s = frames * payload * side.frame_s
     op = body.workload.op
     read_s, write_s = (
         storage_stream.target_io_s_per_byte(params, body, host.copy_rate_MBps, o)
@@ -215,6 +222,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         front_where=scenario.path,
         nic_key="clients.nic",
         link_key="clients.link",
+        offloads=TcpSettings(tso=c.tso, gro=c.gro),
     )
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
     latency_s = max(

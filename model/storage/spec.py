@@ -312,6 +312,13 @@ class Clients:
     hashing: Literal["balanced", "collide", "seeded"] = "balanced"
     irq_affinity: Literal["cpu0", "spread"] = "spread"  # where the host's NIC interrupts run
     offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
+    # the storage host's TCP segmentation offload (on by default with NICs that support it on
+    # current Linux; off for the 2.4 and 2.6.9 hosts of the reports): what it sends costs per
+    # frame as model.network.tcp.tcp_frame_work_per_byte counts it
+    tso: bool = False
+    # the storage host's generic receive offload (Linux 2.6.29 and later, on by default with
+    # drivers that support it): what it receives costs per frame as tcp_frame_work_per_byte counts
+    gro: bool = False
 
 
 @dataclass(frozen=True)
