@@ -10,7 +10,7 @@ catalog holds current parts for proposed hardware: solid-state drives (``ssds``)
 from __future__ import annotations
 
 import functools
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Annotated, Any, Literal
 
 from . import paths, unknowns, yamlio
@@ -471,10 +471,20 @@ def _raw(part: Part) -> dict:
     """A part's fields as a parts file gives them (for ``like:``): those left at their defaults
     are left out, as the file left them (an empty ``processor`` is no string a file may give)."""
     return {
-        f.name: list(v) if isinstance(v := getattr(part, f.name), tuple) else v
+        f.name: _plain(getattr(part, f.name))
         for f in fields(part)
         if f.init and not _at_default(f, getattr(part, f.name))
     }
+
+
+def _plain(value: object) -> object:
+    """``value`` as a parts file writes it: a list for a tuple, a mapping for a nested record (a
+    host's bus slots)."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return value
 
 
 def _at_default(f, value: object) -> bool:

@@ -163,3 +163,27 @@ def test_where_the_data_lie_on_the_platters_sets_the_zone_s_rate(tmp_path, run_c
         "workload.start_fraction=0.9999999",
     )
     assert status == 2 and err.startswith("--set: workload.start_fraction: 4 GB of data do not fit")
+
+
+@pytest.mark.parametrize("host", ["lenovo_sr665_v3", "dell_r720"])
+def test_like_extends_a_catalog_host_with_its_bus_slots(host):
+    """A host that differs from the catalog's by its NIC (the faster-NIC what-if): ``like:`` keeps
+    the host's bus slots, which the extension used to hand back as records, not mappings."""
+    base = catalog.load()
+    extended = catalog.with_parts(
+        base,
+        {
+            "hosts": {
+                "faster_nic": {
+                    "like": host,
+                    "nics": ["mellanox_cx6_100g"],
+                    "sources": {"nics": "estimated: a 100 GbE card in place of its own"},
+                }
+            }
+        },
+        "test.yaml",
+    )
+    mine = extended.get("hosts", "faster_nic", "test.yaml", "host")
+    theirs = base.get("hosts", host, "test.yaml", "host")
+    assert mine.buses == theirs.buses and mine.buses
+    assert mine.nics == ("mellanox_cx6_100g",) and mine.clock_GHz == theirs.clock_GHz
