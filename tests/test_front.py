@@ -3,7 +3,7 @@ connection and one stream, through the host's bonded NICs and its CPU down the s
 
 import pytest
 
-from model import catalog, params, scenario
+from model import catalog, params, scenario, templates
 from model.network import tcp
 from model.settings import TcpSettings
 from model.simulate import simulate
@@ -121,3 +121,40 @@ def test_gro_on_the_storage_host_lowers_the_receive_cost_of_what_clients_write()
     )
     assert gro.throughput_MBps / off.throughput_MBps == pytest.approx(ratio, rel=1e-3)
     assert 5.1 < ratio < 5.3
+
+
+def test_the_host_s_cpu_figure_holds_its_interrupt_work():
+    """The file-server template's host with its NIC interrupts on cpu0 and no offloads: the
+    interrupt core is busy the whole run, so the host's CPU seconds are at least the run's length
+    (they held only the server processes' time, 46 % of one core)."""
+    r = simulate(
+        scenario.load(
+            str(templates.FOLDER / "storage_behind_network.yaml"),
+            ["clients.irq_affinity=cpu0", "clients.tso=false", "clients.gro=false"],
+        )
+    )
+    assert r.bottleneck == "irq storage"
+    assert r.cpu_s >= r.elapsed_s * 0.999
+
+
+def test_small_requests_cost_the_server_process_their_fixed_cost():
+    """One NFS client of the file-server template, held by its nfsd's core: 1 MiB requests cost
+    their bytes' path, 1 KiB requests the larger fixed cost of a request (io_cycles_per_request),
+    so the 1 KiB client is slower; before, request size moved nothing on the client path."""
+
+    def served(kib):
+        return simulate(
+            scenario.load(
+                str(templates.FOLDER / "storage_behind_network.yaml"),
+                ["clients.count=1", f"workload.request_KiB={kib}"],
+            )
+        )
+
+    large, small = served(1024), served(1)
+    assert large.bottleneck == small.bottleneck == "core storage.nfsd0"
+    host = catalog.load().get("hosts", "dell_r720", "", "")
+    per_request_s = params.calibrated()["io_cycles_per_request"] / (host.clock_GHz * 1e9)
+    assert small.throughput_MBps < large.throughput_MBps
+    # the nfsd core's time per 1 KiB request is the fixed cost, its copy to the socket besides
+    core_s_per_B = 1 / (small.throughput_MBps * 1e6)
+    assert core_s_per_B > per_request_s / 1024

@@ -37,7 +37,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
-from . import flash, topology
+from . import flash, requests, topology
 from . import stream as storage_stream
 from .spec import StorageBody
 
@@ -161,8 +161,16 @@ def build(
     frames = sent if body.workload.op == "read" else received
     frames_s = frames * payload * side.frame_s
     op = body.workload.op
+    # a request's bytes, or its fixed cost (system call, file system, block layer) where that is
+    # more: small requests cost the server process per request (``requests.core_s_per_byte``)
+    request_B = body.workload.request_KiB * 1024
     read_s, write_s = (
-        storage_stream.target_io_s_per_byte(params, body, host.copy_rate_MBps, o)
+        requests.core_s_per_byte(
+            params,
+            host,
+            request_B,
+            storage_stream.target_io_s_per_byte(params, body, host.copy_rate_MBps, o),
+        )
         for o in ("read", "write")
     )
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
@@ -250,6 +258,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=env.now,
         utilization=net.utilization(env.now),
         bound_MBps=bound,
-        cpu_sys_s=sum(server.carried for server in front.servers),
+        # the host's CPU: its server processes, its interrupts' per-frame work and its kernel
+        # threads (write-back, md parity), every second the host's cores carried
+        cpu_sys_s=front.side.cpu.carried,
         notes=notes,
     )
