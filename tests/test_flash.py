@@ -64,6 +64,13 @@ def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
     assert r.throughput_MBps == pytest.approx(2 * 7000, rel=0.01)
 
 
+def test_a_server_of_nvme_drives_alone_needs_no_controllers_key(tmp_path):
+    workload = {"op": "read", "io": "direct", "request_KiB": 1024, "streams": 16, "total_MB": 4000}
+    data = scenario(on_riser("samsung_980_pro_1tb", 2, "raid0"), workload)
+    del data["controllers"]
+    assert _run(tmp_path, data).throughput_MBps == pytest.approx(2 * 7000, rel=0.01)
+
+
 def test_nvme_drives_behind_a_pcie_switch_share_its_uplink(tmp_path):
     """Four PCIe 4.0 drives on a switch's x16 downstream lanes whose uplink is PCIe 3.0 x8 (the
     riser hangs from it, ``via``): the uplink's payload is the limit, where the riser alone
@@ -152,6 +159,14 @@ def test_a_sata_ssd_behind_an_hba_is_held_by_its_own_link(tmp_path):
         (
             lambda d: d["volumes"]["v"]["disks"].update(part="no_such_ssd"),
             "unknown disk or ssd 'no_such_ssd'",
+        ),
+        (  # a SAS lane is no PCIe segment: it was accepted (1,159 MB/s, bound by the lane)
+            lambda d: d["buses"].update(riser={"part": "sas_12g_lane"}),
+            "an NVMe drive sits on a PCI Express segment's lanes; buses.riser is SAS 12 Gb/s",
+        ),
+        (
+            lambda d: d["buses"].update(riser={"part": "ide_udma33"}),
+            "an NVMe drive sits on a PCI Express segment's lanes; buses.riser is ATA Ultra DMA",
         ),
     ],
 )

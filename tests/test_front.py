@@ -158,3 +158,16 @@ def test_small_requests_cost_the_server_process_their_fixed_cost():
     # the nfsd core's time per 1 KiB request is the fixed cost, its copy to the socket besides
     core_s_per_B = 1 / (small.throughput_MBps * 1e6)
     assert core_s_per_B > per_request_s / 1024
+
+
+def test_a_client_moves_no_faster_than_its_lan_link():
+    """One client with a 25 GbE card on a 1 GbE LAN (clients.link): its port runs at the link's
+    rate; the link gave only its MTU before (1,609 MB/s over 1 GbE)."""
+    r = simulate(
+        scenario.load(
+            "purchase_nvme",
+            ["clients.count=1", "clients.nic=mellanox_cx4_lx_25g", "clients.link=lan_gbe"],
+        )
+    )
+    assert r.bottleneck == "nic client.0"
+    assert r.throughput_MBps < 125.0

@@ -132,7 +132,8 @@ def build(
     if not host.nics or len(set(host.nics)) > 1:
         raise NotModelled(f"{host.name}: its NICs are not in the catalog, or not all alike")
     nic = catalog.get("nics", client_nic, front_where, nic_key)
-    mtu_B = catalog.get("links", link, front_where, link_key).mtu_B or 1500
+    lan = catalog.get("links", link, front_where, link_key)
+    mtu_B = lan.mtu_B or 1500
     side = host_net(
         net,
         catalog,
@@ -174,7 +175,9 @@ def build(
         for o in ("read", "write")
     )
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
-    nic_Bps = nic_rate_Bps(catalog, nic)
+    # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
+    # 1 GbE LAN moves 1 Gb/s)
+    nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
         client = net.resource(f"nic client.{i}", nic_Bps)

@@ -328,9 +328,10 @@ class StorageBody:
 
     host: str  # a host of the catalog (data/hardware/hosts.yaml): its CPUs, memory and copy rate
     buses: dict[str, BusSegment]  # the host's bus segments the scenario uses, by your name
-    controllers: dict[str, ControllerSlot]  # the controllers, by your name
     volumes: dict[str, Volume]  # the block devices, by your name (a workload's target or source)
     workload: StorageWorkload
+    # the controllers, by your name; none for NVMe drives on a segment's lanes
+    controllers: dict[str, ControllerSlot] = field(default_factory=dict)
     kernel: Kernel = field(default_factory=Kernel)
     shelves: dict[str, Shelf] = field(default_factory=dict)  # JBODs and expanders, by name
     clients: Clients | None = None  # clients over a LAN in front of the host; unset: local streams

@@ -306,6 +306,13 @@ def build(
             raise UserError(where, at, f"only an NVMe drive sits on a bus segment, got {part.name}")
         seg_name, _, number = point[len(NVME) + 1 :].partition(".")
         seg = catalog.get("buses", body.buses[seg_name].part, where, f"buses.{seg_name}.part")
+        if seg.protocol != "pcie":
+            raise UserError(
+                where,
+                at,
+                f"an NVMe drive sits on a PCI Express segment's lanes; buses.{seg_name} is "
+                f"{seg.name}",
+            )
         own = catalog.get("buses", part.host_bus, where, at)
         # a drive in a narrower slot trains its link down to the slot's lanes: one drive, whose
         # bytes the segment then limits (an x4 NVMe drive on a one-lane PCIe 2.0 link)
