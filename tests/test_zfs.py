@@ -131,6 +131,18 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
             {"engine": "md", "vdevs": None, "level": "raid6", "filesystem": {"type": "zfs"}},
             "a ZFS dataset lives on a ZFS pool (engine: zfs), not on engine md",
         ),
+        # settings a pool, an md array or a controller's volume does not use were accepted and
+        # ignored
+        ({"chunk_KiB": 128}, "volumes.v.chunk_KiB: only for engine: md or controller"),
+        ({"cache_block_KiB": 64}, "volumes.v.cache_block_KiB: only for engine: controller"),
+        ({"group_paths": ["slot"]}, "volumes.v.group_paths: only for engine: controller"),
+        ({"drive_write_cache": "disabled"}, "volumes.v.drive_write_cache: only for engine: md"),
+        ({"zvol_threads": 1}, "volumes.v.zvol_threads: only for a zvol (filesystem type raw)"),
+        (
+            {"engine": "md", "vdevs": None, "level": "raid6", "cache_block_KiB": 64}
+            | {"filesystem": {"type": "xfs"}},
+            "volumes.v.cache_block_KiB: only for engine: controller; this volume's engine is md",
+        ),
     ],
 )
 def test_a_zfs_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):

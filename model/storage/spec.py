@@ -3,7 +3,7 @@ workload and kernel, as validated frozen dataclasses. Defaults live only in thes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
 from ..errors import UserError
@@ -224,13 +224,20 @@ class Volume:
                     f"{key}.filesystem.block_KiB",
                     "a ZFS dataset's block is the pool's record_KiB; leave block_KiB out",
                 )
+            if fs.type == "zfs" and self.zvol_threads != _VOLUME_DEFAULTS["zvol_threads"]:
+                raise UserError(
+                    where, f"{key}.zvol_threads", "only for a zvol (filesystem type raw)"
+                )
+            self._only_for(where, key, "md or controller", ("chunk_KiB",))
+            self._only_for(where, key, "md", ("drive_write_cache",))
+            self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
             return
         if self.vdevs is not None:
             raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
         for name in ("record_KiB", "arc_GB", "zvol_threads"):
-            if getattr(self, name) != getattr(Volume, name):
+            if getattr(self, name) != _VOLUME_DEFAULTS[name]:
                 raise UserError(where, f"{key}.{name}", "only for engine: zfs (a ZFS pool)")
         if fs.type == "zfs":
             raise UserError(
@@ -239,6 +246,28 @@ class Volume:
                 f"a ZFS dataset lives on a ZFS pool (engine: zfs), not on engine {self.engine}; "
                 "allowed here: raw, ext2, ext3, xfs",
             )
+        if self.engine == "md":
+            self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
+        else:  # a controller's volume: its drives follow the controller's cache setting
+            self._only_for(where, key, "md", ("drive_write_cache",))
+
+    def _only_for(self, where: str, key: str, engines: str, names: tuple[str, ...]) -> None:
+        """Refuse any of ``names`` set away from its default: it means nothing on this engine."""
+        for name in names:
+            if getattr(self, name) != _VOLUME_DEFAULTS[name]:
+                raise UserError(
+                    where,
+                    f"{key}.{name}",
+                    f"only for engine: {engines}; this volume's engine is {self.engine}",
+                )
+
+
+# each Volume field's default, for the checks of what an engine leaves unused
+_VOLUME_DEFAULTS = {
+    f.name: f.default if f.default is not MISSING else f.default_factory()
+    for f in fields(Volume)
+    if f.default is not MISSING or f.default_factory is not MISSING
+}
 
 
 @dataclass(frozen=True)
