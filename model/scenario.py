@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -114,7 +115,16 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     except yamlio.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark else ""
-        raise UserError(where, None, f"not valid YAML{at}") from None
+        tag = re.search(r"constructor for the tag '([^']+)'", getattr(exc, "problem", "") or "")
+        if tag:  # a tag asks to build something: only plain values are read
+            name = tag.group(1).replace("tag:yaml.org,2002:", "!!")
+            raise UserError(
+                where, None, f"a YAML tag{at}, {name}, is not allowed: write plain values"
+            ) from None
+        problem = getattr(exc, "problem", None)
+        raise UserError(
+            where, None, f"not valid YAML{at}" + (f": {problem}" if problem else "")
+        ) from None
     if not isinstance(data, dict):
         raise UserError(where, None, "must be a YAML mapping of keys to values")
     return data

@@ -89,3 +89,22 @@ def test_an_unreadable_file_is_refused(run_cli, tmp_path):
     path.write_text("model: storage\n")
     path.chmod(0)
     _one_line(run_cli("predict", str(path)), "secret.yaml", "cannot read")
+
+
+@pytest.mark.parametrize("command", ["predict", "sweep"])
+@pytest.mark.parametrize(
+    "tag, shown",
+    [
+        ('!!python/object/apply:os.system ["touch PWNED"]', "!!python/object/apply:os.system"),
+        ("!custom 1", "!custom"),
+    ],
+)
+def test_a_yaml_tag_is_refused_by_name_and_nothing_runs(run_cli, tmp_path, command, tag, shown):
+    path = tmp_path / "tagged.yaml"
+    path.write_text(f"name: x\nmodel: storage\ndescription: {tag}\n")
+    _one_line(
+        run_cli(command, str(path)),
+        "tagged.yaml",
+        f"a YAML tag (line 3), {shown}, is not allowed: write plain values",
+    )
+    assert not (tmp_path / "PWNED").exists() and not os.path.exists("PWNED")
