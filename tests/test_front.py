@@ -171,3 +171,13 @@ def test_a_client_moves_no_faster_than_its_lan_link():
     )
     assert r.bottleneck == "nic client.0"
     assert r.throughput_MBps < 125.0
+
+
+def test_clients_held_by_their_offered_load_name_it_as_the_bottleneck():
+    """Sixteen clients each offering 100 MB/s to the NVMe purchase: the store could take far more,
+    so the clients' own rate is the limit, and the result names it (it named a NIC 27 % busy)."""
+    r = simulate(scenario.load("purchase_nvme", ["clients.count=16", "clients.offered_MBps=100"]))
+    assert r.throughput_MBps == pytest.approx(1600, rel=0.01)
+    assert r.bottleneck == "offered load"
+    free = simulate(scenario.load("purchase_nvme", ["clients.count=16"]))
+    assert "offered load" not in free.utilization and free.throughput_MBps > 3000

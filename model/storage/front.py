@@ -255,11 +255,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         f"{len(front.side.nics)}; {FRAMING_B[(c.protocol, w.op)]} B of framing a "
         f"{w.request_KiB:g} KiB request",
     )
+    utilization = net.utilization(env.now)
+    if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used
+        utilization["offered load"] = min(
+            1.0, front.bytes_per_client / ((env.now - latency_s) * cap_Bps)
+        )
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_client * c.count,
         elapsed_s=env.now,
-        utilization=net.utilization(env.now),
+        utilization=utilization,
         bound_MBps=bound,
         # the host's CPU: its server processes, its interrupts' per-frame work and its kernel
         # threads (write-back, md parity), every second the host's cores carried
