@@ -23,10 +23,22 @@ def available() -> dict[str, Path]:
 def listing() -> str:
     """One line per template: its name and the first line of its comment."""
     lines = ["templates (python -m model new TEMPLATE [--out FILE]):"]
-    for name, path in available().items():
-        first = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
-        lines.append(f"  {name:<16} {first}")
+    found = available()
+    width = max(map(len, found), default=0)
+    for name, path in found.items():
+        lines.append(f"  {name:<{width}}  {_first_sentence(path)}")
     return "\n".join(lines)
+
+
+def _first_sentence(path) -> str:
+    """The template's opening comment up to its first full stop (it may wrap over lines)."""
+    words = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        words.append(line.lstrip("# ").strip())
+    sentence, stop, _ = " ".join(words).partition(". ")
+    return sentence + ("." if stop else "")
 
 
 def text(name: str) -> str:

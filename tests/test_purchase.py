@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from model import catalog, scenario
+from model import catalog, scenario, templates
 from model.network import tcp
 from model.simulate import simulate
 from model.storage import framing, front
@@ -79,3 +79,13 @@ def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cl
     ), err
     status, out, _ = run_cli("predict", str(quote), *card, "--point")
     assert status == 0 and "MB/s" in out
+
+
+def test_the_template_listing_aligns_each_name_beside_its_first_sentence(run_cli):
+    status, out, err = run_cli("new")
+    assert status == 0, err
+    lines = out.splitlines()[1:]
+    assert len(lines) == len(templates.available())
+    starts = {line.index(line.split()[1], len(line.split()[0]) + 2) for line in lines}
+    assert len(starts) == 1  # one column, the longest name's width and two spaces
+    assert all(line.rstrip().endswith(".") for line in lines)  # whole sentences
