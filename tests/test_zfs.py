@@ -138,6 +138,7 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
         ({"group_paths": ["slot"]}, "volumes.v.group_paths: only for engine: controller"),
         ({"drive_write_cache": "disabled"}, "volumes.v.drive_write_cache: only for engine: md"),
         ({"zvol_threads": 1}, "volumes.v.zvol_threads: only for a zvol (filesystem type raw)"),
+        ({"arc_GB": 1e5}, "volumes.v.arc_GB: must be at most the host's memory"),
         (
             {"engine": "md", "vdevs": None, "level": "raid6", "cache_block_KiB": 64}
             | {"filesystem": {"type": "xfs"}},

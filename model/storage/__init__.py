@@ -7,6 +7,7 @@ pool's ARC serves a repeated read from memory (``zfs``).
 """
 
 from ..catalog import Catalog
+from ..errors import UserError
 from ..result import Result
 from ..spec import ModelRecord, Scenario
 from . import front, mmap, stream, zfs
@@ -32,7 +33,15 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
     misspelt spare would otherwise pass unseen, and an override of it read as applied."""
-    catalog.get("hosts", body.host, where, "host")
+    host = catalog.get("hosts", body.host, where, "host")
+    for name, volume in body.volumes.items():  # the ARC is host memory ZFS keeps for reads
+        if volume.arc_GB is not None and volume.arc_GB * 1e3 > host.memory_MB:
+            raise UserError(
+                where,
+                f"volumes.{name}.arc_GB",
+                f"must be at most the host's memory, {host.memory_MB / 1e3:,.1f} GB "
+                f"({host.name}), got {volume.arc_GB:g}",
+            )
     for name, segment in body.buses.items():
         catalog.get("buses", segment.part, where, f"buses.{name}.part")
     for name, slot in body.controllers.items():
