@@ -289,13 +289,14 @@ class StorageWorkload:
     span covers; unset, requests fall anywhere in the volume.
     """
 
+    # what the streams do: read or write the target volume, or copy the source volume onto it
     op: Literal["read", "write", "copy"]
-    target: str
-    total_MB: PositiveFloat
-    request_KiB: PositiveFloat
-    source: str | None = None
+    target: str  # the volume read or written (a name under volumes)
+    total_MB: PositiveFloat  # what each stream moves
+    request_KiB: PositiveFloat  # the size of each read() or write() a stream makes
+    source: str | None = None  # the volume a copy reads (a name under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
-    streams: PositiveInt = 1
+    streams: PositiveInt = 1  # processes streaming at once, each its own total_MB
     # the test repeated back to back; the figure is their mean
     runs: count_up_to(1_000, "each run is simulated") = 1
     # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
