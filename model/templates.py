@@ -21,7 +21,7 @@ def available() -> dict[str, Path]:
 
 
 def listing() -> str:
-    """One line per template: its name and the first line of its comment."""
+    """One line per template: its name and the first sentence of its comment."""
     lines = ["templates (python -m model new TEMPLATE [--out FILE]):"]
     found = available()
     width = max(map(len, found), default=0)

@@ -17,6 +17,7 @@ Pure functions of the scenario's settings, so that each law can be tested by its
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ..settings import (
@@ -78,6 +79,7 @@ def _cycles_per_segment(run: StackRun, side: str) -> float:
     return cores * STACK_RUN_CLOCK_GHZ * 1e9 * (1 - copy_pct / 100) / segments_s
 
 
+@functools.cache
 def offloaded_costs(side: str) -> tuple[float, float]:
     """(per wire frame, per payload byte) CPU cycles besides the copy an end pays with TSO and GRO
     on: the line through the published runs at MTU 1500 and 9000 (``settings.STACK_RUN_TSO_GRO``
@@ -112,14 +114,16 @@ def tcp_frame_work_per_byte(mtu_B: int, settings: TcpSettings) -> tuple[float, f
     ``gro`` the receiver sends one ACK per merged packet of ``segments_per_offload`` segments, and
     a sender without ``tso`` handles that many fewer. Pure ACKs are neither merged nor cut.
     """
-    mss = mss_B(mtu_B)
-    acks = min(1.0 / segments_per_offload(mtu_B), ACKS_PER_SEGMENT) if settings.gro else 0.5
-    sent = offloaded_frames_per_byte("sender", mtu_B) if settings.tso else (1.0 + acks) / mss
-    received = (
-        offloaded_frames_per_byte("receiver", mtu_B)
-        if settings.gro
-        else (1.0 + ACKS_PER_SEGMENT) / mss
-    )
+    per_offload = 1.0 / segments_per_offload(mtu_B)
+    acks = min(per_offload, ACKS_PER_SEGMENT) if settings.gro else ACKS_PER_SEGMENT
+    if settings.tso:
+        sent = offloaded_frames_per_byte("sender", mtu_B)
+    else:
+        sent = (1.0 + acks) / mss_B(mtu_B)
+    if settings.gro:
+        received = offloaded_frames_per_byte("receiver", mtu_B)
+    else:
+        received = tcp_packets_per_byte(mtu_B)
     return sent, received
 
 

@@ -7,7 +7,6 @@ pool's ARC serves a repeated read from memory (``zfs``).
 """
 
 from ..catalog import Catalog
-from ..errors import UserError
 from ..result import Result
 from ..spec import ModelRecord, Scenario
 from . import front, mmap, stream, zfs
@@ -32,16 +31,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
 def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
-    misspelt spare would otherwise pass unseen, and an override of it read as applied."""
-    host = catalog.get("hosts", body.host, where, "host")
-    for name, volume in body.volumes.items():  # the ARC is host memory ZFS keeps for reads
-        if volume.arc_GB is not None and volume.arc_GB * 1e3 > host.memory_MB:
-            raise UserError(
-                where,
-                f"volumes.{name}.arc_GB",
-                f"must be at most the host's memory, {host.memory_MB / 1e3:,.1f} GB "
-                f"({host.name}), got {volume.arc_GB:g}",
-            )
+    misspelt spare would otherwise pass unseen, and an override of it read as applied. A pool's
+    ARC fits in the host it names (``zfs.check_arc``)."""
+    zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
     for name, segment in body.buses.items():
         catalog.get("buses", segment.part, where, f"buses.{name}.part")
     for name, slot in body.controllers.items():

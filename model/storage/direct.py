@@ -102,11 +102,12 @@ def request_limit_Bps(body: StorageBody, path: StoragePath, core_s: float) -> fl
     spans the host's gap)."""
     w = body.workload
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
-    total_s = 0.0
+    total_s, flash_leg = 0.0, False
     for vname, op in legs:
         disk = path.disks[vname][0][1]
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
         total_s += request_s(body, vname, op, disk, drive_Bps)
-    if any(isinstance(path.disks[vname][0][1], Ssd) for vname, _ in legs):
+        flash_leg = flash_leg or isinstance(disk, Ssd)
+    if flash_leg:
         total_s += core_s
     return w.request_KiB * 1024 / total_s

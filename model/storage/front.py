@@ -158,10 +158,9 @@ def build(
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
     # the host sends what the clients read and receives what they write (``offloads``: its TSO
     # and GRO, ``tcp.tcp_frame_work_per_byte``)
-    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, offloads)
-    frames = sent if body.workload.op == "read" else received
-    frames_s = frames * payload * side.frame_s
     op = body.workload.op
+    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, offloads)
+    frames_s = (sent if op == "read" else received) * payload * side.frame_s
     # a request's bytes, or its fixed cost (system call, file system, block layer) where that is
     # more: small requests cost the server process per request (``requests.core_s_per_byte``)
     request_B = body.workload.request_KiB * 1024

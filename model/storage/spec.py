@@ -236,9 +236,7 @@ class Volume:
             raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
-        for name in ("record_KiB", "arc_GB", "zvol_threads"):
-            if getattr(self, name) != _VOLUME_DEFAULTS[name]:
-                raise UserError(where, f"{key}.{name}", "only for engine: zfs (a ZFS pool)")
+        self._only_for(where, key, "zfs", ("record_KiB", "arc_GB", "zvol_threads"))
         if fs.type == "zfs":
             raise UserError(
                 where,

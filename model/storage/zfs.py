@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..catalog import Host
-from ..errors import NotModelled
+from ..errors import NotModelled, UserError
 from ..result import Result
 from . import requests
 from .raid import LEVELS
@@ -75,6 +75,18 @@ def in_flight(volume: Volume, workload: StorageWorkload) -> float:
     if volume.engine != "zfs" or volume.filesystem.type != "raw":
         return queued
     return min(queued, volume.zvol_threads / w.streams)
+
+
+def check_arc(body: StorageBody, host: Host, where: str) -> None:
+    """Each pool's ``arc_GB`` is host memory ZFS keeps for reads: at most the host's memory."""
+    for name, volume in body.volumes.items():
+        if volume.arc_GB is not None and volume.arc_GB * 1e3 > host.memory_MB:
+            raise UserError(
+                where,
+                f"volumes.{name}.arc_GB",
+                f"must be at most the host's memory, {host.memory_MB / 1e3:,.1f} GB "
+                f"({host.name}), got {volume.arc_GB:g}",
+            )
 
 
 def arc_B(volume: Volume, host: Host) -> float:
