@@ -281,7 +281,7 @@ def most_TBph(designs):
 @exercise("7.2", "microscopes", "a whole number of microscopes", rel=0)
 def most_microscopes(designs, microscope_TBph):
     """Whole microscopes the best swept design ingests."""
-    return int(designs.throughput_MBps.max() * 3600 / 1e6 // microscope_TBph)
+    return int(most_TBph(designs) // microscope_TBph)
 
 
 @exercise("7.3", "", "a resource's name, as the results give it", rel=0)
