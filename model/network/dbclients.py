@@ -19,7 +19,8 @@ indirection: each of ``indirection_levels`` node references is one more small re
   server reads it locally, the distributed client asks the server for it (one round trip each).
 
 Sending and receiving cost each host per frame (``net_cycles_per_frame``, with ``tcp.tso`` and
-``tcp.gro`` as ``tcp.tcp_frame_work_per_byte`` counts it) and one copy (see ``hosts``). Server
+``tcp.gro`` as ``tcp.tcp_frame_work_per_byte`` counts it, a receiver's share of it in the reading
+process with ``tcp.gro``, ``tcp.reader_share``) and one copy (see ``hosts``). Server
 cores are shared with other users' work (``server_background_load``); the clients' are not. The
 result is one client's: its bytes over the time until every client has finished (the per-client
 rate of the report's tables). Calibrated on ``mdsplus_read``
@@ -44,11 +45,24 @@ from .spec import DbBody
 MDS_SERVER, PTDATA_SERVER = 0, 1
 
 
-def _wire(usage: dict, src: HostNet, dst: HostNet, mtu_B: int, settings: TcpSettings) -> None:
-    """The usage of one byte sent from ``src`` to ``dst`` over TCP on the LAN."""
+def _wire(
+    usage: dict,
+    src: HostNet,
+    dst: HostNet,
+    dst_core: FlowResource,
+    mtu_B: int,
+    settings: TcpSettings,
+) -> None:
+    """The usage of one byte sent from ``src`` to ``dst`` over TCP on the LAN; the process on
+    ``dst_core`` reads its one socket, and does the TCP work it finds in the socket's backlog
+    (``tcp.reader_share``)."""
     wire = tcp.tcp_wire_per_byte(mtu_B)
-    for side, frames in zip((src, dst), tcp.tcp_frame_work_per_byte(mtu_B, settings), strict=True):
-        charge(usage, side, None, frames * side.frame_s, on_irq=True)
+    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, settings)
+    in_reader = tcp.reader_share(mtu_B, settings) * received * dst.frame_s
+    charge(usage, src, None, sent * src.frame_s, on_irq=True)
+    charge(usage, dst, None, received * dst.frame_s - in_reader, on_irq=True)
+    charge(usage, dst, dst_core, in_reader)
+    for side in (src, dst):
         add(usage, side.nics[0], wire)
 
 
@@ -145,7 +159,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     ):
         usage: dict[FlowResource, float] = {}
         charge(usage, src, src_core, src.copy_s_per_byte)
-        _wire(usage, src, dst, body.mtu_B, settings)
+        _wire(usage, src, dst, dst_core, body.mtu_B, settings)
         charge(usage, dst, dst_core, dst.copy_s_per_byte)
         return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name, cap_Bps)
 

@@ -103,6 +103,43 @@ def offloaded_frames_per_byte(side: str, mtu_B: int) -> float:
     return (per_frame / mss_B(mtu_B) + per_byte) / NET_CYCLES_PER_FRAME
 
 
+@functools.cache
+def interrupt_cycles_per_frame() -> float:
+    """CPU cycles the core that takes a receiver's interrupts spends per frame with GRO on, the
+    rest of the receive work beside the copy running on the reading application's core.
+
+    In Cai et al.'s runs without aRFS the receiver's data copy is the bottleneck (the paper's
+    abstract: 'data copy from kernel to application buffers at the receiver becoming the core
+    performance bottleneck'; with aRFS, which puts the interrupts on the application's core, the
+    whole receive took 100.000 % of one core), so the reading core is taken as one whole core and
+    the interrupt core as the rest of the receiver's cores: 0.751 of a core at MTU 1500 and 0.145
+    at 9000, 1,113 and 1,082 cycles a frame, the same within 3 % (driver, GRO, buffer
+    allocation: per frame whatever its size). Their mean."""
+    per_frame = []
+    for run in (STACK_RUN_TSO_GRO, STACK_RUN_TSO_GRO_JUMBO):
+        frames_s = run.payload_Gbps * 1e9 / 8 / mss_B(run.mtu_B)
+        per_frame.append((run.receiver_cores - 1.0) * STACK_RUN_CLOCK_GHZ * 1e9 / frames_s)
+    return sum(per_frame) / len(per_frame)
+
+
+def reader_share(mtu_B: int, settings: TcpSettings) -> float:
+    """Share of a receiver's work per frame (``tcp_frame_work_per_byte``) that a reader which
+    always holds its socket does on its own core.
+
+    Linux's softirq hands a segment that arrives while the reading process owns the socket to the
+    socket's backlog (``tcp_v4_rcv`` in net/ipv4/tcp_ipv4.c: ``if (!sock_owned_by_user(sk))``
+    process it, else ``tcp_add_backlog``), and the reader does that TCP work itself when it lets
+    go (``release_sock``). With GRO, all but the interrupt core's part per frame
+    (``interrupt_cycles_per_frame``): 0.40 of it at MTU 1500, 0.77 at 9000. Without GRO (the
+    reports' 2.4 and 2.6.9 hosts, whose per-frame cost was calibrated on the interrupt core,
+    slide 33 of the ATLAS report) none. A reader that serves ``k`` sockets holds each about
+    ``1/k`` of the time, and does that share of it."""
+    if not settings.gro:
+        return 0.0
+    total = offloaded_frames_per_byte("receiver", mtu_B) * NET_CYCLES_PER_FRAME * mss_B(mtu_B)
+    return max(0.0, 1.0 - interrupt_cycles_per_frame() / total)
+
+
 def tcp_frame_work_per_byte(mtu_B: int, settings: TcpSettings) -> tuple[float, float]:
     """(sender, receiver) frames' worth of per-frame CPU work per payload byte of a TCP stream.
 

@@ -16,7 +16,9 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
   network process, the file I/O path in the process that reads or writes (see ``hosts``). With
   ``tcp.tso`` and ``tcp.gro`` a TCP end pays the offloaded costs published runs measured, per
-  frame and per byte (``tcp.tcp_frame_work_per_byte``).
+  frame and per byte (``tcp.tcp_frame_work_per_byte``), and a receiving thread does the TCP work
+  of its sockets' backlogs on its own core (``tcp.reader_share``): all of it for a thread per
+  stream (iperf 2, bbcp), a k-th for a thread serving k streams (iperf3 before 3.16).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the Mathis
   loss-limited rate; it opens with a handshake and the protocol's request round trips, then slow
   start to its window. bbftp and bbcp run one process (or thread) per stream on each side.
@@ -232,6 +234,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         cap = min(window_Bps, loss_Bps)
         flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
         sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
+        in_reader = tcp.reader_share(body.mtu_B, body.tcp) * received_frames * receiver.frame_s
         wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
         per_member = [0] * members
         for k in range(n):
@@ -242,13 +245,18 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             usage = {}
             # a tool with fewer threads than streams serves several streams from one core
             thread = k if w.threads is None else k % w.threads
+            served = 1 if w.threads is None else len(range(thread, n, w.threads))
             s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
             disk_read(usage, s_core)
             charge(usage, sender, s_core, sender.copy_s_per_byte)
             charge_frames(usage, sender, k, sent_frames * sender.frame_s)
             wire(usage, k, wire_per_byte)
-            charge_frames(usage, receiver, k, received_frames * receiver.frame_s)
-            charge(usage, receiver, r_core, receiver.copy_s_per_byte)
+            # the receiving thread holds this stream's socket 1/served of the time, and does
+            # that share of the TCP work it finds in the socket's backlog (tcp.reader_share)
+            charge_frames(
+                usage, receiver, k, received_frames * receiver.frame_s - in_reader / served
+            )
+            charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
             disk_write(usage, r_core)
             usages.append(usage)
         # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry

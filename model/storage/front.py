@@ -10,7 +10,8 @@ What a byte costs on the way, per client (each client one connection and one str
 - the host's interrupt cores, per frame (``model.settings.NET_CYCLES_PER_FRAME`` at the host's
   clock; with its TSO and GRO, ``clients.tso`` and ``clients.gro``, what a modern kernel's
   segments cost, ``model.network.tcp.tcp_frame_work_per_byte``), and the server process (smbd,
-  nfsd, nginx) a copy between socket and page cache;
+  nfsd, nginx) a copy between socket and page cache, and with GRO its share of the receive work,
+  the TCP work it finds in its socket's backlog (``model.network.tcp.reader_share``);
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below.
@@ -161,6 +162,9 @@ def build(
     op = body.workload.op
     sent, received = tcp.tcp_frame_work_per_byte(mtu_B, offloads)
     frames_s = (sent if op == "read" else received) * payload * side.frame_s
+    # what it receives, the server process reading the client's one connection does the TCP work
+    # it finds in the socket's backlog itself (tcp.reader_share)
+    in_server_s = 0.0 if op == "read" else tcp.reader_share(mtu_B, offloads) * frames_s
     # a request's bytes, or its fixed cost (system call, file system, block layer) where that is
     # more: small requests cost the server process per request (``requests.core_s_per_byte``)
     request_B = body.workload.request_KiB * 1024
@@ -190,8 +194,8 @@ def build(
             write_s_per_byte=write_s,
             writer_pays=pays,
         )
-        charge(usage, side, server, side.copy_s_per_byte)  # between the socket and the process
-        charge(usage, side, None, frames_s, on_irq=True)
+        charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
+        charge(usage, side, None, frames_s - in_server_s, on_irq=True)
         storage_stream.checkpoint_wait(path, body, usage, server)
         add(usage, client, wire)
         add(usage, side.nics[member], wire)
