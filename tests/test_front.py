@@ -185,3 +185,44 @@ def test_clients_held_by_their_offered_load_name_it_as_the_bottleneck():
     assert r.bottleneck == "offered load"
     free = simulate(scenario.load("purchase_nvme", ["clients.count=16"]))
     assert "offered load" not in free.utilization and free.throughput_MBps > 3000
+
+
+def _random_read(scenario_name, *overrides):
+    random_reads = ["workload.pattern=random", "workload.request_KiB=4", "workload.op=read"]
+    return simulate(scenario.load(scenario_name, [*random_reads, *overrides]))
+
+
+def test_a_client_reading_at_random_waits_for_each_answer():
+    """One SMB client reading 4 KiB at random from the NVMe purchase keeps one request in flight
+    (Little's law): each waits for the LAN's round trip, its bytes on the client's port, the host's
+    time and the drive's, so the client moves 35 MB/s, not its 10 GbE port's 1,153. A round trip
+    longer by 50 us lengthens each response by exactly that; eight clients move eight times one."""
+    one = _random_read("purchase_nvme", "clients.count=1")
+    assert one.bottleneck == "requests client.0"
+    assert 30 < one.throughput_MBps < 40
+    response_s = 4096 / (one.throughput_MBps * 1e6)
+    slower = _random_read("purchase_nvme", "clients.count=1", "clients.rtt_ms=0.1")
+    assert slower.throughput_MBps * 1e6 == pytest.approx(4096 / (response_s + 50e-6), rel=1e-3)
+    eight = _random_read("purchase_nvme", "clients.count=8")
+    assert eight.throughput_MBps == pytest.approx(8 * one.throughput_MBps, rel=1e-3)
+
+
+def test_many_clients_reading_at_random_fill_the_disks_not_more():
+    """On the near-line disks one client's request takes a seek and a turn (about 12 ms: 0.35
+    MB/s); 64 clients keep the 24 drives busy, and the drives bind."""
+    one = _random_read("purchase_hdd_md", "clients.count=1")
+    assert 0.3 < one.throughput_MBps < 0.4
+    many = _random_read("purchase_hdd_md", "clients.count=64")
+    assert many.bottleneck.startswith("disk")
+    assert many.throughput_MBps < 64 * one.throughput_MBps
+
+
+def test_the_round_trip_leaves_sequential_requests_and_writes_alone():
+    """The clients' read-ahead and write-behind keep the connection full: a sequential stream and a
+    random writer are not held by the LAN's round trip."""
+    for extra in ([], ["workload.pattern=random", "workload.request_KiB=4"]):
+        near, far = (
+            simulate(scenario.load("purchase_nvme", [*extra, f"clients.rtt_ms={rtt}"]))
+            for rtt in (0.05, 5)
+        )
+        assert far.throughput_MBps == pytest.approx(near.throughput_MBps, rel=1e-9)

@@ -14,7 +14,9 @@ What a byte costs on the way, per client (each client one connection and one str
   the TCP work it finds in its socket's backlog (``model.network.tcp.reader_share``);
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
-  and the drives, channels, controllers and buses below.
+  and the drives, channels, controllers and buses below;
+- a client reading at random keeps one request in flight and waits for each answer, its LAN round
+  trip (``clients.rtt_ms``) included: Little's law (``random_limit_Bps``).
 
 The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
 the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
@@ -38,7 +40,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
-from . import flash, requests, topology
+from . import flash, requests, topology, zfs
 from . import stream as storage_stream
 from .spec import StorageBody
 
@@ -125,6 +127,7 @@ def build(
     nic_key: str,
     link_key: str,
     offloads: TcpSettings,
+    rtt_s: float,
 ) -> Front:
     """Declare the host's network side, its storage path and each client's usage per byte.
     ``where`` is the storage scenario's file, ``front_where`` the file that configured the clients
@@ -181,6 +184,9 @@ def build(
     # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
     # 1 GbE LAN moves 1 Gb/s)
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
+    limit_Bps = random_limit_Bps(
+        body, path, request_B, read_s, write_s, rtt_s + wire / nic_Bps * request_B
+    )
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
         client = net.resource(f"nic client.{i}", nic_Bps)
@@ -196,6 +202,8 @@ def build(
         )
         charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
         charge(usage, side, None, frames_s - in_server_s, on_irq=True)
+        if math.isfinite(limit_Bps):
+            usage[net.resource(f"requests client.{i}", limit_Bps)] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)
         add(usage, client, wire)
         add(usage, side.nics[member], wire)
@@ -203,6 +211,31 @@ def build(
         client_nics.append(client)
         servers.append(server)
     return Front(net, side, path, usages, client_nics, servers, members, bytes_per_client)
+
+
+def random_limit_Bps(
+    body: StorageBody,
+    path: topology.StoragePath,
+    request_B: float,
+    read_s: float,
+    write_s: float,
+    round_trip_s: float,
+) -> float:
+    """The most one client moves per second in random requests (Little's law, as a local random
+    stream, ``model.storage.stream``): the requests it keeps in flight over each one's response.
+
+    A reader keeps one in flight (``requests.in_flight``) and waits for each answer: the request's
+    ``round_trip_s`` (the LAN's round trip and its bytes on the client's port), the host's time for
+    it and the drives'. A writer's requests the client's write-behind sends on without waiting, so
+    only the host's flusher queue and the drives' time limit them. Sequential requests are not
+    limited here: the client's read-ahead and write-behind keep the connection full."""
+    w = body.workload
+    if w.pattern != "random":
+        return math.inf
+    response_s = path.request_s[w.target] + (read_s if w.op == "read" else write_s) * request_B
+    if w.op == "read":
+        response_s += round_trip_s
+    return zfs.in_flight(body.volumes[w.target], w) * request_B / response_s
 
 
 # the server process that serves each client's connection
@@ -237,6 +270,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         nic_key="clients.nic",
         link_key="clients.link",
         offloads=TcpSettings(tso=c.tso, gro=c.gro),
+        rtt_s=c.rtt_ms / 1e3,
     )
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
     latency_s = max(

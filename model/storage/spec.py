@@ -340,6 +340,12 @@ class Clients:
     hashing: Literal["balanced", "collide", "seeded"] = "balanced"
     irq_affinity: Literal["cpu0", "spread"] = "spread"  # where the host's NIC interrupts run
     offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
+    # a request's round trip on the LAN, client to host and back, besides the host's own time:
+    # what a client reading at random waits for each request (model.storage.front.random_limit_Bps);
+    # estimated: 0.05 ms; a kernel TCP ping-pong of 1,500-byte messages between two 10 GbE hosts
+    # back to back took 36 us a round trip with power saving off (F-Stack issue #540, sockperf,
+    # which prints half of it), and a switch and the NICs' default interrupt moderation add to it
+    rtt_ms: PositiveFloat = 0.05
     # the storage host's TCP segmentation offload (on by default with NICs that support it on
     # current Linux; off for the 2.4 and 2.6.9 hosts of the reports): what it sends costs per
     # frame as model.network.tcp.tcp_frame_work_per_byte counts it
