@@ -219,6 +219,31 @@ def streams_to_fill(circuit_Bps, rtt_ms, buffer_B):
     return next(n for n in range(1, 65) if n * 0.75 * buffer_B / (rtt_ms / 1e3) >= 2 * circuit_Bps)
 
 
+@exercise("4.4", "ms")
+def random_read_response_ms(random_read, request_KiB):
+    """Little's law for one client with one request in flight: R = N / X, one request's bytes over
+    the rate the lab gives one client reading at random."""
+    return request_KiB * 1024 / (random_read(1).throughput_MBps * 1e6) * 1e3
+
+
+@exercise("4.5", "clients", "a whole number of clients", rel=0)
+def clients_to_bind_host(random_read):
+    """The fewest clients the lab no longer holds to their own round trips: something they share
+    binds (on the NVMe purchase, the bond's first port, which carries clients 0, 2, 4, ...). Found
+    by bisection: more clients never give the round trips back the bottleneck."""
+
+    def waiting(n: int) -> bool:
+        return random_read(n).bottleneck.startswith("requests client")
+
+    held, bound = 1, 2  # held: the round trips bind; bound: something shared does
+    while waiting(bound):
+        held, bound = bound, 2 * bound
+    while bound - held > 1:
+        middle = (held + bound) // 2
+        held, bound = (middle, bound) if waiting(middle) else (held, middle)
+    return bound
+
+
 # Lesson 5: scalability
 
 
