@@ -150,7 +150,8 @@ def test_small_requests_cost_the_server_process_their_fixed_cost():
         return simulate(
             scenario.load(
                 str(templates.FOLDER / "storage_behind_network.yaml"),
-                ["clients.count=1", f"workload.request_KiB={kib}"],
+                # older distributions' read-ahead, 15 x rsize, so that the server process binds
+                ["clients.count=1", "clients.read_ahead_KiB=15360", f"workload.request_KiB={kib}"],
             )
         )
 
@@ -226,3 +227,34 @@ def test_the_round_trip_leaves_sequential_requests_and_writes_alone():
             for rtt in (0.05, 5)
         )
         assert far.throughput_MBps == pytest.approx(near.throughput_MBps, rel=1e-9)
+
+
+def _nfs_read(*overrides):
+    nfs_reads = ["clients.count=1", "clients.protocol=nfs", "workload.op=read"]
+    return simulate(scenario.load("purchase_nvme", [*nfs_reads, *overrides]))
+
+
+def test_an_nfs_client_reading_a_file_keeps_one_read_ahead_window_in_flight():
+    """One NFS client on 25 GbE reading a file in order from the NVMe purchase, with the 128 KiB
+    read-ahead of current distributions: one window per its round trip plus its time through the
+    host and the port, so a round trip longer by 0.2 ms adds exactly 0.2 ms a window; a window
+    of 15 times the 1 MiB rsize (older distributions' default) lets the server process bind."""
+    port = ["clients.nic=mellanox_cx4_lx_25g"]
+    near, far = _nfs_read(*port), _nfs_read(*port, "clients.rtt_ms=0.25")
+    assert near.bottleneck == far.bottleneck == "requests client.0"
+    window_B = 128 * 1024
+    extra_s = window_B / (far.throughput_MBps * 1e6) - window_B / (near.throughput_MBps * 1e6)
+    assert extra_s == pytest.approx(0.2e-3, rel=1e-3)
+    assert 700 < near.throughput_MBps < 900
+    wide = _nfs_read(*port, "clients.read_ahead_KiB=15360")
+    assert wide.bottleneck == "core storage.nfsd0"
+    assert wide.throughput_MBps > 1.8 * near.throughput_MBps
+
+
+def test_read_ahead_is_an_nfs_readers_window_alone():
+    """An SMB reader, and an NFS writer, move the same whatever read_ahead_KiB says."""
+    for overrides in (["clients.protocol=smb"], ["workload.op=write"]):
+        narrow, wide = (
+            _nfs_read(*overrides, f"clients.read_ahead_KiB={kib}") for kib in (4, 15360)
+        )
+        assert narrow.throughput_MBps == pytest.approx(wide.throughput_MBps, rel=1e-9)

@@ -143,7 +143,9 @@ def predict(
         nic_key="client_nic",
         link_key="link",
         offloads=TcpSettings(tso=config.tso, gro=config.gro),
-        rtt_s=0.0,  # writers only: the clients' write-behind sends on without waiting for answers
+        # writers only: the clients' write-behind sends on without waiting for answers
+        rtt_s=0.0,
+        read_ahead_B=None,
     )
     side, usages, members = clients.side, clients.usages, clients.members
     bytes_per_stream = clients.bytes_per_client

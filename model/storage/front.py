@@ -15,8 +15,9 @@ What a byte costs on the way, per client (each client one connection and one str
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below;
-- a client reading at random keeps one request in flight and waits for each answer, its LAN round
-  trip (``clients.rtt_ms``) included: Little's law (``random_limit_Bps``).
+- what a client keeps in flight over each answer's wait, its LAN round trip (``clients.rtt_ms``)
+  included (Little's law, ``client_limit_Bps``): a client reading at random one request, an NFS
+  client reading a file through its read-ahead one window (``clients.read_ahead_KiB``).
 
 The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
 the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
@@ -128,6 +129,7 @@ def build(
     link_key: str,
     offloads: TcpSettings,
     rtt_s: float,
+    read_ahead_B: float | None,
 ) -> Front:
     """Declare the host's network side, its storage path and each client's usage per byte.
     ``where`` is the storage scenario's file, ``front_where`` the file that configured the clients
@@ -184,8 +186,8 @@ def build(
     # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
     # 1 GbE LAN moves 1 Gb/s)
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
-    limit_Bps = random_limit_Bps(
-        body, path, request_B, read_s, write_s, rtt_s + wire / nic_Bps * request_B
+    limit_Bps = client_limit_Bps(
+        body, path, request_B, read_s, write_s, rtt_s, wire / nic_Bps, read_ahead_B
     )
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
@@ -213,30 +215,52 @@ def build(
     return Front(net, side, path, usages, client_nics, servers, members, bytes_per_client)
 
 
-def random_limit_Bps(
+def client_limit_Bps(
     body: StorageBody,
     path: topology.StoragePath,
     request_B: float,
     read_s: float,
     write_s: float,
-    round_trip_s: float,
+    rtt_s: float,
+    port_s_per_byte: float,
+    read_ahead_B: float | None,
 ) -> float:
-    """The most one client moves per second in random requests (Little's law, as a local random
-    stream, ``model.storage.stream``): the requests it keeps in flight over each one's response.
+    """The most one client moves per second (Little's law, as a local random stream,
+    ``model.storage.stream``): the bytes it keeps in flight over the time each waits for its
+    answer, the LAN's round trip ``rtt_s``, its bytes on the client's port (``port_s_per_byte``)
+    and the host's time for them (``read_s``, ``write_s`` a byte) included.
 
-    A reader keeps one in flight (``requests.in_flight``) and waits for each answer: the request's
-    ``round_trip_s`` (the LAN's round trip and its bytes on the client's port), the host's time for
-    it and the drives'. A writer's requests the client's write-behind sends on without waiting, so
-    only the host's flusher queue and the drives' time limit them. Sequential requests are not
-    limited here: the client's read-ahead and write-behind keep the connection full."""
+    - A client reading at random keeps one request in flight (``requests.in_flight``), which also
+      waits for the drives (``path.request_s``). A writer's requests the client's write-behind
+      sends on without waiting, so only the host's flusher queue and the drives limit them.
+    - A client reading a file in order keeps its read-ahead window in flight (``read_ahead_B``, an
+      NFS client's; None where the client's read-ahead keeps the connection full): the kernel asks
+      for the next window as the reader enters the current one (mm/readahead.c, the async
+      read-ahead mark), so one window is on its way while the last is read. The window goes as
+      READ calls of up to ``NFS_READ_B``: the first passes the host and the port one after the
+      other, the rest follow at the slower of the two.
+    - Anything else is not limited here."""
     w = body.workload
-    if w.pattern != "random":
-        return math.inf
-    response_s = path.request_s[w.target] + (read_s if w.op == "read" else write_s) * request_B
-    if w.op == "read":
-        response_s += round_trip_s
-    return zfs.in_flight(body.volumes[w.target], w) * request_B / response_s
+    if w.pattern == "random":
+        response_s = path.request_s[w.target] + (read_s if w.op == "read" else write_s) * request_B
+        if w.op == "read":
+            response_s += rtt_s + port_s_per_byte * request_B
+        return zfs.in_flight(body.volumes[w.target], w) * request_B / response_s
+    if w.op == "read" and read_ahead_B is not None:
+        first_B = min(read_ahead_B, NFS_READ_B)
+        response_s = (
+            rtt_s
+            + (port_s_per_byte + read_s) * first_B
+            + max(port_s_per_byte, read_s) * (read_ahead_B - first_B)
+        )
+        return read_ahead_B / response_s
+    return math.inf
 
+
+# The largest READ a Linux NFS server answers, which a Linux client's rsize takes by default: 1 MiB
+# (fs/nfsd/nfsd.h: NFSSVC_MAXBLKSIZE is RPCSVC_MAXPAYLOAD, 1 MiB in include/linux/sunrpc/svc.h;
+# newer kernels name the 1 MiB default NFSSVC_DEFBLKSIZE)
+NFS_READ_B = 1 << 20
 
 # the server process that serves each client's connection
 SERVER_PROCESS = {"tcp": "server", "http": "nginx", "nfs": "nfsd", "smb": "smbd"}
@@ -271,6 +295,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         link_key="clients.link",
         offloads=TcpSettings(tso=c.tso, gro=c.gro),
         rtt_s=c.rtt_ms / 1e3,
+        read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
     )
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
     latency_s = max(

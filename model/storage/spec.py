@@ -346,6 +346,14 @@ class Clients:
     # back to back took 36 us a round trip with power saving off (F-Stack issue #540, sockperf,
     # which prints half of it), and a switch and the NICs' default interrupt moderation add to it
     rtt_ms: PositiveFloat = 0.05
+    # an NFS client's read-ahead window (read_ahead_KiB of the mount's /sys/class/bdi entry): what
+    # one NFS client reading a file in order keeps in flight (model.storage.front.client_limit_Bps).
+    # 128 KiB on RHEL 8.3 and later and Ubuntu 18.04 and later; 15 times rsize (15,360 KiB at an
+    # rsize of 1 MiB) on RHEL 7 to 8.2, SLES 12 and 15, Ubuntu 16.04 and Debian 10 (Microsoft,
+    # 'Linux NFS read-ahead best practices for Azure NetApp Files'). One 10 GbE client read 300
+    # MB/s at 128 KiB and 850 MB/s at 2,560 KiB (honnef.co, 'NFS sequential read performance',
+    # 2023). Other protocols' clients keep the connection full
+    read_ahead_KiB: PositiveInt = 128
     # the storage host's TCP segmentation offload (on by default with NICs that support it on
     # current Linux; off for the 2.4 and 2.6.9 hosts of the reports): what it sends costs per
     # frame as model.network.tcp.tcp_frame_work_per_byte counts it
