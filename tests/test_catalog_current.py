@@ -122,6 +122,7 @@ SSD = {
     "random_write_iops": 1e6,
     "iops_queue_depth": 64,
     "read_latency_us": 45,
+    "write_latency_us": 16.7,
     "write_cache_GB": 100,
     "post_cache_write_MBps": 1500,
 }
@@ -185,6 +186,7 @@ def test_the_well_formed_test_parts_are_accepted():
     ("cls", "spec", "key"),
     [
         (Ssd, SSD, "read_latency_us"),
+        (Ssd, SSD, "write_latency_us"),
         (Ssd, SSD, "write_cache_GB"),
         (Cpu, CPU, "copy_rate_MBps"),
         (Expander, EXPANDER, "phys"),
@@ -205,6 +207,8 @@ def test_a_value_without_a_source_is_refused(cls, spec, key):
         (Ssd, {"write_cache_GB": 0}, "only a drive with write_cache_GB > 0"),
         (Ssd, {"interface": "pcie"}, "must be one of 'sata', 'sas', 'nvme'"),
         (Ssd, {"write_cache_GB": -1}, "zero or a positive number"),
+        (Ssd, {"write_latency_us": None}, "write_latency_us: missing; it must be a positive"),
+        (Ssd, {"write_latency_us": 0}, "microseconds, one 4 KiB random write at queue depth 1"),
         (Cpu, {"boost_clock_GHz": 1.5}, "must not be below base_clock_GHz"),
         (Cpu, {"copy_rate_MBps": 200000}, "cannot exceed half of the peak memory bandwidth"),
         (Cpu, {"memory_type": "DDR6"}, "must be one of"),
