@@ -93,7 +93,8 @@ def test_commands_at_a_drive_follow_littles_law_up_to_its_queue_depth():
     lay = requests.layout(single, "read", 4096, 1)
     assert requests.queued(NCQ, lay, 4096, 4) == 4
     assert requests.queued(NCQ, lay, 4096, 128) == 32  # NCQ holds 32
-    assert requests.queued(DISKS["exos_x18_st18000nm004j"], lay, 4096, 128) == 1  # SAS, depth 1
+    assert requests.queued(dataclasses.replace(NCQ, queue_depth=1), lay, 4096, 128) == 1
+    assert requests.queued(DISKS["exos_x18_st18000nm004j"], lay, 4096, 128) == 128  # SAS tags
     raid5 = Volume(level="raid5", disks=DiskSet("x", 4, ("a.0",) * 4))
     small = requests.layout(raid5, "write", 4096, 4)
     # 8 small writes: 4 commands each over 4 drives, two at a time (read, then write back)
@@ -189,9 +190,9 @@ def test_the_drive_s_own_time_lowers_its_iops_monotonically(op, span, commands):
 
 
 def test_a_drive_without_the_field_keeps_its_old_service_time():
-    sas = DISKS["exos_x18_st18000nm004j"]  # the catalog gives it no command_overhead_ms
-    assert sas.command_overhead_ms == 0.0 and disk_model.command_overhead_s(sas) == 0.0
-    for part in (sas, dataclasses.replace(NCQ, command_overhead_ms=0.0)):
+    scsi = DISKS["st336706lw"]  # the catalog gives it no command_overhead_ms
+    assert scsi.command_overhead_ms == 0.0 and disk_model.command_overhead_s(scsi) == 0.0
+    for part in (scsi, dataclasses.replace(NCQ, command_overhead_ms=0.0)):
         for commands in (1, 32):
             alone = requests.positioning_s(part, "read", 1.0, commands) + 4096 / 200e6
             assert requests.service_s(part, "read", 4096, 200e6, 1.0, commands) == alone
