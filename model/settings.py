@@ -8,7 +8,7 @@ the CPU cost of each Ethernet frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Literal
 
 from .errors import UserError
 from .schema import Bound, PositiveFloat, PositiveInt
@@ -136,6 +136,21 @@ class TcpSettings:
     more than one segment at once, sends one ACK per merged packet instead of one per two
     segments. GRO exists from Linux 2.6.29 and is on by default with drivers that support it; off
     (the default) for the 2.4 and 2.6.9 kernels of the reports.
+
+    ``congestion_control`` is the sending host's algorithm (``net.ipv4.tcp_congestion_control``),
+    which sets a stream's rate on a path that loses packets (``model.network.tcp.loss_limit_Bps``;
+    nothing changes at ``loss_rate`` 0): ``reno`` Reno's response (Mathis, Semke, Mahdavi and Ott,
+    1997), ``cubic`` CUBIC's average window under random loss (RFC 8312 section 5, the same in RFC
+    9438 section 5) and never less than Reno's, CUBIC's TCP-friendly region. Linux's default
+    ``congestion_control``: Reno (with NewReno and SACK) in 2.4; BIC in 2.6.8 to 2.6.18
+    (``sysctl_tcp_bic`` 1 in net/ipv4/tcp_input.c until the pluggable congestion control of
+    2.6.13, the kernel's built-in default after it); CUBIC from 2.6.19 on (``DEFAULT_TCP_CONG``
+    ``cubic`` in net/ipv4/Kconfig). The model has no BIC (it grows as Reno below a window of 14
+    segments, ``sysctl_tcp_bic_low_window``, and faster above it), so its default
+    ``congestion_control``, ``reno``, stands for the reports' 2.6.9 hosts as well as their 2.4
+    ones: the response the reports were calibrated with; a host of Linux 2.6.19 or later sets
+    ``congestion_control`` ``cubic``. Only ``wan_transfer`` streams cross a lossy path: elsewhere
+    the key changes nothing.
     """
 
     tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
@@ -152,6 +167,8 @@ class TcpSettings:
     page_B: PageSize = 4096  # the page size tcp_mem_pages counts in
     tso: bool = False
     gro: bool = False
+    # the response function of a stream's loss limit (model.network.tcp.loss_limit_Bps)
+    congestion_control: Literal["reno", "cubic"] = "reno"
 
     def check(self, where: str, key: str) -> None:
         for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):

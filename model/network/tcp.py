@@ -5,7 +5,10 @@ Pure functions of the scenario's settings, so that each law can be tested by its
 
 - the window limit: a stream never has more than one window in flight, so its rate is at most
   window / RTT (the bandwidth-delay product read backwards);
-- the loss limit (Mathis, Semke, Mahdavi and Ott, CCR 27(3), 1997): MSS / RTT * sqrt(3/2) / sqrt(p);
+- the loss limit, by the sender's congestion control (``TcpSettings.congestion_control``): Reno's
+  (Mathis, Semke, Mahdavi and Ott, CCR 27(3), 1997), MSS / RTT * sqrt(3/2) / sqrt(p), or CUBIC's
+  average window under random loss (RFC 8312 section 5, RFC 9438 section 5) and never less than
+  Reno's;
 - slow start: the congestion window starts at ``initial_window_segments`` and grows by a segment
   per ACK (RFC 5681) until it reaches the window the stream will keep: Linux acknowledges every
   segment at first (quickack mode), so the window doubles each RTT, then every second segment
@@ -41,6 +44,12 @@ TSUNAMI_HEADER_B = (
 ACKS_PER_SEGMENT = 0.5  # delayed ACKs: one ACK for every second segment (RFC 1122)
 QUICKACKS = 16  # segments Linux acknowledges one by one at a connection's start (TCP_MAX_QUICKACKS)
 MATHIS_C = math.sqrt(1.5)
+# CUBIC's constants: C, in segments per second cubed, 'C SHOULD be set to 0.4' (RFC 8312 section
+# 5.1, RFC 9438 section 5.1), and the multiplicative decrease factor, 'beta_cubic SHOULD be set to
+# 0.7' (RFC 8312 section 4.5, RFC 9438 section 4.6). Linux's tcp_cubic.c uses 410/1024 and
+# 717/1024 (bic_scale 41, beta 717), the same within 0.2 %.
+CUBIC_C = 0.4
+CUBIC_BETA = 0.7
 # The largest packet GRO builds and the largest super-segment TSO hands the NIC: the IP datagram's
 # 64 KiB (GRO_MAX_SIZE and GSO_MAX_SIZE, 65536, in include/linux/netdevice.h)
 OFFLOAD_MAX_B = 65536
@@ -218,6 +227,54 @@ def mathis_Bps(mtu_B: int, rtt_s: float, loss_rate: float) -> float:
     if loss_rate <= 0.0:
         return math.inf
     return mss_B(mtu_B) / rtt_s * MATHIS_C / math.sqrt(loss_rate)
+
+
+def aimd_window_segments(loss_rate: float, alpha: float, beta: float) -> float:
+    """The average window, in segments, of AIMD(alpha, beta) under random loss ``loss_rate``:
+    sqrt(alpha (1 + beta) / (2 (1 - beta) p)) (Floyd, Handley and Padhye 2000, as RFC 8312 section
+    4.2 Eq. 3 and RFC 9438 section 4.3 give it). Reno's AIMD(1, 0.5) gives sqrt(3/2) / sqrt(p),
+    Mathis et al.'s window."""
+    return math.sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * loss_rate))
+
+
+def cubic_window_segments(rtt_s: float, loss_rate: float) -> float:
+    """CUBIC's average window, in segments, under random loss ``loss_rate`` at round trip
+    ``rtt_s`` in seconds, never less than its TCP-friendly estimate.
+
+    RFC 8312 section 5 (Eq. 5), unchanged in RFC 9438 section 5 (whose appendix proves it): with
+    one loss every 1/p packets CUBIC stays on the concave side of its cubic, and its average window
+    is (C (3 + beta_cubic) / (4 (1 - beta_cubic)))^(1/4) * RTT^(3/4) / p^(3/4); with C 0.4 and
+    beta_cubic 0.7, 1.054 RTT^0.75 / p^0.75 (RFC 8312 Eq. 7). In the TCP-friendly region (RFC 8312
+    section 4.2; the Reno-friendly region of RFC 9438 section 4.3) CUBIC follows W_est, the window
+    of AIMD(3 (1 - beta_cubic) / (1 + beta_cubic), beta_cubic), whose average is Reno's (RFC 8312
+    Eq. 3 and 4): it 'computes both W_cubic(t) and W_est ... and chooses the larger of the two
+    values' (RFC 9438 section 4.2), and the tables of RFC 8312 section 5.1 (RFC 9438 section 5.1)
+    take the larger of the two averages: at RTT 0.1 s and p 1e-5 CUBIC averages 1054 segments
+    against Reno's 379, at 0.01 s it is Reno's. RFC 9438 lets W_est grow at Reno's one segment per
+    round trip once it passes the window of the last loss (section 4.3); with one loss each time
+    the window comes back to it, as here, that never happens, and the average is the same.
+    """
+    cubic = (CUBIC_C * (3.0 + CUBIC_BETA) / (4.0 * (1.0 - CUBIC_BETA))) ** 0.25 * (
+        rtt_s / loss_rate
+    ) ** 0.75
+    alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA)
+    return max(cubic, aimd_window_segments(loss_rate, alpha, CUBIC_BETA))
+
+
+def cubic_Bps(mtu_B: int, rtt_s: float, loss_rate: float) -> float:
+    """The loss-limited rate of one CUBIC stream: its average window (``cubic_window_segments``)
+    of full-sized segments per round trip."""
+    if loss_rate <= 0.0:
+        return math.inf
+    return mss_B(mtu_B) / rtt_s * cubic_window_segments(rtt_s, loss_rate)
+
+
+def loss_limit_Bps(mtu_B: int, rtt_s: float, loss_rate: float, settings: TcpSettings) -> float:
+    """The loss-limited rate of one stream under the sender's ``congestion_control``: Reno's
+    (``mathis_Bps``) or CUBIC's (``cubic_Bps``)."""
+    if settings.congestion_control == "cubic":
+        return cubic_Bps(mtu_B, rtt_s, loss_rate)
+    return mathis_Bps(mtu_B, rtt_s, loss_rate)
 
 
 def slow_start(

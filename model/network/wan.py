@@ -19,9 +19,11 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   frame and per byte (``tcp.tcp_frame_work_per_byte``), and a receiving thread does the TCP work
   of its sockets' backlogs on its own core (``tcp.reader_share``): all of it for a thread per
   stream (iperf 2, bbcp), a k-th for a thread serving k streams (iperf3 before 3.16).
-- A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the Mathis
-  loss-limited rate; it opens with a handshake and the protocol's request round trips, then slow
-  start to its window. bbftp and bbcp run one process (or thread) per stream on each side.
+- A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
+  loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
+  or CUBIC's, RFC 8312 and 9438; ``tcp.loss_limit_Bps``); it opens with a handshake and the
+  protocol's request round trips, then slow start to its window. bbftp and bbcp run one process
+  (or thread) per stream on each side.
 - A Tsunami session is one UDP flow at its fixed target rate; lost blocks are sent again, so each
   delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
@@ -121,7 +123,7 @@ class Built:
     total_B: float
     notes: list[str]
     # what caps each flow's rate, named as the bottleneck when it does: the TCP window, TCP's
-    # loss-limited rate (Mathis et al.), Tsunami's target rate
+    # loss-limited rate (Reno's, Mathis et al., or CUBIC's), Tsunami's target rate
     flow_limit: str
 
 
@@ -230,7 +232,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         mss = tcp.mss_B(body.mtu_B)
         window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
         window_Bps = tcp.window_limit_Bps(window, rtt_s)
-        loss_Bps = tcp.mathis_Bps(body.mtu_B, rtt_s, body.loss_rate)
+        loss_Bps = tcp.loss_limit_Bps(body.mtu_B, rtt_s, body.loss_rate, body.tcp)
         cap = min(window_Bps, loss_Bps)
         flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
         sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
@@ -290,6 +292,11 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:,.1f} MB/s per stream; bandwidth-delay "
             f"product of one circuit {circuit_bdp_B / 2**20:,.1f} MiB"
         )
+        if math.isfinite(loss_Bps):
+            notes.append(
+                f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
+                f"{loss_Bps / 1e6:,.1f} MB/s per stream"
+            )
 
     return Built(env, net, flows, rtt_s, total_B, notes, flow_limit)
 

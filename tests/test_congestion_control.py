@@ -1,0 +1,139 @@
+"""A stream's loss limit under the sender's congestion control (``tcp.congestion_control``): Reno's
+response (Mathis et al. 1997, ``tcp.mathis_Bps``) or CUBIC's average window under random loss
+(RFC 8312 section 5, Eq. 5; the same in RFC 9438 section 5), never below its TCP-friendly
+(Reno-friendly) estimate. The reports' hosts keep ``reno``, the default."""
+
+import dataclasses
+import math
+
+import pytest
+
+from model import measured, params, scenario
+from model.network import tcp
+from model.settings import TcpSettings
+from model.simulate import simulate
+from model.validate import predict_row
+
+CUBIC = TcpSettings(congestion_control="cubic")
+
+# RFC 8312 section 5.1 (RFC 9438 section 5.1), the column CUBIC (C=0.4): average windows in
+# segments, by loss rate, at RTT 0.1 s (Table 1) and 0.01 s (Table 2). Where the entry is the
+# 'Average TCP W' column's (1.2 / sqrt(p), from RFC 3649), CUBIC is in its TCP-friendly region.
+TABLE_1 = {1e-4: 187, 1e-5: 1054, 1e-6: 5926, 1e-7: 33325, 1e-8: 187400}
+TABLE_2 = {1e-7: 5926, 1e-8: 33325}
+TCP_FRIENDLY_1 = (1e-2, 1e-3)
+TCP_FRIENDLY_2 = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def test_cubic_average_window_computed_by_hand_from_the_rfc():
+    """RTT 0.1 s, p = 1e-6, C 0.4, beta_cubic 0.7 (RFC 8312 Eq. 5):
+
+    C (3 + beta) / (4 (1 - beta)) = 0.4 * 3.7 / (4 * 0.3) = 1.48 / 1.2 = 1.233333;
+    its fourth root: sqrt(1.233333) = 1.110555, sqrt(1.110555) = 1.053829 (Eq. 7's 1.054);
+    RTT^0.75 / p^0.75 = (0.1 / 1e-6)^0.75 = (1e5)^0.75 = 10^3.75 = 5623.413;
+    W = 1.053829 * 5623.413 = 5926.12 segments (Table 1: 5926), against Reno's
+    sqrt(1.5 / 1e-6) = 1224.74, so the cubic term wins;
+    at MTU 1500 (MSS 1448 B with timestamps): 1448 * 5926.12 / 0.1 s = 85,810,154 B/s."""
+    assert tcp.cubic_window_segments(0.1, 1e-6) == pytest.approx(5926.12, abs=0.01)
+    assert tcp.cubic_Bps(1500, 0.1, 1e-6) == pytest.approx(85_810_154, rel=1e-6)
+    assert tcp.loss_limit_Bps(1500, 0.1, 1e-6, CUBIC) == tcp.cubic_Bps(1500, 0.1, 1e-6)
+
+
+@pytest.mark.parametrize(("rtt_s", "table"), [(0.1, TABLE_1), (0.01, TABLE_2)])
+def test_cubic_reproduces_the_rfc_tables_where_the_cubic_term_wins(rtt_s, table):
+    for p, window in table.items():
+        # the tables give whole segments
+        assert tcp.cubic_window_segments(rtt_s, p) == pytest.approx(window, abs=0.5), p
+        assert tcp.cubic_Bps(1500, rtt_s, p) > tcp.mathis_Bps(1500, rtt_s, p)
+
+
+def test_cubic_at_100_ms_and_1e5_loss_is_above_reno_by_the_rfcs_ratio():
+    """Table 1 at p = 1e-5: CUBIC 1054 segments, TCP 379 (1.2 / sqrt(p), RFC 3649's rounding of
+    Reno's sqrt(3/2) / sqrt(p) = 387.3, the model's Mathis window): 1053.83 / 387.30 = 2.721
+    (2.78 against the table's rounded 379)."""
+    ratio = tcp.cubic_Bps(1500, 0.1, 1e-5) / tcp.mathis_Bps(1500, 0.1, 1e-5)
+    eq5 = (0.4 * (3 + 0.7) / (4 * (1 - 0.7))) ** 0.25 * 0.1**0.75 / 1e-5**0.75
+    assert ratio == pytest.approx(eq5 / math.sqrt(1.5 / 1e-5), rel=1e-9)
+    assert ratio == pytest.approx(2.721, abs=0.001)
+    assert ratio == pytest.approx(1054 / 379, rel=0.025)
+
+
+@pytest.mark.parametrize(("rtt_s", "losses"), [(0.1, TCP_FRIENDLY_1), (0.01, TCP_FRIENDLY_2)])
+def test_at_short_rtt_and_high_loss_cubic_is_reno_in_its_tcp_friendly_region(rtt_s, losses):
+    """Where Eq. 5's window is below W_est's average (AIMD(3 (1 - 0.7) / 1.7, 0.7) by Eq. 3:
+    sqrt(0.529 * 1.7 / (0.6 p)) = sqrt(1.5 / p), Reno's), CUBIC keeps the larger (RFC 8312
+    section 4.2; RFC 9438 sections 4.2 and 4.3) and runs exactly at Reno's rate: at 0.01 s and
+    p = 1e-4, 1.0538 * (0.01 / 1e-4)^0.75 = 33.3 segments against 122.5."""
+    for p in losses:
+        concave = 1.0538289 * (rtt_s / p) ** 0.75
+        assert concave < math.sqrt(1.5 / p)
+        assert tcp.cubic_Bps(1500, rtt_s, p) == pytest.approx(
+            tcp.mathis_Bps(1500, rtt_s, p), rel=1e-12
+        )
+    alpha = 3 * (1 - 0.7) / (1 + 0.7)
+    assert tcp.aimd_window_segments(1e-4, alpha, 0.7) == pytest.approx(math.sqrt(1.5 / 1e-4))
+    assert tcp.aimd_window_segments(1e-4, 1.0, 0.5) == pytest.approx(math.sqrt(1.5 / 1e-4))
+
+
+def test_the_setting_picks_the_response_and_no_loss_no_limit():
+    assert TcpSettings().congestion_control == "reno"
+    assert tcp.loss_limit_Bps(9000, 0.05, 1e-5, TcpSettings()) == tcp.mathis_Bps(9000, 0.05, 1e-5)
+    assert tcp.loss_limit_Bps(9000, 0.05, 1e-5, CUBIC) == tcp.cubic_Bps(9000, 0.05, 1e-5)
+    for settings in (TcpSettings(), CUBIC):
+        assert tcp.loss_limit_Bps(1500, 0.1, 0.0, settings) == math.inf
+
+
+def test_a_lossy_wan_transfer_moves_with_the_congestion_control():
+    """One stream over the ATLAS lightpath (200 ms) with 8 MiB buffers (a 62.9 MB/s window limit)
+    and p = 1e-5: Reno's 2.80 MB/s, CUBIC's 1448 * 1.0538 * (0.2 / 1e-5)^0.75 / 0.2 = 12.83 MB/s,
+    both the loss limit."""
+    lossy = [
+        "workload.protocol=iperf",
+        "workload.source=memory",
+        "workload.sink=memory",
+        "workload.streams=1",
+        "workload.total_MB=200000",
+        "loss_rate=0.00001",
+        "workload.socket_buffer_B=8388608",
+    ]
+    reno = simulate(scenario.load("atlas_lightpath", lossy))
+    cubic = simulate(scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=cubic"]))
+    assert reno.bottleneck == cubic.bottleneck == "tcp loss"
+    assert reno.throughput_MBps == pytest.approx(tcp.mathis_Bps(1500, 0.2, 1e-5) / 1e6, rel=0.005)
+    assert cubic.throughput_MBps == pytest.approx(tcp.cubic_Bps(1500, 0.2, 1e-5) / 1e6, rel=0.005)
+    assert cubic.throughput_MBps == pytest.approx(12.83, rel=0.005)
+    assert any("loss limit (cubic" in note for note in cubic.notes)
+
+
+def test_no_report_row_runs_cubic():
+    """Every row of the reports' tables is predicted with Reno (their 2.4 and 2.6.9 hosts; BIC is
+    not modelled), the response they were calibrated with."""
+    rows = [row for table in measured.load_all().values() for row in table]
+    assert len(rows) > 300
+    for row in rows:
+        body = scenario.load(row.scenario, row.overrides).body
+        tcp_settings = getattr(body, "tcp", None)
+        if isinstance(tcp_settings, TcpSettings):
+            assert tcp_settings.congestion_control == "reno", row.id
+
+
+def test_the_cubic_external_rows_have_no_loss_so_their_predictions_stay():
+    """The current-kernel hosts of the external network rows set ``cubic``; none of their paths
+    loses packets, so each row predicts the same with ``reno``."""
+    rows = [
+        r
+        for r in measured.load_external()[measured.EXTERNAL_TABLE]
+        if r.scenario.startswith("ext_net_")
+    ]
+    cubic_rows = 0
+    for row in rows:
+        body = scenario.load(row.scenario, row.overrides).body
+        assert body.loss_rate == 0, row.id
+        if body.tcp.congestion_control == "cubic":
+            cubic_rows += 1
+            as_reno = dataclasses.replace(
+                row, overrides=(*row.overrides, "tcp.congestion_control=reno")
+            )
+            fitted = params.calibrated()
+            assert predict_row(as_reno, fitted).predicted == predict_row(row, fitted).predicted
+    assert cubic_rows >= 12
