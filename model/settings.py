@@ -52,10 +52,12 @@ class StackRun:
 # 101.523 % and 185.764 % of a core, 5.900 % and 7.390 % of it the copy) spent 4,176 and 7,521
 # cycles a segment besides the copy, sender and receiver, against the 9,450 (a frame and half an
 # ACK) ``NET_CYCLES_PER_FRAME`` charges each: the 2.4-era figure is kept for hosts without
-# offloads, the reports' own.
+# offloads, the reports' own; that run gives only how a receiver without offloads splits its work
+# between its interrupt core and its reading core (``model.network.tcp.reader_share``).
 STACK_RUN_CLOCK_GHZ = 3.4
 STACK_RUN_TSO_GRO = StackRun(1500, 26.590, 0.80036, 1.75146, 28.630, 29.810)
 STACK_RUN_TSO_GRO_JUMBO = StackRun(9000, 32.540, 0.67420, 1.14462, 36.760, 44.510)
+STACK_RUN_NO_OFFLOADS = StackRun(1500, 9.009, 1.01523, 1.85764, 5.900, 7.390)
 
 # Memory the kernel and the system's processes keep on a 2 GB Red Hat EL 4 server (kernel image,
 # mem_map at 56 B per 4 KiB page, slab, daemons): an estimate, set before the model was first run.

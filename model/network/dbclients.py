@@ -20,7 +20,7 @@ indirection: each of ``indirection_levels`` node references is one more small re
 
 Sending and receiving cost each host per frame (``net_cycles_per_frame``, with ``tcp.tso`` and
 ``tcp.gro`` as ``tcp.tcp_frame_work_per_byte`` counts it, a receiver's share of it in the reading
-process with ``tcp.gro``, ``tcp.reader_share``) and one copy (see ``hosts``). Server
+process, ``tcp.reader_share``) and one copy (see ``hosts``). Server
 cores are shared with other users' work (``server_background_load``); the clients' are not. The
 result is one client's: its bytes over the time until every client has finished (the per-client
 rate of the report's tables). Calibrated on ``mdsplus_read``

@@ -26,6 +26,7 @@ import math
 from ..settings import (
     NET_CYCLES_PER_FRAME,
     STACK_RUN_CLOCK_GHZ,
+    STACK_RUN_NO_OFFLOADS,
     STACK_RUN_TSO_GRO,
     STACK_RUN_TSO_GRO_JUMBO,
     StackRun,
@@ -137,14 +138,18 @@ def reader_share(mtu_B: int, settings: TcpSettings) -> float:
 
     Linux's softirq hands a segment that arrives while the reading process owns the socket to the
     socket's backlog (``tcp_v4_rcv`` in net/ipv4/tcp_ipv4.c: ``if (!sock_owned_by_user(sk))``
-    process it, else ``tcp_add_backlog``), and the reader does that TCP work itself when it lets
-    go (``release_sock``). With GRO, all but the interrupt core's part per frame
-    (``interrupt_cycles_per_frame``): 0.40 of it at MTU 1500, 0.77 at 9000. Without GRO (the
-    reports' 2.4 and 2.6.9 hosts, whose per-frame cost was calibrated on the interrupt core,
-    slide 33 of the ATLAS report) none. A reader that serves ``k`` sockets holds each about
-    ``1/k`` of the time, and does that share of it."""
+    process it, else add it to the backlog; kernels before 4.14 also queued it for a reader asleep
+    in recvmsg, ``tcp_prequeue``), and the reader does that TCP work itself when it lets go
+    (``release_sock``). What Cai et al.'s runs show, the reading core one whole core (see
+    ``interrupt_cycles_per_frame``): with GRO, all but the interrupt core's part per frame, 0.40
+    of it at MTU 1500 and 0.77 at 9000; without offloads (their no-opts run, 1.858 cores, 7.39 %
+    of them the copy) half of it, taken for every host without GRO, the reports' 2.4 and 2.6.9
+    kernels too. A reader that serves ``k`` sockets holds each about ``1/k`` of the time, and does
+    that share of it."""
     if not settings.gro:
-        return 0.0
+        run = STACK_RUN_NO_OFFLOADS
+        copy_cores = run.receiver_cores * run.receiver_copy_pct / 100
+        return (1.0 - copy_cores) / (run.receiver_cores - copy_cores)
     total = offloaded_frames_per_byte("receiver", mtu_B) * NET_CYCLES_PER_FRAME * mss_B(mtu_B)
     return max(0.0, 1.0 - interrupt_cycles_per_frame() / total)
 

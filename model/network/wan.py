@@ -16,9 +16,10 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
   network process, the file I/O path in the process that reads or writes (see ``hosts``). With
   ``tcp.tso`` and ``tcp.gro`` a TCP end pays the offloaded costs published runs measured, per
-  frame and per byte (``tcp.tcp_frame_work_per_byte``), and a receiving thread does the TCP work
-  of its sockets' backlogs on its own core (``tcp.reader_share``): all of it for a thread per
-  stream (iperf 2, bbcp), a k-th for a thread serving k streams (iperf3 before 3.16).
+  frame and per byte (``tcp.tcp_frame_work_per_byte``). A receiving thread does its share of the
+  receive work, the TCP work of its sockets' backlogs, on its own core (``tcp.reader_share``):
+  all of it for a thread per stream (iperf 2, bbcp), a k-th for a thread serving k streams
+  (iperf3 before 3.16).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
   loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
   or CUBIC's, RFC 8312 and 9438; ``tcp.loss_limit_Bps``); it opens with a handshake and the

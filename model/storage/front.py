@@ -10,8 +10,8 @@ What a byte costs on the way, per client (each client one connection and one str
 - the host's interrupt cores, per frame (``model.settings.NET_CYCLES_PER_FRAME`` at the host's
   clock; with its TSO and GRO, ``clients.tso`` and ``clients.gro``, what a modern kernel's
   segments cost, ``model.network.tcp.tcp_frame_work_per_byte``), and the server process (smbd,
-  nfsd, nginx) a copy between socket and page cache, and with GRO its share of the receive work,
-  the TCP work it finds in its socket's backlog (``model.network.tcp.reader_share``);
+  nfsd, nginx) a copy between socket and page cache, and its share of the receive work, the TCP
+  work it finds in its socket's backlog (``model.network.tcp.reader_share``);
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below;
