@@ -96,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
 def _predict(args) -> int:
     from . import params, uncertainty
     from . import scenario as scenario_module
+    from .report import requests_per_s
 
     scenario = scenario_module.load(
         args.scenario, args.overrides, catalogs=tuple(args.catalogs), typed=True
@@ -107,6 +108,9 @@ def _predict(args) -> int:
         from . import provenance
 
         out = result.to_dict()
+        iops = requests_per_s(scenario, result)
+        if iops is not None:
+            out["requests_per_s"] = iops
         if interval is not None:
             out["interval_90"] = [interval.low, interval.high]
             out["throughput_MBps_interval"] = out["interval_90"]  # the same, as read before

@@ -56,6 +56,7 @@ def prediction_text(
             else ""
         ),
         f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}".rstrip(),
+        *_as_requests_or_bits(scenario, result),
         *lines_before,
         f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
         f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
@@ -67,6 +68,29 @@ def prediction_text(
     lines.append("  utilisation  " + _busiest(result.utilization))
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
+
+
+def requests_per_s(scenario: Scenario, result: Result) -> float | None:
+    """The requests a second a storage workload of random or direct requests moves (IOPS, at its
+    ``request_KiB``); None for other workloads and models, whose requests a user does not count."""
+    if scenario.model != "storage" or result.throughput_MBps is None:
+        return None
+    workload = scenario.body.workload
+    if workload.pattern != "random" and workload.io != "direct":
+        return None
+    return result.throughput_MBps * 1e6 / (workload.request_KiB * 1024)
+
+
+def _as_requests_or_bits(scenario: Scenario, result: Result) -> list[str]:
+    """The rate as requests a second (random or direct storage requests) or as bits a second (a
+    network transfer), the figures those users read."""
+    iops = requests_per_s(scenario, result)
+    if iops is not None:
+        size = f"{scenario.body.workload.request_KiB:g} KiB"
+        return [f"  requests     {_fmt(iops, 'a second')} of {size} (IOPS)"]
+    if scenario.model == "wan_transfer" and result.throughput_MBps is not None:
+        return [f"  in bits      {_fmt(result.throughput_MBps * 8 / 1e3, 'Gbit/s')}"]
+    return []
 
 
 def _interval_lines(interval: Interval) -> list[str]:

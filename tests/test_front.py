@@ -1,6 +1,9 @@
 """Storage behind a network: clients over a LAN in front of a storage host (``clients:``), each one
 connection and one stream, through the host's bonded NICs and its CPU down the storage path."""
 
+import json
+import re
+
 import pytest
 
 from model import catalog, params, scenario, templates
@@ -269,3 +272,33 @@ def test_read_ahead_is_an_nfs_readers_window_alone():
             _nfs_read(*overrides, f"clients.read_ahead_KiB={kib}") for kib in (4, 15360)
         )
         assert narrow.throughput_MBps == pytest.approx(wide.throughput_MBps, rel=1e-9)
+
+
+RANDOM_4K_READS = ["workload.pattern=random", "workload.request_KiB=4", "workload.op=read"]
+
+
+def test_random_requests_print_their_rate_as_requests_a_second(run_cli):
+    """A planner reads random and direct I/O as IOPS: the text gives the requests a second beside
+    the MB/s, and --json its figure, the rate over the request size."""
+    sets = [a for s in [*RANDOM_4K_READS, "clients.count=1"] for a in ("--set", s)]
+    status, out, _ = run_cli("predict", "purchase_nvme", *sets, "--point")
+    assert status == 0
+    mbps = float(re.search(r"throughput +([\d,.]+) MB/s", out)[1].replace(",", ""))
+    iops = float(
+        re.search(r"requests +([\d,.]+) a second of 4 KiB \(IOPS\)", out)[1].replace(",", "")
+    )
+    assert iops == pytest.approx(mbps * 1e6 / 4096, rel=0.01)
+    status, out, _ = run_cli("predict", "purchase_nvme", *sets, "--point", "--json")
+    figures = json.loads(out)
+    assert figures["requests_per_s"] == pytest.approx(figures["throughput_MBps"] * 1e6 / 4096)
+    status, out, _ = run_cli("predict", "purchase_nvme", "--point")  # sequential: no such line
+    assert "IOPS" not in out
+
+
+def test_a_network_transfer_prints_its_rate_in_bits(run_cli):
+    status, out, _ = run_cli(
+        "predict", "ext_net_fasterdata_100g", "--set", "variant=single_stream", "--point"
+    )
+    mbps = float(re.search(r"throughput +([\d,.]+) MB/s", out)[1].replace(",", ""))
+    gbps = float(re.search(r"in bits +([\d,.]+) Gbit/s", out)[1])
+    assert status == 0 and gbps == pytest.approx(mbps * 8 / 1e3, abs=0.05)
