@@ -17,6 +17,7 @@ PARTS = {
             "media_rate_outer_MBps": 200,
             "media_rate_inner_MBps": 100,
             "interface_rate_MBps": 600,
+            "queue_depth": 128,
             "sources": {
                 k: "the vendor's quote of 2026-11-20"
                 for k in (
@@ -29,6 +30,7 @@ PARTS = {
                     "media_rate_outer_MBps",
                     "media_rate_inner_MBps",
                     "interface_rate_MBps",
+                    "queue_depth",
                 )
             },
         }

@@ -187,3 +187,16 @@ def test_like_extends_a_catalog_host_with_its_bus_slots(host):
     theirs = base.get("hosts", host, "test.yaml", "host")
     assert mine.buses == theirs.buses and mine.buses
     assert mine.nics == ("mellanox_cx6_100g",) and mine.clock_GHz == theirs.clock_GHz
+
+
+def test_a_sas_drive_without_its_queue_depth_is_refused(tmp_path, run_cli):
+    """Every SAS drive queues tagged commands; left at the default of one, it would read at random
+    half as fast as its SATA twin. One line, status 2, naming the file and the key."""
+    parts = json.loads(json.dumps(PARTS))
+    del parts["disks"]["quote_hdd"]["queue_depth"]
+    del parts["disks"]["quote_hdd"]["sources"]["queue_depth"]
+    parts_file = _write(tmp_path / "quote_parts.yaml", parts)
+    s = _write(tmp_path / "quote.yaml", _scenario(4, catalogs=["quote_parts.yaml"]))
+    status, out, err = run_cli("predict", s, "--point")
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"{parts_file}: disks.quote_hdd.queue_depth: a SAS drive queues"), err
