@@ -1,0 +1,125 @@
+"""An md RAID5/6 array's raid5d thread: its parity copies and, per stripe_head, the member
+requests it dispatches and completes (``topology.md_raid5d_cycles_per_byte``); reads pass it by."""
+
+import pytest
+from flash_parts import BIG_HOST, on_hba, on_riser, scenario
+from quote_parts import write
+
+from model import scenario as loader
+from model.simulate import simulate
+from model.storage import topology
+
+CLOCK_Hz = BIG_HOST["clock_GHz"] * 1e9
+COPY_Bps = BIG_HOST["copy_rate_MBps"] * 1e6
+REQUEST = topology.MD_CYCLES_PER_MEMBER_REQUEST
+SLOT = topology.MD_CYCLES_PER_MEMBER_SLOT
+RANDOM_WRITE = {
+    "op": "write",
+    "io": "direct",
+    "pattern": "random",
+    "request_KiB": 4,
+    "queue_depth": 32,
+    "streams": 32,
+    "total_MB": 40,
+}
+SEQUENTIAL_WRITE = {
+    "op": "write",
+    "io": "direct",
+    "request_KiB": 1024,
+    "queue_depth": 32,
+    "streams": 16,
+    "total_MB": 4000,
+}
+
+
+def _run(tmp_path, data):
+    return simulate(loader.load(write(tmp_path / "s.yaml", data)))
+
+
+def _nvme(level: str, count: int, workload: dict, chunk_KiB: float = 512) -> dict:
+    """``count`` PCIe 4.0 NVMe drives, four to a PCIe 4.0 x16 riser, in one md array."""
+    data = scenario(on_riser("samsung_980_pro_1tb", count, level), workload, "pcie4_x16")
+    risers = (count + 3) // 4
+    data["buses"].update({f"riser{i}": {"part": "pcie4_x16"} for i in range(risers)})
+    del data["buses"]["riser"]
+    data["volumes"]["v"]["disks"]["attach"] = [f"nvme.riser{i // 4}.{i % 4}" for i in range(count)]
+    data["volumes"]["v"]["chunk_KiB"] = chunk_KiB
+    return data
+
+
+def test_the_costs_reproduce_the_published_raid6_small_write_rates():
+    """Stock md RAID6 on RAM disks at the default group_thread_cnt, 4 KiB random writes on
+    3.0 GHz Xeon 8481C cores: 72,767 and 83,852 a second on 6 members, 54,266 on 16; each write 6
+    member requests and a pass over every member."""
+    for members, iops in ((6, (72_767 + 83_852) / 2), (16, 54_266.0)):
+        cycles = 6 * REQUEST + members * SLOT
+        assert 3.0e9 / cycles == pytest.approx(iops, rel=1e-9)
+    assert REQUEST == pytest.approx(4688, abs=1) and SLOT == pytest.approx(1697, abs=1)
+    # a small write is its pages' stripe_heads; RAID5 issues 4 requests, RAID6 6
+    per_B = topology.md_raid5d_cycles_per_byte("raid5", 4, 65536, 4096)
+    assert per_B * 4096 == pytest.approx(4 * REQUEST + 4 * SLOT)
+    assert topology.md_raid5d_cycles_per_byte("raid6", 6, 65536, 16384) == pytest.approx(
+        (6 * REQUEST + 6 * SLOT) / 4096
+    )
+    # a 1 KiB write still takes a whole stripe_head
+    assert topology.md_raid5d_cycles_per_byte("raid6", 6, 65536, 1024) == pytest.approx(
+        4 * (6 * REQUEST + 6 * SLOT) / 4096
+    )
+
+
+def test_raid5d_busy_share_of_random_writes_is_their_requests_times_their_cost(tmp_path):
+    """Four disks in md RAID5 take 4 KiB random writes as fast as their heads allow; raid5d is
+    busy for each write's 2 reads and 2 writes, its pass over the 4 members and its parity copy,
+    no more."""
+    data = scenario(on_hba("quote_hdd", 4, "raid5"), RANDOM_WRITE)
+    result = _run(tmp_path, data)
+    writes_per_s = result.throughput_MBps * 1e6 / 4096
+    per_write_s = (4 * REQUEST + 4 * SLOT) / CLOCK_Hz + 4096 * 1.0 / COPY_Bps
+    assert result.bottleneck.startswith("disk v")
+    assert result.utilization["raid5d v.0"] == pytest.approx(writes_per_s * per_write_s, rel=1e-6)
+    assert 0.0 < result.utilization["raid5d v.0"] < 0.01
+
+
+def test_small_writes_on_many_nvme_drives_are_bound_by_raid5d(tmp_path):
+    """The audit's case: 4 KiB random writes, 32 streams at QD32, on md RAID6 of 24 NVMe drives
+    (a million IOPS of drives): one raid5d takes each write's 6 requests and its pass over 24
+    members, some 69,000 cycles, 43,000 writes a second at 3 GHz."""
+    result = _run(tmp_path, _nvme("raid6", 24, RANDOM_WRITE))
+    per_write_s = (6 * REQUEST + 24 * SLOT) / CLOCK_Hz + 4096 * 1.5 / COPY_Bps
+    assert result.bottleneck == "raid5d v.0"
+    assert result.throughput_MBps * 1e6 / 4096 == pytest.approx(1 / per_write_s, rel=1e-3)
+    assert 40_000 < 1 / per_write_s < 45_000
+
+
+@pytest.mark.parametrize("chunk_KiB", [64, 512])
+def test_a_raid6_sequential_write_on_many_nvme_drives_is_bound_by_raid5d(tmp_path, chunk_KiB):
+    """Full stripes on 24 NVMe drives: each page of the 22 data members' stripe_head writes all 24
+    members, and each chunk row's stripe_heads share one pass over the members (batched full
+    stripes, Linux 4.1); with the parity's 1.5 copies a byte, under 2 GB/s at 3 GHz."""
+    result = _run(tmp_path, _nvme("raid6", 24, SEQUENTIAL_WRITE, chunk_KiB))
+    batch = chunk_KiB * 1024 / 4096
+    stripe_s = 24 * (REQUEST + SLOT / batch) / CLOCK_Hz
+    per_byte_s = stripe_s / (22 * 4096) + 1.5 / COPY_Bps
+    assert result.bottleneck == "raid5d v.0"
+    assert result.throughput_MBps == pytest.approx(1 / per_byte_s / 1e6, rel=1e-3)
+    assert 1_500 < result.throughput_MBps < 2_200
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        {**RANDOM_WRITE, "op": "read"},
+        {**SEQUENTIAL_WRITE, "op": "read"},
+    ],
+    ids=["random", "sequential"],
+)
+def test_reads_of_a_whole_array_pass_raid5d_by(tmp_path, monkeypatch, workload):
+    """A read of a non-degraded md RAID5/6 goes straight to the member that holds it
+    (chunk_aligned_read, split at chunk boundaries): no raid5d, and no change with its costs."""
+    data = _nvme("raid6", 8, workload)
+    with_costs = _run(tmp_path, data)
+    monkeypatch.setattr(topology, "MD_CYCLES_PER_MEMBER_REQUEST", 0.0)
+    monkeypatch.setattr(topology, "MD_CYCLES_PER_MEMBER_SLOT", 0.0)
+    without = _run(tmp_path, data)
+    assert not any(name.startswith("raid5d") for name in with_costs.utilization)
+    assert with_costs.throughput_MBps == without.throughput_MBps
