@@ -73,6 +73,16 @@ PARTS = {
     },
 }
 
+# The quote's drive as a SATA drive without command queueing: one command at a time, for the tests
+# of a random request's own service time (seek, half a turn, transfer) with nothing reordered
+_FIFO = {k: v for k, v in PARTS["disks"]["quote_hdd"].items() if k != "queue_depth"}
+_FIFO["sources"] = {k: v for k, v in _FIFO["sources"].items() if k != "queue_depth"}
+PARTS["disks"]["quote_hdd_fifo"] = {
+    **_FIFO,
+    "name": "The quote's drive as a SATA drive holding one command at a time",
+    "interface": "sata",
+}
+
 
 def write(path, data) -> str:
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -80,9 +80,11 @@ def test_every_buffered_writer_takes_its_core_time_from_the_target_volume():
 
 
 def _smbd_busy(*storage_overrides):
+    """The smbd processes' busy time per byte written: their share busy over the run's length per
+    byte (a share alone stops at 1 where smbd binds)."""
     overrides = ", ".join(("variant=striped",) + storage_overrides)
-    sc = scenario.load("em_ingest_microscopes", [f"storage_overrides=[{overrides}]"])
-    return simulate(sc).utilization["smbd processes"]
+    r = simulate(scenario.load("em_ingest_microscopes", [f"storage_overrides=[{overrides}]"]))
+    return r.utilization["smbd processes"] * r.elapsed_s / r.bytes_moved
 
 
 def test_a_file_server_writing_to_ext3_pays_the_same_ratio():

@@ -8,7 +8,8 @@ from model import scenario as loader
 from model.simulate import simulate
 from model.storage import disk as disk_model
 
-HDD = PARTS["disks"]["quote_hdd"]  # 8.5 ms seek, 7200 rpm, 200 to 100 MB/s
+# 8.5 ms seek, 7200 rpm, 200 to 100 MB/s; one command at a time, nothing reordered
+HDD = PARTS["disks"]["quote_hdd_fifo"]
 
 
 def _load(tmp_path, data):
@@ -28,24 +29,24 @@ def _random(op: str, depth: int = 1, request_KiB: float = 4, total_MB: float = 4
 
 def _service_s(s, request_B: float) -> float:
     """Average seek + half a revolution + the transfer at the drive's mean rate over its span."""
-    part = s.catalog.get("disks", "quote_hdd", "", "")
+    part = s.catalog.get("disks", "quote_hdd_fifo", "", "")
     rate_Bps = disk_model.mean_rate_MBps(part, 1.0, 0.0, 1.0) * 1e6
     return HDD["avg_seek_read_ms"] / 1e3 + 0.5 * 60 / HDD["rpm"] + request_B / rate_Bps
 
 
 def test_random_4k_reads_on_one_disk_pay_a_seek_and_half_a_turn(tmp_path):
-    s = _load(tmp_path, scenario(on_hba("quote_hdd", 1, "single"), _random("read")))
+    s = _load(tmp_path, scenario(on_hba("quote_hdd_fifo", 1, "single"), _random("read")))
     iops = simulate(s).throughput_MBps * 1e6 / 4096
     assert iops == pytest.approx(1 / _service_s(s, 4096), rel=0.005)  # about 79 IOPS
 
 
 def test_raid5_small_writes_pay_four_commands(tmp_path):
     # four drives, 32 writes in flight: the drives' commands are the limit, 4 per write
-    s = _load(tmp_path, scenario(on_hba("quote_hdd", 4, "raid5"), _random("write", depth=32)))
+    s = _load(tmp_path, scenario(on_hba("quote_hdd_fifo", 4, "raid5"), _random("write", depth=32)))
     iops = simulate(s).throughput_MBps * 1e6 / 4096
     assert iops == pytest.approx(4 / (4 * _service_s(s, 4096)), rel=0.005)
     reads = simulate(
-        _load(tmp_path, scenario(on_hba("quote_hdd", 4, "raid5"), _random("read", 32)))
+        _load(tmp_path, scenario(on_hba("quote_hdd_fifo", 4, "raid5"), _random("read", 32)))
     )
     assert reads.throughput_MBps == pytest.approx(4 * simulate(s).throughput_MBps, rel=0.005)
 
@@ -53,7 +54,7 @@ def test_raid5_small_writes_pay_four_commands(tmp_path):
 def test_one_byte_writes_cost_more_cpu_per_byte_than_1_mib_writes(tmp_path):
     def cpu_s_per_byte(request_KiB: float, total_MB: float) -> tuple[float, float]:
         workload = {"op": "write", "request_KiB": request_KiB, "total_MB": total_MB}
-        r = simulate(_load(tmp_path, scenario(on_hba("quote_hdd", 1, "single"), workload)))
+        r = simulate(_load(tmp_path, scenario(on_hba("quote_hdd_fifo", 1, "single"), workload)))
         return r.cpu_sys_s / r.bytes_moved, r.throughput_MBps
 
     tiny, tiny_MBps = cpu_s_per_byte(1 / 1024, 1)
@@ -72,6 +73,6 @@ def test_one_byte_writes_cost_more_cpu_per_byte_than_1_mib_writes(tmp_path):
     ],
 )
 def test_a_request_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):
-    data = scenario(on_hba("quote_hdd", 1, "single"), {**_random("read", depth=4), **change})
+    data = scenario(on_hba("quote_hdd_fifo", 1, "single"), {**_random("read", depth=4), **change})
     status, out, err = run_cli("predict", write(tmp_path / "s.yaml", data))
     assert status == 2 and not out and err.count("\n") == 1 and message in err, err

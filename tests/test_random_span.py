@@ -118,7 +118,7 @@ def test_a_30_gb_partition_is_faster_than_the_whole_disk(run_cli):
 
 def test_a_queue_depth_1_drive_gets_no_credit(tmp_path):
     data = scenario(
-        on_hba("quote_hdd", 1, "single"),
+        on_hba("quote_hdd_fifo", 1, "single"),
         {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4, "total_MB": 4},
     )
     iops = []

@@ -50,8 +50,8 @@ def test_a_mirror_reads_from_both_copies(tmp_path):
 def test_raidz2_random_reads_run_at_about_one_drives_iops(tmp_path, depth, drives_worth):
     workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
     workload.update(queue_depth=depth, total_MB=4)
-    s, r = _run(tmp_path, scenario(_pool("raidz2", 6), workload))
-    part = s.catalog.get("disks", "quote_hdd", "", "")
+    s, r = _run(tmp_path, scenario(_pool("raidz2", 6, part="quote_hdd_fifo"), workload))
+    part = s.catalog.get("disks", "quote_hdd_fifo", "", "")
     column_B = 128 * 1024 / 4  # a record over its four data columns, each on its own drive
     service_s = (
         part.avg_seek_read_ms / 1e3
