@@ -251,6 +251,13 @@ def locate(body_cls: type, key: str, where: str = "") -> Any:
     """The declared type at dotted ``key`` of a ``body_cls`` scenario; a path the schema does not
     have is refused, with the keys allowed beside it."""
     parts = key.split(".")
+    if parts[0] == "parts":
+        raise UserError(
+            where,
+            key,
+            "a scenario's own parts are not keys --set changes: edit its parts: section, or give "
+            "a parts file with --catalog",
+        )
     tp = field_type(body_cls, parts)
     if tp is None:
         parent = parts[:-1]

@@ -86,6 +86,16 @@ def test_set_path_that_does_not_exist(run_cli):
     )
 
 
+def test_set_on_a_scenario_s_own_parts_says_where_they_are_changed(run_cli):
+    _one_line_error(
+        run_cli(
+            "predict", "purchase_nvme", "--set", "parts.hosts.epyc_storage_server.cores_per_cpu=1"
+        ),
+        "parts.hosts.epyc_storage_server.cores_per_cpu",
+        "edit its parts: section, or give a parts file with --catalog",
+    )
+
+
 def test_set_entry_that_does_not_exist(run_cli):
     _one_line_error(
         run_cli("predict", "atlas_intellistation", "--set", "volumes.md9.level=raid0"),
