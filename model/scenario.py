@@ -18,7 +18,7 @@ import re
 import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, yamlio
@@ -78,9 +78,19 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
     if isinstance(node, list):
         node[_index(node, parts[-1], key, where)] = value
     elif isinstance(node, dict):
-        node[parts[-1]] = value
+        if value is None and not _admits_none(field_type(body_cls, parts)):
+            node.pop(parts[-1], None)  # null: the key as if the file left it out (its default)
+        else:
+            node[parts[-1]] = value
     else:
         raise UserError(where, key, f"{'.'.join(parts[:-1])} holds a value, not keys")
+
+
+def _admits_none(tp: Any) -> bool:
+    """Whether a key of type ``tp`` takes null as a value of its own (``X | None``)."""
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return type(None) in typing.get_args(tp)
 
 
 def _index(items: list, part: str, key: str, where: str) -> int:

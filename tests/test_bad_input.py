@@ -1,5 +1,6 @@
 """A user's mistake: exit status 2 and one line naming the file, the key and what is allowed."""
 
+import json
 import subprocess
 import sys
 
@@ -168,3 +169,27 @@ def test_real_process_exit_status_and_single_line():
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "volumes.md0.level" in proc.stderr
+
+
+def test_set_null_takes_a_key_back_to_its_default(run_cli):
+    """null on a key that does not take null leaves it as if the file left it out: ZFS's record
+    size back to its default, or the ZFS-only keys gone when the pool becomes md; a required key
+    left out is refused as missing, in one line."""
+
+    def point(*sets):
+        args = [a for s in sets for a in ("--set", s)]
+        status, out, err = run_cli("predict", "purchase_hdd_zfs", *args, "--point", "--json")
+        assert status == 0, err
+        return json.loads(out)["throughput_MBps"]
+
+    # random 4 KiB reads, each of which reads a whole record: the record size matters
+    small = ("workload.op=read", "workload.pattern=random", "workload.request_KiB=4")
+    default = point(*small, "volumes.data.record_KiB=null")
+    assert default == point(*small, "volumes.data.record_KiB=128") != point(*small)
+    md = ("volumes.data.engine=md", "volumes.data.vdevs=null", "volumes.data.record_KiB=null")
+    as_md = (*md, "volumes.data.filesystem.type=xfs", "volumes.data.level=raid6")
+    assert point(*as_md, "volumes.data.groups=2", "volumes.data.lvm=linear") > 0
+    _one_line_error(
+        run_cli("predict", "purchase_hdd_zfs", "--set", "workload.target=null"),
+        "workload.target: missing",
+    )
