@@ -302,3 +302,29 @@ def test_a_network_transfer_prints_its_rate_in_bits(run_cli):
     mbps = float(re.search(r"throughput +([\d,.]+) MB/s", out)[1].replace(",", ""))
     gbps = float(re.search(r"in bits +([\d,.]+) Gbit/s", out)[1])
     assert status == 0 and gbps == pytest.approx(mbps * 8 / 1e3, abs=0.05)
+
+
+def test_connections_spread_one_client_over_server_processes_but_share_its_port():
+    """NFS's nconnect (clients.connections): one client reading a file with older distributions'
+    15 x rsize read-ahead is held by its one nfsd; over four connections four nfsd serve it and
+    its 25 GbE port, shared by all four, is what the window fills. A client reading at random
+    keeps one request in flight however many connections it has."""
+    wide = ["clients.read_ahead_KiB=15360", "clients.nic=mellanox_cx4_lx_25g"]
+    one, four = (_nfs_read(*wide, f"clients.connections={k}") for k in (1, 4))
+    assert one.bottleneck == "core storage.nfsd0"
+    assert 1.5 * one.throughput_MBps < four.throughput_MBps
+    port_MBps = 25e3 / 8 / tcp.tcp_wire_per_byte(1500)
+    assert four.throughput_MBps < port_MBps
+    assert "1 nfs client(s), 4 connections each on bond member(s) [0, 1]" in four.notes[0]
+    at_random = [f"clients.connections={k}" for k in (1, 8)]
+    rates = [_random_read("purchase_nvme", "clients.count=1", k).throughput_MBps for k in at_random]
+    assert rates[0] == pytest.approx(rates[1], rel=1e-9)
+
+
+def test_two_connections_let_one_smb_writer_fill_its_port():
+    """One SMB writer into the NVMe purchase is held by its smbd over one connection; over two
+    (SMB3 multichannel) two smbd share its writes and its 10 GbE port binds."""
+    one = simulate(scenario.load("purchase_nvme", ["clients.count=1"]))
+    two = simulate(scenario.load("purchase_nvme", ["clients.count=1", "clients.connections=2"]))
+    assert one.bottleneck == "core storage.smbd0" and two.bottleneck == "nic client.0"
+    assert two.throughput_MBps > one.throughput_MBps

@@ -131,6 +131,7 @@ def predict(
         values,
         store.path,
         clients=config.clients,
+        connections=1,  # SMB2 (no multichannel): one connection a client
         client_nic=config.client_nic,
         link=config.link,
         irq_affinity=config.irq_affinity,
@@ -148,7 +149,7 @@ def predict(
         read_ahead_B=None,
     )
     side, usages, members = clients.side, clients.usages, clients.members
-    bytes_per_stream = clients.bytes_per_client
+    bytes_per_stream = clients.bytes_per_flow
     stage_of: dict[FlowResource, str] = {
         res: STAGES[5] for res in clients.path.usage_per_byte[body.workload.target]
     }

@@ -96,16 +96,17 @@ def bond_members(
 
 @dataclass
 class Front:
-    """The clients' flows declared on one network: each client's usage per byte of data."""
+    """The clients' flows declared on one network: each connection's usage per byte of data (a
+    client opens ``connections`` of them, which share its port)."""
 
     net: FlowNetwork
     side: HostNet
     path: topology.StoragePath
     usages: list[dict[FlowResource, float]]
-    client_nics: list[FlowResource]
-    servers: list[FlowResource]  # each client's server process
-    members: tuple[int, ...]
-    bytes_per_client: float
+    client_nics: list[FlowResource]  # each connection's client port
+    servers: list[FlowResource]  # each connection's server process
+    members: tuple[int, ...]  # each connection's bond member
+    bytes_per_flow: float  # what each connection moves
 
 
 def build(
@@ -116,6 +117,7 @@ def build(
     where: str,
     *,
     clients: int,
+    connections: int,
     client_nic: str,
     link: str,
     irq_affinity: str,
@@ -131,9 +133,11 @@ def build(
     rtt_s: float,
     read_ahead_B: float | None,
 ) -> Front:
-    """Declare the host's network side, its storage path and each client's usage per byte.
-    ``where`` is the storage scenario's file, ``front_where`` the file that configured the clients
-    (their NIC at ``nic_key``, their LAN at ``link_key``)."""
+    """Declare the host's network side, its storage path and the usage per byte of each of the
+    ``connections`` each client opens (client ``i``'s are flows ``i * connections`` on: each its
+    own server process and bond member, all on the client's one port and its limit on what it
+    keeps in flight). ``where`` is the storage scenario's file, ``front_where`` the file that
+    configured the clients (their NIC at ``nic_key``, their LAN at ``link_key``)."""
     host = catalog.get("hosts", body.host, where, "host")
     if not host.nics or len(set(host.nics)) > 1:
         raise NotModelled(f"{host.name}: its NICs are not in the catalog, or not all alike")
@@ -154,13 +158,14 @@ def build(
         nic_key="host.nics",
     )
     bytes_per_client = body.workload.total_MB * 1e6
-    path = topology.build(net, body, catalog, params, where, bytes_per_client)
+    bytes_per_flow = bytes_per_client / connections
+    path = topology.build(net, body, catalog, params, where, bytes_per_flow)
     if members_of is not None and not all(0 <= m < len(side.nics) for m in members_of):
         bad = next(m for m in members_of if not 0 <= m < len(side.nics))
         raise UserError(
             front_where, "assignment", f"members are 0 to {len(side.nics) - 1}, got {bad}"
         )
-    members = bond_members(clients, len(side.nics), hashing, seed, members_of)
+    members = bond_members(clients * connections, len(side.nics), hashing, seed, members_of)
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
     # the host sends what the clients read and receives what they write (``offloads``: its TSO
     # and GRO, ``tcp.tcp_frame_work_per_byte``)
@@ -187,11 +192,16 @@ def build(
     # 1 GbE LAN moves 1 Gb/s)
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
     limit_Bps = client_limit_Bps(
-        body, path, request_B, read_s, write_s, rtt_s, wire / nic_Bps, read_ahead_B
+        body, path, request_B, read_s, write_s, rtt_s, wire / nic_Bps, read_ahead_B, connections
     )
+    ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
+    in_flight = [
+        net.resource(f"requests client.{i}", limit_Bps) if math.isfinite(limit_Bps) else None
+        for i in range(clients)
+    ]
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
-        client = net.resource(f"nic client.{i}", nic_Bps)
+        client = ports[i // connections]
         server = side.process(f"{process}{i}")
         usage = storage_stream.stream_usage(
             path,
@@ -204,15 +214,15 @@ def build(
         )
         charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
         charge(usage, side, None, frames_s - in_server_s, on_irq=True)
-        if math.isfinite(limit_Bps):
-            usage[net.resource(f"requests client.{i}", limit_Bps)] = 1.0
+        if in_flight[i // connections] is not None:
+            usage[in_flight[i // connections]] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)
         add(usage, client, wire)
         add(usage, side.nics[member], wire)
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
-    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_client)
+    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_flow)
 
 
 def client_limit_Bps(
@@ -224,6 +234,7 @@ def client_limit_Bps(
     rtt_s: float,
     port_s_per_byte: float,
     read_ahead_B: float | None,
+    connections: int,
 ) -> float:
     """The most one client moves per second (Little's law, as a local random stream,
     ``model.storage.stream``): the bytes it keeps in flight over the time each waits for its
@@ -238,7 +249,8 @@ def client_limit_Bps(
       for the next window as the reader enters the current one (mm/readahead.c, the async
       read-ahead mark), so one window is on its way while the last is read. The window goes as
       READ calls of up to ``NFS_READ_B``: the first passes the host and the port one after the
-      other, the rest follow at the slower of the two.
+      other, the rest follow at the slower of the two, the host's server processes side by side
+      over the client's ``connections``.
     - Anything else is not limited here."""
     w = body.workload
     if w.pattern == "random":
@@ -251,7 +263,7 @@ def client_limit_Bps(
         response_s = (
             rtt_s
             + (port_s_per_byte + read_s) * first_B
-            + max(port_s_per_byte, read_s) * (read_ahead_B - first_B)
+            + max(port_s_per_byte, read_s / connections) * (read_ahead_B - first_B)
         )
         return read_ahead_B / response_s
     return math.inf
@@ -271,7 +283,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     its NIC (a read) or back (a write), all starting after the drives' first access."""
     body: StorageBody = scenario.body
     c = body.clients
-    body = replace(body, workload=replace(body.workload, streams=c.count))
+    flows = c.count * c.connections  # each connection its own stream at the host
+    body = replace(body, workload=replace(body.workload, streams=flows))
     w = body.workload
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -282,6 +295,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         params,
         scenario.path,
         clients=c.count,
+        connections=c.connections,
         client_nic=c.nic,
         link=c.link,
         irq_affinity=c.irq_affinity,
@@ -297,7 +311,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         rtt_s=c.rtt_ms / 1e3,
         read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
     )
-    cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6
+    # what each client asks for, spread over its connections
+    cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6 / c.connections
     latency_s = max(
         flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
         for members in front.path.disks.values()
@@ -306,25 +321,26 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
     def clients():  # every client starts after the same first access: one share-out for all
         yield env.timeout(latency_s)
-        net.transfers([(front.bytes_per_client, u, "client", cap_Bps) for u in front.usages])
+        net.transfers([(front.bytes_per_flow, u, "client", cap_Bps) for u in front.usages])
 
     env.process(clients())
     env.run()
-    bound = partition_bound_Bps(front.usages, [cap_Bps] * c.count) / 1e6
+    bound = partition_bound_Bps(front.usages, [cap_Bps] * flows) / 1e6
     members = sorted(set(front.members))
+    each = f", {c.connections} connections each" if c.connections > 1 else ""
     notes = (
-        f"{c.count} {c.protocol} client(s) on bond member(s) {members} of "
+        f"{c.count} {c.protocol} client(s){each} on bond member(s) {members} of "
         f"{len(front.side.nics)}; {FRAMING_B[(c.protocol, w.op)]} B of framing a "
         f"{w.request_KiB:g} KiB request",
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used
         utilization["offered load"] = min(
-            1.0, front.bytes_per_client / ((env.now - latency_s) * cap_Bps)
+            1.0, front.bytes_per_flow / ((env.now - latency_s) * cap_Bps)
         )
     return Result(
         scenario=scenario.name,
-        bytes_moved=front.bytes_per_client * c.count,
+        bytes_moved=front.bytes_per_flow * flows,
         elapsed_s=env.now,
         utilization=utilization,
         bound_MBps=bound,

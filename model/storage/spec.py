@@ -326,11 +326,16 @@ class StorageWorkload:
 @dataclass(frozen=True)
 class Clients:
     """Clients in front of the storage host over a LAN (``model.storage.front``): ``count`` clients,
-    each one connection carrying one stream of the workload (each moves ``workload.total_MB`` in
-    ``workload.request_KiB`` requests), through the host's NICs (the catalog host's ``nics``, bonded
-    with LACP when there are several)."""
+    each carrying one stream of the workload over ``connections`` TCP connections (each client
+    moves ``workload.total_MB`` in ``workload.request_KiB`` requests), through the host's NICs (the
+    catalog host's ``nics``, bonded with LACP when there are several)."""
 
-    count: PositiveInt  # clients, each one connection and one stream
+    count: PositiveInt  # clients, each one stream
+    # TCP connections each client opens to the host (NFS's nconnect mount option, SMB3's
+    # multichannel): each its own server process and bond member, all on the client's one port and
+    # its one read-ahead window or random request in flight; at most 16, what Linux allows (nfs(5):
+    # nconnect 'from 1 to 16'; mount.cifs(8): max_channels 'from 1 to 16')
+    connections: Annotated[int, Bound(1.0, 16.0, words="an integer from 1 to 16")] = 1
     # what frames each request: a plain TCP stream, HTTP, NFSv3 or SMB2
     protocol: Literal["tcp", "http", "nfs", "smb"] = "tcp"
     nic: str = "nic_10gbe"  # each client's NIC: an id of the catalog's nics
