@@ -93,12 +93,12 @@ class Disk(Part):
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
-        if self.interface == "sas" and self.queue_depth == 1:  # the default: not given
+        if self.interface in ("sas", "scsi") and self.queue_depth == 1:  # the default: not given
             raise UserError(
                 where,
                 f"{key}.queue_depth",
-                "a SAS drive queues tagged commands: give the commands it holds (its product "
-                "manual's queue depth, 2 or more), with its source",
+                f"a {self.interface.upper()} drive queues tagged commands: give the commands it "
+                "holds (its product manual's queue depth, 2 or more), with its source",
             )
         pair = (self.media_rate_outer_MBps is None) == (self.media_rate_inner_MBps is None)
         if not pair or (self.media_rate_outer_MBps is None and self.internal_rate_max_Mbps is None):

@@ -73,6 +73,8 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
                 f"allowed: {', '.join(node) or 'none'}",
             )
         if node.get(part) is None:
+            if value is None:  # null under a section the file leaves out: nothing to take back
+                return
             node[part] = {}
         node = node[part]
     if isinstance(node, list):

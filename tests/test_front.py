@@ -164,13 +164,15 @@ def test_small_requests_cost_the_server_process_their_fixed_cost():
         return simulate(
             scenario.load(
                 str(templates.FOLDER / "storage_behind_network.yaml"),
-                # older distributions' read-ahead, 15 x rsize, so that the server process binds
+                # older distributions' read-ahead, 15 x rsize: the server process all but binds
                 ["clients.count=1", "clients.read_ahead_KiB=15360", f"workload.request_KiB={kib}"],
             )
         )
 
     large, small = served(1024), served(1)
-    assert large.bottleneck == small.bottleneck == "core storage.nfsd0"
+    # the nfsd's core all but full, 95 % and more (a window's round trip and its first call's
+    # passage keep the client's in-flight limit a few % below it)
+    assert min(r.utilization["core storage.nfsd0"] for r in (large, small)) > 0.94
     host = catalog.load().get("hosts", "dell_r720", "", "")
     per_request_s = params.calibrated()["io_cycles_per_request"] / (host.clock_GHz * 1e9)
     assert small.throughput_MBps < large.throughput_MBps
@@ -252,7 +254,7 @@ def test_an_nfs_client_reading_a_file_keeps_one_read_ahead_window_in_flight():
     """One NFS client on 25 GbE reading a file in order from the NVMe purchase, with the 128 KiB
     read-ahead of current distributions: one window per its round trip plus its time through the
     host and the port, so a round trip longer by 0.2 ms adds exactly 0.2 ms a window; a window
-    of 15 times the 1 MiB rsize (older distributions' default) lets the server process bind."""
+    of 15 times the 1 MiB rsize (older distributions' default) all but fills the server process."""
     port = ["clients.nic=mellanox_cx4_lx_25g"]
     near, far = _nfs_read(*port), _nfs_read(*port, "clients.rtt_ms=0.25")
     assert near.bottleneck == far.bottleneck == "requests client.0"
@@ -261,7 +263,7 @@ def test_an_nfs_client_reading_a_file_keeps_one_read_ahead_window_in_flight():
     assert extra_s == pytest.approx(0.2e-3, rel=1e-3)
     assert 700 < near.throughput_MBps < 900
     wide = _nfs_read(*port, "clients.read_ahead_KiB=15360")
-    assert wide.bottleneck == "core storage.nfsd0"
+    assert wide.utilization["core storage.nfsd0"] > 0.95
     assert wide.throughput_MBps > 1.8 * near.throughput_MBps
 
 
@@ -306,12 +308,12 @@ def test_a_network_transfer_prints_its_rate_in_bits(run_cli):
 
 def test_connections_spread_one_client_over_server_processes_but_share_its_port():
     """NFS's nconnect (clients.connections): one client reading a file with older distributions'
-    15 x rsize read-ahead is held by its one nfsd; over four connections four nfsd serve it and
+    15 x rsize read-ahead all but fills its one nfsd; over four connections four nfsd serve it and
     its 25 GbE port, shared by all four, is what the window fills. A client reading at random
     keeps one request in flight however many connections it has."""
     wide = ["clients.read_ahead_KiB=15360", "clients.nic=mellanox_cx4_lx_25g"]
     one, four = (_nfs_read(*wide, f"clients.connections={k}") for k in (1, 4))
-    assert one.bottleneck == "core storage.nfsd0"
+    assert one.utilization["core storage.nfsd0"] > 0.95
     assert 1.5 * one.throughput_MBps < four.throughput_MBps
     port_MBps = 25e3 / 8 / tcp.tcp_wire_per_byte(1500)
     assert four.throughput_MBps < port_MBps
@@ -319,6 +321,13 @@ def test_connections_spread_one_client_over_server_processes_but_share_its_port(
     at_random = [f"clients.connections={k}" for k in (1, 8)]
     rates = [_random_read("purchase_nvme", "clients.count=1", k).throughput_MBps for k in at_random]
     assert rates[0] == pytest.approx(rates[1], rel=1e-9)
+    # nor do the drives see more requests queued: 64 clients on the near-line array, disk-bound
+    many = [
+        _random_read("purchase_hdd_md", "clients.count=64", "workload.total_MB=2", k)
+        for k in at_random
+    ]
+    assert many[0].bottleneck.startswith("disk")
+    assert many[0].throughput_MBps == pytest.approx(many[1].throughput_MBps, rel=1e-9)
 
 
 def test_two_connections_let_one_smb_writer_fill_its_port():

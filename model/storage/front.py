@@ -2,7 +2,8 @@
 LAN and the host's (bonded) NICs, through the host's interrupt cores and one server process, down
 the storage path (``model.storage.topology``) and back.
 
-What a byte costs on the way, per client (each client one connection and one stream):
+What a byte costs on the way, per client (each client one stream, over ``clients.connections``
+TCP connections, one by default):
 
 - its NIC and one member of the host's bond: the payload, the protocol's framing per request and
   TCP/IP over Ethernet per frame (``model.network.tcp``), at the LAN's MTU; LACP hashes a
@@ -159,12 +160,15 @@ def build(
     )
     bytes_per_client = body.workload.total_MB * 1e6
     bytes_per_flow = bytes_per_client / connections
-    path = topology.build(net, body, catalog, params, where, bytes_per_flow)
+    # the drives see each client's one stream (workload.streams: the clients), whatever carries it
+    path = topology.build(net, body, catalog, params, where, bytes_per_client)
     if members_of is not None and not all(0 <= m < len(side.nics) for m in members_of):
         bad = next(m for m in members_of if not 0 <= m < len(side.nics))
         raise UserError(
             front_where, "assignment", f"members are 0 to {len(side.nics) - 1}, got {bad}"
         )
+    if members_of is not None:  # a client's connections all on its member
+        members_of = tuple(m for m in members_of for _ in range(connections))
     members = bond_members(clients * connections, len(side.nics), hashing, seed, members_of)
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
     # the host sends what the clients read and receives what they write (``offloads``: its TSO
@@ -192,7 +196,17 @@ def build(
     # 1 GbE LAN moves 1 Gb/s)
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
     limit_Bps = client_limit_Bps(
-        body, path, request_B, read_s, write_s, rtt_s, wire / nic_Bps, read_ahead_B, connections
+        body,
+        path,
+        request_B,
+        # the server process's whole time a byte: the request's path and the socket's copy
+        read_s + side.copy_s_per_byte,
+        write_s + side.copy_s_per_byte + in_server_s,
+        rtt_s,
+        # a request's bytes cross the client's port and a member of the host's bond, the slower
+        wire / min(nic_Bps, side.nics[0].capacity),
+        read_ahead_B,
+        connections,
     )
     ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
     in_flight = [
@@ -238,19 +252,26 @@ def client_limit_Bps(
 ) -> float:
     """The most one client moves per second (Little's law, as a local random stream,
     ``model.storage.stream``): the bytes it keeps in flight over the time each waits for its
-    answer, the LAN's round trip ``rtt_s``, its bytes on the client's port (``port_s_per_byte``)
-    and the host's time for them (``read_s``, ``write_s`` a byte) included.
+    answer, the LAN's round trip ``rtt_s``, its bytes on the slower of the client's port and the
+    host's bond member (``port_s_per_byte``) and the server process's time for them (``read_s``,
+    ``write_s`` a byte, the socket's copy included) included.
 
     - A client reading at random keeps one request in flight (``requests.in_flight``), which also
       waits for the drives (``path.request_s``). A writer's requests the client's write-behind
-      sends on without waiting, so only the host's flusher queue and the drives limit them.
+      sends on without waiting, so only the host's flusher queue and the drives limit them (an
+      SMB client's credits and a server's per-call work, which would hold a lone small writer
+      lower, are not modelled).
     - A client reading a file in order keeps its read-ahead window in flight (``read_ahead_B``, an
       NFS client's; None where the client's read-ahead keeps the connection full): the kernel asks
       for the next window as the reader enters the current one (mm/readahead.c, the async
       read-ahead mark), so one window is on its way while the last is read. The window goes as
       READ calls of up to ``NFS_READ_B``: the first passes the host and the port one after the
       other, the rest follow at the slower of the two, the host's server processes side by side
-      over the client's ``connections``.
+      over the client's ``connections``. The model serves each connection with one server
+      process, as Samba forks one smbd a connection; a kernel NFS server may also hand one
+      connection's calls to several nfsd threads (sunrpc takes the next call off a connection
+      while the last is served), which the model does not count, so a lone NFS client's
+      connection is held to one core's rate where the kernel may spread it.
     - Anything else is not limited here."""
     w = body.workload
     if w.pattern == "random":
@@ -283,8 +304,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     its NIC (a read) or back (a write), all starting after the drives' first access."""
     body: StorageBody = scenario.body
     c = body.clients
-    flows = c.count * c.connections  # each connection its own stream at the host
-    body = replace(body, workload=replace(body.workload, streams=flows))
+    flows = c.count * c.connections  # each connection a flow of its own
+    body = replace(body, workload=replace(body.workload, streams=c.count))
     w = body.workload
     env = simpy.Environment()
     net = FlowNetwork(env)

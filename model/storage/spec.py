@@ -346,7 +346,8 @@ class Clients:
     irq_affinity: Literal["cpu0", "spread"] = "spread"  # where the host's NIC interrupts run
     offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
     # a request's round trip on the LAN, client to host and back, besides the host's own time:
-    # what a client reading at random waits for each request (model.storage.front.random_limit_Bps);
+    # what a client reading at random waits for each request, and an NFS reader for each read-ahead
+    # window (model.storage.front.client_limit_Bps);
     # estimated: 0.05 ms; a kernel TCP ping-pong of 1,500-byte messages between two 10 GbE hosts
     # back to back took 36 us a round trip with power saving off (F-Stack issue #540, sockperf,
     # which prints half of it), and a switch and the NICs' default interrupt moderation add to it
