@@ -147,6 +147,7 @@ def predict(
         # writers only: the clients' write-behind sends on without waiting for answers
         rtt_s=0.0,
         read_ahead_B=None,
+        server_threads=None,  # smbd: one process a connection
     )
     side, usages, members = clients.side, clients.usages, clients.members
     bytes_per_stream = clients.bytes_per_flow

@@ -133,12 +133,16 @@ def build(
     offloads: TcpSettings,
     rtt_s: float,
     read_ahead_B: float | None,
+    server_threads: int | None,
 ) -> Front:
     """Declare the host's network side, its storage path and the usage per byte of each of the
     ``connections`` each client opens (client ``i``'s are flows ``i * connections`` on: each its
     own server process and bond member, all on the client's one port and its limit on what it
-    keeps in flight). ``where`` is the storage scenario's file, ``front_where`` the file that
-    configured the clients (their NIC at ``nic_key``, their LAN at ``link_key``)."""
+    keeps in flight). With ``server_threads`` (the kernel NFS server's) every connection's calls
+    share that many threads, one call a thread, so a connection with several calls in flight
+    (``calls_in_flight``) runs on as many at once; without (``None``: smbd, nginx) each connection
+    has its one server process. ``where`` is the storage scenario's file, ``front_where`` the file
+    that configured the clients (their NIC at ``nic_key``, their LAN at ``link_key``)."""
     host = catalog.get("hosts", body.host, where, "host")
     if not host.nics or len(set(host.nics)) > 1:
         raise NotModelled(f"{host.name}: its NICs are not in the catalog, or not all alike")
@@ -195,6 +199,10 @@ def build(
     # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
     # 1 GbE LAN moves 1 Gb/s)
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
+    calls = calls_in_flight(body, read_ahead_B, connections)
+    threads = None
+    if server_threads is not None:  # the pool every connection's calls share
+        threads = net.resource(f"{process} threads", float(min(server_threads, host.cores)))
     limit_Bps = client_limit_Bps(
         body,
         path,
@@ -206,7 +214,8 @@ def build(
         # a request's bytes cross the client's port and a member of the host's bond, the slower
         wire / min(nic_Bps, side.nics[0].capacity),
         read_ahead_B,
-        connections,
+        # the server processes a window's calls run on side by side
+        connections if server_threads is None else min(server_threads, calls),
     )
     ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
     in_flight = [
@@ -216,7 +225,9 @@ def build(
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
         client = ports[i // connections]
-        server = side.process(f"{process}{i}")
+        # a connection's server process: its one core, or as many pool threads as it has calls
+        share = 1.0 if server_threads is None else float(min(server_threads, calls))
+        server = side.process(f"{process}{i}", share)
         usage = storage_stream.stream_usage(
             path,
             body,
@@ -231,6 +242,8 @@ def build(
         if in_flight[i // connections] is not None:
             usage[in_flight[i // connections]] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)
+        if threads is not None:  # all its server work on the pool's threads too
+            usage[threads] = usage[server]
         add(usage, client, wire)
         add(usage, side.nics[member], wire)
         usages.append(usage)
@@ -248,7 +261,7 @@ def client_limit_Bps(
     rtt_s: float,
     port_s_per_byte: float,
     read_ahead_B: float | None,
-    connections: int,
+    window_servers: float,
 ) -> float:
     """The most one client moves per second (Little's law, as a local random stream,
     ``model.storage.stream``): the bytes it keeps in flight over the time each waits for its
@@ -266,12 +279,8 @@ def client_limit_Bps(
       for the next window as the reader enters the current one (mm/readahead.c, the async
       read-ahead mark), so one window is on its way while the last is read. The window goes as
       READ calls of up to ``NFS_READ_B``: the first passes the host and the port one after the
-      other, the rest follow at the slower of the two, the host's server processes side by side
-      over the client's ``connections``. The model serves each connection with one server
-      process, as Samba forks one smbd a connection; a kernel NFS server may also hand one
-      connection's calls to several nfsd threads (sunrpc takes the next call off a connection
-      while the last is served), which the model does not count, so a lone NFS client's
-      connection is held to one core's rate where the kernel may spread it.
+      other, the rest follow at the slower of the two, ``window_servers`` server threads side by
+      side (sunrpc takes the next call off a connection while the last is served).
     - Anything else is not limited here."""
     w = body.workload
     if w.pattern == "random":
@@ -284,9 +293,22 @@ def client_limit_Bps(
         response_s = (
             rtt_s
             + (port_s_per_byte + read_s) * first_B
-            + max(port_s_per_byte, read_s / connections) * (read_ahead_B - first_B)
+            + max(port_s_per_byte, read_s / window_servers) * (read_ahead_B - first_B)
         )
         return read_ahead_B / response_s
+    return math.inf
+
+
+def calls_in_flight(body: StorageBody, read_ahead_B: float | None, connections: int) -> float:
+    """Calls one connection keeps at the server: a reader at random its client's one request, an
+    NFS reader its read-ahead window in READ calls of up to ``NFS_READ_B`` spread over the
+    client's connections; a writer's write-behind, or a client that keeps its connection full,
+    as many as the server takes (infinite)."""
+    w = body.workload
+    if w.op == "read" and w.pattern == "random":
+        return 1.0
+    if w.op == "read" and read_ahead_B is not None:
+        return max(1.0, math.ceil(read_ahead_B / NFS_READ_B / connections))
     return math.inf
 
 
@@ -294,6 +316,10 @@ def client_limit_Bps(
 # (fs/nfsd/nfsd.h: NFSSVC_MAXBLKSIZE is RPCSVC_MAXPAYLOAD, 1 MiB in include/linux/sunrpc/svc.h;
 # newer kernels name the 1 MiB default NFSSVC_DEFBLKSIZE)
 NFS_READ_B = 1 << 20
+
+# The kernel NFS server's threads unless a scenario says: rpc.nfsd(8), 'By default, eight threads
+# are started'
+NFSD_THREADS = 8
 
 # the server process that serves each client's connection
 SERVER_PROCESS = {"tcp": "server", "http": "nginx", "nfs": "nfsd", "smb": "smbd"}
@@ -331,6 +357,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         offloads=TcpSettings(tso=c.tso, gro=c.gro),
         rtt_s=c.rtt_ms / 1e3,
         read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
+        server_threads=(c.nfsd_threads or NFSD_THREADS) if c.protocol == "nfs" else None,
     )
     # what each client asks for, spread over its connections
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6 / c.connections

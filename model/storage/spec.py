@@ -332,9 +332,10 @@ class Clients:
 
     count: PositiveInt  # clients, each one stream
     # TCP connections each client opens to the host (NFS's nconnect mount option, SMB3's
-    # multichannel): each its own server process and bond member, all on the client's one port and
-    # its one read-ahead window or random request in flight; at most 16, what Linux allows (nfs(5):
-    # nconnect 'from 1 to 16'; mount.cifs(8): max_channels 'from 1 to 16')
+    # multichannel): each its own bond member and, but over NFS (whose calls share the nfsd
+    # threads), its own server process, all on the client's one port and its one read-ahead window
+    # or random request in flight; at most 16, what Linux allows (nfs(5): nconnect 'from 1 to 16';
+    # mount.cifs(8): max_channels 'from 1 to 16')
     connections: Annotated[int, Bound(1.0, 16.0, words="an integer from 1 to 16")] = 1
     # what frames each request: a plain TCP stream, HTTP, NFSv3 or SMB2
     protocol: Literal["tcp", "http", "nfs", "smb"] = "tcp"
@@ -360,6 +361,11 @@ class Clients:
     # MB/s at 128 KiB and 850 MB/s at 2,560 KiB (honnef.co, 'NFS sequential read performance',
     # 2023). Other protocols' clients keep the connection full
     read_ahead_KiB: PositiveInt = 128
+    # the kernel NFS server's threads (protocol nfs only): every connection's calls share them,
+    # each call one thread, so one connection's calls in flight may run on several at once;
+    # unset: 8, rpc.nfsd(8)'s default ('By default, eight threads are started'; RPCNFSDCOUNT,
+    # nfs.conf's [nfsd] threads)
+    nfsd_threads: PositiveInt | None = None
     # the storage host's TCP segmentation offload (on by default with NICs that support it on
     # current Linux; off for the 2.4 and 2.6.9 hosts of the reports): what it sends costs per
     # frame as model.network.tcp.tcp_frame_work_per_byte counts it
@@ -367,6 +373,14 @@ class Clients:
     # the storage host's generic receive offload (Linux 2.6.29 and later, on by default with
     # drivers that support it): what it receives costs per frame as tcp_frame_work_per_byte counts
     gro: bool = False
+
+    def check(self, where: str, key: str) -> None:
+        if self.nfsd_threads is not None and self.protocol != "nfs":
+            raise UserError(
+                where,
+                f"{key}.nfsd_threads",
+                f"only protocol nfs has nfsd threads, got protocol {self.protocol}",
+            )
 
 
 @dataclass(frozen=True)
