@@ -478,7 +478,7 @@ class StorageBody:
                 raise UserError(
                     where,
                     f"workload.{role}",
-                    f"unknown volume {name!r}; allowed: {', '.join(self.volumes)}",
+                    f"unknown volume {name!r}; allowed: {', '.join(self.volumes) or 'none'}",
                 )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
