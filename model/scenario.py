@@ -57,7 +57,7 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
 def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> None:
     """Set ``key`` (dotted) in the raw mapping, refusing a path the schema does not have."""
     parts = key.split(".")
-    locate(body_cls, key, where)
+    tp = locate(body_cls, key, where)
     node = data
     for depth, part in enumerate(parts[:-1]):
         if isinstance(node, list):
@@ -80,7 +80,7 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
     if isinstance(node, list):
         node[_index(node, parts[-1], key, where)] = value
     elif isinstance(node, dict):
-        if value is None and not _admits_none(field_type(body_cls, parts)):
+        if value is None and not _admits_none(tp):
             node.pop(parts[-1], None)  # null: the key as if the file left it out (its default)
         else:
             node[parts[-1]] = value

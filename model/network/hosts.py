@@ -11,11 +11,10 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
   runs (SIGCOMM 2021, as ``model.settings`` cites them) measured, a part per frame and a part per
   byte, as shares of that cost (``tcp.tcp_frame_work_per_byte``). With or without them, the
   reading process does the TCP work it finds in its socket's backlog on its own core
-  (``tcp.reader_share``). With
-  receive-side scaling (``rss``, multi-queue NICs) the NIC hashes each flow onto one queue and its
-  interrupt core, so one TCP flow's frames all run on one core and flows are spread over the
-  cores (Linux kernel documentation, 'Scaling in the Linux Networking Stack': RSS, 'packets for
-  the same flow go to the same queue');
+  (``tcp.reader_share``). With receive-side scaling (``rss``, multi-queue NICs) the NIC hashes
+  each flow onto one queue and its interrupt core, so one TCP flow's frames all run on one core
+  and flows are spread over the cores (Linux kernel documentation, 'Scaling in the Linux
+  Networking Stack': RSS, 'packets for the same flow go to the same queue');
 - one memory copy between user space and the socket buffer, at the host's copy rate, in the
   process;
 - the buffered file I/O path for bytes read from or written to disk (the storage model's

@@ -42,7 +42,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
-from . import flash, requests, topology, zfs
+from . import flash, requests, topology
 from . import stream as storage_stream
 from .spec import StorageBody
 
@@ -201,8 +201,11 @@ def build(
     nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
     calls = calls_in_flight(body, read_ahead_B, connections)
     threads = None
+    # a connection's server process: its one core, or as many pool threads as it has calls
+    share = 1.0
     if server_threads is not None:  # the pool every connection's calls share
         threads = net.resource(f"{process} threads", float(min(server_threads, host.cores)))
+        share = float(min(server_threads, calls))
     limit_Bps = client_limit_Bps(
         body,
         path,
@@ -215,7 +218,7 @@ def build(
         wire / min(nic_Bps, side.nics[0].capacity),
         read_ahead_B,
         # the server processes a window's calls run on side by side
-        connections if server_threads is None else min(server_threads, calls),
+        connections if server_threads is None else share,
     )
     ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
     in_flight = [
@@ -225,8 +228,6 @@ def build(
     usages, client_nics, servers = [], [], []
     for i, member in enumerate(members):
         client = ports[i // connections]
-        # a connection's server process: its one core, or as many pool threads as it has calls
-        share = 1.0 if server_threads is None else float(min(server_threads, calls))
         server = side.process(f"{process}{i}", share)
         usage = storage_stream.stream_usage(
             path,
@@ -284,10 +285,10 @@ def client_limit_Bps(
     - Anything else is not limited here."""
     w = body.workload
     if w.pattern == "random":
-        response_s = path.request_s[w.target] + (read_s if w.op == "read" else write_s) * request_B
         if w.op == "read":
-            response_s += rtt_s + port_s_per_byte * request_B
-        return zfs.in_flight(body.volumes[w.target], w) * request_B / response_s
+            wait_s = rtt_s + port_s_per_byte * request_B
+            return storage_stream.random_limit_Bps(body, path, read_s * request_B, wait_s)
+        return storage_stream.random_limit_Bps(body, path, write_s * request_B)
     if w.op == "read" and read_ahead_B is not None:
         first_B = min(read_ahead_B, NFS_READ_B)
         response_s = (

@@ -43,6 +43,17 @@ def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str) -> f
     return passes / (copy_rate_MBps * 1e6)
 
 
+def random_limit_Bps(
+    body: StorageBody, path: topology.StoragePath, core_s: float, wait_s: float = 0.0
+) -> float:
+    """The most a stream of random requests moves per second (Little's law): the requests it keeps
+    in flight (``zfs.in_flight``) over each one's response, the drives' time, the host's
+    ``core_s`` and ``wait_s`` more (a LAN client's round trip, ``model.storage.front``)."""
+    w = body.workload
+    depth = zfs.in_flight(body.volumes[w.target], w)
+    return depth * w.request_KiB * 1024 / (path.request_s[w.target] + core_s + wait_s)
+
+
 def target_io_s_per_byte(
     params: dict[str, float], body: StorageBody, copy_rate_MBps: float, op: str
 ) -> float:
@@ -181,9 +192,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         checkpoint_wait(path, body, usage, core)
     # a request's host time: a copy reads and writes it, else it is read or written
     core_s = {"read": read_s, "write": write_s, "copy": read_s + write_s}[w.op] * request_B
-    if w.pattern == "random":  # requests in flight over their response time (Little's law)
-        depth = zfs.in_flight(body.volumes[w.target], w)
-        limit_Bps = depth * request_B / (path.request_s[w.target] + core_s)
+    if w.pattern == "random":
+        limit_Bps = random_limit_Bps(body, path, core_s)
     elif direct_io:  # queue_depth requests in flight, each its host time and its drives' time
         limit_Bps = direct.request_limit_Bps(body, path, core_s) * w.queue_depth
     if w.pattern == "random" or direct_io:
