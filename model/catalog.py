@@ -10,8 +10,16 @@ catalog holds current parts for proposed hardware: solid-state drives (``ssds``)
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal
+
+import yaml
 
 from . import paths, unknowns, yamlio
 from .errors import UserError
@@ -481,7 +489,65 @@ def _check_references(catalog: Catalog, table: dict[str, Part], category: str, w
 
 @functools.cache
 def load() -> Catalog:
-    """The whole catalog, loaded once per process; cross references checked."""
+    """The whole catalog, loaded once per process; cross references checked.
+
+    A process whose catalog files, and the code that reads and checks them, are those an earlier
+    process loaded takes that one's result back from a file (``_cache_file``) instead of parsing and
+    checking the same bytes again: a papermill sweep starts a kernel for each point, and the files
+    took 30 ms of each. Any change to a file or to that code names another file, built afresh."""
+    cache = _cache_file()
+    try:
+        with open(cache, "rb") as f:
+            found = pickle.load(f)
+        if isinstance(found, Catalog):
+            return found
+    except Exception:  # none yet, cut short, or unreadable: built and checked again
+        pass
+    catalog = _load_and_check()
+    _keep(cache, catalog)
+    return catalog
+
+
+# The modules that read and check the catalog's files: a change to one invalidates a kept catalog.
+_LOADED_BY = ("catalog.py", "schema.py", "unknowns.py", "yamlio.py", "errors.py", "paths.py")
+_KEPT_IN = Path(__file__).parent / "__pycache__"  # beside the package's bytecode
+
+
+def _cache_file() -> Path:
+    """Where a catalog loaded from the current files by the current code is kept: in ``_KEPT_IN``,
+    named by a hash of Python's and PyYAML's versions, the project's and the
+    catalog's folders (messages name the files relative to the project), each category's file and
+    the modules of ``_LOADED_BY``."""
+    package = Path(__file__).parent
+    folders = f"{paths.PROJECT_ROOT}\0{paths.HARDWARE.resolve()}"
+    digest = hashlib.sha256(f"{sys.version}\0{yaml.__version__}\0{folders}".encode())
+    for category in CATEGORIES:
+        file = paths.HARDWARE / f"{category}.yaml"
+        digest.update(f"\0{category}\0".encode() + (file.read_bytes() if file.exists() else b""))
+    for name in _LOADED_BY:
+        digest.update(f"\0{name}\0".encode() + (package / name).read_bytes())
+    return _KEPT_IN / f"catalog-{digest.hexdigest()[:16]}.pickle"
+
+
+def _keep(file: Path, catalog: Catalog) -> None:
+    """Write ``catalog`` to ``file`` whole or not at all (written beside, then renamed), removing
+    the catalogs other files or code left; where the folder cannot be written nothing is kept."""
+    partial = None
+    try:
+        file.parent.mkdir(exist_ok=True)
+        for old in file.parent.glob("catalog-*.pickle"):
+            old.unlink(missing_ok=True)
+        with tempfile.NamedTemporaryFile(dir=file.parent, prefix=".catalog-", delete=False) as f:
+            partial = Path(f.name)
+            pickle.dump(catalog, f, pickle.HIGHEST_PROTOCOL)
+        partial.chmod(0o644)  # as a .pyc beside it: another user of the checkout reads it too
+        os.replace(partial, file)
+    except OSError:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+
+
+def _load_and_check() -> Catalog:
     parts = {category: _load_category(category, cls) for category, cls in CATEGORIES.items()}
     catalog = Catalog(parts)
     for category, table in parts.items():

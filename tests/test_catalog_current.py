@@ -223,13 +223,35 @@ def test_an_inconsistent_part_is_refused(cls, change, words):
 
 @pytest.fixture
 def hardware_copy(tmp_path, monkeypatch):
-    """A copy of data/hardware the test may break; the cached catalog is restored afterwards."""
+    """A copy of data/hardware the test may break; the cached catalog is restored afterwards, and
+    the catalogs its loads keep go to a folder of the test's own."""
+    (tmp_path / "hardware").mkdir()
     for f in paths.HARDWARE.glob("*.yaml"):
-        shutil.copy(f, tmp_path / f.name)
-    monkeypatch.setattr(paths, "HARDWARE", tmp_path)
+        shutil.copy(f, tmp_path / "hardware" / f.name)
+    monkeypatch.setattr(paths, "HARDWARE", tmp_path / "hardware")
+    monkeypatch.setattr(catalog, "_KEPT_IN", tmp_path / "kept")
     catalog.load.cache_clear()
-    yield tmp_path
+    yield tmp_path / "hardware"
     catalog.load.cache_clear()
+
+
+def test_a_kept_catalog_is_the_one_its_files_build(hardware_copy):
+    """A process takes back the catalog an earlier one checked (a sweep point's kernel reads it
+    instead of the files) while the files are the same, and no longer once one changes."""
+    first = catalog.load()
+    kept = list((hardware_copy.parent / "kept").glob("catalog-*.pickle"))
+    assert len(kept) == 1
+    catalog.load.cache_clear()  # as a new process
+    again = catalog.load()
+    assert again is not first and again == first
+    assert [p.declared_in for p in again.parts["disks"].values()] == [
+        p.declared_in for p in first.parts["disks"].values()
+    ]
+    ssds = hardware_copy / "ssds.yaml"
+    ssds.write_text(ssds.read_text().replace("  host_bus: pcie3_x4\n", "  host_bus: sata_6g\n", 1))
+    catalog.load.cache_clear()
+    with pytest.raises(UserError, match="must name PCI Express 3.0 or later"):
+        catalog.load()  # the changed file is read and checked, not the kept catalog returned
 
 
 def test_an_nvme_drive_on_a_sata_link_is_refused(hardware_copy):

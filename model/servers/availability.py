@@ -10,8 +10,10 @@ the virtual address, ``takeover_s``) of outage. The Penn State director of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 HOURS_PER_YEAR = 8766.0
 
@@ -29,6 +31,8 @@ class Availability:
 
 def steady_state(generator: np.ndarray) -> np.ndarray:
     """The stationary distribution pi of a CTMC generator Q (pi Q = 0, sum pi = 1)."""
+    import numpy as np  # here, not at the top: loaded by the relay's notes alone
+
     n = generator.shape[0]
     a = np.vstack([generator.T, np.ones(n)])
     b = np.zeros(n + 1)
@@ -48,6 +52,8 @@ def units(
         raise ValueError(
             "units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative"
         )
+    import numpy as np
+
     lam, mu = 1.0 / mtbf_h, 1.0 / mttr_h
     q = np.zeros((n + 1, n + 1))
     for k in range(n + 1):

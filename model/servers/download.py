@@ -115,8 +115,7 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..catalog import Catalog, Disk, Nic, nic_rate_Bps
 from ..errors import UserError
@@ -130,6 +129,9 @@ from ..storage.raid import LEVELS
 from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
 from .parameters import PARAMETERS
 from .spec import DownloadBody
+
+if TYPE_CHECKING:  # numpy is loaded where a run needs it: a storage scenario never does
+    import numpy as np
 
 PAGE_B = Kernel.page_B  # the default page size; a scenario's is its kernel.page_B
 SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
@@ -240,6 +242,8 @@ class Directory:
     def leaf_B(self, index: int, leaf: int) -> int:
         """A leaf's place: the last page of the slot of the file being written when it was added,
         spread over the files the directory holds."""
+        import numpy as np
+
         held = np.minimum(self.files_per_directory, self.files - self.first_file(index))
         file = leaf * held // self.leaves
         return self.start_B(index) + (file + 1) * self.slot_B - self.page_B
@@ -251,6 +255,8 @@ class Directory:
         index root (-1 where ``root_read`` says it is in memory), the data file's leaf, its inode
         page, the md5 file's leaf (-1 when its name hashes to the same one) and the data file's
         start."""
+        import numpy as np
+
         index = rng.integers(files, size=pairs)
         leaf, md5_leaf = rng.integers(self.leaves, size=(2, pairs))
         root = self.root_B(index)
@@ -277,6 +283,8 @@ def roots_read(
     cache the pair at ``k`` of the run's ``pairs`` reads it only if none of the ``k`` before went
     to its directory (probability (1 - 1/directories)^k; the simulated pairs stand for the run's
     evenly); on a warm one no pair does."""
+    import numpy as np
+
     if page_cache == "warm":
         return np.zeros(simulated, bool)
     before = np.arange(simulated) * (pairs / simulated)
@@ -329,6 +337,8 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     # numba: imported (and compiled, or loaded from its cache) on use
+    import numpy as np
+
     from ..storage import drive_arrays
     from . import download_loop
 

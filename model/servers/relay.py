@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import simpy
 
 from ..catalog import Catalog, Host, Link, Nic, nic_rate_Bps
@@ -219,9 +218,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     feed = body.feed
     sizes_B = stream(scenario.seed, "products").exponential(feed.product_kB * 1e3, feed.products)
     rate_Bps = feed.rate_GBph * 1e9 / 3600
-    arrivals_s = (
-        np.cumsum(sizes_B) / rate_Bps
-    )  # a steady feed: a product is in once its last byte is
+    arrivals_s = sizes_B.cumsum() / rate_Bps  # a steady feed: in once its last byte is
 
     def source():
         for at, B in zip(arrivals_s, sizes_B, strict=True):

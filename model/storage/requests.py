@@ -45,8 +45,6 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from ..catalog import Disk, Host, Ssd
 from ..errors import UserError
 from . import disk as disk_model
@@ -180,6 +178,8 @@ def _shortest_positioning_ms(
     the model; the Exos X18's read curve) waited 3.84 ms over the whole stroke against this 3.50
     ms, and 0.67 ms against 0.66 ms within its first 30 GB.
     """
+    import numpy as np  # here, not at the top: a sequential stream never loads it
+
     farthest_ms = t1 + k * math.sqrt(stroke) + m * stroke  # the longest seek within the span
     t = np.linspace(0.0, farthest_ms + revolution_ms, TIME_POINTS)
     dt = t[1] - t[0]
