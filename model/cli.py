@@ -182,6 +182,16 @@ def _sweep(args) -> int:
         f"{skipped} already done; "
         f"results in {paths.shown(out / 'results.parquet')}"
     )
+    if grid.intervals and (out / "results.parquet").exists():
+        from .sweep import sensitivity
+
+        lines = sensitivity.write_ranking(out / "results.parquet")
+        if lines:
+            print(
+                "what moves the predictions most (each driver's share of the 90 % intervals' "
+                f"spread; all in {paths.shown(out / 'drivers.csv')}):"
+            )
+            print("\n".join(lines))
     return 0
 
 

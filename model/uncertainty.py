@@ -83,7 +83,6 @@ from .sim import rng
 from .spec import Scenario
 from .unknowns import Unknown
 
-LEVEL = 0.90
 Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
 Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
 RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default

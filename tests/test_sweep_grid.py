@@ -147,3 +147,13 @@ def test_a_bad_seed_is_refused(run_cli, tmp_path, seed):
     _one_line(run_cli("predict", "eah_download", "--set", f"seed={seed}"), "--set", "seed")
     path = _grid(tmp_path, seed=seed, product={"volumes.md0.disks.count": [1]})
     _one_line(run_cli("sweep", str(path)), "seed")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((paths.DATA / "sweeps").glob("*.yaml")), ids=lambda p: p.stem
+)
+def test_every_example_grid_loads_and_builds_its_points(path):
+    """The grids a user copies from: each is checked against its scenario or notebook, as a
+    sweep checks it before anything runs."""
+    grid, points = grid_module.load(path)
+    assert grid.name == path.stem and points

@@ -194,6 +194,31 @@ def test_a_sweep_stores_intervals_and_ranks_the_unknowns(tmp_path):
     assert ranking.loc["volumes.lv.cache_block_KiB", "points_moved"] == 2
 
 
+def test_the_sweep_command_names_what_moves_an_interval_grid_most(tmp_path, run_cli):
+    path = grid(
+        tmp_path,
+        scenario="em_ingest",
+        base=["variant=linear_large_block"],
+        product={"workload.streams": [1, 2]},
+        intervals=True,
+    )
+    status, out, _ = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0
+    first = out.splitlines()[2]  # after the sweep's line and the ranking's heading
+    assert first.startswith("  volumes.lv.cache_block_KiB: ")
+    assert "% of the spread on average" in first and "moves 2 points; declared unknown" in first
+    written = pd.read_csv(tmp_path / "out" / "drivers.csv", index_col="driver")
+    assert written.index[0] == "volumes.lv.cache_block_KiB"
+    assert written.mean_share.is_monotonic_decreasing
+
+
+def test_a_grid_without_intervals_prints_no_ranking(tmp_path, run_cli):
+    path = grid(tmp_path, scenario="em_ingest", product={"workload.streams": [1]})
+    status, out, _ = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0 and "what moves" not in out
+    assert not (tmp_path / "out" / "drivers.csv").exists()
+
+
 def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_numbers():
     uncertainty.clear_cache()
     relay = uncertainty.interval(scenario.load("psu_relay"), model_error=False)

@@ -11,6 +11,7 @@ choices do, this says what the unknown facts do.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -41,3 +42,20 @@ def _kind(driver: str) -> str:
     if driver == "simulation noise":
         return "simulation noise"
     return "declared unknown"
+
+
+def write_ranking(results: Path, top: int = 5) -> list[str]:
+    """Rank the drivers of a finished sweep's stored intervals (``results.parquet``), write the
+    whole ranking beside it as ``drivers.csv`` and return a line for each of the ``top`` first
+    (its mean share of the points' spread, in %, and at how many points it moves them)."""
+    table = pd.read_parquet(results)
+    if "drivers" not in table.columns:  # no point finished with an interval
+        return []
+    ranking = driver_ranking(table)
+    ranking.rename_axis("driver").to_csv(results.parent / "drivers.csv")
+    return [
+        f"  {name}: {100 * row.mean_share:.1f} % of the spread on average "
+        f"(at most {100 * row.max_share:.1f} %, moves {row.points_moved} point"
+        f"{'' if row.points_moved == 1 else 's'}; {row.kind})"
+        for name, row in ranking.head(top).iterrows()
+    ]
