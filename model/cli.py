@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from . import paths
 from .errors import NotModelled, UserError
 
 NOT_MODELLED_STATUS = 3
@@ -74,7 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="a Dask scheduler address (tcp://host:8786): run the points on that cluster",
     )
-    w.add_argument("--out", default=None, help="results folder (default: sweeps/GRID_NAME)")
+    w.add_argument(
+        "--out",
+        default=None,
+        help="results folder (default: the project's sweeps/GRID_NAME folder, "
+        f"{paths.PROJECT_ROOT / 'sweeps'}/GRID_NAME, wherever you run it)",
+    )
     w.add_argument(
         "--retry-failed",
         action="store_true",
@@ -153,7 +159,6 @@ def _calibrate(args) -> int:
 def _sweep(args) -> int:
     from pathlib import Path
 
-    from . import paths
     from .sweep import grid as grid_module
     from .sweep import run as run_module
 
@@ -180,7 +185,7 @@ def _sweep(args) -> int:
     print(
         f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), "
         f"{skipped} already done; "
-        f"results in {paths.shown(out / 'results.parquet')}"
+        f"results in {paths.openable(out / 'results.parquet')}"
     )
     if grid.intervals and (out / "results.parquet").exists():
         from .sweep import sensitivity
@@ -189,7 +194,7 @@ def _sweep(args) -> int:
         if lines:
             print(
                 "what moves the predictions most (each driver's share of the 90 % intervals' "
-                f"spread; all in {paths.shown(out / 'drivers.csv')}):"
+                f"spread; all in {paths.openable(out / 'drivers.csv')}):"
             )
             print("\n".join(lines))
     return 0

@@ -22,6 +22,17 @@ def shown(path: Path) -> str:
         return str(path)
 
 
+def openable(path: Path) -> str:
+    """A path as a user can open it from the folder they ran the command in: relative to that
+    folder when it lies in it or below it, else absolute (a file the project wrote, which
+    ``shown``'s project-relative form would name wrongly from any other folder)."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):  # outside the working folder, or that folder is gone
+        return str(path)
+
+
 def inside(folder: Path, name: str | Path) -> Path | None:
     """``name`` (relative to ``folder``, or absolute) resolved, links followed, when it lies in
     ``folder`` or below it; else None: how a file named in a user's file is kept to its folder."""

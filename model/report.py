@@ -440,8 +440,8 @@ def validation(
     lines += [f"model {name}: no measured rows; {why}" for name, why in _unmeasured().items()]
     if write_files:
         lines.append(
-            f"wrote {paths.shown(paths.REPORTS / 'validation.csv')} and "
-            f"{paths.shown(paths.REPORTS / 'validation.png')}"
+            f"wrote {paths.openable(paths.REPORTS / 'validation.csv')} and "
+            f"{paths.openable(paths.REPORTS / 'validation.png')}"
         )
     return "\n".join(lines)
 
@@ -554,8 +554,8 @@ def calibration() -> str:
             )
     lines.append(_stored_holdout_line())
     lines.append(
-        f"wrote {paths.shown(paths.CALIBRATED_PARAMETERS)}, {paths.shown(holdout.HOLDOUT)} "
-        f"({len(held['rows'])} rows) and {paths.shown(holdout.MODEL_ERROR)}"
+        f"wrote {paths.openable(paths.CALIBRATED_PARAMETERS)}, {paths.openable(holdout.HOLDOUT)} "
+        f"({len(held['rows'])} rows) and {paths.openable(holdout.MODEL_ERROR)}"
     )
     return "\n".join(lines)
 

@@ -2,7 +2,10 @@
 written; a grid's seed reaches the scenario."""
 
 import json
+import shutil
 import time
+import uuid
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -10,7 +13,7 @@ from grid_files import grid as _grid
 from grid_files import notebook
 from grid_files import one_line as _one_line
 
-from model import paths
+from model import cli, paths
 from model import scenario as scenario_module
 from model.simulate import simulate
 from model.sweep import grid as grid_module
@@ -157,3 +160,38 @@ def test_every_example_grid_loads_and_builds_its_points(path):
     sweep checks it before anything runs."""
     grid, points = grid_module.load(path)
     assert grid.name == path.stem and points
+
+
+def test_the_default_results_folder_is_named_so_it_opens_from_anywhere(
+    run_cli, tmp_path, monkeypatch
+):
+    """Without --out the results go to the project's sweeps/NAME, but the line said
+    'results in sweeps/NAME/results.parquet', which does not exist from another folder."""
+    name = f"t_default_out_{uuid.uuid4().hex[:8]}"
+    path = _grid(
+        tmp_path,
+        name=name,
+        scenario="eah_download",
+        base=["workload.files=20"],
+        product={"workload.clients": [2]},
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = paths.PROJECT_ROOT / "sweeps" / name
+    try:
+        status, printed, err = run_cli("sweep", str(path), "--workers", "1")
+        assert status == 0, err
+        shown = printed.strip().rsplit("results in ", 1)[1]
+        assert Path(shown).is_absolute() and Path(shown) == out / "results.parquet"
+        assert Path(shown).exists()
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def test_the_help_names_the_default_results_folder_in_full(capsys):
+    """--help said 'default: sweeps/GRID_NAME', which reads as a folder where the user stands."""
+    with pytest.raises(SystemExit):
+        cli.main(["sweep", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"{paths.PROJECT_ROOT / 'sweeps'}/GRID_NAME" in text
