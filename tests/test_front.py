@@ -358,3 +358,25 @@ def test_two_connections_let_one_smb_writer_fill_its_port():
     two = simulate(scenario.load("purchase_nvme", ["clients.count=1", "clients.connections=2"]))
     assert one.bottleneck == "core storage.smbd0" and two.bottleneck == "nic client.0"
     assert two.throughput_MBps > one.throughput_MBps
+
+
+@pytest.mark.parametrize("protocol", ["tcp", "http", "smb"])
+def test_the_file_server_template_takes_another_protocol(run_cli, tmp_path, protocol):
+    """The template wrote nfsd_threads: 8, so --set clients.protocol=smb was refused for a key the
+    user never set; its threads are still refused when set with another protocol."""
+    mine = tmp_path / "fs.yaml"
+    assert run_cli("new", "storage_behind_network", "--out", str(mine))[0] == 0
+    status, _, err = run_cli(
+        "predict", str(mine), "--point", "--set", f"clients.protocol={protocol}"
+    )
+    assert status == 0, err
+    status, out, err = run_cli(
+        "predict",
+        str(mine),
+        "--set",
+        f"clients.protocol={protocol}",
+        "--set",
+        "clients.nfsd_threads=8",
+    )
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert f"only protocol nfs has nfsd threads, got protocol {protocol}" in err

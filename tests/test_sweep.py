@@ -32,7 +32,7 @@ def test_value_the_scenario_refuses_is_refused_before_anything_runs(run_cli, tmp
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [2, 0]})
     status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
     _one_line((status, out, err), "volumes.md0.disks.count", "positive integer")
-    assert err.startswith(f"{path}: volumes.md0.disks.count: must be")  # the key named once
+    assert err.startswith(f"{path}: product.volumes.md0.disks.count: must be")  # named once
     assert not (tmp_path / "out").exists()
 
 

@@ -195,3 +195,23 @@ def test_the_help_names_the_default_results_folder_in_full(capsys):
         cli.main(["sweep", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"{paths.PROJECT_ROOT / 'sweeps'}/GRID_NAME" in text
+
+
+def test_a_grid_value_that_makes_the_scenario_wrong_names_the_grid_key(run_cli, tmp_path):
+    """A grid over clients.protocol on a file that sets nfsd_threads said only
+    'fs.yaml: clients.nfsd_threads: ...', naming neither the grid nor its key."""
+    text = (paths.DATA / "templates" / "storage_behind_network.yaml").read_text()
+    text = text.replace("  read_ahead_KiB:", "  nfsd_threads: 8\n  read_ahead_KiB:")
+    (tmp_path / "fs.yaml").write_text(text)
+    path = _grid(tmp_path, scenario="fs.yaml", product={"clients.protocol": ["nfs", "smb"]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        f"{path}: product.clients.protocol: with clients.protocol='smb', ",
+        "fs.yaml: clients.nfsd_threads: only protocol nfs has nfsd threads, got protocol smb",
+    )
+    assert not (tmp_path / "out").exists()
+    path = _grid(tmp_path, scenario="fs.yaml", points=[{"clients.protocol": "ftp"}])
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        f"{path}: points[0].clients.protocol: must be one of",
+    )

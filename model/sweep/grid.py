@@ -243,7 +243,7 @@ def _check_parameters(grid: Grid) -> None:
             )
 
 
-def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
+def _check_keys(grid: Grid) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
     where = grid.path
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
@@ -262,15 +262,30 @@ def _check_keys(grid: Grid, points: list[dict[str, Any]]) -> None:
                     "values under product: instead",
                 )
             for end in span:
-                scenario_module.load(
-                    grid.scenario, base + [f"{key}={end}"], where_overrides=f"{where} sample.ranges"
-                )
+                _check_value(grid, base, f"sample.ranges.{key}", key, end)
     seen: set[tuple[str, str]] = set()
-    for point in points:  # each distinct value once: the grid's cost stays in the points
-        for k, v in point.items():
-            if (k, repr(v)) not in seen and not (grid.sample and k in grid.sample.ranges):
-                seen.add((k, repr(v)))
-                scenario_module.load(grid.scenario, base + [f"{k}={v}"], where_overrides=where)
+    given = [(f"product.{k}", k, v) for k, values in grid.product.items() for v in values]
+    given += [(f"points[{i}].{k}", k, v) for i, p in enumerate(grid.points) for k, v in p.items()]
+    for at, k, v in given:  # each distinct value once: the grid's cost stays in the points
+        if (k, repr(v)) not in seen:
+            seen.add((k, repr(v)))
+            _check_value(grid, base, at, k, v)
+
+
+def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> None:
+    """Load the scenario with ``key`` at ``value``; a refusal names the grid and its key ``at``
+    (``product.clients.protocol``), and the scenario file's own words when the value made a key
+    of the file wrong (an NFS-only key once the protocol is smb)."""
+    where = grid.path
+    try:
+        scenario_module.load(grid.scenario, base + [f"{key}={value}"], where_overrides=where)
+    except UserError as exc:
+        if exc.where == where:  # the refused key is the grid's own (or one below it)
+            inner = exc.key if exc.key and exc.key != key else None
+            raise UserError(
+                where, at, f"{inner}: {exc.message}" if inner else exc.message
+            ) from None
+        raise UserError(where, at, f"with {key}={value!r}, {exc.line()}") from None
 
 
 def _stepped(tp: Any) -> bool:
@@ -293,5 +308,5 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
         _check_parameters(grid)
     points = expand(grid)
     if grid.scenario is not None:
-        _check_keys(grid, points)
+        _check_keys(grid)
     return grid, points
