@@ -23,8 +23,8 @@ from .errors import UserError
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
-    """A numeric constraint carried by ``Annotated``: a range, and for an integer that must be a
-    power of two (a page size), ``power_of_two``."""
+    """A numeric constraint carried by ``Annotated``: a range, and for a size that must be a
+    power of two (a page, a stripe chunk, a file system's block), ``power_of_two``."""
 
     low: float
     high: float = float("inf")
@@ -34,7 +34,12 @@ class Bound:
 
     def admits(self, value: float) -> bool:
         above = value > self.low if self.low_open else value >= self.low
-        return above and value <= self.high and not (self.power_of_two and value & (value - 1))
+        # a power of two, whole (4096) or a fraction (0.5 KiB): its mantissa is exactly one half
+        return above and value <= self.high and not (self.power_of_two and _mantissa(value) != 0.5)
+
+
+def _mantissa(value: float) -> float:
+    return math.frexp(value)[0]
 
 
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")
@@ -63,6 +68,16 @@ NonNegativeInt = Annotated[int, Bound(0.0, words="zero or a positive integer")]
 Share = Annotated[float, Bound(0.0, 1.0, words="a share from 0 to 1")]
 PositiveFloat = Annotated[float, POSITIVE]
 NonNegativeFloat = Annotated[float, NON_NEGATIVE]
+
+
+def stepped(tp: Any) -> bool:
+    """Whether a key's declared type admits only powers of two (a page, a chunk or a block size),
+    which a range of values would fall between."""
+    while typing.get_origin(tp) is Annotated:
+        tp, *meta = typing.get_args(tp)
+        if any(isinstance(m, Bound) and m.power_of_two for m in meta):
+            return True
+    return False
 
 
 def _describe(tp: Any) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .errors import UserError
-from .schema import build, locate
+from .schema import build, locate, stepped
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
 MAX_OPTIONS = 16  # each option is one more simulation of every prediction
@@ -195,6 +195,13 @@ def check(
                 where,
                 f"{where_key}.range",
                 "a range needs a numeric key; give this one options: [...]",
+            )
+        if stepped(tp):
+            raise UserError(
+                where,
+                f"{where_key}.range",
+                "takes only powers of two, which a range would fall between; give them as "
+                "options: [...]",
             )
         for i, end in enumerate(unknown.range):
             build(tp, end, where, f"{where_key}.range[{i}]")

@@ -193,3 +193,63 @@ def test_set_null_takes_a_key_back_to_its_default(run_cli):
         run_cli("predict", "purchase_hdd_zfs", "--set", "workload.target=null"),
         "workload.target: missing",
     )
+
+
+@pytest.mark.parametrize(
+    "scenario,key,value,allowed",
+    [
+        ("purchase_hdd_md", "volumes.data.chunk_KiB", "0.001", "a power of two from 4 to"),
+        ("purchase_hdd_md", "volumes.data.chunk_KiB", "3", "a power of two from 4 to"),
+        ("purchase_hdd_md", "volumes.data.chunk_KiB", "2", "a power of two from 4 to"),
+        ("purchase_hdd_md", "volumes.data.chunk_KiB", "96", "a power of two from 4 to"),
+        ("purchase_hdd_md", "volumes.data.filesystem.block_KiB", "3", "a power of two from 0.5"),
+        ("purchase_hdd_md", "volumes.data.filesystem.block_KiB", "128", "xfs: 0.5 to 64"),
+        ("purchase_hdd_zfs", "volumes.data.record_KiB", "100", "512 B to 16 MiB"),
+        ("purchase_hdd_zfs", "volumes.data.record_KiB", "32768", "512 B to 16 MiB"),
+        ("eah_download", "chunk_KiB", "48", "a power of two from 4 to"),
+    ],
+)
+def test_a_layout_size_no_system_makes_is_refused(run_cli, scenario, key, value, allowed):
+    """A chunk of 0.001 or 3 KiB and a 3 KiB file system block ran, answering for a layout md,
+    LVM, a RAID card or mkfs cannot make."""
+    _one_line_error(
+        run_cli("predict", scenario, "--set", f"{key}={value}"), f"--set: {key}", allowed
+    )
+
+
+def test_ext2_blocks_start_at_1_kib_and_xfs_at_half_a_kib(run_cli):
+    md = "purchase_hdd_md"
+    _one_line_error(
+        run_cli(
+            "predict",
+            md,
+            "--set",
+            "volumes.data.filesystem.type=ext2",
+            "--set",
+            "volumes.data.filesystem.block_KiB=0.5",
+        ),
+        "volumes.data.filesystem.block_KiB",
+        "ext2 blocks are powers of two from 1 to 64 KiB",
+    )
+    for sets in (
+        ["volumes.data.filesystem.block_KiB=0.5", "volumes.data.chunk_KiB=4"],
+        ["volumes.data.filesystem.type=ext2", "volumes.data.filesystem.block_KiB=64"],
+    ):
+        args = [a for s in sets for a in ("--set", s)]
+        status, _, err = run_cli("predict", md, "--point", *args)
+        assert status == 0, err
+    status, _, err = run_cli(
+        "predict", "purchase_hdd_zfs", "--point", "--set", "volumes.data.record_KiB=16384"
+    )
+    assert status == 0, err
+
+
+def test_an_unknown_s_range_over_powers_of_two_is_refused(run_cli, tmp_path):
+    """A range would put the uncertainty's draws between the sizes a chunk may take."""
+    data = yaml.safe_load((paths.SCENARIOS / "purchase_hdd_md.yaml").read_text())
+    data["unknowns"] = {"volumes.data.chunk_KiB": {"range": [64, 1024], "source": "a guess"}}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(data))
+    _one_line_error(
+        run_cli("predict", str(path)), "unknowns.volumes.data.chunk_KiB.range", "options: [...]"
+    )

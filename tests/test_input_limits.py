@@ -83,7 +83,7 @@ def scenario_text() -> str:
         ("psu_relay", "feed.products=10001", "up to 10,000 (each product is followed"),
         ("psu_relay", "feed.sites=10001", "up to 10,000 (each site is simulated)"),
         ("eah_download", "workload.clients=10001", "up to 10,000 (each client is simulated)"),
-        ("eah_download", "chunk_KiB=1048577", "a chunk from 1 to 1,048,576 KiB"),
+        ("eah_download", "chunk_KiB=1048577", "a power of two from 4 to 1,048,576 KiB"),
         ("atlas_intellistation", "kernel.page_B=9007199254740993", "at most 2^53"),
         ("psu_copy", "kernel.page_B=12288", "must be a power of two from 4,096 to 65,536"),
         ("atlas_lightpath", "tcp.page_B=3", "must be a power of two from 4,096 to 65,536"),

@@ -106,8 +106,17 @@ class DownloadBody:
     disk: str  # each drive, a drive of the catalog (disks.yaml)
     disks: PositiveInt
     level: StripedLevel  # the controller's RAID level for the one volume
-    # the volume's stripe chunk on each drive
-    chunk_KiB: Annotated[int, Bound(1.0, 2.0**20, words="a chunk from 1 to 1,048,576 KiB (1 GiB)")]
+    # the volume's stripe chunk on each drive: the RAID controller's stripe size, a power of two
+    # as controllers offer them
+    chunk_KiB: Annotated[
+        int,
+        Bound(
+            4.0,
+            2.0**20,
+            words="a power of two from 4 to 1,048,576 KiB (4, 8, 16, ...: a stripe chunk)",
+            power_of_two=True,
+        ),
+    ]
     server_nic: str  # the server's NIC (nics.yaml), the link every download crosses
     # each client machine's NIC (nics.yaml); the clients' links are not modelled, it is not used
     client_nic: str

@@ -96,6 +96,37 @@ class DiskSet:
             )
 
 
+# A stripe chunk, in KiB: md's chunk, an LVM stripe or a RAID controller's stripe size, a power of
+# two from 4 KiB. md: the kernel's Documentation/admin-guide/md.rst (chunk_size: 'The size should
+# be at least PAGE_SIZE (4k) and should be a power of 2'), whose raid4/5/6 and raid10 refuse any
+# other at assembly (drivers/md/raid5.c, raid10.c setup_conf: 'chunk size must be at least
+# PAGE_SIZE and be a power of 2'), and mdadm(8), --chunk: 'RAID4, RAID5, RAID6, and RAID10 require
+# the chunk size to be a power of 2, with minimal chunk size being 4KB' (raid0 has taken other
+# multiples since Linux 2.6.31, "md: raid0: Enables chunk size other than powers of 2": not modelled
+# here, where every level keeps one rule). LVM: lvcreate(8), -I: 'StripeSize must be 2^n (n = 2 to
+# 9) for metadata in LVM1 format. For metadata in LVM2 format, the stripe size may be a larger power
+# of 2'. RAID controllers offer powers of two (4 to 128 KiB on an Areca ARC-12xx, 8 KiB to 1 MiB on
+# a MegaRAID, recalled from their manuals). At most 1 GiB, far beyond any of them
+StripeChunk = Annotated[
+    float,
+    Bound(
+        4.0,
+        2.0**20,
+        words="a power of two from 4 to 1,048,576 KiB (4, 8, 16, ...: a stripe chunk)",
+        power_of_two=True,
+    ),
+]
+
+# the block sizes each file system's mkfs takes, in KiB: mke2fs(8), -b: 'Valid block-size values
+# are powers of two from 1024 up to 65536'; mkfs.xfs(8), -b size: 'the minimum is 512, and the
+# maximum is 65536 (64 KiB)'; raw (the device itself, no blocks of its own) takes either's
+BLOCK_KIB = {
+    "ext2": (1.0, 64.0, "mke2fs -b"),
+    "ext3": (1.0, 64.0, "mke2fs -b"),
+    "xfs": (0.5, 64.0, "mkfs.xfs -b size"),
+}
+
+
 @dataclass(frozen=True)
 class FileSystem:
     """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
@@ -113,8 +144,28 @@ class FileSystem:
     a pool's other use is a zvol, ``raw``."""
 
     type: Literal["raw", "ext2", "ext3", "xfs", "zfs"] = "ext2"
-    block_KiB: Annotated[float, Bound(1.0, 64.0, words="a block size from 1 to 64 KiB")] = 4.0
+    block_KiB: Annotated[
+        float,
+        Bound(
+            0.5,
+            64.0,
+            words="a power of two from 0.5 to 64 KiB (ext2 and ext3: 1 to 64; xfs: 0.5 to 64)",
+            power_of_two=True,
+        ),
+    ] = 4.0
     journal: Literal["ordered", "writeback", "journal"] = "ordered"
+
+    def check(self, where: str, key: str) -> None:
+        if self.type not in BLOCK_KIB:  # raw: the device's own; zfs: the pool's record_KiB
+            return
+        low, high, tool = BLOCK_KIB[self.type]
+        if not low <= self.block_KiB <= high:
+            raise UserError(
+                where,
+                f"{key}.block_KiB",
+                f"{self.type} blocks are powers of two from {low:g} to {high:g} KiB ({tool}), "
+                f"got {self.block_KiB:g}",
+            )
 
 
 @dataclass(frozen=True)
@@ -156,7 +207,18 @@ class Volume:
     disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
-    record_KiB: PositiveFloat = 128.0  # ZFS recordsize, KiB: the unit ZFS checksums and reads
+    # ZFS recordsize, KiB: the unit ZFS checksums and reads; zfsprops(7), recordsize: 'The size
+    # specified must be a power of two greater than or equal to 512 B and less than or equal to
+    # 128 KiB. If the large_blocks feature is enabled on the pool, the size may be up to 16 MiB'
+    record_KiB: Annotated[
+        float,
+        Bound(
+            0.5,
+            16384.0,
+            words="a power of two from 0.5 to 16,384 KiB (512 B to 16 MiB: zfsprops(7))",
+            power_of_two=True,
+        ),
+    ] = 128.0
     arc_GB: PositiveFloat | None = None  # ZFS ARC (read cache), GB; omitted: half host memory
     # ZFS on Linux's zvol_threads module parameter: 32 in OpenZFS 0.7 and 0.8 (module/zfs/zvol.c),
     # the larger of the CPUs and 32 in later releases (zfs(4))
@@ -164,7 +226,7 @@ class Volume:
     groups: PositiveInt = 1
     lvm: Literal["none", "linear", "striped"] = "none"
     lvm_stripes: PositiveInt | None = None
-    chunk_KiB: PositiveFloat = 64.0
+    chunk_KiB: StripeChunk = 64.0
     cache_block_KiB: PositiveFloat = 4.0
     group_paths: tuple[str, ...] = ()
     drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"

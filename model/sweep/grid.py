@@ -24,10 +24,9 @@ import json
 import keyword
 import math
 import re
-import typing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy.stats import qmc
@@ -35,7 +34,7 @@ from scipy.stats import qmc
 from .. import paths, registry
 from .. import scenario as scenario_module
 from ..errors import UserError
-from ..schema import Bound, NonNegativeInt, PositiveInt, build_dataclass, field_type
+from ..schema import NonNegativeInt, PositiveInt, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -254,7 +253,7 @@ def _check_keys(grid: Grid) -> None:
             raise UserError(where, key, f"no such key in scenario {grid.scenario}")
     if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
         for key, span in grid.sample.ranges.items():
-            if _stepped(field_type(body_cls, key.split("."))):
+            if stepped(field_type(body_cls, key.split("."))):
                 raise UserError(
                     where,
                     f"sample.ranges.{key}",
@@ -286,15 +285,6 @@ def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> 
                 where, at, f"{inner}: {exc.message}" if inner else exc.message
             ) from None
         raise UserError(where, at, f"with {key}={value!r}, {exc.line()}") from None
-
-
-def _stepped(tp: Any) -> bool:
-    """Whether a key's declared type admits only powers of two (a page or a block size)."""
-    while typing.get_origin(tp) is Annotated:
-        tp, *meta = typing.get_args(tp)
-        if any(isinstance(m, Bound) and m.power_of_two for m in meta):
-            return True
-    return False
 
 
 def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
