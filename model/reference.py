@@ -72,7 +72,12 @@ UNITS: dict[str, str] = {
 
 # The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).
 HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allowed, meaning)
-    "name": ("string", "required", "", "The scenario's name, printed with every prediction."),
+    "name": (
+        "string",
+        "required",
+        "",
+        "The scenario's name, printed with every prediction (--set name=... changes it).",
+    ),
     "model": ("string", "required", "a registered model", "The model that simulates it."),
     "description": ("string", "required", "", "What the scenario describes, in words."),
     "source": (

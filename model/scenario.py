@@ -4,7 +4,8 @@ A scenario file names its ``model`` (which registered model simulates it, ``mode
 parts it uses (ids from the hardware catalog) and its workload; the body's schema is the model's own
 spec (``model/<package>/spec.py``). ``variants`` are named sets of overrides for the configurations
 one experiment compares (RAID against SATA, thin against distributed client); ``variant=NAME``
-selects one, ``seed=N`` sets the run's seed and ``--set dotted.key=value`` changes any key. Every
+selects one, ``seed=N`` sets the run's seed, ``name=``, ``description=`` and ``source=`` the
+words printed with a prediction, and ``--set dotted.key=value`` changes any key. Every
 scenario the body names (``references()``) is loaded here too, so that a mistake in it is found
 now and located in the file that names it. Defaults live only in the dataclass fields.
 """
@@ -37,6 +38,9 @@ HEADER_KEYS = (
     "catalogs",
     "unknowns",
 )
+# the header keys an override (--set, a grid's point) sets besides the model's own: the variant,
+# the seed, and the words printed with the prediction
+OVERRIDE_KEYS = ("variant", "seed", "name", "description", "source")
 MAX_REFERENCE_DEPTH = 4  # a scenario naming one naming one ...: deeper is a loop
 
 
@@ -57,7 +61,7 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
 def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> None:
     """Set ``key`` (dotted) in the raw mapping, refusing a path the schema does not have."""
     parts = key.split(".")
-    tp = locate(body_cls, key, where)
+    tp = locate_key(body_cls, key, where)
     node = data
     for depth, part in enumerate(parts[:-1]):
         if isinstance(node, list):
@@ -86,6 +90,27 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
             node[parts[-1]] = value
     else:
         raise UserError(where, key, f"{'.'.join(parts[:-1])} holds a value, not keys")
+
+
+def locate_key(body_cls: type, key: str, where: str) -> Any:
+    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a header key, or a key the
+    model does not have, is refused in one line with what is allowed."""
+    head = key.split(".")[0]
+    if head in OVERRIDE_KEYS:  # reached from a variant: --set and a grid's points set these
+        raise UserError(
+            where,
+            key,
+            "a header key, which --set or a grid's point sets; a variant changes the model's keys",
+        )
+    if head in HEADER_KEYS and head != "parts":
+        raise UserError(
+            where,
+            key,
+            "a header key of the scenario file: edit it there; an override sets the model's keys "
+            f"and {', '.join(OVERRIDE_KEYS)}",
+        )
+    model = next((n for n, r in registry.MODELS.items() if r.body is body_cls), "")
+    return locate(body_cls, key, where, model=model, top=OVERRIDE_KEYS)
 
 
 def _admits_none(tp: Any) -> bool:
@@ -134,6 +159,9 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
                 where, None, f"a YAML tag{at}, {name}, is not allowed: write plain values"
             ) from None
         problem = getattr(exc, "problem", None)
+        if problem and "cannot start any token" in problem and mark is not None:
+            if text.splitlines()[mark.line][mark.column : mark.column + 1] == "\t":
+                problem = "a tab where YAML wants spaces: indent with spaces, never tabs"
         raise UserError(
             where, None, f"not valid YAML{at}" + (f": {problem}" if problem else "")
         ) from None
@@ -214,6 +242,7 @@ def load(
     declared = unknowns.parse(raw.get("unknowns"), where)
     assignments = [parse_assignment(o, where_overrides) for o in overrides]
     chosen, seed = None, _seed(raw.get("seed", 1), where)
+    renamed: dict[str, str] = {}  # name, description or source an override gives
     for key, value in assignments:
         if key == "variant":
             if not isinstance(value, str) or value not in variants:
@@ -225,6 +254,8 @@ def load(
             chosen = value
         elif key == "seed":
             seed = _seed(value, where_overrides)
+        elif key in ("name", "description", "source"):
+            renamed[key] = build(str, value, where_overrides, key)
     set_by: list[tuple[str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
@@ -232,13 +263,14 @@ def load(
             _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
             set_by.append((str(key), f"{where} variants.{chosen}"))
     for key, value in assignments:
-        if key not in ("variant", "seed"):
+        if key not in OVERRIDE_KEYS:
             _assign(body, body_cls, key, value, where_overrides)
             set_by.append((key, where_overrides))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
         if not isinstance(header.get(k), str) or not header[k]:
             raise UserError(where, k, "missing; every scenario needs a non-empty string here")
+    header.update(renamed)
     parts = _catalog(raw, path, where, catalogs)
     unbuilt = Scenario(
         name=header["name"],
@@ -342,6 +374,8 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     scenario names (inside its own folder only) and its inline ``parts:``."""
     parts = catalog_module.load()
     for file in catalogs:
+        if not Path(file).exists():
+            raise UserError("--catalog", str(file), "no such parts file")
         parts = catalog_module.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
     named = raw.get("catalogs") or []
     if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
@@ -354,6 +388,13 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 where,
                 f"catalogs[{i}]",
                 f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
+            )
+        if not file.exists():  # named from the scenario's folder, not the working one
+            raise UserError(
+                where,
+                f"catalogs[{i}]",
+                f"no such parts file {paths.shown(file)} ({name!r} is read in the scenario's "
+                "folder or below it)",
             )
         parts = catalog_module.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:

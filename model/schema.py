@@ -89,18 +89,23 @@ def _describe(tp: Any) -> str:
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
     if origin in (tuple, list):
-        return "a list of " + _describe(typing.get_args(tp)[0]).removeprefix("a ").removeprefix(
-            "an "
-        )
+        item = typing.get_args(tp)[0]
+        if item is Any:  # never a Python type's name in a user's message
+            return "a list of values"
+        return "a list of " + _describe(item).removeprefix("a ").removeprefix("an ")
     if origin is dict:
         return "a mapping"
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(a) for a in typing.get_args(tp) if a is not type(None))
     if dataclasses.is_dataclass(tp):
         return "a mapping with keys " + ", ".join(f.name for f in dataclasses.fields(tp))
-    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
-        tp, str(tp)
-    )
+    return {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        bool: "true or false",
+        Any: "a value",
+    }.get(tp, str(tp))
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
@@ -262,9 +267,12 @@ def allowed_keys(cls: type, path: list[str]) -> list[str]:
     return []
 
 
-def locate(body_cls: type, key: str, where: str = "") -> Any:
-    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a path the schema does not
-    have is refused, with the keys allowed beside it."""
+def locate(
+    body_cls: type, key: str, where: str = "", model: str = "", top: tuple[str, ...] = ()
+) -> Any:
+    """The declared type at dotted ``key`` of a ``body_cls`` scenario (of model ``model``); a path
+    the schema does not have is refused, with the keys allowed beside it (at the top level, the
+    header keys ``top`` an override may set besides the body's)."""
     parts = key.split(".")
     if parts[0] == "parts":
         raise UserError(
@@ -276,11 +284,12 @@ def locate(body_cls: type, key: str, where: str = "") -> Any:
     tp = field_type(body_cls, parts)
     if tp is None:
         parent = parts[:-1]
-        allowed = allowed_keys(body_cls, parent)
+        allowed = allowed_keys(body_cls, parent) + ([] if parent else list(top))
         hint = (
             f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"
             if allowed
             else ""
         )
-        raise UserError(where, key, f"no such key in a {body_cls.__name__} scenario{hint}")
+        kind = f"a {model} scenario" if model else "the scenario"
+        raise UserError(where, key, f"no such key in {kind}{hint}")
     return tp

@@ -253,3 +253,68 @@ def test_an_unknown_s_range_over_powers_of_two_is_refused(run_cli, tmp_path):
     _one_line_error(
         run_cli("predict", str(path)), "unknowns.volumes.data.chunk_KiB.range", "options: [...]"
     )
+
+
+def test_a_missing_parts_file_names_the_scenario_and_its_key(run_cli, tmp_path):
+    """It printed only '/path/sub/my_parts.yaml: no such file'."""
+    data = yaml.safe_load(BASE.read_text())
+    data["catalogs"] = ["my_parts.yaml"]
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data))
+    _one_line_error(
+        run_cli("predict", str(path)),
+        f"{path}: catalogs[0]: no such parts file",
+        str(tmp_path / "sub" / "my_parts.yaml"),
+        "scenario's folder",
+    )
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--catalog", str(tmp_path / "none.yaml")),
+        "--catalog",
+        "no such parts file",
+    )
+
+
+@pytest.mark.parametrize("text", ["buses:\n\tpci: 1\n", "buses:\n  pci: {part: x}\n  \tb: 1\n"])
+def test_a_tab_in_the_indentation_is_named(run_cli, tmp_path, text):
+    """It printed PyYAML's 'found character that cannot start any token'."""
+    path = tmp_path / "tabs.yaml"
+    path.write_text("name: x\nmodel: storage\n" + text)
+    line = 2 + text.count("\n")
+    _one_line_error(run_cli("predict", str(path)), "tabs.yaml", f"(line {line})", "never tabs")
+
+
+def test_set_name_description_or_source_changes_the_header(run_cli):
+    """--set name=foo said 'no such key in a StorageBody scenario' for a key the reference lists
+    under every scenario."""
+    status, out, err = run_cli(
+        "predict",
+        "atlas_intellistation",
+        "--point",
+        "--json",
+        "--set",
+        "name=mine",
+        "--set",
+        "description=my what-if",
+    )
+    assert status == 0, err
+    assert json.loads(out)["scenario"] == "mine"
+    status, out, err = run_cli("predict", "atlas_intellistation", "--point", "--set", "name=mine")
+    assert status == 0 and out.startswith("mine"), err
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", "name="), "--set: name", "a string"
+    )
+
+
+@pytest.mark.parametrize(
+    "key,needles",
+    [
+        ("nme=foo", ["no such key in a storage scenario", "allowed at top level: host", "name"]),
+        ("model=wan_transfer", ["--set: model: a header key", "edit it there"]),
+        ("unknowns.x=1", ["--set: unknowns.x: a header key"]),
+    ],
+)
+def test_set_of_a_key_it_cannot_change_says_what_it_can(run_cli, key, needles):
+    result = run_cli("predict", "atlas_intellistation", "--set", key)
+    _one_line_error(result, *needles)
+    assert "Body" not in result[2]

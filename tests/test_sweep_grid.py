@@ -215,3 +215,21 @@ def test_a_grid_value_that_makes_the_scenario_wrong_names_the_grid_key(run_cli, 
         run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
         f"{path}: points[0].clients.protocol: must be one of",
     )
+
+
+def test_a_grid_key_typo_lists_the_keys_allowed_beside_it(run_cli, tmp_path):
+    """It said 'no such key in scenario ...' without the list predict --set gives."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.cout": [1]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        "volumes.md0.disks.cout: no such key in a storage scenario",
+        "allowed at volumes.md0.disks: part, count, attach",
+    )
+
+
+def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
+    """It said 'must be a list of typing.Any, got 4'."""
+    path = _grid(tmp_path, product={"workload.streams": 4})
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    _one_line(result, "product.workload.streams: must be a list of values, got 4")
+    assert "typing" not in result[2]

@@ -38,7 +38,7 @@ from ..schema import NonNegativeInt, PositiveInt, build_dataclass, field_type, s
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-SCENARIO_KEYS = ("variant", "seed")  # keys every scenario grid may set besides the scenario's own
+SCENARIO_KEYS = scenario_module.OVERRIDE_KEYS  # keys a scenario grid sets besides the model's
 
 
 @dataclass(frozen=True)
@@ -249,8 +249,8 @@ def _check_keys(grid: Grid) -> None:
     loaded = scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
     body_cls = registry.MODELS[loaded.model].body
     for key in grid.keys():
-        if key not in SCENARIO_KEYS and field_type(body_cls, key.split(".")) is None:
-            raise UserError(where, key, f"no such key in scenario {grid.scenario}")
+        if key not in SCENARIO_KEYS:  # refused with the keys allowed beside it, as --set is
+            scenario_module.locate_key(body_cls, key, where)
     if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
         for key, span in grid.sample.ranges.items():
             if stepped(field_type(body_cls, key.split("."))):
