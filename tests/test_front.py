@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from model import catalog, params, scenario, templates
+from model import catalog, params, reference, scenario, templates
 from model.network import tcp
 from model.settings import TcpSettings
 from model.simulate import simulate
@@ -380,3 +380,18 @@ def test_the_file_server_template_takes_another_protocol(run_cli, tmp_path, prot
     )
     assert status == 2 and out == "" and err.count("\n") == 1
     assert f"only protocol nfs has nfsd threads, got protocol {protocol}" in err
+
+
+def test_the_reference_says_what_clients_link_caps_and_what_it_does_not():
+    """It read 'The LAN: an id of the catalog's links (its MTU)', but the link caps each client's
+    port (one NFS client on 1 GbE: 116.6 MB/s) and leaves the server's ports at their NICs' rate
+    (forty 1 GbE clients fill the template's 2 x 10 GbE bond)."""
+    meaning = reference.find("storage", "clients.link").meaning
+    assert "caps each client's port" in meaning and "MTU" in meaning
+    assert "host's own ports are not capped" in meaning
+    template = str(templates.FOLDER / "storage_behind_network.yaml")
+    lan = ["clients.link=lan_gbe", "clients.read_ahead_KiB=15360"]
+    one = simulate(scenario.load(template, [*lan, "clients.count=1"]))
+    assert one.throughput_MBps == pytest.approx(116.6, abs=0.1) and "116.6 MB/s" in meaning
+    forty = simulate(scenario.load(template, lan))
+    assert forty.bottleneck.startswith("nic storage") and forty.throughput_MBps > 2 * 1000
