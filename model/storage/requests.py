@@ -28,6 +28,17 @@ the commands each keeps at it (Little's law, ``queued``), at most its queue dept
 catalog drive that gives none) a drive serves in arrival order, an average seek plus half a
 revolution.
 
+A drive that queues commands and has its write cache on (``writecache.write_cache_on``) takes a
+write into its DRAM cache and acknowledges it there; it then destages the writes it holds in the
+order it reaches them soonest, as it orders queued commands, but among every write its cache
+holds rather than the host's queue depth (``cached_writes``: the catalog's ``cache_MB`` over a
+command's piece). Once the cache is full the host waits on that destaging: the drive's rate is
+``drive_Bps`` with that many commands, and a request's response is its transfer across the
+interface (``acknowledged_s``), so a short queue no longer holds the writes back (Little's law).
+The model gives that steady state; a run whose writes all fit in the cache finishes sooner, which
+is not modelled. A drive with its cache off finishes each write on the platters and orders queued
+writes as it orders reads.
+
 So a drive carries pieces at piece / service time; one stream with d requests in flight carries at
 most d requests per response time (Little's law), the response being the device's time for a
 request alone plus the host CPU the request costs, which a synchronous stream pays in series. A
@@ -207,6 +218,19 @@ def queued(part: Disk | Ssd, lay: RandomLayout, request_B: float, requests: int)
         return 1
     at_once = requests * lay.share * request_B / lay.piece_B / lay.phases
     return max(1, min(part.queue_depth, int(at_once + 1e-9)))
+
+
+def cached_writes(part: Disk, piece_B: float) -> int:
+    """Writes of ``piece_B`` a drive's write-back cache holds for destaging: its cache (the
+    catalog's ``cache_MB``, binary megabytes as DRAM is sized) over the piece. The drive orders its
+    destaging among these as it orders queued commands (shortest positioning time first)."""
+    return max(1, int(part.cache_MB * 2**20 / piece_B))
+
+
+def acknowledged_s(part: Disk, piece_B: float) -> float:
+    """The time a write the drive's cache takes keeps its requester waiting: its piece across the
+    drive's interface (the drive acknowledges it once it is in the cache)."""
+    return piece_B / (part.interface_rate_MBps * 1e6)
 
 
 def service_s(

@@ -196,8 +196,9 @@ class Volume:
     ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
     (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
     ``disabled`` (a drive that holds one command at a time then waits a revolution between two
-    writes: ``model.storage.writecache``); a hardware RAID volume's drives follow their
-    controller (``write_back``).
+    writes; one that queues commands orders its random writes among the host's queue only, where
+    with the cache on it orders them among all its cache holds: ``model.storage.writecache``); a
+    hardware RAID volume's drives follow their controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
     ``groups``, and its ``record_KiB`` and ``arc_GB``; a zvol (the pool's ``filesystem`` raw) serves
     its requests on ``zvol_threads`` threads, each waiting for its own.

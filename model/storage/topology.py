@@ -39,7 +39,7 @@ from ..catalog import Bus, Catalog, Controller, Disk, Enclosure, Expander, Host,
 from ..errors import NotModelled, UserError
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
-from . import flash, framing, requests, zfs
+from . import flash, framing, requests, writecache, zfs
 from .raid import LEVELS
 from .spec import NVME, FileSystem, StorageBody, Volume
 
@@ -552,6 +552,13 @@ def build(
             surface = transferred = lay.share
             in_flight = w.streams * zfs.in_flight(volume, w)
             commands = requests.queued(part, lay, request_B, in_flight)
+            if (
+                volume_op == "write"
+                and lay.phases == 1
+                and writecache.destages_random_writes(body, vname, part)
+            ):  # the drive's cache takes the writes and destages them among all it holds
+                commands = max(commands, requests.cached_writes(part, lay.piece_B))
+                response[vname] = requests.acknowledged_s(part, lay.piece_B)
             rate_Bps = requests.drive_Bps(
                 part, volume_op, lay.piece_B, rate_Bps, random_span, commands
             )

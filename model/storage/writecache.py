@@ -15,6 +15,11 @@ a buffered stream's write-back, in requests of the driver's largest size, runs a
 request / (request / media rate + revolution) a drive (``write_through_share``). SCSI and SAS
 drives queue tagged commands, as does a SATA drive with NCQ (``queue_depth`` > 1): the next
 command is already waiting, and they stream.
+
+Such a drive with its own write cache on also takes random writes into it and destages them in the
+order it reaches them soonest, among all the writes the cache holds (``destages_random_writes``;
+``model.storage.requests.cached_writes``): its random writes outrun its queued random reads. A
+drive that holds one command at a time is taken to destage in arrival order, as without the cache.
 """
 
 from __future__ import annotations
@@ -65,3 +70,14 @@ def write_through_share(
     if body.volumes[vname].engine == "controller":
         return 1.0  # the controller's own queue to its drives: not modelled, taken as streaming
     return request_B / (request_B + revolution_s(disk) * drive_Bps)
+
+
+def destages_random_writes(body: StorageBody, vname: str, disk: Disk | Ssd) -> bool:
+    """Whether random writes to volume ``vname`` land in its drives' own write-back cache, which
+    orders their destaging (``model.storage.requests.cached_writes``): hard disks under md that
+    queue commands, with the cache on (``write_cache_on``: the volume's ``drive_write_cache``, or
+    as the drives ship). A controller's volume has its drives' caches off (its own cache is not
+    modelled for random requests); a ZFS pool's drives are not taken to cache."""
+    if isinstance(disk, Ssd) or body.volumes[vname].engine != "md":
+        return False
+    return queues_commands(disk) and write_cache_on(body, vname, disk)
