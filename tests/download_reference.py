@@ -1,8 +1,9 @@
 """The download server as it was simulated on SimPy and ``model.sim.flows`` before the compiled loop
 (``model.servers.download_loop``): kept as the oracle the loop is checked against
 (``tests/test_download_loop.py``). Its file picks are replayed from ``Directory.places`` so that
-both simulate the same pairs. It writes nothing back: it is compared with the loop under
-``server.atime: noatime``, and the loop's write-backs are checked on their own.
+both simulate the same pairs, and so are the pairs the page cache holds (``data_cached``). It
+writes nothing back: it is compared with the loop under ``server.atime: noatime``, and the loop's
+write-backs are checked on their own.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from model.result import Result
 from model.servers.download import (
     MD5_FILE_B,
+    PAGE_DESCRIPTORS,
     SPLICE_PAGES,
     Directory,
     check,
+    data_cached,
     read_ahead_windows,
     readahead_mark_B,
     roots_read,
@@ -180,15 +183,16 @@ class Socket:
     The socket holds at most ``capacity`` of payload beyond what the client has acknowledged (a
     function of the bytes acknowledged: the send buffer opens with the congestion window on a new
     connection); ``room_B`` is what it can take now.
-    What is written crosses the server's link as one TCP flow at a time, all that is queued when it
-    starts, sharing the link max-min fairly with the other connections (``model.sim.flows``). A
+    What is written crosses the server's link and its client's as one TCP flow at a time, all that
+    is queued when it starts, sharing the links max-min fairly with the other connections
+    (``model.sim.flows``). A
     worker whose write found the buffer full is woken, as epoll does, when the free space is at
     least half of what is still queued (``sk_stream_min_wspace``); the model looks when a flow ends,
     so a worker that filled the buffer at once is woken when the link has taken all of it.
     """
 
-    def __init__(self, net: FlowNetwork, link, capacity: Callable[[float], float]):
-        self.net, self.link, self.capacity = net, link, capacity
+    def __init__(self, net: FlowNetwork, links, capacity: Callable[[float], float]):
+        self.net, self.links, self.capacity = net, links, capacity
         self.written_B = self.delivered_B = self.sending_B = 0.0
         self._writable: simpy.Event | None = None
         self._drained: simpy.Event | None = None
@@ -213,9 +217,8 @@ class Socket:
 
     def _send(self) -> None:
         self.sending_B = self.written_B - self.delivered_B
-        self.net.transfer(self.sending_B, {self.link: 1.0}, name="send").done.callbacks.append(
-            self._sent
-        )
+        route = {link: 1.0 for link in self.links}
+        self.net.transfer(self.sending_B, route, name="send").done.callbacks.append(self._sent)
 
     def _sent(self, _event) -> None:
         self.delivered_B += self.sending_B
@@ -243,11 +246,13 @@ class Server:
         read_ahead_KiB: float,
         rng: Replay,
         root_read,
+        cached,
     ):
         self.env = env
         self.rng = rng
         # whether each pair, in the order they start, reads its directory's root
         self.root_read = iter(root_read)
+        self.cached = iter(cached)  # whether each pair's pages are all in the page cache
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
         self.link = self.net.resource("server link", nic_Bps / tcp_wire_per_byte(body.mtu_B))
@@ -284,41 +289,44 @@ class Server:
                 wmem_max_B, send_buffer_payload_B(acked_B, mss, initial, wmem_default_B)
             )
 
-    def fetch_pair(self):
+    def fetch_pair(self, client_link):
         """SimPy process: one client's request for a random data file, then for its md5 file.
 
         The worker ``sendfile``s the data file window by window into the connection's socket,
-        sleeping on each window until its read is done; when the socket's send buffer is full it
-        turns to its other connections until the link has drained enough of it (``Socket``). The
-        client has the file when its last byte has crossed the link, and only then asks for the md5
-        file.
+        sleeping on each window until its read is done (a pair the page cache holds reads nothing);
+        when the socket's send buffer is full it turns to its other connections until the link has
+        drained enough of it (``Socket``). The client has the file when its last byte has crossed
+        the link, and only then asks for the md5 file.
         """
         index = self.rng.randrange(self.files)
         directory = self.directory
         start = index * self.slot_B
         leaves = self.rng.randrange(directory.leaves), self.rng.randrange(directory.leaves)
         worker = self._accept()
-        socket = Socket(self.net, self.link, self.send_buffer_B)
+        socket = Socket(self.net, (self.link, client_link), self.send_buffer_B)
         root = directory.root_B(index) if next(self.root_read) else None
+        hit = next(self.cached)
+        read = (lambda offset_B, length_B: None) if hit else self.array.read
         turn = yield from self._take(worker)
         for offset_B in (root, directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
             if offset_B is not None:  # (a root in memory is not read)
-                yield from self._until(self.array.read(offset_B, self.page_B), "opening")
-        done = self.array.read(start, self.windows[0][1])
-        ahead = None
+                yield from self._until(read(offset_B, self.page_B), "opening")
+        done = read(start, self.windows[0][1])
+        ahead = started = None
         sent_B = 0  # the file's bytes written into the socket
         for k, (window_B, length) in enumerate(self.windows):
             # reaching window k starts the read of window k + 1; window 0's mark lies inside it
             if k + 1 < len(self.windows) and (k > 0 or self.mark_B == 0):
                 offset, size = self.windows[k + 1]
-                ahead = self.array.read(start + offset, size)
+                ahead = read(start + offset, size)
+                started = True
             yield from self._until(done, "data")
             length = min(length, self.file_B - window_B)  # the file's bytes in the window's pages
             entering = True
             while True:
                 # a sendfile whose pipe of pages reaches window 0's mark starts window 1's read
                 if (
-                    ahead is None
+                    started is None
                     and len(self.windows) > 1
                     and (
                         sent_B >= self.mark_B
@@ -326,7 +334,8 @@ class Server:
                     )
                 ):
                     offset, size = self.windows[1]
-                    ahead = self.array.read(start + offset, size)
+                    ahead = read(start + offset, size)
+                    started = True
                 entering = False
                 if length <= 0:
                     break
@@ -351,10 +360,8 @@ class Server:
             worker = self._accept(closing=worker)
         turn = yield from self._take(worker)
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
-            yield from self._until(
-                self.array.read(directory.leaf_B(index, leaves[1]), self.page_B), "opening"
-            )
-        yield from self._until(self.array.read(start + self.file_pages_B, MD5_FILE_B), "data")
+            yield from self._until(read(directory.leaf_B(index, leaves[1]), self.page_B), "opening")
+        yield from self._until(read(start + self.file_pages_B, MD5_FILE_B), "data")
         self._give(worker, turn)
         self.worker_connections[worker] -= 1
         yield self.env.timeout(self.md5_check_s)  # the client compares the file with its md5 sum
@@ -380,8 +387,9 @@ class Server:
 
     def _until(self, done: simpy.Event, kind: str):
         """Sleep (in the kernel, the worker with its other connections) until the read ``done`` is;
-        ``kind``: what the read is for, "opening" a file (directory and inode) or its "data"."""
-        if not done.processed:
+        ``kind``: what the read is for, "opening" a file (directory and inode) or its "data"; None:
+        the page cache had it."""
+        if done is not None and not done.processed:
             asleep_s = self.env.now
             yield done
             self.worker_asleep_s[kind] += self.env.now - asleep_s
@@ -403,16 +411,32 @@ def simulate(
     pairs = body.workload.files
     roots = stream(scenario.seed, "download roots")
     root_read = roots_read(body.server.page_cache, directory.count, pairs, simulated, roots)
-    server = Server(env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read)
+    page_B = body.kernel.page_B
+    file_B = int(round(body.workload.file_size_KiB * 1024))
+    pair_pages_B = whole_pages_B(file_B, page_B) + MD5_FILE_B
+    cached = data_cached(
+        body.server.page_cache,
+        body.server.memory_MB * 1e6 * (1.0 - PAGE_DESCRIPTORS),
+        pair_pages_B,
+        files,
+        pairs,
+        simulated,
+        stream(scenario.seed, "download cache"),
+    )
+    server = Server(
+        env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read, cached
+    )
+    client_Bps = nic_rate_Bps(catalog, catalog.get("nics", body.client_nic, "", "client_nic"))
+    client_Bps /= tcp_wire_per_byte(body.mtu_B)
     remaining = [simulated]
 
-    def client():
+    def client(link):
         while remaining[0] > 0:
             remaining[0] -= 1
-            yield from server.fetch_pair()
+            yield from server.fetch_pair(link)
 
-    for _ in range(body.workload.clients):
-        env.process(client())
+    for i in range(body.workload.clients):
+        env.process(client(server.net.resource(f"client {i} link", client_Bps)))
     env.run()
     elapsed = env.now * pairs / simulated
     pair_B = server.file_B + MD5_FILE_B

@@ -252,7 +252,7 @@ def test_a_worker_serves_other_connections_while_a_new_connection_s_buffer_is_fu
 def _socket(capacity):
     env = simpy.Environment()
     net = FlowNetwork(env)
-    return env, Socket(net, net.resource("link", 1e8), capacity)
+    return env, Socket(net, (net.resource("link", 1e8),), capacity)
 
 
 def test_a_client_has_its_file_when_the_last_byte_written_has_crossed_the_link():
@@ -294,6 +294,7 @@ def test_a_full_socket_wakes_its_worker_when_the_link_has_taken_what_it_held():
         ("disks=3", "disks"),
         ("workload.dataset_files=9999999", "workload.dataset_files"),
         ("drive_queue_depth=64", "drive_queue_depth"),
+        ("client_nic=no_such_nic", "client_nic"),
     ],
 )
 def test_a_configuration_the_server_cannot_have_is_one_line_and_exit_2(run_cli, setting, key):
@@ -737,3 +738,78 @@ def test_the_accept_mutex_the_report_leaves_unsaid_is_declared_with_nginx_s_defa
     assert declared["server.accept_mutex"].options == (True, False)
     assert declared["server.accept_mutex"].default is True
     assert "1.11.3" in declared["server.accept_mutex"].source
+
+
+def test_more_clients_than_the_workers_take_connections_are_refused_in_one_line(run_cli):
+    """nginx closes what its workers' worker_connections cannot hold: a prediction for them would
+    be of a server that does not exist."""
+    sets = ["server.workers=2", "server.connections_per_worker=4", "workload.clients=9"]
+    status, _, err = run_cli("predict", "eah_download", *[a for x in sets for a in ("--set", x)])
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert (
+        ": server.connections_per_worker: 2 workers x 4 connections" in err and "9 clients" in err
+    )
+    assert _run("server.workers=2", "server.connections_per_worker=5", "workload.clients=9")
+
+
+def _cached_share(result) -> float:
+    (note,) = [n for n in result.notes if n.endswith("of the pairs from the page cache")]
+    return float(note.split("%")[0]) / 100
+
+
+# 400 files of 2050 KiB and their md5 files: 822 MB of pages, all in 1000 MB of memory
+SMALL_SET = ("variant=r6_def", "workload.dataset_files=400", "workload.files=2502")
+
+
+def test_a_data_set_the_memory_holds_is_served_from_the_page_cache_at_the_link_s_rate():
+    cached = _run(*SMALL_SET, "workload.clients=9", "server.memory_MB=1000", "server.atime=noatime")
+    assert _cached_share(cached) == 1.0
+    # nothing is read (under relatime the access times' write-backs still go to the drives)
+    assert cached.notes[1].startswith("0.0 drive commands per pair")
+    assert cached.bottleneck == "server link" and cached.utilization["server link"] > 0.95
+    on_disk = _run(*SMALL_SET, "workload.clients=9", "server.memory_MB=100")
+    assert on_disk.bottleneck.startswith("drive")
+    assert cached.throughput_MBps > 3 * on_disk.throughput_MBps
+
+
+def test_memory_holding_half_the_data_set_serves_half_the_picks_on_a_warm_cache():
+    """Uniform random picks: whatever half the cache holds, a pick finds it there half the time."""
+    half = _run(*SMALL_SET, "server.memory_MB=417.6")  # 822 MB of pages x 1/2 / (1 - 64/4096)
+    assert _cached_share(half) == pytest.approx(0.5, abs=0.035)  # 2,000 pairs: 1.1 % one sd
+    none = _run(*SMALL_SET, "server.memory_MB=1")
+    full = _run(*SMALL_SET, "server.memory_MB=1000")
+    assert none.throughput_MBps < half.throughput_MBps < full.throughput_MBps
+
+
+def test_a_cold_cache_holds_only_what_the_run_itself_read():
+    """2,502 picks of 400 files: by the end of the run nearly every file was read once, so most
+    pairs but not all find theirs; the warm cache the runs before left finds every one."""
+    cold = _cached_share(_run(*SMALL_SET, "server.memory_MB=1000", "server.page_cache=cold"))
+    expected = np.mean(1 - (1 - 1 / 400) ** (np.arange(2000) * 2502 / 2000))
+    assert cold == pytest.approx(expected, abs=0.035)
+    # a cache that holds a tenth of the files keeps the last ones read: once it is full a pick
+    # finds its file there a tenth of the time, as on a warm cache
+    tenth = ("server.memory_MB=85.5",)  # 822 MB of pages / 10 / (1 - 64/4096)
+    small = _cached_share(_run(*SMALL_SET, *tenth, "server.page_cache=cold"))
+    warm = _cached_share(_run(*SMALL_SET, *tenth))
+    assert warm == pytest.approx(0.1, abs=0.02)
+    assert 0.8 * warm < small < warm
+
+
+def test_the_report_s_memory_holds_one_pick_in_thousands():
+    share = _cached_share(_run("variant=r6_def", "workload.files=2502"))
+    assert share < 0.002  # 1000 MB against 4.4 TB of files
+
+
+def test_a_client_s_link_caps_its_connection():
+    """One client behind a 100 Mbit/s NIC: its link, not the server's gigabit, is what binds."""
+    slow = _run(
+        "variant=r6_def",
+        "server.memory_MB=1000",
+        "workload.dataset_files=400",
+        "client_nic=nic_100mb",
+    )
+    assert slow.bottleneck == "client links"
+    assert slow.throughput_MBps <= slow.bound_MBps * (1 + 1e-9) < 12.5  # 100 Mbit/s less framing
+    fast = _run("variant=r6_def", "server.memory_MB=1000", "workload.dataset_files=400")
+    assert fast.throughput_MBps > 5 * slow.throughput_MBps

@@ -41,6 +41,13 @@ KiB = 1024
         ("variant=r10_opt", "workload.clients=6", "server.connections=per_file"),
         ("variant=r10_def", "workload.clients=4", "drive_read_ahead=false"),
         ("variant=r6_def", "workload.clients=4", "drive_read_ahead=false", "drive_queue_depth=8"),
+        ("variant=r10_def", "workload.clients=4", "client_nic=nic_100mb"),
+        (
+            "variant=r6_def",
+            "workload.clients=3",
+            "workload.dataset_files=400",
+            "server.memory_MB=400",
+        ),
     ],
 )
 def test_the_loop_gives_the_simpy_model_s_times_for_the_same_pairs(overrides):

@@ -39,6 +39,13 @@ done. The server side, request by request:
   its data is read from just after its data file (each was written right after it). The page cache
   reads whole pages, so a file's last read ends on the page boundary where the md5 file's page
   begins, and a drive that read ahead past it serves it from its cache.
+- A server whose memory holds some of the data set serves those files from its page cache
+  (``data_cached``): the clients pick uniformly at random, so a pick finds its pair there with
+  probability memory / data set on a warm cache, the runs before having been the same workload;
+  on a cold one only a file picked earlier in the run. The report's 1000 MB against 4.3 TB is one
+  pick in 4,400, none of the 2,000 simulated pairs at most seeds.
+- Each client's connection crosses its own link (``client_nic``) as well as the server's: a
+  connection takes its share of the server link, or its client's link where that is less.
 - The 1024 index roots are another matter: the md5 lookup touches its directory's root again just
   after the data file's, and Linux moves a page referenced twice to its active list, which data
   read once does not evict. What the report does not say is whether the runs started on a dropped
@@ -149,6 +156,10 @@ HTREE_LEAF_FILL = (
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
 # seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
+# The share of memory the page cache cannot have: the kernel's page descriptors, 64 bytes of
+# ``struct page`` for every 4 KiB page (include/linux/mm_types.h on x86-64); nginx's processes and
+# the kernel's other tables are left out, so the cache is taken at its largest.
+PAGE_DESCRIPTORS = 64 / 4096
 # Linux writes a dirty page back once it is this old (vm.dirty_expire_centisecs, 3000 by default:
 # Documentation/sysctl/vm.txt)
 DIRTY_EXPIRE_S = 30.0
@@ -291,10 +302,41 @@ def roots_read(
     return rng.random(simulated) < (1.0 - 1.0 / directories) ** before
 
 
+def data_cached(
+    page_cache: str,
+    cache_B: float,
+    pair_B: int,
+    files: int,
+    pairs: int,
+    simulated: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Which of the ``simulated`` pairs find their files in the page cache (``cache_B`` of memory
+    holds ``cache_B / pair_B`` pairs' pages).
+
+    The clients pick files uniformly at random, so whatever ``cache_B`` of the data set the cache
+    holds, a pick finds its pair there with probability cache_B / (files x pair_B), the hit ratio of
+    any cache under independent uniform references. On a warm cache (the point: the runs before
+    were the same workload) that holds from the first pair. On a cold one the pair at ``k`` of the
+    run's ``pairs`` is there only if one of the pairs before it picked the same file, no further
+    back than the last ``held`` different files the cache keeps: m picks reach files x (1 - (1 -
+    1/files)^m) different files, so the pair finds its own with probability 1 - (1 -
+    1/files)^min(k, m), where m reaches ``held`` (the simulated pairs stand for the run's evenly);
+    once k passes m that is held / files, the warm cache's share. A cached pair is taken to have
+    all its pages in memory, its directory leaf and inode page too."""
+    held = cache_B / pair_B
+    if page_cache == "warm":
+        return rng.random(simulated) < min(1.0, held / files)
+    miss = 1.0 - 1.0 / files
+    reach = math.inf if held >= files else math.log(1.0 - held / files) / math.log(miss)
+    before = np.minimum(np.arange(simulated) * (pairs / simulated), reach)
+    return rng.random(simulated) < 1.0 - miss**before
+
+
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
-    few drives for the level, a data set the volume cannot hold. Returns the drive and the server's
-    NIC."""
+    few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
+    take connections, a client NIC the catalog lacks. Returns the drive and the server's NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
     controller = catalog.get("controllers", body.controller, where, "controller")
@@ -322,6 +364,17 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             "must be a file of at least one byte (1/1024 KiB), "
             f"got {body.workload.file_size_KiB:g}",
         )
+    server = body.server
+    if body.workload.clients > server.workers * server.connections_per_worker:
+        raise UserError(
+            where,
+            "server.connections_per_worker",
+            f"{server.workers} worker{'' if server.workers == 1 else 's'} x "
+            f"{server.connections_per_worker} connections hold fewer than the "
+            f"{body.workload.clients} clients' connections (nginx refuses the rest: 'worker_"
+            "connections are not enough'); raise it or server.workers",
+        )
+    catalog.get("nics", body.client_nic, where, "client_nic")
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B
     slot_B = whole_pages_B(body.workload.file_size_KiB * 1024, page_B) + page_B + MD5_FILE_B
@@ -371,10 +424,21 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             stream(scenario.seed, "download roots"),
         ),
     )
+    cached = data_cached(
+        body.server.page_cache,
+        body.server.memory_MB * 1e6 * (1.0 - PAGE_DESCRIPTORS),
+        file_pages_B + MD5_FILE_B,
+        files,
+        pairs,
+        simulated,
+        stream(scenario.seed, "download cache"),
+    )
     layout = LEVELS[body.level]
     clients = body.workload.clients
     delay_s = body.server.accept_mutex_delay_ms / 1e3
     link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
+    client_nic = catalog.get("nics", body.client_nic, scenario.path, "client_nic")
+    client_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
     drives = drive_arrays.drive_state(
@@ -393,6 +457,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         clients,
         simulated,
         places,
+        cached,
         np.array(windows, np.int64),
         file_B,
         file_pages_B,
@@ -402,6 +467,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         SPLICE_PAGES * page_B,
         body.server.workers,
         link_Bps,
+        client_Bps,
         body.server.connections == "keep_alive",
         np.array(body.tcp.tcp_wmem_B, float),
         mss_B(body.mtu_B),
@@ -437,7 +503,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps
     # (nil in this model, which gives a worker no CPU cost, so the workers bound nothing).
     worker_cpu_s = max(0.0, worker_turns_s - asleep_opening_s - asleep_data_s)
-    demand_s = {"server link": (carried_B / link_Bps / simulated, 1)}
+    demand_s = {
+        "server link": (carried_B / link_Bps / simulated, 1),
+        "client links": (carried_B / client_Bps / simulated, clients),
+    }
     demand_s.update(
         {
             f"drive {i}": (busy / simulated, 1)
@@ -459,6 +528,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         f"{100 * hits / max(reads, 1):.0f}% from the drives' caches",
         "workers asleep on reads: "
         + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
+        f"{100 * cached.mean():.1f}% of the pairs from the page cache",
     )
     return Result(
         scenario=scenario.name,

@@ -8,11 +8,12 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
 - each drive is ``model.storage.spindle.Spindle``'s arithmetic on arrays
   (``model.storage.drive_arrays``: seek, rotation, transfer, the look-ahead cache;
   ``QueuedSpindle``'s nearest-first choice when the controller keeps several commands at a drive);
-- the server link: every connection's flow crosses the one link and nothing else, with no cap of
-  its own, so the max-min fair share of ``model.sim.flows`` is the link's capacity over the flows
-  active (processor sharing); the loop keeps it with a virtual clock (the bytes each active flow
-  has been given since the start), a flow ending when the clock reaches its start plus its size.
-  This is the same allocation as ``FlowNetwork``'s, not an approximation;
+- the server link: every connection's flow crosses the one link and its own client's link, all
+  clients' links alike (``flow_cap_Bps``), so the max-min fair share of ``model.sim.flows`` is the
+  server link's capacity over the flows active (processor sharing), or the client's link where that
+  is less; the loop keeps it with a virtual clock (the bytes each active flow has been given since
+  the start), a flow ending when the clock reaches its start plus its size. This is the same
+  allocation as ``FlowNetwork``'s, not an approximation;
 - a worker is a FIFO lock (``simpy.Resource`` of one): a connection that finds it free takes it at
   once, without the zero-delay event SimPy spends on the grant (the same instant; only the order
   of commands sent at one instant can differ, which is equal in expectation);
@@ -20,6 +21,8 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
   mutex, or waits in the listen queue until a worker's event loop takes the mutex (``_loop``: at
   the end of each of its turns, or at a ``TRY`` event ``accept_mutex_delay`` after a free worker
   missed it); the first tries' phases are drawn from ``stream(seed, "nginx accept")``;
+- a pair whose files the page cache holds (``cached``, drawn in ``model.servers.download``) reads
+  nothing from the drives: its reads are done when they are asked for;
 - a pair's inode page is written back ``write_back_s`` after its read (``_write_back``): a
   ``WRITE_BACK`` event sends the small write's commands to the drives, which nobody waits for; a
   write goes to the platter (``write``), not the drive's cache. The SimPy model had none.
@@ -178,6 +181,7 @@ def run(
     clients,
     pairs,
     places,
+    cached,
     windows,
     file_B,
     file_pages_B,
@@ -187,6 +191,7 @@ def run(
     request_B,
     workers,
     link_Bps,
+    flow_cap_Bps,
     keep_alive,
     wmem,
     mss,
@@ -209,8 +214,9 @@ def run(
     flight); the drives' busy time, reads and cache hits are left in ``drive``.
 
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
-    the same, the data file's start); ``write_back_s``: how long after its read a pair's inode page,
-    its access times updated, is written back (negative: never); ``windows``: the read-ahead
+    the same, the data file's start); ``cached``: whether a pair's pages are all in the page cache;
+    ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read a pair's inode
+    page, its access times updated, is written back (negative: never); ``windows``: the read-ahead
     windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps: ``new_heap``;
     ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``; ``accept``: ``accepting``."""
@@ -267,7 +273,9 @@ def run(
     while True:
         link_next = math.inf
         if flows[0]:
-            link_next = link_since_s + (flow_t[0] - virtual_B) * flows[0] / link_Bps
+            link_next = link_since_s + (flow_t[0] - virtual_B) / _flow_Bps(
+                link_Bps, flow_cap_Bps, flows[0]
+            )
         event_next = ev_t[0] if events[0] else math.inf
         if link_next == math.inf and event_next == math.inf:
             break
@@ -371,25 +379,29 @@ def run(
                 step[cl] += 1
                 if step[cl] == 3:
                     state[cl], step[cl] = 2, 0
-                if offset < 0:  # the index root is in memory
+                if offset < 0 or cached[pick[cl]]:  # in memory: the index root, or the pair
                     continue
             elif st == 2:  # the window ``step`` has been read: read on, then write it
                 k = step[cl]
                 start = places[pick[cl], 4]
+                hit = cached[pick[cl]]
                 if k == 0:
-                    _read(c, volume, now, start + windows[0, 0], windows[0, 1], 2 * cl)
+                    _read_or_cached(
+                        c, volume, now, start + windows[0, 0], windows[0, 1], 2 * cl, hit
+                    )
                     issued[cl] = 1
                 # reaching window k (k >= 1; window 0 too when its mark is its first page) starts
                 # the read of window k + 1
                 if k + 1 < windows_n and issued[cl] == k + 1 and (k > 0 or mark_B == 0):
                     issued[cl] = k + 2
-                    _read(
+                    _read_or_cached(
                         c,
                         volume,
                         now,
                         start + windows[k + 1, 0],
                         windows[k + 1, 1],
                         2 * cl + (k + 1) % 2,
+                        hit,
                     )
                 left_B[cl] = min(windows[k, 1], file_B - windows[k, 0])
                 state[cl] = 3
@@ -415,13 +427,14 @@ def run(
                         )
                     ):
                         issued[cl] = 2
-                        _read(
+                        _read_or_cached(
                             c,
                             volume,
                             now,
                             places[pick[cl], 4] + windows[1, 0],
                             windows[1, 1],
                             2 * cl + 1,
+                            cached[pick[cl]],
                         )
                     entering = False
                     if left_B[cl] <= 0:
@@ -442,7 +455,9 @@ def run(
                     left_B[cl] -= n
                     if not sending[cl]:
                         if flows[0]:
-                            virtual_B += (now - link_since_s) * link_Bps / flows[0]
+                            virtual_B += (now - link_since_s) * _flow_Bps(
+                                link_Bps, flow_cap_Bps, flows[0]
+                            )
                         link_since_s = now
                         sending[cl] = written[cl] - delivered[cl]
                         push(flow_t, flow_rows, flows, virtual_B + sending[cl], cl, 0, 0)
@@ -488,10 +503,13 @@ def run(
             elif st == 6:  # the md5 file's leaf, when its name hashes to another one
                 state[cl] = 7
                 offset = places[pick[cl], 3]
-                if offset < 0:
+                if offset < 0 or cached[pick[cl]]:
                     continue
                 read = 2 * cl
             elif st == 7:  # the md5 file's data, just after its data file
+                if cached[pick[cl]]:
+                    state[cl] = 8
+                    continue
                 offset = places[pick[cl], 4] + file_pages_B
                 read = 2 * cl
                 sleep_kind = 1
@@ -726,6 +744,23 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
     for i in range(n):
         last[commands[i, 0]] = -1
     return n
+
+
+@jit(inline="always")
+def _flow_Bps(link_Bps, flow_cap_Bps, flows):
+    """The rate of each of ``flows`` active flows: its max-min share of the server link, or its
+    client's link where that is less."""
+    share = link_Bps / flows
+    return share if share < flow_cap_Bps else flow_cap_Bps
+
+
+@jit(inline="always")
+def _read_or_cached(c, volume, now, offset_B, length_B, slot, cached):
+    """``_read``, or a read the page cache answers: done already."""
+    if cached:
+        volume[5][slot] = -1.0
+    else:
+        _read(c, volume, now, offset_B, length_B, slot)
 
 
 @jit

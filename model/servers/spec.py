@@ -66,10 +66,11 @@ class DownloadServer:
     """The nginx server: its worker processes, memory and the I/O scheduler's settings."""
 
     workers: Workers  # nginx worker processes; one asleep on a disk read serves no one meanwhile
-    # nginx's worker_connections; the clients never reach it, and the model does not use it
+    # nginx's worker_connections: more clients than the workers hold in all are refused (nginx
+    # closes the rest: 'worker_connections are not enough')
     connections_per_worker: PositiveInt
-    # the server's memory; its page cache holds too little of the data set to matter, and the model
-    # takes every read to go to disk
+    # the server's memory: its page cache holds this share of the data set, so a pick finds its
+    # pair there with probability memory / data set on a warm cache (model.servers.download)
     memory_MB: PositiveFloat
     # the deadline I/O scheduler as shipped, or tuned (the calibrated read-ahead window)
     scheduler: Literal["deadline_default", "deadline_optimized"]
@@ -118,7 +119,7 @@ class DownloadBody:
         ),
     ]
     server_nic: str  # the server's NIC (nics.yaml), the link every download crosses
-    # each client machine's NIC (nics.yaml); the clients' links are not modelled, it is not used
+    # each client machine's NIC (nics.yaml): a client's connection takes at most its rate
     client_nic: str
     server: DownloadServer
     workload: DownloadWorkload
