@@ -34,13 +34,16 @@ def _shelf(drives: int, uplink: list[str], part: str = "wd_ultrastar_data60") ->
                 "filesystem": {"type": "xfs"},  # extents: no block map crosses the uplink
             }
         },
-        # eight readers, one a core: one dd alone is held by its core's copies near 1.4 GB/s
+        # one direct reader with 64 requests of 1 MiB in flight: no page cache copy holds it (one
+        # dd alone is held by its core's copies near 1.4 GB/s), and no other reader takes turns at
+        # the drives with it (model.storage.interleave)
         "workload": {
             "op": "read",
             "target": "md0",
-            "total_MB": 2000,
+            "total_MB": 16000,
             "request_KiB": 1024,
-            "streams": 8,
+            "io": "direct",
+            "queue_depth": 64,
         },
     }
 

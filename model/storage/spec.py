@@ -231,6 +231,16 @@ class Volume:
     cache_block_KiB: PositiveFloat = 4.0
     group_paths: tuple[str, ...] = ()
     drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"
+    # the block layer's I/O scheduler of the volume's drives (of the LUN a controller presents):
+    # /sys/block/DEV/queue/scheduler. mq-deadline is what Linux gives a disk with one hardware
+    # queue since blk-mq became the only path (5.0; block/elevator.c); it, none and kyber serve
+    # what is queued without waiting, as deadline and noop did. cfq (the default of most
+    # distributions' 2.6.18 to 4.x kernels) and bfq idle a while for a process's next request,
+    # so two processes reading their own files take the drives by turns of a slice
+    # (model.storage.interleave)
+    io_scheduler: Literal["mq-deadline", "none", "kyber", "bfq", "deadline", "noop", "cfq"] = (
+        "mq-deadline"
+    )
     filesystem: FileSystem = field(default_factory=FileSystem)
 
     def layout(self) -> tuple[str, int]:

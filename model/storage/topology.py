@@ -39,7 +39,7 @@ from ..catalog import Bus, Catalog, Controller, Disk, Enclosure, Expander, Host,
 from ..errors import NotModelled, UserError
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
-from . import flash, framing, requests, writecache, zfs
+from . import flash, framing, interleave, requests, writecache, zfs
 from .raid import LEVELS
 from .spec import NVME, FileSystem, StorageBody, Volume
 
@@ -544,6 +544,23 @@ def build(
             rate_Bps = (
                 disk_model.mean_rate_MBps(part, params["disk_format_efficiency"], start, span) * 1e6
             )
+            if (
+                w.pattern == "sequential"
+                and volume_op == "read"
+                and w.streams > 1
+                and w.io != "mmap"
+                and volume.engine == "md"
+            ):  # the streams take turns at the drives (``interleave``)
+                rate_Bps = interleave.drive_Bps(
+                    part,
+                    volume,
+                    body.kernel,
+                    w,
+                    per_group,
+                    rate_Bps,
+                    span,
+                    own_processes=body.clients is None or body.clients.protocol == "smb",
+                )
         if w.pattern == "random":
             lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
                 volume, volume_op, request_B, per_group

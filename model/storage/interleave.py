@@ -1,0 +1,111 @@
+"""Concurrent sequential readers on hard disks: each stream's reads reach a drive as pieces, and a
+piece of one stream after another's costs the drive a positioning.
+
+One stream reading a file in order keeps its drives streaming: the kernel's read-ahead asks for
+the next window before the reader needs it, and what a drive reads next lies just after what it
+read. Streams reading different files at once take turns at the drives (the Einstein@home download
+server's clients, which the request-level ``model.servers.download`` simulates window by window
+and its table measured: one worker's clients, 1 to 9, each a window's seek and rotation). Each
+stream has its window in flight, so a drive holds a piece of each stream whose window touches it
+and serves first the one it reaches soonest (``requests.positioning_s``, shortest positioning
+first among the commands it holds, at most its queue depth), a seek within the part of the drive
+the streams' files take and the rotation to the piece; then it transfers the piece.
+
+What a stream asks for at once (``window_B``): a buffered reader its read-ahead window, the block
+device's ``read_ahead_kb`` (``Kernel.read_ahead_KiB``, 128 KiB by default) or, on an md array of
+a striped level, two stripes where that is more (Linux md sets the array's read-ahead to twice its
+stripe of data chunks: ``ra_pages = 2 * stripe`` in drivers/md/raid0.c, raid5.c and raid10.c,
+and since 5.9 ``blk_queue_io_opt``, which sets a disk's read-ahead to twice its optimal I/O size,
+the stripe); a direct stream its requests in flight, which lie one after another. A window covers
+chunks of consecutive stripes, so a drive's share of it is one piece in a row (``piece_B``).
+
+That is how a scheduler that serves what is queued without waiting works (``mq-deadline``,
+Linux's default for a hard disk since 5.0, ``none``, ``kyber``; ``deadline`` and ``noop`` before).
+``cfq`` and ``bfq`` instead keep a process's queue on the drive for a slice, idling a few
+milliseconds for its next request (``slice_idle``), before they turn to the next one: then each
+reading process streams for its slice and the drive pays one positioning a slice (``SLICE_S``).
+They key their queues by process, so that holds where each stream is its own process (local
+streams, an SMB client's smbd); the kernel NFS server's threads serve every client's calls, and an
+HTTP server's workers many connections each, so their streams interleave window by window anyway.
+
+Left out, the streams staying flows there: a RAID controller's volumes, whose controller reads
+ahead on its own when it sees reads in order (Dell's PERC H310 user's manual: 'Adaptive Read
+Ahead-Begins using Read-Ahead if the two most recent disk accesses occurred in sequential
+sectors', 'The default read cache setting for virtual disks is Adaptive Read Ahead',
+https://manualarchiveguide.com/manuals/Dell-H310-User-Manual-4998031?page=18; the MD Storage
+Manager of Dell's MD3000 and MD3200 arrays, the microscope store's kind: 'dynamic cache read
+prefetch', which copies 'additional data blocks into the cache'), by amounts their manuals do not
+give, so what reaches its drives is not the kernel's windows; ZFS's prefetch;
+a drive's own look-ahead, which some firmware keeps per stream (it would raise these rates toward
+one stream's; nothing the catalog cites gives it); and writes (the flusher writes each file back in
+large runs and drives and controllers gather writes in their caches; the microscope ingest's
+writers, 1 to 16 at once, fit the table as flows).
+"""
+
+from __future__ import annotations
+
+from ..catalog import Disk
+from ..settings import Kernel
+from . import disk as disk_model
+from . import requests
+from .raid import LEVELS
+from .spec import StorageWorkload, Volume
+
+# How long an idling scheduler keeps one process's queue on a drive: cfq's synchronous slice,
+# cfq_slice_sync = HZ / 10 (block/cfq-iosched.c), and bfq's budget timeout, bfq_timeout = HZ / 8
+# (block/bfq-iosched.c)
+SLICE_S = {"cfq": 0.100, "bfq": 0.125}
+
+
+def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: int) -> float:
+    """What one stream has in flight on a group of ``drives``: a direct stream's requests, a
+    buffered one's read-ahead window (on an md array of a striped level at least two stripes)."""
+    if workload.io == "direct":
+        return workload.request_KiB * 1024 * workload.queue_depth
+    read_ahead_B = kernel.read_ahead_KiB * 1024
+    level = LEVELS[volume.layout()[0]]
+    if volume.engine != "md" or not level.striped_reads or level.name == "single":
+        return read_ahead_B
+    stripe_B = level.data_members(drives) * volume.chunk_KiB * 1024
+    return max(read_ahead_B, 2 * stripe_B)
+
+
+def piece_B(volume: Volume, window: float, drives: int) -> float:
+    """The bytes of one stream's window on one drive it touches, in a row: a window of whole
+    stripes puts its share on every data member, a smaller one chunks on some, a mirror's or a
+    single drive's all of it on one."""
+    level = LEVELS[volume.layout()[0]]
+    if not level.striped_reads:
+        return window
+    chunk_B = volume.chunk_KiB * 1024
+    return min(window, max(chunk_B, window / level.data_members(drives)))
+
+
+def drive_Bps(
+    part: Disk,
+    volume: Volume,
+    kernel: Kernel,
+    workload: StorageWorkload,
+    drives: int,
+    media_Bps: float,
+    span: float,
+    own_processes: bool,
+) -> float:
+    """A drive's rate when ``workload.streams`` (two or more) streams read their own files from its
+    group of ``drives`` at once, the files taking the first ``span`` of it: under an idling
+    scheduler, with each stream its own process (``own_processes``), a slice at ``media_Bps`` and
+    a positioning a slice; else pieces of ``piece_B``, each a positioning among the pieces it holds
+    (a piece of each stream its window touches, at most its queue depth) and a transfer."""
+    if own_processes and volume.io_scheduler in SLICE_S:
+        slice_s = SLICE_S[volume.io_scheduler]
+        switch_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(
+            part
+        )
+        return media_Bps * slice_s / (slice_s + switch_s)
+    window = window_B(volume, kernel, workload, drives)
+    piece = piece_B(volume, window, drives)
+    level = LEVELS[volume.layout()[0]]
+    # pieces of one window on a drive: the window's pieces over the group, each drive its share
+    touched = window / piece * level.drive_share(drives, "read")
+    held = max(1, min(part.queue_depth, int(workload.streams * touched + 1e-9)))
+    return requests.drive_Bps(part, "read", piece, media_Bps, span, held)

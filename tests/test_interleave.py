@@ -1,0 +1,117 @@
+"""Concurrent sequential readers on hard disks (``model.storage.interleave``): streams reading
+their own files take turns at the drives, a positioning a window, unless an idling scheduler gives
+each process a slice."""
+
+from dataclasses import replace
+
+import pytest
+
+from model import catalog, scenario
+from model.params import calibrated
+from model.simulate import simulate
+from model.storage import disk as disk_model
+from model.storage import interleave, requests
+
+ONE_DISK = ("volumes.md0.disks.count=1", "workload.total_MB=1000")
+
+
+def _rate(name, *overrides):
+    return simulate(scenario.load(name, list(overrides)), calibrated()).throughput_MBps
+
+
+def test_one_stream_keeps_its_drive_streaming_and_two_take_a_seek_and_a_turn_a_window():
+    """The IntelliStation's IDE drive holds one command: each 128 KiB window of one stream after
+    the other's waits a seek within the files' span and half a revolution."""
+    one = _rate("atlas_intellistation", *ONE_DISK)
+    two = _rate("atlas_intellistation", *ONE_DISK, "workload.streams=2")
+    loaded = scenario.load("atlas_intellistation", [*ONE_DISK, "workload.streams=2"])
+    part = catalog.load().get("disks", "wd1200jb", "test", "disk")
+    span = 2 * 1000e6 / (part.capacity_GB * 1e9)
+    piece = 128 * 1024
+    assert interleave.window_B(
+        loaded.body.volumes["md0"], loaded.body.kernel, loaded.body.workload, 1
+    ) == pytest.approx(piece)
+    wait_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(part)
+    expected = piece / (wait_s + piece / (one * 1e6)) / 1e6
+    assert two == pytest.approx(expected, rel=0.03)
+    assert two < one / 2.5
+
+
+def test_an_idling_scheduler_gives_each_reading_process_a_slice():
+    """cfq's 100 ms slice: one positioning every 100 ms of streaming."""
+    one = _rate("atlas_intellistation", *ONE_DISK)
+    two = _rate(
+        "atlas_intellistation", *ONE_DISK, "workload.streams=2", "volumes.md0.io_scheduler=cfq"
+    )
+    assert 0.85 * one < two < one
+    bfq = _rate(
+        "atlas_intellistation", *ONE_DISK, "workload.streams=2", "volumes.md0.io_scheduler=bfq"
+    )
+    assert two < bfq < one  # its 125 ms timeout: fewer switches
+
+
+@pytest.mark.parametrize("scheduler", ["mq-deadline", "none", "kyber", "deadline", "noop"])
+def test_schedulers_that_do_not_idle_interleave_alike(scheduler):
+    base = _rate("atlas_intellistation", *ONE_DISK, "workload.streams=4")
+    other = _rate(
+        "atlas_intellistation",
+        *ONE_DISK,
+        "workload.streams=4",
+        f"volumes.md0.io_scheduler={scheduler}",
+    )
+    assert other == base
+
+
+def test_nfs_clients_interleave_under_an_idling_scheduler_too():
+    """nfsd's threads serve every client's calls, so cfq's per-process queues do not follow the
+    clients' files; each SMB client has its own smbd, whose queue cfq keeps for a slice."""
+    fs = ("workload.total_MB=2000", "volumes.data.io_scheduler=cfq")
+    nfs = scenario.load("purchase_hdd_md", [*fs, "clients.protocol=nfs", "workload.op=read"])
+    smb = scenario.load("purchase_hdd_md", [*fs, "clients.protocol=smb", "workload.op=read"])
+    deadline = scenario.load(
+        "purchase_hdd_md", ["workload.total_MB=2000", "clients.protocol=nfs", "workload.op=read"]
+    )
+    nfs_disk = simulate(nfs, calibrated()).utilization
+    smb_disk = simulate(smb, calibrated()).utilization
+    deadline_disk = simulate(deadline, calibrated()).utilization
+    # the drives' time per byte: under cfq the SMB readers' drives work less for the same bytes
+    assert nfs_disk["disk data.0"] == pytest.approx(deadline_disk["disk data.0"], rel=1e-6)
+    assert smb_disk["disk data.0"] < nfs_disk["disk data.0"]
+
+
+def test_an_md_array_reads_ahead_two_stripes_and_each_member_takes_its_share_in_a_row():
+    loaded = scenario.load("purchase_hdd_md", ["workload.op=read"])
+    volume = loaded.body.volumes["data"]
+    level, groups = volume.layout()
+    drives = volume.disks.count // groups
+    window = interleave.window_B(volume, loaded.body.kernel, loaded.body.workload, drives)
+    data = {"raid6": drives - 2, "raid5": drives - 1}[level]
+    stripe = data * volume.chunk_KiB * 1024
+    assert window == max(2 * stripe, 128 * 1024)
+    assert interleave.piece_B(volume, window, drives) == pytest.approx(window / data)
+
+
+def test_writers_and_flash_readers_are_left_as_flows():
+    write_one = _rate("atlas_intellistation", *ONE_DISK, "workload.op=write")
+    write_two = _rate("atlas_intellistation", *ONE_DISK, "workload.op=write", "workload.streams=2")
+    assert write_two == pytest.approx(write_one, rel=0.1)
+    flash = _rate("purchase_nvme", "clients=null", "workload.op=read", "workload.total_MB=1000")
+    flash_four = _rate(
+        "purchase_nvme",
+        "clients=null",
+        "workload.op=read",
+        "workload.total_MB=1000",
+        "workload.streams=4",
+    )
+    assert flash_four >= flash
+
+
+def test_a_queueing_drive_serves_many_readers_better_than_one_that_holds_one_command():
+    """SPTF among the pieces the drive holds shortens each positioning (the span held equal)."""
+    loaded = scenario.load("atlas_intellistation", [*ONE_DISK, "workload.streams=16"])
+    body = loaded.body
+    part = catalog.load().get("disks", "wd1200jb", "test", "disk")
+    args = (body.volumes["md0"], body.kernel, body.workload, 1, 40e6, 0.05)
+    in_order = interleave.drive_Bps(part, *args, own_processes=False)
+    queueing = interleave.drive_Bps(replace(part, queue_depth=32), *args, own_processes=False)
+    assert queueing > 1.3 * in_order
