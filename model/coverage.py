@@ -136,15 +136,30 @@ def _own_widening(pools: list[tuple], scored: list[tuple], leave_out) -> tuple |
     return None
 
 
+# What a model's own widening covers, by the held-out predictions it comes from
+COVERS = {
+    "configuration": (
+        "its residuals cover {model} configurations like those of these tables; a prediction far "
+        "from them (other hardware, other loads) may miss by more"
+    ),
+    "table": (
+        "hardware no table measured: its residuals when each of its tables is predicted from a "
+        "fit on the others (leave-one-table-out)"
+    ),
+}
+
+
 def model_widening(
     held_out: list[Prediction],
     spreads: dict[int, Spread] | None = None,
     models: tuple[str, ...] = (),
+    held_out_by: str = "configuration",
 ) -> dict:
     """Per model, the log widening of its throughput intervals (``log_widen_90``, what
     ``predict`` applies) and of each kind of figure, with the rows and tables behind each; each of
     ``models`` no held-out row measures takes the largest of the models measured enough (its error
-    is not known to be smaller than theirs)."""
+    is not known to be smaller than theirs). ``held_out_by``: what ``held_out`` left out of each
+    row's fit, its ``configuration`` or its ``table`` (``COVERS``)."""
     scored = _scores(held_out, spreads or {})
     out: dict[str, dict] = {}
     for ps, _, h in scored:
@@ -188,10 +203,7 @@ def model_widening(
                 "so it takes its own worst miss, larger than any model measured enough"
             )
         else:
-            entry["covers"] = (
-                f"its residuals cover {model} configurations like those of these tables; a "
-                "prediction far from them (other hardware, other loads) may miss by more"
-            )
+            entry["covers"] = COVERS[held_out_by].format(model=model)
     return dict(sorted(out.items()))
 
 

@@ -34,8 +34,12 @@ Four sources of spread enter it:
     leave-one-out residuals of the tables a model predicts) holds per model the 90 % quantile q of
     how far (log) each held-out measurement lies outside its spread (``model.coverage``; a model
     with too few rows takes the largest of the others', or its own worst miss where that is
-    larger); [low, high] widens to [low e^-q, high e^q]. Without the file the interval leaves it
-    out and says so.
+    larger); [low, high] widens to [low e^-q, high e^q]. That q comes from each row predicted
+    without its configuration, the error of a change to hardware a table measured; a scenario
+    whose hardware none of the reports' tables measured (``beyond_tables``: not one of their
+    scenarios, or one given parts of the user's or a part swapped by an override) takes instead
+    the q of each table predicted without that table (``new_hardware``), the error of predicting
+    a report the fit never saw. Without the file the interval leaves it out and says so.
 
 The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
 (``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
@@ -499,6 +503,7 @@ def _summarise(
     model_name: str,
     model_error: bool,
     limits: list[float | None] | None = None,
+    new_hardware: bool = False,
 ) -> Interval:
     t = _transform(samples)
     point = samples.at_config[0]
@@ -544,7 +549,7 @@ def _summarise(
     low_t, high_t = min(envelope) - spread_down, max(envelope) + spread_up
     back = math.exp if t is math.log else float
     low, high = back(t0 + low_t), back(t0 + high_t)
-    error = model_error_of(model_name) if model_error else None
+    error = model_error_of(model_name, new_hardware) if model_error else None
     if error is not None:
         q = error["log_widen_90"]
         low = low * math.exp(-q) if low > 0 else low
@@ -594,19 +599,46 @@ def _full_step(down: float, up: float, reach: tuple[float, float]) -> tuple[floa
     return scaled[0], scaled[1]
 
 
-def model_error_of(model_name: str) -> dict | None:
+def model_error_of(model_name: str, new_hardware: bool = False) -> dict | None:
     """What validation measured of a model's own error (its 90 % log widening and the
-    configurations its residuals come from), or None where no file gives it."""
-    entry = _model_errors().get(model_name)
+    configurations its residuals come from), for hardware the tables measured or for
+    ``new_hardware``; None where no file gives it."""
+    entry = _model_errors("new_hardware" if new_hardware else "models").get(model_name)
     if entry is None:
         return None
     return {"log_widen_90": float(entry["log_widen_90"]), "covers": entry.get("covers", "")}
 
 
-def _model_errors() -> dict:
+def _model_errors(section: str) -> dict:
     if not MODEL_ERROR.exists():
         return {}
-    return json.loads(MODEL_ERROR.read_text()).get("models", {})
+    return json.loads(MODEL_ERROR.read_text()).get(section, {})
+
+
+# the keys naming a part of the catalog, in any model's scenario (a part swapped by an override)
+PART_KEYS = frozenset(
+    {"part", "host", "disk", "controller", "nic", "link"}
+    | {"server_nic", "client_nic", "server_host", "client_host"}
+)
+
+
+@functools.cache
+def _tables_scenarios() -> frozenset[str]:
+    """The scenarios the reports' tables measured (data/measured; the external rows test the lab
+    and never tune it, so theirs are not among them)."""
+    from . import measured
+
+    return frozenset(r.scenario for rows in measured.load_all().values() for r in rows)
+
+
+def beyond_tables(scenario: Scenario) -> bool:
+    """Whether no report's table measured ``scenario``'s hardware: it is not one of their
+    scenarios, or it holds parts of the user's, or an override swapped one of its parts."""
+    if scenario.name not in _tables_scenarios():
+        return True
+    if scenario.catalog is not None and scenario.catalog.users_parts:
+        return True
+    return any(o.partition("=")[0].rsplit(".", 1)[-1] in PART_KEYS for o in scenario.overrides)
 
 
 def _drew_none(scenario: Scenario) -> bool:
@@ -647,7 +679,7 @@ def interval(
     )
     if samples is None:
         return None
-    return _summarise(samples, metric, scenario.model, model_error, limits)
+    return _summarise(samples, metric, scenario.model, model_error, limits, beyond_tables(scenario))
 
 
 def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...]:
@@ -690,7 +722,9 @@ def ratio_interval(
     if samples is None:
         return None
     samples.simulations *= 2
-    return _summarise(samples, metric, scenario.model, model_error)
+    return _summarise(
+        samples, metric, scenario.model, model_error, new_hardware=beyond_tables(scenario)
+    )
 
 
 def for_row(
