@@ -113,8 +113,9 @@ buys physically is fewer, longer requests per file, so fewer seeks per byte. Cal
 ATLAS drives).
 
 The simulation itself is an event loop compiled with numba (``model.servers.download_loop``): the
-drives' arithmetic is ``Spindle``'s, and the link's max-min fair share, which every connection's
-flow has alone on the one link, is kept as processor sharing; with the same file picks it gives the
+drives' arithmetic is ``Spindle``'s, and the links' max-min fair share (every connection's flow
+crosses the server's link and its client's, all clients' alike) is kept as processor sharing
+capped at a client's link; with the same file picks it gives the
 SimPy model it replaced (``tests/download_reference.py``) the same times. The first run of a
 version of the sources compiles it (several seconds) and caches the result (``model.compiled``).
 """
@@ -324,6 +325,8 @@ def data_cached(
     1/files)^min(k, m), where m reaches ``held`` (the simulated pairs stand for the run's evenly);
     once k passes m that is held / files, the warm cache's share. A cached pair is taken to have
     all its pages in memory, its directory leaf and inode page too."""
+    import numpy as np
+
     held = cache_B / pair_B
     if page_cache == "warm":
         return rng.random(simulated) < min(1.0, held / files)
