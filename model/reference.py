@@ -251,17 +251,26 @@ def _names(sentence: str, name: str) -> bool:
     return any(fnmatch.fnmatchcase(name, t.split(":")[0].strip()) for t in tokens)
 
 
+# a docstring sentence naming more keys than this is about the section, not about one of them: a key
+# with a comment of its own leaves it to the section's summary
+SECTION_SENTENCE_KEYS = 3
+
+
 def meaning(cls: type, name: str) -> str:
-    """What the spec says a key of ``cls`` means: its docstring's sentences naming it, then its
-    comments."""
+    """What the spec says a key of ``cls`` means: its comments, then its docstring's sentences
+    naming it (those naming many keys only where the key has no comment of its own)."""
     doc, comments = _source(cls)
-    said = [s for s in _sentences(doc) if _names(s, name)]
+    said = []
     comment = comments.get(name, "").rstrip(".")
     if comment:  # a sentence, unless it opens with a key or value (``per_file: ...``)
         first = comment.split()[0]
         said.append(
             (first if "_" in first else first[0].upper() + first[1:]) + comment[len(first) :] + "."
         )
+    for sentence in _sentences(doc):
+        keys = {t.split(":")[0].strip() for t in re.findall(r"``([^`]+)``", sentence)}
+        if _names(sentence, name) and not (comment and len(keys) > SECTION_SENTENCE_KEYS):
+            said.append(sentence)
     return " ".join(said)
 
 
