@@ -115,3 +115,31 @@ def test_a_queueing_drive_serves_many_readers_better_than_one_that_holds_one_com
     in_order = interleave.drive_Bps(part, *args, own_processes=False)
     queueing = interleave.drive_Bps(replace(part, queue_depth=32), *args, own_processes=False)
     assert queueing > 1.3 * in_order
+
+
+def test_a_zfs_pool_s_readers_take_turns_at_its_prefetch_distance(tmp_path):
+    """ZFS prefetches 8 MiB a stream, a RAIDZ2 vdev of six splitting it over four data columns: 2
+    MiB pieces, at most three of its prefetch reads at a drive (zfs_vdev_async_read_max_active)."""
+    from flash_parts import scenario as with_parts
+    from quote_parts import write
+
+    pool = {
+        "engine": "zfs",
+        "vdevs": {"type": "raidz2", "count": 1},
+        "disks": {"part": "quote_hdd", "count": 6, "attach": [f"hba.{i}" for i in range(6)]},
+        "filesystem": {"type": "zfs"},
+    }
+    workload = {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4}
+    loaded = scenario.load(write(tmp_path / "s.yaml", with_parts(pool, workload)))
+    body = loaded.body
+    volume = body.volumes[body.workload.target]
+    assert interleave.window_B(volume, body.kernel, body.workload, 6) == 8 * 2**20
+    assert interleave.piece_B(volume, 8 * 2**20, 6) == 2 * 2**20
+    part = loaded.catalog.get("disks", "quote_hdd", "", "")
+    span = 4 * 6000e6 / 4 / (part.capacity_GB * 1e9)
+    media = disk_model.mean_rate_MBps(part, calibrated()["disk_format_efficiency"], 0.0, span)
+    expected = requests.drive_Bps(part, "read", 2 * 2**20, media * 1e6, span, 3)
+    result = simulate(loaded, calibrated())
+    assert result.bottleneck.startswith("disk")
+    assert result.throughput_MBps == pytest.approx(4 * expected / 1e6, rel=0.02)
+    assert result.throughput_MBps < 0.9 * 4 * media

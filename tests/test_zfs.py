@@ -22,7 +22,8 @@ def _pool(vdev: str, count: int, vdevs: int = 1, part: str = "quote_hdd", **more
 
 
 def _read(**more) -> dict:
-    return {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4, **more}
+    # one stream: several would take turns at the drives (model.storage.interleave)
+    return {"op": "read", "request_KiB": 1024, "total_MB": 24000, "streams": 1, **more}
 
 
 def _run(tmp_path, data):

@@ -138,14 +138,20 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     no more than: the sum of the caps; for any group of resources (named alike, ``nic sender.0``,
     ``nic sender.1``) that every flow crosses exactly once, the sum over the group of each
     resource's capacity over the smallest usage of a flow crossing it (or the caps of those flows,
-    if less). A resource every flow crosses is such a group of one.
+    if less). A resource every flow crosses is such a group of one, whatever its name (each drive
+    of an array every stream reads, ``disk data.0``, named like its siblings).
     """
     best = sum(caps)
     groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
+    crossing_all: dict[FlowResource, list[int]] = {}
     for i, usage in enumerate(usages):
         for res in usage:
             key = res.name.rsplit(".", 1)[0] if "." in res.name.split(" ", 1)[-1] else res.name
             groups.setdefault(key, {}).setdefault(res, []).append(i)
+            crossing_all.setdefault(res, []).append(i)
+    for res, flows in crossing_all.items():
+        if len(set(flows)) == len(usages):
+            groups[f"{res.name} alone"] = {res: flows}
     for crossing in groups.values():
         counted = [i for flows in crossing.values() for i in flows]
         if len(counted) != len(usages) or len(set(counted)) != len(usages):

@@ -17,16 +17,22 @@ a striped level, two stripes where that is more (Linux md sets the array's read-
 stripe of data chunks: ``ra_pages = 2 * stripe`` in drivers/md/raid0.c, raid5.c and raid10.c,
 and since 5.9 ``blk_queue_io_opt``, which sets a disk's read-ahead to twice its optimal I/O size,
 the stripe); a direct stream its requests in flight, which lie one after another. A window covers
-chunks of consecutive stripes, so a drive's share of it is one piece in a row (``piece_B``).
+chunks of consecutive stripes, so a drive's share of it is one piece in a row (``piece_B``). A ZFS
+pool reads ahead by its own prefetcher, up to ``zfetch_max_distance`` a stream (8 MiB: OpenZFS's
+zfs-module-parameters(5), 'Max bytes to prefetch per stream', default 8,388,608; the Lustre wiki's
+'ZFS Tunables for Lustre Object Storage Servers' gives the same default), spread over its vdevs;
+a RAIDZ vdev splits each record over its data columns, a mirror reads it from one copy; and it
+issues those reads itself, at most ``zfs_vdev_async_read_max_active`` (3) at each drive.
 
-That is how a scheduler that serves what is queued without waiting works (``mq-deadline``,
+On md, that is how a scheduler that serves what is queued without waiting works (``mq-deadline``,
 Linux's default for a hard disk since 5.0, ``none``, ``kyber``; ``deadline`` and ``noop`` before).
 ``cfq`` and ``bfq`` instead keep a process's queue on the drive for a slice, idling a few
 milliseconds for its next request (``slice_idle``), before they turn to the next one: then each
 reading process streams for its slice and the drive pays one positioning a slice (``SLICE_S``).
 They key their queues by process, so that holds where each stream is its own process (local
 streams, an SMB client's smbd); the kernel NFS server's threads serve every client's calls, and an
-HTTP server's workers many connections each, so their streams interleave window by window anyway.
+HTTP server's workers many connections each, so their streams interleave window by window anyway;
+ZFS issues its reads from its own threads, so no slice keeps one stream's on a drive.
 
 Left out, the streams staying flows there: a RAID controller's volumes, whose controller reads
 ahead on its own when it sees reads in order (Dell's PERC H310 user's manual: 'Adaptive Read
@@ -35,11 +41,11 @@ sectors', 'The default read cache setting for virtual disks is Adaptive Read Ahe
 https://manualarchiveguide.com/manuals/Dell-H310-User-Manual-4998031?page=18; the MD Storage
 Manager of Dell's MD3000 and MD3200 arrays, the microscope store's kind: 'dynamic cache read
 prefetch', which copies 'additional data blocks into the cache'), by amounts their manuals do not
-give, so what reaches its drives is not the kernel's windows; ZFS's prefetch;
-a drive's own look-ahead, which some firmware keeps per stream (it would raise these rates toward
-one stream's; nothing the catalog cites gives it); and writes (the flusher writes each file back in
-large runs and drives and controllers gather writes in their caches; the microscope ingest's
-writers, 1 to 16 at once, fit the table as flows).
+give, so what reaches its drives is not the kernel's windows; a drive's own look-ahead, which
+some firmware keeps per stream (it would raise these rates toward one stream's; nothing the
+catalog cites gives it); and writes (the flusher writes each file back in large runs and drives
+and controllers gather writes in their caches; the microscope ingest's writers, 1 to 16 at once,
+fit the table as flows).
 """
 
 from __future__ import annotations
@@ -55,13 +61,20 @@ from .spec import StorageWorkload, Volume
 # cfq_slice_sync = HZ / 10 (block/cfq-iosched.c), and bfq's budget timeout, bfq_timeout = HZ / 8
 # (block/bfq-iosched.c)
 SLICE_S = {"cfq": 0.100, "bfq": 0.125}
+# ZFS's prefetch distance a stream (zfetch_max_distance) and the prefetch reads it keeps at a drive
+# (zfs_vdev_async_read_max_active), OpenZFS's defaults
+ZFETCH_MAX_DISTANCE_B = 8 * 2**20
+ZFS_ASYNC_READS = 3
 
 
 def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: int) -> float:
     """What one stream has in flight on a group of ``drives``: a direct stream's requests, a
-    buffered one's read-ahead window (on an md array of a striped level at least two stripes)."""
+    buffered one's read-ahead window (on an md array of a striped level at least two stripes; on a
+    ZFS pool its prefetch, a vdev's share)."""
     if workload.io == "direct":
         return workload.request_KiB * 1024 * workload.queue_depth
+    if volume.engine == "zfs":  # the prefetcher's distance, spread over the pool's vdevs
+        return ZFETCH_MAX_DISTANCE_B / volume.layout()[1]
     read_ahead_B = kernel.read_ahead_KiB * 1024
     level = LEVELS[volume.layout()[0]]
     if volume.engine != "md" or not level.striped_reads or level.name == "single":
@@ -75,6 +88,8 @@ def piece_B(volume: Volume, window: float, drives: int) -> float:
     stripes puts its share on every data member, a smaller one chunks on some, a mirror's or a
     single drive's all of it on one."""
     level = LEVELS[volume.layout()[0]]
+    if volume.engine == "zfs" and level.parity_chunks:  # records split over the data columns
+        return window / level.data_members(drives)
     if not level.striped_reads:
         return window
     chunk_B = volume.chunk_KiB * 1024
@@ -96,7 +111,7 @@ def drive_Bps(
     scheduler, with each stream its own process (``own_processes``), a slice at ``media_Bps`` and
     a positioning a slice; else pieces of ``piece_B``, each a positioning among the pieces it holds
     (a piece of each stream its window touches, at most its queue depth) and a transfer."""
-    if own_processes and volume.io_scheduler in SLICE_S:
+    if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
         slice_s = SLICE_S[volume.io_scheduler]
         switch_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(
             part
@@ -107,5 +122,6 @@ def drive_Bps(
     level = LEVELS[volume.layout()[0]]
     # pieces of one window on a drive: the window's pieces over the group, each drive its share
     touched = window / piece * level.drive_share(drives, "read")
-    held = max(1, min(part.queue_depth, int(workload.streams * touched + 1e-9)))
+    depth = ZFS_ASYNC_READS if volume.engine == "zfs" else part.queue_depth
+    held = max(1, min(part.queue_depth, depth, int(workload.streams * touched + 1e-9)))
     return requests.drive_Bps(part, "read", piece, media_Bps, span, held)

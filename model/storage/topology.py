@@ -549,7 +549,7 @@ def build(
                 and volume_op == "read"
                 and w.streams > 1
                 and w.io != "mmap"
-                and volume.engine == "md"
+                and volume.engine != "controller"
             ):  # the streams take turns at the drives (``interleave``)
                 rate_Bps = interleave.drive_Bps(
                     part,
