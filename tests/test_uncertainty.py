@@ -176,14 +176,19 @@ def test_a_range_design_holds_its_ends_default_and_sobol_points():
     assert uncertainty.levels(count) == (1, 32, 16, 9, 24)
 
 
-def test_a_sweep_stores_intervals_and_ranks_the_unknowns(tmp_path):
-    path = grid(
+def _interval_grid(tmp_path):
+    """Two points of the microscope store whose cache block the blog leaves unsaid, intervals on."""
+    return grid(
         tmp_path,
         scenario="em_ingest",
         base=["variant=linear_large_block"],
         product={"workload.streams": [1, 2]},
         intervals=True,
     )
+
+
+def test_a_sweep_stores_intervals_and_ranks_the_unknowns(tmp_path):
+    path = _interval_grid(tmp_path)
     loaded, points = grid_module.load(path)
     run_module.run(loaded, points, tmp_path / "out", workers=1, progress=False)
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
@@ -195,13 +200,7 @@ def test_a_sweep_stores_intervals_and_ranks_the_unknowns(tmp_path):
 
 
 def test_the_sweep_command_names_what_moves_an_interval_grid_most(tmp_path, run_cli):
-    path = grid(
-        tmp_path,
-        scenario="em_ingest",
-        base=["variant=linear_large_block"],
-        product={"workload.streams": [1, 2]},
-        intervals=True,
-    )
+    path = _interval_grid(tmp_path)
     status, out, _ = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
     assert status == 0
     first = out.splitlines()[2]  # after the sweep's line and the ranking's heading
