@@ -349,7 +349,8 @@ def simulated(
     scenario: Scenario, config: dict, values: dict[str, float], seed: int
 ) -> tuple[Result, tuple[str, ...]]:
     """The result of ``scenario`` with ``config`` set, at parameter ``values`` and ``seed``, and the
-    parameters the model read; cached on what determines it."""
+    parameters the model read; cached on what determines it (a run cached under another name, the
+    same body, is given this scenario's name)."""
     from .simulate import simulate
 
     key = (_identity(scenario), seed, repr(sorted(config.items())))
@@ -357,6 +358,8 @@ def simulated(
     if first is not None:
         hit = _runs.get(key + (tuple(values[n] for n in first[1]),))
         if hit is not None:
+            if hit[0].scenario != scenario.name:
+                return dataclasses.replace(hit[0], scenario=scenario.name), hit[1]
             return hit
     if len(_runs) > _CACHE_LIMIT:
         _runs.clear()

@@ -318,3 +318,13 @@ def test_set_of_a_key_it_cannot_change_says_what_it_can(run_cli, key, needles):
     result = run_cli("predict", "atlas_intellistation", "--set", key)
     _one_line_error(result, *needles)
     assert "Body" not in result[2]
+
+
+def test_a_renamed_scenario_keeps_its_name_after_the_same_run_was_cached(run_cli):
+    """The simulation cache keys a run by its body, not its name: a what-if renamed with --set
+    name= after the same configuration ran printed the first run's name."""
+    assert run_cli("predict", "atlas_intellistation", "--point", "--json")[0] == 0
+    status, out, _ = run_cli(
+        "predict", "atlas_intellistation", "--point", "--json", "--set", "name=renamed"
+    )
+    assert status == 0 and json.loads(out)["scenario"] == "renamed"
