@@ -240,3 +240,41 @@ def test_a_flash_drive_has_no_time_per_command_to_set(run_cli, tmp_path):
     status, out, err = run_cli("predict", write(tmp_path / "flash.yaml", data))
     assert status == 2 and out == ""
     assert "command_overhead_ms" in err and "flash drive" in err
+
+
+RANDOM_WRITES = (
+    "workload.pattern=random",
+    "workload.io=direct",
+    "workload.request_KiB=4",
+    "workload.queue_depth=64",
+    "workload.op=write",
+    "workload.total_MB=20",
+)
+
+
+def test_random_requests_on_an_lvm_linear_volume_fall_in_every_group_their_span_covers():
+    """The microscope store's fifteen RAID6 LUNs joined by LVM linear: requests anywhere in the
+    volume reach all fifteen groups (before, only the first: 1.06 MB/s whatever the span); a span
+    within the first group reaches it alone."""
+    whole = simulate(loader.load("em_ingest", list(RANDOM_WRITES)))
+    one_group = simulate(loader.load("em_ingest", [*RANDOM_WRITES, "workload.span_GB=40000"]))
+    busy = {k for k, v in whole.utilization.items() if k.startswith("disk") and v > 0}
+    assert len(busy) == 180
+    assert whole.throughput_MBps > 8 * one_group.throughput_MBps
+    assert {k for k, v in one_group.utilization.items() if k.startswith("disk") and v > 0} == {
+        f"disk lv.{i}" for i in range(12)
+    }
+
+
+def test_a_start_place_for_random_requests_is_refused_in_one_line(run_cli):
+    status, _, err = run_cli(
+        "predict",
+        "ext_arr_hw_16tb",
+        "--set",
+        "variant=rand_read",
+        "--set",
+        "workload.start_fraction=0.5",
+        "--point",
+    )
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "workload.start_fraction: random requests fall in the volume's first span_GB" in err

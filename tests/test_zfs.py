@@ -43,7 +43,8 @@ def test_a_raidz2_vdev_streams_at_its_data_drives_rate(tmp_path):
 
 
 def test_a_mirror_reads_from_both_copies(tmp_path):
-    s, r = _run(tmp_path, scenario(_pool("mirror", 2), _read()))
+    """Two streams, one on each copy (one stream reading in order stays on one copy)."""
+    s, r = _run(tmp_path, scenario(_pool("mirror", 2), _read(streams=2, total_MB=12000)))
     assert r.bound_MBps == pytest.approx(2 * _drive_MBps(s, 24e9 / 2), rel=1e-9)
 
 

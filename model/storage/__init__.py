@@ -2,14 +2,15 @@
 
 The ``storage`` model: buffered and direct (``O_DIRECT``) streams run as flows over the storage
 path (``stream``); the memory-mapped queue test runs page by page (``mmap``); clients over a LAN
-in front of the host (``clients``) as flows from their NICs down the same path (``front``); a ZFS
-pool's ARC serves a repeated read from memory (``zfs``).
+in front of the host (``clients``) as flows from their NICs down the same path (``front``); a read
+test repeated over data the ARC or the page cache holds is served from memory after its first pass
+(``rereads``).
 """
 
 from ..catalog import Catalog
 from ..result import Result
 from ..spec import ModelRecord, Scenario
-from . import front, mmap, stream, zfs
+from . import front, mmap, rereads, stream, zfs
 from .parameters import PARAMETERS
 from .spec import StorageBody
 
@@ -17,16 +18,17 @@ from .spec import StorageBody
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body = scenario.body
     check_parts(body, catalog, scenario.path)
+    host = catalog.get("hosts", body.host, scenario.path, "host")
     if body.clients is not None:
+        rereads.check_front(body, host)
         return front.simulate(scenario, catalog, params)
     if body.workload.io == "mmap":
         return mmap.simulate(scenario, catalog, params)
     result = stream.simulate(scenario, catalog, params)
-    if body.volumes[body.workload.target].engine != "zfs":
+    if not rereads.served_again(body, host):
         return result
-    host = catalog.get("hosts", body.host, scenario.path, "host")
     read_s = stream.io_s_per_byte(params, host.copy_rate_MBps, "read")
-    return zfs.with_arc(result, body, host, read_s)
+    return rereads.with_cache(result, body, host, read_s)
 
 
 def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:

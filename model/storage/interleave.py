@@ -109,17 +109,21 @@ def drive_Bps(
     """A drive's rate when ``workload.streams`` (two or more) streams read their own files from its
     group of ``drives`` at once, the files taking the first ``span`` of it: under an idling
     scheduler, with each stream its own process (``own_processes``), a slice at ``media_Bps`` and
-    a positioning a slice; else pieces of ``piece_B``, each a positioning among the pieces it holds
-    (a piece of each stream its window touches, at most its queue depth) and a transfer."""
+    a positioning a slice; where a mirror has a copy for each stream, each stream on its own (md's
+    read_balance and ZFS's vdev_mirror keep a sequential read on one copy); else pieces of
+    ``piece_B``, each a positioning among the pieces it holds (a piece of each stream its window
+    touches, at most its queue depth) and a transfer."""
     if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
         slice_s = SLICE_S[volume.io_scheduler]
         switch_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(
             part
         )
         return media_Bps * slice_s / (slice_s + switch_s)
+    level = LEVELS[volume.layout()[0]]
+    if workload.streams <= level.copies_in(drives):  # each stream on a copy of its own
+        return media_Bps
     window = window_B(volume, kernel, workload, drives)
     piece = piece_B(volume, window, drives)
-    level = LEVELS[volume.layout()[0]]
     # pieces of one window on a drive: the window's pieces over the group, each drive its share
     touched = window / piece * level.drive_share(drives, "read")
     depth = ZFS_ASYNC_READS if volume.engine == "zfs" else part.queue_depth

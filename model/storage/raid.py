@@ -41,6 +41,11 @@ class Level:
     striped_reads: bool = True  # reads map onto members chunk by chunk (``raidmap.pieces``)
     zfs_only: bool = False  # a ZFS vdev type, which md and RAID controllers do not have
 
+    def copies_in(self, drives: int) -> int:
+        """Copies of every data chunk in a group of ``drives``: each member of a RAID1, two of a
+        mirror of pairs, one otherwise."""
+        return drives if self.name == "raid1" else self.copies
+
     def data_members(self, drives: int) -> int:
         """Members' worth of user data per stripe row of ``drives`` members."""
         if self.name == "raid1":

@@ -40,7 +40,10 @@ class ControllerSlot:
     ``MIRROR_READS``): ``balanced``, the drive with fewer commands pending, the first of equals (the
     read load balancing RAID vendors document); ``nearest``, Linux 2.6 md's raid1 ``read_balance``:
     the drive the last read went to if this one continues it, else the other if idle, else the
-    nearer head; or ``primary``, always the first drive.
+    nearer head; or ``primary``, always the first drive. The memory-mapped test replays each
+    policy read by read (``model.storage.mmap``); streams and random requests read every copy under
+    the first two, each stream reading in order on one copy (``model.storage.topology``), and the
+    first copy alone under ``primary``.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.
@@ -368,8 +371,10 @@ class StorageWorkload:
     source: str | None = None  # the volume a copy reads (a name under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1  # processes streaming at once, each its own total_MB
-    # the test repeated back to back; the figure is their mean
-    runs: count_up_to(1_000, "each run is simulated") = 1
+    # the test repeated back to back; the figure is their mean: a read's later runs come from the
+    # ARC or the page cache where its data fit (model.storage.rereads), the memory-mapped test
+    # simulates each run
+    runs: count_up_to(1_000, "the memory-mapped test simulates each run") = 1
     # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
@@ -387,6 +392,13 @@ class StorageWorkload:
                 where,
                 f"{key}.span_GB",
                 f"only pattern: random spreads requests over a span, got pattern: {self.pattern}",
+            )
+        if self.start_fraction and self.pattern == "random":
+            raise UserError(
+                where,
+                f"{key}.start_fraction",
+                "random requests fall in the volume's first span_GB, not from a place on the "
+                f"drives: only pattern: sequential starts there, got {self.start_fraction:g}",
             )
         if self.queue_depth > 1 and self.io != "direct":
             raise UserError(

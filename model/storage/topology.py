@@ -2,8 +2,11 @@
 processors.
 
 Each byte a stream moves to or from a volume lands on its member drives in the shares the layout
-gives: LVM linear keeps a stream in the first group and LVM striping spreads it over its stripes;
-inside a group RAID0 spreads it evenly, mirrors write every copy, RAID5 and RAID6 write parity
+gives: LVM linear keeps a stream in the first group (random requests in the groups their span
+covers) and LVM striping spreads it over its stripes;
+inside a group RAID0 spreads it evenly, mirrors write every copy and a stream reading in order
+stays on one copy of each (several streams spread over the copies; a RAID card set to read the
+primary copy, ``mirror_reads: primary``, reads it alone), RAID5 and RAID6 write parity
 (each drive's surface carries 1/(d - p) of the group's bytes, data and parity rotating; a read
 leaves the parity on the platter, which turns past it, so only 1/d crosses the wire, and a flash
 drive, which reads only what it is asked for, spends only that 1/d). Every
@@ -147,9 +150,17 @@ class StoragePath:
     checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
 
 
-def group_shares(volume: Volume) -> list[float]:
-    """The share of a stream's bytes each group (LUN) of the volume carries."""
-    groups = volume.layout()[1]
+def group_shares(
+    volume: Volume, part: Disk | Ssd, random_span_GB: float | None = None
+) -> list[float]:
+    """The share of a stream's bytes each group (LUN) of the volume carries: LVM linear puts a
+    stream in order in the first group, and requests at random anywhere in the span they fall in
+    (``random_span_GB``; ``inf``, the whole volume), each group the share of it it holds."""
+    level, groups = volume.layout()
+    if volume.lvm == "linear" and random_span_GB is not None and groups > 1:
+        group_GB = LEVELS[level].data_members(volume.disks.count // groups) * part.capacity_GB
+        span_GB = min(random_span_GB, groups * group_GB)
+        return [min(group_GB, max(0.0, span_GB - g * group_GB)) / span_GB for g in range(groups)]
     if volume.lvm == "linear" or groups == 1:
         return [1.0] + [0.0] * (groups - 1)
     stripes = volume.lvm_stripes or groups
@@ -469,6 +480,14 @@ def build(
             )
         return params[name] * 1e-9
 
+    def mirror_reads(vname: str) -> str | None:
+        """How the RAID card keeping volume ``vname`` picks a mirror's copy for a read (its
+        ``mirror_reads``); None under md and ZFS, which keep their own policies."""
+        volume = body.volumes[vname]
+        if volume.engine != "controller":
+            return None
+        return body.controllers[drive_links(volume.disks.attach[0], "")[0]].mirror_reads
+
     def device(vname: str) -> Disk | Ssd:
         """The volume's drive: a hard disk or a flash drive of the catalog, with the scenario's
         own time per command where it gives one (``DiskSet.command_overhead_ms``)."""
@@ -501,7 +520,8 @@ def build(
         part = device(vname)
         level, n_groups = volume.layout()
         per_group = volume.disks.count // n_groups
-        groups = group_shares(volume)
+        random_span_GB = (w.span_GB or math.inf) if w.pattern == "random" else None
+        groups = group_shares(volume, part, random_span_GB)
         volume_op = "write" if op == "copy" and vname == body.workload.target else op
         # bytes on each drive's surface per byte the stream moves: its share and the block map's
         block_map = 0.0 if volume.engine == "zfs" else metadata_share(volume.filesystem)
@@ -561,10 +581,15 @@ def build(
                     span,
                     own_processes=body.clients is None or body.clients.protocol == "smb",
                 )
+        copies = LEVELS[level].copies_in(per_group)
+        # a RAID card told to read from the first copy (its mirror_reads) sends every read there
+        primary = volume_op == "read" and copies > 1 and mirror_reads(vname) == "primary"
         if w.pattern == "random":
             lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
                 volume, volume_op, request_B, per_group
             )
+            if primary:
+                lay = replace(lay, share=lay.share * copies)
             response[vname] = requests.response_s(part, volume_op, lay, rate_Bps, random_span)
             surface = transferred = lay.share
             in_flight = w.streams * zfs.in_flight(volume, w)
@@ -579,18 +604,31 @@ def build(
             rate_Bps = requests.drive_Bps(
                 part, volume_op, lay.piece_B, rate_Bps, random_span, commands
             )
+        elif primary:
+            surface, transferred = surface * copies, transferred * copies
+        elif volume_op == "read" and copies > 1 and isinstance(part, Disk):
+            # a stream reading in order stays on one copy of each mirror, whose head follows it
+            # (md's read_balance keeps a sequential read on its disk, ZFS's vdev_mirror the child
+            # whose head is near, a card's balanced policy the first of equally idle copies): one
+            # stream reads at one copy's rate, as md(4) says of the near layout against the far one
+            # ('sequential read performance equal to that of a RAID0 array'), and more streams
+            # spread over the copies; each copy passes over what the others read meanwhile
+            surface *= copies / min(w.streams, copies)
         use: dict[FlowResource, float] = {}
         disks[vname] = []
         driver[vname] = parity[vname] = 0.0
 
         def add(res: FlowResource, share: float, use: dict[FlowResource, float] = use) -> None:
-            use[res] = use.get(res, 0.0) + share
+            if share:  # (a copy no read goes to is not on the path)
+                use[res] = use.get(res, 0.0) + share
 
         for g, g_share in enumerate(groups):
             if g_share == 0.0:
                 continue
             members = range(g * per_group, (g + 1) * per_group)
             for i in members:
+                # under primary, a mirror's other copies read nothing
+                weight = 0.0 if primary and (i - members[0]) % copies else 1.0
                 point, at = volume.disks.attach[i], f"volumes.{vname}.disks.attach[{i}]"
                 on_lanes = point.partition(".")[0] == NVME
                 if on_lanes:
@@ -600,13 +638,13 @@ def build(
                     links = own_link(part, point, at) + links
                 dres = resource(f"disk {vname}.{i}", lambda rate_Bps=rate_Bps: rate_Bps)
                 disks[vname].append((dres.name, part))
-                add(dres, g_share * surface)
+                add(dres, g_share * surface * weight)
                 for link in links:
-                    add(link, g_share * transferred)
+                    add(link, g_share * transferred * weight)
                 if not on_lanes and volume.engine != "controller":
-                    add(host_interface(cname), g_share * transferred)
+                    add(host_interface(cname), g_share * transferred * weight)
                     for res, cost in slot_costs(cname).items():
-                        add(res, g_share * transferred * cost)
+                        add(res, g_share * transferred * weight * cost)
             if volume.engine == "zfs":
                 parity[vname] += g_share * zfs.host_s_per_byte(volume, volume_op)
                 continue

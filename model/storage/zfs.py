@@ -17,7 +17,7 @@ byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time benc
 sample output, 2016). They are taken as one core's rates on any host (a host's own kstats would
 replace them). The ARC keeps what was read, up to ``arc_GB`` (by default half the host's memory,
 OpenZFS's ``zfs_arc_max`` default on Linux): a read test repeated (``workload.runs``) over data that
-fits is served from memory after its first pass, at the host's cost of reading from the page cache.
+fits is served from memory after its first pass (``model.storage.rereads``).
 
 A zvol (the pool's block device, ``filesystem: raw``) hands each request to a task queue of
 ``zvol_threads`` threads (``zvol_request`` dispatches it to ``zvol_taskq`` unless
@@ -30,11 +30,8 @@ queue, at most ``zvol_threads`` are at the drives (``in_flight``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..catalog import Host
 from ..errors import NotModelled, UserError
-from ..result import Result
 from . import requests
 from .raid import LEVELS
 from .requests import RandomLayout
@@ -91,25 +88,3 @@ def check_arc(body: StorageBody, host: Host, where: str) -> None:
 
 def arc_B(volume: Volume, host: Host) -> float:
     return volume.arc_GB * 1e9 if volume.arc_GB is not None else host.memory_MB * 1e6 / 2
-
-
-def with_arc(result: Result, body: StorageBody, host: Host, read_s_per_byte: float) -> Result:
-    """A repeated read test whose data fits the ARC: the first pass from the drives (``result``),
-    the others from memory, each stream on its core (time-shared beyond the host's cores)."""
-    w = body.workload
-    volume = body.volumes[w.target]
-    if w.runs == 1 or w.op != "read" or volume.engine != "zfs":
-        return result
-    if result.bytes_moved > arc_B(volume, host):
-        return result
-    pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
-    elapsed_s = result.elapsed_s + (w.runs - 1) * pass_s
-    return replace(
-        result,
-        bytes_moved=result.bytes_moved * w.runs,
-        elapsed_s=elapsed_s,
-        utilization={k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()},
-        cpu_sys_s=None,
-        io_wait_pct=None,
-        notes=(*result.notes, f"runs 2 to {w.runs} read from the ARC"),
-    )

@@ -1,0 +1,70 @@
+"""A read test repeated back to back (``workload.runs``): what the host's cache holds of the first
+pass serves the others from memory.
+
+A ZFS pool's reads land in its ARC (``zfs.arc_B``: ``arc_GB``, by default half the host's memory);
+other volumes' buffered reads in the page cache (``settings.page_cache_B``: the host's memory less
+what the kernel and its daemons keep); a direct read keeps nothing. Data that fit are read again
+from memory, each stream on its core at the host's cost of reading from the page cache
+(``stream.io_s_per_byte``), time-shared beyond the host's cores. Data that do not fit are read from
+the drives every run: a cache that evicts the least recently used pages keeps none of a file read
+in order that is larger than it by the time the next pass asks for it (Linux reads a page once onto
+its inactive list, which the rest of the pass flushes), so every run is the first one again.
+
+Clients over a LAN (``front``) would be served from memory through the host's network path, which
+the model does not simulate without the drives: repeated runs that fit are refused there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..catalog import Host
+from ..errors import NotModelled
+from ..result import Result
+from ..settings import page_cache_B
+from . import zfs
+from .spec import StorageBody
+
+
+def cache_B(body: StorageBody, host: Host) -> float:
+    """Bytes of the target volume's reads the host keeps: the ARC, the page cache, or none."""
+    w = body.workload
+    volume = body.volumes[w.target]
+    if volume.engine == "zfs":
+        return zfs.arc_B(volume, host)
+    return 0.0 if w.io == "direct" else page_cache_B(host.memory_MB)
+
+
+def served_again(body: StorageBody, host: Host) -> bool:
+    """Whether the runs after the first read from memory: a read test repeated over data that fit
+    the cache."""
+    w = body.workload
+    data_B = (body.clients.count if body.clients else w.streams) * w.total_MB * 1e6
+    return w.runs > 1 and w.op == "read" and data_B <= cache_B(body, host)
+
+
+def check_front(body: StorageBody, host: Host) -> None:
+    """Repeated runs from memory behind LAN clients are not modelled."""
+    if body.clients is not None and served_again(body, host):
+        raise NotModelled(
+            "repeated runs (workload.runs) over data the host's cache holds, read by clients over "
+            "the LAN: the later runs would come from memory through the network path alone"
+        )
+
+
+def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: float) -> Result:
+    """``result`` (the first pass, from the drives) with the runs after it from memory, for a test
+    ``served_again``."""
+    w = body.workload
+    pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
+    elapsed_s = result.elapsed_s + (w.runs - 1) * pass_s
+    where = "the ARC" if body.volumes[w.target].engine == "zfs" else "the page cache"
+    return replace(
+        result,
+        bytes_moved=result.bytes_moved * w.runs,
+        elapsed_s=elapsed_s,
+        utilization={k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()},
+        cpu_sys_s=None,
+        io_wait_pct=None,
+        notes=(*result.notes, f"runs 2 to {w.runs} read from {where}"),
+    )

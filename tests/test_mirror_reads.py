@@ -1,0 +1,67 @@
+"""Reads from mirrors: a sequential stream stays on one copy of each mirror (md's read_balance,
+ZFS's vdev_mirror, a card's first of equally idle copies), more streams spread over the copies,
+and a RAID card set to read from the primary copy (``mirror_reads: primary``) leaves the others
+idle whatever the load."""
+
+import pytest
+
+from model import scenario
+from model.params import calibrated
+from model.simulate import simulate
+
+IS = "atlas_intellistation"  # md over five IDE drives, each on its own channel
+ONE_GB = "workload.total_MB=1000"
+
+
+def _run(name, *overrides):
+    return simulate(scenario.load(name, [*overrides]), calibrated())
+
+
+def test_one_stream_reads_an_md_raid1_at_one_drive_s_rate():
+    single = _run(IS, "volumes.md0.disks.count=1", ONE_GB)
+    mirror = _run(IS, "volumes.md0.level=raid1", "volumes.md0.disks.count=2", ONE_GB)
+    assert mirror.throughput_MBps == pytest.approx(single.throughput_MBps, rel=0.01)
+
+
+def test_two_streams_read_an_md_raid1_one_copy_each():
+    one = _run(IS, "volumes.md0.level=raid1", "volumes.md0.disks.count=2", ONE_GB)
+    two = _run(
+        IS, "volumes.md0.level=raid1", "volumes.md0.disks.count=2", ONE_GB, "workload.streams=2"
+    )
+    assert two.throughput_MBps == pytest.approx(2 * one.throughput_MBps, rel=0.02)
+
+
+def test_one_stream_reads_an_md_raid10_as_a_raid0_of_its_pairs():
+    """md(4): the far layout gives 'sequential read performance equal to that of a RAID0 array';
+    the near one, the lab's, reads one copy of each pair."""
+    raid10 = _run(IS, "volumes.md0.level=raid10", "volumes.md0.disks.count=4", ONE_GB)
+    raid0 = _run(IS, "volumes.md0.level=raid0", "volumes.md0.disks.count=2", ONE_GB)
+    assert raid10.throughput_MBps == pytest.approx(raid0.throughput_MBps, rel=0.02)
+
+
+RAID1_READ = ("workload.op=read", "workload.target=raid1", "workload.source=null")
+PRIMARY = "controllers.iop332.mirror_reads=primary"
+
+
+def test_a_card_reading_the_primary_copy_leaves_the_other_idle():
+    random = (
+        *RAID1_READ,
+        "workload.pattern=random",
+        "workload.io=direct",
+        "workload.request_KiB=4",
+        "workload.queue_depth=8",
+        "workload.total_MB=10",
+    )
+    balanced = _run("psu_copy", *random)
+    primary = _run("psu_copy", *random, PRIMARY)
+    assert primary.utilization.get("disk raid1.1", 0.0) == 0.0
+    assert balanced.utilization["disk raid1.1"] > 0.9
+    # one drive's random reads, with twice the commands queued at it: more than half
+    assert (
+        0.5 * balanced.throughput_MBps < primary.throughput_MBps < 0.75 * balanced.throughput_MBps
+    )
+    two_streams = _run("psu_copy", *RAID1_READ, "workload.streams=2", PRIMARY)
+    one_stream = _run("psu_copy", *RAID1_READ, PRIMARY)
+    assert two_streams.throughput_MBps == pytest.approx(one_stream.throughput_MBps, rel=0.01)
+    spread = _run("psu_copy", *RAID1_READ, "workload.streams=2")
+    assert spread.throughput_MBps == pytest.approx(2 * one_stream.throughput_MBps, rel=0.02)

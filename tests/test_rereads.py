@@ -1,0 +1,57 @@
+"""A read test repeated back to back (``workload.runs``, ``model.storage.rereads``): data the page
+cache or the ARC holds come from memory after the first pass; data larger than it, or read
+around the cache, from the drives every time."""
+
+import pytest
+
+from model import scenario
+from model.params import calibrated
+from model.settings import page_cache_B
+from model.simulate import simulate
+
+IS = ("atlas_intellistation", "volumes.md0.disks.count=2")
+
+
+def _run(name, *overrides):
+    return simulate(scenario.load(name, list(overrides)), calibrated())
+
+
+def test_a_repeated_read_the_page_cache_holds_comes_from_memory():
+    once = _run(*IS, "workload.total_MB=200")
+    thrice = _run(*IS, "workload.total_MB=200", "workload.runs=3")
+    assert thrice.throughput_MBps > 1.5 * once.throughput_MBps
+    assert thrice.bytes_moved == 3 * once.bytes_moved
+    assert thrice.notes[-1] == "runs 2 to 3 read from the page cache"
+
+
+@pytest.mark.parametrize("more", [("workload.io=direct",), ("workload.op=write",)])
+def test_direct_reads_and_writes_repeat_at_the_drives_rate(more):
+    once = _run(*IS, "workload.total_MB=200", *more)
+    thrice = _run(*IS, "workload.total_MB=200", "workload.runs=3", *more)
+    assert thrice.throughput_MBps == pytest.approx(once.throughput_MBps, rel=1e-9)
+
+
+def test_data_larger_than_the_page_cache_are_read_from_the_drives_every_run():
+    host = scenario.load(IS[0], IS[1:]).catalog.get(
+        "hosts", "ibm_intellistation_m_pro_6850", "", ""
+    )
+    too_big = page_cache_B(host.memory_MB) / 1e6 * 1.1
+    once = _run(*IS, f"workload.total_MB={too_big}")
+    thrice = _run(*IS, f"workload.total_MB={too_big}", "workload.runs=3")
+    assert thrice.throughput_MBps == pytest.approx(once.throughput_MBps, rel=1e-9)
+
+
+def test_lan_clients_repeating_a_read_the_cache_holds_are_not_modelled(run_cli):
+    status, _, err = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--set",
+        "workload.op=read",
+        "--set",
+        "workload.total_MB=100",
+        "--set",
+        "workload.runs=3",
+        "--point",
+    )
+    assert status == 3 and len(err.strip().splitlines()) == 1
+    assert "repeated runs" in err
