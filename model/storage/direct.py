@@ -28,9 +28,9 @@ import math
 from ..catalog import Disk, Host, Ssd
 from ..errors import NotModelled
 from . import disk as disk_model
-from . import flash
+from . import flash, requests
 from .raid import LEVELS
-from .spec import StorageBody
+from .spec import StorageBody, Volume
 from .topology import StoragePath
 from .writecache import write_cache_on
 
@@ -71,7 +71,7 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
     if op == "write" and layout.parity_chunks and touched < width:
         return seconds + partial_stripe_s(
-            volume.level, volume.engine, touched, width, disk, min(request_B, chunk_B) / drive_Bps
+            volume, touched, volume.disks.count, disk, min(request_B, chunk_B) / drive_Bps
         )
     if op == "write" and not write_cache_on(body, vname, disk):
         seconds += disk_model.revolution_s(disk)
@@ -79,17 +79,15 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
 
 
 def partial_stripe_s(
-    level: str, engine: str, touched: int, width: int, disk: Disk, chunk_s: float
+    volume: Volume, touched: int, drives: int, disk: Disk, chunk_s: float
 ) -> float:
-    """What a write of ``touched`` of a stripe's ``width`` data chunks adds to its own transfer.
+    """What a write of ``touched`` of a stripe's data chunks on ``drives`` adds to its own transfer.
 
     Read-modify-write reads the old data and parity and writes them back where they were: one turn
     from the start of the read to the start of the write. Reconstruct-write reads the stripe's other
-    data chunks first, on other drives. Linux md takes the one with fewer reads, but its RAID6 knows
-    only reconstruct-write (before Linux 4.1); a controller takes the one with fewer reads.
+    data chunks first, on other drives. Which one: ``requests.small_write_commands``.
     """
-    rmw_reads, rcw_reads = touched + LEVELS[level].parity_chunks, width - touched
-    if (engine == "md" and level == "raid6") or rcw_reads < rmw_reads:
+    if not requests.small_write_commands(volume, drives, touched)[2]:
         return chunk_s  # the other chunks' reads, in parallel, before the writes
     return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors
 

@@ -81,6 +81,10 @@ class RandomLayout:
     share: float  # bytes on each drive's surface per byte the stream moves
     piece_B: float  # bytes one drive moves per command
     phases: int  # drive operations one after another per request (2: read, then write)
+    commands: int = 1  # drive commands per request (a small parity write's reads and writes)
+    # a two-phase write reads and writes the same sectors (read-modify-write: a turn between), or
+    # reads other drives' and writes these (reconstruct-write)
+    rewrites_in_place: bool = True
 
 
 def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
@@ -92,8 +96,28 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     if op == "read":
         return RandomLayout(1.0 / drives, piece_B, 1)
     if level.parity_chunks and request_B < level.data_members(drives) * chunk_B:
-        return RandomLayout(level.write_penalty / drives, piece_B, 2)
+        touched = math.ceil(request_B / chunk_B)
+        reads, writes, in_place = small_write_commands(volume, drives, touched)
+        return RandomLayout((reads + writes) / drives, piece_B, 2, reads + writes, in_place)
     return RandomLayout(level.drive_share(drives, "write"), piece_B, 1)
+
+
+def small_write_commands(volume: Volume, drives: int, touched: int) -> tuple[int, int, bool]:
+    """A write to ``touched`` of a parity stripe's data chunks on a group of ``drives``: its drive
+    reads, its drive writes (the chunks and the parities) and whether it reads what it rewrites.
+
+    Read-modify-write reads the old data and parities; reconstruct-write reads the stripe's other
+    data chunks. md takes the one with fewer reads, reconstruct-write on a tie (raid5.c,
+    handle_stripe_dirtying), but its RAID6 only reconstruct-writes before Linux 4.1
+    (``Volume.md_raid6_rmw``); a RAID card takes the one with fewer reads. So a small write to md
+    RAID6 is 1 + 3 commands on four drives, 2 + 3 on five, 3 + 3 from six on (4 + 2 on RAID5)."""
+    level = LEVELS[volume.layout()[0]]
+    writes = touched + level.parity_chunks
+    rmw, rcw = touched + level.parity_chunks, max(level.data_members(drives) - touched, 0)
+    only_rcw = volume.engine == "md" and level.name == "raid6" and not volume.md_raid6_rmw
+    if only_rcw or rcw <= rmw:
+        return rcw, writes, False
+    return rmw, writes, True
 
 
 def span_share(
@@ -276,6 +300,8 @@ def response_s(
         return once
     if isinstance(part, Ssd):
         return once + flash.request_s(part, "write", lay.piece_B, stream_Bps)
+    if not lay.rewrites_in_place:  # the writes go to other drives' sectors: a positioning each
+        return once + service_s(part, "write", lay.piece_B, stream_Bps, span)
     return once + max(disk_model.revolution_s(part) - lay.piece_B / stream_Bps, 0.0)
 
 

@@ -234,6 +234,12 @@ class Volume:
     cache_block_KiB: PositiveFloat = 4.0
     group_paths: tuple[str, ...] = ()
     drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"
+    # whether md's RAID6 may update a stripe by read-modify-write (read the old data and both
+    # parities) where that reads less than reconstruct-write (read the stripe's other data chunks),
+    # as its RAID5 always could: Linux 4.1 and later (true; md's raid5.c handle_stripe_dirtying
+    # takes the fewer reads, reconstruct-write on a tie); before 4.1 its RAID6 knew only
+    # reconstruct-write (false), so a small write to a wide array reads every other data chunk
+    md_raid6_rmw: bool = True
     # the block layer's I/O scheduler of the volume's drives (of the LUN a controller presents):
     # /sys/block/DEV/queue/scheduler. mq-deadline is what Linux gives a disk with one hardware
     # queue since blk-mq became the only path (5.0; block/elevator.c); it, none and kyber serve

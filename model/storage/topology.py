@@ -113,22 +113,20 @@ MD_CYCLES_PER_MEMBER_REQUEST, MD_CYCLES_PER_MEMBER_SLOT = _md_reference_costs()
 
 
 def md_raid5d_cycles_per_byte(
-    level: str, drives: int, chunk_B: float, small_write_B: float | None
+    level: str, drives: int, chunk_B: float, small_write_B: float | None, commands: int
 ) -> float:
     """Cycles an md RAID5/6 group of ``drives`` spends in its raid5d per byte written, beyond the
-    parity: writes of ``small_write_B``, smaller than a stripe (read-modify-write: a stripe_head
-    per page, each the level's write penalty in member requests and a pass over every member), or
-    full stripes (None: a stripe_head per page of each data member, each a write to every member,
-    and a pass over every member per batch, a chunk's pages)."""
+    parity: writes of ``small_write_B``, smaller than a stripe (a stripe_head per page, each its
+    ``commands`` member requests, ``requests.small_write_commands``, and a pass over every
+    member), or full stripes (None: a stripe_head per page of each data member, each a write to
+    every member, and a pass over every member per batch, a chunk's pages)."""
     lvl = LEVELS[level]
     if small_write_B is None:
         batch = max(chunk_B / MD_STRIPE_B, 1.0)
         per_stripe = drives * (MD_CYCLES_PER_MEMBER_REQUEST + MD_CYCLES_PER_MEMBER_SLOT / batch)
         return per_stripe / (lvl.data_members(drives) * MD_STRIPE_B)
     stripes = math.ceil(small_write_B / MD_STRIPE_B)
-    per_stripe = (
-        lvl.write_penalty * MD_CYCLES_PER_MEMBER_REQUEST + drives * MD_CYCLES_PER_MEMBER_SLOT
-    )
+    per_stripe = commands * MD_CYCLES_PER_MEMBER_REQUEST + drives * MD_CYCLES_PER_MEMBER_SLOT
     return stripes * per_stripe / small_write_B
 
 
@@ -662,9 +660,13 @@ def build(
                     driver[vname] += g_share * driver_cost(cname)
             if volume.engine == "md" and LEVELS[level].parity_chunks and volume_op == "write":
                 # the parity's copies and the stripe_heads' requests, in the array's raid5d
-                small_B = request_B if w.pattern == "random" and lay.phases == 2 else None
+                small = w.pattern == "random" and lay.phases == 2
                 stripe_cycles = md_raid5d_cycles_per_byte(
-                    level, per_group, volume.chunk_KiB * 1024, small_B
+                    level,
+                    per_group,
+                    volume.chunk_KiB * 1024,
+                    request_B if small else None,
+                    lay.commands if small else 0,
                 )
                 raid5d_s = MD_PARITY_COPIES[level] / (host.copy_rate_MBps * 1e6) + stripe_cycles / (
                     host.clock_GHz * 1e9
