@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import scenario
+from model import reference, scenario, templates
 from model.simulate import simulate
 
 
@@ -77,6 +77,17 @@ def test_a_pair_of_directors_is_more_available_than_one():
         _availability_pct(one.notes, service + " (1 director and the real servers)")
     )
     assert pair.throughput_MBps == one.throughput_MBps  # a standby director carries nothing
+
+
+def test_the_reliability_keys_mean_any_cluster():
+    """The schema and the template speak of any relay cluster; the report's "all three chassis
+    are identical" is the Penn State scenario's comment, not the key's meaning."""
+    keys = {k.key: k for s in reference.model_reference("relay_cluster").sections for k in s.keys}
+    text = " ".join(keys[f"reliability.{k}"].meaning for k in ("mtbf_h", "mttr_h", "takeover_s"))
+    assert "three" not in text and "chassis" not in text
+    assert "chassis" not in templates.text("relay_cluster")
+    assert "director or real server" in keys["reliability.mtbf_h"].meaning
+    assert "all three chassis are identical" in scenario.resolve("psu_relay").read_text()
 
 
 def test_predict_json_and_variants(run_cli):

@@ -261,8 +261,9 @@ class Feed:
 
 @dataclass(frozen=True)
 class Reliability:
-    """Each machine (the three chassis are identical) fails after ``mtbf_h`` hours on average and
-    is repaired in ``mttr_h`` hours by one of ``repair_crews``; a standby director takes over the
+    """Every machine, director or real server, fails alike: after ``mtbf_h`` hours on average,
+    and is repaired in ``mttr_h`` hours by one of ``repair_crews`` (the directors' repairs and the
+    real servers' are counted apart, each with that many crews); a standby director takes over the
     virtual address in ``takeover_s`` seconds (heartbeat detection plus address takeover)."""
 
     mtbf_h: PositiveFloat
