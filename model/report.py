@@ -47,6 +47,15 @@ def prediction_text(
     lines_before = [] if point_only or interval is None else _interval_lines(interval)
     spread = "(the point prediction alone: --point)" if point_only else ""
     busiest = 100 * result.utilization[result.bottleneck]
+    limit = f"{result.bottleneck} ({_fmt(busiest, '%')} busy)"
+    if result.bottleneck == "offered load":  # it keeps up: the busiest resource is no bottleneck
+        others = {k: v for k, v in result.utilization.items() if k != "offered load"}
+        if others:
+            name = max(others, key=others.get)
+            limit = (
+                f"offered load (it keeps up; the busiest resource, {name}, "
+                f"{_fmt(100 * others[name], '%')} busy)"
+            )
     lines = [
         f"{scenario.name}"
         + (f" (variant {scenario.variant})" if scenario.variant else "")
@@ -60,7 +69,7 @@ def prediction_text(
         *lines_before,
         f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
         f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
-        f"  bottleneck   {result.bottleneck} ({_fmt(busiest, '%')} busy)",
+        f"  bottleneck   {limit}",
     ]
     if result.cpu_s is not None:  # models without a CPU figure leave the line out
         cpu = f"{_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)"

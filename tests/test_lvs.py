@@ -162,3 +162,44 @@ def test_takeover_time_costs_availability():
     slow = availability.units(2, 5000.0, 24.0, takeover_s=300.0)
     assert slow.availability < quick.availability
     assert slow.outages_per_year == pytest.approx(quick.outages_per_year)
+
+
+def test_k_of_n_units_with_a_crew_each_are_the_binomial_sum():
+    """With a crew for every unit the units fail and mend independently: k of n up is the binomial
+    sum of each one's availability."""
+    mtbf_h, mttr_h, n = 300.0, 20.0, 4
+    p = mtbf_h / (mtbf_h + mttr_h)
+    for needed in range(1, n + 1):
+        up = [k >= needed for k in range(n + 1)]
+        a = availability.serving(n, up, mtbf_h, mttr_h, repair_crews=n)
+        binomial = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(needed, n + 1))
+        assert a.availability == pytest.approx(binomial, rel=1e-12)
+        # an outage begins when one of the `needed` units up fails
+        entered = math.comb(n, needed) * p**needed * (1 - p) ** (n - needed) * needed / mtbf_h
+        assert a.outages_per_year == pytest.approx(entered * availability.HOURS_PER_YEAR)
+
+
+def test_one_of_n_serving_is_the_units_chain_without_takeovers():
+    for n, crews in ((1, 1), (2, 1), (3, 2)):
+        one = availability.units(n, 500.0, 50.0, crews)
+        k = availability.serving(n, [False] + [True] * n, 500.0, 50.0, crews)
+        assert k.availability == pytest.approx(one.availability, rel=1e-12)
+        assert k.outages_per_year == pytest.approx(one.outages_per_year, rel=1e-9)
+    # needing more units up never makes the service more available
+    shares = [
+        availability.serving(3, [k >= m for k in range(4)], 500.0, 50.0).availability
+        for m in (1, 2, 3)
+    ]
+    assert shares == sorted(shares, reverse=True) and shares[2] < shares[0]
+
+
+def test_serving_marks_every_state():
+    with pytest.raises(ValueError):
+        availability.serving(2, [False, True], 500.0, 50.0)
+
+
+def test_equal_weights_deal_the_sites_as_the_dispatcher_does():
+    for scheduler in ("rr", "wrr", "lc", "wlc"):
+        for servers, sites in ((1, 5), (3, 60), (4, 7), (7, 3)):
+            dealt = relay.assign_sites(scheduler, (), servers, sites).active
+            assert relay.sites_per_server(scheduler, (), servers, sites) == tuple(dealt)

@@ -1,6 +1,8 @@
 """The relay cluster (psu_relay): the simulation never beats its bottleneck law, carries the offered
-feed below capacity, NAT carries less than direct routing on the same machines, the scheduler's
-weights steer the sites, a pair of directors is more available than one, and mistakes exit 2."""
+feed below capacity (the offered load its bottleneck) and falls behind above it (a station its
+bottleneck), NAT carries less than direct routing on the same machines, the scheduler's weights
+steer the sites, a pair of directors is more available than one, the real servers count as up only
+while those alive carry the offered load, and mistakes exit 2."""
 
 import json
 import re
@@ -10,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import reference, scenario, templates
+from model.servers import availability
 from model.simulate import simulate
 
 
@@ -36,13 +39,49 @@ def test_simulated_throughput_never_exceeds_the_bound(mode, sites, rate_GBph, se
     assert all(0.0 <= u <= 1.0 + 1e-9 for u in out.utilization.values())
     offered_MBps = sites * rate_GBph * 1e3 / 3600
     assert out.throughput_MBps <= offered_MBps * (1 + 1e-9)
+    # the offered load is the bottleneck exactly when the cluster can carry it
+    keeps_up = offered_MBps <= out.bound_MBps
+    assert (out.bottleneck == "offered load") == keeps_up
+    assert out.notes[1].startswith("keeps up:" if keeps_up else "falls behind:")
 
 
 def test_below_capacity_the_cluster_carries_the_offered_feed():
-    out = predict()  # 30 sites of a 10 GB/h feed, well within two gigabit links
+    """30 sites of a 10 GB/h feed, well within two gigabit links: the offered load is the
+    bottleneck, the busiest link (35 % busy) is named as the busiest, not as the bottleneck (it
+    was, with nothing saying the cluster keeps up)."""
+    out = predict()
     offered_MBps = 30 * 10e3 / 3600
     assert out.throughput_MBps == pytest.approx(offered_MBps, rel=0.01)
-    assert out.bottleneck.startswith("real server")
+    assert out.bottleneck == "offered load"
+    assert out.notes[1].startswith("keeps up: the 83.3 MB/s offered is within the 234.9 MB/s")
+    assert "the busiest resource, real server 0 link out, is 35 % busy" in out.notes[1]
+
+
+def test_the_printed_prediction_says_whether_it_keeps_up(run_cli):
+    status, out, err = run_cli("predict", "psu_relay", "--point")
+    assert status == 0, err
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("bottleneck"))
+    assert "offered load (it keeps up; the busiest resource, real server 0 link out, 35" in line
+    status, out, err = run_cli(
+        "predict", "psu_relay", "--point", "--set", "variant=nat", "--set", "feed.sites=120"
+    )
+    assert status == 0, err
+    assert "  bottleneck   director link out (" in out
+    assert "falls behind: 333.3 MB/s offered, above the " in out
+    assert "grow without bound" in out
+
+
+def test_above_capacity_the_cluster_falls_behind_at_its_bottleneck_rate():
+    """The NAT director's link with 60 sites of a 20 GB/h feed (the template's): 333 MB/s offered,
+    about 109 carried; the verdict says it falls behind and names the director's link."""
+    out = predict("variant=nat", "feed.sites=60", "feed.rate_GBph=20", "real_servers.count=3")
+    assert out.bottleneck == "director link out"
+    assert out.bound_MBps < 333.3 / 3
+    assert out.notes[1].startswith(
+        f"falls behind: 333.3 MB/s offered, above the {out.bound_MBps:,.1f} MB/s the cluster can "
+        "carry; the sites get the feed at the rate of its bottleneck, director link out"
+    )
+    assert out.utilization["offered load"] == pytest.approx(out.throughput_MBps / 333.33, rel=1e-3)
 
 
 def test_nat_carries_less_than_direct_routing_on_the_same_machines():
@@ -55,11 +94,12 @@ def test_nat_carries_less_than_direct_routing_on_the_same_machines():
 
 
 def test_weights_steer_the_sites_and_the_heavier_server_limits():
-    out = predict("real_servers.weights=[1,3]", "feed.sites=40")
-    assert "sites per real server 10, 30" in out.notes[0]
+    out = predict("real_servers.weights=[1,3]", "feed.sites=60")  # 45 sites where 42 fit
+    assert "sites per real server 15, 45" in out.notes[0]
     assert out.bottleneck == "real server 1 link out"
-    even = predict("feed.sites=40")
+    even = predict("feed.sites=60")
     assert out.bound_MBps < even.bound_MBps
+    assert even.bottleneck == "offered load"  # 30 and 30 fit
 
 
 def _availability_pct(notes, label):
@@ -77,6 +117,73 @@ def test_a_pair_of_directors_is_more_available_than_one():
         _availability_pct(one.notes, service + " (1 director and the real servers)")
     )
     assert pair.throughput_MBps == one.throughput_MBps  # a standby director carries nothing
+
+
+def _note(notes, start):
+    return next(n for n in notes if n.startswith(start))
+
+
+def test_the_real_servers_are_up_only_while_those_alive_carry_the_offered_load():
+    """The template's cluster: three real servers, 60 sites of a 20 GB/h feed (333 MB/s), two of
+    which carry at most 235 MB/s, so all three are needed: the real servers are up while all three
+    are (about 99.952 %, 4.2 h/year down), not while one is (100.00000 %, as the notes said)."""
+    out = predict("feed.sites=60", "feed.rate_GBph=20", "real_servers.count=3")
+    note = _note(out.notes, "real servers (")
+    assert note.startswith(
+        "real servers (3 of 3 needed to carry the 333.3 MB/s offered, since 2 carry at most "
+        "235.1 MB/s and 3 carry up to 352.5 MB/s): "
+    )
+    three = availability.serving(3, [False, False, False, True], 50000.0, 8.0)
+    assert _availability_pct(out.notes, note.split(":")[0]) == pytest.approx(
+        100 * three.availability, abs=1e-5
+    )
+    assert 99.95 < 100 * three.availability < 99.96
+    assert "downtime 4.207 h/year in 0.53 outages/year" in note
+    service = _availability_pct(out.notes, "the virtual server (1 director and the real servers)")
+    assert service == pytest.approx(100 * three.availability * 50000 / 50008, abs=1e-5)
+
+
+def test_one_real_server_of_two_suffices_for_the_penn_state_planning_figures():
+    out = predict()  # 83 MB/s offered, one real server's link carries 117.6
+    note = _note(out.notes, "real servers (")
+    assert note.startswith(
+        "real servers (1 of 2 needed to carry the 83.3 MB/s offered, since one carries up to "
+        "117.6 MB/s): "
+    )
+    either = availability.units(2, 50000.0, 8.0)
+    assert _availability_pct(out.notes, note.split(":")[0]) == pytest.approx(
+        100 * either.availability, abs=1e-5
+    )
+
+
+def test_a_cluster_that_never_carries_its_feed_is_never_up():
+    out = predict("variant=nat", "feed.sites=60", "feed.rate_GBph=20", "real_servers.count=3")
+    note = _note(out.notes, "real servers (")
+    assert note.startswith("real servers (no number of them carries the 333.3 MB/s offered")
+    assert "availability 0.00000 %" in note
+    assert "it never carries the offered load" in _note(out.notes, "the virtual server")
+
+
+def test_more_real_servers_than_the_director_can_feed_are_no_help():
+    """The director sends every real server its copy of the feed: past some count its link is
+    full and the cluster falls behind with every machine up."""
+    out = predict(
+        "feed.sites=100", "feed.rate_GBph=20", "real_servers.count=40", "feed.products=20"
+    )
+    note = _note(out.notes, "real servers (")
+    assert note.startswith("real servers (5 to 18 of 40 carry the 555.6 MB/s offered")
+    assert "more than 18 up overload director link out" in note
+    assert out.notes[1].startswith("falls behind:")
+
+
+def test_the_real_servers_survivors_with_weights_are_the_worst_left():
+    """60 sites, 42 to a real server's link: two equal servers hold 30 each, but the heaviest of
+    weights 1, 1, 4 left with a light one holds 48, so with weights all three are needed."""
+    even = predict("real_servers.count=3", "feed.sites=60")
+    assert _note(even.notes, "real servers (").startswith("real servers (2 of 3 needed")
+    out = predict("real_servers.weights=[1,1,4]", "real_servers.count=3", "feed.sites=60")
+    assert "sites per real server 10, 10, 40" in out.notes[0]
+    assert _note(out.notes, "real servers (").startswith("real servers (3 of 3 needed")
 
 
 def test_the_reliability_keys_mean_any_cluster():

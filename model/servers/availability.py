@@ -3,7 +3,9 @@
 Each unit fails after an exponential time of mean ``mtbf_h`` and is repaired in an exponential time
 of mean ``mttr_h`` by one of ``repair_crews``. A pair serves while either unit is up; each failure
 of the active unit while the standby is up costs one takeover (heartbeat detection plus taking over
-the virtual address, ``takeover_s``) of outage. The Penn State director of
+the virtual address, ``takeover_s``) of outage. Units that serve together, of which some number
+must be up (the real servers that must carry a load), are up in the states that many are
+(:func:`serving`, k out of n). The Penn State director of
 ``000_a6a829ac4238989d.txt`` is a single point of failure; the report plans a second one.
 """
 
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
 
 HOURS_PER_YEAR = 8766.0
@@ -40,19 +44,12 @@ def steady_state(generator: np.ndarray) -> np.ndarray:
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
-def units(
-    n: int, mtbf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0
-) -> Availability:
-    """``n`` identical repairable units of which one suffices (n = 1: a single point of failure).
+def _chain(n: int, mtbf_h: float, mttr_h: float, repair_crews: int) -> tuple[np.ndarray, float]:
+    """The stationary distribution over k = 0..n units up, and each unit's failure rate (1/h).
 
-    State k is the number of units up. Failures leave state k at rate k / mtbf_h; repairs at rate
-    min(n - k, repair_crews) / mttr_h.
+    Failures leave state k at rate k / mtbf_h; repairs at rate min(n - k, repair_crews) / mttr_h.
     """
-    if n < 1 or repair_crews < 1 or mtbf_h <= 0 or mttr_h <= 0 or takeover_s < 0:
-        raise ValueError(
-            "units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative"
-        )
-    import numpy as np
+    import numpy as np  # here, not at the top: loaded by the relay's notes alone
 
     lam, mu = 1.0 / mtbf_h, 1.0 / mttr_h
     q = np.zeros((n + 1, n + 1))
@@ -62,7 +59,25 @@ def units(
         if k < n:
             q[k, k + 1] = min(n - k, repair_crews) * mu
         q[k, k] = -q[k].sum()
-    pi = steady_state(q)
+    return steady_state(q), lam
+
+
+def _check(n: int, mtbf_h: float, mttr_h: float, repair_crews: int, takeover_s: float) -> None:
+    if n < 1 or repair_crews < 1 or mtbf_h <= 0 or mttr_h <= 0 or takeover_s < 0:
+        raise ValueError(
+            "units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative"
+        )
+
+
+def units(
+    n: int, mtbf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0
+) -> Availability:
+    """``n`` identical repairable units of which one suffices (n = 1: a single point of failure).
+
+    State k is the number of units up (:func:`_chain`).
+    """
+    _check(n, mtbf_h, mttr_h, repair_crews, takeover_s)
+    pi, lam = _chain(n, mtbf_h, mttr_h, repair_crews)
     down_share = pi[0]
     # entries into the all-down state, and takeovers: the active unit failing while another is up
     all_down_per_h = pi[1] * lam
@@ -72,3 +87,33 @@ def units(
     availability = 1.0 - down_share - takeovers_per_h * takeover_h
     outages = (all_down_per_h + takeovers_per_h) * HOURS_PER_YEAR
     return Availability(availability, outages, (1.0 - availability) * HOURS_PER_YEAR)
+
+
+def serving(
+    n: int, up: Sequence[bool], mtbf_h: float, mttr_h: float, repair_crews: int = 1
+) -> Availability:
+    """``n`` identical repairable units that all serve at once, the service up in the states
+    ``up[k]`` marks (k = 0..n units up): with ``up[k]`` true from k = m on, m of n needed (a
+    k-out-of-n system), e.g. the units alive must carry the offered load.
+
+    The same chain as :func:`units` (with ``up`` true from 1 on and no takeover, the same figures);
+    an outage is a step of the chain from a state that serves into one that does not.
+    """
+    _check(n, mtbf_h, mttr_h, repair_crews, 0.0)
+    if len(up) != n + 1:
+        raise ValueError(f"serving: up must mark each of the {n + 1} states 0..{n} units up")
+    pi, lam = _chain(n, mtbf_h, mttr_h, repair_crews)
+    pi = pi.clip(0.0, 1.0)  # the solver's rounding leaves a share of about -1e-17 in rare states
+    mu = 1.0 / mttr_h
+    availability = min(1.0, float(sum(p for p, ok in zip(pi, up, strict=True) if ok)))
+    outages_per_h = 0.0
+    for k in range(n + 1):
+        if not up[k]:
+            continue
+        if k > 0 and not up[k - 1]:  # a failure ends the service
+            outages_per_h += pi[k] * k * lam
+        if k < n and not up[k + 1]:  # a repair ends it (more units than the service bears)
+            outages_per_h += pi[k] * min(n - k, repair_crews) * mu
+    return Availability(
+        availability, outages_per_h * HOURS_PER_YEAR, (1.0 - availability) * HOURS_PER_YEAR
+    )

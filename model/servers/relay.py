@@ -20,8 +20,13 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
 ``throughput_MBps`` is what the sites receive over the run. ``bound_MBps`` is the bottleneck law
-over every station for the same assignment of sites. The notes carry the availability of the virtual
-server (``model.servers.availability``): one director against a failover pair, and the real servers.
+over every station for the same assignment of sites: below it the cluster keeps up, its bottleneck
+the offered load (``"offered load"`` in the utilisation, the share of the feed the sites got over
+the run, the busiest then a station short of full); above it the cluster falls behind at its
+bottleneck station's rate, its queues growing without bound. The notes say which, and carry the
+availability of the virtual server (``model.servers.availability``): one director against a
+failover pair, and the real servers, counted up only while those alive carry the offered load (k of
+n, by the bottleneck law with the sites reconnected to them).
 No report gives a figure for the relay's capacity or availability, so nothing calibrates it; the
 machines and the gigabit LAN are the report's, the per-packet costs the literature's (see the
 scenario body, ``model.servers.spec``).
@@ -29,6 +34,7 @@ scenario body, ``model.servers.spec``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import simpy
@@ -169,11 +175,20 @@ class Stages:
         return total
 
 
-def bound_MBps(stages: Stages, caps: dict[str, float], sites_per_server: list[int]) -> float:
-    """The bottleneck law: MB/s the sites can receive at most, over every station."""
+def capacity(
+    stages: Stages, caps: dict[str, float], sites_per_server: list[int]
+) -> tuple[float, str]:
+    """The bottleneck law: MB/s the sites can receive at most, over every station, and the station
+    that sets it (the first of equals, in the order of ``caps``)."""
     work = stages.per_product(sites_per_server, 1.0)  # per byte of the feed
     sites = sum(sites_per_server)
-    return min(caps[name] / w for name, w in work.items() if w > 0) * sites / 1e6
+    name = min((n for n in caps if work.get(n, 0.0) > 0), key=lambda n: caps[n] / work[n])
+    return caps[name] / work[name] * sites / 1e6, name
+
+
+def bound_MBps(stages: Stages, caps: dict[str, float], sites_per_server: list[int]) -> float:
+    """The bottleneck law: MB/s the sites can receive at most, over every station."""
+    return capacity(stages, caps, sites_per_server)[0]
 
 
 def assign_sites(scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: int, sites: int):
@@ -185,6 +200,38 @@ def assign_sites(scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: 
     for _ in range(sites):
         dispatcher.assign()
     return dispatcher
+
+
+@functools.lru_cache(maxsize=1024)  # a prediction's runs ask the same, once a survivor count
+def sites_per_server(
+    scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: int, sites: int
+) -> tuple[int, ...]:
+    """The sites each real server holds once ``sites`` have connected (:func:`assign_sites`); with
+    equal weights every scheduler deals them in turn, so the first ``sites mod servers`` hold one
+    more, without dealing them one by one."""
+    if not weights:
+        return tuple(sites // servers + (i < sites % servers) for i in range(servers))
+    return tuple(assign_sites(scheduler, weights, servers, sites).active)
+
+
+def worst_survivors(weights: tuple[float, ...], alive: int) -> tuple[float, ...]:
+    """The weights of the ``alive`` real servers left that carry the least: the heaviest (the most
+    sites on one server) with the lightest others (the fewest sites taken off it); equal weights
+    (empty) leave any ``alive`` alike."""
+    if not weights:
+        return ()
+    heaviest = max(range(len(weights)), key=lambda i: weights[i])
+    others = sorted(w for i, w in enumerate(weights) if i != heaviest)
+    return (weights[heaviest], *others[: alive - 1])
+
+
+def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> tuple[float, str]:
+    """What the cluster can carry (the bottleneck law, MB/s, and the station that sets it) with
+    ``alive`` of its real servers up and every site reconnected to them; with weights, the worst
+    ``alive`` left (:func:`worst_survivors`)."""
+    weights = worst_survivors(body.real_servers.weights, alive)
+    sites = sites_per_server(body.director.scheduler, weights, alive, body.feed.sites)
+    return capacity(stages, kit.capacities(alive), list(sites))
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -229,19 +276,54 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env.run()
     elapsed = env.now
     offered_MBps = feed.sites * rate_Bps / 1e6
+    bound, binds = capacity(stages, caps, sites_per_server)
+    busy = {name: s.busy_s / elapsed for name, s in stations.items()}
+    # the offered load beside the stations, as the share of it the sites got over the run: a
+    # station's share is this one's times offered / bound (its work is the feed's, per byte, over
+    # its capacity), so the offered load is the busiest, the bottleneck, exactly when it is below
+    # what the cluster can carry (first in the table: it wins a tie)
+    utilization = {"offered load": float(sizes_B.sum()) / rate_Bps / elapsed, **busy}
+    verdict = _verdict(offered_MBps, bound, binds, busy)
     return Result(
         scenario=scenario.name,
         bytes_moved=float(sizes_B.sum()) * feed.sites,
         elapsed_s=elapsed,
-        utilization={name: s.busy_s / elapsed for name, s in stations.items()},
-        bound_MBps=bound_MBps(stages, caps, sites_per_server),
-        notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps)
-        + _availability_notes(body),
+        utilization=utilization,
+        bound_MBps=bound,
+        notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
+        + _availability_notes(body, stages, kit, offered_MBps),
+    )
+
+
+def keeps_up(offered_MBps: float, bound_MBps: float) -> bool:
+    """Whether the cluster carries the offered feed in the steady state: its queues stay bounded
+    while what it is offered is within what its bottleneck station can carry."""
+    return offered_MBps <= bound_MBps * (1 + 1e-9)
+
+
+def _verdict(offered_MBps: float, bound: float, binds: str, busy: dict[str, float]) -> str:
+    """Whether the cluster keeps up with its feed, and what limits it."""
+    if keeps_up(offered_MBps, bound):
+        busiest = max(busy, key=busy.get)
+        return (
+            f"keeps up: the {offered_MBps:,.1f} MB/s offered is within the {bound:,.1f} MB/s the "
+            f"cluster can carry (bottleneck law, {binds} first full), so the bottleneck is the "
+            f"offered load; the busiest resource, {busiest}, is {100 * busy[busiest]:.0f} % busy"
+        )
+    return (
+        f"falls behind: {offered_MBps:,.1f} MB/s offered, above the {bound:,.1f} MB/s the cluster "
+        f"can carry; the sites get the feed at the rate of its bottleneck, {binds}, and its queues "
+        f"grow without bound (each product waits longer than the one before)"
     )
 
 
 def _capacity_notes(
-    body: RelayBody, stages: Stages, kit: Machines, sites_per_server: list[int], offered_MBps: float
+    body: RelayBody,
+    stages: Stages,
+    kit: Machines,
+    sites_per_server: list[int],
+    offered_MBps: float,
+    verdict: str,
 ) -> tuple[str, ...]:
     servers = body.real_servers.count
     feed_MBps = body.feed.rate_GBph * 1e3 / 3600
@@ -250,6 +332,7 @@ def _capacity_notes(
         f"{offered_MBps:,.1f} MB/s; "
         f"LVS {body.director.mode}, {body.director.scheduler}: sites per real server "
         + ", ".join(str(n) for n in sites_per_server),
+        verdict,
         f"one real server's link carries "
         f"{kit.link_Bps / (feed_MBps * 1e6 * stages.wire_per_B):.0f} sites at this feed",
     ]
@@ -265,7 +348,9 @@ def _capacity_notes(
     return tuple(notes)
 
 
-def _availability_notes(body: RelayBody) -> tuple[str, ...]:
+def _availability_notes(
+    body: RelayBody, stages: Stages, kit: Machines, offered_MBps: float
+) -> tuple[str, ...]:
     r = body.reliability
 
     def directors(n: int) -> availability.Availability:
@@ -277,17 +362,58 @@ def _availability_notes(body: RelayBody) -> tuple[str, ...]:
             f"downtime {a.downtime_h_per_year:.3f} h/year in {a.outages_per_year:.2f} outages/year"
         )
 
-    count = body.director.count
-    real = availability.units(body.real_servers.count, r.mtbf_h, r.mttr_h, r.repair_crews)
+    count, servers = body.director.count, body.real_servers.count
+    # the service is up with k real servers alive only when they carry the offered load
+    carried = [(0.0, "")] + [carried_with(body, stages, kit, k) for k in range(1, servers + 1)]
+    up = [k > 0 and keeps_up(offered_MBps, carried[k][0]) for k in range(servers + 1)]
+    real = availability.serving(servers, up, r.mtbf_h, r.mttr_h, r.repair_crews)
     service = directors(count).availability * real.availability
+    virtual = (
+        f"the virtual server ({count} director{'s' if count > 1 else ''} and the real servers): "
+        f"availability {100 * service:.5f} %, "
+        f"downtime {(1 - service) * availability.HOURS_PER_YEAR:.3f} h/year, up while a director "
+        + (
+            "is and the real servers up carry the offered load"
+            if any(up)
+            else "is, but it never carries the offered load (it falls behind with every machine up)"
+        )
+    )
     return (
         line("one director", directors(1)),
         line("a failover pair of directors", directors(2)),
-        line(f"real servers (one of {body.real_servers.count} suffices)", real),
-        f"the virtual server ({count} director{'s' if count > 1 else ''} and the real servers): "
-        f"availability "
-        f"{100 * service:.5f} %, downtime {(1 - service) * availability.HOURS_PER_YEAR:.3f} h/year",
+        line(f"real servers ({_needed(up, carried, offered_MBps)})", real),
+        virtual,
     )
+
+
+def _needed(up: list[bool], carried: list[tuple[float, str]], offered_MBps: float) -> str:
+    """How many real servers must be up to carry the offered load, and why (no colon: the note's
+    label ends at its first)."""
+    servers = len(up) - 1
+    offered = f"the {offered_MBps:,.1f} MB/s offered"
+    enough = [k for k in range(1, servers + 1) if up[k]]
+    if not enough:
+        best = max(range(1, servers + 1), key=lambda k: carried[k][0])
+        most, binds = carried[best]
+        return (
+            f"no number of them carries {offered}, the most being {most:,.1f} MB/s with "
+            f"{'all ' if best == servers else ''}{best} up and {binds} full"
+        )
+    least, most = enough[0], enough[-1]
+    if len(enough) != most - least + 1:  # some count between carries it, some does not
+        head = f"only {', '.join(str(k) for k in enough)} of {servers} up carry {offered}"
+    elif most < servers:
+        head = f"{least} to {most} of {servers} carry {offered}"
+    else:
+        head = f"{least} of {servers} needed to carry {offered}"
+    why = f"{'one carries' if least == 1 else f'{least} carry'} up to {carried[least][0]:,.1f} MB/s"
+    if least > 1:
+        fewer = "one carries" if least == 2 else f"{least - 1} carry"
+        why = f"{fewer} at most {carried[least - 1][0]:,.1f} MB/s and {why}"
+    text = f"{head}, since {why}"
+    if most < servers and carried[most + 1][1].startswith("director"):
+        text += f"; more than {most} up overload {carried[most + 1][1]} (it sends each the feed)"
+    return text
 
 
 MODEL = ModelRecord(
