@@ -166,13 +166,16 @@ def saturation_per_s(service_s):
 # Lesson 3: disks and RAID
 
 
-@exercise("3.1", "IOPS", rel=0.15)
+@exercise("3.1", "IOPS")
 def random_iops(part, efficiency, request_KiB):
-    """A random request's service: a seek over a third of the stroke, half a turn, and its transfer
-    at the outer zone's rate."""
+    """A random request's service, as the lesson asks it added up: the data sheet's average seek,
+    half a turn, the drive's own time per command (the catalog's ``command_overhead_ms``) and the
+    transfer at the outer zone's rate. The disk model's mean over random seeks and turns comes
+    within 1 % of it (its seek curve averages to the data sheet's average seek)."""
     service_s = (
-        disk_model.seek_ms(part, 1 / 3) / 1e3
+        part.avg_seek_read_ms / 1e3
         + 0.5 * disk_model.revolution_s(part)
+        + disk_model.command_overhead_s(part)
         + request_KiB * 1024 / (disk_model.outer_rate_MBps(part, efficiency) * 1e6)
     )
     return 1 / service_s
@@ -186,16 +189,19 @@ def raid6_full_stripe_GB(drives):
 
 @exercise("3.3", "writes/s")
 def raid6_random_writes(random_per_s, drives):
-    """The lab's prediction of random writes a second on ``drives`` drives as RAID6."""
+    """The lab's prediction of random writes a second on ``drives`` drives as md RAID6: its request
+    model charges a small write the fewer of read-modify-write and reconstruct-write, as md does
+    (``requests.small_write_commands``), not a fixed penalty of 6."""
     return random_per_s("raid6", drives, "write")
 
 
-@exercise("3.4", "times as fast", "a ratio of two speeds")
-def raid10_over_raid6(drives):
-    """Random reads: the drives' worth of data each read can use, RAID10 over RAID6."""
-    return topology.drive_share("raid6", drives, "read") / topology.drive_share(
-        "raid10", drives, "read"
-    )
+@exercise("3.4", "of the time", SHARE)
+def busiest_drive_busy(run, measured_s):
+    """The utilisation law over the measured run: its throughput (pairs over ``measured_s``) times
+    the busiest drive's demand a pair in the lab's model (its utilisation times the model's run
+    time, over the pairs); the pairs cancel."""
+    busiest = max(u for name, u in run.utilization.items() if name.startswith("drive "))
+    return busiest * run.elapsed_s / measured_s
 
 
 # Lesson 4: networks
