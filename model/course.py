@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .network import tcp
 from .servers import availability
 from .storage import disk as disk_model
 from .storage import topology
@@ -220,9 +221,12 @@ def one_stream_MBps(memory_to_memory):
 
 
 @exercise("4.3", "streams", "a whole number of streams", rel=0)
-def streams_to_fill(circuit_Bps, rtt_ms, buffer_B):
-    """The fewest streams whose windows (three quarters of a buffer) fill both circuits."""
-    return next(n for n in range(1, 65) if n * 0.75 * buffer_B / (rtt_ms / 1e3) >= 2 * circuit_Bps)
+def streams_to_fill(circuit_Bps, mtu_B, rtt_ms, buffer_B):
+    """The fewest streams whose windows (three quarters of a buffer) fill both circuits with what
+    TCP carries on them: each frame's payload (``tcp.mss_B``) of its wire bytes
+    (``tcp.tcp_wire_per_byte``), 1448 of 1538 at a 1500-byte MTU."""
+    payload_Bps = 2 * circuit_Bps / tcp.tcp_wire_per_byte(mtu_B)
+    return next(n for n in range(1, 65) if n * 0.75 * buffer_B / (rtt_ms / 1e3) >= payload_Bps)
 
 
 @exercise("4.4", "ms")
