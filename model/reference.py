@@ -258,19 +258,27 @@ SECTION_SENTENCE_KEYS = 3
 
 def meaning(cls: type, name: str) -> str:
     """What the spec says a key of ``cls`` means: its comments, then its docstring's sentences
-    naming it (those naming many keys only where the key has no comment of its own)."""
-    doc, comments = _source(cls)
-    said = []
-    comment = comments.get(name, "").rstrip(".")
+    naming it (those naming many keys only where the key has no comment of its own). A dataclass
+    that extends another (``TcpTuned`` of ``TcpBuffers``) keeps what its base says of a key: the
+    comment is the nearest class's that has one, the sentences those of each class's docstring,
+    the class's own first."""
+    sources = [_source(c) for c in cls.__mro__ if dataclasses.is_dataclass(c)]
+    said: list[str] = []
+    comment = next((c[name] for _, c in sources if c.get(name)), "").rstrip(".")
     if comment:  # a sentence, unless it opens with a key or value (``per_file: ...``)
         first = comment.split()[0]
         said.append(
             (first if "_" in first else first[0].upper() + first[1:]) + comment[len(first) :] + "."
         )
-    for sentence in _sentences(doc):
-        keys = {t.split(":")[0].strip() for t in re.findall(r"``([^`]+)``", sentence)}
-        if _names(sentence, name) and not (comment and len(keys) > SECTION_SENTENCE_KEYS):
-            said.append(sentence)
+    for doc, _ in sources:
+        for sentence in _sentences(doc):
+            keys = {t.split(":")[0].strip() for t in re.findall(r"``([^`]+)``", sentence)}
+            if (
+                _names(sentence, name)
+                and not (comment and len(keys) > SECTION_SENTENCE_KEYS)
+                and sentence not in said
+            ):
+                said.append(sentence)
     return " ".join(said)
 
 

@@ -108,36 +108,83 @@ class Kernel:
             )
 
 
+def check_triples(obj: object, names: tuple[str, ...], where: str, key: str) -> None:
+    """Refuse a sysctl of three numbers (min, default, max; low, pressure, high) given otherwise."""
+    for name in names:
+        low_default_high = getattr(obj, name)
+        dotted = f"{key}.{name}" if key else name
+        if (
+            len(low_default_high) != 3
+            or not low_default_high[0] <= low_default_high[1] <= low_default_high[2]
+        ):
+            raise UserError(
+                where,
+                dotted,
+                f"must be three integers min <= default <= max, "
+                f"as sysctl prints them, got {list(low_default_high)}",
+            )
+
+
 @dataclass(frozen=True)
-class TcpSettings:
-    """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS
-    report).
+class TcpBuffers:
+    """The Linux TCP sysctls that size a stream's socket buffers when the kernel chooses them, and
+    the host's TCP offloads, as ``sysctl -w`` and ethtool set them.
 
     ``tcp_rmem_B``/``tcp_wmem_B`` are the three numbers min, default, max of ``net.ipv4.tcp_rmem``
-    and ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in
-    pages); ``core_*`` the ``net.core`` defaults and caps. A buffer the kernel chooses starts at the
-    default and may grow to the max; a buffer the application asks for
-    (``workload.socket_buffer_B``) is capped at ``core_*mem_max`` and doubled, as Linux does.
-    ``tcp_adv_win_scale`` (Linux default 2) keeps 1/2^scale of a receive buffer for overhead, the
-    rest is window. ``initial_window_segments`` is the first congestion window (RFC 3390: 3 segments
-    at MSS 1448; Linux before 2.6.39, 10 from 2.6.39). ``tso``: the sender builds segments of up to
-    64 KiB (TCP segmentation offload, on by default on today's NICs), whose bookkeeping is a few
-    percent of their payload, so the whole send buffer can be in flight; without it (the 2.4
-    kernels) each 1500-byte segment's overhead counts against the send buffer as the receive
-    buffer's does (``tcp_adv_win_scale``). With ``tso`` the sending stack also handles one 64 KiB
-    super-segment where it handled one frame (the NIC cuts it into frames, Linux kernel
-    documentation, networking/segmentation-offloads.rst), and its CPU cost is what a Linux 5.4
-    sender measured (Cai et al.: 846 cycles a 1,448-byte segment besides the copy, part per frame
-    and part per byte) in place of ``NET_CYCLES_PER_FRAME`` a frame, scaled as a host's
+    and ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in pages
+    of ``page_B``). A buffer the kernel chooses (``tcp_rmem_B``, ``tcp_wmem_B``) starts at the
+    default and may grow to the max; all TCP sockets of a host together never hold more than
+    ``tcp_mem_pages``' high, so the buffers of many streams share that. ``tcp_adv_win_scale`` (Linux
+    default 2) keeps 1/2^scale of a receive buffer for overhead, the rest is window. ``tso``: the
+    sender builds segments of up to 64 KiB (TCP segmentation offload, on by default on today's
+    NICs), whose bookkeeping is a few percent of their payload, so the whole send buffer can be in
+    flight; without it (the 2.4 kernels) each 1500-byte segment's overhead counts against the send
+    buffer as the receive buffer's does (``tcp_adv_win_scale``). With ``tso`` the sending stack also
+    handles one 64 KiB super-segment where it handled one frame (the NIC cuts it into frames, Linux
+    kernel documentation, networking/segmentation-offloads.rst), and its CPU cost is what a Linux
+    5.4 sender measured (Cai et al.: 846 cycles a 1,448-byte segment besides the copy, part per
+    frame and part per byte) in place of ``NET_CYCLES_PER_FRAME`` a frame, scaled as a host's
     ``net_cycles_per_frame`` scales that (``model.network.tcp.offloaded_frames_per_byte``). ``gro``:
-    generic receive offload, the receiving kernel merges a flow's frames into one packet of up to
-    64 KiB (``gro_max_size``, 65536 by default) before IP and TCP see it (segmentation-offloads.rst,
+    generic receive offload, the receiving kernel merges a flow's frames into one packet of up to 64
+    KiB (``gro_max_size``, 65536 by default) before IP and TCP see it (segmentation-offloads.rst,
     'Generic Receive Offload'), so the receiver pays what a Linux 5.4 receiver measured (1,821
-    cycles a segment, some 1,100 of them on the interrupt core and the rest in the reading
-    process, ``model.network.tcp.reader_share``), and, as it acknowledges each packet it sees of
-    more than one segment at once, sends one ACK per merged packet instead of one per two
-    segments. GRO exists from Linux 2.6.29 and is on by default with drivers that support it; off
-    (the default) for the 2.4 and 2.6.9 kernels of the reports.
+    cycles a segment, some 1,100 of them on the interrupt core and the rest in the reading process,
+    ``model.network.tcp.reader_share``), and, as it acknowledges each packet it sees of more than
+    one segment at once, sends one ACK per merged packet instead of one per two segments. GRO exists
+    from Linux 2.6.29 and is on by default with drivers that support it; off (the default) for the
+    2.4 and 2.6.9 kernels of the reports.
+    """
+
+    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
+    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    tcp_mem_pages: tuple[PositiveInt, ...] = (195584, 196096, 196608)
+    # Linux's ip-sysctl.txt: 'Possible values are [-31, 31], inclusive' (the model takes the
+    # positive ones, a share 1/2^scale kept for overhead)
+    tcp_adv_win_scale: Annotated[int, Bound(1.0, 31.0, words="an integer from 1 to 31")] = 2
+    page_B: PageSize = 4096  # the page size tcp_mem_pages counts in
+    tso: bool = False
+    gro: bool = False
+
+    def check(self, where: str, key: str) -> None:
+        check_triples(self, ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"), where, key)
+
+
+@dataclass(frozen=True)
+class TcpSettings(TcpBuffers):
+    """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS
+    report): the buffers' and the offloads, the ``net.core`` caps on a buffer the application asks
+    for, the first congestion window and the congestion control.
+
+    ``core_*`` are the ``net.core`` defaults and caps. A buffer the application asks for
+    (``workload.socket_buffer_B``) is capped at ``core_*mem_max_B`` and doubled, as Linux does.
+    ``core_rmem_default_B``/``core_wmem_default_B`` (``net.core.rmem_default``, ``wmem_default``)
+    size the buffers of sockets other than TCP's, and no socket of these models takes them: a TCP
+    socket starts at tcp_rmem's and tcp_wmem's default, and Tsunami's client sets its
+    UDP socket's receive buffer itself (setsockopt SO_RCVBUF to its udp_buffer, create_udp_socket
+    in client/network.c), which the model, sending a Tsunami session's blocks at its target rate,
+    does not size; they record a host's settings and change nothing. ``initial_window_segments`` is
+    the first congestion window (RFC 3390: 3 segments at MSS 1448; Linux before 2.6.39, 10 from
+    2.6.39).
 
     ``congestion_control`` is the sending host's algorithm (``net.ipv4.tcp_congestion_control``),
     which sets a stream's rate on a path that loses packets (``model.network.tcp.loss_limit_Bps``;
@@ -155,34 +202,27 @@ class TcpSettings:
     the key changes nothing.
     """
 
-    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
-    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
-    tcp_mem_pages: tuple[PositiveInt, ...] = (195584, 196096, 196608)
     core_rmem_default_B: PositiveInt = 65535
     core_rmem_max_B: PositiveInt = 131071
     core_wmem_default_B: PositiveInt = 65535
     core_wmem_max_B: PositiveInt = 131071
-    # Linux's ip-sysctl.txt: 'Possible values are [-31, 31], inclusive' (the model takes the
-    # positive ones, a share 1/2^scale kept for overhead)
-    tcp_adv_win_scale: Annotated[int, Bound(1.0, 31.0, words="an integer from 1 to 31")] = 2
     initial_window_segments: PositiveInt = 3
-    page_B: PageSize = 4096  # the page size tcp_mem_pages counts in
-    tso: bool = False
-    gro: bool = False
     # the response function of a stream's loss limit (model.network.tcp.loss_limit_Bps)
     congestion_control: Literal["reno", "cubic"] = "reno"
 
-    def check(self, where: str, key: str) -> None:
-        for name in ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"):
-            low_default_high = getattr(self, name)
-            dotted = f"{key}.{name}" if key else name
-            if (
-                len(low_default_high) != 3
-                or not low_default_high[0] <= low_default_high[1] <= low_default_high[2]
-            ):
-                raise UserError(
-                    where,
-                    dotted,
-                    f"must be three integers min <= default <= max, "
-                    f"as sysctl prints them, got {list(low_default_high)}",
-                )
+
+@dataclass(frozen=True)
+class TcpTuned(TcpBuffers):
+    """``TcpBuffers`` with larger buffers on every host: the MDSplus report's TCP test (section
+    3.7, 'We increased the maximum TCP send and receive buffers and the memory reserved for TCP
+    buffers also', 'commonly recommended settings for database-serving systems'), which gives no
+    values. Its defaults are the ones then commonly recommended (estimated): buffers of up to
+    16 MiB, a send buffer that starts at 64 KiB, and tcp_mem's thresholds at 3, 4 and 6 GiB of
+    4 KiB pages. A key set here changes only that key: the others keep these defaults."""
+
+    # estimated: net.ipv4.tcp_rmem as commonly tuned then, a maximum of 16 MiB
+    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 16777216)
+    # estimated: net.ipv4.tcp_wmem as commonly tuned then, 64 KiB at first, at most 16 MiB
+    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 65536, 16777216)
+    # estimated: net.ipv4.tcp_mem as commonly tuned then (3, 4 and 6 GiB of 4 KiB pages)
+    tcp_mem_pages: tuple[PositiveInt, ...] = (786432, 1048576, 1572864)

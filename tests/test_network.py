@@ -8,7 +8,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import catalog, params, scenario
+from model import catalog, params, reference, scenario
 from model.network import tcp, wan
 from model.simulate import simulate
 
@@ -280,3 +280,21 @@ def test_a_loss_limited_stream_names_loss_not_its_window():
     r = _run(*MEMORY, "workload.streams=1", "workload.total_MB=2000", "loss_rate=0.0001")
     assert r.bottleneck == "tcp loss"
     assert r.throughput_MBps == pytest.approx(tcp.mathis_Bps(1500, 0.2, 0.0001) / 1e6, rel=0.05)
+
+
+def test_the_net_core_defaults_are_said_to_change_nothing():
+    """``net.core.rmem_default``/``wmem_default`` size sockets other than TCP's: a TCP socket starts
+    at tcp_rmem's default and Tsunami's client asks for its UDP buffer itself, so wan_transfer
+    keeps them as a host's record and says they change nothing; the models that keep only the
+    TCP keys they read (db_clients, download_server) have no such keys."""
+    for key in ("tcp.core_rmem_default_B", "tcp.core_wmem_default_B"):
+        meaning = reference.find("wan_transfer", key).meaning
+        assert "no socket of these models takes them" in meaning and "change nothing" in meaning
+        assert "SO_RCVBUF" in meaning
+        for model in ("db_clients",):
+            assert reference.find(model, key) is None
+    tsunami = ["variant=tsunami", "workload.total_MB=100000"]
+    for extra in ([], ["loss_rate=0.05"]):
+        base = _run(*tsunami, *extra)
+        for key in ("tcp.core_rmem_default_B=4096", "tcp.core_wmem_default_B=16777216"):
+            assert _run(*tsunami, *extra, key).elapsed_s == base.elapsed_s

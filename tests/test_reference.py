@@ -126,9 +126,10 @@ def test_defaults_bounds_and_options_come_from_the_fields():
     assert storage["volumes.NAME.chunk_KiB"].default == "64"
     assert storage["workload.total_MB"].allowed == "a positive number"
     assert storage["kernel.page_B"].default == "4096"
-    db = _reference_keys("db_clients")  # a default_factory's own values, not the class's
-    assert db["tcp_tuned.core_rmem_max_B"].default == "16777216"
-    assert db["tcp.core_rmem_max_B"].default == "131071"
+    db = _reference_keys("db_clients")  # the tuned section's own defaults, not its base's
+    assert db["tcp_tuned.tcp_rmem_B"].default == "[4096, 87380, 16777216]"
+    assert db["tcp.tcp_rmem_B"].default == "[4096, 87380, 174760]"
+    assert _reference_keys("wan_transfer")["tcp.core_rmem_max_B"].default == "131071"
     assert db["tcp.tcp_rmem_B"].type == "list of integers"
 
 

@@ -34,7 +34,7 @@ import simpy
 from ..catalog import Catalog
 from ..errors import NotModelled
 from ..result import Result
-from ..settings import TcpSettings
+from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from . import tcp
@@ -51,7 +51,7 @@ def _wire(
     dst: HostNet,
     dst_core: FlowResource,
     mtu_B: int,
-    settings: TcpSettings,
+    settings: TcpBuffers,
 ) -> None:
     """The usage of one byte sent from ``src`` to ``dst`` over TCP on the LAN; the process on
     ``dst_core`` reads its one socket, and does the TCP work it finds in the socket's backlog

@@ -8,7 +8,7 @@ from typing import Literal
 
 from ..errors import UserError
 from ..schema import NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
-from ..settings import NET_CYCLES_PER_FRAME, TcpSettings
+from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, TcpSettings, TcpTuned
 from ..spec import Reference, Scenario
 
 # each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
@@ -199,18 +199,12 @@ class DbBody:
     lan_rtt_ms: PositiveFloat = 0.2
     mtu_B: PositiveInt = 1500  # the LAN's Ethernet MTU
     tree_servers: PositiveInt = 1
-    tcp: TcpSettings = field(default_factory=TcpSettings)
-    tcp_tuned: TcpSettings = field(
-        default_factory=lambda: TcpSettings(
-            tcp_rmem_B=(4096, 87380, 16777216),
-            tcp_wmem_B=(4096, 65536, 16777216),
-            tcp_mem_pages=(786432, 1048576, 1572864),
-            core_rmem_default_B=262144,
-            core_rmem_max_B=16777216,
-            core_wmem_default_B=262144,
-            core_wmem_max_B=16777216,
-        )
-    )
+    # every host's TCP settings, only those this model reads: MDSplus asks for no socket buffer,
+    # so the kernel sizes them (net.core's caps never bind), and a reply is taken at its window
+    # from its first byte on a LAN that loses nothing (no slow start, no congestion control)
+    tcp: TcpBuffers = field(default_factory=TcpBuffers)
+    # every host's TCP settings in the tcp_tuned test (workload.test), the same keys as tcp's
+    tcp_tuned: TcpTuned = field(default_factory=TcpTuned)
 
     def check(self, where: str, key: str) -> None:
         if self.workload.clients > self.client_machines:

@@ -30,6 +30,7 @@ from ..settings import (
     STACK_RUN_TSO_GRO,
     STACK_RUN_TSO_GRO_JUMBO,
     StackRun,
+    TcpBuffers,
     TcpSettings,
 )
 
@@ -137,7 +138,7 @@ def interrupt_cycles_per_frame() -> float:
     return sum(per_frame) / len(per_frame)
 
 
-def reader_share(mtu_B: int, settings: TcpSettings) -> float:
+def reader_share(mtu_B: int, settings: TcpBuffers) -> float:
     """Share of a receiver's work per frame (``tcp_frame_work_per_byte``) that a reader which
     always holds its socket does on its own core.
 
@@ -159,7 +160,7 @@ def reader_share(mtu_B: int, settings: TcpSettings) -> float:
     return max(0.0, 1.0 - interrupt_cycles_per_frame() / total)
 
 
-def tcp_frame_work_per_byte(mtu_B: int, settings: TcpSettings) -> tuple[float, float]:
+def tcp_frame_work_per_byte(mtu_B: int, settings: TcpBuffers) -> tuple[float, float]:
     """(sender, receiver) frames' worth of per-frame CPU work per payload byte of a TCP stream.
 
     Without offloads each host handles the data segment and half an ACK per segment
@@ -202,24 +203,27 @@ def udp_packets_per_byte(block_B: int, mtu_B: int) -> float:
 
 
 def socket_buffers_B(
-    tcp: TcpSettings, requested_B: int | None, streams_on_host: int = 1
+    tcp: TcpBuffers, requested_B: int | None, streams_on_host: int = 1
 ) -> tuple[int, int]:
     """(receive, send) buffer of one socket, as Linux 2.4 sizes them.
 
     Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
-    requests is capped at ``net.core.*mem_max`` and doubled. All TCP sockets of a host together
-    never hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
+    requests is capped at ``net.core.*mem_max`` and doubled (so it needs the ``TcpSettings`` that
+    hold those caps). All TCP sockets of a host together never hold more than ``tcp_mem[2]``
+    pages, so the buffers of many streams share that.
     """
     if requested_B is None:
         rcv, snd = tcp.tcp_rmem_B[2], tcp.tcp_wmem_B[2]
     else:
+        if not isinstance(tcp, TcpSettings):
+            raise TypeError("a requested buffer is capped at net.core.*mem_max: pass TcpSettings")
         rcv = 2 * min(requested_B, tcp.core_rmem_max_B)
         snd = 2 * min(requested_B, tcp.core_wmem_max_B)
     pool = tcp.tcp_mem_pages[2] * tcp.page_B // max(streams_on_host, 1)
     return min(rcv, pool), min(snd, pool)
 
 
-def window_B(tcp: TcpSettings, requested_B: int | None = None, streams_on_host: int = 1) -> float:
+def window_B(tcp: TcpBuffers, requested_B: int | None = None, streams_on_host: int = 1) -> float:
     """The most a stream can have in flight: the advertised receive window or the send buffer's
     share."""
     rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)

@@ -50,7 +50,7 @@ from .. import catalog as catalog_module
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import Result
-from ..settings import TcpSettings
+from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import front
@@ -143,7 +143,7 @@ def predict(
         front_where=where,
         nic_key="client_nic",
         link_key="link",
-        offloads=TcpSettings(tso=config.tso, gro=config.gro),
+        offloads=TcpBuffers(tso=config.tso, gro=config.gro),
         # writers only: the clients' write-behind sends on without waiting for answers
         rtt_s=0.0,
         read_ahead_B=None,

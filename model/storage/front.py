@@ -37,7 +37,7 @@ from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
 from ..result import Result
-from ..settings import NET_CYCLES_PER_FRAME, TcpSettings
+from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
@@ -130,7 +130,7 @@ def build(
     front_where: str,
     nic_key: str,
     link_key: str,
-    offloads: TcpSettings,
+    offloads: TcpBuffers,
     rtt_s: float,
     read_ahead_B: float | None,
     server_threads: int | None,
@@ -355,7 +355,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         front_where=scenario.path,
         nic_key="clients.nic",
         link_key="clients.link",
-        offloads=TcpSettings(tso=c.tso, gro=c.gro),
+        offloads=TcpBuffers(tso=c.tso, gro=c.gro),
         rtt_s=c.rtt_ms / 1e3,
         read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
         server_threads=(c.nfsd_threads or NFSD_THREADS) if c.protocol == "nfs" else None,
