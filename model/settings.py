@@ -72,7 +72,18 @@ def page_cache_B(memory_MB: float) -> float:
 
 
 @dataclass(frozen=True)
-class Kernel:
+class PageCache:
+    """The kernel's page cache as a reader meets it: its page size and a block device's
+    read-ahead."""
+
+    page_B: PageSize = 4096  # the page size of x86 and x86-64
+    # a block device's read-ahead window (blockdev --setra, read_ahead_kb): Linux's default
+    # VM_MAX_READAHEAD, 128 KiB; a memory-mapped fault reads around half of it
+    read_ahead_KiB: PositiveFloat = 128.0
+
+
+@dataclass(frozen=True)
+class Kernel(PageCache):
     """The kernel's page cache: its page size, a block device's read-ahead and the write-back
     thresholds, as shares of memory (Linux 2.6.9 defaults, RHEL4); and what its ext3 code costs a
     writer.
@@ -89,10 +100,6 @@ class Kernel:
     Linux Kernel Performance project, linuxperf.sourceforge.net, results of 25 October 2002).
     """
 
-    page_B: PageSize = 4096  # the page size of x86 and x86-64
-    # a block device's read-ahead window (blockdev --setra, read_ahead_kb): Linux's default
-    # VM_MAX_READAHEAD, 128 KiB; a memory-mapped fault reads around half of it
-    read_ahead_KiB: PositiveFloat = 128.0
     dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
     dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
     ext3_write_ratio: Annotated[

@@ -7,11 +7,13 @@ import re
 import numpy as np
 import pytest
 import simpy
+import yaml
 from download_reference import Socket
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import catalog, scenario
+from model import catalog, paths, reference, scenario
+from model.errors import UserError
 from model.params import calibrated
 from model.servers import download
 from model.servers.download import read_ahead_windows
@@ -813,3 +815,64 @@ def test_a_client_s_link_caps_its_connection():
     assert slow.throughput_MBps <= slow.bound_MBps * (1 + 1e-9) < 12.5  # 100 Mbit/s less framing
     fast = _run("variant=r6_def", "server.memory_MB=1000", "workload.dataset_files=400")
     assert fast.throughput_MBps > 5 * slow.throughput_MBps
+
+
+def test_a_host_the_catalog_lacks_is_refused_in_one_line(run_cli, tmp_path):
+    """``host`` is checked against the catalog, as every model checks its parts; its meaning says
+    what the model takes from it (nothing else: the workers' CPU is not modelled)."""
+    status, _, err = run_cli("predict", "eah_download", "--set", "host=no_such_host")
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "host" in err and "no_such_host" in err and "hosts.yaml" in err
+    raw = yaml.safe_load(scenario.resolve("eah_download").read_text(encoding="utf-8"))
+    raw["host"] = "no_such_host"
+    path = tmp_path / "eah_no_host.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    status, _, err = run_cli("predict", str(path))
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "eah_no_host.yaml" in err and "host" in err
+    meaning = reference.find("download_server", "host").meaning
+    assert "takes nothing else from it" in meaning and "CPU is not modelled" in meaning
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "tcp.tcp_rmem_B=[4096,87380,6291456]",
+        "tcp.tcp_mem_pages=[1,2,3]",
+        "tcp.core_rmem_default_B=212992",
+        "tcp.core_rmem_max_B=212992",
+        "tcp.core_wmem_default_B=212992",
+        "tcp.core_wmem_max_B=212992",
+        "tcp.tcp_adv_win_scale=1",
+        "tcp.page_B=4096",
+        "tcp.tso=true",
+        "tcp.gro=true",
+        "tcp.congestion_control=cubic",
+        "kernel.dirty_ratio_pct=20",
+        "kernel.dirty_background_ratio_pct=5",
+        "kernel.ext3_write_ratio=0.5",
+    ],
+)
+def test_settings_the_download_model_never_reads_are_refused(run_cli, key):
+    """The download server reads tcp_wmem and the first congestion window of TCP, the page size and
+    read-ahead of the kernel: any other key is refused in one line with the keys allowed."""
+    status, _, err = run_cli("predict", "eah_download", "--set", key)
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert key.split("=")[0] in err and "no such key" in err
+    allowed = "tcp_wmem_B, initial_window_segments" if key.startswith("tcp") else "page_B"
+    assert allowed in err
+
+
+def test_the_download_settings_it_reads_stay_keys():
+    body = scenario.load(
+        "eah_download",
+        ["tcp.initial_window_segments=10", "kernel.page_B=16384", "kernel.read_ahead_KiB=256"],
+    ).body
+    assert body.tcp.tcp_wmem_B == (4096, 16384, 4194304)  # the scenario's own
+    assert body.tcp.initial_window_segments == 10
+    assert (body.kernel.page_B, body.kernel.read_ahead_KiB) == (16384, 256.0)
+    template = paths.PROJECT_ROOT / "data" / "templates" / "download_server.yaml"
+    template = scenario.load(str(template))
+    assert template.body.tcp.tcp_wmem_B == (4096, 16384, 131072)
+    with pytest.raises(UserError, match="tcp.tcp_wmem_B"):
+        scenario.load("eah_download", ["tcp.tcp_wmem_B=[4096,16384]"])

@@ -291,7 +291,7 @@ def test_the_net_core_defaults_are_said_to_change_nothing():
         meaning = reference.find("wan_transfer", key).meaning
         assert "no socket of these models takes them" in meaning and "change nothing" in meaning
         assert "SO_RCVBUF" in meaning
-        for model in ("db_clients",):
+        for model in ("db_clients", "download_server"):
             assert reference.find(model, key) is None
     tsunami = ["variant=tsunami", "workload.total_MB=100000"]
     for extra in ([], ["loss_rate=0.05"]):

@@ -129,7 +129,7 @@ from ..catalog import Catalog, Disk, Nic, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import ACKS_PER_SEGMENT, QUICKACKS, mss_B, tcp_wire_per_byte
 from ..result import Result
-from ..settings import Kernel
+from ..settings import PageCache
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
@@ -141,7 +141,7 @@ from .spec import DownloadBody
 if TYPE_CHECKING:  # numpy is loaded where a run needs it: a storage scenario never does
     import numpy as np
 
-PAGE_B = Kernel.page_B  # the default page size; a scenario's is its kernel.page_B
+PAGE_B = PageCache.page_B  # the default page size; a scenario's is its kernel.page_B
 SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
 MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
 INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
@@ -339,9 +339,11 @@ def data_cached(
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
     few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
-    take connections, a client NIC the catalog lacks. Returns the drive and the server's NIC."""
+    take connections, a host or client NIC the catalog lacks. Returns the drive and the server's
+    NIC."""
     body: DownloadBody = scenario.body
     where = scenario.path
+    catalog.get("hosts", body.host, where, "host")  # the model takes nothing else from it
     controller = catalog.get("controllers", body.controller, where, "controller")
     if body.disks > controller.channels:
         raise UserError(

@@ -23,7 +23,7 @@ from ..schema import (
     PositiveInt,
     count_up_to,
 )
-from ..settings import Kernel, TcpSettings
+from ..settings import PageCache, check_triples
 from ..spec import Reference, Scenario
 from ..storage.raid import StripedLevel
 from ..storage.spindle import MirrorReads
@@ -98,11 +98,37 @@ class DownloadServer:
 
 
 @dataclass(frozen=True)
+class DownloadTcp:
+    """The server's TCP send buffers and a new connection's first congestion window: the TCP
+    settings this model reads. A connection's rate is its share of the server's link and its
+    client's, and what its send buffer lets a worker write ahead of the link; nothing else of TCP
+    enters it (nginx asks for no socket buffer, the LAN loses nothing, the workers' CPU is not
+    modelled), so the receive buffers, tcp_mem, the net.core caps, the offloads and the congestion
+    control are not keys here."""
+
+    # net.ipv4.tcp_wmem's min, default and max (Linux's defaults): a kept-alive connection's send
+    # buffer has grown to the max (connections: keep_alive); a new connection's (per_file) starts
+    # at the default and grows with its congestion window up to the max
+    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    # a new connection's first congestion window, read with connections: per_file only (RFC 3390:
+    # 3 segments at MSS 1448, Linux before 2.6.39; 10 from 2.6.39)
+    initial_window_segments: PositiveInt = 3
+
+    def check(self, where: str, key: str) -> None:
+        check_triples(self, ("tcp_wmem_B",), where, key)
+
+
+@dataclass(frozen=True)
 class DownloadBody:
     """A download server: one RAID volume of ``disks`` drives behind a RAID controller, an nginx
     server on it, and its clients fetching data files and their md5 files."""
 
-    host: str  # the server, a host of the catalog (data/hardware/hosts.yaml)
+    # the server, a host of the catalog (data/hardware/hosts.yaml), checked to be there; the model
+    # takes nothing else from it: its memory is server.memory_MB, its link server_nic, and the
+    # workers' CPU is not modelled: a worker asleep on a disk read uses none, and one serving
+    # with sendfile hands the file's pages to the socket without copying them through user space,
+    # so the model gives a worker no CPU cost of its own (model.servers.download)
+    host: str
     controller: str  # the RAID controller, a controller of the catalog (controllers.yaml)
     disk: str  # each drive, a drive of the catalog (disks.yaml)
     disks: PositiveInt
@@ -135,8 +161,12 @@ class DownloadBody:
     # nearer head (nearest); or
     # always the first (primary)
     mirror_reads: MirrorReads = "balanced"
-    kernel: Kernel = field(default_factory=Kernel)  # its page size is the page cache's unit
-    tcp: TcpSettings = field(default_factory=TcpSettings)  # the server's send buffers (tcp_wmem)
+    # the server's page cache: its page size is the cache's unit, and its read-ahead the window
+    # the default scheduler reads (server.read_ahead_KiB, when set, or the tuned scheduler's
+    # calibrated window takes its place); the server only reads, so the write-back thresholds and
+    # ext3's cost are not keys here (an access time's write-back is server.atime's)
+    kernel: PageCache = field(default_factory=PageCache)
+    tcp: DownloadTcp = field(default_factory=DownloadTcp)  # the server's send buffers (tcp_wmem)
     mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU
 
 
