@@ -100,8 +100,14 @@ class Kernel(PageCache):
     Linux Kernel Performance project, linuxperf.sourceforge.net, results of 25 October 2002).
     """
 
-    dirty_ratio_pct: PositiveFloat = 40.0  # a writer past this much dirty memory writes back itself
-    dirty_background_ratio_pct: PositiveFloat = 10.0  # the flusher threads start here
+    # a writer past this much dirty memory writes back itself: the share of the bytes a stream
+    # writes beyond it is what its own process writes back (model.storage.stream.writer_share)
+    dirty_ratio_pct: PositiveFloat = 40.0
+    # where the flusher threads start writing back in the background: checked to lie at or below
+    # dirty_ratio_pct, it changes no stream's steady rate in these models (a stream's rate is set by
+    # what lies beyond dirty_ratio_pct, which its writer writes back itself, and by the drives,
+    # which take the flushers' writes and the writer's alike)
+    dirty_background_ratio_pct: PositiveFloat = 10.0
     ext3_write_ratio: Annotated[
         float, Bound(0.0, 1.0, low_open=True, words="a share above 0 and at most 1")
     ] = 1.0

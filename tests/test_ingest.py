@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import catalog, params, scenario
+from model import catalog, params, reference, scenario
 from model.errors import UserError
 from model.network import tcp
 from model.params import Recording
@@ -217,3 +217,25 @@ def test_the_cli_predicts_the_ingest_scenario_as_predict_does(run_cli):
 def test_a_bad_hashing_in_the_scenario_is_one_line_and_exit_2(run_cli):
     status, out, err = run_cli("predict", "em_ingest_microscopes", "--set", "hashing=random")
     assert status == 2 and len(err.strip().splitlines()) == 1 and "hashing" in err
+
+
+def test_an_uneven_assignment_bounds_the_aggregate_by_the_clients_on_each_member():
+    """Seven clients on one bond member and one on the other: the bottleneck law counts each
+    member's clients, so the lone client's member adds what that client can carry (its smbd core),
+    not a whole link (the bound once printed the balanced 2,349 MB/s where 1,563 was carried)."""
+    balanced = predict(config())
+    uneven = predict(config(assignment=(0,) * 7 + (1,)))
+    assert balanced.bound_MBps == pytest.approx(2 * LINK_MBps)
+    assert uneven.aggregate_MBps == pytest.approx(LINK_MBps + uneven.per_client_MBps[7])
+    assert uneven.per_client_MBps[7] < 0.5 * LINK_MBps  # smbd's core holds the lone client
+    assert uneven.aggregate_MBps <= uneven.bound_MBps * (1 + 1e-9)
+    assert uneven.bound_MBps == pytest.approx(uneven.aggregate_MBps, rel=1e-9)
+    collide = predict(config(hashing="collide"))
+    assert collide.bound_MBps == pytest.approx(collide.aggregate_MBps, rel=1e-9)
+
+
+def test_tso_is_said_to_change_nothing_and_changes_nothing():
+    """The ingest only writes: the storage host sends acknowledgements, which TSO does not cut."""
+    assert predict(config(tso=True)).aggregate_MBps == predict(config()).aggregate_MBps
+    meaning = reference.find("ingest", "tso").meaning
+    assert "changes nothing here" in meaning and "acknowledgements" in meaning

@@ -246,3 +246,24 @@ def test_a_newly_registered_model_is_in_the_reference(run_cli):
     assert keys["total_MB"].meaning == "A pipe that moves ``total_MB`` at ``rate_MBps``."
     assert keys["label"].meaning == "What the pipe is called in its results."
     assert status == 0 and "rate_MBps  (number, MB/s, required)" in out
+
+
+def test_the_background_dirty_ratio_is_said_to_be_checked_only():
+    """``kernel.dirty_background_ratio_pct`` is checked against ``dirty_ratio_pct``; what a writer
+    pays is its own write-back past ``dirty_ratio_pct`` (``storage.stream.writer_share``), so the
+    flushers' threshold changes no steady rate, and its meaning says so."""
+    from model.simulate import simulate
+
+    meaning = reference.find("storage", "kernel.dirty_background_ratio_pct").meaning
+    assert "checked to lie at or below dirty_ratio_pct" in meaning
+    assert "changes no stream's steady rate" in meaning
+    assert "writer_share" in reference.find("storage", "kernel.dirty_ratio_pct").meaning
+    rates = {
+        simulate(
+            scenario.load("psu_write", [f"kernel.dirty_background_ratio_pct={pct}"])
+        ).throughput_MBps
+        for pct in (1, 10, 40)
+    }
+    assert len(rates) == 1
+    with pytest.raises(Exception, match="dirty_ratio_pct"):
+        scenario.load("psu_write", ["kernel.dirty_background_ratio_pct=50"])

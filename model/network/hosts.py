@@ -135,13 +135,20 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     """An upper bound on the total rate of flows with these usages and rate caps.
 
     Max-min fair sharing never beats the best total any allocation can reach, and that best total is
-    no more than: the sum of the caps; for any group of resources (named alike, ``nic sender.0``,
-    ``nic sender.1``) that every flow crosses exactly once, the sum over the group of each
-    resource's capacity over the smallest usage of a flow crossing it (or the caps of those flows,
-    if less). A resource every flow crosses is such a group of one, whatever its name (each drive
-    of an array every stream reads, ``disk data.0``, named like its siblings).
+    no more than: the sum of the flows' own limits, each flow's cap or, if less, the least of its
+    resources' capacity over its usage (what it could carry alone); for any group of resources
+    (named alike, ``nic sender.0``, ``nic sender.1``) that every flow crosses exactly once, the sum
+    over the group of each resource's capacity over the smallest usage of a flow crossing it, or
+    the own limits of those flows, if less (so a bond member that carries one client counts that
+    client's limit, not the member's rate). A resource every flow crosses is such a group of one,
+    whatever its name (each drive of an array every stream reads, ``disk data.0``, named like its
+    siblings).
     """
-    best = sum(caps)
+    alone = [
+        min([cap, *(res.capacity / a for res, a in usage.items() if a > 0.0)])
+        for usage, cap in zip(usages, caps, strict=True)
+    ]
+    best = sum(alone)
     groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
     crossing_all: dict[FlowResource, list[int]] = {}
     for i, usage in enumerate(usages):
@@ -159,6 +166,6 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
         total = 0.0
         for res, flows in crossing.items():
             least = min(usages[i][res] for i in flows)
-            total += min(res.capacity / least, sum(caps[i] for i in flows))
+            total += min(res.capacity / least, sum(alone[i] for i in flows))
         best = min(best, total)
     return best

@@ -192,8 +192,10 @@ class IngestBody:
     # where the storage host's NIC interrupts run: on cpu0, or spread over the cores (as a 2014
     # kernel does with a multiqueue NIC)
     irq_affinity: Literal["cpu0", "spread"] = "spread"
-    # the storage host's TCP segmentation offload, as a storage scenario's clients.tso; not in the
-    # report, off as before
+    # the storage host's TCP segmentation offload, as a storage scenario's clients.tso; it changes
+    # nothing here: the ingest only writes into the storage host, which sends back only
+    # acknowledgements, and TSO cuts only the large segments a host sends (a storage scenario's
+    # readers are what it prices); not in the report, off as before
     tso: bool = False
     # the storage host's generic receive offload (what it receives from the acquisition servers),
     # as a storage scenario's clients.gro; not in the report, off as before
