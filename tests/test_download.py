@@ -876,3 +876,13 @@ def test_the_download_settings_it_reads_stay_keys():
     assert template.body.tcp.tcp_wmem_B == (4096, 16384, 131072)
     with pytest.raises(UserError, match="tcp.tcp_wmem_B"):
         scenario.load("eah_download", ["tcp.tcp_wmem_B=[4096,16384]"])
+
+
+def test_a_server_whose_workers_wait_on_reads_says_it_is_latency_bound():
+    """One worker, one client: a read is in flight nearly all the time while each drive is at most
+    a sixth busy; a server serving from its page cache waits on nothing and says nothing of it."""
+    waiting = _run("variant=r6_def", "workload.files=2502")
+    (note,) = [n for n in waiting.notes if n.startswith("latency-bound")]
+    assert "each worker waits for its reads one file at a time" in note
+    cached = _run(*SMALL_SET, "server.memory_MB=1000", "server.atime=noatime")
+    assert not [n for n in cached.notes if n.startswith("latency-bound")]

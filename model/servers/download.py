@@ -535,6 +535,14 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
         f"{100 * cached.mean():.1f}% of the pairs from the page cache",
     )
+    busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
+    waiting = utilization["drives (a read in flight)"]
+    if waiting > 0.9 and busiest_drive < 0.9:  # what binds is the wait, not a full drive
+        notes += (
+            f"latency-bound: a read is in flight {100 * waiting:.0f}% of the time, yet no drive is "
+            f"over {100 * busiest_drive:.0f}% busy: each worker waits for its reads one file at a "
+            "time (Little's law: more workers or clients keep more reads in flight)",
+        )
     return Result(
         scenario=scenario.name,
         bytes_moved=pairs * pair_B,
