@@ -78,7 +78,11 @@ def scenario_text() -> str:
         ("atlas_lightpath", "circuits=1001", "up to 1,000 (one NIC each)"),
         ("mdsplus", "servers=1001", "up to 1,000 (each host is simulated)"),
         ("mdsplus", "workload.reads_per_client=10001", "up to 10,000 (each read is simulated)"),
-        ("psu_mmap", "workload.runs=1001", "up to 1,000 (the memory-mapped test simulates each run)"),
+        (
+            "psu_mmap",
+            "workload.runs=1001",
+            "up to 1,000 (the memory-mapped test simulates each run)",
+        ),
         ("psu_relay", "real_servers.count=101", "up to 100 (each machine is simulated)"),
         ("psu_relay", "feed.products=10001", "up to 10,000 (each product is followed"),
         ("psu_relay", "feed.sites=10001", "up to 10,000 (each site is simulated)"),
