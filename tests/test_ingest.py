@@ -239,3 +239,13 @@ def test_tso_is_said_to_change_nothing_and_changes_nothing():
     assert predict(config(tso=True)).aggregate_MBps == predict(config()).aggregate_MBps
     meaning = reference.find("ingest", "tso").meaning
     assert "changes nothing here" in meaning and "acknowledgements" in meaning
+
+
+def test_servers_asking_for_less_than_the_path_carries_name_their_offered_load(run_cli):
+    """Eight servers capped at 50 MB/s each: the ingest keeps up, and the printed bottleneck says
+    so instead of naming a 17 % busy bond."""
+    status, out, _ = run_cli(
+        "predict", "em_ingest_microscopes", "--set", "client_cap_MBps=50", "--point"
+    )
+    assert status == 0
+    assert "bottleneck   offered load (it keeps up; the busiest resource, bond" in out

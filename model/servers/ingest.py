@@ -221,11 +221,16 @@ def simulate(
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
     )
+    utilization = dict(out.stage_utilization)
+    if body.client_cap_MBps is not None:  # what the servers ask for, as its share carried
+        utilization["offered load"] = min(
+            1.0, out.aggregate_MBps / (body.clients * body.client_cap_MBps)
+        )
     return Result(
         scenario=scenario.name,
         bytes_moved=bytes_moved,
         elapsed_s=bytes_moved / (out.aggregate_MBps * 1e6),
-        utilization=dict(out.stage_utilization),
+        utilization=utilization,
         bound_MBps=out.bound_MBps,
         notes=notes,
     )
