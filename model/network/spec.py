@@ -42,6 +42,10 @@ class WanWorkload:
     total_MB: PositiveFloat
     streams: Flows = 1
     sessions: Flows = 1
+    # Linux doubles what setsockopt asks for, to hold its own bookkeeping ('the kernel doubles
+    # this value', socket(7), SO_RCVBUF and SO_SNDBUF), after capping the request at
+    # tcp.core_rmem_max_B / core_wmem_max_B; the window is then the share tcp_adv_win_scale leaves
+    # of the doubled buffer (a 4 MiB request: an 8 MiB buffer, a 6 MiB window at scale 2)
     socket_buffer_B: PositiveInt | None = None
     rate_Mbps: PositiveFloat = 650.0
     block_B: PositiveInt = 32768
