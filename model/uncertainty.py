@@ -73,6 +73,7 @@ import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -618,26 +619,34 @@ def _model_errors(section: str) -> dict:
     return json.loads(MODEL_ERROR.read_text()).get(section, {})
 
 
-# the keys naming a part of the catalog, in any model's scenario (a part swapped by an override)
+# the keys naming hardware in any model's scenario: a part of the catalog, or another scenario
+# whose hardware it uses (a part or a storage swapped by an override)
 PART_KEYS = frozenset(
     {"part", "host", "disk", "controller", "nic", "link"}
-    | {"server_nic", "client_nic", "server_host", "client_host"}
+    | {"server_nic", "client_nic", "server_host", "client_host", "sender_host", "receiver_host"}
+    | {"storage", "sender_storage", "receiver_storage"}
 )
 
 
 @functools.cache
-def _tables_scenarios() -> frozenset[str]:
-    """The scenarios the reports' tables measured (data/measured; the external rows test the lab
-    and never tune it, so theirs are not among them)."""
+def _tables_files() -> frozenset[Path]:
+    """The scenario files the reports' tables measured (data/measured; the external rows test the
+    lab and never tune it, so theirs are not among them)."""
     from . import measured
 
-    return frozenset(r.scenario for rows in measured.load_all().values() for r in rows)
+    return frozenset(
+        (paths.SCENARIOS / f"{r.scenario}.yaml").resolve()
+        for rows in measured.load_all().values()
+        for r in rows
+    )
 
 
 def beyond_tables(scenario: Scenario) -> bool:
-    """Whether no report's table measured ``scenario``'s hardware: it is not one of their
-    scenarios, or it holds parts of the user's, or an override swapped one of its parts."""
-    if scenario.name not in _tables_scenarios():
+    """Whether no report's table measured ``scenario``'s hardware: it is not one of their scenario
+    files (whatever its name), or it holds parts of the user's, or an override swapped one of its
+    parts or the scenario whose hardware it uses."""
+    file = (Path(scenario.folder) / Path(scenario.path).name).resolve()
+    if not scenario.folder or file not in _tables_files():
         return True
     if scenario.catalog is not None and scenario.catalog.users_parts:
         return True

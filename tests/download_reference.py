@@ -17,7 +17,6 @@ from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from model.result import Result
 from model.servers.download import (
     MD5_FILE_B,
-    PAGE_DESCRIPTORS,
     SPLICE_PAGES,
     Directory,
     check,
@@ -28,6 +27,7 @@ from model.servers.download import (
     whole_pages_B,
 )
 from model.servers.spec import DownloadBody
+from model.settings import page_cache_B
 from model.sim.flows import FlowNetwork
 from model.sim.rng import stream
 from model.spec import Scenario
@@ -416,7 +416,7 @@ def simulate(
     pair_pages_B = whole_pages_B(file_B, page_B) + MD5_FILE_B
     cached = data_cached(
         body.server.page_cache,
-        body.server.memory_MB * 1e6 * (1.0 - PAGE_DESCRIPTORS),
+        page_cache_B(body.server.memory_MB),
         pair_pages_B,
         files,
         pairs,

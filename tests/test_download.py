@@ -759,12 +759,13 @@ def _cached_share(result) -> float:
     return float(note.split("%")[0]) / 100
 
 
-# 400 files of 2050 KiB and their md5 files: 822 MB of pages, all in 1000 MB of memory
+# 400 files of 2050 KiB (513 pages) and their md5 files: 842 MB of pages, all in the page cache of
+# 1200 MB of memory (what the kernel and its daemons leave: settings.page_cache_B, 944 MB)
 SMALL_SET = ("variant=r6_def", "workload.dataset_files=400", "workload.files=2502")
 
 
 def test_a_data_set_the_memory_holds_is_served_from_the_page_cache_at_the_link_s_rate():
-    cached = _run(*SMALL_SET, "workload.clients=9", "server.memory_MB=1000", "server.atime=noatime")
+    cached = _run(*SMALL_SET, "workload.clients=9", "server.memory_MB=1200", "server.atime=noatime")
     assert _cached_share(cached) == 1.0
     # nothing is read (under relatime the access times' write-backs still go to the drives)
     assert cached.notes[1].startswith("0.0 drive commands per pair")
@@ -776,22 +777,22 @@ def test_a_data_set_the_memory_holds_is_served_from_the_page_cache_at_the_link_s
 
 def test_memory_holding_half_the_data_set_serves_half_the_picks_on_a_warm_cache():
     """Uniform random picks: whatever half the cache holds, a pick finds it there half the time."""
-    half = _run(*SMALL_SET, "server.memory_MB=417.6")  # 822 MB of pages x 1/2 / (1 - 64/4096)
+    half = _run(*SMALL_SET, "server.memory_MB=677.07")  # 842.14 MB of pages / 2 + 256 MB
     assert _cached_share(half) == pytest.approx(0.5, abs=0.035)  # 2,000 pairs: 1.1 % one sd
     none = _run(*SMALL_SET, "server.memory_MB=1")
-    full = _run(*SMALL_SET, "server.memory_MB=1000")
+    full = _run(*SMALL_SET, "server.memory_MB=1200")
     assert none.throughput_MBps < half.throughput_MBps < full.throughput_MBps
 
 
 def test_a_cold_cache_holds_only_what_the_run_itself_read():
     """2,502 picks of 400 files: by the end of the run nearly every file was read once, so most
     pairs but not all find theirs; the warm cache the runs before left finds every one."""
-    cold = _cached_share(_run(*SMALL_SET, "server.memory_MB=1000", "server.page_cache=cold"))
+    cold = _cached_share(_run(*SMALL_SET, "server.memory_MB=1200", "server.page_cache=cold"))
     expected = np.mean(1 - (1 - 1 / 400) ** (np.arange(2000) * 2502 / 2000))
     assert cold == pytest.approx(expected, abs=0.035)
     # a cache that holds a tenth of the files keeps the last ones read: once it is full a pick
     # finds its file there a tenth of the time, as on a warm cache
-    tenth = ("server.memory_MB=85.5",)  # 822 MB of pages / 10 / (1 - 64/4096)
+    tenth = ("server.memory_MB=340.21",)  # 842.14 MB of pages / 10 + 256 MB
     small = _cached_share(_run(*SMALL_SET, *tenth, "server.page_cache=cold"))
     warm = _cached_share(_run(*SMALL_SET, *tenth))
     assert warm == pytest.approx(0.1, abs=0.02)
@@ -884,5 +885,18 @@ def test_a_server_whose_workers_wait_on_reads_says_it_is_latency_bound():
     waiting = _run("variant=r6_def", "workload.files=2502")
     (note,) = [n for n in waiting.notes if n.startswith("latency-bound")]
     assert "each worker waits for its reads one file at a time" in note
-    cached = _run(*SMALL_SET, "server.memory_MB=1000", "server.atime=noatime")
+    cached = _run(*SMALL_SET, "server.memory_MB=1200", "server.atime=noatime")
     assert not [n for n in cached.notes if n.startswith("latency-bound")]
+
+
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_a_cache_too_small_for_one_pair_holds_none(cache):
+    """One file in the data set and less memory than the kernel keeps: no pair fits (a cold cache
+    of a one-file data set divided by log(0) before)."""
+    one = _run(
+        "variant=r6_def",
+        "workload.dataset_files=1",
+        "server.memory_MB=1",
+        f"server.page_cache={cache}",
+    )
+    assert _cached_share(one) == 0.0

@@ -65,3 +65,23 @@ def test_a_card_reading_the_primary_copy_leaves_the_other_idle():
     assert two_streams.throughput_MBps == pytest.approx(one_stream.throughput_MBps, rel=0.01)
     spread = _run("psu_copy", *RAID1_READ, "workload.streams=2")
     assert spread.throughput_MBps == pytest.approx(2 * one_stream.throughput_MBps, rel=0.02)
+
+
+def test_a_third_stream_shares_one_copy_of_a_two_way_mirror():
+    """Three streams on an md RAID1 of two: one copy streams for one of them, the other takes turns
+    between two; no cliff from two streams to three."""
+    mirror = ("volumes.md0.level=raid1", "volumes.md0.disks.count=2", "workload.total_MB=100")
+    alone = _run(IS, "volumes.md0.disks.count=1", "workload.total_MB=100")
+    turns = _run(IS, "volumes.md0.disks.count=1", "workload.total_MB=100", "workload.streams=2")
+    three = _run(IS, *mirror, "workload.streams=3")
+    assert three.throughput_MBps == pytest.approx(
+        alone.throughput_MBps + turns.throughput_MBps, rel=0.05
+    )
+    two = _run(IS, *mirror, "workload.streams=2")
+    assert two.throughput_MBps > three.throughput_MBps > turns.throughput_MBps
+
+
+def test_an_idling_scheduler_changes_nothing_where_each_stream_has_its_own_copy():
+    mirror = ("volumes.md0.level=raid1", "volumes.md0.disks.count=2", ONE_GB, "workload.streams=2")
+    cfq = _run(IS, *mirror, "volumes.md0.io_scheduler=cfq")
+    assert cfq.throughput_MBps == pytest.approx(_run(IS, *mirror).throughput_MBps, rel=1e-9)

@@ -55,3 +55,24 @@ def test_predict_says_which_error_widened_it(run_cli):
     assert "hardware no table measured" in new
     factor = math.exp(ERRORS["new_hardware"]["storage"]["log_widen_90"])
     assert f"widened {factor:.2f} times each way" in new
+
+
+def test_a_renamed_report_scenario_is_still_the_report_s_hardware(tmp_path):
+    """The file decides, not the name: a report scenario renamed with --set name= keeps its
+    widening, and a template named like a report scenario does not borrow it."""
+    assert not uncertainty.beyond_tables(scenario.load("em_ingest", ["name=my_em"]))
+    template = tmp_path / "em_ingest.yaml"
+    template.write_text(
+        (paths.PROJECT_ROOT / "data" / "templates" / "storage_server.yaml")
+        .read_text()
+        .replace("name: my_storage_server", "name: em_ingest")
+    )
+    assert uncertainty.beyond_tables(scenario.load(str(template)))
+
+
+def test_a_wan_transfer_with_another_sender_is_beyond_the_tables():
+    moved = scenario.load(
+        "atlas_lightpath",
+        ["sender_host=dell_r720", "workload.source=memory", "sender_storage=null"],
+    )
+    assert uncertainty.beyond_tables(moved)

@@ -172,3 +172,20 @@ def test_lesson_3_s_md_raid6_of_five_drives_reconstructs_its_small_writes():
     )
     writes_per_s = requests_per_s(s, simulate(s, calibrated()))
     assert writes_per_s == pytest.approx(75.8, abs=0.5)
+
+
+def test_a_small_write_over_two_chunks_moves_each_command_a_chunk():
+    """128 KiB into an md RAID5 of eight with 64 KiB chunks: 3 reads and 3 writes of 64 KiB (the
+    two chunks and the parity, read then written), 384 KiB of drive transfers for 128 KiB, 0.375 a
+    byte on each of the eight drives; raid5d handles 16 stripe_heads (a page of each chunk's 64
+    KiB), each its 6 member requests."""
+    from model.storage import requests
+    from model.storage.spec import DiskSet, Volume
+
+    disks = DiskSet(part="quote_hdd", count=8, attach=())
+    volume = Volume(level="raid5", disks=disks, chunk_KiB=64)
+    lay = requests.layout(volume, "write", 128 * 1024, 8)
+    assert (lay.commands, lay.piece_B, lay.phases) == (6, 65536, 2)
+    assert lay.share == pytest.approx(6 * 65536 / (128 * 1024) / 8)
+    cycles = topology.md_raid5d_cycles_per_byte("raid5", 8, 65536, 128 * 1024, 6) * 128 * 1024
+    assert cycles == pytest.approx(16 * (6 * REQUEST + 8 * SLOT))

@@ -55,3 +55,11 @@ def test_lan_clients_repeating_a_read_the_cache_holds_are_not_modelled(run_cli):
     )
     assert status == 3 and len(err.strip().splitlines()) == 1
     assert "repeated runs" in err
+
+
+def test_repeated_runs_keep_their_rate_under_their_bound():
+    """The bottleneck law over all runs: the first at its bound, the others at memory's pace (the
+    bound was the first pass's alone, below the rate printed beside it)."""
+    thrice = _run(*IS, "workload.total_MB=200", "workload.runs=3")
+    assert thrice.throughput_MBps <= thrice.bound_MBps * (1 + 1e-9)
+    assert 0 < thrice.utilization["cores reading the page cache"] < 1

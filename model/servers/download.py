@@ -41,9 +41,11 @@ done. The server side, request by request:
   begins, and a drive that read ahead past it serves it from its cache.
 - A server whose memory holds some of the data set serves those files from its page cache
   (``data_cached``): the clients pick uniformly at random, so a pick finds its pair there with
-  probability memory / data set on a warm cache, the runs before having been the same workload;
-  on a cold one only a file picked earlier in the run. The report's 1000 MB against 4.3 TB is one
-  pick in 4,400, none of the 2,000 simulated pairs at most seeds.
+  probability page cache / data set on a warm cache, the runs before having been the same
+  workload; on a cold one only a file picked earlier in the run. The page cache is what the
+  kernel and its daemons leave of memory (``settings.page_cache_B``, as the storage models take
+  it). The report's 744 MB of cache against 4.4 TB is one pick in about 5,900, none of the 2,000
+  simulated pairs at most seeds.
 - Each client's connection crosses its own link (``client_nic``) as well as the server's: a
   connection takes its share of the server link, or its client's link where that is less.
 - The 1024 index roots are another matter: the md5 lookup touches its directory's root again just
@@ -129,7 +131,7 @@ from ..catalog import Catalog, Disk, Nic, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import ACKS_PER_SEGMENT, QUICKACKS, mss_B, tcp_wire_per_byte
 from ..result import Result
-from ..settings import PageCache
+from ..settings import PageCache, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
@@ -157,10 +159,6 @@ HTREE_LEAF_FILL = (
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
 # seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
-# The share of memory the page cache cannot have: the kernel's page descriptors, 64 bytes of
-# ``struct page`` for every 4 KiB page (include/linux/mm_types.h on x86-64); nginx's processes and
-# the kernel's other tables are left out, so the cache is taken at its largest.
-PAGE_DESCRIPTORS = 64 / 4096
 # Linux writes a dirty page back once it is this old (vm.dirty_expire_centisecs, 3000 by default:
 # Documentation/sysctl/vm.txt)
 DIRTY_EXPIRE_S = 30.0
@@ -328,6 +326,8 @@ def data_cached(
     import numpy as np
 
     held = cache_B / pair_B
+    if held < 1.0:  # not one pair's pages fit
+        return np.zeros(simulated, bool)
     if page_cache == "warm":
         return rng.random(simulated) < min(1.0, held / files)
     miss = 1.0 - 1.0 / files
@@ -431,7 +431,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     cached = data_cached(
         body.server.page_cache,
-        body.server.memory_MB * 1e6 * (1.0 - PAGE_DESCRIPTORS),
+        page_cache_B(body.server.memory_MB),
         file_pages_B + MD5_FILE_B,
         files,
         pairs,

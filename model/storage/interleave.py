@@ -107,25 +107,53 @@ def drive_Bps(
     own_processes: bool,
 ) -> float:
     """A drive's rate when ``workload.streams`` (two or more) streams read their own files from its
-    group of ``drives`` at once, the files taking the first ``span`` of it: under an idling
-    scheduler, with each stream its own process (``own_processes``), a slice at ``media_Bps`` and
-    a positioning a slice; where a mirror has a copy for each stream, each stream on its own (md's
-    read_balance and ZFS's vdev_mirror keep a sequential read on one copy); else pieces of
-    ``piece_B``, each a positioning among the pieces it holds (a piece of each stream its window
-    touches, at most its queue depth) and a transfer."""
+    group of ``drives`` at once, the files taking the first ``span`` of it. A mirror's streams
+    share its copies out (md's read_balance and ZFS's vdev_mirror keep a sequential read on one
+    copy): a copy with one stream streams, one with several takes turns, and the drive's rate is
+    the mean over the copies (``_shared_Bps`` for each). Another group's drives take a piece of
+    each stream whose window touches them."""
+    level = LEVELS[volume.layout()[0]]
+    copies = level.copies_in(drives)
+    if copies == 1:
+        window = window_B(volume, kernel, workload, drives)
+        piece = piece_B(volume, window, drives)
+        # pieces of one window on a drive: the window's pieces over the group, each its share
+        at_drive = workload.streams * window / piece * level.drive_share(drives, "read")
+        # (streams whose small windows rarely meet at a drive still take turns at it)
+        return _shared_Bps(part, volume, media_Bps, span, piece, at_drive, own_processes)
+    fewer, more = divmod(workload.streams, copies)  # `more` copies hold one stream more
+    window = window_B(volume, kernel, workload, drives)
+    piece = piece_B(volume, window, drives)
+    total = 0.0
+    for streams, count in ((fewer, copies - more), (fewer + 1, more)):
+        if count and streams == 1:  # a copy of its own: it streams
+            total += count * media_Bps
+        elif count and streams:
+            total += count * _shared_Bps(
+                part, volume, media_Bps, span, piece, streams, own_processes
+            )
+    return total / copies
+
+
+def _shared_Bps(
+    part: Disk,
+    volume: Volume,
+    media_Bps: float,
+    span: float,
+    piece: float,
+    streams: float,
+    own_processes: bool,
+) -> float:
+    """A drive's rate with pieces of several streams reaching it (``streams`` of them at once, on
+    average): under an idling scheduler with each its own process (``own_processes``), a slice at
+    ``media_Bps`` and a positioning a slice; else pieces of ``piece``, each a positioning among
+    the pieces it holds (at most its queue depth) and a transfer."""
     if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
         slice_s = SLICE_S[volume.io_scheduler]
         switch_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(
             part
         )
         return media_Bps * slice_s / (slice_s + switch_s)
-    level = LEVELS[volume.layout()[0]]
-    if workload.streams <= level.copies_in(drives):  # each stream on a copy of its own
-        return media_Bps
-    window = window_B(volume, kernel, workload, drives)
-    piece = piece_B(volume, window, drives)
-    # pieces of one window on a drive: the window's pieces over the group, each drive its share
-    touched = window / piece * level.drive_share(drives, "read")
     depth = ZFS_ASYNC_READS if volume.engine == "zfs" else part.queue_depth
-    held = max(1, min(part.queue_depth, depth, int(workload.streams * touched + 1e-9)))
+    held = max(1, min(part.queue_depth, depth, int(streams + 1e-9)))
     return requests.drive_Bps(part, "read", piece, media_Bps, span, held)

@@ -98,7 +98,9 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     if level.parity_chunks and request_B < level.data_members(drives) * chunk_B:
         touched = math.ceil(request_B / chunk_B)
         reads, writes, in_place = small_write_commands(volume, drives, touched)
-        return RandomLayout((reads + writes) / drives, piece_B, 2, reads + writes, in_place)
+        # each command moves a piece: a request of several chunks is touched x piece_B
+        share = (reads + writes) * piece_B / request_B / drives
+        return RandomLayout(share, piece_B, 2 if reads else 1, reads + writes, in_place)
     return RandomLayout(level.drive_share(drives, "write"), piece_B, 1)
 
 
@@ -109,13 +111,16 @@ def small_write_commands(volume: Volume, drives: int, touched: int) -> tuple[int
     Read-modify-write reads the old data and parities; reconstruct-write reads the stripe's other
     data chunks. md takes the one with fewer reads, reconstruct-write on a tie (raid5.c,
     handle_stripe_dirtying), but its RAID6 only reconstruct-writes before Linux 4.1
-    (``Volume.md_raid6_rmw``); a RAID card takes the one with fewer reads. So a small write to md
-    RAID6 is 1 + 3 commands on four drives, 2 + 3 on five, 3 + 3 from six on (4 + 2 on RAID5)."""
+    (``Volume.md_raid6_rmw``); a RAID card takes the one with fewer reads, read-modify-write on a
+    tie (the write penalty its vendors document). So a one-chunk write to md RAID6 is 1 + 3
+    commands on four drives, 2 + 3 on five, 3 + 3 from six on; to md RAID5 1 + 2 on three drives,
+    2 + 2 from four on."""
     level = LEVELS[volume.layout()[0]]
     writes = touched + level.parity_chunks
     rmw, rcw = touched + level.parity_chunks, max(level.data_members(drives) - touched, 0)
-    only_rcw = volume.engine == "md" and level.name == "raid6" and not volume.md_raid6_rmw
-    if only_rcw or rcw <= rmw:
+    md = volume.engine == "md"
+    only_rcw = md and level.name == "raid6" and not volume.md_raid6_rmw
+    if only_rcw or rcw < rmw or (rcw == rmw and md):
         return rcw, writes, False
     return rmw, writes, True
 

@@ -57,13 +57,20 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
     ``served_again``."""
     w = body.workload
     pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
-    elapsed_s = result.elapsed_s + (w.runs - 1) * pass_s
+    memory_s = (w.runs - 1) * pass_s
+    elapsed_s = result.elapsed_s + memory_s
     where = "the ARC" if body.volumes[w.target].engine == "zfs" else "the page cache"
+    utilization = {k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()}
+    # the later runs keep the streams' cores busy reading from memory
+    utilization[f"cores reading {where}"] = memory_s / elapsed_s
+    # the bottleneck law over all runs: the first at its own bound, the others from memory
+    first_s = result.bytes_moved / (result.bound_MBps * 1e6)
     return replace(
         result,
         bytes_moved=result.bytes_moved * w.runs,
         elapsed_s=elapsed_s,
-        utilization={k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()},
+        utilization=utilization,
+        bound_MBps=result.bytes_moved * w.runs / (first_s + memory_s) / 1e6,
         cpu_sys_s=None,
         io_wait_pct=None,
         notes=(*result.notes, f"runs 2 to {w.runs} read from {where}"),

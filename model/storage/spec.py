@@ -240,13 +240,13 @@ class Volume:
     # takes the fewer reads, reconstruct-write on a tie); before 4.1 its RAID6 knew only
     # reconstruct-write (false), so a small write to a wide array reads every other data chunk
     md_raid6_rmw: bool = True
-    # the block layer's I/O scheduler of the volume's drives (of the LUN a controller presents):
-    # /sys/block/DEV/queue/scheduler. mq-deadline is what Linux gives a disk with one hardware
-    # queue since blk-mq became the only path (5.0; block/elevator.c); it, none and kyber serve
-    # what is queued without waiting, as deadline and noop did. cfq (the default of most
-    # distributions' 2.6.18 to 4.x kernels) and bfq idle a while for a process's next request,
-    # so two processes reading their own files take the drives by turns of a slice
-    # (model.storage.interleave)
+    # the block layer's I/O scheduler of an md volume's drives, /sys/block/DEV/queue/scheduler (it
+    # changes nothing on a RAID card's LUN, whose readers stay flows here, nor on a ZFS pool, which
+    # issues its own reads). mq-deadline is what Linux gives a disk with one hardware queue since
+    # blk-mq became the only path (5.0; block/elevator.c); it, none and kyber serve what is queued
+    # without waiting, as deadline and noop did. cfq (the default of most distributions' 2.6.18 to
+    # 4.x kernels) and bfq idle a while for a process's next request, so two processes reading
+    # their own files take the drives by turns of a slice (model.storage.interleave)
     io_scheduler: Literal["mq-deadline", "none", "kyber", "bfq", "deadline", "noop", "cfq"] = (
         "mq-deadline"
     )

@@ -125,7 +125,10 @@ def md_raid5d_cycles_per_byte(
         batch = max(chunk_B / MD_STRIPE_B, 1.0)
         per_stripe = drives * (MD_CYCLES_PER_MEMBER_REQUEST + MD_CYCLES_PER_MEMBER_SLOT / batch)
         return per_stripe / (lvl.data_members(drives) * MD_STRIPE_B)
-    stripes = math.ceil(small_write_B / MD_STRIPE_B)
+    # a stripe_head is a page of every member: a write over several chunks fills several of its
+    # data pages, so it takes a stripe_head per page of one chunk's share
+    touched = min(math.ceil(small_write_B / chunk_B), lvl.data_members(drives))
+    stripes = math.ceil(small_write_B / touched / MD_STRIPE_B)
     per_stripe = commands * MD_CYCLES_PER_MEMBER_REQUEST + drives * MD_CYCLES_PER_MEMBER_SLOT
     return stripes * per_stripe / small_write_B
 
@@ -590,7 +593,8 @@ def build(
                 lay = replace(lay, share=lay.share * copies)
             response[vname] = requests.response_s(part, volume_op, lay, rate_Bps, random_span)
             surface = transferred = lay.share
-            in_flight = w.streams * zfs.in_flight(volume, w)
+            # the requests in flight spread over the groups: the busiest's share reach its drives
+            in_flight = w.streams * zfs.in_flight(volume, w) * max(groups)
             commands = requests.queued(part, lay, request_B, in_flight)
             if (
                 volume_op == "write"
