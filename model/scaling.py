@@ -14,9 +14,9 @@ Five curves, each one scenario with one count raised (a speed figure, never pass
 - drives 4 to 1,000 in 60-bay JBODs behind expanders (``purchase_hdd_md``'s server, its clients
   left out, one md RAID0 written by one local stream): a Data60 JBOD per 60 drives, each on a wide
   port of four 12 Gb/s lanes of a 9500-8i HBA (two JBODs an HBA, an HBA a PCIe 4.0 x8 slot);
-- clients 1 to 1,000 on the download server (``eah_download``, ``workload.clients``): the clients
-  share the test's fixed 2,502 file pairs, so more clients mean more connections at once, not more
-  work.
+- clients 1 to 1,000 on the download server (``eah_download``, ``workload.clients``, its worker
+  taking 1,024 connections): the clients share the test's fixed 2,502 file pairs, so more clients
+  mean more connections at once, not more work.
 
 Each point is the best of up to three runs of ``simulate()`` (one where a run takes over a
 second), timed with ``time.perf_counter``; a curve stops before a point its own growth so far
@@ -176,7 +176,8 @@ def curves(folder: Path) -> list[Curve]:
             "clients, download server (eah_download)",
             "clients",
             decades[:7],
-            _overridden("eah_download", [], "workload.clients"),
+            # one worker's nginx worker_connections raised to hold every client at once
+            _overridden("eah_download", ["server.connections_per_worker=1024"], "workload.clients"),
         ),
     ]
 
