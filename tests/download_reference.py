@@ -398,7 +398,7 @@ class Server:
 def simulate(
     scenario: Scenario, catalog: Catalog, params: dict[str, float], simulated: int
 ) -> Result:
-    disk, nic = check(scenario, catalog)
+    disk, nic, client_nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (
@@ -426,7 +426,7 @@ def simulate(
     server = Server(
         env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read, cached
     )
-    client_Bps = nic_rate_Bps(catalog, catalog.get("nics", body.client_nic, "", "client_nic"))
+    client_Bps = nic_rate_Bps(catalog, client_nic)
     client_Bps /= tcp_wire_per_byte(body.mtu_B)
     remaining = [simulated]
 

@@ -150,15 +150,17 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     ]
     best = sum(alone)
     groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
-    crossing_all: dict[FlowResource, list[int]] = {}
     for i, usage in enumerate(usages):
         for res in usage:
             key = res.name.rsplit(".", 1)[0] if "." in res.name.split(" ", 1)[-1] else res.name
             groups.setdefault(key, {}).setdefault(res, []).append(i)
-            crossing_all.setdefault(res, []).append(i)
-    for res, flows in crossing_all.items():
-        if len(set(flows)) == len(usages):
-            groups[f"{res.name} alone"] = {res: flows}
+    every = [
+        (res, flows)
+        for crossing in groups.values()
+        for res, flows in crossing.items()
+        if len(set(flows)) == len(usages)
+    ]
+    groups.update({f"{res.name} alone": {res: flows} for res, flows in every})
     for crossing in groups.values():
         counted = [i for flows in crossing.values() for i in flows]
         if len(counted) != len(usages) or len(set(counted)) != len(usages):

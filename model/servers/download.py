@@ -336,11 +336,11 @@ def data_cached(
     return rng.random(simulated) < 1.0 - miss**before
 
 
-def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
+def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
     few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
-    take connections, a host or client NIC the catalog lacks. Returns the drive and the server's
-    NIC."""
+    take connections, a host or client NIC the catalog lacks. Returns the drive, the server's NIC
+    and each client's."""
     body: DownloadBody = scenario.body
     where = scenario.path
     catalog.get("hosts", body.host, where, "host")  # the model takes nothing else from it
@@ -379,7 +379,7 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             f"{body.workload.clients} clients' connections (nginx refuses the rest: 'worker_"
             "connections are not enough'); raise it or server.workers",
         )
-    catalog.get("nics", body.client_nic, where, "client_nic")
+    client_nic = catalog.get("nics", body.client_nic, where, "client_nic")
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     page_B = body.kernel.page_B
     slot_B = whole_pages_B(body.workload.file_size_KiB * 1024, page_B) + page_B + MD5_FILE_B
@@ -390,7 +390,7 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic]:
             f"{body.workload.dataset_files} files of {body.workload.file_size_KiB:g} KiB and their "
             f"md5 files do not fit on the {capacity_B / 1e12:.2f} TB {body.level} volume",
         )
-    return disk, catalog.get("nics", body.server_nic, where, "server_nic")
+    return disk, catalog.get("nics", body.server_nic, where, "server_nic"), client_nic
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -400,7 +400,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     from ..storage import drive_arrays
     from . import download_loop
 
-    disk, nic = check(scenario, catalog)
+    disk, nic, client_nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (
@@ -442,7 +442,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     clients = body.workload.clients
     delay_s = body.server.accept_mutex_delay_ms / 1e3
     link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
-    client_nic = catalog.get("nics", body.client_nic, scenario.path, "client_nic")
     client_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back

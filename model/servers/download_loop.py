@@ -758,7 +758,8 @@ def _flow_Bps(link_Bps, flow_cap_Bps, flows):
 def _read_or_cached(c, volume, now, offset_B, length_B, slot, cached):
     """``_read``, or a read the page cache answers: done already."""
     if cached:
-        volume[5][slot] = -1.0
+        read_done = volume[5]  # (the loop's volume: drive, commands, last, layout, busy, read_done)
+        read_done[slot] = -1.0
     else:
         _read(c, volume, now, offset_B, length_B, slot)
 

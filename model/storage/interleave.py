@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from ..catalog import Disk
 from ..settings import Kernel
-from . import disk as disk_model
 from . import requests
 from .raid import LEVELS
 from .spec import StorageWorkload, Volume
@@ -114,16 +113,14 @@ def drive_Bps(
     each stream whose window touches them."""
     level = LEVELS[volume.layout()[0]]
     copies = level.copies_in(drives)
+    window = window_B(volume, kernel, workload, drives)
+    piece = piece_B(volume, window, drives)
     if copies == 1:
-        window = window_B(volume, kernel, workload, drives)
-        piece = piece_B(volume, window, drives)
         # pieces of one window on a drive: the window's pieces over the group, each its share
         at_drive = workload.streams * window / piece * level.drive_share(drives, "read")
         # (streams whose small windows rarely meet at a drive still take turns at it)
         return _shared_Bps(part, volume, media_Bps, span, piece, at_drive, own_processes)
     fewer, more = divmod(workload.streams, copies)  # `more` copies hold one stream more
-    window = window_B(volume, kernel, workload, drives)
-    piece = piece_B(volume, window, drives)
     total = 0.0
     for streams, count in ((fewer, copies - more), (fewer + 1, more)):
         if count and streams == 1:  # a copy of its own: it streams
@@ -150,10 +147,8 @@ def _shared_Bps(
     the pieces it holds (at most its queue depth) and a transfer."""
     if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
         slice_s = SLICE_S[volume.io_scheduler]
-        switch_s = requests.positioning_s(part, "read", span, 1) + disk_model.command_overhead_s(
-            part
-        )
+        switch_s = requests.service_s(part, "read", 0.0, media_Bps, span)  # no transfer
         return media_Bps * slice_s / (slice_s + switch_s)
-    depth = ZFS_ASYNC_READS if volume.engine == "zfs" else part.queue_depth
-    held = max(1, min(part.queue_depth, depth, int(streams + 1e-9)))
+    depth = min(part.queue_depth, ZFS_ASYNC_READS) if volume.engine == "zfs" else part.queue_depth
+    held = max(1, min(depth, int(streams + 1e-9)))
     return requests.drive_Bps(part, "read", piece, media_Bps, span, held)
