@@ -203,7 +203,13 @@ class TcpSettings(TcpBuffers):
     which sets a stream's rate on a path that loses packets (``model.network.tcp.loss_limit_Bps``;
     nothing changes at ``loss_rate`` 0): ``reno`` Reno's response (Mathis, Semke, Mahdavi and Ott,
     1997), ``cubic`` CUBIC's average window under random loss (RFC 8312 section 5, the same in RFC
-    9438 section 5) and never less than Reno's, CUBIC's TCP-friendly region. Linux's default
+    9438 section 5) and never less than Reno's, CUBIC's TCP-friendly region; ``bbr`` Linux's BBR
+    (``tcp_bbr``, 4.9 and later), which paces at the delivery rate it measures and 'does not react
+    directly to packet losses' (net/ipv4/tcp_bbr.c): below 15 % loss a stream keeps its share of
+    the path, of which 1 - loss arrives ('If the packet loss rate is below 15% then BBR is able to
+    fully utilize the path (reaching link_bandwidth*(1 - loss_rate)). This 15% threshold is a
+    design parameter', the cover letter of '[PATCH v4 net-next 00/16] tcp: BBR congestion control
+    algorithm', N. Cardwell, 2016); at 15 % or more it is not modelled. Linux's default
     ``congestion_control``: Reno (with NewReno and SACK) in 2.4; BIC in 2.6.8 to 2.6.18
     (``sysctl_tcp_bic`` 1 in net/ipv4/tcp_input.c until the pluggable congestion control of
     2.6.13, the kernel's built-in default after it); CUBIC from 2.6.19 on (``DEFAULT_TCP_CONG``
@@ -221,7 +227,7 @@ class TcpSettings(TcpBuffers):
     core_wmem_max_B: PositiveInt = 131071
     initial_window_segments: PositiveInt = 3
     # the response function of a stream's loss limit (model.network.tcp.loss_limit_Bps)
-    congestion_control: Literal["reno", "cubic"] = "reno"
+    congestion_control: Literal["reno", "cubic", "bbr"] = "reno"
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from model import measured, params, scenario
+from model.errors import NotModelled
 from model.network import tcp
 from model.settings import TcpSettings
 from model.simulate import simulate
@@ -137,3 +138,51 @@ def test_the_cubic_external_rows_have_no_loss_so_their_predictions_stay():
             fitted = params.calibrated()
             assert predict_row(as_reno, fitted).predicted == predict_row(row, fitted).predicted
     assert cubic_rows >= 12
+
+
+BBR = TcpSettings(congestion_control="bbr")
+
+
+def test_bbr_has_no_loss_limit_below_its_design_limit_and_is_refused_at_it():
+    """Linux's BBR does not react to a loss by itself: below 15 % it keeps the path (the BBR patch
+    series' cover letter, 2016); at 15 % or more the model does not say."""
+    for p in (0.0, 1e-6, 1e-2, 0.149):
+        assert tcp.loss_limit_Bps(1500, 0.1, p, BBR) == math.inf
+    with pytest.raises(NotModelled, match="BBR at 15 % loss"):
+        tcp.loss_limit_Bps(1500, 0.1, 0.15, BBR)
+
+
+LIGHTPATH_MEMORY = [
+    "workload.protocol=iperf",
+    "workload.source=memory",
+    "workload.sink=memory",
+    "workload.total_MB=200000",
+]
+
+
+def test_over_a_lossy_wan_bbr_keeps_its_window_where_cubic_keeps_its_loss_limit():
+    """The lightpath (200 ms), one stream of 8 MiB buffers, p = 1e-5: CUBIC 12.8 MB/s (its loss
+    limit), BBR its window, 62.9 MB/s less slow start and its resent 0.001 %."""
+    lossy = [*LIGHTPATH_MEMORY, "workload.streams=1", "workload.socket_buffer_B=8388608"]
+    lossy.append("loss_rate=0.00001")
+    cubic = simulate(scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=cubic"]))
+    loaded = scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=bbr"])
+    bbr = simulate(loaded)
+    assert bbr.bottleneck == "tcp window"
+    window_Bps = tcp.window_limit_Bps(tcp.window_B(loaded.body.tcp, 8388608, 1), 0.2)
+    assert window_Bps == pytest.approx(62.9e6, rel=0.001)
+    assert 0.9 * window_Bps / 1e6 < bbr.throughput_MBps <= window_Bps / 1e6
+    assert bbr.throughput_MBps > 4 * cubic.throughput_MBps
+
+
+def test_bbr_resends_what_is_lost_so_a_full_circuit_delivers_one_minus_the_loss():
+    """Eight streams (their 64 MiB buffers capped at the hosts' rmem_max) fill the lightpath's two
+    GbE circuits; at 10 % loss every delivered byte crosses them 1 / 0.9 times, so BBR delivers 90
+    % of the lossless rate."""
+    full = [*LIGHTPATH_MEMORY, "workload.streams=8", "workload.socket_buffer_B=67108864"]
+    full.append("tcp.congestion_control=bbr")
+    clean = simulate(scenario.load("atlas_lightpath", full))
+    lossy = simulate(scenario.load("atlas_lightpath", [*full, "loss_rate=0.1"]))
+    for result in (clean, lossy):
+        assert result.utilization["circuit.0"] > 0.99 and result.utilization["circuit.1"] > 0.99
+    assert lossy.throughput_MBps == pytest.approx(0.9 * clean.throughput_MBps, rel=0.01)

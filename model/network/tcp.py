@@ -8,7 +8,7 @@ Pure functions of the scenario's settings, so that each law can be tested by its
 - the loss limit, by the sender's congestion control (``TcpSettings.congestion_control``): Reno's
   (Mathis, Semke, Mahdavi and Ott, CCR 27(3), 1997), MSS / RTT * sqrt(3/2) / sqrt(p), or CUBIC's
   average window under random loss (RFC 8312 section 5, RFC 9438 section 5) and never less than
-  Reno's;
+  Reno's; BBR's none below its 15 % design limit (``BBR_LOSS_LIMIT``);
 - slow start: the congestion window starts at ``initial_window_segments`` and grows by a segment
   per ACK (RFC 5681) until it reaches the window the stream will keep: Linux acknowledges every
   segment at first (quickack mode), so the window doubles each RTT, then every second segment
@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import math
 
+from ..errors import NotModelled
 from ..settings import (
     NET_CYCLES_PER_FRAME,
     STACK_RUN_CLOCK_GHZ,
@@ -251,6 +252,13 @@ def aimd_window_segments(loss_rate: float, alpha: float, beta: float) -> float:
     return math.sqrt(alpha * (1.0 + beta) / (2.0 * (1.0 - beta) * loss_rate))
 
 
+# the loss rate below which Linux's BBR keeps a path full: 'If the packet loss rate is below 15%
+# then BBR is able to fully utilize the path (reaching link_bandwidth*(1 - loss_rate)). This 15%
+# threshold is a design parameter' ('[PATCH v4 net-next 00/16] tcp: BBR congestion control
+# algorithm', N. Cardwell, 2016)
+BBR_LOSS_LIMIT = 0.15
+
+
 def cubic_window_segments(rtt_s: float, loss_rate: float) -> float:
     """CUBIC's average window, in segments, under random loss ``loss_rate`` at round trip
     ``rtt_s`` in seconds, never less than its TCP-friendly estimate.
@@ -285,7 +293,15 @@ def cubic_Bps(mtu_B: int, rtt_s: float, loss_rate: float) -> float:
 
 def loss_limit_Bps(mtu_B: int, rtt_s: float, loss_rate: float, settings: TcpSettings) -> float:
     """The loss-limited rate of one stream under the sender's ``congestion_control``: Reno's
-    (``mathis_Bps``) or CUBIC's (``cubic_Bps``)."""
+    (``mathis_Bps``), CUBIC's (``cubic_Bps``), or none for BBR, which keeps its rate below
+    ``BBR_LOSS_LIMIT`` (what is lost is sent again: the caller charges the wire for it)."""
+    if settings.congestion_control == "bbr":
+        if loss_rate >= BBR_LOSS_LIMIT:
+            raise NotModelled(
+                f"BBR at {100 * loss_rate:g} % loss (it keeps the path's rate below "
+                f"{100 * BBR_LOSS_LIMIT:g} %, its design limit)"
+            )
+        return math.inf
     if settings.congestion_control == "cubic":
         return cubic_Bps(mtu_B, rtt_s, loss_rate)
     return mathis_Bps(mtu_B, rtt_s, loss_rate)

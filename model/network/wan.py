@@ -22,9 +22,11 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   (iperf3 before 3.16).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
   loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
-  or CUBIC's, RFC 8312 and 9438; ``tcp.loss_limit_Bps``); it opens with a handshake and the
-  protocol's request round trips, then slow start to its window. bbftp and bbcp run one process
-  (or thread) per stream on each side.
+  or CUBIC's, RFC 8312 and 9438, or none for BBR below 15 % loss; ``tcp.loss_limit_Bps``); what
+  is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
+  opens with a handshake and the protocol's request round trips, then slow start to its window
+  (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
+  thread) per stream on each side.
 - A Tsunami session is one UDP flow at its fixed target rate; lost blocks are sent again, so each
   delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
@@ -245,7 +247,10 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
         sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
         in_reader = tcp.reader_share(body.mtu_B, body.tcp) * received_frames * receiver.frame_s
-        wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B)
+        # a lost segment is sent again: each delivered byte crosses the wire 1/(1 - loss) times
+        resent = 1.0 / (1.0 - body.loss_rate)
+        sent_frames *= resent
+        wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B) * resent
         per_member = [0] * members
         for k in range(n):
             for m, _ in _members_of(k, members, body.bonding):

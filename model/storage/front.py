@@ -381,6 +381,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         f"{c.count} {c.protocol} client(s){each} on bond member(s) {members} of "
         f"{len(front.side.nics)}; {FRAMING_B[(c.protocol, w.op)]} B of framing a "
         f"{w.request_KiB:g} KiB request",
+        *front.path.notes,
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used

@@ -18,11 +18,16 @@ stripe of data chunks: ``ra_pages = 2 * stripe`` in drivers/md/raid0.c, raid5.c 
 and since 5.9 ``blk_queue_io_opt``, which sets a disk's read-ahead to twice its optimal I/O size,
 the stripe); a direct stream its requests in flight, which lie one after another. A window covers
 chunks of consecutive stripes, so a drive's share of it is one piece in a row (``piece_B``). A ZFS
-pool reads ahead by its own prefetcher, up to ``zfetch_max_distance`` a stream (8 MiB: OpenZFS's
-zfs-module-parameters(5), 'Max bytes to prefetch per stream', default 8,388,608; the Lustre wiki's
-'ZFS Tunables for Lustre Object Storage Servers' gives the same default), spread over its vdevs;
+pool reads ahead by its own prefetcher, up to ``zfetch_max_distance`` a stream, spread over its
+vdevs;
 a RAIDZ vdev splits each record over its data columns, a mirror reads it from one copy; and it
-issues those reads itself, at most ``zfs_vdev_async_read_max_active`` (3) at each drive.
+issues those reads itself, at most ``zfs_vdev_async_read_max_active`` (3) at each drive. The
+distance is the pool's ``zfetch_max_distance_MiB``: 8 MiB through OpenZFS 2.1
+(zfs-module-parameters(5), 'Max bytes to prefetch per stream', default 8,388,608; the Lustre
+wiki's 'ZFS Tunables for Lustre Object Storage Servers' gives the same), 64 MiB on 64-bit systems
+from 2.2, where the prefetcher lets a stream's distance grow to it while its prefetches
+come late (openzfs/zfs #13452: 'new 64MB maximum depth allows the same thread to reach 1.5GB/s on
+wide HDD pool'), as they do while streams take turns.
 
 On md, that is how a scheduler that serves what is queued without waiting works (``mq-deadline``,
 Linux's default for a hard disk since 5.0, ``none``, ``kyber``; ``deadline`` and ``noop`` before).
@@ -60,9 +65,7 @@ from .spec import StorageWorkload, Volume
 # cfq_slice_sync = HZ / 10 (block/cfq-iosched.c), and bfq's budget timeout, bfq_timeout = HZ / 8
 # (block/bfq-iosched.c)
 SLICE_S = {"cfq": 0.100, "bfq": 0.125}
-# ZFS's prefetch distance a stream (zfetch_max_distance) and the prefetch reads it keeps at a drive
-# (zfs_vdev_async_read_max_active), OpenZFS's defaults
-ZFETCH_MAX_DISTANCE_B = 8 * 2**20
+# the prefetch reads ZFS keeps at a drive (zfs_vdev_async_read_max_active), OpenZFS's default
 ZFS_ASYNC_READS = 3
 
 
@@ -73,7 +76,7 @@ def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: 
     if workload.io == "direct":
         return workload.request_KiB * 1024 * workload.queue_depth
     if volume.engine == "zfs":  # the prefetcher's distance, spread over the pool's vdevs
-        return ZFETCH_MAX_DISTANCE_B / volume.layout()[1]
+        return volume.zfetch_max_distance_MiB * 2**20 / volume.layout()[1]
     read_ahead_B = kernel.read_ahead_KiB * 1024
     level = LEVELS[volume.layout()[0]]
     if volume.engine != "md" or not level.striped_reads or level.name == "single":
@@ -130,6 +133,34 @@ def drive_Bps(
                 part, volume, media_Bps, span, piece, streams, own_processes
             )
     return total / copies
+
+
+def note(
+    vname: str,
+    volume: Volume,
+    kernel: Kernel,
+    workload: StorageWorkload,
+    drives: int,
+    own_processes: bool,
+) -> str:
+    """How the streams take turns at ``vname``'s drives, in the user's words."""
+    head = f"{workload.streams} streams reading at once take turns at volume {vname}'s drives"
+    if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
+        slice_ms = SLICE_S[volume.io_scheduler] * 1e3
+        return f"{head}: a {slice_ms:g} ms {volume.io_scheduler} slice each, a positioning a slice"
+    window = window_B(volume, kernel, workload, drives)
+    piece = f"{piece_B(volume, window, drives) / 1024:,.0f} KiB"
+    if workload.io != "direct" and volume.engine == "zfs":
+        distance = volume.zfetch_max_distance_MiB
+        return (
+            f"{head}: a stream's {distance:g} MiB prefetch (zfetch_max_distance_MiB) puts "
+            f"{window / 1024:,.0f} KiB on a vdev, {piece} on a drive, a positioning each"
+        )
+    what = "requests in flight" if workload.io == "direct" else "read-ahead window"
+    return (
+        f"{head}: a stream's {window / 1024:,.0f} KiB {what} reaches a drive as {piece}, "
+        "a positioning each"
+    )
 
 
 def _shared_Bps(

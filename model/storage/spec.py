@@ -203,7 +203,8 @@ class Volume:
     with the cache on it orders them among all its cache holds: ``model.storage.writecache``); a
     hardware RAID volume's drives follow their controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
-    ``groups``, and its ``record_KiB`` and ``arc_GB``; a zvol (the pool's ``filesystem`` raw) serves
+    ``groups``, and its ``record_KiB``, ``arc_GB`` and prefetch distance
+    (``zfetch_max_distance_MiB``); a zvol (the pool's ``filesystem`` raw) serves
     its requests on ``zvol_threads`` threads, each waiting for its own.
     """
 
@@ -227,6 +228,22 @@ class Volume:
     # ZFS on Linux's zvol_threads module parameter: 32 in OpenZFS 0.7 and 0.8 (module/zfs/zvol.c),
     # the larger of the CPUs and 32 in later releases (zfs(4))
     zvol_threads: PositiveInt = 32
+    # ZFS's zfetch_max_distance, MiB: how far ahead the prefetcher reads a stream. 8 MiB through
+    # OpenZFS 2.1 (module/zfs/dmu_zfetch.c, 'max bytes to prefetch per stream (default 8MB)');
+    # 64 MiB on 64-bit systems from 2.2 (amotin's adaptive prefetch, openzfs/zfs #13452: the
+    # distance doubles up to 4 MiB and then grows by an eighth each time a prefetch comes late,
+    # 'new 64MB maximum depth'; #15072 keeps 8 MiB on 32-bit). Streams reading at once on hard
+    # disks take turns at the drives by this much (model.storage.interleave)
+    zfetch_max_distance_MiB: Annotated[
+        float,
+        Bound(
+            1.0,
+            4096.0,
+            words="a power of two from 1 to 4,096 MiB (zfetch_max_distance, an unsigned int of "
+            "bytes)",
+            power_of_two=True,
+        ),
+    ] = 64.0
     groups: PositiveInt = 1
     lvm: Literal["none", "linear", "striped"] = "none"
     lvm_stripes: PositiveInt | None = None
@@ -318,7 +335,9 @@ class Volume:
             raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
-        self._only_for(where, key, "zfs", ("record_KiB", "arc_GB", "zvol_threads"))
+        self._only_for(
+            where, key, "zfs", ("record_KiB", "arc_GB", "zvol_threads", "zfetch_max_distance_MiB")
+        )
         if fs.type == "zfs":
             raise UserError(
                 where,

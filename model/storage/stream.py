@@ -229,6 +229,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bottleneck_bound_MBps(usages),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
+        notes=path.notes,
         unpredicted=(
             (
                 "cpu_user_s",

@@ -149,6 +149,7 @@ class StoragePath:
     ]  # volume -> host CPU seconds md's parity (ZFS's checksums too) costs per byte it serves
     request_s: dict[str, float]  # volume -> device seconds of one random request alone
     checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
+    notes: tuple[str, ...] = ()  # what the user should know of how the drives serve the streams
 
 
 def group_shares(
@@ -515,6 +516,7 @@ def build(
     parity: dict[str, float] = {}
     response: dict[str, float] = {}
     checkpoint: dict[str, float] = {}
+    notes: list[str] = []
     volumes = [body.workload.target] + ([body.workload.source] if op == "copy" else [])
     for vname in volumes:
         volume = body.volumes[vname]
@@ -572,15 +574,14 @@ def build(
                 and w.io != "mmap"
                 and volume.engine != "controller"
             ):  # the streams take turns at the drives (``interleave``)
+                media_Bps = rate_Bps
+                own = body.clients is None or body.clients.protocol == "smb"
                 rate_Bps = interleave.drive_Bps(
-                    part,
-                    volume,
-                    body.kernel,
-                    w,
-                    per_group,
-                    rate_Bps,
-                    span,
-                    own_processes=body.clients is None or body.clients.protocol == "smb",
+                    part, volume, body.kernel, w, per_group, media_Bps, span, own_processes=own
+                )
+                notes.append(
+                    interleave.note(vname, volume, body.kernel, w, per_group, own)
+                    + f"; a drive reads {rate_Bps / 1e6:,.1f} of its {media_Bps / 1e6:,.1f} MB/s"
                 )
         copies = LEVELS[level].copies_in(per_group)
         # a RAID card told to read from the first copy (its mirror_reads) sends every read there
@@ -698,4 +699,4 @@ def build(
         usage[vname] = {res: share * journal_share for res, share in use.items()}
         driver[vname] *= journal_share
         parity[vname] *= journal_share
-    return StoragePath(net, host, disks, usage, driver, parity, response, checkpoint)
+    return StoragePath(net, host, disks, usage, driver, parity, response, checkpoint, tuple(notes))
