@@ -204,7 +204,7 @@ def test_the_kernel_s_read_ahead_sets_what_a_fault_reads():
         scenario.load("psu_mmap", ["variant=raid", "kernel.read_ahead_KiB=512"]), calibrated()
     )
     assert larger.throughput_MBps > 1.1 * default.throughput_MBps
-    faults = [int(r.notes[0].split()[0]) for r in (default, larger)]
+    faults = [int(r.notes[0].split()[0].replace(",", "")) for r in (default, larger)]
     # a fault reads 8 or 9 chunks of 32 KiB (a 512 KiB window) against 2 or 3 (128 KiB)
     assert 3 * faults[1] < faults[0] < 4 * faults[1]
 

@@ -20,7 +20,7 @@ BEFORE = [
             "0x1.fcb78996d4de2p-1",
             "0x1.a67fde1355063p-3",
         ),
-        "69143 faults",
+        "69,143 faults",
     ),
     (
         "variant=raid_writeback",
@@ -30,14 +30,14 @@ BEFORE = [
             "0x1.fc62dea432210p-1",
             "0x1.5626086564953p-3",
         ),
-        "69143 faults",
+        "69,143 faults",
     ),
     (
         "variant=sata",
         "0x1.7b1bbb59b1568p+8",
         "0x1.6db1dbc98e2abp+3",
         ("0x1.fbb8a1769e60fp-1",),
-        "69143 faults",
+        "69,143 faults",
     ),
     (
         "variant=raid kernel.read_ahead_KiB=64",
@@ -47,14 +47,14 @@ BEFORE = [
             "0x1.fd8b39e0a827ep-1",
             "0x1.3935f1b9ac11fp-3",
         ),
-        "131670 faults",
+        "131,670 faults",
     ),
     (
         "variant=sata kernel.read_ahead_KiB=64",
         "0x1.f48d355f966b0p+8",
         "0x1.146469f39f566p+3",
         ("0x1.fce24e441e269p-1",),
-        "131670 faults",
+        "131,670 faults",
     ),
     (
         "variant=raid host=psu_real_server",
@@ -64,7 +64,7 @@ BEFORE = [
             "0x1.fbaed756d2a25p-1",
             "0x1.9d3892c03ee37p-3",
         ),
-        "55699 faults",
+        "55,699 faults",
     ),
     # ``nearest`` as Linux 2.6 md's read_balance (a non-sequential read to the other copy when it
     # is idle), from the reference since it took that rule
@@ -76,7 +76,7 @@ BEFORE = [
             "0x1.6e0fdd9872f6ep-1",
             "0x1.5e07a91bbe4f9p-1",
         ),
-        "69143 faults",
+        "69,143 faults",
     ),
     (
         "variant=raid_writeback controllers.iop332.mirror_reads=nearest",
@@ -86,14 +86,14 @@ BEFORE = [
             "0x1.6a7dd76f02c97p-1",
             "0x1.5398d7e618a72p-1",
         ),
-        "69143 faults",
+        "69,143 faults",
     ),
     (
         "variant=sata volumes.sata.drive_write_cache=disabled",
         "0x1.8ca6fccfb2f5dp+8",
         "0x1.5d4f16d4b6c53p+3",
         ("0x1.fc016b6732e1dp-1",),
-        "69143 faults",
+        "69,143 faults",
     ),
 ]
 

@@ -185,7 +185,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     file_B = blocks * block_B
     demand_s = sum(demand) / len(demand)
     notes = (
-        f"{mapped.faults / simulated:.0f} faults a run, reading "
+        f"{mapped.faults / simulated:,.0f} faults a run, reading "
         f"{mapped.read_B / max(1, mapped.faults) / 1024:,.0f} KiB a fault on average; "
         f"{mapped.written_B / simulated / 1e9:.2f} GB written back a run",
     )
