@@ -133,6 +133,18 @@ def md_raid5d_cycles_per_byte(
     return stripes * per_stripe / small_write_B
 
 
+def pcie_trained(device: Bus, slot: Bus) -> Bus:
+    """The link a PCI Express device and its slot train to: the highest generation both support
+    and the fewer lanes (PCI Express Base Specification, 4.2, Link Initialization and Training:
+    the link comes up at the lanes both ends have and the fastest rate both advertise; the
+    catalog's Samsung 980 PRO, a PCIe 4.0 x4 drive, reads about 3.3 GB/s in a PCIe 3.0 slot).
+    Anything but two PCI Express ends keeps ``device``."""
+    if device.protocol != "pcie" or slot.protocol != "pcie":
+        return device
+    slower = slot if slot.lane_rate_Gbps <= device.lane_rate_Gbps else device
+    return replace(slower, lanes=min(device.lanes, slot.lanes))
+
+
 @dataclass
 class StoragePath:
     """The resources of one host's storage and the usage of a byte streamed to each volume."""
@@ -318,14 +330,19 @@ def build(
 
     def host_interface(name: str) -> FlowResource:
         """The controller's own host interface in its slot (each controller of a pair has its
-        own), and a datasheet's stated maximum."""
+        own), and a datasheet's stated maximum. A PCI Express card's link trains to what it and
+        its slot share (``pcie_trained``); where the slot alone sets it, no faster and no wider
+        than the card, the limit is the slot segment's, which the path crosses as ``bus SLOT``."""
         ctrl = controller(name)
         own, slot_bus = card_bus(name), segment_bus(body.controllers[name].bus)
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
-        return resource(
-            f"controller {name}",
-            lambda: min(sustained_Bps(own) * ctrl.processors, sustained_Bps(slot_bus), limit),
-        )
+        if not (own.protocol == slot_bus.protocol == "pcie"):
+            card_Bps = min(sustained_Bps(own) * ctrl.processors, sustained_Bps(slot_bus))
+        elif pcie_trained(own, slot_bus) == slot_bus:
+            card_Bps = float("inf")
+        else:
+            card_Bps = sustained_Bps(pcie_trained(own, slot_bus)) * ctrl.processors
+        return resource(f"controller {name}", lambda: min(card_Bps, limit))
 
     def channel_rate_Bps(ctrl: Controller, cname: str) -> float:
         """What one of the controller's drive channels carries, in the mode its driver set."""
@@ -419,8 +436,12 @@ def build(
                 f"{seg.name} holds {slots} {own.name} drive(s), slots 0 to {slots - 1}; "
                 f"got {point!r}",
             )
-        link = resource(f"link {point}", lambda: sustained_Bps(own))
-        return [link, *(segment(name) for name in chain(seg_name))]
+        upstream = [segment(name) for name in chain(seg_name)]
+        link = pcie_trained(own, seg)
+        if link == seg:  # the segment's own lanes and generation: its limit is the drive's
+            return upstream
+        # and at the segment's generation where that is older than the drive's
+        return [resource(f"link {point}", lambda: sustained_Bps(link)), *upstream]
 
     def own_link(part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
         """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""

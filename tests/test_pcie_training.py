@@ -1,0 +1,85 @@
+"""A PCI Express link trains to the highest generation both ends support and to the fewer lanes
+(``topology.pcie_trained``): a newer card or drive in an older or narrower slot runs at what the
+two share, and a link the slot alone sets is named as the slot's."""
+
+import pytest
+
+from model import catalog, scenario
+from model.simulate import simulate
+from model.storage.topology import pcie_trained
+
+TEMPLATE = "data/templates/storage_server.yaml"
+NVME_READ = [
+    "workload.queue_depth=32",
+    "workload.pattern=sequential",
+    "workload.request_KiB=1024",
+    "workload.op=read",
+]
+
+
+def bus(name):
+    return catalog.load().get("buses", name, "test", "bus")
+
+
+def link(b):
+    return b.lanes, b.lane_rate_Gbps, b.encoding
+
+
+def test_a_link_takes_the_older_generation_and_the_fewer_lanes():
+    assert link(pcie_trained(bus("pcie4_x8"), bus("pcie3_x16"))) == link(bus("pcie3_x8"))
+    assert link(pcie_trained(bus("pcie4_x4"), bus("pcie5_x16"))) == link(bus("pcie4_x4"))
+    assert link(pcie_trained(bus("pcie3_x8"), bus("pcie5_x4"))) == link(bus("pcie3_x4"))
+    # the slot's own link where it is no faster and no wider: the same part
+    assert pcie_trained(bus("pcie5_x16"), bus("pcie3_x4")) == bus("pcie3_x4")
+    # what is not two PCI Express ends keeps the device's own bus
+    assert pcie_trained(bus("pci_64_66"), bus("pci_32_33")) == bus("pci_64_66")
+
+
+def nvme_read(drive, slot):
+    loaded = scenario.load(
+        "ext_970_evo_plus",
+        [*NVME_READ, f"volumes.drive.disks.part={drive}", f"buses.m2.part={slot}"],
+    )
+    return simulate(loaded)
+
+
+def test_a_pcie_4_nvme_drive_in_a_pcie_3_slot_reads_at_pcie_3_x4():
+    """The catalog's 980 PRO note: 'In a PCIe 3.0 slot the link limits it to about 3.3 GB/s'
+    (Puget Systems); PCIe 3.0 x4 carries 3,938 MB/s raw, 3,601 of payload in 256 B packets."""
+    old = nvme_read("samsung_980_pro_1tb", "pcie3_x8")
+    new = nvme_read("samsung_980_pro_1tb", "pcie4_x4")
+    assert old.bottleneck == "link nvme.m2.0"
+    assert old.throughput_MBps == pytest.approx(3601, rel=0.01)
+    assert new.throughput_MBps > 1.9 * old.throughput_MBps
+
+
+def test_a_drive_alone_in_a_narrower_slot_is_limited_by_the_slot():
+    result = nvme_read("samsung_980_pro_1tb", "pcie2_x1")
+    assert result.bottleneck == "bus m2"
+    assert "link nvme.m2.0" not in result.utilization
+
+
+@pytest.mark.parametrize(
+    ("card", "slot", "rate_MBps", "named"),
+    [
+        ("broadcom_9500_8i", "pcie3_x16", 7202, "controller hba"),  # PCIe 4.0 x8 at 3.0 x8
+        ("broadcom_9500_8i", "pcie5_x4", 7202, "controller hba"),  # at 4.0 x4
+        ("broadcom_9500_8i", "pcie3_x4", 3601, "bus slot1"),  # the slot alone sets it
+    ],
+)
+def test_an_hba_s_link_trains_to_its_slot(card, slot, rate_MBps, named):
+    loaded = scenario.load(
+        TEMPLATE,
+        [
+            f"controllers.hba.part={card}",
+            f"buses.slot1.part={slot}",
+            "host=lenovo_sr665_v3",
+            "workload.streams=8",
+            "workload.op=read",
+            "volumes.data.disks.part=samsung_pm1643_30tb",
+            "volumes.data.level=raid0",
+        ],
+    )
+    result = simulate(loaded)
+    assert result.throughput_MBps == pytest.approx(rate_MBps, rel=0.01)
+    assert result.bottleneck == named
