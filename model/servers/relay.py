@@ -20,13 +20,14 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
 ``throughput_MBps`` is what the sites receive over the run. ``bound_MBps`` is the bottleneck law
-over every station for the same assignment of sites: below it the cluster keeps up, its bottleneck
+over every station for the same assignment of sites, and the feed itself (the sites get at most what
+they are sent, so an interval never reaches past it): below it the cluster keeps up, its bottleneck
 the offered load (``"offered load"`` in the utilisation, the share of the feed the sites got over
 the run, the busiest then a station short of full); above it the cluster falls behind at its
 bottleneck station's rate, its queues growing without bound. The notes say which, and carry the
-availability of the virtual server (``model.servers.availability``): one director against a
-failover pair, and the real servers, counted up only while those alive carry the offered load (k of
-n, by the bottleneck law with the sites reconnected to them).
+availability of the virtual server (``model.servers.availability``): one director against a failover
+pair, and the real servers, counted up only while those alive carry the offered load (k of n, by the
+bottleneck law with the sites reconnected to them).
 No report gives a figure for the relay's capacity or availability, so nothing calibrates it; the
 machines and the gigabit LAN are the report's, the per-packet costs the literature's (see the
 scenario body, ``model.servers.spec``).
@@ -289,7 +290,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bytes_moved=float(sizes_B.sum()) * feed.sites,
         elapsed_s=elapsed,
         utilization=utilization,
-        bound_MBps=bound,
+        # the sites get at most what they are sent: the feed is an input, not a capacity to doubt
+        bound_MBps=min(bound, offered_MBps),
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
         + _availability_notes(body, stages, kit, offered_MBps),
     )
