@@ -471,9 +471,13 @@ def nic_rate_Bps(catalog: Catalog, nic: Nic) -> float:
     return min(nic.rate_Gbps * 1e9 / 8.0, bus.peak_MBps * 1e6)
 
 
-def _check_references(catalog: Catalog, table: dict[str, Part], category: str, where: str) -> None:
-    """Every bus, controller and NIC a part names is in ``catalog``."""
+def _check_references(
+    catalog: Catalog, table: dict[str, Part], category: str, where: str, prefix: str = ""
+) -> None:
+    """Every bus, controller and NIC a part names is in ``catalog``; a key is named as the file
+    names it (``prefix``: a scenario's ``parts.CATEGORY.``)."""
     for pid, part in table.items():
+        pid = f"{prefix}{pid}"
         for key in ("host_bus", "channel_bus", "lane_bus", "host_lane_bus", "drive_lane_bus"):
             if hasattr(part, key):
                 bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
@@ -620,7 +624,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts)
     for category, table in added.items():
-        _check_references(catalog, table, category, where)
+        _check_references(catalog, table, category, where, f"parts.{category}.")
     return catalog
 
 

@@ -148,9 +148,26 @@ def test_a_sata_ssd_behind_an_hba_is_held_by_its_own_link(tmp_path):
             lambda d: d["volumes"]["v"]["disks"].update(attach=["nvme.nowhere.0"]),
             "attach[0]: must be nvme.SEGMENT.N with one of slot, riser",
         ),
+        (  # the point as the file gives it, nvme. and all
+            lambda d: d["volumes"]["v"]["disks"].update(attach=["nvme.nowhere.0"]),
+            "got 'nvme.nowhere.0'",
+        ),
         (
             lambda d: d["volumes"]["v"]["disks"].update(attach=["nvme.riser.4"]),
             "slots 0 to 3; got 'nvme.riser.4'",
+        ),
+        (  # no controllers to attach to: said so, not an empty list
+            lambda d: (d.pop("controllers"), d["volumes"]["v"]["disks"].update(attach=["b0.0"])),
+            "or nvme.SEGMENT.N (this scenario declares none), got 'b0.0'",
+        ),
+        (  # a user's host part is named where the file names it
+            lambda d: (
+                d.setdefault("parts", {}).update(
+                    hosts={"mine": {"like": "lenovo_sr665_v3", "nics": ["no_such_nic"]}}
+                )
+                or d.update(host="mine")
+            ),
+            "parts.hosts.mine.nics[0]: unknown nic 'no_such_nic'",
         ),
         (
             lambda d: d["volumes"]["v"]["disks"].update(attach=["hba.0"]),

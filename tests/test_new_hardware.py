@@ -76,3 +76,12 @@ def test_a_wan_transfer_with_another_sender_is_beyond_the_tables():
         ["sender_host=dell_r720", "workload.source=memory", "sender_storage=null"],
     )
     assert uncertainty.beyond_tables(moved)
+
+
+def test_a_borrowed_widening_for_new_hardware_says_it_is_for_new_hardware():
+    """A model with too few held-out rows borrows another's widening; for hardware no table
+    measured the line still says so, as for the models that have their own."""
+    for model in registry.MODELS:
+        covers = uncertainty.model_error_of(model, new_hardware=True)["covers"]
+        assert covers.startswith("hardware no table measured"), model
+    assert not uncertainty.model_error_of("wan_transfer")["covers"].startswith("hardware no")

@@ -582,7 +582,7 @@ class StorageBody:
                 at = f"volumes.{vname}.disks.attach[{i}]"
                 if point.partition(".")[0] == NVME:
                     slot = point[len(NVME) + 1 :]
-                    self._check_point(slot, self.buses, "nvme.SEGMENT.N", where, at)
+                    self._check_point(slot, self.buses, "nvme.SEGMENT.N", where, at, point)
                 else:
                     form = "CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N"
                     self._check_point(point, holders, form, where, at)
@@ -616,9 +616,14 @@ class StorageBody:
                 )
 
     @staticmethod
-    def _check_point(point: str, holders: dict, form: str, where: str, at: str) -> None:
+    def _check_point(
+        point: str, holders: dict, form: str, where: str, at: str, given: str | None = None
+    ) -> None:
+        """``point`` is HOLDER.N with one of ``holders`` (``given``: what the file says, where
+        ``point`` is its part after nvme.)."""
         holder, _, number = point.partition(".")
         if holder not in holders or not number.isdigit():
-            raise UserError(
-                where, at, f"must be {form} with one of {', '.join(holders)}, got {point!r}"
+            named = (
+                f"with one of {', '.join(holders)}" if holders else "(this scenario declares none)"
             )
+            raise UserError(where, at, f"must be {form} {named}, got {given or point!r}")
