@@ -6,6 +6,7 @@ import pytest
 
 from model import catalog, scenario
 from model.simulate import simulate
+from model.storage import framing
 from model.storage.topology import pcie_trained
 
 TEMPLATE = "data/templates/storage_server.yaml"
@@ -83,3 +84,21 @@ def test_an_hba_s_link_trains_to_its_slot(card, slot, rate_MBps, named):
     result = simulate(loaded)
     assert result.throughput_MBps == pytest.approx(rate_MBps, rel=0.01)
     assert result.bottleneck == named
+
+
+def test_the_nvme_template_s_bays_behind_a_switch_share_its_uplink():
+    """The template's eight PCIe 4.0 drives read 8 x 6,800 MB/s on their own lanes; hung from one
+    switch's x16 uplink (the template's comment), the uplink's payload binds them."""
+    template = "data/templates/nvme_server.yaml"
+    direct = simulate(scenario.load(template))
+    switched = simulate(
+        scenario.load(
+            template,
+            ["buses.up0={part: pcie4_x16}", "buses.bays0.via=up0", "buses.bays1.via=up0"],
+        )
+    )
+    assert direct.throughput_MBps == pytest.approx(8 * 6800, rel=0.01)
+    uplink = bus("pcie4_x16")
+    assert switched.bottleneck == "bus up0"
+    payload_MBps = uplink.peak_MBps * framing.payload_share(uplink, 256)  # 28,807 MB/s
+    assert switched.throughput_MBps == pytest.approx(payload_MBps, rel=0.01)

@@ -208,7 +208,7 @@ def test_new_lists_the_templates_and_prints_one(run_cli):
     status, out, _ = run_cli("new")
     assert status == 0
     assert all(name in out for name in templates.available())
-    assert len(templates.available()) == 6
+    assert len(templates.available()) == 7
     status, out, _ = run_cli("new", "relay_cluster")
     assert status == 0 and out == templates.text("relay_cluster")
 
