@@ -32,10 +32,24 @@ class _Loader(_BASE):
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
+# a date is text here: the safe loader would build a datetime, which no key takes and which the
+# project would then pass on as something other than the JSON kinds (see TAGS)
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT, _TIMESTAMP)]
     for first, resolvers in _BASE.yaml_implicit_resolvers.items()
 }
+# the tags a user's file may give: text, numbers, true/false, null, lists and mappings (JSON's
+# kinds). The safe loader also builds bytes (!!binary), sets (!!set), dates (!!timestamp) and
+# ordered pairs (!!omap, !!pairs), which no key takes, and a bytes value escaped the quoting of a
+# papermill sweep's parameters cell: its text ran as code in the notebook
+TAGS = frozenset(
+    {None, "!"}
+    | {
+        f"tag:yaml.org,2002:{kind}"
+        for kind in ("str", "int", "float", "bool", "null", "seq", "map")
+    }
+)
 _Loader.add_implicit_resolver(
     _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
 )
@@ -109,6 +123,14 @@ def _check_events(text: str, where: str) -> None:
         while loader.check_event():
             event = loader.get_event()
             kind = type(event)  # one test an event: a catalog load sees thousands of them
+            if getattr(event, "tag", None) not in TAGS:
+                raise UserError(
+                    where,
+                    None,
+                    f"the tag {event.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed "
+                    f"(line {event.start_mark.line + 1}); a "
+                    "value is text, a number, true or false, null, a list or a mapping",
+                )
             if kind is yaml.ScalarEvent:
                 _check_key(mappings[-1], event, where, loader)
                 if event.anchor is not None:

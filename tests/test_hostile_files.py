@@ -231,3 +231,31 @@ def test_a_grid_may_not_set_where_it_was_read_from(run_cli, tmp_path):
     result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
     _one_line(result, "path: unknown key; allowed here: name, scenario")
     assert "intervals, path" not in result[2]
+
+
+@pytest.mark.parametrize(
+    ("value", "tag"),
+    [
+        ("!!binary IiArIHN0cigxKSArICI=", "!!binary"),  # bytes: escaped papermill's quoting
+        ("!!set {a, b}", "!!set"),
+        ("!!timestamp 2026-11-28", "!!timestamp"),
+        ("!!omap [{a: 1}]", "!!omap"),
+    ],
+)
+def test_a_grid_value_of_a_kind_no_key_takes_is_refused_before_it_runs(
+    run_cli, tmp_path, value, tag
+):
+    """A papermill grid's values reach the notebook's parameters cell: a bytes value (!!binary)
+    was written there unquoted, so its text ran as code. Only JSON's kinds are read."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: t\nscenario: em_ingest\nengine: papermill\n"
+        f"product:\n  workload.streams: [2]\n  description: [{value}]\n"
+    )
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    _one_line(result, f"the tag {tag} is not allowed (line 6)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_date_is_read_as_text():
+    assert yamlio.safe_load("when: 2026-11-28") == {"when": "2026-11-28"}
