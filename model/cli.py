@@ -156,6 +156,15 @@ def _calibrate(args) -> int:
     return 0
 
 
+def _failed_in(results) -> int:
+    """How many of a sweep's points are stored as failed in its ``results.parquet``."""
+    if not results.exists():
+        return 0
+    import pyarrow.parquet as pq
+
+    return pq.read_table(results, columns=["status"]).column("status").to_pylist().count("failed")
+
+
 def _sweep(args) -> int:
     from pathlib import Path
 
@@ -182,10 +191,13 @@ def _sweep(args) -> int:
     except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
         print(f"{args.grid}: interrupted before any point ran", file=sys.stderr)
         return run_module.INTERRUPTED_STATUS
+    results = out / "results.parquet"
+    earlier = _failed_in(results) - failed  # stored failures a resumed run did not run again
     print(
         f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), "
-        f"{skipped} already done; "
-        f"results in {paths.openable(out / 'results.parquet')}"
+        f"{skipped} already done"
+        + (f" ({earlier} of them failed: --retry-failed runs them again)" if earlier else "")
+        + f"; results in {paths.openable(results)}"
     )
     if grid.intervals and (out / "results.parquet").exists():
         from .sweep import sensitivity

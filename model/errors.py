@@ -2,8 +2,10 @@
 
 import re
 
-# what str.splitlines breaks a line at: a value, key or file name holding one is shown escaped
-_LINE_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+# what a value, key or file name may hold that would break the one line or act on the terminal:
+# every line break str.splitlines knows and every other control character (a NUL, a terminal's
+# escape sequences: ESC[31m turned the rest of the line red), C0, DEL and C1; shown escaped
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class UserError(Exception):
@@ -16,7 +18,8 @@ class UserError(Exception):
         super().__init__(self.line())
 
     def line(self) -> str:
-        """The error as one line, whatever line breaks the user's text held (escaped: ``\\n``)."""
+        """The error as one line, whatever line breaks or control characters the user's text held
+        (escaped: ``\\n``, ``\\x1b``)."""
         parts = [self.where] + ([self.key] if self.key else []) + [self.message]
         return _LINE_BREAKS.sub(_escaped, ": ".join(parts))
 

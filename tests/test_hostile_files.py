@@ -259,3 +259,13 @@ def test_a_grid_value_of_a_kind_no_key_takes_is_refused_before_it_runs(
 
 def test_a_date_is_read_as_text():
     assert yamlio.safe_load("when: 2026-11-28") == {"when": "2026-11-28"}
+
+
+def test_control_characters_in_a_user_s_text_are_shown_escaped(run_cli, tmp_path):
+    """A key holding a terminal's escape sequence turned the rest of the error red, a NUL in a
+    name printed as a raw NUL: both are shown escaped, and the line stays one line."""
+    path = tmp_path / "s.yaml"
+    path.write_text(MINI.replace("workload: {", '"colour\\e[31m": 1\nworkload: {'))
+    result = run_cli("predict", str(path))
+    _one_line(result, "colour\\x1b[31m")
+    assert "\x1b" not in result[2]

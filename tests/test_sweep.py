@@ -2,6 +2,7 @@
 Dask."""
 
 import dataclasses
+import os
 import signal
 import subprocess
 import sys
@@ -234,3 +235,62 @@ def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path
     after = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert len(after) == len(points) and set(after.point_id).isdisjoint(before.point_id)
     assert len(list((tmp_path / "out" / "points").glob("*.parquet"))) == 2 * len(points)
+
+
+def test_a_change_to_the_fit_s_intervals_or_the_point_notebook_renames_the_points(
+    tmp_path, monkeypatch
+):
+    """An interval reads the fit's covariance and 95 % intervals beside its values, and a
+    papermill scenario grid runs the project's own sweep_point notebook: a change to either
+    (the values unchanged, no grid notebook named) gave the same ids, so stale results stayed."""
+    from model import paths
+
+    path = _grid(tmp_path, engine="papermill", product={"volumes.md0.disks.count": [1, 2]})
+    grid, _ = grid_module.load(path)
+    before = run_module.inputs_fingerprint(grid, "s")
+    fit = tmp_path / "parameters.json"
+    fit.write_bytes(paths.CALIBRATED_PARAMETERS.read_bytes() + b" ")
+    monkeypatch.setattr(paths, "CALIBRATED_PARAMETERS", fit)
+    refit = run_module.inputs_fingerprint(grid, "s")
+    assert refit != before
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    notebook = paths.PROJECT_ROOT / run_module.SWEEP_POINT_NOTEBOOK
+    (root / run_module.SWEEP_POINT_NOTEBOOK).write_bytes(notebook.read_bytes() + b" ")
+    monkeypatch.setattr(paths, "PROJECT_ROOT", root)
+    assert run_module.inputs_fingerprint(grid, "s") != refit
+
+
+def test_a_sigterm_to_the_process_group_ends_the_run_as_ctrl_c_does(tmp_path):
+    """timeout, a batch scheduler or kill -- -PGID sends SIGTERM to every process of the run: it
+    ended them at once, with no table written and the workers' scratch folders left behind. Now
+    the finished points are stored, the table written, the scratch removed, exit status 130."""
+    path = _grid(
+        tmp_path,
+        sample={
+            "method": "random",
+            "n": 400,
+            "seed": 3,
+            "ranges": {"workload.total_MB": [100.0, 10000.0]},
+        },
+    )
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "2"],
+        cwd=paths.PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < 20:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted;" in err.decode() and "Traceback" not in err.decode()
+    table = pd.read_parquet(out / "results.parquet")
+    assert 20 <= len(table) < 400
+    assert list(scratch.iterdir()) == []

@@ -80,6 +80,8 @@ def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
     assert "Address already in use" in table.error.iloc[0]
     status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
     assert "0 run now" in stdout and "2 already done" in stdout
+    # the stored failures are told, not hidden behind "0 failed"
+    assert "2 already done (2 of them failed: --retry-failed runs them again)" in stdout
     status, stdout, _ = run_cli(
         "sweep", str(path), "--out", out, "--workers", "1", "--retry-failed"
     )

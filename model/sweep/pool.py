@@ -47,7 +47,10 @@ def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any], scratc
     temporary files, and those of the processes it starts, go to ``scratch``."""
     tempfile.tempdir = scratch
     os.environ["TMPDIR"] = scratch
+    # the parent ends its workers (Ctrl-C, or a SIGTERM to the whole process group, which it
+    # takes as one) once it has stored what they finished
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_watch_parent, args=(parent_pid, scratch), daemon=True).start()
     try:

@@ -250,6 +250,8 @@ def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
     digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
     digest.update(provenance.code_fingerprint().encode())
     files = sorted(paths.HARDWARE.glob("*.yaml"))
+    if paths.CALIBRATED_PARAMETERS.exists():  # the fit's intervals and covariance too
+        files.append(paths.CALIBRATED_PARAMETERS)
     if grid.intervals:  # an interval also depends on the model's measured error
         from .. import uncertainty
 
@@ -257,8 +259,9 @@ def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
         files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
     if scenario_print is not None:  # its file, the files of the scenarios it names, their parts
         digest.update(scenario_print.encode())
-    if grid.notebook is not None:
-        files.append(paths.PROJECT_ROOT / grid.notebook)
+    notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
+    if notebook is not None:  # the notebook each point runs, the project's own included
+        files.append(paths.PROJECT_ROOT / notebook)
     for f in files:
         digest.update(Path(f).read_bytes())
     return digest.hexdigest()[:12]
@@ -442,16 +445,36 @@ def _quiet_dask() -> Iterator[None]:
             logger.setLevel(level)
 
 
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """A SIGTERM (timeout, a batch scheduler ending the job, kill) ends the run as Ctrl-C does:
+    the points finished are stored and the table written; by default it killed the process before
+    that, leaving the workers' scratch folders behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @contextlib.contextmanager
 def _ignoring_ctrl_c() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run(
@@ -467,7 +490,8 @@ def run(
     (finished now, failed now, skipped). Ctrl-C raises ``Stopped`` (status 130) once the points
     finished are stored; a lost scheduler or a full disk raises ``Stopped`` (status 1)."""
     store = Store(out)
-    with store.lock(), _quiet_dask() if scheduler else contextlib.nullcontext():
+    quiet = _quiet_dask() if scheduler else contextlib.nullcontext()
+    with store.lock(), quiet, _sigterm_as_ctrl_c():
         todo_all = specs(grid, points, out)
         done = store.done(ok_only=retry_failed)
         todo = [s for s in todo_all if s["point_id"] not in done]
