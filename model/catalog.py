@@ -420,6 +420,13 @@ class Catalog:
             if base.get(category, {}).get(pid) is not part
         )
 
+    def with_parts_of(self, other: Catalog | None) -> Catalog:
+        """This catalog with the parts ``other`` adds to the project's (a scenario named by this
+        one's, with parts of its own): its own where both name one id."""
+        if other is None or not other.users_parts:
+            return self
+        return Catalog({c: {**table, **other.parts[c]} for c, table in self.parts.items()})
+
     def get(self, category: str, part_id: str, where: str, key: str) -> Part:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
         return self.get_one_of((category,), part_id, where, key)

@@ -249,3 +249,28 @@ def test_servers_asking_for_less_than_the_path_carries_name_their_offered_load(r
     )
     assert status == 0
     assert "bottleneck   offered load (it keeps up; the busiest resource, bond" in out
+
+
+def test_a_store_with_parts_of_its_own_is_simulated_with_them(tmp_path):
+    """The ingest's storage scenario may load parts of its own (catalogs:): the store was
+    simulated with the ingest's catalog, so its own controller was 'unknown'. Its parts are used,
+    and a slower RAID processor of its own moves the prediction."""
+    from model import paths, scenario
+    from model.simulate import simulate
+
+    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
+    (tmp_path / "parts.yaml").write_text(
+        "controllers:\n  my_md:\n    like: dell_md3260\n    processor_MHz: 100\n"
+        '    sources: {processor_MHz: "estimated: a test"}\n'
+    )
+    store = (scenarios / "em_ingest.yaml").read_text()
+    (tmp_path / "store.yaml").write_text(
+        "catalogs: [parts.yaml]\n" + store.replace("part: dell_md3260", "part: my_md")
+    )
+    ingest = (scenarios / "em_ingest_microscopes.yaml").read_text()
+    (tmp_path / "ingest.yaml").write_text(
+        ingest.replace("storage: em_ingest", "storage: store.yaml")
+    )
+    own = simulate(scenario.load(str(tmp_path / "ingest.yaml")))
+    shipped = simulate(scenario.load("em_ingest_microscopes"))
+    assert own.throughput_MBps < shipped.throughput_MBps

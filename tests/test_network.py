@@ -303,3 +303,24 @@ def test_the_net_core_defaults_are_said_to_change_nothing():
         base = _run(*tsunami, *extra)
         for key in ("tcp.core_rmem_default_B=4096", "tcp.core_wmem_default_B=16777216"):
             assert _run(*tsunami, *extra, key).elapsed_s == base.elapsed_s
+
+
+def test_a_wan_sender_s_storage_with_parts_of_its_own_is_simulated_with_them(tmp_path):
+    """A storage scenario a WAN transfer names may load parts of its own (catalogs:); they were
+    looked up in the transfer's catalog, and its own controller was 'unknown'."""
+    from model import paths, scenario
+    from model.simulate import simulate
+
+    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
+    (tmp_path / "parts.yaml").write_text("controllers:\n  my_3ware:\n    like: threeware_7850\n")
+    send = (scenarios / "atlas_triumf_send.yaml").read_text()
+    (tmp_path / "send.yaml").write_text(
+        "catalogs: [parts.yaml]\n" + send.replace("part: threeware_7850", "part: my_3ware")
+    )
+    lightpath = (scenarios / "atlas_lightpath.yaml").read_text()
+    (tmp_path / "wan.yaml").write_text(
+        lightpath.replace("sender_storage: atlas_triumf_send", "sender_storage: send.yaml")
+    )
+    loaded = scenario.load(str(tmp_path / "wan.yaml"), ["workload.sink=memory"])
+    shipped = scenario.load("atlas_lightpath", ["workload.sink=memory"])
+    assert simulate(loaded).throughput_MBps == simulate(shipped).throughput_MBps

@@ -161,17 +161,29 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))
     }
     sender, receiver = ends["sender"], ends["receiver"]
-    storage = {key.removesuffix("_storage"): ref.body for key, ref in scenario.refs.items()}
+    # each storage scenario with its own parts (those of the file that names them, or the catalog)
+    refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
+    storage = {role: ref.body for role, ref in refs.items()}
+    parts = {role: catalog.with_parts_of(ref.catalog) for role, ref in refs.items()}
     circuits = [
         net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
     ]
     source = (
-        _storage(net, sender, storage["sender"], "sender", catalog, params, where, total_B)
+        _storage(net, sender, storage["sender"], "sender", parts["sender"], params, where, total_B)
         if w.source == "disk"
         else None
     )
     sink = (
-        _storage(net, receiver, storage["receiver"], "receiver", catalog, params, where, total_B)
+        _storage(
+            net,
+            receiver,
+            storage["receiver"],
+            "receiver",
+            parts["receiver"],
+            params,
+            where,
+            total_B,
+        )
         if w.sink == "disk"
         else None
     )

@@ -114,6 +114,7 @@ def predict(
     """
     config: IngestBody = scenario.body
     store, where = scenario.refs["storage"], scenario.path
+    catalog = catalog.with_parts_of(store.catalog)  # the store's own parts, where it has some
     values = params
     # the storage path alone: one dd-like writer per client
     try:
