@@ -4,7 +4,9 @@ pace.
 A ``dd iflag=direct`` or ``oflag=direct`` stream issues ``request_KiB`` at a time and waits for it.
 Nothing reads ahead or writes behind on the host, so only the member drives one request lands on
 work at once: k = min(data drives, request / chunk) of a striped group, one drive of a mirror for a
-read, every copy for a write. The stream runs at most at request / (request / k / drive rate),
+read, every copy for a write. Over LVM groups (``lvm_groups_touched``) a striped volume deals the
+request out over min(stripes, request / chunk) groups, each taking its piece as above; a linear one
+keeps it in one group. The stream runs at most at request / (request / k / drive rate),
 plus, for a write that must reach the platters before the next one is sent (no write cache on the
 way), the revolution the next request waits for its first sector, which has just passed under the
 head. A sequential read pays no such turn: the drive's look-ahead has the next request's data.
@@ -59,23 +61,34 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
     volume = body.volumes[vname]
     if volume.engine == "zfs":
         raise NotModelled("sequential direct I/O on a ZFS pool (records, the ARC) is not modelled")
-    if volume.groups != 1:
-        raise NotModelled("direct I/O over LVM groups arrives with a later change")
-    request_B = body.workload.request_KiB * 1024
     chunk_B = volume.chunk_KiB * 1024
+    request_B = body.workload.request_KiB * 1024
+    request_B /= lvm_groups_touched(volume, request_B, chunk_B)  # a group's piece of it
     layout = LEVELS[volume.level]
-    width = layout.data_members(volume.disks.count)
+    drives = volume.disks.count // volume.groups  # a group's (its own md array or LUN)
+    width = layout.data_members(drives)
     touched = min(width, math.ceil(request_B / chunk_B))
     seconds = request_B / touched / drive_Bps
     if isinstance(disk, Ssd):  # no turn to wait: the larger of its latency and its transfer
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
     if op == "write" and layout.parity_chunks and touched < width:
         return seconds + partial_stripe_s(
-            volume, touched, volume.disks.count, disk, min(request_B, chunk_B) / drive_Bps
+            volume, touched, drives, disk, min(request_B, chunk_B) / drive_Bps
         )
     if op == "write" and not write_cache_on(body, vname, disk):
         seconds += disk_model.revolution_s(disk)
     return seconds
+
+
+def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
+    """The groups one request reaches at once: LVM striped deals a request out in ``chunk_KiB``
+    stripes over ``lvm_stripes`` groups (consecutive stripes on one group lie side by side in it,
+    so each group's share is one piece); linear keeps it in one group (what straddles a boundary is
+    too rare to count); one group, itself."""
+    if volume.lvm != "striped":
+        return 1
+    stripes = volume.lvm_stripes or volume.groups
+    return min(stripes, math.ceil(request_B / chunk_B))
 
 
 def partial_stripe_s(
