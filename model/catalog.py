@@ -132,6 +132,8 @@ class Bus(Part):
     # a multidrop bus (PCI, PCI-X): the cards on a segment share its wires, so the segment runs at
     # its slowest card's clock and each card moves its own width a data phase (topology.build)
     multidrop: bool = False
+    # a drive-channel mode in which the CPU moves every word (ATA's PIO modes), not DMA
+    programmed_io: bool = False
 
     _NEEDS = {
         "parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),

@@ -328,3 +328,11 @@ def test_a_renamed_scenario_keeps_its_name_after_the_same_run_was_cached(run_cli
         "predict", "atlas_intellistation", "--point", "--json", "--set", "name=renamed"
     )
     assert status == 0 and json.loads(out)["scenario"] == "renamed"
+
+
+def test_a_programmed_io_channel_mode_is_not_modelled_as_transfer_pio_is_not(run_cli):
+    """ATA PIO modes move every word by the CPU: a channel_mode of one was simulated at the mode's
+    rate with no CPU cost, where a controller's transfer: pio is refused as not modelled."""
+    for override in ("controllers.onboard.channel_mode=ide_pio4", "variant=rh73_dma_broken"):
+        status, out, err = run_cli("predict", "atlas_x330", "--set", override)
+        assert status == 3 and not out and "programmed I/O" in err, (override, err)

@@ -202,3 +202,11 @@ def test_tcp_keys_the_model_never_reads_are_refused(run_cli, section, key):
     assert len(err.strip().splitlines()) == 1, err
     assert f"{section}.{key.split('=')[0]}" in err and "no such key" in err
     assert "tcp_rmem_B, tcp_wmem_B, tcp_mem_pages" in err
+
+
+def test_tree_servers_is_refused_for_thin_clients_which_it_would_not_change(run_cli):
+    """A thin client reads through MDSplus server 0: spreading the tree changed nothing there, and
+    the key was taken silently."""
+    status, out, err = run_cli("predict", "mdsplus", "--set", "tree_servers=2")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "tree_servers: only for client_mode dist" in err

@@ -224,6 +224,13 @@ class DbBody:
                 "tree_servers",
                 f"must be at most servers ({self.servers}), got {self.tree_servers}",
             )
+        if self.tree_servers > 1 and self.client_mode == "thin":
+            raise UserError(
+                where,
+                "tree_servers",
+                "only for client_mode dist: a thin client reads through MDSplus server 0, which "
+                f"the model does not spread over the others; got {self.tree_servers}",
+            )
         if self.workload.test == "ptdata" and self.servers < 2:
             raise UserError(
                 where,

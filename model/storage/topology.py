@@ -363,6 +363,11 @@ def build(
                     f"must be a drive-channel mode no faster than the {ctrl.name}'s "
                     f"{ctrl.channel_bus}; allowed: {', '.join(slower)}",
                 )
+            if set_bus.programmed_io:  # as a controller's transfer: pio (``controller``)
+                raise NotModelled(
+                    f"controllers.{cname}.channel_mode {mode}: programmed I/O is not modelled; "
+                    "its CPU cost per word moved is in no report"
+                )
             ch_bus = set_bus
         return sustained_Bps(ch_bus)
 
