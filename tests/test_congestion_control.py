@@ -186,3 +186,27 @@ def test_bbr_resends_what_is_lost_so_a_full_circuit_delivers_one_minus_the_loss(
     for result in (clean, lossy):
         assert result.utilization["circuit.0"] > 0.99 and result.utilization["circuit.1"] > 0.99
     assert lossy.throughput_MBps == pytest.approx(0.9 * clean.throughput_MBps, rel=0.01)
+
+
+def test_the_loss_limit_is_no_capacity_so_it_neither_bounds_nor_caps_the_interval():
+    """TCP's loss-limited rate is a response function fitted to runs (Mathis et al.'s constant
+    ranges 0.87 to 1.31 with the ACK strategy): a run may beat it, so the bottleneck law's bound is
+    the window / RTT, and the model error widens the interval above the point too."""
+    from model import uncertainty
+
+    lossy = [
+        "workload.protocol=iperf",
+        "workload.source=memory",
+        "workload.sink=memory",
+        "workload.streams=1",
+        "workload.total_MB=200000",
+        "loss_rate=0.00001",
+        "workload.socket_buffer_B=8388608",
+        "tcp.congestion_control=cubic",
+    ]
+    loaded = scenario.load("atlas_lightpath", lossy)
+    result = simulate(loaded)
+    assert result.bottleneck == "tcp loss"
+    assert result.bound_MBps == pytest.approx(62.9, rel=0.01)  # the 12 MiB window at 200 ms
+    interval = uncertainty.interval(loaded)
+    assert interval.high > 1.1 * interval.point

@@ -31,6 +31,10 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
 
+The bound (the bottleneck law) counts what no run can pass: the resources, each TCP stream's
+window / RTT and Tsunami's set rate, not TCP's loss-limited rate, a response function fitted to
+runs that a run may beat, so an interval may reach above it.
+
 Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
 with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
 (``001_4cf980d67b39ffac.txt``) through the storage parameters alone: the per-frame CPU cost is the
@@ -107,6 +111,10 @@ class _FlowSpec:
     usage: dict[FlowResource, float]
     cap_Bps: float
     delay_s: float
+    # what no run of the flow can pass, for the bound: its window / RTT, or Tsunami's set rate;
+    # not TCP's loss-limited rate, a response function fitted to measurements (Mathis et al.'s
+    # constant, CUBIC's), which a run may beat (None: cap_Bps)
+    ceiling_Bps: float | None = None
 
 
 def _members_of(flow_index: int, members: int, bonding: str) -> list[tuple[int, float]]:
@@ -308,7 +316,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 raise NotModelled("a transfer that ends inside slow start")
             flows.append(
                 _FlowSpec(
-                    f"stream {k}", size - ss_B, usage, cap, SETUP_RTTS[w.protocol] * rtt_s + ss_s
+                    f"stream {k}",
+                    size - ss_B,
+                    usage,
+                    cap,
+                    SETUP_RTTS[w.protocol] * rtt_s + ss_s,
+                    ceiling_Bps=window_Bps,
                 )
             )
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
@@ -343,7 +356,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         env.process(run(delay_s, specs))
     env.run()
     elapsed = env.now + rtt_s / 2.0  # the last byte still has to cross the path
-    bound = partition_bound_Bps([f.usage for f in flows], [f.cap_Bps for f in flows]) / 1e6
+    ceilings = [f.cap_Bps if f.ceiling_Bps is None else f.ceiling_Bps for f in flows]
+    bound = partition_bound_Bps([f.usage for f in flows], ceilings) / 1e6
     utilization = net.utilization(elapsed)
     # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
     # share of it they used while they ran, so that a window-limited transfer names its window as
