@@ -331,7 +331,11 @@ def _table_text(
         )
     for p in shown:
         r = p.row
-        versus = f"  (relative to {';'.join(r.relative_to)})" if r.relative_to else ""
+        versus = (
+            f"  (a change relative to {';'.join(r.relative_to)}; the error is the ratio's)"
+            if r.relative_to
+            else ""
+        )
         lines.append(
             f"  {r.id[:34]:34} {r.metric[:16]:16} {_measured(r):>15} "
             f"{_fmt(p.predicted, r.unit):>14} {_error(p):>12}"
