@@ -324,3 +324,25 @@ def test_a_wan_sender_s_storage_with_parts_of_its_own_is_simulated_with_them(tmp
     loaded = scenario.load(str(tmp_path / "wan.yaml"), ["workload.sink=memory"])
     shipped = scenario.load("atlas_lightpath", ["workload.sink=memory"])
     assert simulate(loaded).throughput_MBps == simulate(shipped).throughput_MBps
+
+
+def test_bbftp_s_streams_each_read_their_part_so_they_take_turns_at_the_sender_s_disks(tmp_path):
+    """bbftpd forks a child a stream, the i-th reading the i-th of n parts of the file: sixteen
+    readers at once take turns at the IntelliStation's three IDE drives, where bbcp's one reader
+    streams them (both sent from disk to memory over the lightpath)."""
+    from model import paths
+
+    lightpath = (paths.PROJECT_ROOT / "data" / "scenarios" / "atlas_lightpath.yaml").read_text()
+    path = tmp_path / "wan.yaml"
+    path.write_text(
+        lightpath.replace(
+            "sender_storage: atlas_triumf_send", "sender_storage: atlas_intellistation"
+        ).replace(
+            "sender_host: supermicro_p4dl6_triumf", "sender_host: ibm_intellistation_m_pro_6850"
+        )
+    )
+    common = ["variant=bbftp_disk_to_disk", "workload.sink=memory", "workload.total_MB=100000"]
+    bbftp = simulate(scenario.load(str(path), common))
+    bbcp = simulate(scenario.load(str(path), [*common, "workload.protocol=bbcp"]))
+    assert bbftp.bottleneck == bbcp.bottleneck == "sender: disk md0.0"
+    assert bbftp.throughput_MBps < 0.5 * bbcp.throughput_MBps

@@ -26,7 +26,9 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
   opens with a handshake and the protocol's request round trips, then slow start to its window
   (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
-  thread) per stream on each side.
+  thread) per stream on each side; bbftp's streams each read their own part of the file
+  (``SPLIT_READS``), so on the sender's hard disks they take turns as readers of their own files
+  do (``model.storage.interleave``), where bbcp's one reader streams.
 - A Tsunami session is one UDP flow at its fixed target rate; lost blocks are sent again, so each
   delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
@@ -45,7 +47,7 @@ tools'.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import simpy
 
@@ -62,6 +64,11 @@ from .hosts import HostNet, add, charge, charge_frames, host_net, partition_boun
 from .spec import WanBody
 
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
+# tools whose streams each read their own part of the file: bbftpd forks a child a stream, the
+# i-th sending the i-th of n equal parts (bbftpd_retr.c, bbftpd_retrtransferfile: nbperchild =
+# filesize / requestedstreamnumber, startpoint = (i - 1) * nbperchild); bbcp and iperf read the
+# file in order in one thread and hand its buffers to the streams
+SPLIT_READS = ("bbftp",)
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 
 
@@ -92,8 +99,15 @@ def _storage(
     params: dict[str, float],
     where: str,
     total_B: float,
+    readers: int = 1,
 ) -> _Storage:
+    """A side's storage path; a sender read by ``readers`` processes at once (``SPLIT_READS``),
+    each its part of the data, takes their reads by turns at its hard disks
+    (``model.storage.interleave``)."""
     op = "read" if role == "sender" else "write"
+    if op == "read" and readers > 1:
+        storage = replace(storage, workload=replace(storage.workload, streams=readers))
+        total_B /= readers
     path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
     volume = storage.workload.target
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
@@ -177,7 +191,17 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
     ]
     source = (
-        _storage(net, sender, storage["sender"], "sender", parts["sender"], params, where, total_B)
+        _storage(
+            net,
+            sender,
+            storage["sender"],
+            "sender",
+            parts["sender"],
+            params,
+            where,
+            total_B,
+            readers=w.sessions * (w.streams if w.protocol in SPLIT_READS else 1),
+        )
         if w.source == "disk"
         else None
     )
