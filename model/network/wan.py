@@ -66,8 +66,10 @@ from .spec import WanBody
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
 # tools whose streams each read their own part of the file: bbftpd forks a child a stream, the
 # i-th sending the i-th of n equal parts (bbftpd_retr.c, bbftpd_retrtransferfile: nbperchild =
-# filesize / requestedstreamnumber, startpoint = (i - 1) * nbperchild); bbcp and iperf read the
-# file in order in one thread and hand its buffers to the streams
+# filesize / requestedstreamnumber, startpoint = (i - 1) * nbperchild). bbcp reads its source
+# in order and deals its buffers (-B) out to its streams, whose blocks then reach the target out of
+# order unless asked (the bbcp manual of SLAC, 15.02.03.00.1, 1.2.3 and 1.2.4, 'Output Ordering
+# (-o)'); iperf sends one buffer over and over
 SPLIT_READS = ("bbftp",)
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 
