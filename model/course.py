@@ -48,6 +48,9 @@ class Exercise:
     unit: str  # printed after a number: "MB/s", "of the time", "writers"
     asks: str  # what an answer is: "a number in MB/s", "a resource's name, as the results give it"
     rel: float  # relative tolerance of a number; 0: exact (a count)
+    # a share close to 1 (an availability, a utilisation near saturation) is held to ``rel`` on
+    # what it leaves, 1 - share: 0.99 for an availability of 0.9988 is eight times the downtime
+    near_one: bool = False
 
     def verdict(self, answer, expected) -> str:
         """The line a check prints for a written answer (not None)."""
@@ -58,28 +61,40 @@ class Exercise:
         if not is_number(answer):
             return not_a(answer, self.asks)
         shown = f"{figure(answer)} {self.unit}"
+        if self.near_one:  # judged, and sized, on what the share leaves
+            if math.isclose(1 - answer, 1 - expected, rel_tol=self.rel):
+                return f"correct: {shown}"
+            side = "high" if answer > expected else "low"
+            return f"wrong: {shown} is too {side}: 1 - it is {_off(1 - answer, 1 - expected)}"
         if answer == expected or (self.rel and math.isclose(answer, expected, rel_tol=self.rel)):
             return f"correct: {shown}"
-        side = "high" if answer > expected else "low"
-        ratio = answer / expected if expected else 0.0
-        if ratio <= 0:  # opposite signs, or a zero: no size to give
-            return f"wrong: {shown} is too {side}"
-        factor = max(ratio, 1 / ratio)
-        if factor >= 2:
-            return f"wrong: {shown} is about {float(f'{factor:.1g}'):,.0f} times too {side}"
-        off = abs(ratio - 1)
-        size = "less than 10 %" if off < 0.1 else "10 to 50 %" if off < 0.5 else "more than 50 %"
-        return f"wrong: {shown} is too {side} by {size}"
+        return f"wrong: {shown} is {_off(answer, expected)}"
+
+
+def _off(answer: float, expected: float) -> str:
+    """How far ``answer`` is from ``expected``, by direction and rough size, never the value."""
+    ratio = answer / expected if expected else 0.0
+    side = "high" if answer > expected else "low"
+    if ratio <= 0:  # opposite signs, or a zero: no size to give
+        return f"too {side}"
+    factor = max(ratio, 1 / ratio)
+    if factor >= 2:
+        return f"about {float(f'{factor:.1g}'):,.0f} times too {side}"
+    off = abs(ratio - 1)
+    size = "less than 10 %" if off < 0.1 else "10 to 50 %" if off < 0.5 else "more than 50 %"
+    return f"too {side} by {size}"
 
 
 EXERCISES: dict[str, Exercise] = {}
 
 
-def exercise(key: str, unit: str, asks: str | None = None, rel: float = 0.01):
+def exercise(
+    key: str, unit: str, asks: str | None = None, rel: float = 0.01, near_one: bool = False
+):
     """Register the decorated function as what exercise ``key`` expects."""
 
     def register(expected: Callable[..., float | str]) -> Callable[..., float | str]:
-        EXERCISES[key] = Exercise(expected, unit, asks or f"a number in {unit}", rel)
+        EXERCISES[key] = Exercise(expected, unit, asks or f"a number in {unit}", rel, near_one)
         return expected
 
     return register
@@ -152,7 +167,7 @@ def mm1_response_s(arrivals_per_s, completions_per_s):
     return 1 / (completions_per_s - arrivals_per_s)
 
 
-@exercise("2.2", "of the time", "a utilisation between 0 and 1")
+@exercise("2.2", "of the time", "a utilisation between 0 and 1", near_one=True)
 def mm1_utilisation_at(times_service):
     """M/M/1: W = S / (1 - rho) is ``times_service`` S at rho = 1 - 1 / times_service."""
     return 1 - 1 / times_service
@@ -282,7 +297,7 @@ def serial_share_pct(fit, clients, rates):
 # Lesson 6: availability
 
 
-@exercise("6.1", "of the time", SHARE)
+@exercise("6.1", "of the time", SHARE, near_one=True)
 def one_director_up(mtbf_h, mttr_h):
     return availability.units(1, mtbf_h, mttr_h).availability
 

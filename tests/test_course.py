@@ -282,3 +282,19 @@ def test_an_unclosed_solution_block_names_the_cell():
 def test_a_missing_lesson_is_one_line_and_status_2(tmp_path, capsys):
     assert handout.main(["nowhere.ipynb", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == "nowhere.ipynb: no such notebook"
+
+
+@pytest.mark.parametrize(
+    ("key", "expected", "answer", "line"),
+    [
+        ("6.1", 20000 / 20024, 0.9988, "correct: 0.9988 of the time"),
+        # 0.99 is eight times the downtime: within 1 % of 0.9988, it passed
+        ("6.1", 20000 / 20024, 0.99, "wrong: 0.99 of the time is too low: 1 - it is about 8"),
+        ("6.1", 20000 / 20024, 1.0, "wrong: 1 of the time is too high: 1 - it is too low"),
+        # rho 0.9999 waits a hundred times longer than rho 0.99: it passed
+        ("2.2", 0.99, 0.9999, "wrong: 0.9999 of the time is too high: 1 - it is about 100"),
+        ("2.2", 0.99, 0.99, "correct: 0.99 of the time"),
+    ],
+)
+def test_a_share_near_one_is_held_to_what_it_leaves(key, expected, answer, line):
+    assert course.EXERCISES[key].verdict(answer, expected).startswith(line)
