@@ -422,12 +422,24 @@ class Catalog:
             if base.get(category, {}).get(pid) is not part
         )
 
-    def with_parts_of(self, other: Catalog | None) -> Catalog:
-        """This catalog with the parts ``other`` adds to the project's (a scenario named by this
-        one's, with parts of its own): its own where both name one id."""
+    def with_parts_of(self, other: Catalog | None, where: str) -> Catalog:
+        """This catalog with the parts ``other`` adds to the project's (those of a scenario this
+        one names, ``where``); an id both give different parts is refused, so that each file's
+        ids keep their meaning."""
         if other is None or not other.users_parts:
             return self
-        return Catalog({c: {**table, **other.parts[c]} for c, table in self.parts.items()})
+        parts = {c: dict(table) for c, table in self.parts.items()}
+        for category, pid, _ in other.users_parts:
+            part = other.parts[category][pid]
+            if parts[category].get(pid, part) != part:
+                raise UserError(
+                    where,
+                    f"{category}.{pid}",
+                    "is defined here and, differently, by the scenario that names this one; "
+                    "give one of them another id",
+                )
+            parts[category][pid] = part
+        return Catalog(parts)
 
     def get(self, category: str, part_id: str, where: str, key: str) -> Part:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
@@ -633,7 +645,9 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts)
     for category, table in added.items():
-        _check_references(catalog, table, category, where, f"parts.{category}.")
+        _check_references(
+            catalog, table, category, where, f"{key}.{category}." if key else f"{category}."
+        )
     return catalog
 
 

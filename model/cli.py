@@ -11,7 +11,7 @@ import json
 import sys
 
 from . import paths
-from .errors import NotModelled, UserError
+from .errors import NotModelled, UserError, one_line
 
 NOT_MODELLED_STATUS = 3
 # a sweep's processes at most: each holds a Python (and a kernel for a papermill point); more than
@@ -189,7 +189,7 @@ def _sweep(args) -> int:
             retry_failed=args.retry_failed,
         )
     except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
-        print(f"{args.grid}: interrupted before any point ran", file=sys.stderr)
+        print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
         return run_module.INTERRUPTED_STATUS
     results = out / "results.parquet"
     earlier = _failed_in(results) - failed  # stored failures a resumed run did not run again
@@ -251,5 +251,5 @@ def main(argv: list[str] | None = None) -> int:
         print(exc.line(), file=sys.stderr)
         return exc.exit_status
     except NotModelled as exc:
-        print(f"not modelled yet: {exc}", file=sys.stderr)
+        print(one_line(f"not modelled yet: {exc}"), file=sys.stderr)
         return NOT_MODELLED_STATUS

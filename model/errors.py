@@ -21,7 +21,12 @@ class UserError(Exception):
         """The error as one line, whatever line breaks or control characters the user's text held
         (escaped: ``\\n``, ``\\x1b``)."""
         parts = [self.where] + ([self.key] if self.key else []) + [self.message]
-        return _LINE_BREAKS.sub(_escaped, ": ".join(parts))
+        return one_line(": ".join(parts))
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: line breaks and control characters escaped."""
+    return _LINE_BREAKS.sub(_escaped, text)
 
 
 def _escaped(found: re.Match) -> str:

@@ -52,9 +52,11 @@ def parse_assignment(text: str, where: str) -> tuple[str, Any]:
     if not sep or not key:
         raise UserError(where, text, "an override must read dotted.key=value")
     try:
-        value = yamlio.safe_load(raw) if raw.strip() else ""
+        value = yamlio.safe_load(raw, where) if raw.strip() else ""
     except yamlio.YAMLError:
         value = raw.strip()
+    except UserError as exc:  # a tag, a bomb: named as the key it would set
+        raise UserError(where, key, exc.message) from None
     return key, value
 
 

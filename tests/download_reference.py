@@ -430,13 +430,16 @@ def simulate(
     client_Bps /= tcp_wire_per_byte(body.mtu_B)
     remaining = [simulated]
 
-    def client(link):
+    def client(link, start_s):
+        yield env.timeout(start_s)  # the clients start a check time apart in all, evenly
         while remaining[0] > 0:
             remaining[0] -= 1
             yield from server.fetch_pair(link)
 
-    for i in range(body.workload.clients):
-        env.process(client(server.net.resource(f"client {i} link", client_Bps)))
+    clients = body.workload.clients
+    for i in range(clients):
+        start_s = server.md5_check_s * i / clients
+        env.process(client(server.net.resource(f"client {i} link", client_Bps), start_s))
     env.run()
     elapsed = env.now * pairs / simulated
     pair_B = server.file_B + MD5_FILE_B

@@ -185,6 +185,9 @@ def test_bbr_resends_what_is_lost_so_a_full_circuit_delivers_one_minus_the_loss(
     lossy = simulate(scenario.load("atlas_lightpath", [*full, "loss_rate=0.1"]))
     for result in (clean, lossy):
         assert result.utilization["circuit.0"] > 0.99 and result.utilization["circuit.1"] > 0.99
+    # what is lost never reaches the receiver's NIC
+    u = lossy.utilization
+    assert u["nic receiver.0"] == pytest.approx(0.9 * u["nic sender.0"], rel=0.01)
     assert lossy.throughput_MBps == pytest.approx(0.9 * clean.throughput_MBps, rel=0.01)
 
 

@@ -269,3 +269,21 @@ def test_control_characters_in_a_user_s_text_are_shown_escaped(run_cli, tmp_path
     result = run_cli("predict", str(path))
     _one_line(result, "colour\\x1b[31m")
     assert "\x1b" not in result[2]
+
+
+def test_a_tag_given_with_set_is_named_as_its_key(run_cli):
+    result = run_cli("predict", "atlas_intellistation", "--set", "name=!!binary aGk=")
+    _one_line(result, "--set: name: the tag !!binary is not allowed")
+
+
+def test_a_not_modelled_line_shows_control_characters_escaped(run_cli, tmp_path):
+    """The 'not modelled yet' line carried a controller's name raw, escape sequence and all."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        MINI.replace("promise1:", '"p\\e[31m1":')
+        .replace("attach: [promise1.0, promise1.1]", 'attach: ["p\\e[31m1.0", "p\\e[31m1.1"]')
+        .replace("bus: pci_64}", "bus: pci_64, transfer: pio}")
+    )
+    status, out, err = run_cli("predict", str(path))
+    assert status == 3 and "not modelled yet" in err and "\x1b" not in err, err
+    assert "p\\x1b[31m1" in err

@@ -274,3 +274,26 @@ def test_a_store_with_parts_of_its_own_is_simulated_with_them(tmp_path):
     own = simulate(scenario.load(str(tmp_path / "ingest.yaml")))
     shipped = simulate(scenario.load("em_ingest_microscopes"))
     assert own.throughput_MBps < shipped.throughput_MBps
+
+
+def test_an_id_the_store_and_the_ingest_define_differently_is_refused(tmp_path, run_cli):
+    """Each file's ids keep their meaning: a NIC the ingest defines for its clients and the store
+    defines otherwise under the same id took the store's (the clients got its 100 GbE)."""
+    from model import paths
+
+    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
+    nic = "  my_nic:\n    like: nic_gbe\n    rate_Gbps: {rate}\n    sources: {{rate_Gbps: 'estimated: a test'}}\n"
+    (tmp_path / "parts.yaml").write_text("nics:\n" + nic.format(rate=100))
+    store = (scenarios / "em_ingest.yaml").read_text()
+    (tmp_path / "store.yaml").write_text("catalogs: [parts.yaml]\n" + store)
+    ingest = (scenarios / "em_ingest_microscopes.yaml").read_text()
+    (tmp_path / "ingest.yaml").write_text(
+        ingest.replace("storage: em_ingest", "storage: store.yaml").replace(
+            "client_nic: nic_10gbe", "client_nic: my_nic"
+        )
+        + "parts:\n  nics:\n"
+        + nic.format(rate=1).replace("  my_nic", "    my_nic").replace("\n    ", "\n      ")
+    )
+    status, out, err = run_cli("predict", str(tmp_path / "ingest.yaml"))
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "store.yaml: nics.my_nic: is defined here and, differently" in err

@@ -102,3 +102,25 @@ def test_the_nvme_template_s_bays_behind_a_switch_share_its_uplink():
     assert switched.bottleneck == "bus up0"
     payload_MBps = uplink.peak_MBps * framing.payload_share(uplink, 256)  # 28,807 MB/s
     assert switched.throughput_MBps == pytest.approx(payload_MBps, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("slot", "rate_MBps", "named"),
+    [
+        ("pcie5_x8", 14403, "link up0"),  # a 4.0 switch in a 5.0 x8 slot: 4.0 x8
+        ("pcie5_x16", 28807, "link up0"),  # in a 5.0 x16 slot: 4.0 x16
+        ("pcie4_x8", 14403, "bus up0"),  # the slot alone sets it
+    ],
+)
+def test_a_switch_s_uplink_trains_to_what_the_switch_and_its_slot_share(slot, rate_MBps, named):
+    """The template's bays hang from one switch (PCIe 4.0, as its downstream segments): in a
+    newer slot its uplink runs at the switch's generation and the fewer lanes (a review found it
+    taking the slot's 5.0 rate)."""
+    switched = simulate(
+        scenario.load(
+            "data/templates/nvme_server.yaml",
+            [f"buses.up0={{part: {slot}}}", "buses.bays0.via=up0", "buses.bays1.via=up0"],
+        )
+    )
+    assert switched.throughput_MBps == pytest.approx(rate_MBps, rel=0.01)
+    assert switched.bottleneck == named

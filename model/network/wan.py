@@ -188,7 +188,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     # each storage scenario with its own parts (those of the file that names them, or the catalog)
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
     storage = {role: ref.body for role, ref in refs.items()}
-    parts = {role: catalog.with_parts_of(ref.catalog) for role, ref in refs.items()}
+    parts = {role: catalog.with_parts_of(ref.catalog, ref.path) for role, ref in refs.items()}
     circuits = [
         net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
     ]
@@ -228,10 +228,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     notes: list[str] = []
 
     def wire(usage: dict, index: int, per_byte: float) -> None:
+        """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the
+        receiver's NIC takes what arrives, 1 - loss of it (the path loses the rest)."""
         for m, share in _members_of(index, members, body.bonding):
             add(usage, sender.nics[m], per_byte * share)
             add(usage, circuits[m], per_byte * share)
-            add(usage, receiver.nics[m], per_byte * share)
+            add(usage, receiver.nics[m], per_byte * share * (1.0 - body.loss_rate))
 
     def disk_read(usage: dict, core: FlowResource) -> None:
         if source is not None:

@@ -259,8 +259,11 @@ def run(
     )
     worker_turns_s, asleep_opening_s, asleep_data_s = 0.0, 0.0, 0.0
     ev_t, ev_rows, events = event_heap
+    # the clients start a check time apart in all, evenly: started at once and served from memory
+    # (nothing random drawn), they would stay in step, each sending while all the others send and
+    # checking while they check, the link idle a check in each round
     for client in range(clients):
-        push(ev_t, ev_rows, events, 0.0, RESUME, client, 0)
+        push(ev_t, ev_rows, events, md5_check_s * client / clients, RESUME, client, 0)
     flags, after_accept, next_try = accept[0], accept[2], accept[3]
     for w in range(workers):
         if not math.isinf(next_try[w]):

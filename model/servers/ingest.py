@@ -114,7 +114,7 @@ def predict(
     """
     config: IngestBody = scenario.body
     store, where = scenario.refs["storage"], scenario.path
-    catalog = catalog.with_parts_of(store.catalog)  # the store's own parts, where it has some
+    catalog = catalog.with_parts_of(store.catalog, store.path)  # the store's own parts too
     values = params
     # the storage path alone: one dd-like writer per client
     try:

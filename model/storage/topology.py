@@ -302,12 +302,39 @@ def build(
             out.append(body.buses[out[-1]].via)
         return out
 
+    def upstream(name: str) -> list[FlowResource]:
+        """The segments ``name`` hangs from, each with the link it trains to where that is slower
+        than the segment itself (``switch_link``)."""
+        out = []
+        for parent in chain(name)[1:]:
+            out.append(segment(parent))
+            link = switch_link(parent)
+            if link is not None:
+                out.append(link)
+        return out
+
+    def switch_link(parent: str) -> FlowResource | None:
+        """A segment others hang from is a PCIe switch's uplink (or a chipset's link): it trains to
+        what the switch and the slot share (``pcie_trained``), the switch as fast and as wide as
+        its fastest downstream segment. A PCIe 4.0 switch in a 5.0 x8 slot runs at 4.0 x8, half
+        the slot's rate. None where that is no slower than the segment."""
+        bus = segment_bus(parent)
+        below = [segment_bus(n) for n, seg in body.buses.items() if seg.via == parent]
+        if bus.protocol != "pcie" or any(b.protocol != "pcie" for b in below):
+            return None
+        fastest = max(below, key=lambda b: b.lane_rate_Gbps)
+        switch = replace(fastest, lanes=max(b.lanes for b in below))
+        link = pcie_trained(switch, bus)
+        if sustained_Bps(link) >= sustained_Bps(bus):
+            return None
+        return resource(f"link {parent}", lambda: sustained_Bps(link))
+
     def slot_costs(cname: str) -> dict[FlowResource, float]:
         """Segment time a byte the controller moves takes on its slot's segment
         (``segment_cost``) and on each segment that one hangs from (a PCIe switch's uplink, a
         chipset's link to the processor: one byte each)."""
-        slot, *upstream = chain(body.controllers[cname].bus)
-        return {segment(slot): segment_cost(cname), **{segment(name): 1.0 for name in upstream}}
+        slot = body.controllers[cname].bus
+        return {segment(slot): segment_cost(cname), **dict.fromkeys(upstream(slot), 1.0)}
 
     def segment_cost(cname: str) -> float:
         """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
@@ -441,12 +468,12 @@ def build(
                 f"{seg.name} holds {slots} {own.name} drive(s), slots 0 to {slots - 1}; "
                 f"got {point!r}",
             )
-        upstream = [segment(name) for name in chain(seg_name)]
+        path = [segment(seg_name), *upstream(seg_name)]
         link = pcie_trained(own, seg)
         if link == seg:  # the segment's own lanes and generation: its limit is the drive's
-            return upstream
+            return path
         # and at the segment's generation where that is older than the drive's
-        return [resource(f"link {point}", lambda: sustained_Bps(link)), *upstream]
+        return [resource(f"link {point}", lambda: sustained_Bps(link)), *path]
 
     def own_link(part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
         """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""
@@ -605,10 +632,12 @@ def build(
                 rate_Bps = interleave.drive_Bps(
                     part, volume, body.kernel, w, per_group, media_Bps, span, own_processes=own
                 )
-                notes.append(
-                    interleave.note(vname, volume, body.kernel, w, per_group, own)
-                    + f"; a drive reads {rate_Bps / 1e6:,.1f} of its {media_Bps / 1e6:,.1f} MB/s"
-                )
+                if rate_Bps < media_Bps:  # (a mirror's streams may each have a copy)
+                    notes.append(
+                        interleave.note(vname, volume, body.kernel, w, per_group, own)
+                        + f"; a drive reads {rate_Bps / 1e6:,.1f} of its {media_Bps / 1e6:,.1f} "
+                        "MB/s"
+                    )
         copies = LEVELS[level].copies_in(per_group)
         # a RAID card told to read from the first copy (its mirror_reads) sends every read there
         primary = volume_op == "read" and copies > 1 and mirror_reads(vname) == "primary"
