@@ -282,7 +282,10 @@ def test_an_id_the_store_and_the_ingest_define_differently_is_refused(tmp_path, 
     from model import paths
 
     scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
-    nic = "  my_nic:\n    like: nic_gbe\n    rate_Gbps: {rate}\n    sources: {{rate_Gbps: 'estimated: a test'}}\n"
+    nic = (
+        "  my_nic:\n    like: nic_gbe\n    rate_Gbps: {rate}\n"
+        "    sources: {{rate_Gbps: 'estimated: a test'}}\n"
+    )
     (tmp_path / "parts.yaml").write_text("nics:\n" + nic.format(rate=100))
     store = (scenarios / "em_ingest.yaml").read_text()
     (tmp_path / "store.yaml").write_text("catalogs: [parts.yaml]\n" + store)
