@@ -508,7 +508,11 @@ def _summarise(
     model_error: bool,
     limits: list[float | None] | None = None,
     new_hardware: bool = False,
+    spare: float = 1.0,
 ) -> Interval:
+    """The interval from ``samples``; the model's own error widens it both ways, except that a
+    system that keeps up with what it is offered with ``spare`` capacity (``headroom``) keeps
+    carrying it as long as its capacity is not overstated by more than that error."""
     t = _transform(samples)
     point = samples.at_config[0]
     t0 = t(point)
@@ -556,7 +560,10 @@ def _summarise(
     error = model_error_of(model_name, new_hardware) if model_error else None
     if error is not None:
         q = error["log_widen_90"]
-        low = low * math.exp(-q) if low > 0 else low
+        if spare > 1.0:  # the error is the capacity's: below the offered load only past spare
+            low = min(low, point * spare * math.exp(-q)) if low > 0 else low
+        else:
+            low = low * math.exp(-q) if low > 0 else low
         high = high * math.exp(q) if high > 0 else high
     limit = _loosest(metric, limits or [])
     judged_ends = capped(low, high, point, metric, limit, past=True)
@@ -697,7 +704,29 @@ def interval(
     )
     if samples is None:
         return None
-    return _summarise(samples, metric, scenario.model, model_error, limits, beyond_tables(scenario))
+    point_result, _ = simulated(scenario, {}, base, scenario.seed)  # cached: the first sample's
+    return _summarise(
+        samples,
+        metric,
+        scenario.model,
+        model_error,
+        limits,
+        beyond_tables(scenario),
+        headroom(point_result) if metric == "throughput_MBps" else 1.0,
+    )
+
+
+def headroom(result: Result) -> float:
+    """How far a system that keeps up with what it is offered (its bottleneck the ``offered
+    load``) could carry more: its capacity over what it carries, the inverse of its busiest
+    resource's share; 1 for a system its capacity binds."""
+    if result.bottleneck != OFFERED_LOAD:
+        return 1.0
+    busiest = max((u for k, u in result.utilization.items() if k != OFFERED_LOAD), default=0.0)
+    return 1.0 / busiest if busiest > 0 else math.inf
+
+
+OFFERED_LOAD = "offered load"
 
 
 def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...]:
