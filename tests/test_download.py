@@ -762,10 +762,14 @@ def _cached_share(result) -> float:
 # 400 files of 2050 KiB (513 pages) and their md5 files: 842 MB of pages, all in the page cache of
 # 1200 MB of memory (what the kernel and its daemons leave: settings.page_cache_B, 944 MB)
 SMALL_SET = ("variant=r6_def", "workload.dataset_files=400", "workload.files=2502")
+# a server with more memory than the report's 1000 MiB (mem=1000M) host, for a cached data set
+ROOMY = "host=dell_r720"
 
 
 def test_a_data_set_the_memory_holds_is_served_from_the_page_cache_at_the_link_s_rate():
-    cached = _run(*SMALL_SET, "workload.clients=9", "server.memory_MB=1200", "server.atime=noatime")
+    cached = _run(
+        *SMALL_SET, "workload.clients=9", ROOMY, "server.memory_MB=1200", "server.atime=noatime"
+    )
     assert _cached_share(cached) == 1.0
     # nothing is read (under relatime the access times' write-backs still go to the drives)
     assert cached.notes[1].startswith("0.0 drive commands per pair")
@@ -780,14 +784,14 @@ def test_memory_holding_half_the_data_set_serves_half_the_picks_on_a_warm_cache(
     half = _run(*SMALL_SET, "server.memory_MB=677.07")  # 842.14 MB of pages / 2 + 256 MB
     assert _cached_share(half) == pytest.approx(0.5, abs=0.035)  # 2,000 pairs: 1.1 % one sd
     none = _run(*SMALL_SET, "server.memory_MB=1")
-    full = _run(*SMALL_SET, "server.memory_MB=1200")
+    full = _run(*SMALL_SET, ROOMY, "server.memory_MB=1200")
     assert none.throughput_MBps < half.throughput_MBps < full.throughput_MBps
 
 
 def test_a_cold_cache_holds_only_what_the_run_itself_read():
     """2,502 picks of 400 files: by the end of the run nearly every file was read once, so most
     pairs but not all find theirs; the warm cache the runs before left finds every one."""
-    cold = _cached_share(_run(*SMALL_SET, "server.memory_MB=1200", "server.page_cache=cold"))
+    cold = _cached_share(_run(*SMALL_SET, ROOMY, "server.memory_MB=1200", "server.page_cache=cold"))
     expected = np.mean(1 - (1 - 1 / 400) ** (np.arange(2000) * 2502 / 2000))
     assert cold == pytest.approx(expected, abs=0.035)
     # a cache that holds a tenth of the files keeps the last ones read: once it is full a pick
@@ -885,7 +889,7 @@ def test_a_server_whose_workers_wait_on_reads_says_it_is_latency_bound():
     waiting = _run("variant=r6_def", "workload.files=2502")
     (note,) = [n for n in waiting.notes if n.startswith("latency-bound")]
     assert "each worker waits for its reads one file at a time" in note
-    cached = _run(*SMALL_SET, "server.memory_MB=1200", "server.atime=noatime")
+    cached = _run(*SMALL_SET, ROOMY, "server.memory_MB=1200", "server.atime=noatime")
     assert not [n for n in cached.notes if n.startswith("latency-bound")]
 
 
@@ -911,7 +915,9 @@ def test_clients_served_from_memory_do_not_march_in_step():
         "eah_download",
         [
             "server_nic=nic_10gbe",
-            "server.memory_MB=10000000",
+            ROOMY,
+            "server.memory_MB=100000",
+            "workload.dataset_files=400",
             "workload.clients=9",
             "server.workers=8",
         ],
@@ -919,3 +925,10 @@ def test_clients_served_from_memory_do_not_march_in_step():
     result = simulate(loaded)
     assert result.bottleneck == "server link"
     assert result.throughput_MBps > 0.98 * result.bound_MBps
+
+
+def test_the_server_s_memory_is_at_most_its_host_s(run_cli):
+    """nginx's page cache took 10 TB on the report's 1000 MiB host."""
+    status, out, err = run_cli("predict", "eah_download", "--set", "server.memory_MB=10000000")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "server.memory_MB: must be at most the host's memory, 1,048.6 MB" in err

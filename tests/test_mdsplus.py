@@ -210,3 +210,13 @@ def test_tree_servers_is_refused_for_thin_clients_which_it_would_not_change(run_
     status, out, err = run_cli("predict", "mdsplus", "--set", "tree_servers=2")
     assert status == 2 and not out and err.count("\n") == 1
     assert "tree_servers: only for client_mode dist" in err
+
+
+def test_a_record_stored_as_it_is_costs_no_decompression():
+    """compression_ratio 1 stores the record as it is: the server expanded it all the same."""
+    from model import scenario
+    from model.simulate import simulate
+
+    raw = simulate(scenario.load("mdsplus", ["compression_ratio=1"]))
+    barely = simulate(scenario.load("mdsplus", ["compression_ratio=1.0001"]))
+    assert raw.throughput_MBps > barely.throughput_MBps

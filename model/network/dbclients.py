@@ -117,7 +117,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         return per_byte / (host.host.clock_GHz * 1e9)
 
     serve = params["mds_serve_cycles_per_byte"]
-    decompress = body.decompress_cycles_per_byte
+    # a record stored as it is (compression_ratio 1) has nothing to expand
+    decompress = body.decompress_cycles_per_byte if body.compression_ratio > 1 else 0.0
     evaluate = (
         params["tdi_math_cycles_per_value"] * w.values_per_read / read_B
         if w.test == "math"

@@ -194,7 +194,8 @@ class DbBody:
     compression_ratio: PositiveFloat = (
         1.3  # estimated: delta and bit packing of digitised signals stored as floats
     )
-    # the CPU cycles a host spends decompressing each stored byte;
+    # the CPU cycles a host spends decompressing each byte it expands (none where
+    # compression_ratio is 1: a record stored as it is);
     # estimated: MDSplus's expander unpacks each 4-byte value from its delta bit field with a few
     # dozen integer operations, about 40 cycles a value
     decompress_cycles_per_byte: PositiveFloat = 10.0

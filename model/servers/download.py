@@ -343,7 +343,14 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     and each client's."""
     body: DownloadBody = scenario.body
     where = scenario.path
-    catalog.get("hosts", body.host, where, "host")  # the model takes nothing else from it
+    host = catalog.get("hosts", body.host, where, "host")  # and its memory, the most nginx gets
+    if body.server.memory_MB > host.memory_MB * (1 + 1e-9):
+        raise UserError(
+            where,
+            "server.memory_MB",
+            f"must be at most the host's memory, {host.memory_MB:,.1f} MB ({host.name}), "
+            f"got {body.server.memory_MB:,g}",
+        )
     controller = catalog.get("controllers", body.controller, where, "controller")
     if body.disks > controller.channels:
         raise UserError(
