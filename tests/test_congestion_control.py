@@ -148,7 +148,7 @@ def test_bbr_has_no_loss_limit_below_its_design_limit_and_is_refused_at_it():
     series' cover letter, 2016); at 15 % or more the model does not say."""
     for p in (0.0, 1e-6, 1e-2, 0.149):
         assert tcp.loss_limit_Bps(1500, 0.1, p, BBR) == math.inf
-    with pytest.raises(NotModelled, match="BBR at 15 % loss"):
+    with pytest.raises(NotModelled, match="bbr at loss_rate 0.15: BBR keeps a path full only"):
         tcp.loss_limit_Bps(1500, 0.1, 0.15, BBR)
 
 

@@ -298,8 +298,8 @@ def loss_limit_Bps(mtu_B: int, rtt_s: float, loss_rate: float, settings: TcpSett
     if settings.congestion_control == "bbr":
         if loss_rate >= BBR_LOSS_LIMIT:
             raise NotModelled(
-                f"BBR at {100 * loss_rate:g} % loss (it keeps the path's rate below "
-                f"{100 * BBR_LOSS_LIMIT:g} %, its design limit)"
+                f"tcp.congestion_control bbr at loss_rate {loss_rate:g}: BBR keeps a path full "
+                f"only below {100 * BBR_LOSS_LIMIT:g} % loss, its design limit"
             )
         return math.inf
     if settings.congestion_control == "cubic":

@@ -232,18 +232,22 @@ class Volume:
     # OpenZFS 2.1 (module/zfs/dmu_zfetch.c, 'max bytes to prefetch per stream (default 8MB)');
     # 64 MiB on 64-bit systems from 2.2 (amotin's adaptive prefetch, openzfs/zfs #13452: the
     # distance doubles up to 4 MiB and then grows by an eighth each time a prefetch comes late,
-    # 'new 64MB maximum depth'; #15072 keeps 8 MiB on 32-bit). Streams reading at once on hard
-    # disks take turns at the drives by this much (model.storage.interleave)
-    zfetch_max_distance_MiB: Annotated[
-        float,
-        Bound(
-            1.0,
-            4096.0,
-            words="a power of two from 1 to 4,096 MiB (zfetch_max_distance, an unsigned int of "
-            "bytes)",
-            power_of_two=True,
-        ),
-    ] = 64.0
+    # 'new 64MB maximum depth'; #15072 keeps 8 MiB on 32-bit). Unset: 2.2's default for the host
+    # (64 MiB, 8 on a 32-bit host). Streams reading at once on hard disks take turns at the drives
+    # by this much (model.storage.interleave)
+    zfetch_max_distance_MiB: (
+        Annotated[
+            float,
+            Bound(
+                1.0,
+                2048.0,
+                words="a power of two from 1 to 2,048 MiB (zfetch_max_distance, an unsigned int "
+                "of bytes)",
+                power_of_two=True,
+            ),
+        ]
+        | None
+    ) = None
     groups: PositiveInt = 1
     lvm: Literal["none", "linear", "striped"] = "none"
     lvm_stripes: PositiveInt | None = None

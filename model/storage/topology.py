@@ -629,6 +629,10 @@ def build(
             ):  # the streams take turns at the drives (``interleave``)
                 media_Bps = rate_Bps
                 own = body.clients is None or body.clients.protocol == "smb"
+                if volume.engine == "zfs" and volume.zfetch_max_distance_MiB is None:
+                    # OpenZFS 2.2's default for the host (openzfs/zfs #15072)
+                    distance = 64.0 if host.arch_bits == 64 else 8.0
+                    volume = replace(volume, zfetch_max_distance_MiB=distance)
                 rate_Bps = interleave.drive_Bps(
                     part, volume, body.kernel, w, per_group, media_Bps, span, own_processes=own
                 )

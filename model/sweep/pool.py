@@ -42,6 +42,10 @@ def _watch_parent(parent_pid: int, scratch: str) -> None:
     os._exit(1)
 
 
+def _ignore(signum, frame) -> None:
+    """A worker's SIGTERM: its parent ends it once it has stored what it finished."""
+
+
 def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any], scratch: str) -> None:
     """A worker: run each spec it receives, send back the result; end quietly on any loss. Its
     temporary files, and those of the processes it starts, go to ``scratch``."""
@@ -50,8 +54,10 @@ def _serve(conn: Connection, parent_pid: int, task: Callable[[Any], Any], scratc
     # the parent ends its workers (Ctrl-C, or a SIGTERM to the whole process group, which it
     # takes as one) once it has stored what they finished
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # a handler that does nothing, not SIG_IGN: a handler goes back to the default in a program
+    # the worker starts (a notebook's kernel), which its own manager may need to end with SIGTERM
+    signal.signal(signal.SIGTERM, _ignore)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     threading.Thread(target=_watch_parent, args=(parent_pid, scratch), daemon=True).start()
     try:
         while True:
@@ -68,8 +74,9 @@ class _Worker:
         self.process = context.Process(
             target=_serve, args=(child, os.getpid(), task, str(self.scratch)), daemon=True
         )
-        # Ctrl-C between the fork and the worker's SIG_IGN would print the worker's traceback
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # Ctrl-C or SIGTERM between the fork and the worker's own handlers would run the parent's
+        # in the worker (a traceback)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             self.process.start()
         finally:

@@ -533,5 +533,6 @@ def run(
                 store.gather({s["point_id"] for s in todo_all})
             raise
         bar.close()
-        store.gather({s["point_id"] for s in todo_all})
+        with _ignoring_ctrl_c():  # every point ran: the table is written whatever comes now
+            store.gather({s["point_id"] for s in todo_all})
     return finished, failed_now, skipped
