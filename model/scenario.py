@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import re
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -154,12 +153,6 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     except yamlio.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark else ""
-        tag = re.search(r"constructor for the tag '([^']+)'", getattr(exc, "problem", "") or "")
-        if tag:  # a tag asks to build something: only plain values are read
-            name = tag.group(1).replace("tag:yaml.org,2002:", "!!")
-            raise UserError(
-                where, None, f"a YAML tag{at}, {name}, is not allowed: write plain values"
-            ) from None
         problem = getattr(exc, "problem", None)
         if problem and "cannot start any token" in problem and mark is not None:
             if text.splitlines()[mark.line][mark.column : mark.column + 1] == "\t":

@@ -124,12 +124,12 @@ def _check_events(text: str, where: str) -> None:
             event = loader.get_event()
             kind = type(event)  # one test an event: a catalog load sees thousands of them
             if getattr(event, "tag", None) not in TAGS:
+                shown = event.tag.replace("tag:yaml.org,2002:", "!!")
                 raise UserError(
                     where,
                     None,
-                    f"the tag {event.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed "
-                    f"(line {event.start_mark.line + 1}); a "
-                    "value is text, a number, true or false, null, a list or a mapping",
+                    f"a YAML tag (line {event.start_mark.line + 1}), {shown}, is not allowed: "
+                    "write plain values (text, numbers, true or false, null, lists, mappings)",
                 )
             if kind is yaml.ScalarEvent:
                 _check_key(mappings[-1], event, where, loader)

@@ -253,7 +253,7 @@ def test_a_grid_value_of_a_kind_no_key_takes_is_refused_before_it_runs(
         f"product:\n  workload.streams: [2]\n  description: [{value}]\n"
     )
     result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
-    _one_line(result, f"the tag {tag} is not allowed (line 6)")
+    _one_line(result, f"a YAML tag (line 6), {tag}, is not allowed: write plain values")
     assert not (tmp_path / "out").exists()
 
 
@@ -273,7 +273,7 @@ def test_control_characters_in_a_user_s_text_are_shown_escaped(run_cli, tmp_path
 
 def test_a_tag_given_with_set_is_named_as_its_key(run_cli):
     result = run_cli("predict", "atlas_intellistation", "--set", "name=!!binary aGk=")
-    _one_line(result, "--set: name: the tag !!binary is not allowed")
+    _one_line(result, "--set: name: a YAML tag (line 1), !!binary, is not allowed")
 
 
 def test_a_not_modelled_line_shows_control_characters_escaped(run_cli, tmp_path):
