@@ -220,3 +220,15 @@ def test_a_record_stored_as_it_is_costs_no_decompression():
     raw = simulate(scenario.load("mdsplus", ["compression_ratio=1"]))
     barely = simulate(scenario.load("mdsplus", ["compression_ratio=1.0001"]))
     assert raw.throughput_MBps > barely.throughput_MBps
+
+
+def test_a_long_round_trip_names_the_tcp_window_as_the_limit():
+    """At 100 ms a round trip MDSplus's replies run at their window; the busiest resource, the
+    server's core, was named the bottleneck at 9 % busy."""
+    from model import scenario
+    from model.simulate import simulate
+
+    far = simulate(scenario.load("mdsplus", ["lan_rtt_ms=100"]))
+    assert far.bottleneck == "tcp window" and far.utilization["tcp window"] > 0.8
+    near = simulate(scenario.load("mdsplus"))
+    assert near.bottleneck != "tcp window"

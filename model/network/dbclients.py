@@ -29,6 +29,8 @@ rate of the report's tables). Calibrated on ``mdsplus_read``
 
 from __future__ import annotations
 
+import math
+
 import simpy
 
 from ..catalog import Catalog
@@ -127,6 +129,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
     alone_s = [0.0] * w.clients  # each client's reads with the whole system to itself
 
+    windowed = []  # the replies a TCP window caps, to tell how much of their time it bound them
+
     def transfer(
         i: int,
         size_B: float,
@@ -135,7 +139,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         cap: float = float("inf"),
     ):
         alone_s[i] += size_B * max(max(a / r.capacity for r, a in usage.items()), 1.0 / cap)
-        return net.transfer(size_B, usage, name=name, max_rate_Bps=cap).done
+        flow = net.transfer(size_B, usage, name=name, max_rate_Bps=cap)
+        if math.isfinite(cap):
+            windowed.append(flow)
+        return flow.done
 
     def wait(i: int, seconds: float):
         alone_s[i] += seconds
@@ -235,11 +242,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     makespan = max(finished)
     per_client_B = w.reads_per_client * read_B
     bound = _bound_MBps(net, per_client_B, max(alone_s))
+    utilization = net.utilization(makespan)
+    # the window beside the resources: the share of the clients' time their replies ran at it
+    # (named the bottleneck where a long round trip makes it the limit, as a WAN transfer's)
+    at_window_s = sum(
+        f.finished_s - f.started_s
+        for f in windowed
+        if f.size_B / (f.finished_s - f.started_s) >= f.max_rate_Bps * (1 - 1e-9)
+    )
+    utilization["tcp window"] = min(1.0, at_window_s / (makespan * w.clients))
     return Result(
         scenario=scenario.name,
         bytes_moved=per_client_B,
         elapsed_s=makespan,
-        utilization=net.utilization(makespan),
+        utilization=utilization,
         bound_MBps=bound,
         notes=(f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",),
     )
