@@ -202,6 +202,9 @@ class Host(Part):
     buses: tuple[Slot, ...] = ()
     controllers: tuple[str, ...] = ()
     nics: tuple[str, ...] = ()
+    # its processor, a part of data/hardware/cpus.yaml: the figures the host leaves out come from
+    # it (``with_cpu``), each with the CPU entry's source
+    cpu: str | None = None
 
     @property
     def cores(self) -> int:
@@ -461,7 +464,9 @@ class Catalog:
         )
 
 
-def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:
+def _load_category(
+    category: str, cls: type[Part], cpus: dict[str, Part] | None = None
+) -> dict[str, Part]:
     path = paths.HARDWARE / f"{category}.yaml"
     where = paths.shown(path)
     if not path.exists():
@@ -469,7 +474,61 @@ def _load_category(category: str, cls: type[Part]) -> dict[str, Part]:
     data = yamlio.safe_load(yamlio.read_text(path, where), where) or {}
     if not isinstance(data, dict):
         raise UserError(where, None, "must be a mapping from part id to its parameters")
+    if category == "hosts":
+        data = {pid: with_cpu(spec, cpus or {}, where, str(pid)) for pid, spec in data.items()}
     return {str(pid): build_dataclass(cls, spec, where, str(pid)) for pid, spec in data.items()}
+
+
+# the host figures its processor (``Host.cpu``) gives
+CPU_KEYS = (
+    "cores_per_cpu",
+    "threads_per_core",
+    "clock_GHz",
+    "copy_rate_MBps",
+    "memory_type",
+    "memory_bandwidth_MBps",
+)
+
+
+def with_cpu(spec: object, cpus: dict[str, Part], where: str, at: str) -> object:
+    """A host's parameters with what its ``cpu`` (a part of data/hardware/cpus.yaml) gives and the
+    host leaves out: cores a CPU, threads a core, clock (the base clock), one core's copy rate,
+    memory type, and the memory bandwidth of its sockets; each with the CPU entry's source."""
+    if not isinstance(spec, dict) or spec.get("cpu") is None:
+        return spec
+    name = spec["cpu"]
+    if not isinstance(name, str) or name not in cpus:
+        raise UserError(
+            where, f"{at}.cpu", f"names no cpu; allowed: {', '.join(sorted(cpus)) or 'none'}"
+        )
+    cpu: Cpu = cpus[name]
+    entry = f"data/hardware/cpus.yaml {name}"
+
+    def source(key: str) -> str:  # the CPU entry's own, then where it comes from
+        return f"{cpu.sources.get(key, '')} ({entry})"
+
+    given = {
+        "cores_per_cpu": (cpu.cores, source("cores")),
+        "threads_per_core": (cpu.threads_per_core, source("threads_per_core")),
+        "clock_GHz": (cpu.base_clock_GHz, source("base_clock_GHz")),
+        "copy_rate_MBps": (cpu.copy_rate_MBps, source("copy_rate_MBps")),
+        "memory_type": (f"{cpu.memory_type}-{cpu.memory_MTps:g}", ""),
+    }
+    if isinstance(spec.get("cpus"), int):
+        given["memory_bandwidth_MBps"] = (
+            spec["cpus"] * cpu.peak_memory_MBps,
+            f"{spec['cpus']} socket(s) x {cpu.memory_channels} channels x "
+            f"{cpu.memory_MTps:g} MT/s x 8 B; " + source("memory_channels"),
+        )
+    out = dict(spec)
+    sources = dict(out.get("sources") or {})
+    for key, (value, source) in given.items():
+        if key not in out:
+            out[key] = value
+            if source:
+                sources.setdefault(key, source)
+    out["sources"] = sources
+    return out
 
 
 def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -> None:
@@ -573,7 +632,11 @@ def _keep(file: Path, catalog: Catalog) -> None:
 
 
 def _load_and_check() -> Catalog:
-    parts = {category: _load_category(category, cls) for category, cls in CATEGORIES.items()}
+    cpus = _load_category("cpus", Cpu)  # a host may name its processor
+    parts = {
+        category: cpus if category == "cpus" else _load_category(category, cls, cpus)
+        for category, cls in CATEGORIES.items()
+    }
     catalog = Catalog(parts)
     for category, table in parts.items():
         _check_references(
@@ -641,6 +704,14 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             like = raw.pop("like", None)
             if like is not None:
                 raw = _extended(parts, category, like, raw, where, at)
+            if category == "hosts" and spec.get("cpu") is not None:
+                # the processor named here gives what this part does not (not the like: base's)
+                mine = {k for k in spec if k != "sources"} | set(spec.get("sources") or {})
+                raw = {k: v for k, v in raw.items() if k in mine or k not in CPU_KEYS}
+                raw["sources"] = {
+                    k: v for k, v in (raw.get("sources") or {}).items() if k not in CPU_KEYS
+                } | dict(spec.get("sources") or {})
+                raw = with_cpu(raw, parts["cpus"], where, at)
             built = build_dataclass(CATEGORIES[category], raw, where, at)
             parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts)

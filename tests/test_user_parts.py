@@ -200,3 +200,23 @@ def test_a_sas_drive_without_its_queue_depth_is_refused(tmp_path, run_cli):
     status, out, err = run_cli("predict", s, "--point")
     assert status == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"{parts_file}: disks.quote_hdd.queue_depth: a SAS drive queues"), err
+
+
+def test_a_host_names_its_processor_and_takes_its_figures():
+    """A host part's cpu: (data/hardware/cpus.yaml) gives what the host leaves out: cores, threads,
+    base clock, one core's copy rate, memory type and its sockets' memory bandwidth, each with the
+    CPU entry's source; a part extending another with like: takes its own cpu's figures."""
+    from model.catalog import load, with_parts
+    from model.errors import UserError
+
+    base = load()
+    xeon = base.parts["cpus"]["intel_xeon_gold_6430"]
+    mine = with_parts(
+        base, {"hosts": {"mine": {"like": "lenovo_sr665_v3", "cpu": "intel_xeon_gold_6430"}}}, "t"
+    ).parts["hosts"]["mine"]
+    assert (mine.cores_per_cpu, mine.clock_GHz) == (xeon.cores, xeon.base_clock_GHz)
+    assert mine.copy_rate_MBps == xeon.copy_rate_MBps
+    assert mine.memory_bandwidth_MBps == pytest.approx(2 * xeon.peak_memory_MBps)
+    assert mine.sources["clock_GHz"].endswith("(data/hardware/cpus.yaml intel_xeon_gold_6430)")
+    with pytest.raises(UserError, match=r"parts.hosts.odd.cpu: names no cpu; allowed: amd_epyc"):
+        with_parts(base, {"hosts": {"odd": {"like": "lenovo_sr665_v3", "cpu": "z80"}}}, "t")
