@@ -9,6 +9,7 @@ import pytest
 import simpy
 from hypothesis import given
 from hypothesis import strategies as st
+from lvs_cluster import run_cluster
 
 from model import catalog, scenario
 from model.servers import availability, lvs, relay
@@ -78,14 +79,14 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
 
 
 def test_round_robin_hands_out_connections_in_turn():
-    d = lvs.run_cluster(
+    d = run_cluster(
         1, "rr", [1.0, 1.0, 1.0], arrival_rate_per_s=20, mean_service_s=0.1, connections=3001
     )
     assert max(d.assigned) - min(d.assigned) <= 1
 
 
 def test_weighted_round_robin_follows_the_weights():
-    d = lvs.run_cluster(
+    d = run_cluster(
         1,
         "wrr",
         [1.0, 3.0],
@@ -99,10 +100,10 @@ def test_weighted_round_robin_follows_the_weights():
 
 def test_least_connection_sends_more_to_the_faster_server_and_answers_sooner():
     speeds = [1.0, 3.0]
-    rr = lvs.run_cluster(
+    rr = run_cluster(
         2, "rr", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000
     )
-    lc = lvs.run_cluster(
+    lc = run_cluster(
         2, "lc", speeds, arrival_rate_per_s=18, mean_service_s=0.15, connections=20_000
     )
     assert lc.assigned[1] > 1.5 * lc.assigned[0] and rr.assigned[0] == rr.assigned[1]

@@ -19,10 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-import simpy
-
 from ..sim.components import Station
-from ..sim.rng import stream
 
 Mode = Literal["nat", "dr", "tun"]
 Scheduler = Literal["rr", "wrr", "lc", "wlc"]
@@ -96,39 +93,3 @@ class Dispatcher:
     def release(self, i: int) -> None:
         """The connection on real server ``i`` has closed."""
         self.active[i] -= 1
-
-    def connection(
-        self, env: simpy.Environment, service_s_at_unit_speed: float, speeds: list[float]
-    ):
-        """Process: one connection, dispatched, served by its real server at that server's speed."""
-        i = self.assign()
-        yield env.process(self.servers[i].serve(service_s_at_unit_speed / speeds[i]))
-        self.release(i)
-
-
-def run_cluster(
-    seed: int,
-    scheduler: Scheduler,
-    speeds: list[float],
-    arrival_rate_per_s: float,
-    mean_service_s: float,
-    connections: int,
-    weights: list[float] | None = None,
-) -> Dispatcher:
-    """Poisson connections through a director onto real servers of relative ``speeds``."""
-    env = simpy.Environment()
-    servers = [Station(env, f"real server {i}") for i in range(len(speeds))]
-    dispatcher = Dispatcher(servers, scheduler, weights)
-    gaps = stream(seed, "arrivals").exponential(1.0 / arrival_rate_per_s, connections)
-    work = stream(seed, "service").exponential(mean_service_s, connections)
-
-    def source():
-        for gap, w in zip(gaps, work, strict=True):
-            yield env.timeout(gap)
-            env.process(dispatcher.connection(env, w, speeds))
-
-    env.process(source())
-    env.run()
-    for s in servers:
-        s.elapsed_s = env.now
-    return dispatcher
