@@ -33,7 +33,62 @@ from model.sim.rng import stream
 from model.spec import Scenario
 from model.storage import raidmap
 from model.storage.raid import LEVELS
-from model.storage.spindle import QueuedSpindle, Spindle, pick_copy
+from model.storage.spindle import Spindle, pick_copy
+
+
+class QueuedSpindle(Spindle):
+    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first
+    sector it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and
+    the stream the head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first
+    ``depth`` wait in arrival order at the controller. Equal times go in arrival order; there is no
+    ageing (the queues of the models that use it stay short). A command's completion calls its
+    callback, in simulated time (``env``).
+    """
+
+    __slots__ = ("env", "depth", "queue", "busy")
+
+    def __init__(
+        self, env, disk: Disk, format_efficiency: float, depth: int, look_ahead: bool = True
+    ):
+        super().__init__(disk, format_efficiency, look_ahead)
+        self.env, self.depth = env, depth
+        self.queue: list[
+            tuple[float, float, object]
+        ] = []  # (offset, length, callback) in arrival order
+        self.busy = False
+
+    def pending(self, now_s: float) -> int:
+        return len(self.queue) + self.busy
+
+    def enqueue(self, offset_B: float, length_B: float, callback) -> None:
+        """Send a read of ``length_B`` at ``offset_B`` now; ``callback(event)`` when it is done."""
+        self.queue.append((offset_B, length_B, callback))
+        if not self.busy:
+            self._serve_next()
+
+    def positioning_s(self, now_s: float, offset_B: float, length_B: float) -> float:
+        """Time from ``now_s`` until the drive could start transferring the command's first byte."""
+        if self.segments.get(offset_B, 0.0) >= length_B or offset_B == self.streaming_from_B:
+            return 0.0
+        seek_s = self.seek_s(offset_B)
+        return seek_s + self.rotation_s(now_s + seek_s, offset_B)
+
+    def _serve_next(self, _event=None) -> None:
+        if not self.queue:
+            self.busy = False
+            return
+        now = self.env.now
+        held = min(len(self.queue), self.depth)
+        i = (
+            0
+            if held == 1
+            else min(range(held), key=lambda j: self.positioning_s(now, *self.queue[j][:2]))
+        )
+        offset_B, length_B, callback = self.queue.pop(i)
+        done = self.submit(now, offset_B, length_B)  # the drive is free: it starts now
+        self.busy = True
+        finished = self.env.timeout(done - now)
+        finished.callbacks += [callback, self._serve_next]
 
 
 class Replay:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import simpy
 import yaml
-from download_reference import Socket
+from download_reference import QueuedSpindle, Socket
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +22,7 @@ from model.sim.flows import FlowNetwork
 from model.simulate import simulate
 from model.storage import disk as disk_model
 from model.storage import raidmap
-from model.storage.spindle import BALANCED, QueuedSpindle, Spindle
+from model.storage.spindle import BALANCED, Spindle
 
 KiB = 1024
 

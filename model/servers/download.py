@@ -91,7 +91,7 @@ done. The server side, request by request:
   ``model.storage.spindle.Spindle``: seek, rotation, transfer, its own look-ahead cache, commands in
   arrival order. The report does not give how many commands the Areca keeps at a drive (its "HDD
   Queue Depth" setting); the scenario keeps one, and a ``drive_queue_depth`` up to the drive's (NCQ,
-  32 on the Hitachi drives) is a what-if: the drives are then ``QueuedSpindle``s, serving the
+  32 on the Hitachi drives) is a what-if: the drives then queue commands, serving the
   nearest command first. Nor does it say whether the controller lets the drives read ahead (its
   "HDD Read Ahead Cache", enabled by default): ``drive_read_ahead: false`` is a drive that keeps
   nothing past what it was asked for, so a small window's chunks wait for their sectors.

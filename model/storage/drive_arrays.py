@@ -7,9 +7,9 @@ A drive is a row of ``drive_f`` (floats) and ``drive_i`` (integers), its look-ah
 completions; its constants are ``drive_constants``'s. A read's time (``service_s``) is
 ``Spindle._service_s`` operation for operation: the cache, then seek, rotation and transfer, the
 head streaming on past the read's end; a queueing drive (the controller keeps several commands at
-it) takes ``QueuedSpindle``'s nearest first, by ``reach_s``. ``tests/test_download_loop.py`` checks
-a drive against ``Spindle`` command by command, ``tests/test_mmap_loop.py`` the memory-mapped pass
-against the Python classes to the last bit.
+it) takes the nearest first, by ``reach_s`` (``QueuedSpindle`` of tests/download_reference.py).
+``tests/test_download_loop.py`` checks a drive against ``Spindle`` command by command,
+``tests/test_mmap_loop.py`` the memory-mapped pass against the Python classes to the last bit.
 """
 
 from __future__ import annotations

@@ -22,9 +22,10 @@ its sector to come round.
 A write goes to the platters (a seek, the rotation, the transfer) and ends the look-ahead; a
 write cache in front of the drive is ``model.storage.writecache``.
 
-``QueuedSpindle`` holds the commands it has been sent and picks the one it can reach soonest (the
-command queueing of SATA NCQ and SCSI tagged queuing); at a depth of one it serves them in arrival
-order, as ``Spindle`` does.
+A queuing drive holds the commands it has been sent and picks the one it can reach soonest (the
+command queueing of SATA NCQ and SCSI tagged queuing; ``QueuedSpindle`` of
+tests/download_reference.py, the reference the compiled loop of ``model.storage.drive_arrays``
+is checked against); at a depth of one it serves them in arrival order, as ``Spindle`` does.
 
 Datasheet figures come from the catalog; ``disk_format_efficiency`` is the storage path's
 calibrated parameter (``001_4cf980d67b39ffac.txt``). Used by the download server of
@@ -331,58 +332,3 @@ class Spindle:
         segments[start_B] = length_B
         while self.cached_B > self.cache_B or len(segments) > MAX_SEGMENTS:
             self.cached_B -= segments.popitem(last=False)[1]
-
-
-class QueuedSpindle(Spindle):
-    """A drive holding up to ``depth`` of the commands sent to it, serving next the one whose first
-    sector it can reach soonest: shortest positioning time first, the look-ahead cache's bytes and
-    the stream the head is on first of all (NCQ, SCSI tagged queuing). Commands beyond the first
-    ``depth`` wait in arrival order at the controller. Equal times go in arrival order; there is no
-    ageing (the queues of the models that use it stay short). A command's completion calls its
-    callback, in simulated time (``env``).
-    """
-
-    __slots__ = ("env", "depth", "queue", "busy")
-
-    def __init__(
-        self, env, disk: Disk, format_efficiency: float, depth: int, look_ahead: bool = True
-    ):
-        super().__init__(disk, format_efficiency, look_ahead)
-        self.env, self.depth = env, depth
-        self.queue: list[
-            tuple[float, float, object]
-        ] = []  # (offset, length, callback) in arrival order
-        self.busy = False
-
-    def pending(self, now_s: float) -> int:
-        return len(self.queue) + self.busy
-
-    def enqueue(self, offset_B: float, length_B: float, callback) -> None:
-        """Send a read of ``length_B`` at ``offset_B`` now; ``callback(event)`` when it is done."""
-        self.queue.append((offset_B, length_B, callback))
-        if not self.busy:
-            self._serve_next()
-
-    def positioning_s(self, now_s: float, offset_B: float, length_B: float) -> float:
-        """Time from ``now_s`` until the drive could start transferring the command's first byte."""
-        if self.segments.get(offset_B, 0.0) >= length_B or offset_B == self.streaming_from_B:
-            return 0.0
-        seek_s = self.seek_s(offset_B)
-        return seek_s + self.rotation_s(now_s + seek_s, offset_B)
-
-    def _serve_next(self, _event=None) -> None:
-        if not self.queue:
-            self.busy = False
-            return
-        now = self.env.now
-        held = min(len(self.queue), self.depth)
-        i = (
-            0
-            if held == 1
-            else min(range(held), key=lambda j: self.positioning_s(now, *self.queue[j][:2]))
-        )
-        offset_B, length_B, callback = self.queue.pop(i)
-        done = self.submit(now, offset_B, length_B)  # the drive is free: it starts now
-        self.busy = True
-        finished = self.env.timeout(done - now)
-        finished.callbacks += [callback, self._serve_next]
