@@ -17,6 +17,21 @@ from model.validate import predict_row
 
 CUBIC = TcpSettings(congestion_control="cubic")
 
+# iperf over the ATLAS lightpath (200 ms), memory to memory; one stream of 8 MiB buffers (a 62.9
+# MB/s window limit) losing one packet in 100,000
+LIGHTPATH_MEMORY = [
+    "workload.protocol=iperf",
+    "workload.source=memory",
+    "workload.sink=memory",
+    "workload.total_MB=200000",
+]
+LOSSY_STREAM = [
+    *LIGHTPATH_MEMORY,
+    "workload.streams=1",
+    "workload.socket_buffer_B=8388608",
+    "loss_rate=0.00001",
+]
+
 # RFC 8312 section 5.1 (RFC 9438 section 5.1), the column CUBIC (C=0.4): average windows in
 # segments, by loss rate, at RTT 0.1 s (Table 1) and 0.01 s (Table 2). Where the entry is the
 # 'Average TCP W' column's (1.2 / sqrt(p), from RFC 3649), CUBIC is in its TCP-friendly region.
@@ -88,17 +103,10 @@ def test_a_lossy_wan_transfer_moves_with_the_congestion_control():
     """One stream over the ATLAS lightpath (200 ms) with 8 MiB buffers (a 62.9 MB/s window limit)
     and p = 1e-5: Reno's 2.80 MB/s, CUBIC's 1448 * 1.0538 * (0.2 / 1e-5)^0.75 / 0.2 = 12.83 MB/s,
     both the loss limit."""
-    lossy = [
-        "workload.protocol=iperf",
-        "workload.source=memory",
-        "workload.sink=memory",
-        "workload.streams=1",
-        "workload.total_MB=200000",
-        "loss_rate=0.00001",
-        "workload.socket_buffer_B=8388608",
-    ]
-    reno = simulate(scenario.load("atlas_lightpath", lossy))
-    cubic = simulate(scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=cubic"]))
+    reno = simulate(scenario.load("atlas_lightpath", LOSSY_STREAM))
+    cubic = simulate(
+        scenario.load("atlas_lightpath", [*LOSSY_STREAM, "tcp.congestion_control=cubic"])
+    )
     assert reno.bottleneck == cubic.bottleneck == "tcp loss"
     assert reno.throughput_MBps == pytest.approx(tcp.mathis_Bps(1500, 0.2, 1e-5) / 1e6, rel=0.005)
     assert cubic.throughput_MBps == pytest.approx(tcp.cubic_Bps(1500, 0.2, 1e-5) / 1e6, rel=0.005)
@@ -152,21 +160,13 @@ def test_bbr_has_no_loss_limit_below_its_design_limit_and_is_refused_at_it():
         tcp.loss_limit_Bps(1500, 0.1, 0.15, BBR)
 
 
-LIGHTPATH_MEMORY = [
-    "workload.protocol=iperf",
-    "workload.source=memory",
-    "workload.sink=memory",
-    "workload.total_MB=200000",
-]
-
-
 def test_over_a_lossy_wan_bbr_keeps_its_window_where_cubic_keeps_its_loss_limit():
     """The lightpath (200 ms), one stream of 8 MiB buffers, p = 1e-5: CUBIC 12.8 MB/s (its loss
     limit), BBR its window, 62.9 MB/s less slow start and its resent 0.001 %."""
-    lossy = [*LIGHTPATH_MEMORY, "workload.streams=1", "workload.socket_buffer_B=8388608"]
-    lossy.append("loss_rate=0.00001")
-    cubic = simulate(scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=cubic"]))
-    loaded = scenario.load("atlas_lightpath", [*lossy, "tcp.congestion_control=bbr"])
+    cubic = simulate(
+        scenario.load("atlas_lightpath", [*LOSSY_STREAM, "tcp.congestion_control=cubic"])
+    )
+    loaded = scenario.load("atlas_lightpath", [*LOSSY_STREAM, "tcp.congestion_control=bbr"])
     bbr = simulate(loaded)
     assert bbr.bottleneck == "tcp window"
     window_Bps = tcp.window_limit_Bps(tcp.window_B(loaded.body.tcp, 8388608, 1), 0.2)
@@ -197,17 +197,7 @@ def test_the_loss_limit_is_no_capacity_so_it_neither_bounds_nor_caps_the_interva
     the window / RTT, and the model error widens the interval above the point too."""
     from model import uncertainty
 
-    lossy = [
-        "workload.protocol=iperf",
-        "workload.source=memory",
-        "workload.sink=memory",
-        "workload.streams=1",
-        "workload.total_MB=200000",
-        "loss_rate=0.00001",
-        "workload.socket_buffer_B=8388608",
-        "tcp.congestion_control=cubic",
-    ]
-    loaded = scenario.load("atlas_lightpath", lossy)
+    loaded = scenario.load("atlas_lightpath", [*LOSSY_STREAM, "tcp.congestion_control=cubic"])
     result = simulate(loaded)
     assert result.bottleneck == "tcp loss"
     assert result.bound_MBps == pytest.approx(62.9, rel=0.01)  # the 12 MiB window at 200 ms

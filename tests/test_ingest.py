@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scenario_copies import copy_scenario
 
 from model import catalog, params, reference, scenario
 from model.errors import UserError
@@ -255,23 +256,27 @@ def test_a_store_with_parts_of_its_own_is_simulated_with_them(tmp_path):
     """The ingest's storage scenario may load parts of its own (catalogs:): the store was
     simulated with the ingest's catalog, so its own controller was 'unknown'. Its parts are used,
     and a slower RAID processor of its own moves the prediction."""
-    from model import paths, scenario
+    from model import scenario
     from model.simulate import simulate
 
-    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
     (tmp_path / "parts.yaml").write_text(
         "controllers:\n  my_md:\n    like: dell_md3260\n    processor_MHz: 100\n"
         '    sources: {processor_MHz: "estimated: a test"}\n'
     )
-    store = (scenarios / "em_ingest.yaml").read_text()
-    (tmp_path / "store.yaml").write_text(
-        "catalogs: [parts.yaml]\n" + store.replace("part: dell_md3260", "part: my_md")
+    copy_scenario(
+        tmp_path,
+        "em_ingest",
+        "store.yaml",
+        ("part: dell_md3260", "part: my_md"),
+        head="catalogs: [parts.yaml]\n",
     )
-    ingest = (scenarios / "em_ingest_microscopes.yaml").read_text()
-    (tmp_path / "ingest.yaml").write_text(
-        ingest.replace("storage: em_ingest", "storage: store.yaml")
+    ingest = copy_scenario(
+        tmp_path,
+        "em_ingest_microscopes",
+        "ingest.yaml",
+        ("storage: em_ingest", "storage: store.yaml"),
     )
-    own = simulate(scenario.load(str(tmp_path / "ingest.yaml")))
+    own = simulate(scenario.load(ingest))
     shipped = simulate(scenario.load("em_ingest_microscopes"))
     assert own.throughput_MBps < shipped.throughput_MBps
 
@@ -279,25 +284,22 @@ def test_a_store_with_parts_of_its_own_is_simulated_with_them(tmp_path):
 def test_an_id_the_store_and_the_ingest_define_differently_is_refused(tmp_path, run_cli):
     """Each file's ids keep their meaning: a NIC the ingest defines for its clients and the store
     defines otherwise under the same id took the store's (the clients got its 100 GbE)."""
-    from model import paths
-
-    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
     nic = (
         "  my_nic:\n    like: nic_gbe\n    rate_Gbps: {rate}\n"
         "    sources: {{rate_Gbps: 'estimated: a test'}}\n"
     )
     (tmp_path / "parts.yaml").write_text("nics:\n" + nic.format(rate=100))
-    store = (scenarios / "em_ingest.yaml").read_text()
-    (tmp_path / "store.yaml").write_text("catalogs: [parts.yaml]\n" + store)
-    ingest = (scenarios / "em_ingest_microscopes.yaml").read_text()
-    (tmp_path / "ingest.yaml").write_text(
-        ingest.replace("storage: em_ingest", "storage: store.yaml").replace(
-            "client_nic: nic_10gbe", "client_nic: my_nic"
-        )
-        + "parts:\n  nics:\n"
-        + nic.format(rate=1).replace("  my_nic", "    my_nic").replace("\n    ", "\n      ")
+    copy_scenario(tmp_path, "em_ingest", "store.yaml", head="catalogs: [parts.yaml]\n")
+    own_nic = nic.format(rate=1).replace("  my_nic", "    my_nic").replace("\n    ", "\n      ")
+    ingest = copy_scenario(
+        tmp_path,
+        "em_ingest_microscopes",
+        "ingest.yaml",
+        ("storage: em_ingest", "storage: store.yaml"),
+        ("client_nic: nic_10gbe", "client_nic: my_nic"),
+        head="parts:\n  nics:\n" + own_nic,
     )
-    status, out, err = run_cli("predict", str(tmp_path / "ingest.yaml"))
+    status, out, err = run_cli("predict", ingest)
     assert status == 2 and not out and err.count("\n") == 1
     assert "store.yaml: nics.my_nic: is defined here and, differently" in err
 

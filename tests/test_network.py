@@ -7,6 +7,7 @@ import pytest
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scenario_copies import copy_scenario
 
 from model import catalog, params, reference, scenario
 from model.network import tcp, wan
@@ -308,20 +309,21 @@ def test_the_net_core_defaults_are_said_to_change_nothing():
 def test_a_wan_sender_s_storage_with_parts_of_its_own_is_simulated_with_them(tmp_path):
     """A storage scenario a WAN transfer names may load parts of its own (catalogs:); they were
     looked up in the transfer's catalog, and its own controller was 'unknown'."""
-    from model import paths, scenario
-    from model.simulate import simulate
-
-    scenarios = paths.PROJECT_ROOT / "data" / "scenarios"
     (tmp_path / "parts.yaml").write_text("controllers:\n  my_3ware:\n    like: threeware_7850\n")
-    send = (scenarios / "atlas_triumf_send.yaml").read_text()
-    (tmp_path / "send.yaml").write_text(
-        "catalogs: [parts.yaml]\n" + send.replace("part: threeware_7850", "part: my_3ware")
+    copy_scenario(
+        tmp_path,
+        "atlas_triumf_send",
+        "send.yaml",
+        ("part: threeware_7850", "part: my_3ware"),
+        head="catalogs: [parts.yaml]\n",
     )
-    lightpath = (scenarios / "atlas_lightpath.yaml").read_text()
-    (tmp_path / "wan.yaml").write_text(
-        lightpath.replace("sender_storage: atlas_triumf_send", "sender_storage: send.yaml")
+    wan = copy_scenario(
+        tmp_path,
+        "atlas_lightpath",
+        "wan.yaml",
+        ("sender_storage: atlas_triumf_send", "sender_storage: send.yaml"),
     )
-    loaded = scenario.load(str(tmp_path / "wan.yaml"), ["workload.sink=memory"])
+    loaded = scenario.load(wan, ["workload.sink=memory"])
     shipped = scenario.load("atlas_lightpath", ["workload.sink=memory"])
     assert simulate(loaded).throughput_MBps == simulate(shipped).throughput_MBps
 
@@ -330,19 +332,15 @@ def test_bbftp_s_streams_each_read_their_part_so_they_take_turns_at_the_sender_s
     """bbftpd forks a child a stream, the i-th reading the i-th of n parts of the file: sixteen
     readers at once take turns at the IntelliStation's three IDE drives, where bbcp's one reader
     streams them (both sent from disk to memory over the lightpath)."""
-    from model import paths
-
-    lightpath = (paths.PROJECT_ROOT / "data" / "scenarios" / "atlas_lightpath.yaml").read_text()
-    path = tmp_path / "wan.yaml"
-    path.write_text(
-        lightpath.replace(
-            "sender_storage: atlas_triumf_send", "sender_storage: atlas_intellistation"
-        ).replace(
-            "sender_host: supermicro_p4dl6_triumf", "sender_host: ibm_intellistation_m_pro_6850"
-        )
+    path = copy_scenario(
+        tmp_path,
+        "atlas_lightpath",
+        "wan.yaml",
+        ("sender_storage: atlas_triumf_send", "sender_storage: atlas_intellistation"),
+        ("sender_host: supermicro_p4dl6_triumf", "sender_host: ibm_intellistation_m_pro_6850"),
     )
     common = ["variant=bbftp_disk_to_disk", "workload.sink=memory", "workload.total_MB=100000"]
-    bbftp = simulate(scenario.load(str(path), common))
-    bbcp = simulate(scenario.load(str(path), [*common, "workload.protocol=bbcp"]))
+    bbftp = simulate(scenario.load(path, common))
+    bbcp = simulate(scenario.load(path, [*common, "workload.protocol=bbcp"]))
     assert bbftp.bottleneck == bbcp.bottleneck == "sender: disk md0.0"
     assert bbftp.throughput_MBps < 0.5 * bbcp.throughput_MBps

@@ -86,16 +86,24 @@ def test_serial_and_parallel_give_identical_results(tmp_path):
     pd.testing.assert_frame_equal(_comparable(serial), _comparable(parallel))
 
 
+# a grid long enough to be stopped part way: 400 points drawn at random
+LONG_SAMPLE = {
+    "method": "random",
+    "n": 400,
+    "seed": 3,
+    "ranges": {"workload.total_MB": [100.0, 10000.0]},
+}
+
+
+def _wait_for_points(out, count: int) -> None:
+    """Wait (a minute at most) until a sweep running into ``out`` has stored ``count`` points."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < count:
+        time.sleep(0.05)
+
+
 def test_a_killed_run_resumes_without_redoing_or_losing_anything(tmp_path):
-    path = _grid(
-        tmp_path,
-        sample={
-            "method": "random",
-            "n": 400,
-            "seed": 3,
-            "ranges": {"workload.total_MB": [100.0, 10000.0]},
-        },
-    )
+    path = _grid(tmp_path, sample=LONG_SAMPLE)
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "1"],
@@ -103,9 +111,7 @@ def test_a_killed_run_resumes_without_redoing_or_losing_anything(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < 40:
-        time.sleep(0.05)
+    _wait_for_points(out, 40)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     before = {p.name: p.stat().st_mtime_ns for p in (out / "points").glob("*.parquet")}
@@ -265,15 +271,7 @@ def test_a_sigterm_to_the_process_group_ends_the_run_as_ctrl_c_does(tmp_path):
     """timeout, a batch scheduler or kill -- -PGID sends SIGTERM to every process of the run: it
     ended them at once, with no table written and the workers' scratch folders left behind. Now
     the finished points are stored, the table written, the scratch removed, exit status 130."""
-    path = _grid(
-        tmp_path,
-        sample={
-            "method": "random",
-            "n": 400,
-            "seed": 3,
-            "ranges": {"workload.total_MB": [100.0, 10000.0]},
-        },
-    )
+    path = _grid(tmp_path, sample=LONG_SAMPLE)
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     scratch.mkdir()
     proc = subprocess.Popen(
@@ -284,9 +282,7 @@ def test_a_sigterm_to_the_process_group_ends_the_run_as_ctrl_c_does(tmp_path):
         env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(list((out / "points").glob("*.parquet"))) < 20:
-        time.sleep(0.05)
+    _wait_for_points(out, 20)
     os.killpg(proc.pid, signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
