@@ -12,7 +12,7 @@ import re
 
 from . import measured, paths, registry
 from . import params as params_module
-from .result import Result
+from .result import OFFERED_LOAD, Result
 from .spec import Scenario
 from .uncertainty import Interval
 from .validate import Prediction, predict_rows, summarise
@@ -48,8 +48,8 @@ def prediction_text(
     spread = "(the point prediction alone: --point)" if point_only else ""
     busiest = 100 * result.utilization[result.bottleneck]
     limit = f"{result.bottleneck} ({_fmt(busiest, '%')} busy)"
-    if result.bottleneck == "offered load":  # it keeps up: the busiest resource is no bottleneck
-        others = {k: v for k, v in result.utilization.items() if k != "offered load"}
+    if result.bottleneck == OFFERED_LOAD:  # it keeps up: the busiest resource is no bottleneck
+        others = result.resources
         if others:
             name = max(others, key=others.get)
             limit = (

@@ -7,6 +7,10 @@ from dataclasses import asdict, dataclass, field
 
 from .errors import NotModelled
 
+# what a model that is offered a load (a feed, clients asking at a set rate) lists beside its
+# resources, as the share of it carried: the bottleneck exactly when the system keeps up
+OFFERED_LOAD = "offered load"
+
 
 @dataclass(frozen=True)
 class Result:
@@ -55,6 +59,12 @@ class Result:
     def bottleneck(self) -> str:
         """The component with the highest utilisation."""
         return max(self.utilization, key=self.utilization.get)
+
+    @property
+    def resources(self) -> dict[str, float]:
+        """The utilisation of the resources alone, without the offered load a model that sets one
+        lists beside them (``OFFERED_LOAD``, the share of it carried)."""
+        return {k: v for k, v in self.utilization.items() if k != OFFERED_LOAD}
 
     def metric(self, name: str) -> float | None:
         """A figure by the name measured tables use for it (``throughput_MBps``, ``cpu_sys_s``,

@@ -83,7 +83,7 @@ from . import paths
 from . import scenario as scenario_module
 from .errors import NotModelled, UserError
 from .measured import ROUNDING
-from .result import Result
+from .result import OFFERED_LOAD, Result
 from .sim import rng
 from .spec import Scenario
 from .unknowns import Unknown
@@ -722,11 +722,8 @@ def headroom(result: Result) -> float:
     resource's share; 1 for a system its capacity binds."""
     if result.bottleneck != OFFERED_LOAD:
         return 1.0
-    busiest = max((u for k, u in result.utilization.items() if k != OFFERED_LOAD), default=0.0)
+    busiest = max(result.resources.values(), default=0.0)
     return 1.0 / busiest if busiest > 0 else math.inf
-
-
-OFFERED_LOAD = "offered load"
 
 
 def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...]:

@@ -54,7 +54,7 @@ import simpy
 from .. import catalog as catalog_module
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
-from ..result import Result
+from ..result import OFFERED_LOAD, Result
 from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
@@ -213,7 +213,7 @@ def predict(
         partition_bound_Bps(usages, [min(cap_Bps, files_Bps)] * len(usages)) / 1e6,
         storage.bound_MBps,
     )
-    limit = "offered load" if offered else FILE_ROUND_TRIPS if turns else None
+    limit = OFFERED_LOAD if offered else FILE_ROUND_TRIPS if turns else None
     return IngestResult(
         clients=config.clients,
         bond_member_of_client=members,
@@ -252,7 +252,7 @@ def simulate(
     )
     utilization = dict(out.stage_utilization)
     if body.client_cap_MBps is not None:  # what the servers ask for, as its share carried
-        utilization["offered load"] = min(
+        utilization[OFFERED_LOAD] = min(
             1.0, out.aggregate_MBps / (body.clients * body.client_cap_MBps)
         )
     # the clients' files one after another, as the share of that pace they kept

@@ -43,7 +43,7 @@ import simpy
 from ..catalog import Catalog, Host, Link, Nic, nic_rate_Bps
 from ..errors import UserError
 from ..network import tcp
-from ..result import Result
+from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME
 from ..sim.components import Station
 from ..sim.rng import stream
@@ -283,7 +283,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # station's share is this one's times offered / bound (its work is the feed's, per byte, over
     # its capacity), so the offered load is the busiest, the bottleneck, exactly when it is below
     # what the cluster can carry (first in the table: it wins a tie)
-    utilization = {"offered load": float(sizes_B.sum()) / rate_Bps / elapsed, **busy}
+    utilization = {OFFERED_LOAD: float(sizes_B.sum()) / rate_Bps / elapsed, **busy}
     verdict = _verdict(offered_MBps, bound, binds, busy)
     return Result(
         scenario=scenario.name,

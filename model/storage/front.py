@@ -36,7 +36,7 @@ from ..catalog import Catalog, Ssd, nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
-from ..result import Result
+from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
@@ -385,7 +385,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used
-        utilization["offered load"] = min(
+        utilization[OFFERED_LOAD] = min(
             1.0, front.bytes_per_flow / ((env.now - latency_s) * cap_Bps)
         )
     return Result(
