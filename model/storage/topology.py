@@ -363,12 +363,13 @@ def build(
         ctrl = controller(name)
         own, slot_bus = card_bus(name), segment_bus(body.controllers[name].bus)
         limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
+        link = pcie_trained(own, slot_bus)
         if not (own.protocol == slot_bus.protocol == "pcie"):
             card_Bps = min(sustained_Bps(own) * ctrl.processors, sustained_Bps(slot_bus))
-        elif pcie_trained(own, slot_bus) == slot_bus:
+        elif link == slot_bus:
             card_Bps = float("inf")
         else:
-            card_Bps = sustained_Bps(pcie_trained(own, slot_bus)) * ctrl.processors
+            card_Bps = sustained_Bps(link) * ctrl.processors
         return resource(f"controller {name}", lambda: min(card_Bps, limit))
 
     def channel_rate_Bps(ctrl: Controller, cname: str) -> float:
