@@ -12,7 +12,7 @@ seen the row. A refit keeps, as they are, the groups its left-out rows do not mo
 The 95% interval of each fitted parameter comes from the Jacobian at the optimum, weighted as the
 robust loss weighs each row there (``robust_covariance``: s_w^2 (J^T W J)^-1, Student t quantile);
 the covariance itself is stored too, so that
-predictions vary the parameters jointly (``model.uncertainty``): two parameters the same rows
+predictions vary the parameters jointly (``model.design_points``): two parameters the same rows
 inform trade off against each other, and varying each alone would overstate what they move.
 
 A measurement is also a floor under its path's capacity: every fitted rate or time that lies

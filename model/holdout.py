@@ -23,7 +23,7 @@ before the model's error, as the fit on every row gives it) and, where the fit w
 configuration knows less, its held-out spread (``configuration_out_spread_*``,
 ``held_out_spreads``); and from how far each leave-one-configuration-out prediction's held-out
 spread misses its measurement, the model error each model's intervals are widened by
-(``data/calibrated/model_error.json``: split-conformal, ``model/uncertainty.py`` reads it); and
+(``data/calibrated/model_error.json``: split-conformal, ``model/model_error.py`` reads it); and
 from the leave-one-table-out predictions the same, the error for hardware no table measured
 (``new_hardware`` in that file).
 """

@@ -1,6 +1,6 @@
 """The model's own error an interval is widened by: a change to hardware a report's table measured
 takes the residuals of configurations predicted without themselves, hardware no table measured
-those of tables predicted without themselves (``uncertainty.beyond_tables``)."""
+those of tables predicted without themselves (``model_error.beyond_tables``)."""
 
 import json
 import math
@@ -8,7 +8,7 @@ import math
 import pytest
 from quote_parts import write
 
-from model import paths, registry, scenario, uncertainty
+from model import model_error, paths, registry, scenario
 
 ERRORS = json.loads((paths.CALIBRATED / "model_error.json").read_text())
 
@@ -25,7 +25,7 @@ ERRORS = json.loads((paths.CALIBRATED / "model_error.json").read_text())
     ],
 )
 def test_hardware_beyond_the_tables_is_told_apart(name, overrides, beyond):
-    assert uncertainty.beyond_tables(scenario.load(name, list(overrides))) is beyond
+    assert model_error.beyond_tables(scenario.load(name, list(overrides))) is beyond
 
 
 def test_a_scenario_with_the_user_s_own_parts_is_beyond_the_tables(tmp_path):
@@ -35,7 +35,7 @@ def test_a_scenario_with_the_user_s_own_parts_is_beyond_the_tables(tmp_path):
     loaded = scenario.load(
         "atlas_intellistation", ["volumes.md0.disks.count=1"], catalogs=(str(parts),)
     )
-    assert uncertainty.beyond_tables(loaded)
+    assert model_error.beyond_tables(loaded)
 
 
 def test_every_model_has_both_widenings():
@@ -60,14 +60,14 @@ def test_predict_says_which_error_widened_it(run_cli):
 def test_a_renamed_report_scenario_is_still_the_report_s_hardware(tmp_path):
     """The file decides, not the name: a report scenario renamed with --set name= keeps its
     widening, and a template named like a report scenario does not borrow it."""
-    assert not uncertainty.beyond_tables(scenario.load("em_ingest", ["name=my_em"]))
+    assert not model_error.beyond_tables(scenario.load("em_ingest", ["name=my_em"]))
     template = tmp_path / "em_ingest.yaml"
     template.write_text(
         (paths.PROJECT_ROOT / "data" / "templates" / "storage_server.yaml")
         .read_text()
         .replace("name: my_storage_server", "name: em_ingest")
     )
-    assert uncertainty.beyond_tables(scenario.load(str(template)))
+    assert model_error.beyond_tables(scenario.load(str(template)))
 
 
 def test_a_wan_transfer_with_another_sender_is_beyond_the_tables():
@@ -75,13 +75,13 @@ def test_a_wan_transfer_with_another_sender_is_beyond_the_tables():
         "atlas_lightpath",
         ["sender_host=dell_r720", "workload.source=memory", "sender_storage=null"],
     )
-    assert uncertainty.beyond_tables(moved)
+    assert model_error.beyond_tables(moved)
 
 
 def test_a_borrowed_widening_for_new_hardware_says_it_is_for_new_hardware():
     """A model with too few held-out rows borrows another's widening; for hardware no table
     measured the line still says so, as for the models that have their own."""
     for model in registry.MODELS:
-        covers = uncertainty.model_error_of(model, new_hardware=True)["covers"]
+        covers = model_error.model_error_of(model, new_hardware=True)["covers"]
         assert covers.startswith("hardware no table measured"), model
-    assert not uncertainty.model_error_of("wan_transfer")["covers"].startswith("hardware no")
+    assert not model_error.model_error_of("wan_transfer")["covers"].startswith("hardware no")

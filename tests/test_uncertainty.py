@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import scenario, uncertainty
+from model import design_points, model_error, scenario, uncertainty
 from model.measured import ROUNDING
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -153,14 +153,14 @@ def test_a_ratio_is_sampled_at_the_same_design_points(monkeypatch):
 def test_the_model_s_measured_error_widens_the_interval(tmp_path, monkeypatch):
     loaded = scenario.load("psu_write")
     bare = uncertainty.interval(loaded)
-    assert bare.model_error is None or uncertainty.MODEL_ERROR.exists()
+    assert bare.model_error is None or model_error.MODEL_ERROR.exists()
     path = tmp_path / "model_error.json"
     path.write_text(
         json.dumps(
             {"models": {"storage": {"log_widen_90": 0.2, "rows": 30, "tables": [], "covers": "x"}}}
         )
     )
-    monkeypatch.setattr(uncertainty, "MODEL_ERROR", path)
+    monkeypatch.setattr(model_error, "MODEL_ERROR", path)
     # a CPU time: no path's capacity caps it (a rate's cap: the test after this one)
     widened = uncertainty.interval(loaded, "cpu_sys_s", model_error=True)
     plain = uncertainty.interval(loaded, "cpu_sys_s", model_error=False)
@@ -171,9 +171,9 @@ def test_the_model_s_measured_error_widens_the_interval(tmp_path, monkeypatch):
 
 def test_a_range_design_holds_its_ends_default_and_sobol_points():
     u = Unknown("kernel.dirty_ratio_pct", SOURCE, range=(10, 40), default=40.0)
-    assert uncertainty.levels(u) == (40.0, 10, 25.0, 17.5, 32.5)
+    assert design_points.levels(u) == (40.0, 10, 25.0, 17.5, 32.5)
     count = Unknown("drive_queue_depth", SOURCE, range=(1, 32), default=1)
-    assert uncertainty.levels(count) == (1, 32, 16, 9, 24)
+    assert design_points.levels(count) == (1, 32, 16, 9, 24)
 
 
 def _interval_grid(tmp_path):
@@ -225,8 +225,8 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     write = scenario.load("psu_write")
     plain = uncertainty.interval(write, model_error=False)
     read = uncertainty.simulated(write, {}, _values(), write.seed)[1]
-    levels = len(uncertainty.levels(write.unknowns[0]))
-    coupled = uncertainty.coupled(uncertainty.parameter_steps(sorted(read), _values()))
+    levels = len(design_points.levels(write.unknowns[0]))
+    coupled = design_points.coupled(design_points.parameter_steps(sorted(read), _values()))
     # no other seed: the stream model draws none
     assert plain.simulations == levels + 2 * len(read) + len(coupled)
     assert uncertainty.NOISE not in plain.drivers
@@ -250,7 +250,7 @@ def _two_parameters(monkeypatch, cov, low=0.0, high=10.0, b_scale=1.0):
 
 
 def _drivers(outcome, base):
-    samples = uncertainty._sample(
+    samples = design_points.sample(
         lambda config, values, seed: outcome(values), (), base, sorted(base), 1, seedless=True
     )
     return uncertainty._summarise(samples, "throughput_MBps", "storage", model_error=False).drivers
@@ -303,11 +303,11 @@ def test_the_shares_do_not_depend_on_the_units_a_parameter_is_declared_in(monkey
 def test_parameters_vary_along_the_principal_axes_of_their_covariance(monkeypatch):
     # a and b anti-correlated: one axis along (1, -1) with variance 2 - 1.8, one along (1, 1)
     _two_parameters(monkeypatch, [[1.0, -0.9], [-0.9, 1.0]])
-    steps = uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0})
+    steps = design_points.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0})
     moves = sorted(
         (abs(s.up["a"] - 5.0), abs(s.up["b"] - 5.0), s.loadings["a"] ** 2) for s in steps.values()
     )
-    z = uncertainty.Z
+    z = design_points.Z
     assert moves[0] == pytest.approx((z * math.sqrt(0.1 / 2), z * math.sqrt(0.1 / 2), 0.5))
     assert moves[1] == pytest.approx((z * math.sqrt(1.9 / 2), z * math.sqrt(1.9 / 2), 0.5))
     for s in steps.values():  # each axis moves a and b together, once each way
@@ -319,10 +319,10 @@ def test_a_bound_shortens_a_step_along_its_axis_and_a_stuck_side_mirrors(monkeyp
     _two_parameters(monkeypatch, [[4.0, 0.0], [0.0, 1e-12]], low=0.0, high=6.0)
     (step,) = [
         s
-        for s in uncertainty.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0}).values()
+        for s in design_points.parameter_steps(["a", "b"], {"a": 5.0, "b": 5.0}).values()
         if s.loadings["a"] ** 2 > 0.5
     ]
-    full = uncertainty.Z * 2.0
+    full = design_points.Z * 2.0
     assert step.reach[1] == pytest.approx(1.0 / full)  # up to the bound at 6, on the axis
     assert step.up["a"] == pytest.approx(6.0)
     assert step.reach[0] == 1.0 and step.down["a"] == pytest.approx(5.0 - full)
@@ -343,7 +343,7 @@ def test_the_path_s_capacity_caps_the_widened_interval(tmp_path, monkeypatch):
             {"models": {"storage": {"log_widen_90": 1.0, "rows": 30, "tables": [], "covers": "x"}}}
         )
     )
-    monkeypatch.setattr(uncertainty, "MODEL_ERROR", path)
+    monkeypatch.setattr(model_error, "MODEL_ERROR", path)
     plain = uncertainty.interval(loaded, model_error=False)
     rate = uncertainty.interval(loaded)
     assert rate.path_limit is not None
@@ -422,18 +422,18 @@ def test_unknowns_varied_one_at_a_time_also_meet_at_their_corners():
     that adds their effects reaches its extremes only there (the vertex method)."""
     a = Unknown("a", SOURCE, options=(0, 1, 2, 3), default=1)
     b = Unknown("b", SOURCE, options=(0, 10, 20, 30), default=10)
-    assert len(a.options) * len(b.options) > uncertainty.MAX_JOINT
+    assert len(a.options) * len(b.options) > design_points.MAX_JOINT
 
     def outcome(config, values, seed):
         return 100.0 + config.get("a", 1) + config.get("b", 10)
 
-    samples = uncertainty._sample(outcome, (a, b), {}, set(), 1, True)
+    samples = design_points.sample(outcome, (a, b), {}, set(), 1, True)
     assert {"a": 0, "b": 0} in samples.configs and {"a": 3, "b": 30} in samples.configs
     assert min(samples.at_config) == 100.0 and max(samples.at_config) == 133.0
     interval = uncertainty._summarise(samples, "throughput_MBps", "storage", False)
     assert interval.low == pytest.approx(100.0) and interval.high == pytest.approx(133.0)
     # one unknown alone has no corner to add
-    assert uncertainty.corners((a,), [{}, {"a": 0}, {"a": 3}], [101.0, 100.0, 103.0]) == []
+    assert design_points.corners((a,), [{}, {"a": 0}, {"a": 3}], [101.0, 100.0, 103.0]) == []
 
 
 @given(
@@ -457,7 +457,7 @@ def test_with_corners_a_wider_range_still_never_narrows_the_interval(
         def outcome(config, values, seed):
             return 500.0 + slope * config.get("a", 40.0) + config.get("b", 10)
 
-        samples = uncertainty._sample(outcome, (a, b), {}, set(), 1, True)
+        samples = design_points.sample(outcome, (a, b), {}, set(), 1, True)
         return uncertainty._summarise(samples, "throughput_MBps", "storage", False)
 
     narrow = interval(low, high)

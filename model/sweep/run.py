@@ -253,10 +253,10 @@ def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
     if paths.CALIBRATED_PARAMETERS.exists():  # the fit's intervals and covariance too
         files.append(paths.CALIBRATED_PARAMETERS)
     if grid.intervals:  # an interval also depends on the model's measured error
-        from .. import uncertainty
+        from .. import model_error
 
         digest.update(b"intervals")
-        files += [uncertainty.MODEL_ERROR] if uncertainty.MODEL_ERROR.exists() else []
+        files += [model_error.MODEL_ERROR] if model_error.MODEL_ERROR.exists() else []
     if scenario_print is not None:  # its file, the files of the scenarios it names, their parts
         digest.update(scenario_print.encode())
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)

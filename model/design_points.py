@@ -1,0 +1,322 @@
+"""The design points a prediction's 90 % interval is sampled at (``model.uncertainty``), and the
+outcome at each (``sample``): configurations of the scenario's declared unknowns, steps of the
+calibrated parameters it reads, and further seeds.
+
+(a) the scenario's declared unknowns (``model.unknowns``): options enumerated, a range at its ends,
+    its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
+    jointly when the combinations are few (``MAX_JOINT``), else one at a time and then at the two
+    corners (``corners``) that set every unknown where it alone moved the outcome furthest down,
+    and every one where furthest up: the vertex method (Dong and Shah 1987, "Vertex method for
+    computing functions of fuzzy variables", Fuzzy Sets and Systems 24(1), 65-78), exact where
+    the outcome is monotone in each unknown, so that unknowns which each move it a little the same
+    way are not taken as never acting together;
+(b) the calibrated free parameters the model reads, jointly normal with the fit's covariance
+    (``params.covariance``): the outcome is simulated at the 5 % and 95 % points of each principal
+    axis of their covariance (eigenvectors, so that the axes are independent); where a declared
+    bound cuts an axis short, the outcome is simulated on the axis as far as the bound allows
+    (``ParameterStep.reach``: clipping each parameter alone would leave the axis, off the ridge the
+    measurements pin down), and a side that cannot move at all is not simulated (2 runs an axis at
+    most). Two parameters the same rows inform trade off along one axis, so varying each alone
+    would overstate what they move. A read parameter the fit did not estimate varies alone, its
+    standard deviation its 95 % interval's half-width (on its side) / 1.96: its declared bounds
+    where no fit estimated it, as for the parameters a held-out row's own fit cannot inform
+    (``unfitted``). Each parameter that shares an axis with another (``coupled``) is also
+    simulated alone over its own 5 to 95 % step (one more run each, ``alone_step``);
+(d) simulation noise: the scenario run on ``SEEDS`` other seeds where a first one changes the
+    result (none where the run drew no random stream, ``model.sim.rng``).
+
+A range's design always holds its ends and its default, so a wider range never gives a narrower
+envelope where the outcome moves one way across the range (as rates, limits and depths do here);
+its interior points catch a bump between the ends but do not nest from one range to a wider one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import params as params_module
+from .errors import NotModelled, UserError
+from .unknowns import Unknown
+
+Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
+Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
+RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default
+MAX_JOINT = 12  # unknown configurations enumerated jointly; beyond, one unknown at a time
+SEEDS = 2  # further seeds where the model is stochastic
+
+
+# --- the unknowns' configurations -----------------------------------------------------------------
+
+
+def levels(unknown: Unknown) -> tuple[Any, ...]:
+    """The values of ``unknown`` the design visits, its default first: every option; a range's
+    default, ends and interior Sobol points (integers rounded for an integer key)."""
+    if unknown.options is not None:
+        return (unknown.default,) + tuple(o for o in unknown.options if o != unknown.default)
+    low, high = unknown.range
+    values = [unknown.default, low, high] + [low + (high - low) * s for s in _sobol(RANGE_INTERIOR)]
+    if isinstance(unknown.default, int):
+        values = [round(v) for v in values]
+    unique: list[Any] = []
+    for v in values:
+        if v not in unique:
+            unique.append(v)
+    return tuple(unique)
+
+
+def _sobol(n: int) -> tuple[float, ...]:
+    """The first ``n`` interior points of the one-dimensional Sobol sequence (van der Corput's in
+    base 2: 1/2, 1/4, 3/4, 1/8, ...), written out rather than imported: scipy.stats takes seconds
+    to import, more than a prediction may wait."""
+    points = []
+    for k in range(1, n + 1):
+        x, denominator = 0.0, 1.0
+        while k:
+            denominator *= 2.0
+            x += (k & 1) / denominator
+            k >>= 1
+        points.append(x)
+    return tuple(points)
+
+
+def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
+    """The configurations to simulate, the all-defaults one ({}) first: every combination when they
+    are few, else each unknown varied alone."""
+    per = [levels(u) for u in unknowns]
+    if math.prod(len(v) for v in per) <= MAX_JOINT:
+        combos = itertools.product(*per)
+        configs = [
+            {u.key: v for u, v in zip(unknowns, combo, strict=True) if v != u.default}
+            for combo in combos
+        ]
+    else:
+        configs = [{}] + [{u.key: v} for u, vs in zip(unknowns, per, strict=True) for v in vs[1:]]
+    return configs
+
+
+def corners(
+    unknowns: tuple[Unknown, ...], configs: list[dict], outcomes: list[float]
+) -> list[dict[str, Any]]:
+    """Where the unknowns were varied one at a time, the two configurations that set each at the
+    value that moved the outcome furthest down, and each furthest up (the vertex method: a
+    function monotone in each factor takes its extremes over the box at those corners); none
+    where fewer than two unknowns move it that way."""
+    if any(len(c) > 1 for c in configs):
+        return []  # every combination was simulated
+    out = []
+    for pick in (min, max):
+        corner = {}
+        for u in unknowns:
+            alone = [
+                (v, c) for c, v in zip(configs, outcomes, strict=True) if varies_alone(c, u.key)
+            ]
+            _, config = pick(alone, key=lambda vc: vc[0])
+            if config:
+                corner[u.key] = config[u.key]
+        if len(corner) > 1:
+            out.append(corner)
+    return out
+
+
+def varies_alone(config: dict[str, Any], key: str) -> bool:
+    """Whether ``config`` varies ``key`` alone (or nothing)."""
+    return set(config) <= {key}
+
+
+# --- the parameters' steps ------------------------------------------------------------------------
+
+
+MIN_STEP = 0.05  # the least share of a step along an axis worth simulating; less: mirror
+SHARED = 1e-6  # the least loading by which a parameter takes part in a direction of variation
+
+
+@dataclass(frozen=True)
+class ParameterStep:
+    """One direction the parameters vary in: the values simulated toward its 5 % and 95 % points,
+    the share of the full step each reaches inside the declared bounds (0: mirror the other side)
+    and each parameter's loading on the direction (a unit vector's components; 1 for one alone)."""
+
+    down: dict[str, float]
+    up: dict[str, float]
+    loadings: dict[str, float]
+    reach: tuple[float, float] = (1.0, 1.0)
+
+    @property
+    def moving(self) -> set[str]:
+        """The parameters that take part in the direction (a loading above ``SHARED``)."""
+        return {n for n, v in self.loadings.items() if abs(v) > SHARED}
+
+
+def parameter_steps(
+    names: list[str], base: dict[str, float], unfitted: frozenset[str] = frozenset()
+) -> dict[str, ParameterStep]:
+    """The read parameters' directions of variation: the principal axes of the fitted covariance
+    of those the fit estimated, and each other one alone; every point inside the declared bounds.
+    ``unfitted`` names parameters to take as no fit estimated them (a fit without the rows that
+    inform them): each varies alone over its declared bounds."""
+    fitted, matrix = params_module.covariance()
+    joint = [n for n in names if n in fitted and n not in unfitted]
+    steps = {}
+    if joint:
+        at = [fitted.index(n) for n in joint]
+        cov = np.asarray(matrix)[np.ix_(at, at)]
+        variances, axes = np.linalg.eigh((cov + cov.T) / 2)
+        for k in range(len(joint)):
+            sd = math.sqrt(max(float(variances[k]), 0.0))
+            if sd == 0.0:
+                continue
+            loadings = dict(zip(joint, map(float, axes[:, k]), strict=True))
+            step = {n: Z * sd * v for n, v in loadings.items()}
+            reach = (_reach(base, step, -1.0), _reach(base, step, 1.0))
+            if max(reach) < MIN_STEP:
+                continue  # the bounds hold the axis still both ways
+            reach = tuple(r if r >= MIN_STEP else 0.0 for r in reach)
+            down, up = (
+                {n: base[n] + sign * r * d for n, d in step.items()}
+                for sign, r in ((-1.0, reach[0]), (1.0, reach[1]))
+            )
+            steps[f"axis {k + 1} of " + ", ".join(joint)] = ParameterStep(
+                down=down, up=up, loadings=loadings, reach=reach
+            )
+    spans = params_module.intervals()
+    for name in names:
+        if name in joint:
+            continue
+        declared = params_module.DECLARED[name]
+        low95, high95 = (declared.low, declared.high) if name in unfitted else spans[name]
+        value = base[name]
+        steps[name] = ParameterStep(
+            down=_bounded({name: value - Z * max(value - low95, 0.0) / Z95}),
+            up=_bounded({name: value + Z * max(high95 - value, 0.0) / Z95}),
+            loadings={name: 1.0},
+        )
+    return steps
+
+
+def coupled(steps: dict[str, ParameterStep]) -> list[str]:
+    """The parameters that share a direction with another (a loading above ``SHARED``): how far
+    each alone moves the outcome splits that direction's spread between them."""
+    names = set()
+    for step in steps.values():
+        if len(step.moving) > 1:
+            names.update(step.moving)
+    return sorted(names)
+
+
+def alone_step(
+    name: str, base: dict[str, float], sd: float
+) -> tuple[dict[str, float], float] | None:
+    """``base`` with the fitted parameter ``name`` alone moved up by Z times its fitted standard
+    deviation ``sd`` (down where its bound leaves no room), and the share of that step taken
+    (negative down); None where it cannot move."""
+    full = Z * sd
+    declared = params_module.DECLARED[name]
+    value = base[name]
+    for moved in (min(value + full, declared.high), max(value - full, declared.low)):
+        if abs(moved - value) > MIN_STEP * full:
+            return dict(base, **{name: moved}), (moved - value) / full
+    return None
+
+
+def _reach(base: dict[str, float], step: dict[str, float], sign: float) -> float:
+    """How much of ``sign * step`` from ``base`` stays inside every declared bound (0 to 1)."""
+    declared = params_module.DECLARED
+    reach = 1.0
+    for n, d in step.items():
+        move = sign * d
+        room = declared[n].high - base[n] if move > 0 else base[n] - declared[n].low
+        if move != 0.0:
+            reach = min(reach, max(room, 0.0) / abs(move))
+    return reach
+
+
+def _bounded(values: dict[str, float]) -> dict[str, float]:
+    declared = params_module.DECLARED
+    return {n: min(max(v, declared[n].low), declared[n].high) for n, v in values.items()}
+
+
+# --- the outcome at every design point ------------------------------------------------------------
+
+
+@dataclass
+class Samples:
+    """The outcome (a metric, or a ratio of two) at every design point."""
+
+    unknowns: tuple[Unknown, ...]
+    configs: list[dict]
+    at_config: list[float]  # per config, calibrated values, the scenario's seed
+    at_parameter: dict[str, tuple[float, float]]  # direction -> at its 5 % and 95 % points
+    steps: dict[str, ParameterStep]  # direction -> its loadings and the share of it simulated
+    alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
+    at_seed: list[float]  # further seeds, defaults
+    simulations: int
+
+
+def sample(
+    outcome: Callable[[dict, dict, int], float | None],
+    unknowns,
+    base,
+    read,
+    seed,
+    seedless,
+    unfitted: frozenset[str] = frozenset(),
+):
+    """The outcome at every design point; ``seedless``: the model drew no random number, so the
+    simulation has no noise to measure; ``unfitted``: as ``parameter_steps``."""
+    configs = design(unknowns)
+    at_config = []
+    kept = []
+    for config in configs:
+        try:
+            value = outcome(config, base, seed)
+        except NotModelled:
+            if not config:
+                raise
+            continue  # a documented value no model covers yet: the others still bound it
+        except UserError as exc:
+            if not config:
+                raise
+            u = next(u for u in unknowns if u.key in config)  # the declaration that asked for it
+            raise UserError(
+                u.declared_in, f"unknowns.{u.key}", f"the model refuses {config}: {exc.message}"
+            ) from None
+        if value is None:
+            return None
+        at_config.append(value)
+        kept.append(config)
+    for config in corners(unknowns, kept, at_config):
+        try:
+            value = outcome(config, base, seed)
+        except (NotModelled, UserError):
+            continue  # a combination the model refuses: the values alone still bound it
+        if value is not None:
+            at_config.append(value)
+            kept.append(config)
+    steps = parameter_steps(sorted(read), base, unfitted)
+    at_parameter = {
+        key: (outcome({}, dict(base, **step.down), seed), outcome({}, dict(base, **step.up), seed))
+        for key, step in steps.items()
+    }
+    alone = {}
+    fitted, matrix = params_module.covariance()
+    for name in coupled(steps):
+        i = fitted.index(name)
+        moved = alone_step(name, base, math.sqrt(max(float(matrix[i][i]), 0.0)))
+        if moved is not None:
+            value = outcome({}, moved[0], seed)
+            if value is not None:
+                alone[name] = (value, moved[1])
+    if seedless:
+        at_seed = []
+    else:
+        at_seed = [outcome({}, base, seed + 1)]
+        if at_seed[0] != at_config[0]:
+            at_seed += [outcome({}, base, seed + k) for k in range(2, SEEDS + 1)]
+    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed)
+    return Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs)
