@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from . import catalog as catalog_module
-from . import paths, registry, unknowns, yamlio
+from . import paths, registry, unknowns, user_parts, yamlio
 from .errors import UserError
 from .schema import NonNegativeInt, build, build_dataclass, field_type, locate, type_hints
 from .spec import Scenario
@@ -371,7 +371,7 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     for file in catalogs:
         if not Path(file).exists():
             raise UserError("--catalog", str(file), "no such parts file")
-        parts = catalog_module.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
+        parts = user_parts.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
     named = raw.get("catalogs") or []
     if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
         raise UserError(where, "catalogs", "must be a list of parts files beside the scenario")
@@ -391,9 +391,9 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 f"no such parts file {paths.shown(file)} ({name!r} is read in the scenario's "
                 "folder or below it)",
             )
-        parts = catalog_module.with_parts(parts, read_yaml(file), paths.shown(file), "")
+        parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:
-        parts = catalog_module.with_parts(parts, raw["parts"], where)
+        parts = user_parts.with_parts(parts, raw["parts"], where)
     return parts
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from collections import deque
 
-from model.catalog import Catalog, Controller, Disk
+from model.catalog import Catalog
 from model.errors import NotModelled, UserError
+from model.parts import Controller, Disk
 from model.result import Result
 from model.settings import page_cache_B
 from model.spec import Scenario

@@ -14,8 +14,8 @@ import yaml
 
 from model import catalog, paths
 from model import scenario as loader
-from model.catalog import Cpu, Enclosure, Expander, Ssd
 from model.errors import UserError
+from model.parts import Cpu, Enclosure, Expander, Ssd
 from model.schema import build_dataclass
 from model.simulate import simulate
 from model.storage import disk as disk_model

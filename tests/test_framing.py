@@ -3,7 +3,7 @@ frames of 1,024 B, SATA FISes of 8,192 B with ALIGNs; parallel buses keep the fi
 
 import pytest
 
-from model import catalog, scenario
+from model import catalog, scenario, user_parts
 from model.errors import UserError
 from model.simulate import simulate
 from model.storage import framing
@@ -61,4 +61,4 @@ def test_a_users_serial_bus_without_its_protocol_is_refused_in_one_line():
         }
     }
     with pytest.raises(UserError, match="a serial bus needs protocol"):
-        catalog.with_parts(CAT, parts, "parts.yaml")
+        user_parts.with_parts(CAT, parts, "parts.yaml")

@@ -4,7 +4,7 @@ slot's 533 MB/s."""
 import pytest
 import yaml
 
-from model import catalog, scenario
+from model import catalog, scenario, user_parts
 from model.catalog import nic_rate_Bps
 from model.network import tcp
 from model.params import calibrated
@@ -18,7 +18,7 @@ SLOW_SLOT_NIC = {
 
 
 def test_the_slower_of_line_rate_and_host_bus_is_the_nic_s_rate():
-    parts = catalog.with_parts(catalog.load(), {"nics": {"slow": SLOW_SLOT_NIC}}, "test")
+    parts = user_parts.with_parts(catalog.load(), {"nics": {"slow": SLOW_SLOT_NIC}}, "test")
     slot_Bps = parts.get("buses", "pci_64_66", "", "").peak_MBps * 1e6
     assert slot_Bps < 10e9 / 8
     assert nic_rate_Bps(parts, parts.get("nics", "slow", "", "")) == pytest.approx(slot_Bps)

@@ -11,8 +11,7 @@ import yaml
 from flash_parts import on_hba, scenario
 from quote_parts import write
 
-from model import catalog as parts
-from model import paths
+from model import catalog, paths, user_parts
 from model import scenario as loader
 from model.errors import UserError
 from model.schema import build_dataclass
@@ -22,7 +21,7 @@ from model.storage import requests
 from model.storage.raid import LEVELS
 from model.storage.spec import DiskSet, Volume
 
-DISKS = parts.load().parts["disks"]
+DISKS = catalog.load().parts["disks"]
 NCQ = DISKS["exos_x18_st18000nm000j"]  # SATA, queue_depth 32
 OPS = ("read", "write")
 
@@ -199,7 +198,7 @@ def test_a_drive_without_the_field_keeps_its_old_service_time():
 
 
 def test_a_negative_command_overhead_is_refused():
-    spec = parts._raw(NCQ) | {"command_overhead_ms": -1.0}
+    spec = user_parts._raw(NCQ) | {"command_overhead_ms": -1.0}
     with pytest.raises(UserError) as err:
         build_dataclass(type(NCQ), spec, "data/hardware/test.yaml", "disk")
     line = str(err.value)

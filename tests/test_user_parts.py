@@ -8,7 +8,7 @@ import yaml
 from quote_parts import PARTS
 from quote_parts import write as _write
 
-from model import catalog, scenario
+from model import catalog, scenario, user_parts
 from model.simulate import simulate
 from model.storage import disk as disk_model
 
@@ -170,7 +170,7 @@ def test_like_extends_a_catalog_host_with_its_bus_slots(host):
     """A host that differs from the catalog's by its NIC (the faster-NIC what-if): ``like:`` keeps
     the host's bus slots, which the extension used to hand back as records, not mappings."""
     base = catalog.load()
-    extended = catalog.with_parts(
+    extended = user_parts.with_parts(
         base,
         {
             "hosts": {
@@ -206,8 +206,9 @@ def test_a_host_names_its_processor_and_takes_its_figures():
     """A host part's cpu: (data/hardware/cpus.yaml) gives what the host leaves out: cores, threads,
     base clock, one core's copy rate, memory type and its sockets' memory bandwidth, each with the
     CPU entry's source; a part extending another with like: takes its own cpu's figures."""
-    from model.catalog import load, with_parts
+    from model.catalog import load
     from model.errors import UserError
+    from model.user_parts import with_parts
 
     base = load()
     xeon = base.parts["cpus"]["intel_xeon_gold_6430"]

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, Host, Nic, nic_rate_Bps
+from ..catalog import Catalog, nic_rate_Bps
+from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
 

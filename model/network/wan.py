@@ -51,8 +51,9 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, Link
+from ..catalog import Catalog
 from ..errors import NotModelled
+from ..parts import Link
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario

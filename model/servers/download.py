@@ -127,9 +127,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..catalog import Catalog, Disk, Nic, nic_rate_Bps
+from ..catalog import Catalog, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import ACKS_PER_SEGMENT, QUICKACKS, mss_B, tcp_wire_per_byte
+from ..parts import Disk, Nic
 from ..result import Result
 from ..settings import PageCache, page_cache_B
 from ..sim.rng import stream

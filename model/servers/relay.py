@@ -40,9 +40,10 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, Host, Link, Nic, nic_rate_Bps
+from ..catalog import Catalog, nic_rate_Bps
 from ..errors import UserError
 from ..network import tcp
+from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME
 from ..sim.components import Station

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import Disk, Host, Ssd
 from ..errors import NotModelled
+from ..parts import Disk, Host, Ssd
 from . import disk as disk_model
 from . import flash, requests
 from .raid import LEVELS

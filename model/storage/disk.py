@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import Disk
+from ..parts import Disk
 
 # Inner-to-outer data radius of a 3.5-inch drive when its datasheet gives no inner sustained rate:
 # the recorded band of 2000s 3.5" platters runs from about 0.55 to 1.0 of the outer data radius

@@ -22,7 +22,7 @@ Datasheet figures and their sources: ``data/hardware/ssds.yaml``.
 
 from __future__ import annotations
 
-from ..catalog import Ssd
+from ..parts import Ssd
 
 
 def parallelism(ssd: Ssd) -> float:

@@ -2,7 +2,7 @@
 
 Every frame of a serial link carries at most a fixed payload behind a fixed header, so a stream
 of large transfers moves ``payload / (payload + overhead)`` of the link's encoded rate
-(``catalog.Bus.peak_MBps``, after 8b/10b or 128b/130b):
+(``parts.Bus.peak_MBps``, after 8b/10b or 128b/130b):
 
 - PCI Express: a memory write or read completion carries at most Max_Payload_Size bytes (the
   platform's setting, 128 to 4,096 B; ``lspci -vv`` shows it under DevCtl) behind 24 B: framing
@@ -22,7 +22,7 @@ measured 562 MB/s), and a PCIe 2.0 lane at 421 MB/s of its 500 with 128 B payloa
 
 from __future__ import annotations
 
-from ..catalog import Bus
+from ..parts import Bus
 
 TLP_OVERHEAD_B = 24  # PCI Express: framing 2-4 B, sequence 2 B, 4-dword header, LCRC 4 B
 SAS_FRAME = (1024, 36)  # SSP data frame: payload, SOF + header + CRC + EOF

@@ -32,10 +32,11 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, Ssd, nic_rate_Bps
+from ..catalog import Catalog, nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
+from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource

@@ -55,7 +55,7 @@ fit the table as flows).
 
 from __future__ import annotations
 
-from ..catalog import Disk
+from ..parts import Disk
 from ..settings import Kernel
 from . import requests
 from .raid import LEVELS

@@ -53,8 +53,9 @@ from __future__ import annotations
 
 import math
 
-from ..catalog import Catalog, Controller, Disk
+from ..catalog import Catalog
 from ..errors import NotModelled, UserError
+from ..parts import Controller, Disk
 from ..result import Result
 from ..settings import page_cache_B
 from ..spec import Scenario

@@ -56,8 +56,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..catalog import Disk, Host, Ssd
 from ..errors import UserError
+from ..parts import Disk, Host, Ssd
 from . import disk as disk_model
 from . import flash
 from .raid import LEVELS

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..catalog import Host
 from ..errors import NotModelled
+from ..parts import Host
 from ..result import Result
 from ..settings import page_cache_B
 from . import zfs

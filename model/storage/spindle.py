@@ -38,7 +38,7 @@ from collections import OrderedDict, deque
 from math import sqrt
 from typing import Literal, get_args
 
-from ..catalog import Disk
+from ..parts import Disk
 from . import disk as disk_model
 
 # Segments a drive's cache is split into at most: ATA drives of 2004-2008 use adaptive segmentation

@@ -26,7 +26,8 @@ import math
 
 import simpy
 
-from ..catalog import Catalog, Ssd
+from ..catalog import Catalog
+from ..parts import Ssd
 from ..result import Result
 from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource

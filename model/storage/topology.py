@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from ..catalog import Bus, Catalog, Controller, Disk, Enclosure, Expander, Host, Ssd
+from ..catalog import Catalog
 from ..errors import NotModelled, UserError
+from ..parts import Bus, Controller, Disk, Enclosure, Expander, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
 from . import flash, framing, interleave, requests, writecache, zfs

@@ -24,7 +24,7 @@ drive that holds one command at a time is taken to destage in arrival order, as 
 
 from __future__ import annotations
 
-from ..catalog import Controller, Disk, Ssd
+from ..parts import Controller, Disk, Ssd
 from .disk import revolution_s
 from .spec import StorageBody
 

@@ -30,8 +30,8 @@ queue, at most ``zvol_threads`` are at the drives (``in_flight``).
 
 from __future__ import annotations
 
-from ..catalog import Host
 from ..errors import NotModelled, UserError
+from ..parts import Host
 from . import requests
 from .raid import LEVELS
 from .requests import RandomLayout

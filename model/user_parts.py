@@ -1,0 +1,121 @@
+"""The user's own parts: a parts file (``--catalog FILE``, a scenario's ``catalogs:``) or a
+scenario's ``parts:`` joins the project's catalog, each part new or extending one of the catalog's
+with ``like: ID``, checked as the catalog's files are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields, is_dataclass
+
+from .catalog import CPU_KEYS, Catalog, check_references, with_cpu
+from .errors import UserError
+from .parts import CATEGORIES, Part
+from .schema import build_dataclass
+
+
+def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:
+    """``base`` and the user's own parts: ``data`` maps a category to part ids to their parameters,
+    as the catalog's files do. A part may extend one of the catalog's with ``like: ID`` and change
+    a few values, each changed number with a source of its own; a new part needs a source for every
+    number ("measured by us on DATE" or "estimated: why" are sources). A part id the catalog (or
+    another user part) already has is refused."""
+    if not isinstance(data, dict):
+        raise UserError(where, key, "must be a mapping from category to part ids to parameters")
+    parts = {category: dict(table) for category, table in base.parts.items()}
+    added: dict[str, dict[str, Part]] = {}
+    for category, table in data.items():
+        section = f"{key}.{category}" if key else str(category)
+        if category not in CATEGORIES:
+            raise UserError(where, section, f"unknown category; allowed: {', '.join(CATEGORIES)}")
+        if not isinstance(table, dict):
+            raise UserError(where, section, "must be a mapping from part id to parameters")
+        for pid, spec in table.items():
+            at = f"{section}.{pid}"
+            if not isinstance(pid, str) or not pid:
+                raise UserError(where, at, "a part's id must be a word (quote it in YAML)")
+            if not isinstance(spec, dict):
+                raise UserError(where, at, "must be a mapping of the part's parameters")
+            if str(pid) in parts[category]:
+                raise UserError(
+                    where,
+                    at,
+                    f"the catalog already has a {category[:-1]} {pid!r}; "
+                    "give your part a new id, or extend it with like:",
+                )
+            raw = dict(spec)
+            like = raw.pop("like", None)
+            if like is not None:
+                raw = _extended(parts, category, like, raw, where, at)
+            if category == "hosts" and spec.get("cpu") is not None:
+                # the processor named here gives what this part does not (not the like: base's)
+                mine = {k for k in spec if k != "sources"} | set(spec.get("sources") or {})
+                raw = {k: v for k, v in raw.items() if k in mine or k not in CPU_KEYS}
+                raw["sources"] = {
+                    k: v for k, v in (raw.get("sources") or {}).items() if k not in CPU_KEYS
+                } | dict(spec.get("sources") or {})
+                raw = with_cpu(raw, parts["cpus"], where, at)
+            built = build_dataclass(CATEGORIES[category], raw, where, at)
+            parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
+    catalog = Catalog(parts)
+    for category, table in added.items():
+        check_references(
+            catalog, table, category, where, f"{key}.{category}." if key else f"{category}."
+        )
+    return catalog
+
+
+def _extended(parts: dict, category: str, like: object, raw: dict, where: str, at: str) -> dict:
+    """The parameters of the part ``like`` names, changed by ``raw``; every number ``raw`` changes
+    needs its own source."""
+    if not isinstance(like, str) or like not in parts[category]:
+        raise UserError(
+            where,
+            f"{at}.like",
+            f"names no {category[:-1]}; allowed: {', '.join(sorted(parts[category]))}",
+        )
+    sources = raw.get("sources") or {}
+    if not isinstance(sources, dict):
+        raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")
+    changed = [
+        k
+        for k, v in raw.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in sources
+    ]
+    if changed:
+        raise UserError(
+            where,
+            f"{at}.sources",
+            f"no source for {', '.join(changed)}, changed from "
+            f"{like}; every number you change needs one",
+        )
+    merged = _raw(parts[category][like])
+    merged.update({k: v for k, v in raw.items() if k != "sources"})
+    merged["sources"] = {**merged["sources"], **sources}
+    merged["reports"] = raw.get("reports", [])  # the reports name the catalog's part, not yours
+    return merged
+
+
+def _raw(part: Part) -> dict:
+    """A part's fields as a parts file gives them (for ``like:``): those left at their defaults
+    are left out, as the file left them (an empty ``processor`` is no string a file may give)."""
+    return {
+        f.name: _plain(getattr(part, f.name))
+        for f in fields(part)
+        if f.init and not _at_default(f, getattr(part, f.name))
+    }
+
+
+def _plain(value: object) -> object:
+    """``value`` as a parts file writes it: a list for a tuple, a mapping for a nested record (a
+    host's bus slots)."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return value
+
+
+def _at_default(f, value: object) -> bool:
+    if f.default is not MISSING:
+        return value == f.default
+    return f.default_factory is not MISSING and value == f.default_factory()
