@@ -824,7 +824,7 @@ def test_a_client_s_link_caps_its_connection():
 
 def test_a_host_the_catalog_lacks_is_refused_in_one_line(run_cli, tmp_path):
     """``host`` is checked against the catalog, as every model checks its parts; its meaning says
-    what the model takes from it (nothing else: the workers' CPU is not modelled)."""
+    what the model takes from it (its memory, cores and clock; the workers' CPU is not modelled)."""
     status, _, err = run_cli("predict", "eah_download", "--set", "host=no_such_host")
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert "host" in err and "no_such_host" in err and "hosts.yaml" in err
@@ -836,7 +836,7 @@ def test_a_host_the_catalog_lacks_is_refused_in_one_line(run_cli, tmp_path):
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert "eah_no_host.yaml" in err and "host" in err
     meaning = reference.find("download_server", "host").meaning
-    assert "takes nothing else from it" in meaning and "CPU is not modelled" in meaning
+    assert "cores and clock do the sending work" in meaning and "CPU is not modelled" in meaning
 
 
 @pytest.mark.parametrize(
@@ -850,7 +850,6 @@ def test_a_host_the_catalog_lacks_is_refused_in_one_line(run_cli, tmp_path):
         "tcp.core_wmem_max_B=212992",
         "tcp.tcp_adv_win_scale=1",
         "tcp.page_B=4096",
-        "tcp.tso=true",
         "tcp.gro=true",
         "tcp.congestion_control=cubic",
         "kernel.dirty_ratio_pct=20",
@@ -859,12 +858,13 @@ def test_a_host_the_catalog_lacks_is_refused_in_one_line(run_cli, tmp_path):
     ],
 )
 def test_settings_the_download_model_never_reads_are_refused(run_cli, key):
-    """The download server reads tcp_wmem and the first congestion window of TCP, the page size and
-    read-ahead of the kernel: any other key is refused in one line with the keys allowed."""
+    """The download server reads tcp_wmem, the first congestion window and the segmentation offload
+    of TCP, the page size and read-ahead of the kernel: any other key is refused in one line with
+    the keys allowed."""
     status, _, err = run_cli("predict", "eah_download", "--set", key)
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert key.split("=")[0] in err and "no such key" in err
-    allowed = "tcp_wmem_B, initial_window_segments" if key.startswith("tcp") else "page_B"
+    allowed = "tcp_wmem_B, initial_window_segments, tso" if key.startswith("tcp") else "page_B"
     assert allowed in err
 
 
@@ -910,11 +910,12 @@ def test_clients_served_from_memory_do_not_march_in_step():
     """Nine clients of a server whose data its memory holds, on 10 GbE: started at once and drawing
     nothing random, they sent together and checked their md5 sums together, the link idle a check
     in each round (888 MB/s, 75 % busy; an audit's hand figure); started a check apart they keep
-    the link full."""
+    the link full (the sending work offloaded, so that the link is what binds)."""
     loaded = scenario.load(
         "eah_download",
         [
             "server_nic=nic_10gbe",
+            "tcp.tso=true",
             ROOMY,
             "server.memory_MB=100000",
             "workload.dataset_files=400",
@@ -932,3 +933,42 @@ def test_the_server_s_memory_is_at_most_its_host_s(run_cli):
     status, out, err = run_cli("predict", "eah_download", "--set", "server.memory_MB=10000000")
     assert status == 2 and not out and err.count("\n") == 1
     assert "server.memory_MB: must be at most the host's memory, 1,048.6 MB" in err
+
+
+# every pick served from memory behind a 10 GbE link, nine clients: nothing but TCP's sending binds
+CACHED_10GBE = (
+    *SMALL_SET,
+    ROOMY,
+    "server.memory_MB=1200",
+    "server.atime=noatime",
+    "server_nic=nic_10gbe",
+    "server.workers=8",
+    "workload.clients=9",
+)
+
+
+def test_one_interrupt_core_without_tso_sends_what_its_clock_keeps_up_with():
+    """ACK-clocked sends run on the core taking the NIC's interrupts: without TSO a segment of 1,448
+    bytes and half an ACK cost 1.5 frames at 6,300 cycles, so the R720's 2.9 GHz core sends
+    2.9e9 / (1.5 x 6,300 / 1,448) bytes a second, a third of the 10 GbE link."""
+    result = _run(*CACHED_10GBE, "irq_affinity=cpu0", "tcp.tso=false")
+    host = catalog.load().get("hosts", "dell_r720", "test", "host")
+    core_MBps = host.clock_GHz * 1e9 / (1.5 * 6300 / 1448) / 1e6
+    assert result.bottleneck == "server irq (TCP sending)"
+    assert result.throughput_MBps == pytest.approx(core_MBps, rel=0.01)
+    assert result.utilization["server link"] < 0.5
+
+
+@pytest.mark.parametrize("setting", ["tcp.tso=true", "irq_affinity=spread", "irq_affinity=rss"])
+def test_tso_or_more_interrupt_cores_give_the_link_back(setting):
+    result = _run(*CACHED_10GBE, setting)
+    assert result.bottleneck == "server link"
+    assert result.throughput_MBps > 0.9 * 1177  # 10 GbE's TCP payload rate
+
+
+def test_on_the_report_s_gigabit_the_sending_work_binds_nothing():
+    """A third of one core at 1 GbE: the report's server predicts the same with TSO or without."""
+    plain = _run("variant=r6_def", "workload.clients=9", "server.workers=8")
+    offloaded = _run("variant=r6_def", "workload.clients=9", "server.workers=8", "tcp.tso=true")
+    assert plain.utilization["server irq (TCP sending)"] < 0.5
+    assert plain.elapsed_s == offloaded.elapsed_s

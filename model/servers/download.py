@@ -97,15 +97,24 @@ done. The server side, request by request:
   nothing past what it was asked for, so a small window's chunks wait for their sectors.
 - What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
   max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
-  last byte has crossed.
+  last byte has crossed. Sending it is work for the core(s) that take the NIC's interrupts: a
+  socket holding more than the congestion window sends the rest as the client's ACKs arrive, in
+  softirq context there (``model.network.hosts``), at the host's ``net_cycles_per_frame`` per
+  frame and half an ACK a segment (the clients acknowledge every second segment), or with
+  ``tcp.tso`` what a Linux 5.4 sender measured (``model.network.tcp.tcp_frame_work_per_byte``).
+  The link carries no more than those cores keep up with (``irq_affinity``: one core, all of
+  them, or with ``rss`` one a connection up to all): a third of one of the report's cores at its
+  1 GbE, so it binds nothing there, but one core without TSO sends some 380 MB/s, less than a
+  10 GbE link.
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client").
 
 The bound is the bottleneck law over every resource a pair uses: each drive (its busy time a pair),
-the link (its bytes a pair) and the workers' CPU (a worker asleep on a read uses none, and the model
-gives a worker no CPU cost of its own). Utilisation is each one's busy time over the run's, and one
-more figure, the share of the time the volume has a read in flight (iostat's %util of the device),
-names what a server whose workers sleep on reads waits for: its drives, though none is saturated.
+the link (its bytes a pair), the interrupt cores' sending work, and the workers' CPU (a worker
+asleep on a read uses none, and the model gives a worker no CPU cost of its own). Utilisation is
+each one's busy time over the run's, and one more figure, the share of the time the volume has a
+read in flight (iostat's %util of the device), names what a server whose workers sleep on reads
+waits for: its drives, though none is saturated.
 
 The page cache holds under 0.03% of the 4 TB data set, so every read is taken to go to disk. The
 tuned ("optimized") deadline settings are not given in the report; the model reads them as a
@@ -129,10 +138,16 @@ from typing import TYPE_CHECKING
 
 from ..catalog import Catalog, nic_rate_Bps
 from ..errors import UserError
-from ..network.tcp import ACKS_PER_SEGMENT, QUICKACKS, mss_B, tcp_wire_per_byte
-from ..parts import Disk, Nic
+from ..network.tcp import (
+    ACKS_PER_SEGMENT,
+    QUICKACKS,
+    mss_B,
+    tcp_frame_work_per_byte,
+    tcp_wire_per_byte,
+)
+from ..parts import Disk, Host, Nic
 from ..result import Result
-from ..settings import PageCache, page_cache_B
+from ..settings import PageCache, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
@@ -337,6 +352,35 @@ def data_cached(
     return rng.random(simulated) < 1.0 - miss**before
 
 
+def send_s_per_byte(body: DownloadBody, host: Host) -> float:
+    """CPU seconds of the server's TCP sending work per payload byte, on the core that runs it: its
+    frames' worth of per-frame work (``tcp_frame_work_per_byte``; the clients acknowledge every
+    second segment, their receive offload not being a key) at the scenario's cycles a frame and
+    the host's clock."""
+    sent, _ = tcp_frame_work_per_byte(body.mtu_B, TcpBuffers(tso=body.tcp.tso, gro=False))
+    return sent * body.net_cycles_per_frame / (host.clock_GHz * 1e9)
+
+
+def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
+    """The cores that run the sending work of ``flows`` connections: one (``cpu0``), every core
+    (``spread``), or with ``rss`` one a connection, at most every core."""
+    if body.irq_affinity == "cpu0":
+        return 1
+    return host.cores if body.irq_affinity == "spread" else min(flows, host.cores)
+
+
+def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: int):
+    """What the server link carries with 0, 1, ... ``clients`` connections sending: the NIC's
+    payload rate, or what the cores that run the sending work keep up with where that is less."""
+    import numpy as np
+
+    one_core_Bps = 1.0 / send_s_per_byte(body, host)
+    return np.array(
+        [nic_Bps]
+        + [min(nic_Bps, one_core_Bps * irq_cores(body, host, f)) for f in range(1, clients + 1)]
+    )
+
+
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
     few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
@@ -450,6 +494,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     clients = body.workload.clients
     delay_s = body.server.accept_mutex_delay_ms / 1e3
     link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
+    host = catalog.get("hosts", body.host, scenario.path, "host")
     client_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
@@ -478,7 +523,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         readahead_mark_B(windows, SPLICE_PAGES * page_B),
         SPLICE_PAGES * page_B,
         body.server.workers,
-        link_Bps,
+        link_Bps_by_flows(body, host, link_Bps, clients),
         client_Bps,
         body.server.connections == "keep_alive",
         np.array(body.tcp.tcp_wmem_B, float),
@@ -517,6 +562,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     worker_cpu_s = max(0.0, worker_turns_s - asleep_opening_s - asleep_data_s)
     demand_s = {
         "server link": (carried_B / link_Bps / simulated, 1),
+        "server irq (TCP sending)": (
+            carried_B * send_s_per_byte(body, host) / simulated,
+            irq_cores(body, host, clients),
+        ),
         "client links": (carried_B / client_Bps / simulated, clients),
     }
     demand_s.update(

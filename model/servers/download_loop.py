@@ -11,8 +11,10 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
 - the server link: every connection's flow crosses the one link and its own client's link, all
   clients' links alike (``flow_cap_Bps``), so the max-min fair share of ``model.sim.flows`` is the
   server link's capacity over the flows active (processor sharing), or the client's link where that
-  is less; the loop keeps it with a virtual clock (the bytes each active flow has been given since
-  the start), a flow ending when the clock reaches its start plus its size. This is the same
+  is less; what the link carries with so many flows active (``link_Bps``, by flows) is the NIC's
+  rate, or the send work its interrupt cores keep up with where that is less; the loop keeps it
+  with a virtual clock (the bytes each active flow has been given since the start), a flow ending
+  when the clock reaches its start plus its size. This is the same
   allocation as ``FlowNetwork``'s, not an approximation;
 - a worker is a FIFO lock (``simpy.Resource`` of one): a connection that finds it free takes it at
   once, without the zero-delay event SimPy spends on the grant (the same instant; only the order
@@ -215,6 +217,7 @@ def run(
 
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
     the same, the data file's start); ``cached``: whether a pair's pages are all in the page cache;
+    ``link_Bps``: what the server link carries with 1, 2, ... flows active (index: the flows);
     ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read a pair's inode
     page, its access times updated, is written back (negative: never); ``windows``: the read-ahead
     windows (offset, length);
@@ -751,9 +754,9 @@ def commands_of(drive, commands, last, layout, now, offset_B, length_B):
 
 @jit(inline="always")
 def _flow_Bps(link_Bps, flow_cap_Bps, flows):
-    """The rate of each of ``flows`` active flows: its max-min share of the server link, or its
-    client's link where that is less."""
-    share = link_Bps / flows
+    """The rate of each of ``flows`` active flows: its max-min share of what the server link
+    carries with that many flows (``link_Bps[flows]``), or its client's link where that is less."""
+    share = link_Bps[flows] / flows
     return share if share < flow_cap_Bps else flow_cap_Bps
 
 

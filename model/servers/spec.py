@@ -23,7 +23,7 @@ from ..schema import (
     PositiveInt,
     count_up_to,
 )
-from ..settings import PageCache, check_triples
+from ..settings import NET_CYCLES_PER_FRAME, PageCache, check_triples
 from ..spec import Reference, Scenario
 from ..storage.raid import StripedLevel
 from ..storage.spindle import MirrorReads
@@ -99,12 +99,13 @@ class DownloadServer:
 
 @dataclass(frozen=True)
 class DownloadTcp:
-    """The server's TCP send buffers and a new connection's first congestion window: the TCP
-    settings this model reads. A connection's rate is its share of the server's link and its
-    client's, and what its send buffer lets a worker write ahead of the link; nothing else of TCP
-    enters it (nginx asks for no socket buffer, the LAN loses nothing, the workers' CPU is not
-    modelled), so the receive buffers, tcp_mem, the net.core caps, the offloads and the congestion
-    control are not keys here."""
+    """The server's TCP send buffers, a new connection's first congestion window and its TCP
+    segmentation offload: the TCP settings this model reads. A connection's rate is its share of
+    the server's link and its client's, what its send buffer lets a worker write ahead of the link,
+    and what the core(s) taking the NIC's interrupts keep up with of the sending work (``tso``
+    prices it, as ``model.settings.TcpBuffers`` explains); nothing else of TCP enters it (nginx asks
+    for no socket buffer, the LAN loses nothing), so the receive buffers, tcp_mem, the net.core
+    caps, the clients' receive offload and the congestion control are not keys here."""
 
     # net.ipv4.tcp_wmem's min, default and max (Linux's defaults): a kept-alive connection's send
     # buffer has grown to the max (connections: keep_alive); a new connection's (per_file) starts
@@ -113,6 +114,11 @@ class DownloadTcp:
     # a new connection's first congestion window, read with connections: per_file only (RFC 3390:
     # 3 segments at MSS 1448, Linux before 2.6.39; 10 from 2.6.39)
     initial_window_segments: PositiveInt = 3
+    # the server's TCP segmentation offload (ethtool -K tso): the sending stack handles 64 KiB
+    # super-segments, its cost per byte what a Linux 5.4 sender measured; off: the 2.4-era cost of
+    # a frame (model.settings.NET_CYCLES_PER_FRAME); the report does not say, and at its 1 GbE the
+    # sending work binds either way nothing (a third of one core without it)
+    tso: bool = False
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_wmem_B",), where, key)
@@ -123,11 +129,11 @@ class DownloadBody:
     """A download server: one RAID volume of ``disks`` drives behind a RAID controller, an nginx
     server on it, and its clients fetching data files and their md5 files."""
 
-    # the server, a host of the catalog (data/hardware/hosts.yaml), checked to be there; the model
-    # takes nothing else from it: its memory is server.memory_MB, its link server_nic, and the
-    # workers' CPU is not modelled: a worker asleep on a disk read uses none, and one serving
-    # with sendfile hands the file's pages to the socket without copying them through user space,
-    # so the model gives a worker no CPU cost of its own (model.servers.download)
+    # the server, a host of the catalog (data/hardware/hosts.yaml): its memory bounds
+    # server.memory_MB, and its cores and clock do the sending work of TCP on the core(s) that take
+    # the NIC's interrupts (irq_affinity); the workers' own CPU is not modelled: a worker asleep on
+    # a disk read uses none, and one serving with sendfile hands the file's pages to the socket
+    # without copying them through user space (model.servers.download)
     host: str
     controller: str  # the RAID controller, a controller of the catalog (controllers.yaml)
     disk: str  # each drive, a drive of the catalog (disks.yaml)
@@ -168,6 +174,14 @@ class DownloadBody:
     kernel: PageCache = field(default_factory=PageCache)
     tcp: DownloadTcp = field(default_factory=DownloadTcp)  # the server's send buffers (tcp_wmem)
     mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU
+    # where the server NIC's interrupts, and with them the ACK-clocked sending of TCP, run: cpu0,
+    # one core (a single-queue NIC: irqbalance moves its one interrupt, never splits it); spread,
+    # over all the host's cores; rss, a multi-queue NIC's receive-side scaling, each connection on
+    # one core and the connections spread over the cores (as model.network.hosts explains)
+    irq_affinity: Literal["cpu0", "spread", "rss"] = "cpu0"
+    # the CPU cycles the server spends per Ethernet frame besides the copy (model.settings explains
+    # the default; with tcp.tso its measured cost is scaled as this scales the default)
+    net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
 
 
 @dataclass(frozen=True)
