@@ -4,7 +4,8 @@ numba keeps a compiled function in a cache and compiles it again when that funct
 changes, but not when a function it calls from another module changes, nor a global constant it
 read when it was compiled ("Cache invalidation fails to recognize changes in symbols defined in
 another file", numba's documentation, Notes on Caching, Caching Limitations). The loops call across
-modules (both ``model.servers.download_loop`` and ``model.storage.mmap_loop`` run on
+modules (``model.servers.download_loop`` calls ``download_events``, ``nginx_workers`` and
+``download_volume`` beside it, and it and ``model.storage.mmap_loop`` both run on
 ``model.storage.drive_arrays``, which reads ``model.storage.spindle``'s constants), so a cache
 shared by every version of the sources would, after an update to one module, run the others' old
 code: an answer silently wrong.
@@ -32,7 +33,14 @@ from . import provenance
 
 PACKAGE = Path(__file__).parent
 # the modules whose functions are compiled (``jit``), each compiled with the others it calls
-COMPILED = ("storage/drive_arrays.py", "servers/download_loop.py", "storage/mmap_loop.py")
+COMPILED = (
+    "storage/drive_arrays.py",
+    "servers/download_events.py",
+    "servers/nginx_workers.py",
+    "servers/download_volume.py",
+    "servers/download_loop.py",
+    "storage/mmap_loop.py",
+)
 # everything compiled code is built from: those modules, the constants they import, this file
 SOURCES = (*COMPILED, "storage/spindle.py", "compiled.py")
 KEPT = 4  # versions of the sources whose compiled code stays cached

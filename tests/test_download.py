@@ -447,7 +447,7 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
     read from the first drive of its pair."""
     import numpy as np
 
-    from model.servers import download_loop as loop
+    from model.servers import download_volume
     from model.storage import drive_arrays
     from model.storage.raid import LEVELS
 
@@ -474,7 +474,7 @@ def test_the_array_sends_the_pieces_raidmap_maps_merged_per_member(level, offset
         1,
         BALANCED,
     )
-    n = loop.commands_of(drive, commands, first, layout, 0.0, offset, length)
+    n = download_volume.commands_of(drive, commands, first, layout, 0.0, offset, length)
     assert commands[:n].tolist() == expected and (first == -1).all()
 
 
@@ -497,7 +497,7 @@ def test_a_raid10_read_goes_to_the_copy_its_mirror_policy_picks(
     one continues it, else the other copy when idle; ``primary`` always reads the first drive."""
     import numpy as np
 
-    from model.servers import download_loop as loop
+    from model.servers import download_volume
     from model.storage import drive_arrays
     from model.storage.raid import LEVELS
     from model.storage.spindle import MIRROR_READS
@@ -513,7 +513,7 @@ def test_a_raid10_read_goes_to_the_copy_its_mirror_policy_picks(
     first = np.full(16, -1, np.int64)
     layout = (16, 64 * KiB, 8, True, 0, 32, MIRROR_READS.index(mirror_reads))
     assert LEVELS["raid10"].pairs
-    n = loop.commands_of(drive, commands, first, layout, 0.0, offset, 64 * KiB)
+    n = download_volume.commands_of(drive, commands, first, layout, 0.0, offset, 64 * KiB)
     assert commands[:n].tolist() == [[member, 64 * KiB, 64 * KiB]]
 
 
@@ -532,7 +532,7 @@ def test_nearest_picks_a_copy_as_linux_md_s_read_balance_does(last_used, held, h
     if idle, else the one whose head is closer; the choice becomes the last used."""
     import numpy as np
 
-    from model.servers import download_loop as loop
+    from model.servers import download_volume
     from model.storage import drive_arrays
     from model.storage.spindle import MIRROR_READS
 
@@ -546,7 +546,7 @@ def test_nearest_picks_a_copy_as_linux_md_s_read_balance_does(last_used, held, h
     commands = np.zeros((4, 3), np.int64)
     first = np.full(16, -1, np.int64)
     layout = (16, 64 * KiB, 8, True, 0, 32, MIRROR_READS.index("nearest"))
-    n = loop.commands_of(drive, commands, first, layout, 0.0, 8 * 64 * KiB, 64 * KiB)
+    n = download_volume.commands_of(drive, commands, first, layout, 0.0, 8 * 64 * KiB, 64 * KiB)
     assert commands[:n].tolist() == [[member, 64 * KiB, 64 * KiB]]
     assert drive_i[0, drive_arrays.LAST_USED] == member
 

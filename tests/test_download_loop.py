@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from model import catalog, scenario
 from model.network.tcp import ACKS_PER_SEGMENT, QUICKACKS, send_buffer_payload_B
 from model.params import calibrated
+from model.servers import download_events, download_volume
 from model.servers import download_loop as loop
 from model.simulate import simulate
 from model.storage import drive_arrays, raidmap
@@ -147,10 +148,10 @@ def test_the_socket_s_limit_is_tcp_s_send_buffer(acked_B, keep_alive):
 
 @given(st.lists(st.floats(0, 10).map(lambda t: math.floor(t * 4) / 4), min_size=1, max_size=60))
 def test_the_event_heap_gives_events_in_time_order_and_at_one_time_in_the_order_sent(times):
-    heap = loop.new_heap(len(times))
+    heap = download_events.new_heap(len(times))
     for i, t in enumerate(times):
-        loop.push(*heap, t, 0, i, 0)
-    out = [loop.pop(*heap) for _ in times]
+        download_events.push(*heap, t, 0, i, 0)
+    out = [download_events.pop(*heap) for _ in times]
     assert [(t, a) for t, _, a, _ in out] == sorted((t, i) for i, t in enumerate(times))
     assert heap[2][0] == 0
 
@@ -183,7 +184,7 @@ def _small_write(level: str, drives: int, chunk_B: int, offset_B: int, length_B:
 @pytest.mark.parametrize(("level", "drives"), [("raid6", 16), ("raid10", 16), ("raid0", 4)])
 @pytest.mark.parametrize("depth", [1, 8])
 def test_a_write_back_changes_the_members_a_small_write_changes(level, drives, depth):
-    """An inode page's write-back (``_write_back``) goes to the members a small write changes
+    """An inode page's write-back (``write_back``) goes to the members a small write changes
     (``_small_write``): a parity level reads each (its old data, its parity) and writes the same
     sectors back, so each is busy for at least a revolution, the head having to come round again;
     a mirror writes both copies and reads nothing."""
@@ -202,15 +203,15 @@ def test_a_write_back_changes_the_members_a_small_write_changes(level, drives, d
         np.zeros(5),
         np.zeros(2),
         np.zeros(2, np.int64),
-        loop.new_heap(64),
+        download_events.new_heap(64),
     )
     offset_B = 37 * chunk_B + 3 * 4 * KiB  # a page in the 38th chunk
-    loop._write_back(c, volume, 0.0, float(offset_B), 4.0 * KiB)
+    download_volume.write_back(c, volume, 0.0, float(offset_B), 4.0 * KiB)
     ev_t, ev_rows, events = volume[-1]
     while events[0]:  # queued drives: serve what the write-back queued
-        now, _, d, _ = loop.pop(ev_t, ev_rows, events)
+        now, _, d, _ = download_events.pop(ev_t, ev_rows, events)
         if drive[1][d, drive_arrays.QUEUED]:
-            loop._serve_next(c, drive, d, now, depth, volume[-1])
+            download_volume.serve_next(c, drive, d, now, depth, volume[-1])
     drive_f, drive_i = drive[0], drive[1]
     piece = _small_write(level, drives, chunk_B, offset_B, 4 * KiB)
     assert set(np.flatnonzero(drive_f[:, drive_arrays.BUSY])) == set(piece.members)

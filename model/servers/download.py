@@ -450,7 +450,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     import numpy as np
 
     from ..storage import drive_arrays
-    from . import download_loop
+    from . import download_events, download_loop, nginx_workers
 
     disk, nic, client_nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
@@ -534,16 +534,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         file_B / (body.workload.client_md5_MBps * 1e6),  # the client checks the file's md5 sum
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,
-        download_loop.new_heap(clients),  # the link's flows, one a connection
+        download_events.new_heap(clients),  # the link's flows, one a connection
         # a client's wake-up, a drive's end, a pair's write-back, a worker's next try of the mutex
-        download_loop.new_heap(2 * clients + body.disks + simulated + body.server.workers),
+        download_events.new_heap(2 * clients + body.disks + simulated + body.server.workers),
         *download_loop.scratch(
             clients,
             body.server.workers,
             body.disks,
             body.disks * (max(n for _, n in windows) // chunk_B + 2),
         ),
-        download_loop.accepting(
+        nginx_workers.accepting(
             clients,
             body.server.workers,
             body.server.accept_mutex,

@@ -1,6 +1,7 @@
 """Disk drives as arrays, compiled with numba: ``model.storage.spindle.Spindle``'s state and
-arithmetic for the compiled loops, the download server's (``model.servers.download_loop``) and the
-memory-mapped test's pass (``model.storage.mmap_loop``).
+arithmetic for the compiled loops, the download server's (``model.servers.download_loop``, its
+volume's reads in ``model.servers.download_volume``) and the memory-mapped test's pass
+(``model.storage.mmap_loop``).
 
 A drive is a row of ``drive_f`` (floats) and ``drive_i`` (integers), its look-ahead cache's segments
 (starts, lengths, ages: at most ``MAX_SEGMENTS`` of them, oldest dropped first) and a ring of its
