@@ -118,7 +118,7 @@ class Bus(Part):
     devices_per_channel: PositiveInt | None = None
     protocol: Literal["pcie", "sas", "sata"] | None = None  # a serial link's frames (framing.py)
     # a multidrop bus (PCI, PCI-X): the cards on a segment share its wires, so the segment runs at
-    # its slowest card's clock and each card moves its own width a data phase (topology.build)
+    # its slowest card's clock and each card moves its own width a data phase (storage.buses)
     multidrop: bool = False
     # a drive-channel mode in which the CPU moves every word (ATA's PIO modes), not DMA
     programmed_io: bool = False

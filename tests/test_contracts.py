@@ -168,7 +168,7 @@ def test_a_drive_channel_runs_at_the_mode_its_driver_set(mode):
     """The x330's drive streams at the programmed mode's burst rate times the bus efficiency, less
     what its ext2 block map takes of the channel."""
     from model import catalog, params
-    from model.storage.topology import metadata_share
+    from model.storage.filesystem import metadata_share
 
     values = params.calibrated()
     s = scenario.load("atlas_x330", [f"controllers.onboard.channel_mode={mode}"])

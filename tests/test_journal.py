@@ -1,4 +1,4 @@
-"""ext3's journal (``model.storage.topology.Journal``): the ``data=`` mode as ext3's documentation
+"""ext3's journal (``model.storage.filesystem.Journal``): the ``data=`` mode as ext3's documentation
 gives it, the writer's dearer path on a kernel whose ext3 takes the big kernel lock
 (``settings.Kernel.ext3_write_ratio``), and the CERN receive host's ext3 figure predicted with the
 mode and that ratio as declared unknowns."""

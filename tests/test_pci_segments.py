@@ -3,7 +3,7 @@
 The cards of a segment share its signals: the segment runs at its slowest card's clock (PCI's
 M66EN; a conventional card puts a PCI-X segment in conventional mode), and a 32-bit card moves four
 bytes a data phase on a 64-bit segment, so each of its bytes takes twice the segment time of a
-64-bit card's (``model.storage.topology``, ``segment`` and ``segment_cost``).
+64-bit card's (``model.storage.buses``, ``Buses.segment_Bps`` and ``Buses.segment_cost``).
 """
 
 import pytest

@@ -11,7 +11,7 @@ import pytest
 from model import catalog, scenario, templates
 from model.network import tcp
 from model.simulate import simulate
-from model.storage import framing, front, topology
+from model.storage import framing, front, raid5d
 
 CANDIDATES = ("purchase_hdd_md", "purchase_hdd_zfs", "purchase_nvme")
 SMB_WRITE = front.payload_per_byte("smb", "write", 612 * 1024)
@@ -53,9 +53,7 @@ def test_md_s_raid5d_threads_hold_its_stream_writes_below_zfs_s_on_the_same_driv
     1.5 copies of parity a byte, on the EPYC 9354's 3.25 GHz; ZFS, whose checksums and parity
     spread over the host's cores, is held by the JBOD's port."""
     md, zfs = (simulate(scenario.load(n)) for n in CANDIDATES[:2])
-    per_stripe = 12 * (
-        topology.MD_CYCLES_PER_MEMBER_REQUEST + topology.MD_CYCLES_PER_MEMBER_SLOT / 128
-    )
+    per_stripe = 12 * (raid5d.MD_CYCLES_PER_MEMBER_REQUEST + raid5d.MD_CYCLES_PER_MEMBER_SLOT / 128)
     per_byte_s = per_stripe / (10 * 4096) / 3.25e9 + 1.5 / 11000e6
     assert md.throughput_MBps == pytest.approx(2 / per_byte_s / 1e6, rel=1e-3)
     assert md.throughput_MBps < zfs.throughput_MBps

@@ -1,5 +1,5 @@
 """An md RAID5/6 array's raid5d thread: its parity copies and, per stripe_head, the member
-requests it dispatches and completes (``topology.md_raid5d_cycles_per_byte``); reads pass it by."""
+requests it dispatches and completes (``raid5d.md_raid5d_cycles_per_byte``); reads pass it by."""
 
 import pytest
 from flash_parts import BIG_HOST, on_hba, on_riser, scenario
@@ -7,12 +7,12 @@ from quote_parts import write
 
 from model import scenario as loader
 from model.simulate import simulate
-from model.storage import topology
+from model.storage import raid5d
 
 CLOCK_Hz = BIG_HOST["clock_GHz"] * 1e9
 COPY_Bps = BIG_HOST["copy_rate_MBps"] * 1e6
-REQUEST = topology.MD_CYCLES_PER_MEMBER_REQUEST
-SLOT = topology.MD_CYCLES_PER_MEMBER_SLOT
+REQUEST = raid5d.MD_CYCLES_PER_MEMBER_REQUEST
+SLOT = raid5d.MD_CYCLES_PER_MEMBER_SLOT
 RANDOM_WRITE = {
     "op": "write",
     "io": "direct",
@@ -57,13 +57,13 @@ def test_the_costs_reproduce_the_published_raid6_small_write_rates():
     assert REQUEST == pytest.approx(4688, abs=1) and SLOT == pytest.approx(1697, abs=1)
     # a small write is its pages' stripe_heads, each its member requests: RAID5 of four 4 (2 + 2),
     # RAID6 of six 6 (3 + 3)
-    per_B = topology.md_raid5d_cycles_per_byte("raid5", 4, 65536, 4096, 4)
+    per_B = raid5d.md_raid5d_cycles_per_byte("raid5", 4, 65536, 4096, 4)
     assert per_B * 4096 == pytest.approx(4 * REQUEST + 4 * SLOT)
-    assert topology.md_raid5d_cycles_per_byte("raid6", 6, 65536, 16384, 6) == pytest.approx(
+    assert raid5d.md_raid5d_cycles_per_byte("raid6", 6, 65536, 16384, 6) == pytest.approx(
         (6 * REQUEST + 6 * SLOT) / 4096
     )
     # a 1 KiB write still takes a whole stripe_head
-    assert topology.md_raid5d_cycles_per_byte("raid6", 6, 65536, 1024, 6) == pytest.approx(
+    assert raid5d.md_raid5d_cycles_per_byte("raid6", 6, 65536, 1024, 6) == pytest.approx(
         4 * (6 * REQUEST + 6 * SLOT) / 4096
     )
 
@@ -119,8 +119,8 @@ def test_reads_of_a_whole_array_pass_raid5d_by(tmp_path, monkeypatch, workload):
     (chunk_aligned_read, split at chunk boundaries): no raid5d, and no change with its costs."""
     data = _nvme("raid6", 8, workload)
     with_costs = _run(tmp_path, data)
-    monkeypatch.setattr(topology, "MD_CYCLES_PER_MEMBER_REQUEST", 0.0)
-    monkeypatch.setattr(topology, "MD_CYCLES_PER_MEMBER_SLOT", 0.0)
+    monkeypatch.setattr(raid5d, "MD_CYCLES_PER_MEMBER_REQUEST", 0.0)
+    monkeypatch.setattr(raid5d, "MD_CYCLES_PER_MEMBER_SLOT", 0.0)
     without = _run(tmp_path, data)
     assert not any(name.startswith("raid5d") for name in with_costs.utilization)
     assert with_costs.throughput_MBps == without.throughput_MBps
@@ -187,5 +187,5 @@ def test_a_small_write_over_two_chunks_moves_each_command_a_chunk():
     lay = requests.layout(volume, "write", 128 * 1024, 8)
     assert (lay.commands, lay.piece_B, lay.phases) == (6, 65536, 2)
     assert lay.share == pytest.approx(6 * 65536 / (128 * 1024) / 8)
-    cycles = topology.md_raid5d_cycles_per_byte("raid5", 8, 65536, 128 * 1024, 6) * 128 * 1024
+    cycles = raid5d.md_raid5d_cycles_per_byte("raid5", 8, 65536, 128 * 1024, 6) * 128 * 1024
     assert cycles == pytest.approx(16 * (6 * REQUEST + 8 * SLOT))

@@ -135,11 +135,11 @@ class FileSystem:
     """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
     Linux file systems) and its ``block_KiB`` block size. An ext2 or ext3 file maps its data block
     by block: every block beyond the first twelve takes a 4-byte entry in an indirect block, read
-    and written with the data (``model.storage.topology.metadata_share``); XFS maps extents.
+    and written with the data (``model.storage.filesystem.metadata_share``); XFS maps extents.
 
     ``journal`` is ext3's ``data=`` mount option (the kernel's Documentation/filesystems/ext3.txt):
     ``ordered``, its default, and ``writeback`` journal the metadata only, ``journal`` writes every
-    data block to the journal first and to its place after (``model.storage.topology.journal``).
+    data block to the journal first and to its place after (``model.storage.filesystem.journal``).
     The other file systems have no such option and keep the default.
 
     ``zfs`` is a ZFS dataset, the file system a pool (``engine: zfs``) holds: its block is the

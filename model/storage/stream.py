@@ -14,7 +14,7 @@ a time (``model.storage.direct``), ``pattern: random`` streams as ``model.storag
 A write to drives whose own write cache is off and which hold one command at a time goes at most
 as fast as they take the write-back's requests, a revolution lost between two
 (``model.storage.writecache``). On an ext3 volume mounted ``data=journal`` each byte is written
-twice and the writer waits for the second write (``topology.Journal``); on a kernel whose ext3
+twice and the writer waits for the second write (``filesystem.Journal``); on a kernel whose ext3
 takes the big kernel lock for every page (Linux 2.4), the writer's core spends more on each byte
 written (``settings.Kernel.ext3_write_ratio``).
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
@@ -102,7 +102,7 @@ def checkpoint_wait(
     path: topology.StoragePath, body: StorageBody, usage: dict[FlowResource, float], process
 ) -> None:
     """Make a writer on an ext3 ``data=journal`` volume wait for its checkpoints: a resource of its
-    own time, its core's work and the wait in series (``topology.Journal``; a volume read has no
+    own time, its core's work and the wait in series (``filesystem.Journal``; a volume read has no
     wait)."""
     wait = path.checkpoint_s_per_byte[body.workload.target]
     if wait:

@@ -1,0 +1,246 @@
+"""How a host's drives reach it, as flow resources: controllers (HBAs and RAID cards) in their
+slots, their drive channels, shelves (enclosures and expanders) and their uplinks, a flash drive's
+own link, and NVMe drives on a bus segment's lanes.
+
+A controller's host interface carries what its link to the slot trains to (``buses.pcie_trained``)
+and at most its datasheet's stated maximum; a drive channel runs in the mode its driver set; a
+shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
+cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
+``raid_cycles_per_cache_block`` on each cache block it stores. The rates are the catalog's
+datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
+``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:
+``atlas_disk``, ``atlas_hosts`` and, for the RAID cards, ``em_ingest`` and the psu tables).
+"""
+
+from __future__ import annotations
+
+from ..errors import NotModelled, UserError
+from ..parts import Controller, Disk, Enclosure, Expander, Ssd
+from ..sim.flows import FlowResource
+from .buses import Buses, pcie_trained
+from .spec import NVME
+
+
+class Attachment:
+    """The controllers, channels, shelves and links between the scenario's drives and its buses."""
+
+    def __init__(self, buses: Buses, params: dict[str, float]) -> None:
+        self.buses, self.params = buses, params
+        self.body, self.catalog, self.where = buses.body, buses.catalog, buses.where
+
+    def controller(self, name: str) -> Controller:
+        """The catalog part of the scenario's controller ``name``, which must move data by DMA."""
+        slot = self.body.controllers[name]
+        ctrl: Controller = self.catalog.get(
+            "controllers", slot.part, self.where, f"controllers.{name}.part"
+        )
+        if slot.transfer == "pio":
+            raise NotModelled(
+                f"controller {name}: programmed I/O (DMA off) is not modelled; its CPU cost "
+                "per interrupt is in no report"
+            )
+        return ctrl
+
+    def host_interface(self, name: str) -> FlowResource:
+        """The controller's own host interface in its slot (each controller of a pair has its
+        own), and a datasheet's stated maximum. A PCI Express card's link trains to what it and
+        its slot share (``pcie_trained``); where the slot alone sets it, no faster and no wider
+        than the card, the limit is the slot segment's, which the path crosses as ``bus SLOT``."""
+        buses = self.buses
+        ctrl = self.controller(name)
+        own, slot_bus = buses.card_bus(name), buses.segment_bus(self.body.controllers[name].bus)
+        limit = ctrl.max_throughput_MBps * 1e6 if ctrl.max_throughput_MBps else float("inf")
+        link = pcie_trained(own, slot_bus)
+        if not (own.protocol == slot_bus.protocol == "pcie"):
+            card_Bps = min(
+                buses.sustained_Bps(own) * ctrl.processors, buses.sustained_Bps(slot_bus)
+            )
+        elif link == slot_bus:
+            card_Bps = float("inf")
+        else:
+            card_Bps = buses.sustained_Bps(link) * ctrl.processors
+        return buses.resource(f"controller {name}", lambda: min(card_Bps, limit))
+
+    def channel_rate_Bps(self, ctrl: Controller, cname: str) -> float:
+        """What one of the controller's drive channels carries, in the mode its driver set."""
+        catalog, where = self.catalog, self.where
+        ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
+        mode = self.body.controllers[cname].channel_mode
+        if mode is not None:  # the driver programmed a slower mode than the controller's best
+            key = f"controllers.{cname}.channel_mode"
+            set_bus = catalog.get("buses", mode, where, key)
+            if set_bus.kind != "channel" or set_bus.peak_MBps > ch_bus.peak_MBps:
+                slower = sorted(
+                    b
+                    for b, bus in catalog.parts["buses"].items()
+                    if bus.kind == "channel" and bus.peak_MBps <= ch_bus.peak_MBps
+                )
+                raise UserError(
+                    where,
+                    key,
+                    f"must be a drive-channel mode no faster than the {ctrl.name}'s "
+                    f"{ctrl.channel_bus}; allowed: {', '.join(slower)}",
+                )
+            if set_bus.programmed_io:  # as a controller's transfer: pio (``controller``)
+                raise NotModelled(
+                    f"controllers.{cname}.channel_mode {mode}: programmed I/O is not modelled; "
+                    "its CPU cost per word moved is in no report"
+                )
+            ch_bus = set_bus
+        return self.buses.sustained_Bps(ch_bus)
+
+    def controller_channel(self, point: str, at: str) -> tuple[str, float]:
+        """The controller a ``CONTROLLER.CHANNEL`` point is on, and what the channel carries."""
+        cname, _, number = point.partition(".")
+        ctrl = self.controller(cname)
+        if int(number) >= ctrl.channels:
+            raise UserError(
+                self.where, at, f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}"
+            )
+        return cname, self.channel_rate_Bps(ctrl, cname)
+
+    def shelf_part(self, name: str) -> Enclosure | Expander:
+        """The catalog part of the scenario's shelf ``name``: an enclosure or an expander."""
+        return self.catalog.get_one_of(
+            ("enclosures", "expanders"),
+            self.body.shelves[name].part,
+            self.where,
+            f"shelves.{name}.part",
+        )
+
+    def uplink(self, name: str) -> tuple[str, list[FlowResource]]:
+        """The shelf's lane group toward its controller (every lane the lesser of the
+        controller's channel and the shelf's host lane) and, in a cascaded JBOD, its expanders'
+        internal lanes."""
+        buses, catalog, where = self.buses, self.catalog, self.where
+        shelf, part = self.body.shelves[name], self.shelf_part(name)
+        lanes = part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
+        host_bus_id = part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
+        if len(shelf.uplink) > lanes:
+            raise UserError(
+                where,
+                f"shelves.{name}.uplink",
+                f"{part.name} takes at most {lanes} uplink lanes "
+                f"(one module's host ports), got {len(shelf.uplink)}",
+            )
+        host_lane = catalog.get("buses", host_bus_id, where, f"shelves.{name}.part")
+        channels = [
+            self.controller_channel(p, f"shelves.{name}.uplink[{k}]")
+            for k, p in enumerate(shelf.uplink)
+        ]
+        capacity = sum(min(rate, buses.sustained_Bps(host_lane)) for _, rate in channels)
+        links = [buses.resource(f"uplink {name}", lambda: capacity)]
+        if isinstance(part, Enclosure) and part.internal_lanes:
+            inner = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
+            links.append(
+                buses.resource(
+                    f"expanders {name}",
+                    lambda: part.internal_lanes * buses.sustained_Bps(inner),
+                )
+            )
+        return channels[0][0], links
+
+    def nvme_links(self, part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
+        """An NVMe drive on a bus segment's lanes: its own link, then the segment it shares."""
+        buses, catalog, where = self.buses, self.catalog, self.where
+        if not isinstance(part, Ssd) or part.interface != "nvme":
+            raise UserError(where, at, f"only an NVMe drive sits on a bus segment, got {part.name}")
+        seg_name, _, number = point[len(NVME) + 1 :].partition(".")
+        seg = catalog.get("buses", self.body.buses[seg_name].part, where, f"buses.{seg_name}.part")
+        if seg.protocol != "pcie":
+            raise UserError(
+                where,
+                at,
+                f"an NVMe drive sits on a PCI Express segment's lanes; buses.{seg_name} is "
+                f"{seg.name}",
+            )
+        own = catalog.get("buses", part.host_bus, where, at)
+        # a drive in a narrower slot trains its link down to the slot's lanes: one drive, whose
+        # bytes the segment then limits (an x4 NVMe drive on a one-lane PCIe 2.0 link)
+        narrower = seg.lanes is not None and seg.lanes < (own.lanes or 1)
+        slots = 1 if narrower else (seg.lanes or 0) // (own.lanes or 1)
+        if seg.lanes is None or int(number) >= slots:
+            raise UserError(
+                where,
+                at,
+                f"{seg.name} holds {slots} {own.name} drive(s), slots 0 to {slots - 1}; "
+                f"got {point!r}",
+            )
+        path = [buses.segment(seg_name), *buses.upstream(seg_name)]
+        link = pcie_trained(own, seg)
+        if link == seg:  # the segment's own lanes and generation: its limit is the drive's
+            return path
+        # and at the segment's generation where that is older than the drive's
+        return [buses.resource(f"link {point}", lambda: buses.sustained_Bps(link)), *path]
+
+    def own_link(self, part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
+        """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""
+        if not isinstance(part, Ssd):
+            return []
+        if part.interface == "nvme":
+            raise UserError(
+                self.where, at, f"an NVMe drive attaches as nvme.SEGMENT.N, got {point!r}"
+            )
+        own = self.catalog.get("buses", part.host_bus, self.where, at)
+        return [self.buses.resource(f"link {point}", lambda: self.buses.sustained_Bps(own))]
+
+    def drive_links(self, point: str, at: str) -> tuple[str, list[FlowResource]]:
+        """The controller a drive's bytes reach and the links they cross on the way there: its
+        controller channel, or its shelf's bay, expanders and uplink."""
+        buses = self.buses
+        holder, _, number = point.partition(".")
+        if holder not in self.body.shelves:
+            cname, rate_Bps = self.controller_channel(point, at)
+            return cname, [buses.resource(f"channel {point}", lambda: rate_Bps)]
+        part = self.shelf_part(holder)
+        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
+        if int(number) >= bays:
+            raise UserError(self.where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
+        bay_bus = self.catalog.get(
+            "buses",
+            part.drive_lane_bus if isinstance(part, Enclosure) else part.lane_bus,
+            self.where,
+            f"shelves.{holder}.part",
+        )
+        cname, links = self.uplink(holder)
+        bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
+        return cname, [bay, *links]
+
+    def raid_processor(
+        self, ctrl: Controller, cname: str, group: int
+    ) -> tuple[FlowResource, float]:
+        """The RAID processor that keeps ``group``, and its busy seconds per cache block."""
+        if ctrl.type != "raid":
+            raise UserError(
+                self.where,
+                f"controllers.{cname}.part",
+                f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller",
+            )
+        if ctrl.processor_MHz is None:
+            raise NotModelled(
+                f"{ctrl.name}: its RAID processor's speed is not in the catalog, so its own RAID "
+                f"engine is not modelled; engine: md, the host's RAID over its drives, is"
+            )
+        block_s = self.params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
+        return self.buses.resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
+
+    def driver_cost(self, cname: str) -> float:
+        """Host CPU seconds per byte written the controller's driver costs (its ``driver_cost``)."""
+        name = self.body.controllers[cname].driver_cost
+        if name is None:
+            return 0.0
+        if name not in self.params:
+            raise UserError(
+                self.where,
+                f"controllers.{cname}.driver_cost",
+                f"must name a declared free parameter; allowed: {', '.join(sorted(self.params))}",
+            )
+        return self.params[name] * 1e-9
+
+    def mirror_reads(self, vname: str) -> str | None:
+        """How the RAID card keeping volume ``vname`` picks a mirror's copy for a read (its
+        ``mirror_reads``); None under md and ZFS, which keep their own policies."""
+        volume = self.body.volumes[vname]
+        if volume.engine != "controller":
+            return None
+        return self.body.controllers[self.drive_links(volume.disks.attach[0], "")[0]].mirror_reads

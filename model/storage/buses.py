@@ -1,0 +1,153 @@
+"""A host's bus segments as flow resources: PCI, PCI-X and PCI Express segments, the switches and
+chipset links they hang from, and the link a PCI Express card or drive trains to in its slot.
+
+A parallel bus runs at its datasheet peak times ``bus_efficiency`` (arbitration and turnaround), a
+serial link (PCIe) at the payload its frames leave of the encoded rate (``model.storage.framing``).
+A multidrop segment (PCI, PCI-X) runs at its slowest card's clock, and a card narrower than the
+segment moves its own width a data phase (PCI Local Bus Specification 2.2; PCI-X Addendum 1.0). A
+PCI Express link trains to the generation and lanes both its ends have (PCI Express Base
+Specification, 4.2). ``bus_efficiency`` is the one fitted share, calibrated with the storage path's
+other free parameters (``model.storage.parameters``) on ``atlas_disk``, ``atlas_hosts`` and the
+other storage tables; the rest is the standards' arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..catalog import Catalog
+from ..parts import Bus, Controller
+from ..sim.flows import FlowNetwork, FlowResource
+from . import framing
+from .spec import StorageBody
+
+
+def pcie_trained(device: Bus, slot: Bus) -> Bus:
+    """The link a PCI Express device and its slot train to: the highest generation both support
+    and the fewer lanes (PCI Express Base Specification, 4.2, Link Initialization and Training:
+    the link comes up at the lanes both ends have and the fastest rate both advertise; the
+    catalog's Samsung 980 PRO, a PCIe 4.0 x4 drive, reads about 3.3 GB/s in a PCIe 3.0 slot).
+    Anything but two PCI Express ends keeps ``device``."""
+    if device.protocol != "pcie" or slot.protocol != "pcie":
+        return device
+    slower = slot if slot.lane_rate_Gbps <= device.lane_rate_Gbps else device
+    return replace(slower, lanes=min(device.lanes, slot.lanes))
+
+
+class Buses:
+    """The scenario's bus segments, each a resource declared when a path first crosses it."""
+
+    def __init__(
+        self,
+        net: FlowNetwork,
+        body: StorageBody,
+        catalog: Catalog,
+        params: dict[str, float],
+        where: str,
+    ) -> None:
+        self.net, self.body, self.catalog, self.where = net, body, catalog, where
+        self.efficiency = params["bus_efficiency"]
+        self.declared: dict[str, FlowResource] = {}
+
+    def resource(self, name: str, capacity: Callable[[], float]) -> FlowResource:
+        """The resource ``name``, declared at ``capacity()`` the first time it is asked for."""
+        if name not in self.declared:
+            self.declared[name] = self.net.resource(name, capacity())
+        return self.declared[name]
+
+    def sustained_Bps(self, bus: Bus) -> float:
+        """What the bus carries: a parallel bus or drive channel its peak times
+        ``bus_efficiency`` (arbitration and turnaround), a serial link the payload its frames
+        leave of its encoded rate."""
+        if bus.kind == "serial":
+            return bus.peak_MBps * 1e6 * framing.payload_share(bus, self.body.pcie_max_payload_B)
+        return bus.peak_MBps * 1e6 * self.efficiency
+
+    def card_bus(self, cname: str) -> Bus:
+        """The bus of a controller's own host interface."""
+        key = f"controllers.{cname}.part"
+        part = self.body.controllers[cname].part
+        ctrl: Controller = self.catalog.get("controllers", part, self.where, key)
+        return self.catalog.get("buses", ctrl.host_bus, self.where, key)
+
+    def segment_bus(self, name: str) -> Bus:
+        """The catalog bus of the scenario's segment ``name``."""
+        return self.catalog.get(
+            "buses", self.body.buses[name].part, self.where, f"buses.{name}.part"
+        )
+
+    def segment(self, name: str) -> FlowResource:
+        """A bus segment, its rate reckoned once, when it is first declared."""
+        return self.resource(f"bus {name}", lambda: self.segment_Bps(name))
+
+    def segment_Bps(self, name: str) -> float:
+        """What a segment carries; a multidrop one (PCI, PCI-X) runs at the clock of its slowest
+        card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI card puts a
+        PCI-X segment in conventional mode at that card's clock (PCI Local Bus Specification 2.2,
+        the M66EN pin; PCI-X Addendum 1.0)."""
+        bus = self.segment_bus(name)
+        if not bus.multidrop:
+            return self.sustained_Bps(bus)
+        clock_MHz = min(
+            [bus.clock_MHz]
+            + [
+                own.clock_MHz
+                for cname, slot in self.body.controllers.items()
+                if slot.bus == name and (own := self.card_bus(cname)).kind == "parallel"
+            ]
+        )
+        return bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6 * self.efficiency
+
+    def chain(self, name: str) -> list[str]:
+        """A segment and those it hangs from (``BusSegment.via``), nearest first."""
+        out = [name]
+        while self.body.buses[out[-1]].via is not None:
+            out.append(self.body.buses[out[-1]].via)
+        return out
+
+    def upstream(self, name: str) -> list[FlowResource]:
+        """The segments ``name`` hangs from, each with the link it trains to where that is slower
+        than the segment itself (``switch_link``)."""
+        out = []
+        for parent in self.chain(name)[1:]:
+            out.append(self.segment(parent))
+            link = self.switch_link(parent)
+            if link is not None:
+                out.append(link)
+        return out
+
+    def switch_link(self, parent: str) -> FlowResource | None:
+        """A segment others hang from is a PCIe switch's uplink (or a chipset's link): it trains to
+        what the switch and the slot share (``pcie_trained``), the switch as fast and as wide as
+        its fastest downstream segment. A PCIe 4.0 switch in a 5.0 x8 slot runs at 4.0 x8, half
+        the slot's rate. None where that is no slower than the segment."""
+        bus = self.segment_bus(parent)
+        below = [self.segment_bus(n) for n, seg in self.body.buses.items() if seg.via == parent]
+        if bus.protocol != "pcie" or any(b.protocol != "pcie" for b in below):
+            return None
+        fastest = max(below, key=lambda b: b.lane_rate_Gbps)
+        switch = replace(fastest, lanes=max(b.lanes for b in below))
+        link = pcie_trained(switch, bus)
+        if self.sustained_Bps(link) >= self.sustained_Bps(bus):
+            return None
+        return self.resource(f"link {parent}", lambda: self.sustained_Bps(link))
+
+    def slot_costs(self, cname: str) -> dict[FlowResource, float]:
+        """Segment time a byte the controller moves takes on its slot's segment
+        (``segment_cost``) and on each segment that one hangs from (a PCIe switch's uplink, a
+        chipset's link to the processor: one byte each)."""
+        slot = self.body.controllers[cname].bus
+        return {
+            self.segment(slot): self.segment_cost(cname),
+            **dict.fromkeys(self.upstream(slot), 1.0),
+        }
+
+    def segment_cost(self, cname: str) -> float:
+        """Segment time a byte the controller moves takes, in the segment's own bytes: a 32-bit
+        card on a 64-bit multidrop segment moves four bytes a data phase, not eight."""
+        bus = self.segment_bus(self.body.controllers[cname].bus)
+        own = self.card_bus(cname)
+        if bus.multidrop and own.kind == "parallel" and own.width_bits < bus.width_bits:
+            return bus.width_bits / own.width_bits
+        return 1.0
