@@ -9,6 +9,8 @@ BIG_HOST = {
     "name": "A 32-core server",
     "cores_per_cpu": 32,
     "copy_rate_MBps": 20000,
+    # risers of PCIe 4.0 x16 beside the quote's PCIe 3.0 x8 slots (model.storage.slots)
+    "buses": [{"bus": "pcie4_x16", "count": 2}, {"bus": "pcie3_x8", "count": 2}],
     "sources": {
         **PARTS["hosts"]["quote_server"]["sources"],
         "cores_per_cpu": "estimated: a 2020s 32-core server",

@@ -10,7 +10,7 @@ test repeated over data the ARC or the page cache holds is served from memory af
 from ..catalog import Catalog
 from ..result import Result
 from ..spec import ModelRecord, Scenario
-from . import front, mmap, rereads, stream, zfs
+from . import front, mmap, rereads, slots, stream, zfs
 from .parameters import PARAMETERS
 from .spec import StorageBody
 
@@ -34,8 +34,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
     misspelt spare would otherwise pass unseen, and an override of it read as applied. A pool's
-    ARC fits in the host it names (``zfs.check_arc``)."""
+    ARC fits in the host it names (``zfs.check_arc``), and its top-level bus segments in the host's
+    slots (``slots.check_segments``)."""
     zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
+    slots.check_segments(body, catalog, where)
     for name, segment in body.buses.items():
         catalog.get("buses", segment.part, where, f"buses.{name}.part")
     for name, slot in body.controllers.items():

@@ -1,0 +1,67 @@
+"""The host's slots: a storage scenario's top-level bus segments must be ones its host has.
+
+A scenario declares the segments its controllers and NVMe drives use (``buses``); a segment that
+hangs from no other (no ``via``) is one of the host's own: a PCI or PCI-X bus, a hub link, or a
+PCI Express slot. Where the catalog describes the host's buses (``hosts.yaml``, ``buses``), each
+such segment must be of a kind one of them holds: a PCI Express segment a slot of no older
+generation and no fewer lanes (a card's link trains to what both ends share, so a PCIe 2.0 x8
+HBA's segment fits a PCIe 3.0 x16 slot, and a PCIe 4.0 segment fits no PCIe 3.0 slot: PCI Express
+Base Specification, 4.2, Link Initialization and Training); a PCI or PCI-X segment a bus as wide
+and as fast (a 32-bit 33 MHz card runs in a 64-bit 66 MHz slot: PCI Local Bus Specification 2.2,
+64-bit extension; PCI-X 1.0, a PCI card in a PCI-X slot); a hub link the host's hub link. Without
+this check a scenario of PCIe 4.0 segments moved to a PCIe 3.0 host by ``--set host=...`` ran at
+4.0. How many segments a host holds is not checked: a server's front NVMe bays are cabled to
+connectors on its board that its list of riser slots does not count. A host whose buses the
+catalog does not describe is not checked at all: its segments are taken as declared. Drive
+channels (an onboard SCSI or ATA channel) are not slots and are not checked.
+"""
+
+from __future__ import annotations
+
+from ..catalog import Catalog
+from ..errors import UserError
+from ..parts import Bus, Host
+from .spec import StorageBody
+
+
+def fits(segment: Bus, slot: Bus) -> bool:
+    """Whether a segment of ``segment``'s kind runs in a slot of ``slot``'s."""
+    if segment.protocol == "pcie" or slot.protocol == "pcie":
+        return (
+            segment.protocol == slot.protocol == "pcie"
+            and segment.lane_rate_Gbps <= slot.lane_rate_Gbps
+            and segment.lanes <= slot.lanes
+        )
+    if segment.kind != "parallel" or slot.kind != "parallel":
+        return False
+    return (
+        segment.multidrop == slot.multidrop
+        and segment.width_bits <= slot.width_bits
+        and segment.peak_MBps <= slot.peak_MBps * (1 + 1e-9)
+    )
+
+
+def is_slot(bus: Bus) -> bool:
+    """A bus a host holds segments of: PCI Express, or a parallel bus (PCI, PCI-X, a hub link)."""
+    return bus.protocol == "pcie" or bus.kind == "parallel"
+
+
+def check_segments(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, a top-level segment of a kind none of the host's described buses is."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if not host.buses:
+        return
+    kinds = [
+        catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")
+        for slot in host.buses
+    ]
+    for name, segment in body.buses.items():
+        bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
+        if segment.via is None and is_slot(bus) and not any(fits(bus, kind) for kind in kinds):
+            held = ", ".join(f"{s.count} x {s.bus}" for s in host.buses)
+            raise UserError(
+                where,
+                f"buses.{name}.part",
+                f"a {segment.part} segment fits none of the host {body.host}'s buses ({held}): "
+                "declare one the host has, or a slower, narrower link that trains in one",
+            )

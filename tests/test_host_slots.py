@@ -1,0 +1,64 @@
+"""A storage scenario's top-level bus segments are of kinds its host has (``model.storage.slots``):
+a PCI Express segment in a slot of no older generation and no fewer lanes, a PCI segment on a bus
+as wide and as fast; moving a scenario to another host by ``--set host=`` no longer keeps segments
+the host cannot have."""
+
+import pytest
+
+from model import catalog
+from model.storage.slots import fits
+
+NVME = "data/templates/nvme_server.yaml"
+
+
+def bus(name):
+    return catalog.load().get("buses", name, "test", "bus")
+
+
+@pytest.mark.parametrize(
+    "segment, slot, held",
+    [
+        ("pcie2_x8", "pcie3_x16", True),  # an older, narrower card trains in the slot
+        ("pcie4_x16", "pcie3_x16", False),  # a newer generation than the host has
+        ("pcie3_x16", "pcie3_x8", False),  # more lanes than the slot
+        ("pci_32_33", "pci_64_66", True),  # a 32-bit 33 MHz card in a 64-bit 66 MHz slot
+        ("pcix_64_133", "pci_64_66", False),  # faster than the bus
+        ("hub_link_1_5", "pci_64_66", False),  # a hub link is no PCI slot
+        ("pcie3_x4", "pci_64_66", False),
+    ],
+)
+def test_a_segment_fits_a_slot_of_its_kind_no_older_and_no_narrower(segment, slot, held):
+    assert fits(bus(segment), bus(slot)) is held
+
+
+@pytest.mark.parametrize("host", ["dell_r720", "ibm_intellistation_m_pro_6850"])
+def test_pcie_4_segments_on_an_older_host_are_refused_in_one_line(run_cli, host):
+    """The audit's case: the all-flash template moved to a PCIe 3.0 server, or a PCI-only one,
+    was predicted at its PCIe 4.0 segments' 54,400 MB/s."""
+    status, _, err = run_cli("predict", NVME, "--point", "--set", f"host={host}")
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "buses.bays0.part" in err and host in err and "pcie4_x16" in err
+
+
+def test_segments_the_host_has_predict_at_the_older_generation(run_cli):
+    status, out, err = run_cli(
+        "predict",
+        NVME,
+        "--point",
+        "--set",
+        "host=dell_r720",
+        "--set",
+        "buses.bays0.part=pcie3_x16",
+        "--set",
+        "buses.bays1.part=pcie3_x16",
+    )
+    assert status == 0, err
+    # two PCIe 3.0 x16 segments (15,754 MB/s each, less TLP framing) bind eight 6.8 GB/s drives
+    throughput = float(out.split("throughput")[1].split("MB/s")[0].replace(",", ""))
+    assert 2 * 13_000 < throughput < 2 * 15_754
+
+
+def test_the_report_s_older_cards_in_newer_slots_still_run(run_cli):
+    """em_ingest's PCIe 2.0 x8 HBAs in the R720's PCIe 3.0 slots fit."""
+    status, _, err = run_cli("predict", "em_ingest", "--point")
+    assert status == 0, err
