@@ -48,7 +48,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from . import params as params_module
-from . import paths, registry
+from . import paths, progress, registry
 from .measured import ROUNDING, Row, is_external
 from .spec import Scenario
 from .validate import bound_excess, predict_row, reads, scenario_of
@@ -119,20 +119,25 @@ def fit(
     start: dict[str, float] | None = None,
     levels: bool = True,
     left_out: list[Row] | None = None,
+    shown: str | None = None,
 ) -> Fit:
     """Fit every parameter the covered result rows of ``rows`` depend on, from ``start`` (the
     declared defaults unless given: a refit without a few rows starts from the fit on all), and
     choose each stepped parameter's level by ``profile`` (unless ``levels`` is False: then it keeps
     its value in ``start``). A refit names the rows it leaves out of the fit ``start`` came from
     (``left_out``): a group of parameters none of them moves keeps its values in ``start``, the
-    optimum of the same rows."""
-    smooth = _smooth_fit(rows, start, left_out or [])
-    return profile(rows, smooth) if levels else smooth
+    optimum of the same rows. With ``shown``, the fit's steps (its groups of parameters, then the
+    levels it tries) are counted on standard error under that name (``model.progress``)."""
+    smooth = _smooth_fit(rows, start, left_out or [], shown)
+    return profile(rows, smooth, shown) if levels else smooth
 
 
-def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[Row]) -> Fit:
+def _smooth_fit(
+    rows: list[Row], start: dict[str, float] | None, left_out: list[Row], shown: str | None = None
+) -> Fit:
     """Least squares over the parameters without levels (those with levels stay at ``start``),
-    one ``_fit_group`` for each group of parameters that rows tie together."""
+    one ``_fit_group`` for each group of parameters that rows tie together (counted under
+    ``shown``, if given)."""
     declared = params_module.DECLARED
     defaults = dict(
         params_module.defaults(), **{n: v for n, v in (start or {}).items() if declared[n].levels}
@@ -150,7 +155,8 @@ def _smooth_fit(rows: list[Row], start: dict[str, float] | None, left_out: list[
         return Fit(values, intervals, depends, len(fitted_rows), _rms(base[: len(fitted_rows)]))
     moved_by = _moved_by(residuals, defaults, start, at_defaults)
     moved_left = _moved_by(_Residuals.of(left_out, defaults), defaults, start) if left_out else {}
-    for names, moved in _groups(free, moved_by, residuals.row_ids):
+    groups = _groups(free, moved_by, residuals.row_ids)
+    for names, moved in progress.steps(groups, shown and f"{shown} (least squares)", "group"):
         if left_out and not any(moved_left[n].any() for n in names):
             values.update({n: start[n] for n in names})  # the fit ``start`` came from: same rows
         else:
@@ -335,12 +341,12 @@ def robust_covariance(
     return s2 * np.linalg.pinv(jacobian.T @ (weight[:, None] * jacobian)), dof
 
 
-def profile(rows: list[Row], smooth: Fit) -> Fit:
+def profile(rows: list[Row], smooth: Fit, shown: str | None = None) -> Fit:
     """``smooth`` with each stepped parameter (``FreeParameter.levels``) chosen by
-    ``stepped_levels``."""
+    ``stepped_levels`` (its levels counted under ``shown``, if given)."""
     values, intervals = dict(smooth.values), dict(smooth.intervals)
     depends = dict(smooth.rows_per_parameter)
-    for name, (level, interval, moved) in stepped_levels(rows, smooth.values).items():
+    for name, (level, interval, moved) in stepped_levels(rows, smooth.values, shown).items():
         values[name], intervals[name], depends[name] = level, interval, moved
     return dataclasses.replace(
         smooth, values=values, intervals=intervals, rows_per_parameter=depends
@@ -376,11 +382,12 @@ def used(row: Row, values: dict[str, float]) -> bool:
 
 
 def stepped_levels(
-    rows: list[Row], values: dict[str, float]
+    rows: list[Row], values: dict[str, float], shown: str | None = None
 ) -> dict[str, tuple[float, tuple[float, float], int]]:
     """Each stepped parameter's level, 95 % interval and how many rows of ``rows`` it moves, chosen
     over its levels (``choose_level``) on those rows with the other parameters at ``values``; one
-    that fewer than ``LEVEL_ROWS`` rows move keeps its default and its declared bounds."""
+    that fewer than ``LEVEL_ROWS`` rows move keeps its default and its declared bounds. With
+    ``shown``, the levels are counted on standard error as they are tried."""
     out = {}
     for name, p in params_module.DECLARED.items():
         if not p.levels:
@@ -393,7 +400,7 @@ def stepped_levels(
         errors = np.array(
             [
                 [predict_row(r, dict(at, **{name: level})).error_pct / 100.0 for r in candidates]
-                for level in p.levels
+                for level in progress.steps(p.levels, shown and f"{shown} ({name})", "level")
             ]
         ).reshape(len(p.levels), len(candidates))
         moved = np.ptp(errors, axis=0) > 1e-9

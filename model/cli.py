@@ -1,7 +1,8 @@
 """``python -m model``: predict, validate, calibrate (the contracts: docs/design.md).
 
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
-A configuration no model covers yet prints one line and exits 3.
+A configuration no model covers yet prints one line and exits 3. Ctrl-C ends any command with one
+line and status 130.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import sys
 
 from . import paths
-from .errors import NotModelled, UserError, one_line
+from .errors import INTERRUPTED_STATUS, NotModelled, UserError, one_line
 
 NOT_MODELLED_STATUS = 3
 # a sweep's processes at most: each holds a Python (and a kernel for a papermill point); more than
@@ -190,7 +191,7 @@ def _sweep(args) -> int:
         )
     except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
         print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
-        return run_module.INTERRUPTED_STATUS
+        return INTERRUPTED_STATUS
     results = out / "results.parquet"
     earlier = _failed_in(results) - failed  # stored failures a resumed run did not run again
     print(
@@ -253,3 +254,6 @@ def main(argv: list[str] | None = None) -> int:
     except NotModelled as exc:
         print(one_line(f"not modelled yet: {exc}"), file=sys.stderr)
         return NOT_MODELLED_STATUS
+    except KeyboardInterrupt:  # Ctrl-C: the user knows why it stopped, a traceback says nothing
+        print(f"{args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED_STATUS

@@ -17,6 +17,10 @@ notebook's kernel) keeps its own folder, whatever it compiles later. The folders
 ``KEPT`` most recent versions stay; older ones are removed. With ``NUMBA_CACHE_DIR`` set, the
 folders go under it instead (a source tree that cannot be written, shared by several users); where
 neither can be written, nothing is cached and each process compiles the loops afresh.
+
+Compiling a loop takes seconds (the download server's about 15, the memory-mapped test's about
+10), so a model says so on standard error before the first run that compiles (``announce``): a
+first run in a fresh clone, or after an update to the sources, would otherwise seem to hang.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import numba
@@ -110,3 +115,28 @@ def jit(*signature, **options):
             return numba.njit(*signature, cache=True, error_model="numpy", **options)(function)
 
     return decorate
+
+
+_checked: set[str] = set()  # the loops this process has looked for in the cache already
+
+
+def cached(entry: str, folder: Path | None) -> bool:
+    """Whether ``folder`` holds the compiled ``entry`` (``module.function``: the function that calls
+    the rest of its loop, which numba indexes once it and all it calls are compiled)."""
+    return folder is not None and any(folder.rglob(f"{entry}-*.nbi"))
+
+
+def announce(entry: str, what: str, seconds: int) -> None:
+    """One line on standard error, the first time a process is about to compile ``what`` (its
+    loop's ``entry``, as ``cached`` takes it, which takes about ``seconds``) because no compiled
+    code of this version of the sources is cached; nothing when it is."""
+    if entry in _checked:
+        return
+    _checked.add(entry)
+    if cached(entry, CACHE):
+        return
+    if CACHE is None:
+        when = "in every process: no cache folder can be written"
+    else:
+        when = "once for this version of the sources"
+    print(f"compiling {what} {when} (about {seconds} s) ...", file=sys.stderr, flush=True)

@@ -1,11 +1,15 @@
 """Errors the user can fix, reported as one line (file, key, what is allowed) with exit status 2."""
 
+import math
 import re
+from decimal import Decimal
+from typing import Any
 
 # what a value, key or file name may hold that would break the one line or act on the terminal:
 # every line break str.splitlines knows and every other control character (a NUL, a terminal's
 # escape sequences: ESC[31m turned the rest of the line red), C0, DEL and C1; shown escaped
 _LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 
 class UserError(Exception):
@@ -27,6 +31,18 @@ class UserError(Exception):
 def one_line(text: str) -> str:
     """``text`` as one printable line: line breaks and control characters escaped."""
     return _LINE_BREAKS.sub(_escaped, text)
+
+
+def readable(value: Any) -> str:
+    """A value the user gave, as a message shows it: its Python form, but a number as a person
+    reads it, every digit kept (1e+12, not 1000000000000.0; 1,000,000,000,000 for an integer)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if math.isfinite(value) and value != 0 and not 1e-4 <= abs(value) < 1e6:
+        return format(Decimal(repr(value)).normalize(), "e")
+    return repr(value)
 
 
 def _escaped(found: re.Match) -> str:

@@ -1,23 +1,104 @@
 """Progress of the long commands on standard error: ``calibrate`` (about two minutes) and
-``validate --holdout`` refit the free parameters once per configuration and per table left out.
+``validate --holdout`` (about two and a half) fit the free parameters once on every row, then
+refit them once per configuration and per table left out; ``sweep`` runs its points.
 
-A bar is drawn only where standard error is a terminal (tqdm's ``disable=None``): a log, a pipe or
-a test's captured stream gets the result alone, as before.
+Where standard error is a terminal, a bar redrawn in place (tqdm) that goes when the work is done.
+Anywhere else (a log, a pipe, a batch job's output file, a test's captured stream) the carriage
+returns of a bar would pile up, so the progress comes as plain lines, at a modest rate: one when
+another tenth of the work is done, at most one every ``LINE_EVERY_S``. A run shorter than that
+writes none: the result alone, as before.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+import time
+from collections.abc import Collection, Iterable, Iterator
 from typing import TypeVar
 
 from tqdm import tqdm
 
 T = TypeVar("T")
+LINE_EVERY_S = 30.0  # the least time between two plain lines of progress
 
 
-def steps(items: Iterable[T], what: str, unit: str) -> Iterable[T]:
-    """``items``, with a bar named ``what`` counting them in ``unit`` while they are worked on."""
-    return tqdm(
-        items, desc=what, unit=unit, file=sys.stderr, disable=None, leave=False, dynamic_ncols=True
-    )
+def _duration(seconds: float) -> str:
+    """``seconds`` as a person reads a wait: 45 s, 3 min 05 s, 2 h 07 min."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
+class _Lines:
+    """Progress as plain lines (see the module's docstring): ``update`` counts work done."""
+
+    def __init__(self, total: int, what: str, unit: str) -> None:
+        self.total, self.what, self.unit = total, what, unit
+        self.done = 0
+        self.started = self.last_line = time.monotonic()
+        self.tenths_shown = 0
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        tenths = 10 * self.done // self.total if self.total else 0
+        if tenths > self.tenths_shown and now - self.last_line >= LINE_EVERY_S:
+            self.tenths_shown, self.last_line = tenths, now
+            units = self.unit if self.total == 1 else f"{self.unit}s"
+            print(
+                f"{self.what}: {self.done:,} of {self.total:,} {units} "
+                f"({100 * self.done / self.total:.0f} %) after {_duration(now - self.started)}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        """Nothing left to show: the command's own lines follow."""
+
+
+class _Silent:
+    """No progress shown (a caller that asked for none: a test, a notebook, the benchmark)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def counter(total: int, what: str | None, unit: str):
+    """A count of ``total`` ``unit``s of the work ``what`` on standard error: ``update(n)`` as they
+    are done, ``close()`` at the end; a bar on a terminal, plain lines elsewhere, nothing when
+    ``what`` is None."""
+    if what is None:
+        return _Silent()
+    if sys.stderr.isatty():
+        return tqdm(
+            total=total,
+            desc=what,
+            unit=unit,
+            file=sys.stderr,
+            leave=False,
+            dynamic_ncols=True,
+        )
+    return _Lines(total, what, unit)
+
+
+def steps(items: Collection[T], what: str | None, unit: str) -> Iterable[T]:
+    """``items``, counted in ``unit`` as the work named ``what`` goes through them (``counter``);
+    ``items`` alone when ``what`` is None."""
+    if what is None:
+        return items
+    return _counted(items, counter(len(items), what, unit))
+
+
+def _counted(items: Collection[T], count) -> Iterator[T]:
+    try:
+        for item in items:
+            yield item
+            count.update(1)
+    finally:
+        count.close()

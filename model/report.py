@@ -122,14 +122,45 @@ def _interval_lines(interval: Interval) -> list[str]:
     else:
         covers = f"; {error['covers']}" if error["covers"] else ""
         factor = math.exp(error["log_widen_90"])
-        lines.append(f"  model error  widened {factor:.2f} times each way (validation{covers})")
-    limit = interval.path_limit
-    if limit is not None and interval.high >= limit * (1 - 1e-9):
+        lines.append(f"  model error  {_widening(interval, factor)} (validation{covers})")
+    if _capped(interval):
         lines.append(
-            f"  capped       at the path's capacity: {_fmt(limit, 'MB/s')}, the bottleneck law's "
-            "bound at its loosest over the parameters and unknowns"
+            f"  capped       at the path's capacity: {_fmt(interval.path_limit, 'MB/s')}, the "
+            "bottleneck law's bound at its loosest over the parameters and unknowns"
         )
     return lines
+
+
+def _capped(interval: Interval) -> bool:
+    """Whether the interval's high end is the path's capacity."""
+    limit = interval.path_limit
+    return limit is not None and interval.high >= limit * (1 - 1e-9)
+
+
+def _widening(interval: Interval, factor: float) -> str:
+    """How the model's error (``factor`` times each way) widened the interval: both ways, unless
+    the system keeps up with its offered load, whose headroom the error must exceed before it
+    carries less (``uncertainty.headroom``)."""
+    headroom = interval.headroom
+    if headroom <= 1.0:
+        return f"widened {factor:.2f} times each way"
+    spare = f"{headroom:.2f} times headroom" if math.isfinite(headroom) else "headroom to spare"
+    if headroom >= factor:
+        below = (
+            f"not widened below: it keeps up with its offered load with {spare}, more than the "
+            f"model's error of {factor:.2f} times"
+        )
+    else:
+        below = (
+            f"widened at most {factor / headroom:.2f} times below: the model's error of "
+            f"{factor:.2f} times less the {spare} of a system that keeps up with its offered load"
+        )
+    above = (
+        "above, only to the path's capacity"
+        if _capped(interval)
+        else f"widened {factor:.2f} times above"
+    )
+    return f"{below}; {above}"
 
 
 def _measured(row: measured.Row) -> str:
@@ -169,7 +200,7 @@ def _held_out(rows: list[measured.Row]) -> list[Prediction]:
     from . import calibrate as calibrate_module  # scipy: only the commands that fit load it
     from . import holdout
 
-    start = calibrate_module.fit(rows).values
+    start = calibrate_module.fit(rows, shown="fit on every row").values
     by_table = holdout.leave_one_table_out(rows, start)
     return [
         dataclasses.replace(p, table_out=q)
@@ -540,7 +571,7 @@ def calibration() -> str:
 
     tables = measured.load_all()
     rows = [r for rs in tables.values() for r in rs]
-    result = calibrate_module.fit(rows)
+    result = calibrate_module.fit(rows, shown="fit on every row")
     calibrate_module.write(result)
     from . import holdout
 

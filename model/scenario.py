@@ -71,11 +71,14 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
         if not isinstance(node, dict):
             raise UserError(where, key, f"{'.'.join(parts[:depth])} holds a value, not keys")
         if part not in node and typing.get_origin(field_type(body_cls, parts[:depth])) is dict:
+            entry = ".".join(parts[: depth + 1])
+            whole = f"{entry}={_entry_form(field_type(body_cls, parts[: depth + 1]))}"
             raise UserError(
                 where,
                 key,
                 f"no entry {part!r} under {'.'.join(parts[:depth])}; "
-                f"allowed: {', '.join(node) or 'none'}",
+                f"allowed: {', '.join(node) or 'none'}; a new one is set whole: "
+                + (f"--set '{whole}'" if where == "--set" else whole),
             )
         if node.get(part) is None:
             if value is None:  # null under a section the file leaves out: nothing to take back
@@ -91,6 +94,36 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
             node[parts[-1]] = value
     else:
         raise UserError(where, key, f"{'.'.join(parts[:-1])} holds a value, not keys")
+
+
+def _entry_form(tp: Any) -> str:
+    """A new entry of type ``tp`` (a named section's, as a shelf is) as a YAML mapping of the keys
+    it must have, to fill in: ``{part: ..., uplink: [...]}``."""
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    if not dataclasses.is_dataclass(tp):
+        return "..."
+    hints = type_hints(tp)
+    required = [
+        f.name
+        for f in dataclasses.fields(tp)
+        if f.init
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+        and not f.metadata.get("internal")
+    ]
+    shown = []
+    for name in required:
+        value = hints[name]
+        while typing.get_origin(value) is Annotated:
+            value = typing.get_args(value)[0]
+        if typing.get_origin(value) in (tuple, list):
+            shown.append(f"{name}: [...]")
+        elif dataclasses.is_dataclass(value):
+            shown.append(f"{name}: {{...}}")
+        else:
+            shown.append(f"{name}: ...")
+    return "{" + ", ".join(shown) + "}"
 
 
 def locate_key(body_cls: type, key: str, where: str) -> Any:

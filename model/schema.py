@@ -18,7 +18,7 @@ import types
 import typing
 from typing import Annotated, Any, Literal
 
-from .errors import UserError
+from .errors import UserError, readable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,7 +109,7 @@ def _describe(tp: Any) -> str:
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
-    shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    shown = readable(value) if not isinstance(value, (dict, list)) else type(value).__name__
     return UserError(where, key or "(top level)", f"must be {_describe(tp)}, got {shown}")
 
 
@@ -120,10 +120,14 @@ def _refuse_non_finite(value: Any, where: str, key: str) -> None:
 
 def _refuse_out_of_range(value: Any, where: str, key: str) -> None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > LARGEST:
-        raise UserError(where, key or "(top level)", f"must be at most 2^53 in size, got {value}")
+        raise UserError(
+            where, key or "(top level)", f"must be at most 2^53 in size, got {readable(value)}"
+        )
     if isinstance(value, float) and 0.0 < abs(value) < SMALLEST:
         raise UserError(
-            where, key or "(top level)", f"must be at least 2^-53 (1.1e-16) in size, got {value}"
+            where,
+            key or "(top level)",
+            f"must be at least 2^-53 (1.1e-16) in size, got {readable(value)}",
         )
 
 
@@ -262,6 +266,8 @@ def allowed_keys(cls: type, path: list[str]) -> list[str]:
     tp = field_type(cls, path)
     while typing.get_origin(tp) is Annotated:
         tp = typing.get_args(tp)[0]
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):  # a section that may be left out
+        tp = next((a for a in typing.get_args(tp) if a is not type(None)), None)
     if dataclasses.is_dataclass(tp):
         return [f.name for f in dataclasses.fields(tp)]
     return []
@@ -284,6 +290,8 @@ def locate(
     tp = field_type(body_cls, parts)
     if tp is None:
         parent = parts[:-1]
+        while parent and field_type(body_cls, parent) is None:  # the first part that is wrong
+            parent = parent[:-1]
         allowed = allowed_keys(body_cls, parent) + ([] if parent else list(top))
         hint = (
             f"; allowed at {'.'.join(parent) or 'top level'}: {', '.join(allowed)}"

@@ -79,6 +79,9 @@ class Interval:
     # the ends a printed measurement is judged against: (low, high) but for a capped end, which
     # reaches past the capacity by the reports' rounding (``capped`` with ``past``)
     judged_ends: tuple[float, float] | None = None
+    # how far a system that keeps up with its offered load could carry more (``headroom``): the
+    # model's error lowers the low end only as far as it exceeds this; 1 where capacity binds
+    headroom: float = 1.0
 
     @property
     def leading(self) -> str | None:
@@ -282,6 +285,7 @@ def _summarise(
         simulations=samples.simulations,
         path_limit=limit,
         judged_ends=(min(judged_ends[0], point), max(judged_ends[1], point)),
+        headroom=spare,
     )
 
 

@@ -87,6 +87,22 @@ def test_set_path_that_does_not_exist(run_cli):
     )
 
 
+@pytest.mark.parametrize(
+    ("key", "allowed"),
+    [
+        # a section the scenario leaves out listed no keys
+        ("clients.cont", "allowed at clients: count, connections, protocol"),
+        # nor did a misspelt section
+        ("clientz.count", "allowed at top level: host, buses, volumes"),
+    ],
+)
+def test_set_path_whose_section_is_absent_or_misspelt_lists_the_keys(run_cli, key, allowed):
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", f"{key}=1"),
+        f"--set: {key}: no such key in a storage scenario; {allowed}",
+    )
+
+
 def test_set_on_a_scenario_s_own_parts_says_where_they_are_changed(run_cli):
     _one_line_error(
         run_cli(

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 import numba
+import pytest
 
-from model import compiled
+from model import compiled, uncertainty
 
 SOURCES = ("storage/loop_a.py", "servers/loop_b.py", "storage/constants.py")
 
@@ -127,3 +128,44 @@ def test_the_lists_hold_every_compiled_module_and_what_it_imports():
                     if source.exists():  # a module, not a package's folder
                         imported = str(source.relative_to(package))
                         assert imported in compiled.SOURCES, f"{name} imports {imported}"
+
+
+def test_a_first_compile_is_said_once_and_a_cached_loop_not(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(compiled, "CACHE", tmp_path)
+    monkeypatch.setattr(compiled, "_checked", set())
+    compiled.announce("loop_a.run", "loop A", 15)
+    compiled.announce("loop_a.run", "loop A", 15)  # once a process
+    line = "compiling loop A once for this version of the sources (about 15 s) ...\n"
+    assert capsys.readouterr().err == line
+    (tmp_path / "storage_0123").mkdir()
+    (tmp_path / "storage_0123" / "loop_b.run-12.py311.nbi").write_text("")  # numba's index
+    compiled.announce("loop_b.run", "loop B", 10)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(compiled, "CACHE", None)  # no folder can be written: every process
+    compiled.announce("loop_c.run", "loop C", 10)
+    assert "in every process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "loop"),
+    [
+        ("eah_download", "the download server's event loop"),
+        ("psu_mmap", "the memory-mapped test's loop"),
+    ],
+)
+def test_a_model_says_it_compiles_only_when_its_cache_is_empty(
+    run_cli, tmp_path, monkeypatch, name, loop
+):
+    """The first predict of a numba model in a fresh clone took about 15 s, silently."""
+    if compiled.CACHE is None:
+        pytest.skip("no cache folder can be written here")
+    run_cli("predict", name, "--point")  # compiled into the cache, if it was not there yet
+    monkeypatch.setattr(compiled, "_checked", set())  # as a new process finds it
+    uncertainty.clear_cache()  # simulated again, not taken from this process's results
+    status, _, err = run_cli("predict", name, "--point")
+    assert status == 0 and err == "", err
+    monkeypatch.setattr(compiled, "CACHE", tmp_path)  # an empty cache: a fresh clone's
+    monkeypatch.setattr(compiled, "_checked", set())
+    uncertainty.clear_cache()
+    status, _, err = run_cli("predict", name, "--point")
+    assert status == 0 and err.startswith(f"compiling {loop} once"), err

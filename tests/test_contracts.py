@@ -240,3 +240,51 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     proc.wait()
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert proc.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "work"),
+    [
+        (["predict", "atlas_intellistation"], "model.uncertainty.simulated"),
+        (["validate"], "model.report.validation"),
+        (["validate", "--holdout"], "model.calibrate.fit"),
+        (["calibrate"], "model.report.calibration"),
+        (["schema", "storage"], "model.reference.select"),
+        (["new"], "model.templates.listing"),
+    ],
+)
+def test_ctrl_c_ends_any_command_with_one_line_and_status_130(run_cli, monkeypatch, args, work):
+    """Ctrl-C during predict or validate printed a traceback of several screens; sweep alone
+    ended with one line."""
+    import importlib
+
+    def interrupted(*_, **__):
+        raise KeyboardInterrupt
+
+    module, name = work.rsplit(".", 1)
+    monkeypatch.setattr(importlib.import_module(module), name, interrupted)
+    try:
+        result = run_cli(*args)
+    except KeyboardInterrupt:  # not pytest's own: it would end the session
+        pytest.fail("Ctrl-C escaped cli.main, to end in a traceback")
+    assert result == (130, "", f"{args[0]}: interrupted\n")
+
+
+def test_a_sigint_ends_a_running_command_without_a_traceback():
+    """timeout -s INT 1.2 python -m model predict eah_download: a traceback, exit 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "model", "validate"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # started, and predicting the rows (about 10 s)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", err
+    assert err.splitlines()[-1] == "validate: interrupted" and "Traceback" not in err, err

@@ -115,3 +115,24 @@ def test_a_count_or_size_past_what_the_model_takes_is_one_line(run_cli, name, ov
 def test_a_count_at_its_bound_still_predicts(run_cli):
     status, out, _ = run_cli("predict", "atlas_lightpath", "--set", "workload.streams=10000")
     assert status == 0 and "MB/s" in out
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        # it said 'got 1000000000000.0'
+        ("clients.count=1e12", "clients.count: must be a positive integer, got 1e+12"),
+        ("clients.count=2.5", "clients.count: must be a positive integer, got 2.5"),
+        ("clients.count=-1e-7", "clients.count: must be a positive integer, got -1e-7"),
+        (
+            "clients.count=9007199254740993",
+            "clients.count: must be at most 2^53 in size, got 9,007,199,254,740,993",
+        ),
+        ("workload.total_MB=1e300", "workload.total_MB: must be at most 2^53 in size, got 1e+300"),
+        ("clients.protocol=nfs4", "'nfs', 'smb', got 'nfs4'"),  # text stays quoted
+    ],
+)
+def test_a_number_in_a_message_reads_as_the_user_would_write_it(run_cli, override, message):
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--set", override, "--point")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert message in err, err

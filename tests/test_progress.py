@@ -1,9 +1,13 @@
-"""The long commands show their progress on a terminal and nothing elsewhere (model.progress)."""
+"""The long commands show their progress on a terminal as a bar, and elsewhere (a log, a pipe) as
+plain lines at a modest rate (model.progress)."""
 
 import io
 import sys
 
-from model import calibrate, holdout, measured
+import pytest
+from grid_files import grid
+
+from model import calibrate, cli, holdout, measured, progress, report
 
 
 class Terminal(io.StringIO):
@@ -11,10 +15,25 @@ class Terminal(io.StringIO):
         return True
 
 
+class Clock:
+    """``time`` for model.progress: ``monotonic`` moves ``step_s`` each time it is read."""
+
+    def __init__(self, step_s):
+        self.now, self.step_s = 0.0, step_s
+
+    def monotonic(self):
+        self.now += self.step_s
+        return self.now
+
+
+def _rows():
+    tables = measured.load_all()
+    return tables["psu_copy"] + tables["atlas_hosts"]
+
+
 def _refits(monkeypatch, stream):
     monkeypatch.setattr(sys, "stderr", stream)
-    tables = measured.load_all()
-    rows = tables["psu_copy"] + tables["atlas_hosts"]
+    rows = _rows()
     holdout.leave_one_table_out(rows, calibrate.fit(rows).values)
     return stream.getvalue()
 
@@ -26,4 +45,72 @@ def test_a_terminal_sees_the_refits_counted(monkeypatch):
 
 
 def test_a_log_or_a_pipe_gets_no_bar(monkeypatch):
-    assert _refits(monkeypatch, io.StringIO()) == ""
+    assert "\r" not in _refits(monkeypatch, io.StringIO())
+
+
+def test_the_fit_on_every_row_is_counted_too(monkeypatch):
+    """validate --holdout and calibrate fitted on every row for about 16 s with nothing on the
+    screen before the refits' bars: its groups of parameters and the levels it tries are counted."""
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    report._held_out(_rows())
+    shown = stream.getvalue()
+    assert "fit on every row (least squares)" in shown and "group" in shown, shown
+    assert "fit on every row (tuned_read_ahead_KiB)" in shown and "level" in shown, shown
+
+
+def test_a_log_gets_a_line_a_tenth_at_most_every_30_s(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr(progress, "time", Clock(5.0))  # a point every 5 s
+    count = progress.counter(100, "sweep t", "point")
+    for _ in range(100):
+        count.update(1)
+    count.close()
+    lines = sys.stderr.getvalue().splitlines()
+    assert "\r" not in sys.stderr.getvalue()
+    assert lines[0] == "sweep t: 10 of 100 points (10 %) after 50 s", lines
+    assert lines[-1] == "sweep t: 100 of 100 points (100 %) after 8 min 20 s", lines
+    assert len(lines) == 10
+
+
+def test_a_short_run_writes_no_line_to_a_log(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr(progress, "time", Clock(0.1))
+    assert list(progress.steps(range(200), "intervals", "row")) == list(range(200))  # 20 s
+    assert sys.stderr.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(45, "45 s"), (185, "3 min 05 s"), (7620, "2 h 07 min")]
+)
+def test_a_wait_reads_in_its_units(seconds, shown):
+    assert progress._duration(seconds) == shown
+
+
+def test_a_sweep_into_a_log_writes_plain_lines(run_cli, tmp_path, monkeypatch):
+    """python -m model sweep ... 2> log wrote its bar, carriage returns and all, into the log."""
+    monkeypatch.setattr(progress, "time", Clock(31.0))
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}, {"workload.total_MB": 200}])
+    status, _, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0 and "\r" not in err, err
+    assert "sweep t: 1 of 2 points (50 %) after" in err, err
+    assert "sweep t: 2 of 2 points (100 %) after" in err, err
+
+
+def test_ctrl_c_clears_the_bar_before_its_line(monkeypatch):
+    """The line Ctrl-C ends a command with starts where the bar was, not after it."""
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+
+    def refits(**_):
+        for n in progress.steps(range(3), "leave-one-table-out", "refit"):
+            if n == 1:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "validation", refits)
+    try:
+        assert cli.main(["validate", "--holdout"]) == 130
+    except KeyboardInterrupt:  # not pytest's own: it would end the session
+        pytest.fail("Ctrl-C escaped cli.main, to end in a traceback")
+    shown = stream.getvalue()
+    assert "leave-one-table-out" in shown and shown.endswith("\rvalidate: interrupted\n"), shown

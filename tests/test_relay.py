@@ -5,6 +5,7 @@ steer the sites, a pair of directors is more available than one, the real server
 while those alive carry the offered load, and mistakes exit 2."""
 
 import json
+import math
 import re
 
 import pytest
@@ -255,3 +256,30 @@ def test_a_cluster_that_keeps_up_with_room_to_spare_delivers_its_feed_across_the
     assert roomy.low > 0.99 * roomy.point
     tight = uncertainty.interval(load("psu_relay", ["feed.sites=80"]))
     assert tight.low < 0.8 * tight.point
+
+
+def _model_error_line(run_cli, *overrides):
+    sets = [a for o in overrides for a in ("--set", o)]
+    status, out, err = run_cli("predict", "psu_relay", *sets, "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    low, point = data["interval_90"][0], data["throughput_MBps"]
+    factor = math.exp(data["model_error"]["log_widen_90"])
+    _, text, _ = run_cli("predict", "psu_relay", *sets)
+    line = next(x for x in text.splitlines() if x.lstrip().startswith("model error"))
+    return line, point / low, factor
+
+
+def test_the_model_error_line_says_a_cluster_that_keeps_up_was_not_widened_below(run_cli):
+    """It printed 'widened 1.69 times each way' under an interval of 83.0 to 83.3 MB/s: a cluster
+    with headroom keeps carrying its offered load (uncertainty.headroom)."""
+    line, below, factor = _model_error_line(run_cli)
+    assert "each way" not in line and below < 1.01
+    assert (
+        "not widened below: it keeps up with its offered load with 2.82 times headroom, more than "
+        f"the model's error of {factor:.2f} times; above, only to the path's capacity"
+    ) in line
+    # near capacity its headroom (1.12 times) takes only part of the error
+    line, below, factor = _model_error_line(run_cli, "feed.sites=75")
+    assert f"widened at most {below:.2f} times below: the model's error of {factor:.2f}" in line
+    assert 1.0 < below < factor

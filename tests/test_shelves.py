@@ -1,6 +1,8 @@
 """JBOD shelves and SAS expanders: a controller's ports fan out to many drives, and the uplink is
 one lane group every drive behind it shares."""
 
+import json
+
 import pytest
 from quote_parts import PARTS, write
 
@@ -124,3 +126,23 @@ def test_a_parity_read_leaves_its_parity_behind_the_uplink(tmp_path, level):
     assert written.utilization["uplink jbod"] * cap_MBps == pytest.approx(
         written.throughput_MBps * 48 / data, rel=1e-6
     )
+
+
+def test_a_shelf_is_added_by_set_as_the_refusal_says(run_cli):
+    """--set shelves.jbod.part=... on a scenario without shelves said "no entry 'jbod' under
+    shelves; allowed: none", and not how to add one."""
+    status, out, err = run_cli(
+        "predict", "ext_arr_cm4_md_raid0", "--set", "shelves.jbod.part=wd_ultrastar_data60"
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err == (
+        "--set: shelves.jbod.part: no entry 'jbod' under shelves; allowed: none; a new one is set "
+        "whole: --set 'shelves.jbod={part: ..., uplink: [...]}'\n"
+    )
+    shelf = "shelves.jbod={part: wd_ultrastar_data60, uplink: [hba.4, hba.5, hba.6, hba.7]}"
+    attach = "volumes.md0.disks.attach=[jbod.0, jbod.1, jbod.2, jbod.3]"
+    status, out, err = run_cli(
+        "predict", "ext_arr_cm4_md_raid0", "--set", shelf, "--set", attach, "--point", "--json"
+    )
+    assert status == 0, err
+    assert "uplink jbod" in json.loads(out)["utilization"], out  # the drives sit in the shelf

@@ -233,3 +233,27 @@ def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
     result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
     _one_line(result, "product.workload.streams: must be a list of values, got 4")
     assert "typing" not in result[2]
+
+
+@pytest.mark.parametrize(
+    ("spec", "at"),
+    [
+        ({"product": {"clients.cont": [1, 2]}}, "product.clients.cont"),
+        ({"points": [{"seed": 2}, {"seed": 3, "clients.cont": 1}]}, "points[1].clients.cont"),
+        (
+            {"sample": {"method": "random", "n": 2, "ranges": {"clients.cont": [1, 4]}}},
+            "sample.ranges.clients.cont",
+        ),
+    ],
+)
+def test_a_grid_key_typo_is_named_where_the_grid_sets_it(run_cli, tmp_path, spec, at):
+    """'gbad.yaml: clients.cont: no such key', with neither product. nor the keys allowed, where
+    --set lists them (clients, a section the scenario leaves out, listed none)."""
+    path = _grid(tmp_path, **spec)
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    _one_line(
+        (status, out, err),
+        f"{path}: {at}: no such key in a storage scenario; allowed at clients: count, connections,",
+    )
+    _, _, by_set = run_cli("predict", "atlas_intellistation", "--set", "clients.cont=1")
+    assert by_set.split(": ", 2)[2] == err.split(": ", 2)[2]  # the same words as --set's

@@ -135,7 +135,11 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
         ),
         # settings a pool, an md array or a controller's volume does not use were accepted and
         # ignored
-        ({"chunk_KiB": 128}, "volumes.v.chunk_KiB: only for engine: md or controller"),
+        (
+            {"chunk_KiB": 128},
+            "volumes.v.chunk_KiB: only for engine: md or controller; this volume's engine is zfs: "
+            "remove it, or --set volumes.v.chunk_KiB=null",
+        ),
         ({"cache_block_KiB": 64}, "volumes.v.cache_block_KiB: only for engine: controller"),
         ({"group_paths": ["slot"]}, "volumes.v.group_paths: only for engine: controller"),
         ({"drive_write_cache": "disabled"}, "volumes.v.drive_write_cache: only for engine: md"),
@@ -161,3 +165,26 @@ def test_raidz_is_refused_under_md(tmp_path, run_cli):
     status, _, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
     assert status == 2 and "level: must be one of 'single', 'raid0'" in err
     assert err.endswith("'raid10', got 'raidz2'\n")  # the levels md builds, no raidz among them
+
+
+def test_an_md_volume_is_switched_to_zfs_by_set_as_the_refusals_say(run_cli):
+    """--set volumes.data.engine=zfs stopped at 'volumes.data.chunk_KiB: only for engine: md or
+    controller', with no word of how to take the key away; each refusal now says it, and doing
+    what they say predicts the pool."""
+    steps = [
+        ("volumes.data.engine=zfs", "--set 'volumes.data.vdevs={type: raidz2, count: 2}'"),
+        ("volumes.data.vdevs={type: raidz2, count: 2}", "--set volumes.data.level=null"),
+        ("volumes.data.level=null", "--set volumes.data.groups=null"),
+        ("volumes.data.groups=null", "--set volumes.data.lvm=null"),
+        ("volumes.data.lvm=null", "a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw)"),
+        ("volumes.data.filesystem.type=zfs", "--set volumes.data.chunk_KiB=null"),
+        ("volumes.data.chunk_KiB=null", None),
+    ]
+    overrides: list[str] = []
+    for override, said in steps:
+        overrides += ["--set", override]
+        status, out, err = run_cli("predict", "purchase_hdd_md", *overrides, "--point")
+        if said is None:
+            assert status == 0 and "throughput" in out, err
+        else:
+            assert status == 2 and err.count("\n") == 1 and said in err, err

@@ -446,13 +446,16 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
-    # numba: imported (and compiled, or loaded from its cache) on use
+    disk, nic, client_nic = check(scenario, catalog)
+    # numba: imported (and compiled, or loaded from its cache) on use, once the scenario is checked
     import numpy as np
 
+    from ..compiled import announce
+
+    announce("download_loop.run", "the download server's event loop", 15)
     from ..storage import drive_arrays
     from . import download_events, download_loop, nginx_workers
 
-    disk, nic, client_nic = check(scenario, catalog)
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (

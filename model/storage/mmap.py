@@ -151,6 +151,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"got {body.kernel.read_ahead_KiB:g} KiB",
         )
     memory_B = host.memory_MB * 1e6
+    from ..compiled import announce
+
+    announce("mmap_loop.run", "the memory-mapped test's loop", 10)
     from .mmap_loop import MappedFile  # numba: imported (and compiled, or cached) on use
 
     mapped = MappedFile(

@@ -308,11 +308,18 @@ class Volume:
         fs = self.filesystem
         if self.engine == "zfs":
             if self.vdevs is None:
-                raise UserError(where, f"{key}.vdevs", "a ZFS pool (engine: zfs) needs its vdevs")
+                raise UserError(
+                    where,
+                    f"{key}.vdevs",
+                    "a ZFS pool (engine: zfs) needs its vdevs, as "
+                    f"--set '{key}.vdevs={{type: raidz2, count: 2}}'",
+                )
             for name, default in (("level", None), ("groups", 1), ("lvm", "none")):
                 if getattr(self, name) != default:
                     raise UserError(
-                        where, f"{key}.{name}", "not for engine: zfs; the pool's vdevs say it"
+                        where,
+                        f"{key}.{name}",
+                        f"not for engine: zfs, the pool's vdevs say it; {_remove(key, name)}",
                     )
             if fs.type not in ("zfs", "raw"):
                 raise UserError(
@@ -325,18 +332,21 @@ class Volume:
                 raise UserError(
                     where,
                     f"{key}.filesystem.block_KiB",
-                    "a ZFS dataset's block is the pool's record_KiB; leave block_KiB out",
+                    "a ZFS dataset's block is the pool's record_KiB; "
+                    + _remove(key, "filesystem.block_KiB"),
                 )
             if fs.type == "zfs" and self.zvol_threads != _VOLUME_DEFAULTS["zvol_threads"]:
                 raise UserError(
-                    where, f"{key}.zvol_threads", "only for a zvol (filesystem type raw)"
+                    where,
+                    f"{key}.zvol_threads",
+                    f"only for a zvol (filesystem type raw); {_remove(key, 'zvol_threads')}",
                 )
             self._only_for(where, key, "md or controller", ("chunk_KiB",))
             self._only_for(where, key, "md", ("drive_write_cache",))
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
             return
         if self.vdevs is not None:
-            raise UserError(where, f"{key}.vdevs", "only for engine: zfs")
+            raise UserError(where, f"{key}.vdevs", f"only for engine: zfs; {_remove(key, 'vdevs')}")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
         self._only_for(
@@ -361,8 +371,14 @@ class Volume:
                 raise UserError(
                     where,
                     f"{key}.{name}",
-                    f"only for engine: {engines}; this volume's engine is {self.engine}",
+                    f"only for engine: {engines}; this volume's engine is {self.engine}: "
+                    + _remove(key, name),
                 )
+
+
+def _remove(key: str, name: str) -> str:
+    """What a refusal of key ``name`` of the volume at ``key`` says to do: take the key away."""
+    return f"remove it, or --set {key}.{name}=null"
 
 
 # each Volume field's default, for the checks of what an engine leaves unused

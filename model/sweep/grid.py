@@ -121,13 +121,21 @@ class Grid:
         product = math.prod(len(v) for v in self.product.values()) if self.product else 0
         return product + len(self.points) + sampled
 
-    def keys(self) -> list[str]:
-        found = list(self.product)
-        for point in self.points:
-            found += [k for k in point if k not in found]
+    def origins(self) -> dict[str, str]:
+        """Each key the points set, with where the grid file sets it first, as a refusal names it
+        (``product.clients.count``, ``points[2].seed``, ``sample.ranges.workload.total_MB``)."""
+        found = {k: f"product.{k}" for k in self.product}
+        for i, point in enumerate(self.points):
+            for k in point:
+                found.setdefault(k, f"points[{i}].{k}")
         if self.sample is not None:
-            found += [k for k in self.sample.ranges if k not in found]
+            for k in self.sample.ranges:
+                found.setdefault(k, f"sample.ranges.{k}")
         return found
+
+    def keys(self) -> list[str]:
+        """The keys the points set, in the order the file first sets them."""
+        return list(self.origins())
 
 
 def _sampled(sample: Sample) -> list[dict[str, Any]]:
@@ -248,9 +256,13 @@ def _check_keys(grid: Grid) -> None:
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
     loaded = scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
     body_cls = registry.MODELS[loaded.model].body
-    for key in grid.keys():
-        if key not in SCENARIO_KEYS:  # refused with the keys allowed beside it, as --set is
+    for key, at in grid.origins().items():
+        if key in SCENARIO_KEYS:
+            continue
+        try:  # refused with the keys allowed beside it, as --set is, named where the grid sets it
             scenario_module.locate_key(body_cls, key, where)
+        except UserError as exc:
+            raise UserError(where, at, exc.message) from None
     if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
         for key, span in grid.sample.ranges.items():
             if stepped(field_type(body_cls, key.split("."))):

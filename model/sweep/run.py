@@ -28,10 +28,9 @@ from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from .. import paths, provenance
-from ..errors import UserError
+from ..errors import INTERRUPTED_STATUS, UserError
+from ..progress import counter
 from .grid import Grid
 from .pool import Pool
 from .store import Stopped, Store, point_id
@@ -90,7 +89,6 @@ def _ipc_path_max() -> int:
 
 
 SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
-INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 
 def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
@@ -487,7 +485,8 @@ def run(
     retry_failed: bool = False,
 ) -> tuple[int, int, int]:
     """Run the points not yet in the store (with ``retry_failed``, the failed ones too); returns
-    (finished now, failed now, skipped). Ctrl-C raises ``Stopped`` (status 130) once the points
+    (finished now, failed now, skipped), counting the points on standard error with ``progress``
+    (``model.progress``). Ctrl-C raises ``Stopped`` (status 130) once the points
     finished are stored; a lost scheduler or a full disk raises ``Stopped`` (status 1)."""
     store = Store(out)
     quiet = _quiet_dask() if scheduler else contextlib.nullcontext()
@@ -497,7 +496,7 @@ def run(
         todo = [s for s in todo_all if s["point_id"] not in done]
         skipped = len(todo_all) - len(todo)
         client = _connect(scheduler) if scheduler and todo else None
-        bar = tqdm(total=len(todo), desc=f"sweep {grid.name}", unit="point", disable=not progress)
+        bar = counter(len(todo), f"sweep {grid.name}" if progress else None, "point")
         finished = failed_now = 0
         records = None
         workers = min(workers or os.cpu_count() or 1, len(todo))
