@@ -390,6 +390,28 @@ def test_identical_flows_started_together_cost_one_share_out():
     assert {f.finished_s for f in flows} == {10.0}
 
 
+def test_flows_that_processes_start_at_one_instant_cost_one_share_out():
+    """A thousand clients, each its own process, start a read at the same instant over one shared
+    server core: shared out once at the end of that instant's events (they were a thousand
+    share-outs of a growing component, quadratic in the clients), with the rates of sharing
+    after each start."""
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    server = net.resource("server", 1e9)
+    nics = [net.resource(f"nic {i}", 1e8) for i in range(1000)]
+    flows = []
+
+    def client(nic):
+        yield env.timeout(1.0)
+        flows.append(net.transfer(1e6, {server: 1.0, nic: 1.0}))
+
+    for nic in nics:
+        env.process(client(nic))
+    env.run()
+    assert net._generation == 2  # the starts and the one end of them all
+    assert {f.finished_s for f in flows} == {1.0 + 1e6 / (1e9 / 1000)}
+
+
 def test_an_end_shares_out_only_its_own_component():
     """Two separate links: an end on one leaves the other's flows alone (same rate, same entry)."""
     env = simpy.Environment()
@@ -397,6 +419,7 @@ def test_an_end_shares_out_only_its_own_component():
     a, b = net.resource("a", 10.0), net.resource("b", 10.0)
     short, long_ = net.transfers([(10.0, {a: 1}, "s", math.inf), (100.0, {a: 1}, "l", math.inf)])
     other = net.transfer(1000.0, {b: 1})
+    assert other.rate_Bps == 10.0  # read: the flows started at this instant are shared out
     version = other._version
     env.run(until=3.0)
     assert short.finished_s == pytest.approx(2.0)

@@ -11,8 +11,10 @@ The work of a start or an end is in proportion to what it touches, as in SimGrid
 only the connected component of the changed flows (the flows that share a resource with them, and
 so on) is shared out again, the fill levels at which resources saturate are kept in a heap, and a
 flow's remaining bytes and a resource's carried units are brought up to date only when its rate
-changes (their values in between are read off the clock). Flows started together by
-:meth:`FlowNetwork.transfers` are shared out once for all of them.
+changes (their values in between are read off the clock). Flows started at one instant are shared
+out once for all of them, at the end of that instant's events: a thousand clients starting a read
+at once cost one sharing of their thousand flows, not a thousand (no time passes between, so the
+rates are those of sharing after each start).
 
 Calibrated on nothing itself: it is the primitive the storage and network models build on.
 """
@@ -34,29 +36,35 @@ class FlowResource:
     """A shared capacity (``capacity`` units/s) that flows use in proportion to their rate.
 
     ``load`` is the units/s in use under the current allocation, ``carried`` the units moved so
-    far (the integral of load up to the network's last event).
+    far (the integral of load up to the network's last event); reading either shares out first the
+    flows started at this instant (``FlowNetwork.settle``).
     """
 
-    __slots__ = ("name", "capacity", "unit", "load", "flows", "_carried", "_since_s", "_net")
+    __slots__ = ("name", "capacity", "unit", "_load", "flows", "_carried", "_since_s", "_net")
 
     def __init__(self, name: str, capacity: float, unit: str, net: FlowNetwork):
         if not capacity > 0:
             raise ValueError(f"resource {name}: capacity must be positive, got {capacity}")
         self.name, self.capacity, self.unit = name, capacity, unit
-        self.load = 0.0
+        self._load = 0.0
         self.flows: dict[Flow, float] = {}  # the active flows crossing it -> units per byte
         self._carried = 0.0
         self._since_s = net.env.now
         self._net = net
 
     @property
+    def load(self) -> float:
+        self._net.settle()
+        return self._load
+
+    @property
     def carried(self) -> float:
         return self._carried + self.load * (self._net.updated_s - self._since_s)
 
     def _set_load(self, now_s: float, load: float) -> None:
-        self._carried += self.load * (now_s - self._since_s)
+        self._carried += self._load * (now_s - self._since_s)
         self._since_s = now_s
-        self.load = load
+        self._load = load
 
     def __repr__(self) -> str:
         return f"FlowResource({self.name!r}, {self.capacity} {self.unit}/s)"
@@ -64,7 +72,8 @@ class FlowResource:
 
 class Flow:
     """``size_B`` bytes crossing ``usage`` (resource -> units per byte), at ``max_rate_Bps`` at
-    most."""
+    most; ``rate_Bps`` is its rate under the current allocation (read after the flows started at
+    this instant are shared out, ``FlowNetwork.settle``)."""
 
     __slots__ = (
         "name",
@@ -72,7 +81,7 @@ class Flow:
         "usage",
         "max_rate_Bps",
         "done",
-        "rate_Bps",
+        "_rate",
         "started_s",
         "finished_s",
         "_remaining_B",
@@ -94,11 +103,17 @@ class Flow:
     ):
         self.name, self.size_B, self.usage = name, size_B, usage
         self.max_rate_Bps, self.done = max_rate_Bps, done
-        self.rate_Bps = 0.0
+        self._rate = 0.0
         self.started_s = self._since_s = 0.0 if net is None else net.env.now
         self.finished_s: float | None = None
         self._remaining_B = size_B
         self._net, self._order, self._version = net, order, 0
+
+    @property
+    def rate_Bps(self) -> float:
+        if self._net is not None:
+            self._net.settle()
+        return self._rate
 
     @property
     def remaining_B(self) -> float:
@@ -214,6 +229,8 @@ class FlowNetwork:
         self._order = itertools.count()
         # (end time, start order, version, flow); an entry whose version is not the flow's is stale
         self._finishing: list = []
+        self._starting: list[Flow] = []  # flows started this instant, not yet shared out
+        self._settling = False  # an event at this instant will share them out
 
     def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
         """Declare a resource; names are unique within the network."""
@@ -237,8 +254,9 @@ class FlowNetwork:
     def transfers(
         self, specs: list[tuple[float, dict[FlowResource, float], str, float]]
     ) -> list[Flow]:
-        """Start several flows now, each (size_B, usage, name, max_rate_Bps), sharing out the
-        resources once for all of them rather than once per flow."""
+        """Start several flows now, each (size_B, usage, name, max_rate_Bps). The resources are
+        shared out once for every flow started at this instant, after the instant's events that
+        were already due, or when a rate or load is read before (no time passes between)."""
         self.updated_s = self.env.now
         started = []
         for size_B, usage, name, max_rate_Bps in specs:
@@ -257,8 +275,23 @@ class FlowNetwork:
             for r, a in flow.usage.items():
                 r.flows[flow] = a
             started.append(flow)
-        self._reallocate(started, [])
+        self._starting.extend(started)
+        if not self._settling:
+            self._settling = True
+            share = self.env.event()
+            share.callbacks.append(self._settle_at_end_of_instant)
+            share.succeed()
         return started
+
+    def settle(self) -> None:
+        """Share out the component of the flows started at this instant, if any are waiting."""
+        if self._starting:
+            started, self._starting = self._starting, []
+            self._reallocate(started, [])
+
+    def _settle_at_end_of_instant(self, _event: simpy.Event) -> None:
+        self._settling = False
+        self.settle()
 
     def _component(
         self, flows: list[Flow], resources: list[FlowResource]
@@ -288,12 +321,12 @@ class FlowNetwork:
         """Share out again the component of ``flows`` and ``resources``; wake at the next end."""
         now = self.env.now
         members, touched = self._component(flows, resources)
-        remaining = [f._remaining_B - f.rate_Bps * (now - f._since_s) for f in members]
+        remaining = [f._remaining_B - f._rate * (now - f._since_s) for f in members]
         rates = max_min_rates(members, [rem > 0 for rem in remaining], touched)
         ends = []
         for f, rem, rate in zip(members, remaining, rates, strict=True):
-            if rate != f.rate_Bps or not f._version:
-                f._remaining_B, f._since_s, f.rate_Bps = rem, now, rate
+            if rate != f._rate or not f._version:
+                f._remaining_B, f._since_s, f._rate = rem, now, rate
                 f._version = version = f._version + 1
                 if rate > 0:
                     ends.append((now + rem / rate, f._order, version, f))
@@ -302,7 +335,7 @@ class FlowNetwork:
         for r in touched:
             load = 0.0
             for f, a in r.flows.items():
-                load += a * f.rate_Bps
+                load += a * f._rate
             r._set_load(now, load)
         self._generation += 1
         finishing = self._finishing
@@ -332,7 +365,8 @@ class FlowNetwork:
             if version != f._version:  # superseded by a newer rate
                 heapq.heappop(self._finishing)
                 continue
-            if end_s > now and f.remaining_B > _EPS * f.size_B + f.rate_Bps * 1e-12:
+            left_B = f._remaining_B - f._rate * (now - f._since_s)
+            if end_s > now and left_B > _EPS * f.size_B + f._rate * 1e-12:
                 break
             heapq.heappop(self._finishing)
             finished.append(f)
