@@ -151,10 +151,15 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     ]
     best = sum(alone)
     groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
+    group_of: dict[FlowResource, dict[FlowResource, list[int]]] = {}  # each resource's, once
     for i, usage in enumerate(usages):
         for res in usage:
-            key = res.name.rsplit(".", 1)[0] if "." in res.name.split(" ", 1)[-1] else res.name
-            groups.setdefault(key, {}).setdefault(res, []).append(i)
+            crossing = group_of.get(res)
+            if crossing is None:
+                name = res.name
+                key = name.rsplit(".", 1)[0] if "." in name.split(" ", 1)[-1] else name
+                crossing = group_of[res] = groups.setdefault(key, {})
+            crossing.setdefault(res, []).append(i)
     every = [
         (res, flows)
         for crossing in groups.values()

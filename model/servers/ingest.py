@@ -188,9 +188,11 @@ def predict(
     )
     rates = tuple(f.rate_Bps for f in flows)  # the max-min allocation with every client writing
     aggregate_Bps = sum(rates)
-    used = [
-        r for r in net.resources.values() if any(r in u for u in usages)
-    ]  # in the order declared
+    serves: dict = {}  # the clients whose writes cross each resource
+    for u in usages:
+        for r in u:
+            serves[r] = serves.get(r, 0) + 1
+    used = [r for r in net.resources.values() if r in serves]  # in the order declared
     capacity = {
         s: partition_bound_Bps(
             [{r: a for r, a in u.items() if stage_of[r] == s} for u in usages],
@@ -203,7 +205,6 @@ def predict(
         storage.bound_MBps
     )  # the storage path's steady rate with one writer per client
     load = {r: min(1.0, r.load / r.capacity) for r in used}
-    serves = {r: sum(r in u for u in usages) for r in used}
     order = {s: k for k, s in enumerate(STAGES)}
     busiest = max(used, key=lambda r: (round(load[r], 9), serves[r], -order[stage_of[r]]))
     offered = all(rate >= cap_Bps * (1 - 1e-9) for rate in rates)
