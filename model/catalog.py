@@ -177,6 +177,21 @@ def nic_rate_Bps(catalog: Catalog, nic: Nic) -> float:
     return min(nic.rate_Gbps * 1e9 / 8.0, bus.peak_MBps * 1e6)
 
 
+def nic_bus_note(catalog: Catalog, nic_id: str) -> str | None:
+    """A result's note when a NIC's host bus, not its line, sets what it moves (the resource named
+    after the NIC is then the bus's limit), else None."""
+    nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
+    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+    line_MBps = nic.rate_Gbps * 1e3 / 8.0
+    if bus.peak_MBps >= line_MBps:
+        return None
+    return (
+        f"{nic_id}: its host bus {nic.host_bus} ({bus.peak_MBps:,.0f} MB/s) is slower than its "
+        f"{nic.rate_Gbps:g} Gbit/s line ({line_MBps:,.0f} MB/s): the NIC moves at most the bus's "
+        "rate"
+    )
+
+
 def check_references(
     catalog: Catalog, table: dict[str, Part], category: str, where: str, prefix: str = ""
 ) -> None:

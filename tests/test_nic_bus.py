@@ -38,3 +38,18 @@ def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
     per_image_byte = tcp.tcp_wire_per_byte(1500) * ingest.smb_payload_per_byte(s.body)
     assert r.aggregate_MBps == pytest.approx(slot_Bps / per_image_byte / 1e6, rel=1e-9)
     assert r.bottleneck_stage == "acquisition NICs"
+
+
+def test_a_transfer_through_a_nic_its_slot_caps_says_so(tmp_path):
+    """The resource keeps the NIC's name ('nic sender.0'), so the result's notes say that the slot,
+    not the line, sets its rate; a NIC whose slot keeps up says nothing."""
+    data = yaml.safe_load(scenario.resolve("atlas_lightpath").read_text())
+    data.update(nic="slow", parts={"nics": {"slow": SLOW_SLOT_NIC}})
+    path = tmp_path / "slow_slot_wan.yaml"
+    path.write_text(yaml.safe_dump(data))
+    from model.simulate import simulate
+
+    slow = simulate(scenario.load(path))
+    (note,) = [n for n in slow.notes if n.startswith("slow: its host bus pci_64_66")]
+    assert "533 MB/s" in note and "10 Gbit/s line (1,250 MB/s)" in note
+    assert not any("host bus" in n for n in simulate(scenario.load("atlas_lightpath")).notes)
