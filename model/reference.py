@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal
 
 from . import registry, unknowns
 from .errors import UserError
+from .parts import CATEGORIES
 from .schema import Bound, type_hints
 from .unknowns import Unknown
 
@@ -131,6 +132,7 @@ class ModelReference:
     name: str
     summary: str
     sections: tuple[Section, ...]
+    kind: str = "model"  # or "parts": a category of a parts file (``model.user_parts``)
 
 
 def unit_of(name: str) -> str:
@@ -294,6 +296,8 @@ def _walk(cls: type, prefix: str, defaults: Any, intro: str, out: list[Section])
     at = len(out)
     keys: list[Key] = []
     for f in dataclasses.fields(cls):
+        if not f.init:  # set by the loader, not written in a file
+            continue
         tp, dotted = hints[f.name], prefix + f.name
         core, _ = _strip(tp)
         if defaults is not None:
@@ -341,6 +345,30 @@ def _model_reference(name: str, body: type) -> ModelReference:
     return ModelReference(name, summary(body), tuple(s for s in sections if s.keys))
 
 
+# the key a user's part may start with besides its parameters (``model.user_parts``)
+LIKE = Key(
+    "like",
+    "string",
+    "",
+    "unset",
+    "an id of the same category",
+    "Start from that part (the catalog's or another of the file's) and change only the keys given, "
+    "each changed number with a source of its own.",
+)
+
+
+@functools.cache
+def parts_reference(category: str) -> ModelReference:
+    """The keys of one category of a parts file (``--catalog FILE``, a scenario's ``parts:``),
+    as the catalog's own files (data/hardware/CATEGORY.yaml) have them."""
+    cls = CATEGORIES[category]
+    sections: list[Section] = []
+    _walk(cls, "", None, "", sections)
+    first, *rest = (s for s in sections if s.keys)
+    first = dataclasses.replace(first, keys=(LIKE, *first.keys))
+    return ModelReference(category, summary(cls), (first, *rest), kind="parts")
+
+
 def references() -> list[ModelReference]:
     return [model_reference(name) for name in registry.MODELS]
 
@@ -367,8 +395,15 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
     if not target:
         return references()
     name, _, section = target.partition(".")
+    if name in CATEGORIES and not section:
+        return [parts_reference(name)]
     if name not in registry.MODELS:
-        raise UserError(where, name, f"unknown model; allowed: {', '.join(registry.MODELS)}")
+        raise UserError(
+            where,
+            name,
+            f"unknown model; allowed: {', '.join(registry.MODELS)}, or a category of a parts "
+            f"file: {', '.join(CATEGORIES)}",
+        )
     ref = model_reference(name)
     if not section:
         return [ref]
@@ -450,7 +485,8 @@ def text(refs: list[ModelReference], header: bool = True) -> str:
             for d in declared()
         ]
     for ref in refs:
-        blocks.append(_wrapped(f"== model {ref.name}: {ref.summary}", ""))
+        what = "model" if ref.kind == "model" else "parts file, category"
+        blocks.append(_wrapped(f"== {what} {ref.name}: {ref.summary}", ""))
         for section in ref.sections:
             if section.key:
                 blocks.append(_wrapped(f"[{section.key}] {section.meaning}", ""))

@@ -8,6 +8,7 @@ import typing
 import pytest
 
 from model import reference, registry, scenario, templates, yamlio
+from model.parts import CATEGORIES
 from model.paths import PROJECT_ROOT
 
 DOC = PROJECT_ROOT / "docs" / "scenario-reference.md"
@@ -157,6 +158,18 @@ def test_schema_of_what_does_not_exist_is_one_line(run_cli, target, allowed):
     status, out, err = run_cli("schema", target)
     assert status == 2 and not out
     assert len(err.strip().splitlines()) == 1 and allowed in err and target in err
+
+
+@pytest.mark.parametrize("category", list(CATEGORIES))
+def test_schema_of_a_parts_category_lists_every_key_a_part_may_set(run_cli, category):
+    """`schema ssds` teaches a quote-writer a parts file's keys (it answered 'unknown model')."""
+    status, out, err = run_cli("schema", category)
+    assert status == 0, err
+    assert out.startswith(f"== parts file, category {category}:")
+    written = [f.name for f in dataclasses.fields(CATEGORIES[category]) if f.init]
+    for key in ["like", *written]:
+        shown = f"{key}.NAME" if key in ("sources", "unknowns") else key
+        assert f"\n  {shown}  (" in out, f"{category}: {key}"
 
 
 def test_schema_markdown_is_the_committed_file(run_cli):
