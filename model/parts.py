@@ -19,12 +19,37 @@ ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
 
 @dataclass(frozen=True, kw_only=True)
 class Part:
+    """One entry of a parts file, under its id: a catalog file (data/hardware/CATEGORY.yaml), a
+    user's parts file (--catalog FILE) or a scenario's parts: block. Besides the figures of its kind
+    (the subclasses' fields), every part carries its product name, where the five reports name it,
+    a source for each of its numbers, an optional note and the facts its documentation leaves open;
+    the loader checks that every number not left at its default has a source."""
+
+    # the part's full product name: maker, model number and the figures that tell it apart
+    # ("Seagate Exos X24 ST24000NM002H, 24 TB, 7200 rpm, 512 MB cache, SATA 6 Gb/s"), or the class
+    # of part it stands for where a report names none. The models' notes and messages name the part
+    # by it
     name: str
+    # where the project's five reports name the part: one string each, the report's file name
+    # (data/measured/sources.yaml gives its title) then its slide or section and the words it uses;
+    # empty for a part no report names (a vendor's quote; a part made with like: keeps none of its
+    # base's). No model reads it
     reports: tuple[str, ...] = ()
+    # where each value comes from, by key: a datasheet, manual, standard or review (title, maker or
+    # publisher, year, and the address of the copy read), "report: FILE PLACE", or "estimated:
+    # REASONING" (a quote's or a measurement's own words, "measured by us on DATE", are sources
+    # too). The loader refuses a number without one; a value left at its default needs none
     sources: dict[str, str]
+    # free text for what the figures do not say: which part stands in for one a report leaves
+    # unnamed and why, which choices rest on recall rather than a document read, how the part is
+    # configured. No model reads it
     note: str = ""
-    # facts its documentation leaves open (``model.unknowns``): scenario keys relative to the
-    # mapping that names the part, each with options or a range and a source
+    # facts its documentation leaves open, as a scenario's unknowns: block gives them
+    # (``model.unknowns``): each a scenario key relative to the mapping that names the part (a
+    # download server's drive_queue_depth is the key beside its controller: ID) with options: [...]
+    # or range: [low, high] and a source:. Every scenario whose model has that key there predicts
+    # over them (``model.uncertainty``); a value --set gives is known, and a scenario's own
+    # declaration of the key wins
     unknowns: dict[str, Any] = field(default_factory=dict)
     declared_in: str = field(default="", init=False, compare=False)  # the file that holds it
 
@@ -72,20 +97,70 @@ WriteLatency = Annotated[
 
 @dataclass(frozen=True, kw_only=True)
 class Disk(Part):
+    """A hard disk drive as its datasheet or product manual rates it: capacity, spindle speed, seek
+    times, buffer, media and interface rates, and the commands it queues. The storage models make of
+    it each request's service time (a seek along a curve through the three seek figures, the
+    rotation to the sector, the drive's own overhead, the transfer at the zone's rate:
+    ``model.storage.disk``) and a stream's rate across the zones it spans, and replay a drive
+    request by request with its look-ahead cache (``model.storage.spindle``). A scenario's
+    volumes.NAME.disks.part (or a download server's disk) names it."""
+
+    # user capacity, GB (10^9 B), as the datasheet gives it: a volume's size (a workload's data and
+    # its random span must fit), and where on the platters each byte lies, which sets the rate of
+    # the zone it is read at
     capacity_GB: DriveCapacity
+    # spindle speed, revolutions per minute: a revolution (60 / rpm s) is the rotational wait of a
+    # random request (half a turn on average), and the turn lost between two writes by a drive
+    # that neither caches nor queues them
     rpm: PositiveFloat
+    # the datasheet's average seek for reads, ms (rotation not counted): random seeks along the
+    # seek curve average it, and a first access waits it and half a turn; writes seek by it too
+    # where avg_seek_write_ms is unset
     avg_seek_read_ms: PositiveFloat
+    # the datasheet's average seek for writes, ms (a write settles longer), where it gives one: the
+    # writes' seek curve, through the same end points, averages it; unset, writes seek as reads
     avg_seek_write_ms: PositiveFloat | None = None
+    # a seek to the adjacent track, ms: where the seek curve starts
     track_to_track_ms: PositiveFloat
+    # a seek across the whole stroke, outer to inner track, ms: where the seek curve ends (with the
+    # track-to-track and average seeks it sets t1 + k sqrt(d) + m d over the distance d)
     full_stroke_ms: PositiveFloat
+    # the drive's buffer (cache), MB, as the datasheet gives it: its read look-ahead holds this many
+    # 10^6 B of a stream read ahead (``model.storage.spindle``); with its write cache on, a
+    # memory-mapped writer's blocks reach the platters through as many (``model.storage.mmap``),
+    # and the random writes it destages take this many MiB (binary, as DRAM is sized:
+    # ``model.storage.requests.cached_writes``)
     cache_MB: PositiveFloat
+    # sustained user-data rate at the outer zone (where the drive starts, its fastest), MB/s, the
+    # datasheet's sustained transfer rate: given with media_rate_inner_MBps, and then used rather
+    # than internal_rate_max_Mbps. The rate falls with the track's radius from this to the inner one
     media_rate_outer_MBps: PositiveFloat | None = None
+    # sustained user-data rate at the inner zone (where the drive ends, its slowest), MB/s: given
+    # with media_rate_outer_MBps; their ratio sets how the rate falls across the platters (without
+    # the pair the inner zone runs at 0.55 of the outer, a 3.5-inch drive's recorded band)
     media_rate_inner_MBps: PositiveFloat | None = None
+    # the datasheet's maximum internal ("buffer to disk", media) rate, Mbit/s, raw bits with their
+    # servo and error-correction overhead: without the media-rate pair the outer zone runs at it / 8
+    # times the calibrated disk_format_efficiency; unused where the pair is given
     internal_rate_max_Mbps: PositiveFloat | None = None
+    # the interface's burst rate, MB/s (100 for Ultra ATA/100, 600 for SATA 6 Gb/s): a read served
+    # from the drive's look-ahead cache, and a write its cache takes, cross the interface at it
     interface_rate_MBps: PositiveFloat
+    # the drive's interface: ide (parallel ATA), sata, scsi (parallel SCSI) or sas. As shipped,
+    # Linux leaves an ide or sata drive's write cache on and a scsi or sas drive's off; scsi and sas
+    # drives queue tagged commands, so they must give queue_depth
     interface: Literal["ide", "sata", "scsi", "sas"]
-    queue_depth: PositiveInt = 1  # commands the drive can hold and reorder (NCQ, tagged queuing)
-    command_overhead_ms: NonNegativeFloat = 0.0  # the drive's own time per random command
+    # commands the drive holds and reorders at once (NCQ, tagged queuing), from its product manual:
+    # at most this many of a volume's requests are at the drive together, and a download server's
+    # drive_queue_depth may not exceed it; above 1, the drive orders its writes and loses no turn
+    # between two. Default 1, a drive that takes one command at a time; required (2 or more) of a
+    # scsi or sas drive
+    queue_depth: PositiveInt = 1
+    # the drive's own time per random command beyond seek, rotation and transfer, ms (command
+    # processing, settling, head switches), read from a datasheet's queued random IOPS as what they
+    # leave over the mechanics. A scenario's volumes.NAME.disks.command_overhead_ms
+    # replaces it where the part only stands in for an unnamed drive
+    command_overhead_ms: NonNegativeFloat = 0.0
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
@@ -107,20 +182,60 @@ class Disk(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Bus(Part):
+    """A bus, a drive channel or a serial link as its standard defines it: a host's bus or slot
+    (PCI, PCI-X, a chipset's hub link, a PCI Express link of so many lanes), a controller's drive
+    channel in one transfer mode (an ATA mode, a parallel SCSI bus), or a serial lane or wide port
+    (SATA, SAS). Its peak rate follows from the figures of its kind (parallel: width x clock x
+    transfers a clock; serial: lanes x lane rate x the encoding's share; channel: its burst rate);
+    the storage models carry, of a parallel bus or a channel, that peak times the calibrated
+    bus_efficiency, and of a serial link the payload its frames leave of it
+    (``model.storage.buses``, ``model.storage.framing``). Other parts name buses by id (a
+    controller's host interface and channels, a NIC's host interface, a flash drive's own link, a
+    shelf's lanes, a host's slots), and so does a storage scenario's buses.NAME.part."""
+
+    # how the peak rate is reckoned: parallel (from width_bits, clock_MHz and transfers_per_clock:
+    # PCI, PCI-X, a hub link), serial (from lanes, lane_rate_Gbps and encoding, with protocol: PCI
+    # Express, SATA, SAS) or channel (burst_rate_MBps: an ATA or parallel SCSI transfer mode, which
+    # a controller's drive channels run in)
     kind: Literal["parallel", "serial", "channel"]
+    # a parallel bus's data width, bits (32 or 64 for PCI): width_bits / 8 bytes a transfer;
+    # required of kind parallel. A card narrower than a multidrop segment moves its own width a data
+    # phase, and a host's slot takes segments no wider than itself
     width_bits: PositiveInt | None = None
+    # a parallel bus's clock, MHz, the standard's nominal figure (PCI's "33 MHz" is 33.33); required
+    # of kind parallel. A multidrop segment runs at the clock of its slowest card
     clock_MHz: PositiveFloat | None = None
+    # data transfers a clock cycle of a parallel bus (1; 2 double-pumped; 4 quad-pumped, as Intel's
+    # hub link at 66 MHz); required of kind parallel
     transfers_per_clock: PositiveInt | None = None
+    # a serial link's lanes (a PCI Express x1 to x16 link, a SAS wide port's 4); required of kind
+    # serial. A PCI Express card or drive trains to the fewer lanes of its own link and its slot's
     lanes: PositiveInt | None = None
+    # one lane's signalling rate, Gbit/s before encoding (PCIe 3.0's 8 GT/s is 8, SAS-3's 12);
+    # required of kind serial. A PCI Express link trains to the older generation of its two ends
     lane_rate_Gbps: PositiveFloat | None = None
+    # a serial link's line code: 8b10b (SATA, SAS, PCIe 1.x and 2.0: 0.8 of the rate is data),
+    # 128b130b (PCIe 3.0 to 5.0) or 64b66b; required of kind serial. An NVMe drive's link must be
+    # 128b130b, a SATA or SAS drive's and a shelf's lanes 8b10b
     encoding: Encoding | None = None
+    # a drive channel's burst rate, MB/s, its transfer mode's nominal one (100 for UDMA100, 160 for
+    # Ultra160 SCSI): its peak; required of kind channel
     burst_rate_MBps: PositiveFloat | None = None
+    # devices one channel holds (2 for IDE master and slave, 15 for wide SCSI), as its standard
+    # says: for the reader, no model reads it
     devices_per_channel: PositiveInt | None = None
-    protocol: Literal["pcie", "sas", "sata"] | None = None  # a serial link's frames (framing.py)
-    # a multidrop bus (PCI, PCI-X): the cards on a segment share its wires, so the segment runs at
-    # its slowest card's clock and each card moves its own width a data phase (storage.buses)
+    # the frames a serial link carries: pcie, sas or sata; required of kind serial. What a frame
+    # carries behind its header sets the link's payload rate (``model.storage.framing``: a PCIe TLP
+    # of the scenario's pcie_max_payload_B behind 24 B, a SAS frame of 1,024 B behind 36 B, a SATA
+    # FIS of 8,192 B behind 16 B); only a pcie segment takes NVMe drives and trains as PCI Express
+    protocol: Literal["pcie", "sas", "sata"] | None = None
+    # whether a parallel bus is multidrop (PCI, PCI-X): the cards on a segment share its wires,
+    # so the segment runs at its slowest card's clock and each card moves its own width a data phase
+    # (``model.storage.buses``); a host's multidrop slot takes multidrop segments only
     multidrop: bool = False
-    # a drive-channel mode in which the CPU moves every word (ATA's PIO modes), not DMA
+    # whether a drive-channel mode has the CPU move every word (ATA's PIO modes) rather than DMA: a
+    # controller whose channel_mode is such a mode is not modelled (its CPU cost a word is in no
+    # report)
     programmed_io: bool = False
 
     _NEEDS = {
@@ -147,51 +262,151 @@ class Bus(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Controller(Part):
+    """A drive controller as its datasheet and its driver describe it: a host bus adapter or a RAID
+    card (onboard or in a slot, or a RAID array's controller pair), with its own host interface, its
+    drive channels or ports and, for a RAID card, its processor and cache. The storage models carry
+    its drives' bytes through its channels, in the mode the driver set, and through its host
+    interface in its slot (trained to what both share, at most a stated maximum); a volume the card
+    keeps (engine: controller) costs its processor the calibrated raid_cycles_per_cache_block a
+    cache block (``model.storage.attachment``). A storage scenario's controllers.NAME.part (or a
+    download server's controller) names it."""
+
+    # what the card is: hba (a host bus adapter: the host sees each drive, and md or ZFS keeps any
+    # RAID) or raid (a card that keeps RAID groups itself, the only kind a volume with engine:
+    # controller may use)
     type: Literal["hba", "raid"]
+    # the bus of the card's own host interface, an id of buses: the widest and fastest it supports.
+    # A PCI Express card's link trains to what it and its slot share, and the card moves at most
+    # that link's rate (each controller of a pair its own); a slower slot limits it further
     host_bus: str
+    # the card's independent drive channels or ports (an IDE channel, a SCSI bus, a SAS phy):
+    # drives and shelf uplinks attach as CONTROLLER.CHANNEL, CHANNEL from 0 to channels - 1, and a
+    # download server's disks are at most this many
     channels: PositiveInt
+    # the bus of each drive channel at its fastest mode, an id of buses (an ATA mode, a SCSI bus, a
+    # SAS lane): what one channel carries, unless the scenario's channel_mode sets a slower one
     channel_bus: str
+    # the RAID processor, as the datasheet names it (Intel IOP332, XScale core): for the reader,
+    # no model reads it
     processor: str = ""
+    # the RAID processor's clock, MHz: each cache block a volume of the card stores costs it the
+    # calibrated raid_cycles_per_cache_block cycles. Unset (no published clock), a scenario that
+    # uses the card's own RAID engine reports "not modelled"; engine: md over its drives predicts
     processor_MHz: PositiveFloat | None = None
-    processors: PositiveInt = (
-        1  # RAID processors (controllers of a pair); groups alternate between them
-    )
+    # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
+    # a volume's RAID groups alternate between them
+    processors: PositiveInt = 1
+    # the RAID card's cache, MB (10^6 B): with write_back on, a memory-mapped writer's blocks reach
+    # the drives of the card's volume through this much (``model.storage.mmap``), and unset that
+    # model reports "not modelled"; no other model reads it
     cache_MB: PositiveFloat | None = None
+    # the most the card (or the array it heads) moves, MB/s, only where its datasheet states one:
+    # its host interface carries at most this, and so does the path of an array's group_paths;
+    # unset, its buses alone limit it
     max_throughput_MBps: PositiveFloat | None = None
-    max_request_KiB: PositiveFloat | None = None  # the largest request its driver takes
+    # the largest request the card's driver takes, KiB (its max_sectors): the block layer merges a
+    # buffered writer's and a memory map's write-back into requests of at most this (a drive that
+    # waits a turn between two writes loses one a request); unset, 127.5 KiB, Linux 2.6's
+    # 255-sector default
+    max_request_KiB: PositiveFloat | None = None
+    # the RAID levels the card offers (raid0, raid1, raid5, raid6, raid10, jbod...), from its
+    # datasheet: for the reader, not checked against a scenario's level
     raid_levels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
 class Nic(Part):
+    """A network interface card: one port's line rate and the bus of its own host interface. Each
+    NIC of a host (a bond member, a circuit's end) moves each way the lesser of its line rate and
+    its host bus's peak (``model.catalog.nic_rate_Bps``: a 100 GbE card on PCIe 3.0 x8 moves the
+    bus's 7,877 MB/s, and the result's notes say so). A host's nics and the scenarios' nic keys
+    (nic, client_nic) name it."""
+
+    # one port's line rate, Gbit/s (0.1, 1, 10, 25, 40, 100): the wire bytes, Ethernet framing
+    # included, each NIC of a host moves each way where its host bus is not slower
     rate_Gbps: PositiveFloat
+    # the bus of the card's own host interface, an id of buses (pci_64_66, pcie3_x8): each NIC the
+    # host lists moves at most its peak rate
     host_bus: str
+    # offloads the card has beyond the usual checksum and segmentation ones (vxlan, rdma), from its
+    # datasheet: for the reader, no model reads it (TSO and GRO are scenario keys)
     offload: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Slot:
-    bus: str
-    count: PositiveInt = 1
+    """One kind of bus slot or segment a host has, and how many: an entry of a host's buses list,
+    written {bus: ID, count: N}."""
+
+    bus: str  # the slot's or segment's bus, an id of buses (pcie5_x16, pci_64_66)
+    count: PositiveInt = 1  # how many of them the host has (not checked against a scenario's)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Host(Part):
+    """A computer as the models see it: its processors (sockets, cores, clock and one core's copy
+    rate), its memory, its word size, the bus slots it has and the controllers and NICs it carries.
+    The models give a host's CPU its cores, turn the cycles they count into seconds at its clock and
+    each byte copied into seconds at its copy rate, and size the kernel's page cache from its
+    memory; a current host may take its processor's figures from a cpus entry (its cpu). A
+    scenario's host (a WAN's sender_host and receiver_host, a relay's director and real servers)
+    names it."""
+
+    # processor sockets fitted: the host has cpus x cores_per_cpu cores, the cores its CPU resource
+    # has (a byte copied, a frame, a request each cost one of them for a while); with cpu, the
+    # memory bandwidth is that of this many sockets
     cpus: PositiveInt
+    # cores in each socket (1 for the reports' NetBurst and Pentium III processors); with cpu, its
+    # cores where the host leaves this out
     cores_per_cpu: PositiveInt
+    # hardware threads a core runs (2 with Hyper-Threading or SMT): recorded, not counted (the
+    # models give the host one core per core, not per thread); with cpu, its figure where the host
+    # leaves this out
     threads_per_core: PositiveInt = 1
+    # one core's clock, GHz (with cpu, its base clock where the host leaves this out): the models'
+    # cycles (a frame's, a packet's, a request's, a byte's) take cycles / clock seconds of a core
     clock_GHz: PositiveFloat
-    copy_rate_MBps: PositiveFloat  # one core's sustained memory-to-memory copy rate
+    # one core's sustained memory-to-memory copy rate, MB/s of bytes copied: a byte through the
+    # kernel's buffered path costs the calibrated io_copy_passes copies at it (more for a write),
+    # and a byte a network end sends or receives one copy. No report measures it, so it is an
+    # estimate (the front-side-bus rule of hosts.yaml, a published single-thread memcpy, or its
+    # cpu's figure where the host leaves this out)
+    copy_rate_MBps: PositiveFloat
+    # installed memory, MB (10^6 B): memory is sold in binary units, so a report's "1 GB" is
+    # 1073.741824. The page cache the kernel keeps of it bounds the dirty data a writer leaves
+    # (dirty_ratio_pct), what a memory map keeps cached and the ZFS ARC (half of it unless arc_GB);
+    # a download server's server.memory_MB must fit in it
     memory_MB: PositiveFloat
+    # the front side bus's rate, MHz as Intel gives it (400 for the quad-pumped 100 MHz NetBurst
+    # bus), where the host has one: no model reads it, but the copy_rate_MBps estimate of a host
+    # whose bus bounds its copy follows from it (0.8125 x fsb_MHz x 8 B / 2, a test checks)
     fsb_MHz: PositiveFloat | None = None
+    # the CPU's word size, 32 or 64 bits: OpenZFS's default prefetch distance where a volume sets
+    # no zfetch_max_distance_MiB (64 MiB on a 64-bit host, 8 on a 32-bit one)
     arch_bits: Literal[32, 64]
+    # the memory as its maker describes it ("DDR (PC2100 modules) registered ECC"); with cpu, its
+    # type and speed (DDR5-4800) where the host leaves this out. For the reader, no model reads it
     memory_type: str = ""
+    # peak memory bandwidth of all sockets, MB/s; with cpu, its channels x MT/s x 8 B times cpus
+    # where the host leaves this out. For the reader, no model reads it
     memory_bandwidth_MBps: PositiveFloat | None = None
+    # the host's bus slots and segments, each {bus: an id of buses, count: how many}: a storage
+    # scenario's top-level bus segments must each be of a kind one of them holds (a PCI Express
+    # slot of no older generation and no fewer lanes, a PCI bus as wide and as fast:
+    # ``model.storage.slots``); how many is not checked. Empty: the buses are not described, and a
+    # scenario's segments are taken as declared
     buses: tuple[Slot, ...] = ()
+    # the controllers onboard or fitted, ids of controllers, as the report describes the machine
+    # (an id may repeat): checked to exist; the scenarios name the controllers they use
     controllers: tuple[str, ...] = ()
+    # the NICs fitted, ids of nics (an id repeats for each port of a multi-port card): a storage
+    # scenario's clients reach the host through all of them, bonded, and they must be alike; a
+    # relay's stations must use one of them
     nics: tuple[str, ...] = ()
-    # its processor, a part of data/hardware/cpus.yaml: the figures the host leaves out come from
-    # it (``model.catalog.with_cpu``), each with the CPU entry's source
+    # its processor, an id of cpus (data/hardware/cpus.yaml): cores_per_cpu, threads_per_core,
+    # clock_GHz (its base clock), copy_rate_MBps, memory_type and, with cpus, memory_bandwidth_MBps
+    # come from it where the host leaves them out (``model.catalog.with_cpu``), each with the CPU
+    # entry's source
     cpu: str | None = None
 
     @property
@@ -201,40 +416,84 @@ class Host(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Link(Part):
+    """A network link: a WAN circuit or a LAN, with its line rate, its path length and the IP MTU
+    its frames carry. A WAN transfer's circuits (its link), a relay's LAN and a storage scenario's
+    clients' LAN name it; a path's round-trip time is the scenario's own rtt_ms (measured, in
+    data/measured/atlas_wan.csv), not the link's."""
+
+    # one circuit's line rate, Gbit/s: each of a WAN transfer's circuits carries this many wire bits
+    # a second (Ethernet framing included); a relay station's and a storage client's port run at the
+    # lesser of their NIC's rate and this
     capacity_Gbps: PositiveFloat
+    # the path's one-way fibre length, km: for the reader, no model reads it (the scenarios' rtt_ms
+    # is measured, not reckoned from it)
     distance_km: PositiveFloat | None = None
+    # the IP MTU of the link's frames, bytes (1500; 9000 with jumbo frames): a relay's and a storage
+    # scenario's clients' TCP segments carry it less the IP and TCP headers; unset, 1500. A WAN
+    # transfer takes its scenario's own mtu_B instead
     mtu_B: PositiveInt | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Ssd(Part):
-    """A solid-state drive as its datasheet (or a cited review) rates it.
+    """A solid-state drive (SATA, SAS or NVMe) as its datasheet, or a cited review, rates it:
+    sequential rates, 4 KiB random IOPS at a stated queue depth, queue-depth-1 latencies and its
+    write cache. The flash model (``model.storage.flash``) has no seek or rotation: the rated random
+    read IOPS at their QD1 latency give, by Little's law, the requests the drive serves at once; a
+    request costs the larger of its latency and its bytes at the sequential rate; a long write runs
+    at the cached rate until the cache is full, then at the slower one. An NVMe drive sits on a
+    storage scenario's PCI Express segment with no controller (nvme.SEGMENT.N); a SATA or SAS drive
+    on a controller's channel or a shelf's bay, behind its own link. A scenario's
+    volumes.NAME.disks.part names it, as it names a hard disk."""
 
-    An NVMe drive sits on PCIe lanes directly (``host_bus`` a PCIe bus, no controller); a SATA or
-    SAS drive's ``host_bus`` is its own link. IOPS are 4 KiB random at ``iops_queue_depth``
-    commands outstanding; ``read_latency_us`` is one 4 KiB random read at queue depth 1, so one
-    stream at depth 1 reaches only 1e6 / read_latency_us IOPS. Writes run at ``seq_write_MBps``
-    until ``write_cache_GB`` (SLC or DRAM write cache) is full, then at ``post_cache_write_MBps``.
-    ``write_latency_us`` (required) is one 4 KiB random write at queue depth 1 as the host sees it:
-    acknowledged once it is in the drive's DRAM or SLC cache, before the flash is programmed (the
-    sheet's typical write latency, or 1e6 / its QD1 random-write IOPS). No other figure gives it:
-    the flash time of one unit (its parallelism over the rated write IOPS) is what a write keeps the
-    flash busy, not what the host waits, so a part without it is refused rather than guessed.
-    """
-
+    # the drive's interface: sata, sas or nvme. An nvme drive attaches as nvme.SEGMENT.N on a PCI
+    # Express segment's lanes, its host_bus PCIe 3.0 or later (128b130b); a sata or sas drive to a
+    # controller's channel or a shelf's bay, its host_bus an 8b10b link
     interface: Literal["sata", "sas", "nvme"]
+    # the drive's own link, an id of buses: PCIe x4 for NVMe (pcie4_x4), sata_6g, sas_12g_lane, or
+    # sas_12g_x2 for a dual-port SAS drive rated above one port. Its bytes cross it at the payload
+    # its frames leave; an NVMe drive's link trains to what it and its segment share
     host_bus: str
+    # user capacity, GB (10^9 B): a volume's size (a workload's data and its random span must fit)
     capacity_GB: DriveCapacity
+    # the datasheet's sequential read rate, MB/s: a stream reads at it, and a large request's bytes
+    # beyond the first 4 KiB take their time at it
     seq_read_MBps: PositiveFloat
+    # the datasheet's sequential write rate, MB/s (into the write cache, where there is one): a
+    # stream writes at it until write_cache_GB is written, then at post_cache_write_MBps
     seq_write_MBps: PositiveFloat
+    # rated 4 KiB random reads a second at iops_queue_depth: times read_latency_us, the requests the
+    # drive serves at once (its parallelism, at most iops_queue_depth), which deep queues of small
+    # reads keep busy
     random_read_iops: PositiveFloat
+    # rated 4 KiB random writes a second at iops_queue_depth: a small write keeps one of the drive's
+    # parallel units busy parallelism / random_write_iops seconds, so deep queues of small writes
+    # reach this rate
     random_write_iops: PositiveFloat
+    # commands outstanding at which the IOPS are rated (QD32, QD256...); where a sheet gives none,
+    # estimated by Little's law (IOPS x QD1 latency commands in flight, rounded up to a power of
+    # two). It bounds the drive's parallelism
     iops_queue_depth: PositiveInt
+    # one 4 KiB random read at queue depth 1, us (the sheet's typical read latency, or 1e6 / its QD1
+    # random-read IOPS): what a small read waits and keeps a unit busy, so one stream at depth 1
+    # reads only 1e6 / read_latency_us times a second
     read_latency_us: PositiveFloat
-    write_latency_us: WriteLatency  # QD1 4 KiB write, acknowledged from the cache
+    # one 4 KiB random write at queue depth 1 as the host waits for it, us: acknowledged once it is
+    # in the drive's DRAM or SLC cache, before the flash is programmed (the sheet's typical write
+    # latency, or 1e6 / its QD1 random-write IOPS). Required: no other figure gives it. The flash
+    # time of a unit (parallelism / random_write_iops, three to thirty times longer) is what a write
+    # keeps the flash busy, not what the host waits, so a part without it is refused, not guessed
+    write_latency_us: WriteLatency
+    # the write cache, GB (10^9 B): SLC cache or DRAM that takes writes at seq_write_MBps; 0 for a
+    # drive that writes at one rate throughout. A stream writing more than this to a drive runs at
+    # the mean of the two rates over its bytes
     write_cache_GB: NonNegativeFloat
+    # the sequential write rate once the write cache is full, MB/s: required when write_cache_GB is
+    # above 0, refused when it is 0, never above seq_write_MBps
     post_cache_write_MBps: PositiveFloat | None = None
-    channels: PositiveInt | None = None  # flash channels of the controller, where published
+    # flash channels of the drive's controller, where published: for the reader, no model reads it
+    # (the drive's parallelism comes from its IOPS and latency)
+    channels: PositiveInt | None = None
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
@@ -270,13 +529,26 @@ class Ssd(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Expander(Part):
-    """A SAS expander: ``phys`` lanes of ``lane_bus``, ``uplink_ports`` wide ports of
-    ``lanes_per_uplink`` lanes toward the host; the other phys fan out to drives."""
+    """A SAS expander, a chip or a card: its SAS lanes (phys), some of them grouped into wide ports
+    cabled toward the host's controller, the rest fanned out to drives (or further expanders).
+    Every drive behind it shares its uplink lanes (4 lanes of 12 Gb/s carry at most 4,800 MB/s for
+    all of them together), each lane the lesser of its own rate and the controller channel it is
+    cabled to. A storage scenario's shelves.NAME.part names it, as it names a JBOD; its drives
+    attach as SHELF.BAY."""
 
+    # the expander chip, as the datasheet names it (PMC-Sierra SXP 82885T, LSI SAS3x48): for the
+    # reader, no model reads it
     chip: str
+    # the chip's SAS lanes (phys) in all, each of lane_bus: those the uplink ports leave are the
+    # bays drives attach to, 0 to phys - uplink_ports x lanes_per_uplink - 1
     phys: PositiveInt
+    # the bus of each phy, an id of buses (sas_12g_lane), an 8b10b link: what a drive's bay and each
+    # uplink lane carry
     lane_bus: str
+    # wide ports toward the host's controller: a shelf's uplink cables at most uplink_ports x
+    # lanes_per_uplink lanes, which must leave phys for drives
     uplink_ports: PositiveInt
+    # lanes in each uplink wide port (4 for a mini-SAS x4 connector)
     lanes_per_uplink: PositiveInt
 
     def check(self, where: str, key: str) -> None:
@@ -301,19 +573,38 @@ class Expander(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Enclosure(Part):
-    """A JBOD: ``bays`` drives behind ``io_modules`` expander modules. Each module has
-    ``host_ports`` wide ports of ``lanes_per_host_port`` lanes (``host_lane_bus``): that lane group
-    is the uplink every drive behind the module shares. A cascaded module joins its primary
-    expander to each of ``secondary_expanders`` by ``secondary_link_lanes`` lanes."""
+    """A JBOD, a drive enclosure: drive bays behind one or more I/O modules, each an expander tree
+    whose host ports are the uplink every drive behind the module shares; a cascaded module's
+    primary expander feeds secondary expanders inside the box, which hold the bays. The storage
+    models take one module's path: each drive's bay link, the module's uplink lanes (each the lesser
+    of its host lane and the controller channel it is cabled to) and, in a cascaded module, the
+    lanes from the primary expander to its secondaries. A storage scenario's shelves.NAME.part
+    names it; its drives attach as SHELF.BAY."""
 
+    # drive bays: drives attach as SHELF.BAY, BAY from 0 to bays - 1
     bays: PositiveInt
+    # I/O modules (expander trees), 2 in a redundant enclosure, each reaching every dual-ported SAS
+    # drive: for the reader, no model reads it (a scenario cables one module's uplink)
     io_modules: PositiveInt
+    # one module's host (uplink) wide ports: with lanes_per_host_port, the lanes a shelf's uplink
+    # may cable, which every drive behind the module shares
     host_ports: PositiveInt
+    # lanes in each host port (4 for a mini-SAS HD x4 connector)
     lanes_per_host_port: PositiveInt
+    # the bus of each host lane, an id of buses (sas_12g_lane), an 8b10b link: each uplink lane
+    # carries the lesser of it and the controller channel it is cabled to
     host_lane_bus: str
+    # the bus of each bay's lane and of the lanes between a cascaded module's expanders, an id of
+    # buses (sas_12g_lane), an 8b10b link
     drive_lane_bus: str
+    # a cascaded module's primary expander's phys: for the reader, no model reads it (a test checks
+    # that the module's host lanes and internal lanes fit in them)
     primary_expander_phys: PositiveInt | None = None
+    # a cascaded module's secondary expanders, which hold the bays: given with secondary_link_lanes;
+    # unset, one stage (every bay on the module's one expander)
     secondary_expanders: PositiveInt | None = None
+    # lanes from the primary expander to each secondary: every drive behind the module also shares
+    # secondary_expanders x secondary_link_lanes lanes of drive_lane_bus inside the box
     secondary_link_lanes: PositiveInt | None = None
 
     def check(self, where: str, key: str) -> None:
@@ -336,18 +627,36 @@ class Enclosure(Part):
 
 @dataclass(frozen=True, kw_only=True)
 class Cpu(Part):
-    """A server processor (one socket). Peak memory bandwidth follows from the channels:
-    channels x MT/s x 8 bytes. ``copy_rate_MBps`` is one core's sustained memory-to-memory copy
-    (bytes copied per second); the host's per-byte cost of a copy is its inverse."""
+    """A server processor, one socket, as its maker's specification gives it: cores, clocks, memory
+    channels and their speed, PCI Express lanes, and one core's copy rate. No model reads a CPU
+    directly: a host that names it (its cpu) takes from it what the host leaves out (cores a socket,
+    threads a core, the base clock, the copy rate, the memory type and, for the host's sockets, the
+    peak memory bandwidth of channels x MT/s x 8 B each), each figure with this entry's source."""
 
+    # cores in the socket: a host's cores_per_cpu
     cores: PositiveInt
+    # hardware threads a core runs (2 with SMT or Hyper-Threading): a host's threads_per_core,
+    # which the models record but do not count
     threads_per_core: PositiveInt = 1
+    # the base clock, GHz: a host's clock_GHz, at which the models' cycles become seconds
     base_clock_GHz: PositiveFloat
+    # the highest boost clock, GHz, no lower than base_clock_GHz: for the reader, no model reads it
+    # (the models reckon at the base clock)
     boost_clock_GHz: PositiveFloat
+    # the socket's memory channels, 64 bits each: with memory_MTps its peak memory bandwidth,
+    # channels x MT/s x 8 B (times a host's sockets, the host's memory_bandwidth_MBps)
     memory_channels: PositiveInt
+    # DDR4 or DDR5: with memory_MTps, a host's memory_type (DDR5-4800)
     memory_type: Literal["DDR4", "DDR5"]
+    # the memory's transfer rate, MT/s (mega-transfers a second: 4800 for DDR5-4800), the fastest
+    # the socket runs at one DIMM a channel: the rate of its peak memory bandwidth
     memory_MTps: PositiveFloat
+    # PCI Express lanes the socket provides, where published: for the reader, no model reads it (a
+    # host's slots are its buses)
     pcie_lanes: PositiveInt | None = None
+    # one core's sustained memory-to-memory copy, MB/s of bytes copied (a copy costs one core 1e3 /
+    # copy_rate_MBps ns a byte): a host's copy_rate_MBps. An estimate (the rule of cpus.yaml's
+    # header), refused above half the peak memory bandwidth, since a copy reads and writes each byte
     copy_rate_MBps: PositiveFloat
 
     def check(self, where: str, key: str) -> None:

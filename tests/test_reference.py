@@ -170,6 +170,17 @@ def test_schema_of_a_parts_category_lists_every_key_a_part_may_set(run_cli, cate
     for key in ["like", *written]:
         shown = f"{key}.NAME" if key in ("sources", "unknowns") else key
         assert f"\n  {shown}  (" in out, f"{category}: {key}"
+    # each key says what it is, in its unit, to someone writing a vendor's quote as a part
+    ref = reference.parts_reference(category)
+    assert ref.kind == "parts" and ref.summary, f"{category}: its class has no docstring"
+    keys = {k.key: k for s in ref.sections for k in s.keys}
+    assert set(keys) == {
+        "like",
+        *(f"{k}.NAME" if k in ("sources", "unknowns") else k for k in written),
+    }
+    for key in keys.values():
+        assert len(key.meaning) > 10, f"{category} {key.key} has no meaning in model/parts.py"
+        assert key.type
 
 
 def test_schema_markdown_is_the_committed_file(run_cli):
