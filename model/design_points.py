@@ -42,7 +42,7 @@ import numpy as np
 
 from . import params as params_module
 from .errors import NotModelled, UserError
-from .unknowns import Unknown
+from .unknowns import Unknown, assigned
 
 Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
 Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
@@ -274,7 +274,7 @@ def sample(
     kept = []
     for config in configs:
         try:
-            value = outcome(config, base, seed)
+            value = outcome(assigned(unknowns, config), base, seed)
         except NotModelled:
             if not config:
                 raise
@@ -292,7 +292,7 @@ def sample(
         kept.append(config)
     for config in corners(unknowns, kept, at_config):
         try:
-            value = outcome(config, base, seed)
+            value = outcome(assigned(unknowns, config), base, seed)
         except (NotModelled, UserError):
             continue  # a combination the model refuses: the values alone still bound it
         if value is not None:

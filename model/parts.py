@@ -56,7 +56,7 @@ class Part:
     def check(self, where: str, key: str) -> None:
         object.__setattr__(self, "declared_in", where)
         if self.unknowns:
-            unknowns.parse(self.unknowns, where, f"{key}.unknowns")
+            unknowns.parse(self.unknowns, where, f"{key}.unknowns", joint=False)
         numeric = [
             f.name
             for f in fields(self)

@@ -97,11 +97,16 @@ HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allow
     "unknowns": (
         "mapping",
         "none",
-        "KEY: {options: [...]} or {range: [low, high]}, with source: (and variants: [...])",
+        "KEY: {options: [...]} or {range: [low, high]}, or NAME: {options: {OPTION: {KEY: value, "
+        "...}, ...}}; with source: (and variants: [...])",
         "Facts the sources leave unsaid: a scenario key (dotted, as --set takes it) with the "
         "values its documentation allows and where they come from; the scenario's own value is the "
-        "documented default. Predictions carry their spread (model.uncertainty). A catalog part "
-        "may declare them too, keyed beside the key that names it.",
+        "documented default. One fact that sets several keys together (how many host adapters "
+        "carry an array's wires sets the link each wire hangs from) is one unknown: a NAME (words, "
+        "no dots) whose options each set the same keys, so that what they do together is ranked "
+        "as that fact's; the scenario's own values must be one option's. Predictions carry their "
+        "spread (model.uncertainty). A catalog part may declare them too (one key each), keyed "
+        "beside the key that names it.",
     ),
 }
 

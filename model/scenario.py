@@ -354,7 +354,8 @@ def _open_unknowns(
                     "not a scenario key beside a part in any model (keys are relative to the "
                     "mapping that names the part)",
                 )
-            if key in found or field_type(body_cls, key.split(".")) is None:
+            declared = any(key in known.scenario_keys for known in found.values())
+            if declared or field_type(body_cls, key.split(".")) is None:
                 continue  # the scenario's own declaration wins; a key of another model
             u = replace(u, key=key, variants=())
             if unknowns.in_effect(u, chosen, overridden):

@@ -378,8 +378,8 @@ def _union(a: tuple[Unknown, ...], b: tuple[Unknown, ...]) -> tuple[Unknown, ...
 
 
 def _open(config: dict, scenario: Scenario) -> dict:
-    """The part of a design point that is open in ``scenario``."""
-    keys = {u.key for u in scenario.unknowns}
+    """The part of a design point (scenario keys to values) that is open in ``scenario``."""
+    keys = {key for u in scenario.unknowns for key in u.scenario_keys}
     return {k: v for k, v in config.items() if k in keys}
 
 

@@ -10,9 +10,18 @@ configurations it concerns. The scenario's own value is the documented default a
 the options or inside the range: the point prediction is that configuration (``model.uncertainty``
 propagates the rest).
 
+One fact that sets several keys together (how many host adapters carry an array's wires sets the
+link each wire hangs from) is one unknown: a name (words, no dots) whose ``options:`` is a mapping
+from each option's name to the keys it sets and their values (``two cards: {buses.sas2.via:
+pcie_b, buses.sas3.via: pcie_b}``), every option setting the same keys. Its options are
+enumerated as one factor, so that what they do together is ranked as theirs (two keys declared
+apart, each of which alone moves nothing, would never be named); the scenario's own values must be
+one option's, its default. A value ``--set`` gives any of its keys makes the whole fact known.
+
 A catalog part's keys are relative to the mapping that names the part (the Areca's
 ``drive_queue_depth`` is the key beside ``controller: areca_1261ml``); they apply to every scenario
-whose model has that key there. A value set on the command line (``--set``) is known, not unknown.
+whose model has that key there (a part's unknown takes one key). A value set on the command line
+(``--set``) is known, not unknown.
 
 Everything here is hostile input: a mistake is one line naming the file, the key and what is
 allowed (``UserError``, exit status 2).
@@ -38,7 +47,9 @@ MAX_OPTIONS = 16  # each option is one more simulation of every prediction
 class Unknown:
     """One declared unknown: its scenario ``key``, the ``options`` or the ``range`` the
     documentation allows, its ``source``, the variants it concerns (all when empty), where it was
-    declared and the scenario's own (default) value once resolved."""
+    declared and the scenario's own (default) value once resolved. A joint unknown's ``key`` is its
+    name and its ``options`` its options' names, each setting its ``keys`` to the values of its
+    entry in ``settings``."""
 
     key: str
     source: str
@@ -47,9 +58,26 @@ class Unknown:
     variants: tuple[str, ...] = ()
     declared_in: str = ""
     default: Any = None
+    keys: tuple[str, ...] = ()
+    settings: tuple[tuple[Any, ...], ...] = ()
+
+    @property
+    def scenario_keys(self) -> tuple[str, ...]:
+        """The scenario keys it sets: its own key, or a joint unknown's keys."""
+        return self.keys or (self.key,)
+
+    def assignment(self, level: Any) -> dict[str, Any]:
+        """The scenario keys one of its values (a joint unknown's: an option) sets, and to what."""
+        if not self.keys:
+            return {self.key: level}
+        return dict(zip(self.keys, self.settings[self.options.index(level)], strict=True))
 
     def allowed(self) -> str:
         """The documented values, as a reader would write them."""
+        if self.keys:
+            return "one of " + "; ".join(
+                f"{name} ({_setting(self.assignment(name))})" for name in self.options
+            )
         if self.options is not None:
             return "one of " + ", ".join(_shown(o) for o in self.options)
         low, high = self.range
@@ -57,7 +85,10 @@ class Unknown:
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"key": self.key, "source": self.source, "default": self.default}
-        if self.options is not None:
+        if self.keys:
+            out["keys"] = list(self.keys)
+            out["options"] = {name: self.assignment(name) for name in self.options}
+        elif self.options is not None:
             out["options"] = list(self.options)
         else:
             out["range"] = list(self.range)
@@ -75,9 +106,17 @@ def _shown(value: Any) -> str:
     return str(list(value) if isinstance(value, tuple) else value)
 
 
-def parse(block: Any, where: str, at: str = "unknowns") -> tuple[Unknown, ...]:
-    """The shape of an ``unknowns:`` mapping (keys are checked against a model by
-    :func:`resolve`)."""
+def _setting(values: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={_shown(value)}" for key, value in values.items())
+
+
+def _a_key(key: Any) -> bool:
+    return isinstance(key, str) and all(key.split(".")) and not key.startswith("unknowns")
+
+
+def parse(block: Any, where: str, at: str = "unknowns", joint: bool = True) -> tuple[Unknown, ...]:
+    """The shape of an ``unknowns:`` mapping (keys are checked against a model by :func:`check`);
+    ``joint``: whether an unknown may set several keys together (a catalog part's may not)."""
     if block is None:
         return ()
     if not isinstance(block, dict) or not block:
@@ -87,14 +126,30 @@ def parse(block: Any, where: str, at: str = "unknowns") -> tuple[Unknown, ...]:
             "must be a mapping from a scenario key (dotted) to its options: [...] or "
             "range: [low, high] and its source",
         )
-    return tuple(_entry(str(key), spec, where, f"{at}.{key}") for key, spec in block.items())
+    found = tuple(
+        _entry(str(key), spec, where, f"{at}.{key}", joint) for key, spec in block.items()
+    )
+    owner: dict[str, str] = {}
+    for u in found:
+        for key in u.scenario_keys:
+            if key in owner:
+                raise UserError(
+                    where, f"{at}.{u.key}", f"sets {key}, as {owner[key]} does; declare a key once"
+                )
+            owner[key] = u.key
+    return found
 
 
-def _entry(key: str, spec: Any, where: str, at: str) -> Unknown:
-    if not key or any(not part for part in key.split(".")) or key.startswith("unknowns"):
-        raise UserError(where, at, "must be a scenario key, dotted as --set takes it")
+def _entry(key: str, spec: Any, where: str, at: str, joint: bool) -> Unknown:
     if not isinstance(spec, dict):
         raise UserError(where, at, "must be a mapping with options or range, and source")
+    if isinstance(spec.get("options"), dict) and joint:
+        if not key.strip() or "." in key or "\n" in key:
+            raise UserError(
+                where, at, "a fact that sets several keys is named in words without dots"
+            )
+    elif not _a_key(key):
+        raise UserError(where, at, "must be a scenario key, dotted as --set takes it")
     extra = sorted(set(spec) - set(ENTRY_KEYS))
     if extra:
         raise UserError(where, f"{at}.{extra[0]}", f"unknown key; allowed: {', '.join(ENTRY_KEYS)}")
@@ -109,7 +164,18 @@ def _entry(key: str, spec: Any, where: str, at: str) -> Unknown:
     if not isinstance(variants, list) or not all(isinstance(v, str) and v for v in variants):
         raise UserError(where, f"{at}.variants", "must be a list of the scenario's variant names")
     options, span = None, None
-    if "options" in spec:
+    keys: tuple[str, ...] = ()
+    settings: tuple[tuple[Any, ...], ...] = ()
+    if isinstance(spec.get("options"), dict):
+        if not joint:
+            raise UserError(
+                where,
+                f"{at}.options",
+                "a part's unknown takes one key: give options: [...] (keys a fact sets together "
+                "are declared in the scenario's unknowns)",
+            )
+        options, keys, settings = _joint(spec["options"], where, f"{at}.options")
+    elif "options" in spec:
         options = spec["options"]
         if not isinstance(options, list) or not 2 <= len(options) <= MAX_OPTIONS:
             raise UserError(
@@ -117,7 +183,7 @@ def _entry(key: str, spec: Any, where: str, at: str) -> Unknown:
             )
         if any(options.count(o) > 1 for o in options):
             raise UserError(where, f"{at}.options", "lists a value twice; give each once")
-        options = tuple(tuple(o) if isinstance(o, list) else o for o in options)
+        options = tuple(_frozen(o) for o in options)
     else:
         span = spec["range"]
         numbers = isinstance(span, list) and all(
@@ -136,7 +202,46 @@ def _entry(key: str, spec: Any, where: str, at: str) -> Unknown:
         range=span,
         variants=tuple(variants),
         declared_in=where,
+        keys=keys,
+        settings=settings,
     )
+
+
+def _joint(options: dict, where: str, at: str):
+    """A joint unknown's option names, its keys and each option's values of them."""
+    if not 2 <= len(options) <= MAX_OPTIONS:
+        raise UserError(where, at, f"must name 2 to {MAX_OPTIONS} options")
+    keys: tuple[str, ...] = ()
+    settings: list[tuple[Any, ...]] = []
+    for name, setting in options.items():
+        here = f"{at}.{name}"
+        if not isinstance(setting, dict) or not setting:
+            raise UserError(
+                where, here, "must be a mapping from each key it sets (dotted) to its value"
+            )
+        bad = [k for k in setting if not _a_key(k)]
+        if bad:
+            raise UserError(
+                where, f"{here}.{bad[0]}", "must be a scenario key, dotted as --set takes it"
+            )
+        keys = keys or tuple(setting)
+        if set(setting) != set(keys):
+            raise UserError(
+                where, here, f"must set the keys the first option sets: {', '.join(keys)}"
+            )
+        values = tuple(_frozen(setting[k]) for k in keys)
+        if values in settings:
+            raise UserError(where, here, "sets the values another option sets; give each once")
+        settings.append(values)
+    return tuple(str(name) for name in options), keys, tuple(settings)
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _listed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def value_at(body: Any, key: str) -> Any:
@@ -175,7 +280,6 @@ def check(
     key, its variants are the scenario's, and the scenario's own value (``body``) lies among them;
     returned with that default."""
     where = unknown.declared_in
-    tp = _exists(body_cls, unknown.key, where_key, where)
     for name in unknown.variants:
         if name not in variants:
             raise UserError(
@@ -183,9 +287,12 @@ def check(
                 f"{where_key}.variants",
                 f"no variant {name!r}; allowed: {', '.join(variants) or 'none'}",
             )
+    if unknown.keys:
+        return _check_joint(unknown, body_cls, body, where_key)
+    tp = _exists(body_cls, unknown.key, where_key, where)
     if unknown.options is not None:
         built = tuple(
-            build(tp, list(o) if isinstance(o, tuple) else o, where, f"{where_key}.options[{i}]")
+            build(tp, _listed(o), where, f"{where_key}.options[{i}]")
             for i, o in enumerate(unknown.options)
         )
         unknown = dataclasses.replace(unknown, options=built)
@@ -226,14 +333,56 @@ def check(
     return dataclasses.replace(unknown, default=default)
 
 
+def _check_joint(unknown: Unknown, body_cls: type, body: Any, where_key: str) -> Unknown:
+    """A joint unknown checked as :func:`check` checks one: each option's values are values of
+    its keys, and the scenario's own values are one option's, its default."""
+    where = unknown.declared_in
+    settings = []
+    for name, values in zip(unknown.options, unknown.settings, strict=True):
+        at = f"{where_key}.options.{name}"
+        built = []
+        for key, value in zip(unknown.keys, values, strict=True):
+            tp = _exists(body_cls, key, at, where)
+            built.append(build(tp, _listed(value), where, f"{at}.{key}"))
+        settings.append(tuple(built))
+    unknown = dataclasses.replace(unknown, settings=tuple(settings))
+    if body is None:
+        return unknown
+    try:
+        own = tuple(value_at(body, key) for key in unknown.keys)
+    except (AttributeError, KeyError, IndexError, ValueError):
+        raise UserError(where, where_key, "names an entry the scenario does not have") from None
+    if own not in unknown.settings:
+        shown = _setting(dict(zip(unknown.keys, own, strict=True)))
+        raise UserError(
+            where,
+            where_key,
+            f"the scenario's own values ({shown}) are the documented default and must be "
+            f"{unknown.allowed()}",
+        )
+    return dataclasses.replace(unknown, default=unknown.options[unknown.settings.index(own)])
+
+
 def in_effect(unknown: Unknown, variant: str | None, set_keys: set[str]) -> bool:
-    """Whether ``unknown`` is open in a configuration: its variant, and not set by an override."""
+    """Whether ``unknown`` is open in a configuration: its variant, and no override setting (a
+    key of) it."""
     if unknown.variants and variant not in unknown.variants:
         return False
     return not any(
-        unknown.key == k or unknown.key.startswith(k + ".") or k.startswith(unknown.key + ".")
+        key == k or key.startswith(k + ".") or k.startswith(key + ".")
+        for key in unknown.scenario_keys
         for k in set_keys
     )
+
+
+def assigned(unknowns: tuple[Unknown, ...], config: dict[str, Any]) -> dict[str, Any]:
+    """A design point (each unknown's key or name to one of its values) as the scenario keys it
+    sets and their values."""
+    by_key = {u.key: u for u in unknowns}
+    values: dict[str, Any] = {}
+    for key, level in config.items():
+        values.update(by_key[key].assignment(level))
+    return values
 
 
 def part_keys(body: Any, catalog: Any) -> list[tuple[str, str, Any]]:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import design_points, model_error, scenario, uncertainty
+from model import design_points, model_error, paths, scenario, uncertainty
 from model.measured import ROUNDING
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -209,6 +209,19 @@ def test_the_sweep_command_names_what_moves_an_interval_grid_most(tmp_path, run_
     written = pd.read_csv(tmp_path / "out" / "drivers.csv", index_col="driver")
     assert written.index[0] == "volumes.lv.cache_block_KiB"
     assert written.mean_share.is_monotonic_decreasing
+
+
+def test_the_shipped_wires_sweep_ranks_how_many_cards_carry_them(tmp_path):
+    """``data/sweeps/sas_lanes_unknowns.yaml``: at 16 writers the wires' PCIe links bind on one
+    card (four wires) or on two cards (two wires, both from the first), so how many cards carry
+    them is ranked among what moves the sweep, at those two points."""
+    loaded, points = grid_module.load(paths.DATA / "sweeps" / "sas_lanes_unknowns.yaml")
+    run_module.run(loaded, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    ranking = sensitivity.driver_ranking(table)
+    assert ranking.loc["host adapters", "kind"] == "declared unknown"
+    moved = table[[json.loads(d).get("host adapters", 0) > 0 for d in table.drivers]]
+    assert set(moved["param:workload.streams"]) == {16} and len(moved) == 2
 
 
 def test_a_grid_without_intervals_prints_no_ranking(tmp_path, run_cli):
@@ -434,6 +447,51 @@ def test_unknowns_varied_one_at_a_time_also_meet_at_their_corners():
     assert interval.low == pytest.approx(100.0) and interval.high == pytest.approx(133.0)
     # one unknown alone has no corner to add
     assert design_points.corners((a,), [{}, {"a": 0}, {"a": 3}], [101.0, 100.0, 103.0]) == []
+
+
+def test_keys_one_fact_sets_together_are_ranked_as_that_fact():
+    """Two keys that move the outcome only together (two wires that bind their link only when
+    both hang from it) rank nothing declared apart: neither moves it alone. Declared as one fact
+    whose options set both, the fact takes the spread."""
+
+    def outcome(config, values, seed):
+        return 80.0 if config.get("x") == config.get("y") == "a" else 100.0
+
+    apart = (
+        Unknown("x", SOURCE, options=("b", "a"), default="b"),
+        Unknown("y", SOURCE, options=("b", "a"), default="b"),
+    )
+    samples = design_points.sample(outcome, apart, {}, set(), 1, True)
+    assert min(samples.at_config) == 80.0  # the combination was simulated...
+    assert uncertainty._summarise(samples, "throughput_MBps", "storage", False).drivers == {}
+    cabling = Unknown(
+        "cabling", SOURCE, options=("two", "one"), default="two", keys=("x", "y"),
+        settings=(("b", "b"), ("a", "a")),
+    )  # fmt: skip
+    samples = design_points.sample(outcome, (cabling,), {}, set(), 1, True)
+    assert samples.configs == [{}, {"cabling": "one"}] and samples.at_config == [100.0, 80.0]
+    found = uncertainty._summarise(samples, "throughput_MBps", "storage", False)
+    assert found.drivers == {"cabling": 1.0} and found.low == pytest.approx(80.0)
+
+
+def test_the_microscope_store_s_one_card_reading_is_ranked_and_inside_its_interval():
+    """The striped store at 16 writers: 4,073 MB/s on two HBAs (the RAID processors bind); all
+    four wires on one four-port card make its PCIe 2.0 x8 link the bottleneck (lessons 1 and 7's
+    reading). How many cards carry the wires is one declared fact; it is among the drivers and
+    its one-card value inside the interval."""
+    from model.simulate import simulate
+
+    sixteen = ["variant=striped", "workload.streams=16"]
+    loaded = scenario.load("em_ingest", sixteen)
+    (cabling,) = [u for u in loaded.unknowns if u.key == "host adapters"]
+    assert cabling.default == "two cards"
+    one_card = [f"{k}={v}" for k, v in cabling.assignment("one card").items()]
+    one = simulate(scenario.load("em_ingest", [*sixteen, *one_card]))
+    interval = uncertainty.interval(loaded)
+    assert one.bottleneck == "bus pcie_a"
+    assert one.throughput_MBps < 0.95 * interval.point
+    assert interval.low <= one.throughput_MBps
+    assert interval.drivers["host adapters"] > 0.1
 
 
 @given(

@@ -51,11 +51,61 @@ HOSTILE = [
     ({"volumes.md9.chunk_KiB": {"options": [64, 128], "source": SOURCE}}, "md9", "entry"),
 ]
 
+# one fact that sets several keys together: a name, each option the keys it sets
+SHIPPED = {"workload.request_KiB": 128, "workload.total_MB": 4000}  # atlas_intellistation's own
+LARGER = {"workload.request_KiB": 256, "workload.total_MB": 8000}
+
+
+def _fact(options, **extra):
+    return {"reading": {"options": options, "source": SOURCE, **extra}}
+
+
+TWO = {"a": SHIPPED, "b": LARGER}
+BIG = {**LARGER, "workload.request_KiB": "big"}
+NONSENSE = {"a": {"workload.nonsense": 1}, "b": {"workload.nonsense": 2}}
+OWN = "own values (workload.request_KiB=128.0, workload.total_MB=4000.0)"
+FIRST = "the keys the first option sets: workload.request_KiB, workload.total_MB"
+TWICE = {**_fact(TWO), "workload.request_KiB": {"options": [128, 64], "source": SOURCE}}
+HOSTILE_JOINT = [
+    ({"workload.x": {"options": TWO, "source": SOURCE}}, "workload.x", "words without dots"),
+    (_fact({"a": SHIPPED}), "reading.options", "2 to 16 options"),
+    (_fact({"a": SHIPPED, "b": 5}), "reading.options.b", "must be a mapping"),
+    (_fact({"a": SHIPPED, "b": {"workload.request_KiB": 64}}), "reading.options.b", FIRST),
+    (_fact({"a": SHIPPED, "b": dict(SHIPPED)}), "reading.options.b", "another option sets"),
+    (_fact({"a": {"workload..x": 1}, "b": LARGER}), "reading.options.a.workload..x", "dotted"),
+    (_fact(NONSENSE), "reading.options.a", "not a scenario key"),
+    (_fact({"a": SHIPPED, "b": BIG}), "reading.options.b.workload.request_KiB", "must"),
+    (_fact({"a": LARGER, "b": {**LARGER, "workload.total_MB": 2000}}), "reading", OWN),
+    (_fact(TWO, variants=["no"]), "reading.variants", "no variant 'no'"),
+    (TWICE, "unknowns.workload.request_KiB", "sets workload.request_KiB, as reading does"),
+]
+
 
 @pytest.mark.parametrize("block, key, words", HOSTILE)
 def test_a_hostile_unknowns_block_is_refused_with_one_line(run_cli, tmp_path, block, key, words):
     path = _scenario(tmp_path, block)
     one_line(run_cli("predict", str(path), "--point"), "mine.yaml", key, words)
+
+
+@pytest.mark.parametrize("block, key, words", HOSTILE_JOINT)
+def test_a_hostile_fact_setting_several_keys_is_refused_with_one_line(
+    run_cli, tmp_path, block, key, words
+):
+    path = _scenario(tmp_path, block)
+    one_line(run_cli("predict", str(path), "--point"), "mine.yaml", key, words)
+
+
+def test_a_fact_setting_several_keys_is_one_unknown_and_an_override_of_one_makes_it_known(
+    tmp_path,
+):
+    path = _scenario(tmp_path, _fact({"a": SHIPPED, "larger": LARGER}))
+    (found,) = scenario.load(path).unknowns
+    assert (found.key, found.default, found.options) == ("reading", "a", ("a", "larger"))
+    assert found.scenario_keys == ("workload.request_KiB", "workload.total_MB")
+    assert found.assignment("larger") == LARGER
+    shown = "one of a (workload.request_KiB=128.0, workload.total_MB=4000.0); larger ("
+    assert found.allowed().startswith(shown)
+    assert scenario.load(path, ["workload.total_MB=1000"]).unknowns == ()
 
 
 def test_a_catalog_part_s_unknowns_are_checked_where_the_part_is_defined(run_cli, tmp_path):
@@ -91,6 +141,13 @@ def test_a_catalog_part_s_unknown_applies_beside_the_key_that_names_it(tmp_path)
     )
 
 
+def test_a_catalog_part_s_unknown_sets_one_key(run_cli, tmp_path):
+    options = {"a": {"write_back": False}, "b": {"write_back": True}}
+    path = _with_my_promise(tmp_path, {"write_back": {"options": options, "source": SOURCE}})
+    where = "my_promise.unknowns.write_back.options"
+    one_line(run_cli("predict", str(path), "--point"), "mine.yaml", where, "takes one key")
+
+
 def test_a_value_set_on_the_command_line_is_known_and_a_variant_selects_its_unknowns():
     assert [u.key for u in scenario.load("psu_write").unknowns] == ["kernel.dirty_ratio_pct"]
     assert scenario.load("psu_write", ["kernel.dirty_ratio_pct=20"]).unknowns == ()
@@ -110,7 +167,8 @@ def test_every_shipped_unknown_cites_a_source_and_holds_its_default(path):
     for variant in [None, *(raw.get("variants") or {})]:
         loaded = scenario.load(path, [f"variant={variant}"] if variant else [])
         for u in loaded.unknowns:  # loading checked that the scenario's own value is allowed
-            assert u.default == unknowns.value_at(loaded.body, u.key)
+            own = {key: unknowns.value_at(loaded.body, key) for key in u.scenario_keys}
+            assert u.assignment(u.default) == own
 
 
 def test_the_issue_s_unknowns_are_declared():
@@ -126,6 +184,7 @@ def test_the_issue_s_unknowns_are_declared():
         ("psu_write", "kernel.dirty_ratio_pct"),
         ("psu_copy", "kernel.dirty_ratio_pct"),
         ("em_ingest", "volumes.lv.cache_block_KiB"),
+        ("em_ingest", "host adapters"),
     } <= keys
 
 
@@ -136,6 +195,7 @@ def test_schema_lists_the_declared_unknowns(run_cli):
     assert "eah_download: drive_queue_depth, from 1 to 32" in listing
     assert "psu_mmap: controllers.iop332.mirror_reads (variants raid, raid_writeback)" in listing
     assert "source: Areca" in listing
+    assert "em_ingest: host adapters, one of two cards (buses.sas0.via=pcie_a, " in listing
     status, markdown, _ = run_cli("schema", "--markdown")
     assert "## Declared unknowns" in markdown and "`kernel.dirty_ratio_pct`" in markdown
 
