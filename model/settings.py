@@ -168,8 +168,12 @@ class TcpBuffers:
     2.4 and 2.6.9 kernels of the reports.
     """
 
+    # net.ipv4.tcp_rmem: a TCP receive buffer's min, default and max, bytes
     tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
+    # net.ipv4.tcp_wmem: a TCP send buffer's min, default and max, bytes
     tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    # net.ipv4.tcp_mem: low, pressure and high of what all the host's TCP sockets hold together,
+    # in pages of page_B
     tcp_mem_pages: tuple[PositiveInt, ...] = (195584, 196096, 196608)
     # Linux's ip-sysctl.txt: 'Possible values are [-31, 31], inclusive' (the model takes the
     # positive ones, a share 1/2^scale kept for overhead)

@@ -291,3 +291,27 @@ def test_the_background_dirty_ratio_is_said_to_be_checked_only():
     assert len(rates) == 1
     with pytest.raises(Exception, match="dirty_ratio_pct"):
         scenario.load("psu_write", ["kernel.dirty_background_ratio_pct=50"])
+
+
+@pytest.mark.parametrize(
+    "model_name, prefix, keys",
+    [
+        ("storage", "volumes.lv.", ["groups", "lvm", "lvm_stripes", "chunk_KiB"]),
+        ("relay_cluster", "reliability.", ["mtbf_h", "mttr_h", "takeover_s", "repair_crews"]),
+    ],
+)
+def test_keys_one_docstring_sentence_names_each_say_what_they_are(model_name, prefix, keys):
+    """Keys one long docstring sentence names (groups and LVM; a machine's failures and repairs)
+    each have a comment of their own, which leaves that sentence to their section: no two share
+    a meaning, and none is its section's paragraph."""
+    meanings = [reference.find(model_name, prefix + key).meaning for key in keys]
+    assert len(set(meanings)) == len(keys)
+    sections = reference.model_reference(model_name).sections
+    assert not {s.meaning for s in sections} & set(meanings)
+
+
+def test_a_stripe_chunk_says_what_a_chunk_is():
+    meaning = reference.find("storage", "volumes.md0.chunk_KiB").meaning
+    assert "each member drive" in meaning and "--chunk" in meaning
+    assert "lvcreate -I" in meaning  # LVM striped deals requests out in chunk_KiB stripes too
+    assert "``groups`` splits" not in meaning

@@ -167,7 +167,7 @@ class DbWorkload:
     read_MB: PositiveFloat
     values_per_read: PositiveInt = 2000000
     reads_per_client: Reads = 1
-    indirection_levels: PositiveInt = 9
+    indirection_levels: PositiveInt = 9  # node references the indirection test follows to the data
     reference_record_B: PositiveInt = 64  # the size of one node reference an indirection reads
 
 

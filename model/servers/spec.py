@@ -317,9 +317,14 @@ class Reliability:
     real servers' are counted apart, each with that many crews); a standby director takes over the
     virtual address in ``takeover_s`` seconds (heartbeat detection plus address takeover)."""
 
+    # hours a machine, director or real server, runs between failures on average
     mtbf_h: PositiveFloat
-    mttr_h: PositiveFloat
+    mttr_h: PositiveFloat  # hours one crew takes to repair a failed machine, on average
+    # seconds a standby director takes to take over the virtual address (heartbeat detection plus
+    # address takeover)
     takeover_s: NonNegativeFloat = 10.0
+    # crews that repair failed machines at once: the directors' and the real servers' counted
+    # apart, each with that many
     repair_crews: PositiveInt = 1
 
 

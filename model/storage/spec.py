@@ -146,7 +146,10 @@ class FileSystem:
     pool's ``record_KiB``, mapped by block pointers of 128 B a record (a share too small to model);
     a pool's other use is a zvol, ``raw``."""
 
+    # what the volume holds: raw (the block device itself; a pool's zvol), an ext2, ext3 or XFS
+    # file system, or zfs (a ZFS dataset, on a pool only)
     type: Literal["raw", "ext2", "ext3", "xfs", "zfs"] = "ext2"
+    # the file system's block size, KiB, as mkfs set it (a ZFS dataset's is its pool's record_KiB)
     block_KiB: Annotated[
         float,
         Bound(
@@ -248,9 +251,20 @@ class Volume:
         ]
         | None
     ) = None
+    # how many equal RAID groups of ``level`` the drives are split into: md arrays of their own, or
+    # the LUNs a RAID controller shows the host; more than one are joined by LVM (``lvm``)
     groups: PositiveInt = 1
+    # how LVM joins the groups into the one volume: none (a single group), linear (concatenated: a
+    # stream fills the first group before the next, a random request lands on the group that holds
+    # it) or striped (lvcreate -i: each request dealt out over ``lvm_stripes`` groups in
+    # ``chunk_KiB`` stripes)
     lvm: Literal["none", "linear", "striped"] = "none"
+    # with lvm striped, how many groups the volume stripes over (lvcreate -i, its stripe count):
+    # the first ones, the others carrying none of its bytes; unset: all ``groups``
     lvm_stripes: PositiveInt | None = None
+    # the stripe chunk, KiB: the piece each member drive of a group holds in turn before the next
+    # drive's (md's --chunk, a RAID controller's stripe or segment size); with lvm striped, also
+    # the stripe LVM deals a request out in over the groups (lvcreate -I)
     chunk_KiB: StripeChunk = 64.0
     cache_block_KiB: PositiveFloat = 4.0
     group_paths: tuple[str, ...] = ()
