@@ -9,11 +9,13 @@ import math
 import re
 
 import pytest
+import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import reference, scenario, templates
 from model.servers import availability
+from model.sim.components import FifoServer, Station
 from model.simulate import simulate
 
 
@@ -283,3 +285,32 @@ def test_the_model_error_line_says_a_cluster_that_keeps_up_was_not_widened_below
     line, below, factor = _model_error_line(run_cli, "feed.sites=75")
     assert f"widened at most {below:.2f} times below: the model's error of {factor:.2f}" in line
     assert 1.0 < below < factor
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 1.0, 2.5]) | st.floats(0.0, 100.0), st.floats(0.0, 10.0)),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_a_fifo_server_ends_each_visit_when_a_simpy_station_does(visits):
+    """Lindley's recurrence against a SimPy station of one server fed the same visits in the same
+    order (ties in arrival kept in order): the same end times, to the bit, the same busy time."""
+    visits = sorted(visits, key=lambda v: v[0])
+    env = simpy.Environment()
+    station = Station(env, "simpy")
+    ended = [0.0] * len(visits)
+
+    def visit(i, at, service):
+        yield env.timeout(at)
+        yield env.process(station.serve(service))
+        ended[i] = env.now
+
+    for i, (at, service) in enumerate(visits):
+        env.process(visit(i, at, service))
+    env.run()
+    fifo = FifoServer("recurrence")
+    assert [fifo.visit(at, service) for at, service in visits] == ended
+    assert fifo.busy_s == station.busy_s

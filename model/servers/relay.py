@@ -10,12 +10,14 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
   What a site sends back (its TCP ACKs, one per second segment) always passes the director, which
   forwards it to the real server (tunnelled in ``tun`` mode). In ``nat`` mode the data to the sites
   passes the director too, in and out of its one link, and it forwards every data packet.
-- Each resource is a FCFS station (``model.sim.components.Station``) that serves a product's work
-  at its capacity: the director's link in and out (the NIC or the LAN, whichever is slower), the
-  director's packet core (cycles: ``forward_cycles_per_packet`` per forwarded packet, and
-  ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic), and each real server's link in and out
-  and packet core. A product's stage (upstream to director, director to a real server, a real server
-  to its sites) queues at every station it uses side by side and ends when the last has served it.
+- Each resource is a FCFS station (``model.sim.components.FifoServer``: its visits' ends are known
+  when they arrive, so a stage is one timeout, not a process per station) that serves a product's
+  work at its capacity: the director's link in and out (the NIC or the LAN, whichever is slower),
+  the director's packet core (cycles: ``forward_cycles_per_packet`` per forwarded packet, and
+  ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic), and each real server's link in and
+  out and packet core. A product's stage (upstream to director, director to a real server, a real
+  server to its sites) queues at every station it uses side by side and ends when the last has
+  served it.
 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
@@ -46,7 +48,7 @@ from ..network import tcp
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME
-from ..sim.components import Station
+from ..sim.components import FifoServer, Station
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from . import availability, lvs
@@ -243,7 +245,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     caps = kit.capacities(servers)
     stages = Stages(body, kit.mtu_B)
     env = simpy.Environment()
-    stations = {name: Station(env, name) for name in caps}
+    stations = {name: FifoServer(name) for name in caps}
     sites_per_server = list(  # the sites are connected before the run
         assign_sites(
             body.director.scheduler, body.real_servers.weights, servers, body.feed.sites
@@ -251,9 +253,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
     def stage(work: dict[str, float]):
-        yield env.all_of(
-            [env.process(stations[name].serve(w / caps[name])) for name, w in work.items()]
-        )
+        now = env.now
+        done = max(stations[name].visit(now, w / caps[name]) for name, w in work.items())
+        yield env.timeout(done - now)
 
     def to_real_server(i: int, B: float):
         yield from stage(stages.to_real_server(i, B))
