@@ -1,6 +1,6 @@
 """``python -m model.scaling``: how ``simulate()``'s wall time grows with the size of a system.
 
-Five curves, each one scenario with one count raised (a speed figure, never pass/fail):
+Eight curves, each one scenario with one count raised (a speed figure, never pass/fail):
 
 - writers 1 to 10,000 on the microscope store (``em_ingest``, variant ``striped``,
   ``workload.streams``, 10 GB each so that 10,000 of them fit the 600 TB store): dd-like writers
@@ -14,6 +14,12 @@ Five curves, each one scenario with one count raised (a speed figure, never pass
 - drives 4 to 1,000 in 60-bay JBODs behind expanders (``purchase_hdd_md``'s server, its clients
   left out, one md RAID0 written by one local stream): a Data60 JBOD per 60 drives, each on a wide
   port of four 12 Gb/s lanes of a 9500-8i HBA (two JBODs an HBA, an HBA a PCIe 4.0 x8 slot);
+- MDSplus thin clients 1 to 1,000 (``mdsplus``, ``workload.clients``, a client machine each):
+  every client's reads cross the one server's core, so their flows share out together;
+- acquisition servers 1 to 3,000 writing the microscope store (``em_ingest_microscopes``,
+  ``clients``);
+- real servers 1 to 50 behind the relay's director (``psu_relay``, ``real_servers.count``; 50 is
+  the most its 400 products allow);
 - clients 1 to 1,000 on the download server (``eah_download``, ``workload.clients``, its worker
   taking 1,024 connections): the clients share the test's fixed 2,502 file pairs, so more clients
   mean more connections at once, not more work.
@@ -171,6 +177,25 @@ def curves(folder: Path) -> list[Curve]:
             "drives",
             (4, 10, 30, 100, 300, 1000),
             _jbod_drives(folder),
+        ),
+        Curve(
+            "clients, MDSplus thin clients (mdsplus)",
+            "clients",
+            decades[:7],
+            # one client process a machine: as many machines as clients
+            lambda n: scenario.load("mdsplus", [f"client_machines={n}", f"workload.clients={n}"]),
+        ),
+        Curve(
+            "acquisition servers, microscope ingest (em_ingest_microscopes)",
+            "clients",
+            decades[:8],
+            _overridden("em_ingest_microscopes", [], "clients"),
+        ),
+        Curve(
+            "real servers, relay cluster (psu_relay)",
+            "real servers",
+            (1, 3, 10, 30, 50),
+            _overridden("psu_relay", [], "real_servers.count"),
         ),
         Curve(
             "clients, download server (eah_download)",

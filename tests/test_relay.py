@@ -314,3 +314,28 @@ def test_a_fifo_server_ends_each_visit_when_a_simpy_station_does(visits):
     fifo = FifoServer("recurrence")
     assert [fifo.visit(at, service) for at, service in visits] == ended
     assert fifo.busy_s == station.busy_s
+
+
+def test_a_run_past_the_work_it_can_follow_while_its_user_waits_is_one_line(run_cli):
+    """products x real servers at most 100,000 (some 4 s of simulation): 10,000 x 11 is refused."""
+    status, _, err = run_cli(
+        "predict",
+        "psu_relay",
+        "--point",
+        "--set",
+        "feed.products=10000",
+        "--set",
+        "real_servers.count=11",
+    )
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "must be at most 100,000" in err and "10,000 x 11" in err
+    status, _, err = run_cli(
+        "predict",
+        "psu_relay",
+        "--point",
+        "--set",
+        "feed.products=1000",
+        "--set",
+        "real_servers.count=100",
+    )
+    assert status == 0, err

@@ -36,9 +36,9 @@ Sites = count_up_to(10_000, "each site is simulated")
 Workers = count_up_to(10_000, "each worker process is simulated")
 Products = count_up_to(10_000, "each product is followed through the cluster")
 Machines = count_up_to(100, "each machine is simulated")
-# a relay run follows each product through each real server: 400 x 2 by default, 0.2 ms a pair
-# (20,000 pairs take about 5 s on one core of this lab's machine)
-RELAY_WORK = 20_000
+# a relay run follows each product through each real server: 400 x 2 by default, some 40 us a pair
+# (100,000 pairs take about 4 s on one core of this lab's machine)
+RELAY_WORK = 100_000
 
 
 @dataclass(frozen=True)
@@ -302,7 +302,7 @@ class Feed:
     one of the ``sites`` downstream sites asks for the whole of it. It comes in products of
     ``product_kB`` (kB, 10^3 bytes) on average, exponentially distributed; ``products`` is how
     many the simulation follows through the cluster (through each real server: ``products`` times
-    ``real_servers.count`` is at most 20,000, so that a run ends while its user waits)."""
+    ``real_servers.count`` is at most 100,000, so that a run ends while its user waits)."""
 
     rate_GBph: PositiveFloat
     sites: Sites
