@@ -125,11 +125,11 @@ class Disk(Part):
     # a seek across the whole stroke, outer to inner track, ms: where the seek curve ends (with the
     # track-to-track and average seeks it sets t1 + k sqrt(d) + m d over the distance d)
     full_stroke_ms: PositiveFloat
-    # the drive's buffer (cache), MB, as the datasheet gives it: its read look-ahead holds this many
-    # 10^6 B of a stream read ahead (``model.storage.spindle``); with its write cache on, a
-    # memory-mapped writer's blocks reach the platters through as many (``model.storage.mmap``),
-    # and the random writes it destages take this many MiB (binary, as DRAM is sized:
-    # ``model.storage.requests.cached_writes``)
+    # the drive's buffer (cache), MB (10^6 B, as every _MB key; a datasheet's figure entered as
+    # it is): its read look-ahead holds this much of a stream read ahead
+    # (``model.storage.spindle``); with its write cache on, a memory-mapped writer's blocks reach
+    # the platters through as much (``model.storage.mmap``), and the random writes it destages
+    # fill as much (``model.storage.requests.cached_writes``)
     cache_MB: PositiveFloat
     # sustained user-data rate at the outer zone (where the drive starts, its fastest), MB/s, the
     # datasheet's sustained transfer rate: given with media_rate_inner_MBps, and then used rather

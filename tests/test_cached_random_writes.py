@@ -81,7 +81,7 @@ def test_with_the_cache_on_the_host_s_queue_depth_no_longer_holds_writes_back(tm
 
 def test_the_cache_s_size_sets_the_writes_it_orders_among():
     disk = DISKS[X24_SATA]
-    assert requests.cached_writes(disk, 4096) == 512 * 2**20 // 4096  # 131,072 writes of 4 KiB
+    assert requests.cached_writes(disk, 4096) == 512 * 10**6 // 4096  # 125,000 writes of 4 KiB
     rate_Bps = disk_model.mean_rate_MBps(disk, 1.0, 0.0, 1.0) * 1e6
 
     def iops(cache_MB: float) -> float:
@@ -94,7 +94,7 @@ def test_the_cache_s_size_sets_the_writes_it_orders_among():
     # at these sizes the positioning is nearly gone: halving 512 MB costs 3 %, not half
     assert sizes[-2] == pytest.approx(sizes[-1], rel=0.04)
     # bigger pieces: fewer of them in the same cache
-    assert requests.cached_writes(disk, 65536) == requests.cached_writes(disk, 4096) // 16
+    assert requests.cached_writes(disk, 65536) == 512 * 10**6 // 65536
 
 
 def test_a_drive_that_holds_one_command_destages_in_arrival_order(tmp_path):

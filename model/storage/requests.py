@@ -251,9 +251,10 @@ def queued(part: Disk | Ssd, lay: RandomLayout, request_B: float, requests: int)
 
 def cached_writes(part: Disk, piece_B: float) -> int:
     """Writes of ``piece_B`` a drive's write-back cache holds for destaging: its cache (the
-    catalog's ``cache_MB``, binary megabytes as DRAM is sized) over the piece. The drive orders its
-    destaging among these as it orders queued commands (shortest positioning time first)."""
-    return max(1, int(part.cache_MB * 2**20 / piece_B))
+    catalog's ``cache_MB``, 10^6 bytes a MB as every ``_MB`` key and the look-ahead read it) over
+    the piece. The drive orders its destaging among these as it orders queued commands (shortest
+    positioning time first)."""
+    return max(1, int(part.cache_MB * 1e6 / piece_B))
 
 
 def acknowledged_s(part: Disk, piece_B: float) -> float:
