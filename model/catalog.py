@@ -192,6 +192,12 @@ def nic_bus_note(catalog: Catalog, nic_id: str) -> str | None:
     )
 
 
+def nic_notes(catalog: Catalog, *nic_ids: str) -> tuple[str, ...]:
+    """``nic_bus_note`` of each NIC among ``nic_ids`` (once each) whose host bus is slower than its
+    line."""
+    return tuple(note for n in dict.fromkeys(nic_ids) if (note := nic_bus_note(catalog, n)))
+
+
 def check_references(
     catalog: Catalog, table: dict[str, Part], category: str, where: str, prefix: str = ""
 ) -> None:

@@ -396,6 +396,10 @@ class Host(Part):
     # ``model.storage.slots``); how many is not checked. Empty: the buses are not described, and a
     # scenario's segments are taken as declared
     buses: tuple[Slot, ...] = ()
+    # whether buses lists every kind of slot and segment the host has (true), or only those the
+    # reports' scenarios use, its board's slot list not read (false): then a scenario's other
+    # top-level segments are taken as declared, not refused
+    buses_complete: bool = True
     # the controllers onboard or fitted, ids of controllers, as the report describes the machine
     # (an id may repeat): checked to exist; the scenarios name the controllers they use
     controllers: tuple[str, ...] = ()

@@ -400,7 +400,11 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
     if not target:
         return references()
     name, _, section = target.partition(".")
-    if name in CATEGORIES and not section:
+    if name in CATEGORIES:
+        if section:
+            raise UserError(
+                where, target, f"a parts file's category takes no section: ask for {name} alone"
+            )
         return [parts_reference(name)]
     if name not in registry.MODELS:
         raise UserError(

@@ -270,21 +270,26 @@ def test_ctrl_c_ends_any_command_with_one_line_and_status_130(run_cli, monkeypat
     assert result == (130, "", f"{args[0]}: interrupted\n")
 
 
-def test_a_sigint_ends_a_running_command_without_a_traceback():
-    """timeout -s INT 1.2 python -m model predict eah_download: a traceback, exit 130."""
+@pytest.mark.parametrize("after_s", [0.3, 3.0])
+def test_a_sigint_ends_a_running_command_without_a_traceback(after_s):
+    """timeout -s INT 1.2 python -m model predict eah_download: a traceback, exit 130. The signal
+    comes into the imports (0.3 s) or into the work (3 s, or still the imports on a loaded
+    machine); validate --holdout runs minutes, so it is still running either way."""
     import signal
     import subprocess
     import sys
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "model", "validate"],
+        [sys.executable, "-m", "model", "validate", "--holdout"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(3)  # started, and predicting the rows (about 10 s)
+    time.sleep(after_s)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and out == "", err
+    # 130, or ended by the signal itself where an interrupted import left the interpreter to
+    # re-raise it at exit: a shell reports both as 130
+    assert proc.returncode in (130, -signal.SIGINT) and out == "", err
     assert err.splitlines()[-1] == "validate: interrupted" and "Traceback" not in err, err

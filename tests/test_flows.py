@@ -412,6 +412,26 @@ def test_flows_that_processes_start_at_one_instant_cost_one_share_out():
     assert {f.finished_s for f in flows} == {1.0 + 1e6 / (1e9 / 1000)}
 
 
+def test_amounts_read_in_the_instant_a_flow_starts_count_what_moved_before():
+    """A flow reads what it has left, and a resource what it carried, right after another flow
+    starts beside it at that instant: the share-out that read brings about must not drop the
+    bytes moved before it (900 B left of 1,000 after 1 s at 100 B/s, 100 B carried)."""
+    env = simpy.Environment()
+    net = FlowNetwork(env)
+    link = net.resource("link", 100.0)
+    seen = {}
+
+    def later():
+        yield env.timeout(1.0)
+        net.transfer(1000.0, {link: 1.0})
+        seen["left"], seen["carried"] = first.remaining_B, link.carried
+
+    first = net.transfer(1000.0, {link: 1.0})
+    env.process(later())
+    env.run(until=1.5)
+    assert seen == {"left": pytest.approx(900.0), "carried": pytest.approx(100.0)}
+
+
 def test_an_end_shares_out_only_its_own_component():
     """Two separate links: an end on one leaves the other's flows alone (same rate, same entry)."""
     env = simpy.Environment()

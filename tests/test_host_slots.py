@@ -62,3 +62,12 @@ def test_the_report_s_older_cards_in_newer_slots_still_run(run_cli):
     """em_ingest's PCIe 2.0 x8 HBAs in the R720's PCIe 3.0 slots fit."""
     status, _, err = run_cli("predict", "em_ingest", "--point")
     assert status == 0, err
+
+
+def test_a_host_whose_slot_list_was_only_partly_read_takes_a_scenario_s_segments(run_cli):
+    """The Penn State director's buses list only the PCI-X segments its scenarios use (its E7520
+    board has PCI Express slots too, not read): a PCIe segment is taken as declared, not refused."""
+    status, _, err = run_cli(
+        "predict", "data/templates/storage_server.yaml", "--point", "--set", "host=psu_director"
+    )
+    assert status == 0, err

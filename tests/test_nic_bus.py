@@ -53,3 +53,19 @@ def test_a_transfer_through_a_nic_its_slot_caps_says_so(tmp_path):
     (note,) = [n for n in slow.notes if n.startswith("slow: its host bus pci_64_66")]
     assert "533 MB/s" in note and "10 Gbit/s line (1,250 MB/s)" in note
     assert not any("host bus" in n for n in simulate(scenario.load("atlas_lightpath")).notes)
+
+
+@pytest.mark.parametrize(
+    "name, key",
+    [("eah_download", "server_nic"), ("mdsplus", "nic"), ("em_ingest_microscopes", "client_nic")],
+)
+def test_every_model_with_a_nic_says_when_its_slot_caps_it(tmp_path, name, key):
+    from model.simulate import simulate
+
+    data = yaml.safe_load(scenario.resolve(name).read_text())
+    data[key] = "slow"
+    data["parts"] = {"nics": {"slow": SLOW_SLOT_NIC}}
+    path = tmp_path / f"{name}_slow.yaml"
+    path.write_text(yaml.safe_dump(data))
+    notes = simulate(scenario.load(path)).notes
+    assert any(n.startswith("slow: its host bus pci_64_66") for n in notes), notes

@@ -33,7 +33,7 @@ import math
 
 import simpy
 
-from ..catalog import Catalog
+from ..catalog import Catalog, nic_notes
 from ..errors import NotModelled
 from ..result import Result
 from ..settings import TcpBuffers
@@ -257,7 +257,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=makespan,
         utilization=utilization,
         bound_MBps=bound,
-        notes=(f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",),
+        notes=(
+            f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",
+            *nic_notes(catalog, body.nic),
+        ),
     )
 
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, nic_bus_note
+from ..catalog import Catalog, nic_notes
 from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
@@ -226,7 +226,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     sessions = w.sessions
     per_session_B = total_B / sessions
     flows: list[_FlowSpec] = []
-    notes: list[str] = [note] if (note := nic_bus_note(catalog, body.nic)) else []
+    notes: list[str] = list(nic_notes(catalog, body.nic))
 
     def wire(usage: dict, index: int, per_byte: float) -> None:
         """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the

@@ -136,7 +136,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..catalog import Catalog, nic_rate_Bps
+from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
     ACKS_PER_SEGMENT,
@@ -593,6 +593,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         "workers asleep on reads: "
         + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
         f"{100 * cached.mean():.1f}% of the pairs from the page cache",
+        *nic_notes(catalog, body.server_nic, body.client_nic),
     )
     busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
     waiting = utilization["drives (a read in flight)"]

@@ -18,7 +18,9 @@ event loop over arrays so that a cell simulates thousands of pairs in a fraction
   is the NIC's rate, or the send work its interrupt cores keep up with where that is less; the loop
   keeps it with a virtual clock (the bytes each active flow has been given since the start), a flow
   ending when the clock reaches its start plus its size. This is the same allocation as
-  ``FlowNetwork``'s, not an approximation;
+  ``FlowNetwork``'s, not an approximation, where the interrupt cores are one resource every flow
+  crosses (``cpu0``, ``spread``); with ``rss`` it takes the connections as spread evenly over the
+  cores (one a core up to all), where hashing may put two on one core;
 - a connection's socket holds at most its send buffer's payload (``_capacity``): a worker writes a
   window into it while it has room, else turns to its other connections until the link has drained
   it enough.

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, nic_rate_Bps
+from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
@@ -296,6 +296,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         # the sites get at most what they are sent: the feed is an input, not a capacity to doubt
         bound_MBps=min(bound, offered_MBps),
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
+        + nic_notes(catalog, body.director.nic, body.real_servers.nic)
         + _availability_notes(body, stages, kit, offered_MBps),
     )
 

@@ -12,9 +12,10 @@ only the connected component of the changed flows (the flows that share a resour
 so on) is shared out again, the fill levels at which resources saturate are kept in a heap, and a
 flow's remaining bytes and a resource's carried units are brought up to date only when its rate
 changes (their values in between are read off the clock). Flows started at one instant are shared
-out once for all of them, at the end of that instant's events: a thousand clients starting a read
-at once cost one sharing of their thousand flows, not a thousand (no time passes between, so the
-rates are those of sharing after each start).
+out once for all of them, after the events already due at that instant (or when a rate, load,
+carried amount or remaining amount is read first): a thousand clients starting a read at once cost
+one sharing of their thousand flows, not a thousand (no time passes between, so the rates are those
+of sharing after each start).
 
 Calibrated on nothing itself: it is the primitive the storage and network models build on.
 """
@@ -59,7 +60,8 @@ class FlowResource:
 
     @property
     def carried(self) -> float:
-        return self._carried + self.load * (self._net.updated_s - self._since_s)
+        self._net.settle()  # first: a share-out moves the units so far into _carried
+        return self._carried + self._load * (self._net.updated_s - self._since_s)
 
     def _set_load(self, now_s: float, load: float) -> None:
         self._carried += self._load * (now_s - self._since_s)
@@ -120,7 +122,8 @@ class Flow:
         """Bytes still to move, as of the network's last event."""
         if self._net is None or self.finished_s is not None:
             return self._remaining_B
-        return self._remaining_B - self.rate_Bps * (self._net.updated_s - self._since_s)
+        self._net.settle()  # first: a share-out moves the bytes so far into _remaining_B
+        return self._remaining_B - self._rate * (self._net.updated_s - self._since_s)
 
     def __repr__(self) -> str:
         return f"Flow({self.name!r}, {self.size_B} B)"

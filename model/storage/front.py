@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, nic_bus_note, nic_rate_Bps
+from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
@@ -327,11 +327,6 @@ NFSD_THREADS = 8
 SERVER_PROCESS = {"tcp": "server", "http": "nginx", "nfs": "nfsd", "smb": "smbd"}
 
 
-def _nic_notes(catalog: Catalog, *nic_ids: str) -> tuple[str, ...]:
-    """The notes of the NICs among ``nic_ids`` whose host bus is slower than their line."""
-    return tuple(note for n in dict.fromkeys(nic_ids) if (note := nic_bus_note(catalog, n)))
-
-
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     """A storage scenario with ``clients``: every client's stream as one flow from the drives to
     its NIC (a read) or back (a write), all starting after the drives' first access."""
@@ -385,10 +380,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     each = f", {c.connections} connections each" if c.connections > 1 else ""
     notes = (
         f"{c.count} {c.protocol} client(s){each} on bond member(s) {members} of "
-        f"{len(front.side.nics)}; {FRAMING_B[(c.protocol, w.op)]} B of {c.protocol} headers a "
-        f"{w.request_KiB:g} KiB request (TCP/IP and Ethernet framing besides, per frame)",
+        f"{len(front.side.nics)}; "
+        + (
+            f"{FRAMING_B[(c.protocol, w.op)]} B of {c.protocol} headers a {w.request_KiB:g} KiB "
+            "request"
+            if FRAMING_B[(c.protocol, w.op)]
+            else "no protocol headers"
+        )
+        + " (TCP/IP and Ethernet framing besides, per frame)",
         *front.path.notes,
-        *_nic_notes(catalog, catalog.get("hosts", body.host, scenario.path, "host").nics[0], c.nic),
+        *nic_notes(catalog, catalog.get("hosts", body.host, scenario.path, "host").nics[0], c.nic),
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used

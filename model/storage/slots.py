@@ -12,7 +12,8 @@ and as fast (a 32-bit 33 MHz card runs in a 64-bit 66 MHz slot: PCI Local Bus Sp
 this check a scenario of PCIe 4.0 segments moved to a PCIe 3.0 host by ``--set host=...`` ran at
 4.0. How many segments a host holds is not checked: a server's front NVMe bays are cabled to
 connectors on its board that its list of riser slots does not count. A host whose buses the
-catalog does not describe is not checked at all: its segments are taken as declared. Drive
+catalog does not describe, or lists only in part (``buses_complete: false``), is not checked at
+all: its segments are taken as declared. Drive
 channels (an onboard SCSI or ATA channel) are not slots and are not checked.
 """
 
@@ -49,7 +50,7 @@ def is_slot(bus: Bus) -> bool:
 def check_segments(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Refuse, in one line, a top-level segment of a kind none of the host's described buses is."""
     host: Host = catalog.get("hosts", body.host, where, "host")
-    if not host.buses:
+    if not host.buses or not host.buses_complete:
         return
     kinds = [
         catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")

@@ -42,7 +42,7 @@ class ControllerSlot:
     the drive the last read went to if this one continues it, else the other if idle, else the
     nearer head; or ``primary``, always the first drive. The memory-mapped test replays each
     policy read by read (``model.storage.mmap``); streams and random requests read every copy under
-    the first two, each stream reading in order on one copy (``model.storage.topology``), and the
+    the first two, each stream reading in order on one copy (``model.storage.drive_work``), and the
     first copy alone under ``primary``.
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
