@@ -331,6 +331,11 @@ class Nic(Part):
     # offloads the card has beyond the usual checksum and segmentation ones (vxlan, rdma), from its
     # datasheet: for the reader, no model reads it (TSO and GRO are scenario keys)
     offload: tuple[str, ...] = ()
+    # ports on one card (2 on a dual-port card), from its datasheet: a host's NICs of this id are
+    # its cards' ports, consecutive members ports at a time, and a card's ports share its host bus
+    # (``model.network.hosts``: two 40 GbE ports on one PCIe 3.0 x8 link move 7,877 MB/s between
+    # them, not each)
+    ports: PositiveInt = 1
 
 
 @dataclass(frozen=True)

@@ -69,3 +69,30 @@ def test_every_model_with_a_nic_says_when_its_slot_caps_it(tmp_path, name, key):
     path.write_text(yaml.safe_dump(data))
     notes = simulate(scenario.load(path)).notes
     assert any(n.startswith("slow: its host bus pci_64_66") for n in notes), notes
+
+
+def test_the_ports_of_one_card_share_its_host_bus(tmp_path):
+    """Two 40 GbE ports of an XL710-QDA2 behind one PCIe 3.0 x8 link (7,877 MB/s) move that
+    between them, as Tom's Hardware saw ('between 50 and 55 Gb/s' through one card); two cards of
+    one port each move their lines' 2 x 5,000 MB/s."""
+    from model.simulate import simulate
+
+    one_card = simulate(
+        scenario.load("ext_net_fasterdata_100g", ["nic=intel_xl710_qda2", "circuits=2"])
+    )
+    pcie3_x8_Bps = catalog.load().get("buses", "pcie3_x8", "", "").peak_MBps * 1e6
+    assert one_card.bottleneck == "card sender.0"
+    # the card's 7,877 MB/s of wire bytes, less Ethernet's framing at the path's jumbo MTU
+    assert one_card.throughput_MBps < pcie3_x8_Bps / 1e6 < 1.02 * one_card.throughput_MBps
+    data = yaml.safe_load(scenario.resolve("ext_net_fasterdata_100g").read_text())
+    data.update(nic="one_port", circuits=2)
+    data.setdefault("parts", {}).setdefault("nics", {})["one_port"] = {
+        "like": "intel_xl710_qda2",
+        "ports": 1,
+        "sources": {"ports": "a test's single-port card"},
+    }
+    path = tmp_path / "two_cards.yaml"
+    path.write_text(yaml.safe_dump(data))
+    two_cards = simulate(scenario.load(path))
+    assert not any(name.startswith("card ") for name in two_cards.utilization)
+    assert two_cards.throughput_MBps > 1.2 * one_card.throughput_MBps

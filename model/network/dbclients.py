@@ -40,7 +40,7 @@ from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from . import tcp
-from .hosts import HostNet, add, charge, host_net
+from .hosts import HostNet, charge, host_net
 from .parameters import PARAMETERS
 from .spec import DbBody
 
@@ -65,7 +65,7 @@ def _wire(
     charge(usage, dst, None, received * dst.frame_s - in_reader, on_irq=True)
     charge(usage, dst, dst_core, in_reader)
     for side in (src, dst):
-        add(usage, side.nics[0], wire)
+        side.charge_nic(usage, 0, wire)
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:

@@ -43,6 +43,8 @@ class HostNet:
     cpu: FlowResource  # all cores, core-seconds per second
     irq: FlowResource  # the core(s) that take the NICs' interrupts
     nics: list[FlowResource]  # wire bytes per second, one per bonded member
+    # each member's card where its ports together could outrun the card's host bus, else None
+    cards: list[FlowResource | None]
     copy_s_per_byte: float
     frame_s: float  # CPU seconds per frame sent or received
     processes: dict[str, FlowResource] = field(default_factory=dict)
@@ -57,6 +59,31 @@ class HostNet:
                 f"core {self.label}.{name}", share, unit="core-s"
             )
         return self.processes[name]
+
+    def charge_nic(self, usage: dict[FlowResource, float], member: int, amount: float) -> None:
+        """``amount`` wire bytes per byte across bond member ``member``, and its card's host bus
+        where the card's ports share one."""
+        add(usage, self.nics[member], amount)
+        card = self.cards[member]
+        if card is not None:
+            add(usage, card, amount)
+
+
+def cards_of(
+    net: FlowNetwork, catalog: Catalog, label: str, nic: Nic, members: int
+) -> list[FlowResource | None]:
+    """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports,
+    sharing the card's host bus, a resource only where the ports together could outrun it (two
+    40 GbE ports on PCIe 3.0 x8); None where a member has its card, or its bus, to itself."""
+    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+    cards: list[FlowResource | None] = [None] * members
+    for first in range(0, members, nic.ports):
+        ports = range(first, min(first + nic.ports, members))
+        if len(ports) > 1 and bus.peak_MBps * 1e6 < len(ports) * nic.rate_Gbps * 1e9 / 8:
+            card = net.resource(f"card {label}.{first // nic.ports}", bus.peak_MBps * 1e6)
+            for member in ports:
+                cards[member] = card
+    return cards
 
 
 def host_net(
@@ -90,6 +117,7 @@ def host_net(
         cpu=cpu,
         irq=irq,
         nics=nics,
+        cards=cards_of(net, catalog, label, nic, members),
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,

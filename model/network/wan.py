@@ -232,9 +232,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the
         receiver's NIC takes what arrives, 1 - loss of it (the path loses the rest)."""
         for m, share in _members_of(index, members, body.bonding):
-            add(usage, sender.nics[m], per_byte * share)
+            sender.charge_nic(usage, m, per_byte * share)
             add(usage, circuits[m], per_byte * share)
-            add(usage, receiver.nics[m], per_byte * share * (1.0 - body.loss_rate))
+            receiver.charge_nic(usage, m, per_byte * share * (1.0 - body.loss_rate))
 
     def disk_read(usage: dict, core: FlowResource) -> None:
         if source is not None:

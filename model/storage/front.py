@@ -247,7 +247,7 @@ def build(
         if threads is not None:  # all its server work on the pool's threads too
             usage[threads] = usage[server]
         add(usage, client, wire)
-        add(usage, side.nics[member], wire)
+        side.charge_nic(usage, member, wire)
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
