@@ -65,6 +65,11 @@ def count_up_to(high: int, why: str) -> Any:
 
 
 NonNegativeInt = Annotated[int, Bound(0.0, words="zero or a positive integer")]
+# an Ethernet MTU: IPv4's least datagram every host takes (RFC 791, 576 bytes) to IP's largest
+# (65,535); below 576 a TCP segment would carry nothing past its headers
+Mtu = Annotated[
+    int, Bound(576, 65535, words="an MTU from 576 to 65,535 bytes (1,500 standard, 9,000 jumbo)")
+]
 Share = Annotated[float, Bound(0.0, 1.0, words="a share from 0 to 1")]
 PositiveFloat = Annotated[float, POSITIVE]
 NonNegativeFloat = Annotated[float, NON_NEGATIVE]

@@ -88,6 +88,10 @@ def scenario_text() -> str:
         ("psu_relay", "feed.sites=10001", "up to 10,000 (each site is simulated)"),
         ("eah_download", "workload.clients=10001", "up to 10,000 (each client is simulated)"),
         ("eah_download", "chunk_KiB=1048577", "a power of two from 4 to 1,048,576 KiB"),
+        # an MTU of 52 bytes was a ZeroDivisionError traceback, 40 a negative segment that ran
+        ("eah_download", "mtu_B=52", "an MTU from 576 to 65,535 bytes"),
+        ("mdsplus", "mtu_B=65536", "an MTU from 576 to 65,535 bytes"),
+        ("atlas_lightpath", "mtu_B=100", "an MTU from 576 to 65,535 bytes"),
         ("atlas_intellistation", "kernel.page_B=9007199254740993", "at most 2^53"),
         ("psu_copy", "kernel.page_B=12288", "must be a power of two from 4,096 to 65,536"),
         ("atlas_lightpath", "tcp.page_B=3", "must be a power of two from 4,096 to 65,536"),

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import UserError
-from ..schema import NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
+from ..schema import Mtu, NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, TcpSettings, TcpTuned
 from ..spec import Reference, Scenario
 
@@ -95,7 +95,7 @@ class WanBody:
     rtt_ms: PositiveFloat  # the round-trip time between the hosts, as ping reports it
     loss_rate: NonNegativeFloat  # the share of packets the path loses (0 to below 1)
     workload: WanWorkload
-    mtu_B: PositiveInt = 1500  # the Ethernet MTU of the path (576 to 65535; 9000 is jumbo frames)
+    mtu_B: Mtu = 1500  # the Ethernet MTU of the path (9000 is jumbo frames)
     bonding: Literal["hash", "round_robin"] = "hash"
     irq_affinity: Literal["cpu0", "spread", "rss"] = "cpu0"
     sender_storage: str | None = None
@@ -111,10 +111,6 @@ class WanBody:
                 where,
                 "loss_rate",
                 f"must be below 1 (a share of packets lost), got {self.loss_rate}",
-            )
-        if self.mtu_B < 576 or self.mtu_B > 65535:
-            raise UserError(
-                where, "mtu_B", f"must lie between 576 and 65535 bytes, got {self.mtu_B}"
             )
         for side, name in (("source", "sender_storage"), ("sink", "receiver_storage")):
             if getattr(self.workload, side) == "disk" and getattr(self, name) is None:
@@ -202,7 +198,7 @@ class DbBody:
     # the CPU cycles each host spends per Ethernet frame besides the copy (see model.settings)
     net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
     lan_rtt_ms: PositiveFloat = 0.2
-    mtu_B: PositiveInt = 1500  # the LAN's Ethernet MTU
+    mtu_B: Mtu = 1500  # the LAN's Ethernet MTU
     tree_servers: PositiveInt = 1
     # every host's TCP settings, only those this model reads: MDSplus asks for no socket buffer,
     # so the kernel sizes them (net.core's caps never bind), and a reply is taken at its window

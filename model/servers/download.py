@@ -161,7 +161,11 @@ if TYPE_CHECKING:  # numpy is loaded where a run needs it: a storage scenario ne
 
 PAGE_B = PageCache.page_B  # the default page size; a scenario's is its kernel.page_B
 SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
-MD5_FILE_B = 4096  # one page: the 32-hex-digit sum and the file name
+# the md5 file as the server reads it: one page (its 32-hex-digit sum and the file's name, some 60
+# bytes, on a page of its own); its bytes on the link, some 60 beside a file of 2 MiB, are left
+# out, and what a run moves is its data files, as the report counts them (2,502 x 2,050 KiB is
+# its "5009 MB downloaded", MiB)
+MD5_FILE_B = 4096
 INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
 # An ext3 directory entry: 8 bytes and the name, padded to 4. The data files' names are not given;
 # Einstein@home's radio-pulsar work units have names of about 48 characters (estimated).
@@ -556,7 +560,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         ),
     )
     elapsed = ran * pairs / simulated
-    pair_B = file_B + MD5_FILE_B
+    pair_B = file_B  # what a pair delivers: its data file (the md5 file's bytes left out)
     drive_f, drive_i = drives[:2]
     asleep_s = {"opening": asleep_opening_s, "data": asleep_data_s}
     # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many

@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from ..errors import UserError
 from ..schema import (
     Bound,
+    Mtu,
     NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
@@ -173,7 +174,7 @@ class DownloadBody:
     # ext3's cost are not keys here (an access time's write-back is server.atime's)
     kernel: PageCache = field(default_factory=PageCache)
     tcp: DownloadTcp = field(default_factory=DownloadTcp)  # the server's send buffers (tcp_wmem)
-    mtu_B: PositiveInt = 1500  # the server link's Ethernet MTU
+    mtu_B: Mtu = 1500  # the server link's Ethernet MTU
     # where the server NIC's interrupts, and with them the ACK-clocked sending of TCP, run: cpu0,
     # one core (a single-queue NIC: irqbalance moves its one interrupt, never splits it); spread,
     # over all the host's cores; rss, a multi-queue NIC's receive-side scaling, each connection on
