@@ -12,13 +12,15 @@ way), the revolution the next request waits for its first sector, which has just
 head. A sequential read pays no such turn: the drive's look-ahead has the next request's data.
 
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
-drives' off under md, a hardware RAID volume's controller's ``write_back``).
-A write smaller than a RAID5/6 stripe first reads what its parity needs (``partial_stripe_s``:
-read-modify-write or reconstruct-write). The host CPU a direct stream costs has no page cache and
-no copy in it: pinning the buffer's pages, building and mapping the request and its completion,
-as a published direct read measured them per byte (``DIRECT_IO_CYCLES_PER_BYTE``), or the fixed
-cost of a request where that is more (``io_cycles_per_request``, ``requests.core_s_per_byte``);
-the writer pays its controller's driver path for every byte itself.
+drives' off under md, a hardware RAID volume's controller's ``write_back``). A write smaller than
+a RAID5/6 stripe first reads what its parity needs (read-modify-write or reconstruct-write), and
+its drives then wait for its sectors to come round unless a write cache takes it
+(``sectors_come_round_s``: a partial stripe is never faster than a full one). The host CPU a
+direct stream costs has no page cache and no copy in it: pinning the buffer's pages, building and
+mapping the request and its completion, as a published direct read measured them per byte
+(``DIRECT_IO_CYCLES_PER_BYTE``), or the fixed cost of a request where that is more
+(``io_cycles_per_request``, ``requests.core_s_per_byte``); the writer pays its controller's driver
+path for every byte itself.
 Calibrated through the storage path's parameters (``001_4cf980d67b39ffac.txt``); no report's table
 measures direct I/O (the external rows of data/measured/external/arrays.csv do).
 """
@@ -30,7 +32,7 @@ import math
 from ..errors import NotModelled
 from ..parts import Disk, Host, Ssd
 from . import disk as disk_model
-from . import flash, requests
+from . import flash
 from .raid import LEVELS
 from .spec import StorageBody, Volume
 from .topology import StoragePath
@@ -71,13 +73,28 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
     seconds = request_B / touched / drive_Bps
     if isinstance(disk, Ssd):  # no turn to wait: the larger of its latency and its transfer
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
-    if op == "write" and layout.parity_chunks and touched < width:
-        return seconds + partial_stripe_s(
-            volume, touched, drives, disk, min(request_B, chunk_B) / drive_Bps
-        )
-    if op == "write" and not write_cache_on(body, vname, disk):
-        seconds += disk_model.revolution_s(disk)
-    return seconds
+    if op != "write":
+        return seconds
+    # what a write smaller than a parity stripe reads first (nothing for a full stripe)
+    reads_s = (
+        min(request_B, chunk_B) / drive_Bps if layout.parity_chunks and touched < width else 0.0
+    )
+    if write_cache_on(body, vname, disk):  # the drive takes the write into its cache
+        return seconds + reads_s
+    return seconds + sectors_come_round_s(disk, reads_s)
+
+
+def sectors_come_round_s(disk: Disk, reads_s: float) -> float:
+    """The time from a write's request to the first of its sectors under the head, its drive
+    writing to the platter: a full stripe, or a partial one's reconstruct-write (the stripe's other
+    chunks read on other drives first), finds its sectors just passed, the last request having
+    ended on them or the reads having let them go by, and waits for them to come round; a
+    read-modify-write reads the old data and parity first and writes them back where they were,
+    one turn from the start of the read. Either way whole turns of the platter: at least one, and
+    as many as reads longer than a turn span (which read-modify-write or reconstruct-write a
+    write takes does not change it: ``requests.small_write_commands``)."""
+    turn_s = disk_model.revolution_s(disk)
+    return turn_s * max(1, math.ceil(reads_s / turn_s - 1e-9))
 
 
 def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
@@ -89,20 +106,6 @@ def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
         return 1
     stripes = volume.lvm_stripes or volume.groups
     return min(stripes, math.ceil(request_B / chunk_B))
-
-
-def partial_stripe_s(
-    volume: Volume, touched: int, drives: int, disk: Disk, chunk_s: float
-) -> float:
-    """What a write of ``touched`` of a stripe's data chunks on ``drives`` adds to its own transfer.
-
-    Read-modify-write reads the old data and parity and writes them back where they were: one turn
-    from the start of the read to the start of the write. Reconstruct-write reads the stripe's other
-    data chunks first, on other drives. Which one: ``requests.small_write_commands``.
-    """
-    if not requests.small_write_commands(volume, drives, touched)[2]:
-        return chunk_s  # the other chunks' reads, in parallel, before the writes
-    return max(disk_model.revolution_s(disk) - chunk_s, 0.0)  # the turn back to the same sectors
 
 
 def request_limit_Bps(body: StorageBody, path: StoragePath, core_s: float) -> float:
