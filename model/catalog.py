@@ -26,7 +26,7 @@ import yaml
 
 from . import paths, yamlio
 from .errors import UserError
-from .parts import CATEGORIES, Bus, Cpu, Enclosure, Expander, Host, Nic, Part, Ssd
+from .parts import CATEGORIES, Bus, Cpu, Enclosure, Expander, Host, Nic, Part, Ssd, pcie_trained
 from .schema import build_dataclass
 
 _SINGULAR = {"buses": "bus"}  # the category name without its plural s
@@ -170,32 +170,82 @@ def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -
         raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
 
 
-def nic_rate_Bps(catalog: Catalog, nic: Nic) -> float:
-    """What a NIC moves each way, bytes per second: its line rate, or the peak of the host bus it
-    sits on (``host_bus``) where that is less (a 100 GbE card in a PCIe 3.0 x8 slot)."""
-    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
+    """The bus a card whose own host interface is ``own_bus`` crosses into host ``host_id``: its
+    link trained in the host's fastest slot that takes it (``parts.pcie_trained``; a PCI card at the
+    slower of its bus and the slot's), where the catalog lists the host's buses in full. Its own
+    bus where no host is named, the host's buses are not described or only in part, or none of
+    them is of the card's kind (a NIC on the board, as a server's gigabit ports are)."""
+    own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
+    if host_id is None:
+        return own
+    host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
+    if not host.buses or not host.buses_complete:
+        return own
+    links = []
+    for entry in host.buses:
+        slot = catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", f"{host_id}: buses")
+        if own.protocol == slot.protocol == "pcie":
+            links.append(pcie_trained(own, slot))
+        elif own.kind == slot.kind == "parallel" and own.multidrop == slot.multidrop:
+            links.append(slot if slot.peak_MBps < own.peak_MBps else own)
+    return max(links, key=lambda bus: bus.peak_MBps) if links else own
+
+
+def nic_rate_Bps(catalog: Catalog, nic: Nic, host_id: str | None = None) -> float:
+    """What a NIC moves each way, bytes per second: its line rate, or the peak of its link into
+    the host (``card_link``: its own host bus, trained in the host's slot) where that is less (a
+    100 GbE card in a PCIe 3.0 x8 slot)."""
+    bus = card_link(catalog, nic.host_bus, host_id)
     return min(nic.rate_Gbps * 1e9 / 8.0, bus.peak_MBps * 1e6)
 
 
-def nic_bus_note(catalog: Catalog, nic_id: str) -> str | None:
-    """A result's note when a NIC's host bus, not its line, sets what it moves (the resource named
-    after the NIC is then the bus's limit), else None."""
+def link_words(bus: Bus) -> str:
+    """A bus as a reader names it: "PCIe 3.0 x8" for a PCI Express link, else its name."""
+    if bus.protocol != "pcie":
+        return bus.name
+    generation = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}.get(bus.lane_rate_Gbps)
+    return f"PCIe {generation}.0 x{bus.lanes}" if generation else bus.name
+
+
+def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> str | None:
+    """A result's note when a NIC's link into its host, not its line, sets what it moves (the
+    resource named after the NIC is then the link's limit), or when the host, its buses listed in
+    full, has no slot of the NIC's kind (the NIC then taken as on its board), else None."""
     nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
-    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+    bus = card_link(catalog, nic.host_bus, host_id)
+    own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
+    host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id) if host_id else None
+    said = []
+    if bus == own and host is not None and host.buses and host.buses_complete:
+        kinds = [
+            catalog.get("buses", e.bus, "data/hardware/hosts.yaml", host_id) for e in host.buses
+        ]
+        if not any(k.protocol == own.protocol and k.kind == own.kind for k in kinds):
+            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+            said.append(
+                f"{host_id} has no slot of its {link_words(own)} kind ({held}): taken as on "
+                "the board"
+            )
     line_MBps = nic.rate_Gbps * 1e3 / 8.0
-    if bus.peak_MBps >= line_MBps:
-        return None
-    return (
-        f"{nic_id}: its host bus {nic.host_bus} ({bus.peak_MBps:,.0f} MB/s) is slower than its "
-        f"{nic.rate_Gbps:g} Gbit/s line ({line_MBps:,.0f} MB/s): the NIC moves at most the bus's "
-        "rate"
-    )
+    if bus.peak_MBps < line_MBps:
+        link = (
+            f"its host bus {nic.host_bus}"
+            if bus == own
+            else f"its {link_words(own)} host interface, trained to {link_words(bus)} in "
+            f"{host_id}'s slot"
+        )
+        said.append(
+            f"{link} ({bus.peak_MBps:,.0f} MB/s) is slower than its {nic.rate_Gbps:g} Gbit/s line "
+            f"({line_MBps:,.0f} MB/s): the NIC moves at most the bus's rate"
+        )
+    return f"{nic_id}: " + "; ".join(said) if said else None
 
 
-def nic_notes(catalog: Catalog, *nic_ids: str) -> tuple[str, ...]:
-    """``nic_bus_note`` of each NIC among ``nic_ids`` (once each) whose host bus is slower than its
-    line."""
-    return tuple(note for n in dict.fromkeys(nic_ids) if (note := nic_bus_note(catalog, n)))
+def nic_notes(catalog: Catalog, *nics: tuple[str, str | None]) -> tuple[str, ...]:
+    """``nic_bus_note`` of each (NIC, host it sits in, or None) among ``nics`` (once each) whose
+    link into the host is slower than its line."""
+    return tuple(dict.fromkeys(note for n, h in nics if (note := nic_bus_note(catalog, n, h))))
 
 
 def check_references(

@@ -60,7 +60,7 @@ def test_nvme_drives_on_one_segment_share_its_lanes(tmp_path):
     assert r.bottleneck == "bus riser"
     assert 0.99 * cap_MBps < r.throughput_MBps <= r.bound_MBps < 4 * 7000
     # two of them fit under the riser, each on its own x4 link trained to the riser's PCIe 3.0
-    # (buses.pcie_trained): 3,601 MB/s each, not the drives' 7,000
+    # (parts.pcie_trained): 3,601 MB/s each, not the drives' 7,000
     r = _run(tmp_path, scenario(on_riser("samsung_980_pro_1tb", 2, "raid0"), workload))
     gen3_x4 = CAT.get("buses", "pcie3_x4", "", "")
     link_MBps = gen3_x4.peak_MBps * framing.payload_share(gen3_x4, 256)

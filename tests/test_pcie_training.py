@@ -1,13 +1,13 @@
 """A PCI Express link trains to the highest generation both ends support and to the fewer lanes
-(``buses.pcie_trained``): a newer card or drive in an older or narrower slot runs at what the
+(``parts.pcie_trained``): a newer card or drive in an older or narrower slot runs at what the
 two share, and a link the slot alone sets is named as the slot's."""
 
 import pytest
 
 from model import catalog, scenario
+from model.parts import pcie_trained
 from model.simulate import simulate
 from model.storage import framing
-from model.storage.buses import pcie_trained
 
 TEMPLATE = "data/templates/storage_server.yaml"
 NVME_READ = [

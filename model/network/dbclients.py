@@ -259,7 +259,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bound,
         notes=(
             f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",
-            *nic_notes(catalog, body.nic),
+            *nic_notes(catalog, (body.nic, body.server_host), (body.nic, body.client_host)),
         ),
     )
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, nic_rate_Bps
+from ..catalog import Catalog, card_link, nic_rate_Bps
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
@@ -70,12 +70,13 @@ class HostNet:
 
 
 def cards_of(
-    net: FlowNetwork, catalog: Catalog, label: str, nic: Nic, members: int
+    net: FlowNetwork, catalog: Catalog, label: str, nic: Nic, members: int, host_id: str
 ) -> list[FlowResource | None]:
     """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports,
-    sharing the card's host bus, a resource only where the ports together could outrun it (two
-    40 GbE ports on PCIe 3.0 x8); None where a member has its card, or its bus, to itself."""
-    bus = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", f"{nic.name}: host_bus")
+    sharing the card's link into the host (``catalog.card_link``), a resource only where the ports
+    together could outrun it (two 40 GbE ports on PCIe 3.0 x8); None where a member has its card,
+    or its bus, to itself."""
+    bus = card_link(catalog, nic.host_bus, host_id)
     cards: list[FlowResource | None] = [None] * members
     for first in range(0, members, nic.ports):
         ports = range(first, min(first + nic.ports, members))
@@ -108,7 +109,7 @@ def host_net(
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    rate_Bps = nic_rate_Bps(catalog, nic)
+    rate_Bps = nic_rate_Bps(catalog, nic, host_id)
     nics = [net.resource(f"nic {label}.{i}", rate_Bps) for i in range(members)]
     return HostNet(
         label=label,
@@ -117,7 +118,7 @@ def host_net(
         cpu=cpu,
         irq=irq,
         nics=nics,
-        cards=cards_of(net, catalog, label, nic, members),
+        cards=cards_of(net, catalog, label, nic, members, host_id),
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,

@@ -226,7 +226,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     sessions = w.sessions
     per_session_B = total_B / sessions
     flows: list[_FlowSpec] = []
-    notes: list[str] = list(nic_notes(catalog, body.nic))
+    notes: list[str] = list(
+        nic_notes(catalog, (body.nic, body.sender_host), (body.nic, body.receiver_host))
+    )
 
     def wire(usage: dict, index: int, per_byte: float) -> None:
         """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the

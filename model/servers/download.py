@@ -500,7 +500,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     layout = LEVELS[body.level]
     clients = body.workload.clients
     delay_s = body.server.accept_mutex_delay_ms / 1e3
-    link_Bps = nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B)
+    link_Bps = nic_rate_Bps(catalog, nic, body.host) / tcp_wire_per_byte(body.mtu_B)
     host = catalog.get("hosts", body.host, scenario.path, "host")
     client_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
@@ -597,7 +597,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         "workers asleep on reads: "
         + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
         f"{100 * cached.mean():.1f}% of the pairs from the page cache",
-        *nic_notes(catalog, body.server_nic, body.client_nic),
+        *nic_notes(catalog, (body.server_nic, body.host), (body.client_nic, None)),
     )
     busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
     waiting = utilization["drives (a read in flight)"]

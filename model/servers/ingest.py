@@ -250,7 +250,7 @@ def simulate(
         f"{body.microscope_TBph:g} TB/h",
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
-        *catalog_module.nic_notes(catalog, body.client_nic),
+        *catalog_module.nic_notes(catalog, (body.client_nic, None)),
     )
     utilization = dict(out.stage_utilization)
     if body.client_cap_MBps is not None:  # what the servers ask for, as its share carried

@@ -97,7 +97,7 @@ def machines(scenario: Scenario, catalog: Catalog) -> Machines:
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
             )
-        return host, nic_rate_Bps(catalog, nic) * 8 / 1e9
+        return host, nic_rate_Bps(catalog, nic, host_id) * 8 / 1e9
 
     director, director_Gbps = host_and_rate("director", body.director.host, body.director.nic)
     real, real_Gbps = host_and_rate("real_servers", body.real_servers.host, body.real_servers.nic)
@@ -296,7 +296,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         # the sites get at most what they are sent: the feed is an input, not a capacity to doubt
         bound_MBps=min(bound, offered_MBps),
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
-        + nic_notes(catalog, body.director.nic, body.real_servers.nic)
+        + nic_notes(
+            catalog,
+            (body.director.nic, body.director.host),
+            (body.real_servers.nic, body.real_servers.host),
+        )
         + _availability_notes(body, stages, kit, offered_MBps),
     )
 

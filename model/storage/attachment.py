@@ -2,7 +2,7 @@
 slots, their drive channels, shelves (enclosures and expanders) and their uplinks, a flash drive's
 own link, and NVMe drives on a bus segment's lanes.
 
-A controller's host interface carries what its link to the slot trains to (``buses.pcie_trained``)
+A controller's host interface carries what its link to the slot trains to (``parts.pcie_trained``)
 and at most its datasheet's stated maximum; a drive channel runs in the mode its driver set; a
 shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
 cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
@@ -15,9 +15,9 @@ datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 from __future__ import annotations
 
 from ..errors import NotModelled, UserError
-from ..parts import Controller, Disk, Enclosure, Expander, Ssd
+from ..parts import Controller, Disk, Enclosure, Expander, Ssd, pcie_trained
 from ..sim.flows import FlowResource
-from .buses import Buses, pcie_trained
+from .buses import Buses
 from .spec import NVME
 
 

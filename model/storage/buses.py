@@ -1,5 +1,6 @@
 """A host's bus segments as flow resources: PCI, PCI-X and PCI Express segments, the switches and
-chipset links they hang from, and the link a PCI Express card or drive trains to in its slot.
+chipset links they hang from, and the link a PCI Express card or drive trains to in its slot
+(``model.parts.pcie_trained``).
 
 A parallel bus runs at its datasheet peak times ``bus_efficiency`` (arbitration and turnaround), a
 serial link (PCIe) at the payload its frames leave of the encoded rate (``model.storage.framing``).
@@ -17,22 +18,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..catalog import Catalog
-from ..parts import Bus, Controller
+from ..parts import Bus, Controller, pcie_trained
 from ..sim.flows import FlowNetwork, FlowResource
 from . import framing
 from .spec import StorageBody
-
-
-def pcie_trained(device: Bus, slot: Bus) -> Bus:
-    """The link a PCI Express device and its slot train to: the highest generation both support
-    and the fewer lanes (PCI Express Base Specification, 4.2, Link Initialization and Training:
-    the link comes up at the lanes both ends have and the fastest rate both advertise; the
-    catalog's Samsung 980 PRO, a PCIe 4.0 x4 drive, reads about 3.3 GB/s in a PCIe 3.0 slot).
-    Anything but two PCI Express ends keeps ``device``."""
-    if device.protocol != "pcie" or slot.protocol != "pcie":
-        return device
-    slower = slot if slot.lane_rate_Gbps <= device.lane_rate_Gbps else device
-    return replace(slower, lanes=min(device.lanes, slot.lanes))
 
 
 class Buses:

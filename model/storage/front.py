@@ -389,7 +389,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         )
         + " (TCP/IP and Ethernet framing besides, per frame)",
         *front.path.notes,
-        *nic_notes(catalog, catalog.get("hosts", body.host, scenario.path, "host").nics[0], c.nic),
+        *nic_notes(
+            catalog,
+            (catalog.get("hosts", body.host, scenario.path, "host").nics[0], body.host),
+            (c.nic, None),
+        ),
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used
