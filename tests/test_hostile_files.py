@@ -115,7 +115,7 @@ def test_a_relay_run_too_long_to_wait_for_is_refused(run_cli):
             "real_servers.count=100",
         ),
         "feed.products",
-        "at most 20,000",
+        "at most 100,000",
     )
     assert simulate(scenario.load("psu_relay", ["feed.products=10000"])).throughput_MBps > 0
 
