@@ -588,9 +588,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # connection alone gets, then checked
     one_flow_Bps = min(link_Bps_by_flows(body, host, link_Bps, 1)[1], client_Bps)
     pace_s = file_B / one_flow_Bps + demand_s["client md5 checks"][0]
-    bound_MBps = min(
-        clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0)
-    ) / 1e6
+    bound_MBps = (
+        min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
+        / 1e6
+    )
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
     # drive is saturated: the share of the time the volume has a read in flight.
