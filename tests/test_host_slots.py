@@ -71,3 +71,13 @@ def test_a_host_whose_slot_list_was_only_partly_read_takes_a_scenario_s_segments
         "predict", "data/templates/storage_server.yaml", "--point", "--set", "host=psu_director"
     )
     assert status == 0, err
+
+
+def test_a_host_whose_buses_are_not_described_says_its_segments_are_taken_as_declared(run_cli):
+    """The fuzz audit's case: the all-flash template on a 2003 MDSplus server, whose catalog entry
+    lists no buses, predicts its PCIe 4.0 segments' 54,400 MB/s: it says what it took on trust."""
+    status, out, err = run_cli("predict", NVME, "--point", "--set", "host=ga_mdsplus_server")
+    assert status == 0, err
+    assert "ga_mdsplus_server: its catalog entry lists no buses" in out
+    status, out, _ = run_cli("predict", NVME, "--point")
+    assert "lists no buses" not in out

@@ -121,6 +121,11 @@ def build(
         note = _add_volume(path, attachment, vname, bytes_per_stream)
         if note is not None:
             notes.append(note)
+    if not host.buses and any(seg.via is None for seg in body.buses.values()):
+        notes.append(
+            f"{body.host}: its catalog entry lists no buses, so the bus "
+            "segments are taken as declared, not checked against its slots"
+        )
     path.notes = tuple(notes)
     return path
 
