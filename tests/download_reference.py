@@ -25,6 +25,7 @@ from model.servers.download import (
     read_ahead_windows,
     readahead_mark_B,
     roots_read,
+    round_trips_s,
     whole_pages_B,
 )
 from model.servers.spec import DownloadBody
@@ -320,7 +321,8 @@ class Server:
             "data": 0.0,
         }  # a worker's time asleep on reads, by what it read
         self.file_B = int(round(body.workload.file_size_KiB * 1024))
-        self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6)
+        # the client's md5 check, and the next pair's files' LAN round trips
+        self.md5_check_s = self.file_B / (body.workload.client_md5_MBps * 1e6) + round_trips_s(body)
         self.page_B = page_B = body.kernel.page_B
         # the page cache reads the last page whole
         self.file_pages_B = whole_pages_B(self.file_B, page_B)

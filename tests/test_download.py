@@ -1003,3 +1003,19 @@ def test_tiny_files_never_deliver_more_than_the_link_carries():
     )
     assert result.throughput_MBps <= 125e6 * 1448 / 1538 / 1e6 * (1 + 1e-9)
     assert result.throughput_MBps <= result.bound_MBps * (1 + 1e-9)
+
+
+def test_each_file_waits_for_its_round_trips():
+    """One client fetching 4 KiB files from memory: a pair costs its two files' request round
+    trips (0.1 ms each on a kept-alive connection, two each for a new connection a file) beside
+    its transfer and md5 check, so the LAN's latency, not the link, sets it."""
+    base = ("workload.file_size_KiB=4", "workload.dataset_files=100", "workload.clients=1")
+    near, far = _run(*base, "lan_rtt_ms=0.05"), _run(*base, "lan_rtt_ms=0.5")
+    pair_B = 4096
+    link_s = pair_B / (125e6 * 1448 / 1538)
+    check_s = pair_B / 400e6
+    for result, rtt_s in ((near, 0.05e-3), (far, 0.5e-3)):
+        expected_MBps = pair_B / (link_s + check_s + 2 * rtt_s) / 1e6
+        assert result.throughput_MBps == pytest.approx(expected_MBps, rel=0.05)
+    fresh = _run(*base, "lan_rtt_ms=0.5", "server.connections=per_file")
+    assert fresh.throughput_MBps < 0.6 * far.throughput_MBps

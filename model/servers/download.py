@@ -365,6 +365,13 @@ def send_s_per_byte(body: DownloadBody, host: Host) -> float:
     return sent * body.net_cycles_per_frame / (host.clock_GHz * 1e9)
 
 
+def round_trips_s(body: DownloadBody) -> float:
+    """The LAN round trips a pair's two files wait for: each its request out and its reply's first
+    byte back, and with a new connection a file (``per_file``) its handshake too."""
+    per_file = 1 if body.server.connections == "keep_alive" else 2
+    return 2 * per_file * body.lan_rtt_ms / 1e3
+
+
 def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
     """The cores that run the sending work of ``flows`` connections: one (``cpu0``), every core
     (``spread``), or with ``rss`` one a connection, at most every core."""
@@ -538,7 +545,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         body.tcp.initial_window_segments,
         QUICKACKS,
         ACKS_PER_SEGMENT,
-        file_B / (body.workload.client_md5_MBps * 1e6),  # the client checks the file's md5 sum
+        # between a pair's last byte and the next pair's first: the client checks the data file's
+        # md5 sum, then each of the next pair's two files waits for its round trips
+        file_B / (body.workload.client_md5_MBps * 1e6) + round_trips_s(body),
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,
         download_events.new_heap(clients),  # the link's flows, one a connection
@@ -587,7 +596,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
     one_flow_Bps = min(link_Bps_by_flows(body, host, link_Bps, 1)[1], client_Bps)
-    pace_s = file_B / one_flow_Bps + demand_s["client md5 checks"][0]
+    pace_s = file_B / one_flow_Bps + demand_s["client md5 checks"][0] + round_trips_s(body)
     bound_MBps = (
         min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
         / 1e6
