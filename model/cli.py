@@ -1,4 +1,5 @@
-"""``python -m model``: predict, validate, calibrate (the contracts: docs/design.md).
+"""``python -m model``: predict, validate, calibrate, sweep, schema and new (the contracts:
+docs/design.md).
 
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
 A configuration no model covers yet prints one line and exits 3. Ctrl-C ends any command with one
@@ -90,7 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser(
         "schema", help="every scenario key: type, unit, default, allowed values, meaning"
     )
-    r.add_argument("target", nargs="?", metavar="MODEL[.SECTION]", help="one model or section")
+    r.add_argument(
+        "target",
+        nargs="?",
+        metavar="MODEL[.SECTION] | CATEGORY",
+        help="one model or section, or a parts file's category (ssds, nics, hosts, ...)",
+    )
     r.add_argument(
         "--markdown", action="store_true", help="markdown, as docs/scenario-reference.md holds it"
     )

@@ -2,7 +2,8 @@
 measurements beyond their spread, by which a prediction's 90 % interval widens
 (``model.uncertainty``).
 
-``data/calibrated/model_error.json`` (written by validation from the leave-one-out residuals of
+``data/calibrated/model_error.json`` (written by ``python -m model calibrate`` from the
+leave-one-out residuals of
 the tables a model predicts) holds per model the 90 % quantile q of how far (log) each held-out
 measurement lies outside its spread (``model.coverage``; a model with too few rows takes the
 largest of the others', or its own worst miss where that is larger); an interval [low, high]

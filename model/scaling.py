@@ -18,8 +18,8 @@ Eight curves, each one scenario with one count raised (a speed figure, never pas
   every client's reads cross the one server's core, so their flows share out together;
 - acquisition servers 1 to 3,000 writing the microscope store (``em_ingest_microscopes``,
   ``clients``);
-- real servers 1 to 50 behind the relay's director (``psu_relay``, ``real_servers.count``; 50 is
-  the most its 400 products allow);
+- real servers 1 to 50 behind the relay's director (``psu_relay``, ``real_servers.count``; a relay
+  scenario takes up to 100, and 100,000 product-server pairs);
 - clients 1 to 1,000 on the download server (``eah_download``, ``workload.clients``, its worker
   taking 1,024 connections): the clients share the test's fixed 2,502 file pairs, so more clients
   mean more connections at once, not more work.

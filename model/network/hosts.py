@@ -1,5 +1,6 @@
 """A host's network side as flow resources: its cores, the core that takes the NICs' interrupts,
-its NICs.
+its NICs, and the cards whose ports share one host bus (``cards_of``: a dual-port card's two
+ports, where together they could outrun it, cross one ``card`` resource).
 
 CPU time per payload byte comes in three kinds, each charged where it runs:
 

@@ -1,2 +1,3 @@
-"""Server and cluster models: the LVS director and its real servers, availability of failover
-pairs."""
+"""Server and cluster models: the Einstein@home download server (``download``, its compiled loop
+and its parts), the microscope ingest (``ingest``), the relay cluster behind an LVS director
+(``relay``, ``lvs``) and the availability of failover pairs (``availability``)."""

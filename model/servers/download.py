@@ -17,7 +17,8 @@ done. The server side, request by request:
 - A worker serves a request with ``sendfile``; when a page it needs is not in memory yet, it sleeps
   in the kernel until the read completes, and its other connections wait with it. When the
   connection's socket is full, ``sendfile`` returns and the worker turns to its other connections
-  until the socket has room again (``Socket``).
+  until the socket has room again (``Socket`` of ``tests/download_reference.py``, the SimPy model
+  the compiled loop is checked against).
 - The report does not say how the clients fetched. The point reads HTTP/1.1's default, persistent
   connections (RFC 9112 section 9.3; nginx keeps them 75 s, and wget or curl fetching several files
   in one run reuses one): ``connections: keep_alive``, a connection whose send buffer has grown to
@@ -27,7 +28,7 @@ done. The server side, request by request:
   and grows with the congestion window as the client acknowledges what it has received
   (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so far ahead of the link
   before it must leave a file for another. Taken as the point, ``per_file`` fits the table worse
-  (median |error| 11.8 against 10.0 %; the one-worker tuned RAID6 column 25 to 51 % slow).
+  (median |error| 16.5 against 7.5 % at this version; the one-worker tuned RAID6 column slowest).
 - Opening a file looks its name up, then reads its inode. 1000 MB of memory cannot hold the metadata
   of two million files, and a leaf or inode page is touched once in a thousand requests while the
   data streams through the page cache in seconds, so none stays cached from one pair to the next.
@@ -67,8 +68,8 @@ done. The server side, request by request:
   the scenario declares it an unknown. (ext3's journal writes the page first, in one sequential run
   every 5 s commit for all of them; that is left out.) Before this cost was modelled, the scenario
   read every lookup as reading its root, a cache that keeps no directory block, to make up for
-  it; with it, the warm point fits the table better (median |error| 10.0 to 9.7 %, p90 24.3 to
-  23.9 %) and the cold and noatime readings are the range.
+  it; with it, the warm point fit the table better when it came (median |error| 10.0 to 9.7 %, p90
+  24.3 to 23.9 %) and the cold and noatime readings are the range.
 - The kernel's read-ahead (Linux's on-demand read-ahead) reads a file in windows: the first sized
   from the first request, each next one larger up to ``read_ahead_KiB``; reaching a window starts
   the read of the next one in the background, so a stream has one window in flight ahead. The
@@ -107,19 +108,24 @@ done. The server side, request by request:
   1 GbE, so it binds nothing there, but one core without TSO sends some 380 MB/s, less than a
   10 GbE link.
 - A client computes the md5 sum of the data file it received and compares it before it asks for
-  the next pair (the report: "done on the client").
+  the next pair (the report: "done on the client"), and each of the pair's two files waits for its
+  LAN round trips (``lan_rtt_ms``, ``round_trips_s``): its request out and its reply's first byte
+  back, and with ``per_file`` its connection's handshake too.
 
 The bound is the bottleneck law over every resource a pair uses: each drive (its busy time a pair),
-the link (its bytes a pair), the interrupt cores' sending work, and the workers' CPU (a worker
-asleep on a read uses none, and the model gives a worker no CPU cost of its own). Utilisation is
-each one's busy time over the run's, and one more figure, the share of the time the volume has a
-read in flight (iostat's %util of the device), names what a server whose workers sleep on reads
-waits for: its drives, though none is saturated.
+the link (its bytes a pair), the interrupt cores' sending work, the clients' md5 checks, and the
+workers' CPU (a worker asleep on a read uses none, and the model gives a worker no CPU cost of its
+own); and each client's own pace where that is less (a pair sent at one connection's best, its md5
+check and its round trips, one after another). Utilisation is each one's busy time over the
+run's, and one more figure, the share of the time the volume has a read in flight (iostat's %util
+of the device), names what a server whose workers sleep on reads waits for: its drives, though
+none is saturated.
 
-The page cache holds under 0.03% of the 4 TB data set, so every read is taken to go to disk. The
-tuned ("optimized") deadline settings are not given in the report; the model reads them as a
-larger read-ahead window, the calibrated free parameter ``tuned_read_ahead_KiB``: what tuning
-buys physically is fewer, longer requests per file, so fewer seeks per byte. Calibrated on
+In the report the page cache holds under 0.03% of the 4 TB data set, so nearly every read goes to
+disk (``data_cached`` above). The tuned ("optimized") deadline settings are not given in the
+report; the model reads them as a larger read-ahead window, the calibrated free parameter
+``tuned_read_ahead_KiB``: what tuning buys physically is fewer, longer requests per file, so fewer
+seeks per byte. Calibrated on
 ``002_d084885fd2f4dc68.txt`` "Web server tests" (with ``disk_format_efficiency`` shared with the
 ATLAS drives).
 

@@ -8,7 +8,7 @@ The same program, page cache, reclaim, write caches and drives as ``model.storag
   whether it is in memory and whether it has been written since it was read;
 - the dirty blocks reclaim has evicted since its last write-back wait in ``to_write``; a write-back
   sorts them and merges contiguous ones up to the driver's largest request, as the elevator does
-  (``model.storage.writecache.merged_runs``);
+  (``merged_runs`` of ``tests/mmap_reference.py``, the Python model the loop is checked against);
 - a write-back cache holds its dirty extents by block (``extent_B``, the bytes held from that
   block's offset) and destages them ascending, merged where contiguous;
 - each drive is ``model.storage.spindle.Spindle`` on the arrays of ``model.storage.drive_arrays``
