@@ -4,7 +4,7 @@ design cites the five reports by title."""
 import re
 import subprocess
 
-from model import measured, paths
+from model import catalog, measured, paths
 
 
 def _tracked() -> list[str]:
@@ -41,3 +41,29 @@ def test_the_notebooks_cite_reports_by_title_not_by_file_name():
         text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
         named += [f"{path.name}: {m}" for m in re.findall(r"00[0-4]_[0-9a-f]{16}\.txt", text)]
     assert named == []
+
+
+def test_the_catalog_s_readme_lists_every_part_with_its_estimated_values():
+    """data/hardware/README.md's table of parts: every part of every catalog file has its row, and
+    the row's last column names exactly the values whose source is an estimate (a docs audit found
+    three parts missing and two rows' estimates wrong)."""
+    import yaml
+
+    readme = (paths.DATA / "hardware" / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`") and cells[1].startswith("`"):
+            rows[(cells[0].strip("`"), cells[1].strip("`"))] = cells[4]
+    loaded = catalog.load().parts  # a host's cpu: entry fills its values with their sources
+    for file in sorted((paths.DATA / "hardware").glob("*.yaml")):
+        for pid in yaml.safe_load(file.read_text(encoding="utf-8")) or {}:
+            key = (file.stem, pid)
+            assert key in rows, f"data/hardware/README.md has no row for {file.stem} {pid}"
+            estimated = {
+                name
+                for name, source in loaded[file.stem][pid].sources.items()
+                if str(source).lower().startswith("estimated")
+            }
+            listed = set() if rows[key] == "-" else {v.strip() for v in rows[key].split(",")}
+            assert listed == estimated, (key, sorted(listed), sorted(estimated))
