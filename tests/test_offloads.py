@@ -163,3 +163,29 @@ def test_an_invalid_gro_value_is_refused_in_one_line(run_cli):
     assert status == 2
     assert len(err.strip().splitlines()) == 1, err
     assert "tcp.gro" in err and "true or false" in err
+
+
+def test_one_tcp_stream_s_work_runs_on_one_core_however_the_interrupts_are_spread():
+    """A client reading over raw TCP without TSO: its stream's ACK-clocked sending is one flow's
+    work, which one core at a time does (its socket locked), so spreading the interrupts over the
+    64 cores gives one stream what one core on cpu0 gives it; two streams, on two cores, twice."""
+
+    def rate(clients, affinity):
+        return simulate(
+            scenario.load(
+                "purchase_nvme",
+                [
+                    f"clients.count={clients}",
+                    "clients.tso=false",
+                    "clients.protocol=tcp",
+                    "workload.op=read",
+                    f"clients.irq_affinity={affinity}",
+                ],
+            )
+        )
+
+    spread, cpu0 = rate(1, "spread"), rate(1, "cpu0")
+    assert spread.bottleneck == "flow storage.0" and cpu0.bottleneck == "irq storage"
+    assert spread.throughput_MBps == pytest.approx(cpu0.throughput_MBps, rel=1e-6)
+    assert rate(2, "spread").throughput_MBps == pytest.approx(2 * spread.throughput_MBps, rel=0.01)
+    assert rate(2, "cpu0").throughput_MBps == pytest.approx(cpu0.throughput_MBps, rel=0.01)

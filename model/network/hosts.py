@@ -151,9 +151,18 @@ def charge_frames(
     usage: dict[FlowResource, float], side: HostNet, flow: int, seconds: float
 ) -> None:
     """Charge a TCP flow's per-frame work: to the interrupt core(s), or with ``rss`` to the one
-    core its hash picks (flows numbered as consecutive ports hash: round the cores)."""
+    core its hash picks (flows numbered as consecutive ports hash: round the cores). With
+    ``spread`` the interrupts go to every core, but one flow's TCP work runs on one core at a
+    time, its socket locked while a core works on it: at most one core's worth a flow (a single
+    TCP stream on today's 100 GbE is held to one core's rate, as iperf's single-stream runs
+    show), which a resource of one core a flow keeps."""
     if side.irq_affinity != "rss":
         charge(usage, side, None, seconds, on_irq=True)
+        if side.irq_affinity == "spread":
+            name = f"flow {side.label}.{flow}"
+            if name not in side.processes:
+                side.processes[name] = side.net.resource(name, 1.0, unit="core-s")
+            add(usage, side.processes[name], seconds)
         return
     core = flow % side.host.cores
     name = f"rss {side.label}.{core}"

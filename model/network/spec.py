@@ -81,8 +81,9 @@ class WanBody:
     With ``bonding: hash`` (802.3ad/LACP, balance-xor) each flow is hashed onto one member, so one
     flow never exceeds one circuit; ``round_robin`` (balance-rr) sprays every flow over all members.
     ``irq_affinity`` is where the NICs' interrupts run: ``cpu0`` (the 2.4 kernel's default, slide 33
-    of the report), ``spread`` over all cores, or ``rss`` (a multi-queue NIC's receive-side scaling:
-    each TCP flow's frames on one core, the flows spread over the cores).
+    of the report), ``spread`` over all cores (a TCP flow's work still on one core at a time, its
+    socket locked), or ``rss`` (a multi-queue NIC's receive-side scaling: each TCP flow's frames
+    on one core, the flows spread over the cores).
     ``sender_storage``/``receiver_storage`` name storage scenarios (``data/scenarios/``) whose
     volume the transfer reads and writes.
     """

@@ -211,7 +211,7 @@ class IngestBody:
     client_nic: str = "nic_10gbe"
     link: str = "lan_10gbe"  # the LAN's links (their MTU)
     # where the storage host's NIC interrupts run: on cpu0, or spread over the cores (as a 2014
-    # kernel does with a multiqueue NIC)
+    # kernel does with a multiqueue NIC), a client's TCP work on one core at a time
     irq_affinity: Literal["cpu0", "spread"] = "spread"
     # the storage host's TCP segmentation offload, as a storage scenario's clients.tso; it changes
     # nothing here: the ingest only writes into the storage host, which sends back only

@@ -35,7 +35,7 @@ import simpy
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import NotModelled, UserError
 from ..network import tcp
-from ..network.hosts import HostNet, add, charge, host_net, partition_bound_Bps
+from ..network.hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
 from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
@@ -240,7 +240,7 @@ def build(
             writer_pays=pays,
         )
         charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
-        charge(usage, side, None, frames_s - in_server_s, on_irq=True)
+        charge_frames(usage, side, i, frames_s - in_server_s)
         if in_flight[i // connections] is not None:
             usage[in_flight[i // connections]] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)

@@ -495,7 +495,9 @@ class Clients:
     # how LACP spreads the clients' connections over the host's bond: client i on member i mod
     # members (balanced), all on the first (collide), or drawn from the scenario's seed (seeded)
     hashing: Literal["balanced", "collide", "seeded"] = "balanced"
-    irq_affinity: Literal["cpu0", "spread"] = "spread"  # where the host's NIC interrupts run
+    # where the host's NIC interrupts run: cpu0, one core; spread, every core, a connection's TCP
+    # work on one core at a time (its socket locked: model.network.hosts.charge_frames)
+    irq_affinity: Literal["cpu0", "spread"] = "spread"
     offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
     # a request's round trip on the LAN, client to host and back, besides the host's own time:
     # what a client reading at random waits for each request, and an NFS reader for each read-ahead
