@@ -103,8 +103,8 @@ done. The server side, request by request:
   softirq context there (``model.network.hosts``), at the host's ``net_cycles_per_frame`` per
   frame and half an ACK a segment (the clients acknowledge every second segment), or with
   ``tcp.tso`` what a Linux 5.4 sender measured (``model.network.tcp.tcp_frame_work_per_byte``).
-  The link carries no more than those cores keep up with (``irq_affinity``: one core, all of
-  them, or with ``rss`` one a connection up to all): a third of one of the report's cores at its
+  The link carries no more than those cores keep up with (``irq_affinity``: one core, or with
+  ``spread`` and ``rss`` one a connection up to all): a third of one of the report's cores at its
   1 GbE, so it binds nothing there, but one core without TSO sends some 380 MB/s, less than a
   10 GbE link.
 - A client computes the md5 sum of the data file it received and compares it before it asks for
@@ -379,11 +379,11 @@ def round_trips_s(body: DownloadBody) -> float:
 
 
 def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
-    """The cores that run the sending work of ``flows`` connections: one (``cpu0``), every core
-    (``spread``), or with ``rss`` one a connection, at most every core."""
-    if body.irq_affinity == "cpu0":
-        return 1
-    return host.cores if body.irq_affinity == "spread" else min(flows, host.cores)
+    """The cores that run the sending work of ``flows`` connections: one (``cpu0``), or one a
+    connection, at most every core: with ``rss`` its hashed queue's, with ``spread`` whichever takes
+    its interrupt, a connection's TCP work on one core at a time, its socket locked
+    (``model.network.hosts.charge_frames``)."""
+    return 1 if body.irq_affinity == "cpu0" else min(flows, host.cores)
 
 
 def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: int):

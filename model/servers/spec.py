@@ -183,8 +183,9 @@ class DownloadBody:
     lan_rtt_ms: PositiveFloat = 0.1
     # where the server NIC's interrupts, and with them the ACK-clocked sending of TCP, run: cpu0,
     # one core (a single-queue NIC: irqbalance moves its one interrupt, never splits it); spread,
-    # over all the host's cores; rss, a multi-queue NIC's receive-side scaling, each connection on
-    # one core and the connections spread over the cores (as model.network.hosts explains)
+    # over all the host's cores, a connection's work on one at a time; rss, a multi-queue NIC's
+    # receive-side scaling, each connection on one core and the connections spread over the cores
+    # (as model.network.hosts explains)
     irq_affinity: Literal["cpu0", "spread", "rss"] = "cpu0"
     # the CPU cycles the server spends per Ethernet frame besides the copy (model.settings explains
     # the default; with tcp.tso its measured cost is scaled as this scales the default)
