@@ -16,16 +16,15 @@ from model.catalog import Catalog, nic_rate_Bps
 from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from model.parts import Disk
 from model.result import Result
-from model.servers.download import (
+from model.servers.download import check, round_trips_s
+from model.servers.download_files import (
     MD5_FILE_B,
     SPLICE_PAGES,
     Directory,
-    check,
     data_cached,
     read_ahead_windows,
     readahead_mark_B,
     roots_read,
-    round_trips_s,
     whole_pages_B,
 )
 from model.servers.spec import DownloadBody

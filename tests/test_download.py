@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from model import catalog, paths, reference, scenario
 from model.errors import UserError
 from model.params import calibrated
-from model.servers import download
-from model.servers.download import read_ahead_windows
+from model.servers import download_files
+from model.servers.download_files import read_ahead_windows
 from model.settings import Kernel
 from model.sim.flows import FlowNetwork
 from model.simulate import simulate
@@ -336,17 +336,17 @@ def test_an_open_reads_the_directory_index_root_a_leaf_and_the_inode_page(array_
     """Cold metadata (1000 MB against two million files): a data file's open reads its directory
     index's root (on a cold page cache, at the directory's first lookup), a leaf and the inode page
     before its data; its md5 file reads its own leaf unless the name hashes to the same one."""
-    from model.servers import download
+    from model.servers import download_files
 
     assert (
-        download.Directory(2048, 2**21, 5 * 2**20).leaves == 82
+        download_files.Directory(2048, 2**21, 5 * 2**20).leaves == 82
     )  # 4096 entries of 56 B, leaves 69 % full
     _reference(
         "variant=r6_opt", "workload.files=40", "workload.clients=1", "server.page_cache=cold"
     )
     lengths = [n for _, n, _ in array_reads]
-    assert lengths[:3] == [download.PAGE_B] * 3 and lengths[3] > download.PAGE_B
-    lookups = sum(1 for n in lengths if n == download.PAGE_B)
+    assert lengths[:3] == [download_files.PAGE_B] * 3 and lengths[3] > download_files.PAGE_B
+    lookups = sum(1 for n in lengths if n == download_files.PAGE_B)
     # leaf, inode, md5 data, the md5 leaf when it differs, and the root when it is not in memory
     assert 3 * 40 <= lookups <= 5 * 40
 
@@ -357,12 +357,12 @@ def test_a_file_s_last_page_is_read_whole_and_its_md5_file_s_page_comes_from_the
     """2050 KiB is not a whole number of pages: the page cache reads the last page whole, so the
     file's last read ends where the md5 file's page begins (written right after it); a lone client's
     drive has read that page ahead by the time it is asked for, so it costs no seek and no turn."""
-    from model.servers import download
+    from model.servers import download_files
 
     _reference("variant=r6_opt", "workload.files=40", "workload.clients=1")
-    ends = {o + n for o, n, _ in array_reads if n > download.PAGE_B}
-    assert all(end % download.PAGE_B == 0 for end in ends)
-    md5 = [took for o, n, took in array_reads if n == download.MD5_FILE_B and o in ends]
+    ends = {o + n for o, n, _ in array_reads if n > download_files.PAGE_B}
+    assert all(end % download_files.PAGE_B == 0 for end in ends)
+    md5 = [took for o, n, took in array_reads if n == download_files.MD5_FILE_B and o in ends]
     assert len(md5) == 40 and max(md5) < 1e-3  # a 7200 rpm turn alone is 8.3 ms
 
 
@@ -575,13 +575,13 @@ def test_the_second_window_is_read_only_once_the_first_is_in_and_its_mark_reache
     ``sendfile`` reaches that page, after the first window is in. It is not sent with the first."""
     import download_reference
 
-    from model.servers import download
+    from model.servers import download_files
 
     windows = read_ahead_windows(2050 * KiB, 128 * KiB)
-    request_B = download.SPLICE_PAGES * download.PAGE_B
-    assert download.readahead_mark_B(windows, request_B) == 64 * KiB
+    request_B = download_files.SPLICE_PAGES * download_files.PAGE_B
+    assert download_files.readahead_mark_B(windows, request_B) == 64 * KiB
     # a window no larger than the request is merged with the next: both are read at once
-    assert download.readahead_mark_B(read_ahead_windows(2050 * KiB, 64 * KiB), request_B) == 0
+    assert download_files.readahead_mark_B(read_ahead_windows(2050 * KiB, 64 * KiB), request_B) == 0
     reads = []  # [offset, length, sent at, done at]
     original = download_reference.Array.read
 
@@ -597,7 +597,7 @@ def test_the_second_window_is_read_only_once_the_first_is_in_and_its_mark_reache
     first = {
         o: end
         for (_, before, _, _), (o, n, _, end) in zip(reads, reads[1:], strict=False)
-        if before == download.PAGE_B and n > download.PAGE_B
+        if before == download_files.PAGE_B and n > download_files.PAGE_B
     }
     seconds = [(o, sent) for o, n, sent, _ in reads if o - 128 * KiB in first]
     assert len(first) == len(seconds) == 40  # a pair each
@@ -655,8 +655,8 @@ def test_the_page_cache_and_the_clients_connections_the_report_leaves_unsaid_are
     assert declared["server.connections"].default == "keep_alive"
     assert "RFC 9112" in declared["server.connections"].source
     rng = np.random.default_rng(1)
-    assert not download.roots_read("warm", 1024, 2502, 2000, rng).any()
-    share = download.roots_read("cold", 1024, 2502, 2000, rng).mean()
+    assert not download_files.roots_read("warm", 1024, 2502, 2000, rng).any()
+    share = download_files.roots_read("cold", 1024, 2502, 2000, rng).mean()
     assert share == pytest.approx(1024 * (1 - math.exp(-2502 / 1024)) / 2502, abs=0.03)
     opening = {
         cache: _asleep_ms_a_pair(_run("variant=r6_opt", f"server.page_cache={cache}"))["opening"]
@@ -664,7 +664,7 @@ def test_the_page_cache_and_the_clients_connections_the_report_leaves_unsaid_are
     }
     assert opening["cold"] - opening["warm"] > 2.0
     # a data set in one directory (fewer files than a directory holds) reads its root once
-    one = download.roots_read("cold", 1, 150, 150, rng)
+    one = download_files.roots_read("cold", 1, 150, 150, rng)
     assert one[0] and not one[1:].any()
     assert _run("workload.dataset_files=1000", "server.page_cache=cold").elapsed_s > 0
 
@@ -706,10 +706,10 @@ def test_every_place_a_pair_reads_lies_inside_the_data_set(files, per_directory,
     where a drive's zoned geometry has no track (a negative square root, NaN), which silently
     changed the in-order drives' times and left queued drives' runs never ending
     (``workload.dataset_files=1000 drive_queue_depth=2``)."""
-    page = download.PAGE_B
+    page = download_files.PAGE_B
     slot = 600 * page  # a 2050 KiB file's pages and some
-    directory = download.Directory(per_directory, files, slot, page)
-    roots = download.roots_read(cache, directory.count, 200, 200, np.random.default_rng(1))
+    directory = download_files.Directory(per_directory, files, slot, page)
+    roots = download_files.roots_read(cache, directory.count, 200, 200, np.random.default_rng(1))
     places = directory.places(np.random.default_rng(2), files, 200, roots)
     metadata = places[:, :4]
     assert (metadata[metadata >= 0] + page <= files * slot).all()

@@ -71,7 +71,7 @@ class DownloadServer:
     # closes the rest: 'worker_connections are not enough')
     connections_per_worker: PositiveInt
     # the server's memory: its page cache holds this share of the data set, so a pick finds its
-    # pair there with probability memory / data set on a warm cache (model.servers.download)
+    # pair there with probability memory / data set on a warm cache (model.servers.download_files)
     memory_MB: PositiveFloat
     # the deadline I/O scheduler as shipped, or tuned (the calibrated read-ahead window)
     scheduler: Literal["deadline_default", "deadline_optimized"]
