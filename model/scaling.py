@@ -279,7 +279,7 @@ def plot(all_curves: list[Curve], out: Path) -> None:
         ax.plot(sizes, seconds, marker="o", label=f"{curve.label}{fitted}")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("size (writers, TCP flows, drives or clients; count)")
+    ax.set_xlabel("size (writers, flows, drives, clients or servers a curve raises; count)")
     ax.set_ylabel("simulate() wall time (s, best of up to 3 runs)")
     ax.set_title("How simulate() time grows with the system's size")
     ax.grid(True, which="both", alpha=0.3)
