@@ -192,12 +192,27 @@ def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
     return max(links, key=lambda bus: bus.peak_MBps) if links else own
 
 
+# the Max_Payload_Size a NIC's PCI Express transfers carry, the platforms' common setting (a storage
+# scenario's pcie_max_payload_B default)
+NIC_MAX_PAYLOAD_B = 256
+
+
+def card_link_Bps(catalog: Catalog, own_bus: str, host_id: str | None) -> float:
+    """What a card's link into the host carries, bytes per second: a PCI Express link the payload
+    its packets leave of its encoded rate (``model.storage.framing``, at ``NIC_MAX_PAYLOAD_B``:
+    7,202 of a PCIe 3.0 x8 link's 7,877 MB/s), a PCI or PCI-X bus its peak (its arbitration share is
+    the storage path's fitted ``bus_efficiency``, not taken here)."""
+    from .storage.framing import payload_share  # the storage package imports this module
+
+    bus = card_link(catalog, own_bus, host_id)
+    return bus.peak_MBps * 1e6 * payload_share(bus, NIC_MAX_PAYLOAD_B)
+
+
 def nic_rate_Bps(catalog: Catalog, nic: Nic, host_id: str | None = None) -> float:
-    """What a NIC moves each way, bytes per second: its line rate, or the peak of its link into
-    the host (``card_link``: its own host bus, trained in the host's slot) where that is less (a
-    100 GbE card in a PCIe 3.0 x8 slot)."""
-    bus = card_link(catalog, nic.host_bus, host_id)
-    return min(nic.rate_Gbps * 1e9 / 8.0, bus.peak_MBps * 1e6)
+    """What a NIC moves each way, bytes per second: its line rate, or what its link into the host
+    carries (``card_link_Bps``: its own host bus, trained in the host's slot) where that is less
+    (a 100 GbE card in a PCIe 3.0 x8 slot)."""
+    return min(nic.rate_Gbps * 1e9 / 8.0, card_link_Bps(catalog, nic.host_bus, host_id))
 
 
 def link_words(bus: Bus) -> str:
@@ -228,7 +243,8 @@ def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> s
                 "the board"
             )
     line_MBps = nic.rate_Gbps * 1e3 / 8.0
-    if bus.peak_MBps < line_MBps:
+    link_MBps = card_link_Bps(catalog, nic.host_bus, host_id) / 1e6
+    if link_MBps < line_MBps:
         link = (
             f"its host bus {nic.host_bus}"
             if bus == own
@@ -236,8 +252,8 @@ def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> s
             f"{host_id}'s slot"
         )
         said.append(
-            f"{link} ({bus.peak_MBps:,.0f} MB/s) is slower than its {nic.rate_Gbps:g} Gbit/s line "
-            f"({line_MBps:,.0f} MB/s): the NIC moves at most the bus's rate"
+            f"{link} ({link_MBps:,.0f} MB/s of data) is slower than its {nic.rate_Gbps:g} Gbit/s "
+            f"line ({line_MBps:,.0f} MB/s): the NIC moves at most the bus's rate"
         )
     return f"{nic_id}: " + "; ".join(said) if said else None
 

@@ -68,7 +68,7 @@ def test_every_model_with_a_nic_says_when_its_slot_caps_it(tmp_path, name, key):
     path = tmp_path / f"{name}_slow.yaml"
     path.write_text(yaml.safe_dump(data))
     notes = simulate(scenario.load(path)).notes
-    assert any("host bus pci_64_66 (533 MB/s) is slower" in n for n in notes), notes
+    assert any("host bus pci_64_66 (533 MB/s of data) is slower" in n for n in notes), notes
 
 
 def test_the_ports_of_one_card_share_its_host_bus(tmp_path):
@@ -82,8 +82,11 @@ def test_the_ports_of_one_card_share_its_host_bus(tmp_path):
     )
     pcie3_x8_Bps = catalog.load().get("buses", "pcie3_x8", "", "").peak_MBps * 1e6
     assert one_card.bottleneck == "card sender.0"
-    # the card's 7,877 MB/s of wire bytes, less Ethernet's framing at the path's jumbo MTU
-    assert one_card.throughput_MBps < pcie3_x8_Bps / 1e6 < 1.02 * one_card.throughput_MBps
+    # the card's 7,877 MB/s, of which its 256 B packets leave 7,202 MB/s of Ethernet frames, less
+    # Ethernet's framing at the path's jumbo MTU: 57 Gb/s, the measured 50-55 within reach
+    link_MBps = pcie3_x8_Bps * 256 / 280 / 1e6
+    assert one_card.throughput_MBps < link_MBps < 1.02 * one_card.throughput_MBps
+    assert 50e3 / 8 < one_card.throughput_MBps < 60e3 / 8
     data = yaml.safe_load(scenario.resolve("ext_net_fasterdata_100g").read_text())
     data.update(nic="one_port", circuits=2)
     data.setdefault("parts", {}).setdefault("nics", {})["one_port"] = {

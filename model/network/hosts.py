@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, card_link, nic_rate_Bps
+from ..catalog import Catalog, card_link_Bps, nic_rate_Bps
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
@@ -77,12 +77,12 @@ def cards_of(
     sharing the card's link into the host (``catalog.card_link``), a resource only where the ports
     together could outrun it (two 40 GbE ports on PCIe 3.0 x8); None where a member has its card,
     or its bus, to itself."""
-    bus = card_link(catalog, nic.host_bus, host_id)
+    link_Bps = card_link_Bps(catalog, nic.host_bus, host_id)
     cards: list[FlowResource | None] = [None] * members
     for first in range(0, members, nic.ports):
         ports = range(first, min(first + nic.ports, members))
-        if len(ports) > 1 and bus.peak_MBps * 1e6 < len(ports) * nic.rate_Gbps * 1e9 / 8:
-            card = net.resource(f"card {label}.{first // nic.ports}", bus.peak_MBps * 1e6)
+        if len(ports) > 1 and link_Bps < len(ports) * nic.rate_Gbps * 1e9 / 8:
+            card = net.resource(f"card {label}.{first // nic.ports}", link_Bps)
             for member in ports:
                 cards[member] = card
     return cards
