@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from model import catalog, paths, reference, scenario
 from model.errors import UserError
 from model.params import calibrated
-from model.servers import download_files
+from model.servers import download, download_files
 from model.servers.download_files import read_ahead_windows
 from model.settings import Kernel
 from model.sim.flows import FlowNetwork
@@ -1019,3 +1019,13 @@ def test_each_file_waits_for_its_round_trips():
         assert result.throughput_MBps == pytest.approx(expected_MBps, rel=0.05)
     fresh = _run(*base, "lan_rtt_ms=0.5", "server.connections=per_file")
     assert fresh.throughput_MBps < 0.6 * far.throughput_MBps
+
+
+def test_large_files_simulate_the_pairs_a_million_windows_hold_fifty_a_client_at_least():
+    """A loop's cost is its read-ahead windows: 2,000 pairs of 2 MiB files (17 windows each) as
+    before, but of 512 MiB files (4,096 windows) 244 pairs for one client, 450 for nine (fifty
+    each, so a run's ends stay a fiftieth of it); never more pairs than the run has."""
+    assert download.simulated_pairs(2502, 17, 9) == 2000
+    assert download.simulated_pairs(2502, 4096, 1) == 244
+    assert download.simulated_pairs(2502, 4096, 9) == 450
+    assert download.simulated_pairs(100, 4096, 9) == 100

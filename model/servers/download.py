@@ -148,6 +148,22 @@ from .spec import DownloadBody
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
 # seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
+# ...and of large files fewer: a loop's cost is its read-ahead windows, so past WINDOWS_SIMULATED of
+# them (2,000 pairs of 256 MiB files, 0.7 s) a run follows what that many windows hold, each
+# client still fetching PAIRS_PER_CLIENT pairs at least, so that a run's ends, where fewer clients
+# fetch, stay a fiftieth of it (a file of 512 MiB took 5.7 s a simulation; a pair's time varies the
+# less the more windows it holds)
+WINDOWS_SIMULATED = 1_000_000
+PAIRS_PER_CLIENT = 50
+
+
+def simulated_pairs(pairs: int, windows_per_pair: int, clients: int) -> int:
+    """How many of a run's ``pairs`` the loop follows (at most ``SIMULATED_PAIRS``, and of large
+    files what ``WINDOWS_SIMULATED`` windows hold, ``PAIRS_PER_CLIENT`` a client at least)."""
+    by_windows = max(PAIRS_PER_CLIENT * clients, WINDOWS_SIMULATED // max(windows_per_pair, 1))
+    return min(pairs, SIMULATED_PAIRS, by_windows)
+
+
 # Linux writes a dirty page back once it is this old (vm.dirty_expire_centisecs, 3000 by default:
 # Documentation/sysctl/vm.txt)
 DIRTY_EXPIRE_S = 30.0
@@ -279,7 +295,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     slot_B = int(capacity_B / files) // page_B * page_B
     directory = Directory(body.workload.files_per_directory, files, slot_B, page_B)
     pairs = body.workload.files
-    simulated = min(pairs, SIMULATED_PAIRS)
+    simulated = simulated_pairs(pairs, len(windows), body.workload.clients)
     places = directory.places(
         stream(scenario.seed, "download"),
         files,
