@@ -90,13 +90,20 @@ def test_md_raid6_reconstructs_instead_reading_the_other_chunks_for_as_long():
 
 
 @pytest.mark.parametrize("cache", [(), (NO_WRITE_CACHE,)])
-@pytest.mark.parametrize("level", ["raid5", "raid6"])
-def test_a_partial_stripe_is_never_faster_than_a_full_one(level, cache):
-    """The fuzz audit's case: a 1,024 KiB write of a 1,536 KiB stripe (reconstruct-write, no turn
-    counted) ran at 538 MB/s where the full stripe ran at 169: whatever a partial stripe reads
-    first, its sectors then come round as a full stripe's do."""
-    rates = [_parity(level, kib, *cache).throughput_MBps for kib in (64, 128, 192, 256, 512)]
-    assert all(b >= a * (1 - 1e-9) for a, b in zip(rates, rates[1:], strict=False)), rates
+@pytest.mark.parametrize("level, stripe_kib", [("raid5", 256), ("raid6", 192)])
+def test_a_partial_stripe_is_never_faster_than_a_full_one(level, stripe_kib, cache):
+    """The fuzz audit's cases: a 1,024 KiB write of a 1,536 KiB stripe (reconstruct-write, no turn
+    counted) ran at 538 MB/s where the full stripe ran at 169, and a request of a stripe and a
+    chunk cost no reads, as if it were whole stripes: whatever a write covers of a stripe only in
+    part it reads for first, so whole stripes are the fastest requests, a stripe and a chunk
+    slower than two stripes."""
+
+    def rate(kib):
+        return _parity(level, kib, *cache).throughput_MBps
+
+    full = rate(stripe_kib)
+    assert all(rate(kib) <= full * (1 + 1e-9) for kib in range(64, stripe_kib, 64))
+    assert rate(stripe_kib + 64) < rate(2 * stripe_kib)
 
 
 def test_md_parity_loads_the_arrays_raid5d_thread_and_the_host_not_the_writer():

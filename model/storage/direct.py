@@ -75,10 +75,11 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
     if op != "write":
         return seconds
-    # what a write smaller than a parity stripe reads first (nothing for a full stripe)
-    reads_s = (
-        min(request_B, chunk_B) / drive_Bps if layout.parity_chunks and touched < width else 0.0
-    )
+    # what a write reads first for the parity of a stripe it covers only in part: a request
+    # smaller than a stripe, or the part past its whole stripes (a stream of such requests leaves
+    # stripes part-written at their ends: taken as one, its reads in parallel on its drives)
+    partial_B = request_B % (width * chunk_B) if layout.parity_chunks else 0.0
+    reads_s = min(partial_B, chunk_B) / drive_Bps
     if write_cache_on(body, vname, disk):  # the drive takes the write into its cache
         return seconds + reads_s
     return seconds + sectors_come_round_s(disk, reads_s)
