@@ -78,6 +78,17 @@ def test_a_host_whose_buses_are_not_described_says_its_segments_are_taken_as_dec
     lists no buses, predicts its PCIe 4.0 segments' 54,400 MB/s: it says what it took on trust."""
     status, out, err = run_cli("predict", NVME, "--point", "--set", "host=ga_mdsplus_server")
     assert status == 0, err
-    assert "ga_mdsplus_server: its catalog entry lists no buses" in out
+    assert "ga_mdsplus_server: its catalog entry lists no buses, so the bus segment(s) bays0" in out
     status, out, _ = run_cli("predict", NVME, "--point")
     assert "lists no buses" not in out
+
+
+def test_a_host_whose_slot_list_was_read_in_part_says_so(run_cli):
+    """The quick audit's case: the all-flash template on the Penn State director (its buses listed
+    only in part) predicted 54,400 MB/s without a word."""
+    status, out, err = run_cli("predict", NVME, "--point", "--set", "host=psu_director")
+    assert status == 0, err
+    assert "psu_director: its catalog entry lists its buses only in part" in out
+    assert "segment(s) bays0, bays1 are taken as declared" in out
+    status, out, _ = run_cli("predict", "psu_copy", "--point")  # its segments are the listed ones
+    assert "taken as declared" not in out

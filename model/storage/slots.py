@@ -66,3 +66,30 @@ def check_segments(body: StorageBody, catalog: Catalog, where: str) -> None:
                 f"a {segment.part} segment fits none of the host {body.host}'s buses ({held}): "
                 "declare one the host has, or a slower, narrower link that trains in one",
             )
+
+
+def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> str | None:
+    """A result's note naming the top-level segments taken on trust: every one where the host's
+    catalog entry lists no buses, those of a kind none of its listed buses is where it lists them
+    only in part (``buses_complete: false``); None where every segment was checked."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if host.buses and host.buses_complete:
+        return None
+    kinds = [
+        catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")
+        for slot in host.buses
+    ]
+    trusted = [
+        name
+        for name, segment in body.buses.items()
+        if segment.via is None
+        and is_slot(bus := catalog.get("buses", segment.part, where, f"buses.{name}.part"))
+        and not any(fits(bus, kind) for kind in kinds)
+    ]
+    if not trusted:
+        return None
+    listed = "lists no buses" if not host.buses else "lists its buses only in part"
+    return (
+        f"{body.host}: its catalog entry {listed}, so the bus segment(s) {', '.join(trusted)} are "
+        "taken as declared, not checked against its slots"
+    )

@@ -38,7 +38,7 @@ from ..catalog import Catalog
 from ..errors import UserError
 from ..parts import Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
-from . import raid5d, zfs
+from . import raid5d, slots, zfs
 from .attachment import Attachment
 from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
@@ -121,11 +121,9 @@ def build(
         note = _add_volume(path, attachment, vname, bytes_per_stream)
         if note is not None:
             notes.append(note)
-    if not host.buses and any(seg.via is None for seg in body.buses.values()):
-        notes.append(
-            f"{body.host}: its catalog entry lists no buses, so the bus "
-            "segments are taken as declared, not checked against its slots"
-        )
+    trusted = slots.trusted_segments_note(body, catalog, where)
+    if trusted is not None:
+        notes.append(trusted)
     path.notes = tuple(notes)
     return path
 
