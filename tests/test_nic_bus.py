@@ -128,3 +128,18 @@ def test_a_nic_of_a_kind_the_host_has_no_slot_for_is_said_to_be_taken_as_on_the_
 
     notes = simulate(scenario.load("atlas_lightpath", ["nic=nic_10gbe"])).notes
     assert any("has no slot of its PCIe 2.0 x8 kind" in n for n in notes), notes
+
+
+def test_a_card_of_one_port_beside_a_full_one_bounds_with_its_line():
+    """Three 40 GbE ports on two XL710-QDA2 cards: one card's link (7,130 MB/s of payload at the
+    path's MTU) and the other card's one port (4,950): the bound is their sum, 12,080, not two
+    full cards' 14,260 (the quick audit's case)."""
+    from model.simulate import simulate
+
+    three = simulate(
+        scenario.load("ext_net_fasterdata_100g", ["nic=intel_xl710_qda2", "circuits=3"])
+    )
+    two = simulate(scenario.load("ext_net_fasterdata_100g", ["nic=intel_xl710_qda2", "circuits=2"]))
+    one = simulate(scenario.load("ext_net_fasterdata_100g", ["nic=intel_xl710_qda2", "circuits=1"]))
+    assert three.bound_MBps == pytest.approx(two.bound_MBps + one.bound_MBps, rel=1e-6)
+    assert three.throughput_MBps <= three.bound_MBps * (1 + 1e-9)

@@ -78,11 +78,15 @@ def cards_of(
     together could outrun it (two 40 GbE ports on PCIe 3.0 x8); None where a member has its card,
     or its bus, to itself."""
     link_Bps = card_link_Bps(catalog, nic.host_bus, host_id)
+    groups = [range(f, min(f + nic.ports, members)) for f in range(0, members, nic.ports)]
     cards: list[FlowResource | None] = [None] * members
-    for first in range(0, members, nic.ports):
-        ports = range(first, min(first + nic.ports, members))
-        if len(ports) > 1 and link_Bps < len(ports) * nic.rate_Gbps * 1e9 / 8:
-            card = net.resource(f"card {label}.{first // nic.ports}", link_Bps)
+    # every card a resource once one can bind, a card of one port too: the bottleneck law's
+    # partition of the flows over the cards then holds (model.network.hosts.partition_bound_Bps)
+    line_Bps = nic.rate_Gbps * 1e9 / 8
+    if any(len(ports) > 1 and link_Bps < len(ports) * line_Bps for ports in groups):
+        for number, ports in enumerate(groups):
+            # what the card moves: its link, or its ports' lines where less (a card of one port)
+            card = net.resource(f"card {label}.{number}", min(link_Bps, len(ports) * line_Bps))
             for member in ports:
                 cards[member] = card
     return cards
