@@ -16,7 +16,7 @@ from model.catalog import Catalog, nic_rate_Bps
 from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
 from model.parts import Disk
 from model.result import Result
-from model.servers.download import check, round_trips_s
+from model.servers.download import check, round_trips_s, slow_start_s, window_Bps
 from model.servers.download_files import (
     MD5_FILE_B,
     SPLICE_PAGES,
@@ -483,8 +483,13 @@ def simulate(
     server = Server(
         env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read, cached
     )
-    client_Bps = nic_rate_Bps(catalog, client_nic)
-    client_Bps /= tcp_wire_per_byte(body.mtu_B)
+    # a connection: its client's link or its window a round trip; a new connection's slow start
+    # (per_file) loses time at what one connection alone gets
+    client_Bps = min(
+        nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B), window_Bps(body)
+    )
+    one_flow_Bps = min(nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B), client_Bps)
+    server.md5_check_s += slow_start_s(body, server.file_B, one_flow_Bps)
     remaining = [simulated]
 
     def client(link, start_s):

@@ -84,7 +84,9 @@ done. The server side, request by request:
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client"), and each of the pair's two files waits for its
   LAN round trips (``lan_rtt_ms``, ``round_trips_s``): its request out and its reply's first byte
-  back, and with ``per_file`` its connection's handshake too.
+  back, and with ``per_file`` its connection's handshake and the rounds its window loses to slow
+  start (``slow_start_s``). A connection sends at most its window a round trip (``window_Bps``:
+  half its send buffer, as Linux sizes it; 'tcp windows' in the utilisation).
 
 The bound is the bottleneck law over every resource a pair uses: each drive (its busy time a pair),
 the link (its bytes a pair), the interrupt cores' sending work, the clients' md5 checks, and the
@@ -111,6 +113,8 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 """
 
 from __future__ import annotations
+
+import math
 
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
@@ -183,6 +187,33 @@ def round_trips_s(body: DownloadBody) -> float:
     byte back, and with a new connection a file (``per_file``) its handshake too."""
     per_file = 1 if body.server.connections == "keep_alive" else 2
     return 2 * per_file * body.lan_rtt_ms / 1e3
+
+
+def window_Bps(body: DownloadBody) -> float:
+    """The most one connection sends a second: its congestion window, at most half its send buffer
+    (Linux sizes the buffer at twice the window, ``model.network.tcp.send_buffer_payload_B``), a
+    round trip (the kept-alive buffer at ``tcp_wmem[2]``: 4 MiB over 0.1 ms binds nothing on a LAN;
+    an 8 KiB one holds a connection to 41 MB/s)."""
+    return body.tcp.tcp_wmem_B[2] / 2 / (body.lan_rtt_ms / 1e3)
+
+
+def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
+    """The time a new connection's window (``per_file``; a kept-alive one's has grown) loses to slow
+    start on a file: from ``initial_window_segments`` it grows by half a segment an acknowledged
+    segment (one ACK per two, ``ACKS_PER_SEGMENT``), 1.5 times a round trip, until it holds the
+    file or what the connection's ``rate_Bps`` keeps in flight; the rounds that takes, less the
+    time what they sent would take at that rate."""
+    if body.server.connections == "keep_alive":
+        return 0.0
+    rtt_s = body.lan_rtt_ms / 1e3
+    first_B = body.tcp.initial_window_segments * mss_B(body.mtu_B)
+    needed_B = min(file_B, rate_Bps * rtt_s)
+    if needed_B <= first_B:
+        return 0.0
+    growth = 1.0 + ACKS_PER_SEGMENT
+    rounds = math.ceil(math.log(needed_B / first_B) / math.log(growth) - 1e-9)
+    sent_B = min(file_B, first_B * (growth**rounds - 1.0) / (growth - 1.0))
+    return max(0.0, rounds * rtt_s - sent_B / rate_Bps)
 
 
 def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
@@ -322,7 +353,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     delay_s = body.server.accept_mutex_delay_ms / 1e3
     link_Bps = nic_rate_Bps(catalog, nic, body.host) / tcp_wire_per_byte(body.mtu_B)
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    client_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
+    client_link_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
+    # a connection: its client's link, or its window a round trip where that is less
+    client_Bps = min(client_link_Bps, window_Bps(body))
+    # what one connection alone gets, its slow start's loss (per_file) counted at that rate
+    one_flow_Bps = min(link_Bps_by_flows(body, host, link_Bps, 1)[1], client_Bps)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
     drives = drive_arrays.drive_state(
@@ -360,7 +395,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         ACKS_PER_SEGMENT,
         # between a pair's last byte and the next pair's first: the client checks the data file's
         # md5 sum, then each of the next pair's two files waits for its round trips
-        file_B / (body.workload.client_md5_MBps * 1e6) + round_trips_s(body),
+        file_B / (body.workload.client_md5_MBps * 1e6)
+        + round_trips_s(body)
+        + slow_start_s(body, file_B, one_flow_Bps),
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,
         download_events.new_heap(clients),  # the link's flows, one a connection
@@ -395,7 +432,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             carried_B * send_s_per_byte(body, host) / simulated,
             irq_cores(body, host, clients),
         ),
-        "client links": (carried_B / client_Bps / simulated, clients),
+        "client links": (carried_B / client_link_Bps / simulated, clients),
+        "tcp windows": (carried_B / window_Bps(body) / simulated, clients),
         # each client checks a pair's md5 sum before it asks for the next
         "client md5 checks": (file_B / (body.workload.client_md5_MBps * 1e6), clients),
     }
@@ -408,8 +446,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     demand_s["nginx workers"] = (worker_cpu_s / simulated, body.server.workers)
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
-    one_flow_Bps = min(link_Bps_by_flows(body, host, link_Bps, 1)[1], client_Bps)
-    pace_s = file_B / one_flow_Bps + demand_s["client md5 checks"][0] + round_trips_s(body)
+    pace_s = (
+        file_B / one_flow_Bps
+        + demand_s["client md5 checks"][0]
+        + round_trips_s(body)
+        + slow_start_s(body, file_B, one_flow_Bps)
+    )
     bound_MBps = (
         min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
         / 1e6

@@ -102,8 +102,10 @@ class DownloadServer:
 class DownloadTcp:
     """The server's TCP send buffers, a new connection's first congestion window and its TCP
     segmentation offload: the TCP settings this model reads. A connection's rate is its share of
-    the server's link and its client's, what its send buffer lets a worker write ahead of the link,
-    and what the core(s) taking the NIC's interrupts keep up with of the sending work (``tso``
+    the server's link and its client's, at most its window (half its send buffer) a LAN round trip,
+    a new connection's first rounds lost to slow start from its first window, what its send buffer
+    lets a worker write ahead of the link, and what the core(s) taking the NIC's interrupts keep up
+    with of the sending work (``tso``
     prices it, as ``model.settings.TcpBuffers`` explains); nothing else of TCP enters it (nginx asks
     for no socket buffer, the LAN loses nothing), so the receive buffers, tcp_mem, the net.core
     caps, the clients' receive offload and the congestion control are not keys here."""
