@@ -40,6 +40,14 @@ KiB = 1024
             "server.page_cache=cold",
         ),
         ("variant=r10_opt", "workload.clients=6", "server.connections=per_file"),
+        # a window and slow start that bind: new connections over 5 ms, 64 KiB send buffers
+        (
+            "variant=r6_def",
+            "workload.clients=2",
+            "server.connections=per_file",
+            "lan_rtt_ms=5",
+            "tcp.tcp_wmem_B=[4096,4096,65536]",
+        ),
         ("variant=r10_def", "workload.clients=4", "drive_read_ahead=false"),
         ("variant=r6_def", "workload.clients=4", "drive_read_ahead=false", "drive_queue_depth=8"),
         ("variant=r10_def", "workload.clients=4", "client_nic=nic_100mb"),

@@ -62,8 +62,8 @@ class HostNet:
         return self.processes[name]
 
     def charge_nic(self, usage: dict[FlowResource, float], member: int, amount: float) -> None:
-        """``amount`` wire bytes per byte across bond member ``member``, and its card's host bus
-        where the card's ports share one."""
+        """``amount`` wire bytes per byte across bond member ``member``, and its card where the
+        host's cards are resources (``cards_of``)."""
         add(usage, self.nics[member], amount)
         card = self.cards[member]
         if card is not None:
@@ -74,9 +74,10 @@ def cards_of(
     net: FlowNetwork, catalog: Catalog, label: str, nic: Nic, members: int, host_id: str
 ) -> list[FlowResource | None]:
     """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports,
-    sharing the card's link into the host (``catalog.card_link``), a resource only where the ports
-    together could outrun it (two 40 GbE ports on PCIe 3.0 x8); None where a member has its card,
-    or its bus, to itself."""
+    sharing the card's link into the host (``catalog.card_link_Bps``). Once one card's ports
+    together could outrun its link (two 40 GbE ports on PCIe 3.0 x8), every card is a resource, at
+    its link or its ports' lines where less (a card of one port), so that the bottleneck law can
+    partition the flows over them; else none is (None for every member)."""
     link_Bps = card_link_Bps(catalog, nic.host_bus, host_id)
     groups = [range(f, min(f + nic.ports, members)) for f in range(0, members, nic.ports)]
     cards: list[FlowResource | None] = [None] * members

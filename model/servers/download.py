@@ -114,14 +114,13 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 
 from __future__ import annotations
 
-import math
-
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
     ACKS_PER_SEGMENT,
     QUICKACKS,
     mss_B,
+    slow_start,
     tcp_frame_work_per_byte,
     tcp_wire_per_byte,
 )
@@ -152,11 +151,11 @@ from .spec import DownloadBody
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
 # seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
-# ...and of large files fewer: a loop's cost is its read-ahead windows, so past WINDOWS_SIMULATED of
-# them (2,000 pairs of 256 MiB files, 0.7 s) a run follows what that many windows hold, each
-# client still fetching PAIRS_PER_CLIENT pairs at least, so that a run's ends, where fewer clients
-# fetch, stay a fiftieth of it (a file of 512 MiB took 5.7 s a simulation; a pair's time varies the
-# less the more windows it holds)
+# ...and of large files fewer: a loop's cost is its read-ahead windows, so past WINDOWS_SIMULATED
+# of them (488 pairs of 256 MiB files at 128 KiB windows, some 0.7 s) a run follows what they
+# hold, each client still fetching PAIRS_PER_CLIENT pairs at least, so that a run's ends, where
+# fewer clients fetch, stay a fiftieth of it (a file of 512 MiB took 5.7 s a simulation; a pair's
+# time varies the less the more windows it holds)
 WINDOWS_SIMULATED = 1_000_000
 PAIRS_PER_CLIENT = 50
 
@@ -199,21 +198,17 @@ def window_Bps(body: DownloadBody) -> float:
 
 def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
     """The time a new connection's window (``per_file``; a kept-alive one's has grown) loses to slow
-    start on a file: from ``initial_window_segments`` it grows by half a segment an acknowledged
-    segment (one ACK per two, ``ACKS_PER_SEGMENT``), 1.5 times a round trip, until it holds the
-    file or what the connection's ``rate_Bps`` keeps in flight; the rounds that takes, less the
-    time what they sent would take at that rate."""
+    start on a file: the rounds ``model.network.tcp.slow_start`` takes from
+    ``initial_window_segments`` until the window keeps ``rate_Bps`` busy or the file is sent (the
+    first segments acknowledged one by one, the rest one ACK per two), less the time what they
+    sent would take at that rate."""
     if body.server.connections == "keep_alive":
         return 0.0
     rtt_s = body.lan_rtt_ms / 1e3
-    first_B = body.tcp.initial_window_segments * mss_B(body.mtu_B)
-    needed_B = min(file_B, rate_Bps * rtt_s)
-    if needed_B <= first_B:
-        return 0.0
-    growth = 1.0 + ACKS_PER_SEGMENT
-    rounds = math.ceil(math.log(needed_B / first_B) / math.log(growth) - 1e-9)
-    sent_B = min(file_B, first_B * (growth**rounds - 1.0) / (growth - 1.0))
-    return max(0.0, rounds * rtt_s - sent_B / rate_Bps)
+    rounds_s, sent_B = slow_start(
+        rate_Bps * rtt_s, mss_B(body.mtu_B), body.tcp.initial_window_segments, rtt_s, file_B
+    )
+    return max(0.0, rounds_s - sent_B / rate_Bps)
 
 
 def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:

@@ -176,14 +176,9 @@ def predict(
     stage_of.update({side.irq: STAGES[2], side.cpu: STAGES[4]})
     stage_of.update({nic: STAGES[1] for nic in side.nics})
     stage_of.update({card: STAGES[1] for card in side.cards if card is not None})
-    # the cores a flow's TCP work takes (a flow's own with spread interrupts, its hashed core's
-    # with rss): the interrupt stage
+    # the one core a flow's TCP work takes at a time (spread interrupts): the interrupt stage
     stage_of.update(
-        {
-            core: STAGES[2]
-            for name, core in side.processes.items()
-            if name.startswith(("flow ", "rss "))
-        }
+        {core: STAGES[2] for name, core in side.processes.items() if name.startswith("flow ")}
     )
     stage_of.update({nic: STAGES[0] for nic in clients.client_nics})
     stage_of.update({smbd: STAGES[3] for smbd in clients.servers})

@@ -180,7 +180,8 @@ class DownloadBody:
     # the LAN's round trip between a client and the server, ms: each file's request crosses to the
     # server and its reply's first byte back before the link carries it (one round trip a file on
     # a kept-alive connection; with connections: per_file, one more for the new connection's
-    # handshake); estimated for a switched LAN, the report gives none (0.2 ms on a 1 GbE host,
+    # handshake, and the rounds of its slow start), and a connection sends at most its window a
+    # round trip; estimated for a switched LAN, the report gives none (0.2 ms on a 1 GbE host,
     # some 0.05 on today's 10 GbE and faster: the MDSplus and ingest scenarios' own estimates)
     lan_rtt_ms: PositiveFloat = 0.1
     # where the server NIC's interrupts, and with them the ACK-clocked sending of TCP, run: cpu0,

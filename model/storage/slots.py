@@ -69,9 +69,10 @@ def check_segments(body: StorageBody, catalog: Catalog, where: str) -> None:
 
 
 def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> str | None:
-    """A result's note naming the top-level segments taken on trust: every one where the host's
-    catalog entry lists no buses, those of a kind none of its listed buses is where it lists them
-    only in part (``buses_complete: false``); None where every segment was checked."""
+    """A result's note naming the top-level slot segments (PCI, PCI-X, hub link, PCI Express) taken
+    on trust: every one where the host's catalog entry lists no buses, those of a kind none of its
+    listed buses is where it lists them only in part (``buses_complete: false``); None where every
+    segment was checked."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     if host.buses and host.buses_complete:
         return None
