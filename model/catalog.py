@@ -170,18 +170,15 @@ def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -
         raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
 
 
-def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
-    """The bus a card whose own host interface is ``own_bus`` crosses into host ``host_id``: its
-    link trained in the host's fastest slot that takes it (``parts.pcie_trained``; a PCI card at the
-    slower of its bus and the slot's), where the catalog lists the host's buses in full. Its own
-    bus where no host is named, the host's buses are not described or only in part, or none of
-    them is of the card's kind (a NIC on the board, as a server's gigabit ports are)."""
-    own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
+def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus] | None:
+    """The links a card on bus ``own`` would train to in each of host ``host_id``'s slots that take
+    it (``parts.pcie_trained``; a PCI card at the slower of its bus and the slot's): empty where
+    none is of its kind; None where no host is named or its buses are not listed in full."""
     if host_id is None:
-        return own
+        return None
     host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
     if not host.buses or not host.buses_complete:
-        return own
+        return None
     links = []
     for entry in host.buses:
         slot = catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", f"{host_id}: buses")
@@ -189,6 +186,17 @@ def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
             links.append(pcie_trained(own, slot))
         elif own.kind == slot.kind == "parallel" and own.multidrop == slot.multidrop:
             links.append(slot if slot.peak_MBps < own.peak_MBps else own)
+    return links
+
+
+def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
+    """The bus a card whose own host interface is ``own_bus`` crosses into host ``host_id``: its
+    link trained in the host's fastest slot that takes it (``_trained_links``), where the catalog
+    lists the host's buses in full. Its own bus where no host is named, the host's buses are not
+    described or only in part, or none of them is of the card's kind (a NIC on the board, as a
+    server's gigabit ports are)."""
+    own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
+    links = _trained_links(catalog, own, host_id)
     return max(links, key=lambda bus: bus.peak_MBps) if links else own
 
 
@@ -202,9 +210,13 @@ def card_link_Bps(catalog: Catalog, own_bus: str, host_id: str | None) -> float:
     its packets leave of its encoded rate (``model.storage.framing``, at ``NIC_MAX_PAYLOAD_B``:
     7,202 of a PCIe 3.0 x8 link's 7,877 MB/s), a PCI or PCI-X bus its peak (its arbitration share is
     the storage path's fitted ``bus_efficiency``, not taken here)."""
+    return _link_payload_Bps(card_link(catalog, own_bus, host_id))
+
+
+def _link_payload_Bps(bus: Bus) -> float:
+    """What ``bus`` carries of a card's data (``card_link_Bps``)."""
     from .storage.framing import payload_share  # the storage package imports this module
 
-    bus = card_link(catalog, own_bus, host_id)
     return bus.peak_MBps * 1e6 * payload_share(bus, NIC_MAX_PAYLOAD_B)
 
 
@@ -228,22 +240,18 @@ def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> s
     resource named after the NIC is then the link's limit), or when the host, its buses listed in
     full, has no slot of the NIC's kind (the NIC then taken as on its board), else None."""
     nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
-    bus = card_link(catalog, nic.host_bus, host_id)
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
-    host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id) if host_id else None
+    links = _trained_links(catalog, own, host_id)
+    bus = max(links, key=lambda link: link.peak_MBps) if links else own
     said = []
-    if bus == own and host is not None and host.buses and host.buses_complete:
-        kinds = [
-            catalog.get("buses", e.bus, "data/hardware/hosts.yaml", host_id) for e in host.buses
-        ]
-        if not any(k.protocol == own.protocol and k.kind == own.kind for k in kinds):
-            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
-            said.append(
-                f"{host_id} has no slot of its {link_words(own)} kind ({held}): taken as on "
-                "the board"
-            )
+    if links == []:  # the host's buses listed in full, none of the NIC's kind
+        host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
+        held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+        said.append(
+            f"{host_id} has no slot of its {link_words(own)} kind ({held}): taken as on the board"
+        )
     line_MBps = nic.rate_Gbps * 1e3 / 8.0
-    link_MBps = card_link_Bps(catalog, nic.host_bus, host_id) / 1e6
+    link_MBps = _link_payload_Bps(bus) / 1e6
     if link_MBps < line_MBps:
         link = (
             f"its host bus {nic.host_bus}"

@@ -44,7 +44,7 @@ class HostNet:
     cpu: FlowResource  # all cores, core-seconds per second
     irq: FlowResource  # the core(s) that take the NICs' interrupts
     nics: list[FlowResource]  # wire bytes per second, one per bonded member
-    # each member's card where its ports together could outrun the card's host bus, else None
+    # each member's card, where the host's cards are resources (``cards_of``), else None
     cards: list[FlowResource | None]
     copy_s_per_byte: float
     frame_s: float  # CPU seconds per frame sent or received
@@ -59,6 +59,13 @@ class HostNet:
             self.processes[name] = self.net.resource(
                 f"core {self.label}.{name}", share, unit="core-s"
             )
+        return self.processes[name]
+
+    def one_core(self, name: str) -> FlowResource:
+        """A resource of one core's time named ``name`` (a flow's, or a hashed queue's), made the
+        first time it is asked for."""
+        if name not in self.processes:
+            self.processes[name] = self.net.resource(name, 1.0, unit="core-s")
         return self.processes[name]
 
     def charge_nic(self, usage: dict[FlowResource, float], member: int, amount: float) -> None:
@@ -164,16 +171,9 @@ def charge_frames(
     if side.irq_affinity != "rss":
         charge(usage, side, None, seconds, on_irq=True)
         if side.irq_affinity == "spread":
-            name = f"flow {side.label}.{flow}"
-            if name not in side.processes:
-                side.processes[name] = side.net.resource(name, 1.0, unit="core-s")
-            add(usage, side.processes[name], seconds)
+            add(usage, side.one_core(f"flow {side.label}.{flow}"), seconds)
         return
-    core = flow % side.host.cores
-    name = f"rss {side.label}.{core}"
-    if name not in side.processes:
-        side.processes[name] = side.net.resource(name, 1.0, unit="core-s")
-    charge(usage, side, side.processes[name], seconds)
+    charge(usage, side, side.one_core(f"rss {side.label}.{flow % side.host.cores}"), seconds)
 
 
 def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[float]) -> float:

@@ -47,25 +47,38 @@ def is_slot(bus: Bus) -> bool:
     return bus.protocol == "pcie" or bus.kind == "parallel"
 
 
+def _unfitted_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tuple[str, str]]:
+    """The (name, bus id) of each top-level slot segment of a kind none of the host's listed buses
+    is (every one where it lists none), in the scenario's order."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    kinds = [
+        catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")
+        for slot in host.buses
+    ]
+    return [
+        (name, segment.part)
+        for name, segment in body.buses.items()
+        if segment.via is None
+        and is_slot(bus := catalog.get("buses", segment.part, where, f"buses.{name}.part"))
+        and not any(fits(bus, kind) for kind in kinds)
+    ]
+
+
 def check_segments(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Refuse, in one line, a top-level segment of a kind none of the host's described buses is."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     if not host.buses or not host.buses_complete:
         return
-    kinds = [
-        catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")
-        for slot in host.buses
-    ]
-    for name, segment in body.buses.items():
-        bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
-        if segment.via is None and is_slot(bus) and not any(fits(bus, kind) for kind in kinds):
-            held = ", ".join(f"{s.count} x {s.bus}" for s in host.buses)
-            raise UserError(
-                where,
-                f"buses.{name}.part",
-                f"a {segment.part} segment fits none of the host {body.host}'s buses ({held}): "
-                "declare one the host has, or a slower, narrower link that trains in one",
-            )
+    unfitted = _unfitted_segments(body, catalog, where)
+    if unfitted:
+        name, part = unfitted[0]
+        held = ", ".join(f"{s.count} x {s.bus}" for s in host.buses)
+        raise UserError(
+            where,
+            f"buses.{name}.part",
+            f"a {part} segment fits none of the host {body.host}'s buses ({held}): "
+            "declare one the host has, or a slower, narrower link that trains in one",
+        )
 
 
 def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> str | None:
@@ -76,17 +89,7 @@ def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> st
     host: Host = catalog.get("hosts", body.host, where, "host")
     if host.buses and host.buses_complete:
         return None
-    kinds = [
-        catalog.get("buses", slot.bus, "data/hardware/hosts.yaml", f"{body.host}: buses")
-        for slot in host.buses
-    ]
-    trusted = [
-        name
-        for name, segment in body.buses.items()
-        if segment.via is None
-        and is_slot(bus := catalog.get("buses", segment.part, where, f"buses.{name}.part"))
-        and not any(fits(bus, kind) for kind in kinds)
-    ]
+    trusted = [name for name, _ in _unfitted_segments(body, catalog, where)]
     if not trusted:
         return None
     listed = "lists no buses" if not host.buses else "lists its buses only in part"
