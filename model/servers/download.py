@@ -353,6 +353,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     client_Bps = min(client_link_Bps, window_Bps(body))
     # what one connection alone gets, its slow start's loss (per_file) counted at that rate
     one_flow_Bps = min(link_Bps_by_flows(body, host, link_Bps, 1)[1], client_Bps)
+    # between a pair's last byte and the next pair's first: the client checks the data file's md5
+    # sum, then each of the next pair's two files waits for its round trips and slow start
+    check_s = file_B / (body.workload.client_md5_MBps * 1e6)
+    between_s = check_s + round_trips_s(body) + slow_start_s(body, file_B, one_flow_Bps)
     # a drive holds at most each client's two reads and, behind them, two commands of each pair's
     # write-back
     drives = drive_arrays.drive_state(
@@ -388,11 +392,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         body.tcp.initial_window_segments,
         QUICKACKS,
         ACKS_PER_SEGMENT,
-        # between a pair's last byte and the next pair's first: the client checks the data file's
-        # md5 sum, then each of the next pair's two files waits for its round trips
-        file_B / (body.workload.client_md5_MBps * 1e6)
-        + round_trips_s(body)
-        + slow_start_s(body, file_B, one_flow_Bps),
+        between_s,
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,
         download_events.new_heap(clients),  # the link's flows, one a connection
@@ -430,7 +430,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         "client links": (carried_B / client_link_Bps / simulated, clients),
         "tcp windows": (carried_B / window_Bps(body) / simulated, clients),
         # each client checks a pair's md5 sum before it asks for the next
-        "client md5 checks": (file_B / (body.workload.client_md5_MBps * 1e6), clients),
+        "client md5 checks": (check_s, clients),
     }
     demand_s.update(
         {
@@ -441,12 +441,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     demand_s["nginx workers"] = (worker_cpu_s / simulated, body.server.workers)
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
-    pace_s = (
-        file_B / one_flow_Bps
-        + demand_s["client md5 checks"][0]
-        + round_trips_s(body)
-        + slow_start_s(body, file_B, one_flow_Bps)
-    )
+    pace_s = file_B / one_flow_Bps + between_s
     bound_MBps = (
         min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
         / 1e6
