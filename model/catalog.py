@@ -205,26 +205,52 @@ def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
 NIC_MAX_PAYLOAD_B = 256
 
 
-def card_link_Bps(catalog: Catalog, own_bus: str, host_id: str | None) -> float:
-    """What a card's link into the host carries, bytes per second: a PCI Express link the payload
-    its packets leave of its encoded rate (``model.storage.framing``, at ``NIC_MAX_PAYLOAD_B``:
-    7,202 of a PCIe 3.0 x8 link's 7,877 MB/s), a PCI or PCI-X bus its peak (its arbitration share is
-    the storage path's fitted ``bus_efficiency``, not taken here)."""
-    return _link_payload_Bps(card_link(catalog, own_bus, host_id))
+def card_link_Bps(
+    catalog: Catalog, own_bus: str, host_id: str | None, *, mtu_B: int, bus_efficiency: float
+) -> float:
+    """What a card's link into the host carries, in the wire bytes a second the network models
+    count (``nic_rate_Bps``): a PCI Express link the payload its packets leave of its encoded rate
+    (``model.storage.framing``, at ``NIC_MAX_PAYLOAD_B``: 7,202 of a PCIe 3.0 x8 link's 7,877
+    MB/s), a PCI or PCI-X bus its peak times ``bus_efficiency`` (the storage path's fitted share of
+    a parallel bus's peak its DMA bursts sustain); each full-sized frame crosses the link as its
+    header and packet (``_wire_per_link_byte``)."""
+    link = card_link(catalog, own_bus, host_id)
+    return _link_data_Bps(link, bus_efficiency) * _wire_per_link_byte(mtu_B)
 
 
-def _link_payload_Bps(bus: Bus) -> float:
-    """What ``bus`` carries of a card's data (``card_link_Bps``)."""
-    from .storage.framing import payload_share  # the storage package imports this module
+def _link_data_Bps(bus: Bus, bus_efficiency: float) -> float:
+    """What ``bus`` carries of a card's frames, bytes a second (``card_link_Bps``)."""
+    from .storage.framing import sustained_Bps  # the storage package imports this module
 
-    return bus.peak_MBps * 1e6 * payload_share(bus, NIC_MAX_PAYLOAD_B)
+    return sustained_Bps(bus, NIC_MAX_PAYLOAD_B, bus_efficiency)
 
 
-def nic_rate_Bps(catalog: Catalog, nic: Nic, host_id: str | None = None) -> float:
-    """What a NIC moves each way, bytes per second: its line rate, or what its link into the host
-    carries (``card_link_Bps``: its own host bus, trained in the host's slot) where that is less
-    (a 100 GbE card in a PCIe 3.0 x8 slot)."""
-    return min(nic.rate_Gbps * 1e9 / 8.0, card_link_Bps(catalog, nic.host_bus, host_id))
+def _wire_per_link_byte(mtu_B: int) -> float:
+    """Wire bytes per byte a NIC moves over its host bus: a full-sized frame crosses the bus as
+    its 14 B header and its packet, and the line as those with the preamble, start delimiter, FCS
+    and inter-frame gap (the NIC adds the FCS when sending and strips it when receiving, as Linux
+    drivers have it by default)."""
+    from .network.tcp import ETHERNET_HEADER_B, ETHERNET_OVERHEAD_B
+
+    return (mtu_B + ETHERNET_OVERHEAD_B) / (mtu_B + ETHERNET_HEADER_B)
+
+
+def nic_rate_Bps(
+    catalog: Catalog,
+    nic: Nic,
+    host_id: str | None = None,
+    *,
+    mtu_B: int,
+    bus_efficiency: float,
+) -> float:
+    """What a NIC moves each way, in wire bytes a second (frames with their framing and gap, as
+    the network models charge a NIC): its line rate, or what its link into the host carries
+    (``card_link_Bps``: its own host bus, trained in the host's slot) where that is less (a
+    100 GbE card in a PCIe 3.0 x8 slot, a gigabit card on a 32-bit, 33 MHz PCI bus)."""
+    link_Bps = card_link_Bps(
+        catalog, nic.host_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+    )
+    return min(nic.rate_Gbps * 1e9 / 8.0, link_Bps)
 
 
 def link_words(bus: Bus) -> str:
@@ -235,7 +261,14 @@ def link_words(bus: Bus) -> str:
     return f"PCIe {generation}.0 x{bus.lanes}" if generation else bus.name
 
 
-def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> str | None:
+def nic_bus_note(
+    catalog: Catalog,
+    nic_id: str,
+    host_id: str | None = None,
+    *,
+    mtu_B: int,
+    bus_efficiency: float,
+) -> str | None:
     """A result's note when a NIC's link into its host, not its line, sets what it moves (the
     resource named after the NIC is then the link's limit), or when the host, its buses listed in
     full, has no slot of the NIC's kind (the NIC then taken as on its board), else None."""
@@ -251,8 +284,8 @@ def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> s
             f"{host_id} has no slot of its {link_words(own)} kind ({held}): taken as on the board"
         )
     line_MBps = nic.rate_Gbps * 1e3 / 8.0
-    link_MBps = _link_payload_Bps(bus) / 1e6
-    if link_MBps < line_MBps:
+    link_MBps = _link_data_Bps(bus, bus_efficiency) / 1e6
+    if link_MBps * _wire_per_link_byte(mtu_B) < line_MBps:
         link = (
             f"its host bus {nic.host_bus}"
             if bus == own
@@ -266,10 +299,15 @@ def nic_bus_note(catalog: Catalog, nic_id: str, host_id: str | None = None) -> s
     return f"{nic_id}: " + "; ".join(said) if said else None
 
 
-def nic_notes(catalog: Catalog, *nics: tuple[str, str | None]) -> tuple[str, ...]:
+def nic_notes(
+    catalog: Catalog, *nics: tuple[str, str | None], mtu_B: int, bus_efficiency: float
+) -> tuple[str, ...]:
     """``nic_bus_note`` of each (NIC, host it sits in, or None) among ``nics`` (once each) whose
-    link into the host is slower than its line."""
-    return tuple(dict.fromkeys(note for n, h in nics if (note := nic_bus_note(catalog, n, h))))
+    link into the host is slower than its line, or whose host has no slot of its kind."""
+    framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
+    return tuple(
+        dict.fromkeys(note for n, h in nics if (note := nic_bus_note(catalog, n, h, **framing)))
+    )
 
 
 def check_references(

@@ -330,23 +330,24 @@ class Controller(Part):
 class Nic(Part):
     """A network interface card: one port's line rate and the bus of its own host interface. Each
     NIC of a host (a bond member, a circuit's end) moves each way the lesser of its line rate and
-    its host bus's peak (``model.catalog.nic_rate_Bps``: a 100 GbE card on PCIe 3.0 x8 moves the
-    bus's 7,877 MB/s, and the result's notes say so). A host's nics and the scenarios' nic keys
-    (nic, client_nic) name it."""
+    what its link into the host carries (``model.catalog.nic_rate_Bps``: a 100 GbE card on PCIe 3.0
+    x8 moves the 7,202 MB/s its 256 B packets leave of the link's 7,877, a PCI card its bus's peak
+    times the fitted ``bus_efficiency``; the result's notes say so). A host's nics and the
+    scenarios' nic keys (nic, client_nic) name it."""
 
     # one port's line rate, Gbit/s (0.1, 1, 10, 25, 40, 100): the wire bytes, Ethernet framing
     # included, each NIC of a host moves each way where its host bus is not slower
     rate_Gbps: PositiveFloat
     # the bus of the card's own host interface, an id of buses (pci_64_66, pcie3_x8): each NIC the
-    # host lists moves at most its peak rate
+    # host lists moves at most what that bus carries (its peak less its framing or arbitration)
     host_bus: str
     # offloads the card has beyond the usual checksum and segmentation ones (vxlan, rdma), from its
     # datasheet: for the reader, no model reads it (TSO and GRO are scenario keys)
     offload: tuple[str, ...] = ()
     # ports on one card (2 on a dual-port card), from its datasheet: a host's NICs of this id are
     # its cards' ports, consecutive members ports at a time, and a card's ports share its host bus
-    # (``model.network.hosts``: two 40 GbE ports on one PCIe 3.0 x8 link move 7,877 MB/s between
-    # them, not each)
+    # (``model.network.hosts``: two 40 GbE ports on one PCIe 3.0 x8 link move the 7,202 MB/s of
+    # data it carries between them, not each)
     ports: PositiveInt = 1
 
 

@@ -480,15 +480,16 @@ def simulate(
         simulated,
         stream(scenario.seed, "download cache"),
     )
-    server = Server(
-        env, body, disk, nic_rate_Bps(catalog, nic), params, read_ahead, rng, root_read, cached
-    )
+    framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
+    nic_Bps = nic_rate_Bps(catalog, nic, **framing)
+    server = Server(env, body, disk, nic_Bps, params, read_ahead, rng, root_read, cached)
     # a connection: its client's link or its window a round trip; a new connection's slow start
     # (per_file) loses time at what one connection alone gets
     client_Bps = min(
-        nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B), window_Bps(body)
+        nic_rate_Bps(catalog, client_nic, **framing) / tcp_wire_per_byte(body.mtu_B),
+        window_Bps(body),
     )
-    one_flow_Bps = min(nic_rate_Bps(catalog, nic) / tcp_wire_per_byte(body.mtu_B), client_Bps)
+    one_flow_Bps = min(nic_Bps / tcp_wire_per_byte(body.mtu_B), client_Bps)
     server.md5_check_s += slow_start_s(body, server.file_B, one_flow_Bps)
     remaining = [simulated]
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lvs_cluster import run_cluster
 
-from model import catalog, scenario
+from model import catalog, params, scenario
 from model.servers import availability, lvs, relay
 from model.sim.flows import FlowNetwork
 from model.sim.rng import stream
@@ -42,7 +42,7 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
     """The relay's traffic as max-min flows through a NAT director: no station ever runs over its
     capacity, and what the sites receive stays within the relay model's bottleneck law."""
     loaded = scenario.load("psu_relay", ["variant=nat", "feed.sites=60"])
-    kit = relay.machines(loaded, catalog.load())
+    kit = relay.machines(loaded, catalog.load(), params.calibrated()["bus_efficiency"])
     caps = kit.capacities(2)
     stages = relay.Stages(loaded.body, kit.mtu_B)
     sites = [30, 30]

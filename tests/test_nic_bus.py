@@ -1,5 +1,5 @@
-"""A NIC's host bus caps its link: a 10 GbE card in a 64-bit/66 MHz PCI slot moves at most the
-slot's 533 MB/s."""
+"""A NIC's host bus caps its link: a 10 GbE card in a 64-bit/66 MHz PCI slot moves at most what
+the slot's DMA bursts sustain of its 533 MB/s peak (the storage path's ``bus_efficiency``)."""
 
 import pytest
 import yaml
@@ -17,13 +17,41 @@ SLOW_SLOT_NIC = {
 }
 
 
+EFFICIENCY = calibrated()["bus_efficiency"]
+
+
+def wire_Bps(data_Bps: float, mtu_B: int = 1500) -> float:
+    """A link's data rate as the wire bytes its full-sized frames are: each crosses the host bus
+    as its 14 B header and packet, the line with 24 B more (preamble, FCS, gap)."""
+    return data_Bps * (mtu_B + 38) / (mtu_B + 14)
+
+
 def test_the_slower_of_line_rate_and_host_bus_is_the_nic_s_rate():
     parts = user_parts.with_parts(catalog.load(), {"nics": {"slow": SLOW_SLOT_NIC}}, "test")
-    slot_Bps = parts.get("buses", "pci_64_66", "", "").peak_MBps * 1e6
+    slot_Bps = parts.get("buses", "pci_64_66", "", "").peak_MBps * 1e6 * EFFICIENCY
     assert slot_Bps < 10e9 / 8
-    assert nic_rate_Bps(parts, parts.get("nics", "slow", "", "")) == pytest.approx(slot_Bps)
+    framing = {"mtu_B": 1500, "bus_efficiency": EFFICIENCY}
+    slow = parts.get("nics", "slow", "", "")
+    assert nic_rate_Bps(parts, slow, **framing) == pytest.approx(wire_Bps(slot_Bps))
     ten = catalog.load().get("nics", "nic_10gbe", "", "")
-    assert nic_rate_Bps(catalog.load(), ten) == pytest.approx(10e9 / 8)
+    assert nic_rate_Bps(catalog.load(), ten, **framing) == pytest.approx(10e9 / 8)
+
+
+def test_a_gigabit_card_on_a_32_bit_33_mhz_pci_bus_moves_what_the_bus_sustains():
+    """133 MB/s of PCI peak, at the DMA share a parallel bus sustains, carries less than a
+    gigabit line's 125 MB/s of frames: the bus, not the line, sets the card's rate, and the
+    note says so; on 64-bit/66 MHz PCI the line does."""
+    old_pci = {"like": "nic_gbe", "host_bus": "pci_32_33", "name": "A gigabit card on 32/33 PCI"}
+    parts = user_parts.with_parts(catalog.load(), {"nics": {"old": old_pci}}, "test")
+    framing = {"mtu_B": 1500, "bus_efficiency": EFFICIENCY}
+    bus_Bps = 133.33e6 * EFFICIENCY
+    rate = nic_rate_Bps(parts, parts.get("nics", "old", "", ""), **framing)
+    assert rate == pytest.approx(wire_Bps(bus_Bps), rel=1e-3) and rate < 1e9 / 8
+    (note,) = catalog.nic_notes(parts, ("old", None), **framing)
+    assert f"pci_32_33 ({bus_Bps / 1e6:,.0f} MB/s of data) is slower" in note
+    gigabit = catalog.load().get("nics", "nic_gbe", "", "")
+    assert nic_rate_Bps(catalog.load(), gigabit, **framing) == pytest.approx(1e9 / 8)
+    assert catalog.nic_notes(catalog.load(), ("nic_gbe", None), **framing) == ()
 
 
 def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
@@ -34,9 +62,9 @@ def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
     s = scenario.load(path)
     cheap = dict(calibrated(), io_copy_passes=1.0)  # the network, not smbd, limits
     r = ingest.predict(s, s.catalog, cheap)
-    slot_Bps = s.catalog.get("buses", "pci_64_66", "", "").peak_MBps * 1e6
+    slot_Bps = s.catalog.get("buses", "pci_64_66", "", "").peak_MBps * 1e6 * EFFICIENCY
     per_image_byte = tcp.tcp_wire_per_byte(1500) * ingest.smb_payload_per_byte(s.body)
-    assert r.aggregate_MBps == pytest.approx(slot_Bps / per_image_byte / 1e6, rel=1e-9)
+    assert r.aggregate_MBps == pytest.approx(wire_Bps(slot_Bps) / per_image_byte / 1e6, rel=1e-9)
     assert r.bottleneck_stage == "acquisition NICs"
 
 
@@ -51,7 +79,7 @@ def test_a_transfer_through_a_nic_its_slot_caps_says_so(tmp_path):
 
     slow = simulate(scenario.load(path))
     (note,) = [n for n in slow.notes if n.startswith("slow: its host bus pci_64_66")]
-    assert "533 MB/s" in note and "10 Gbit/s line (1,250 MB/s)" in note
+    assert f"{533.33 * EFFICIENCY:,.0f} MB/s" in note and "10 Gbit/s line (1,250 MB/s)" in note
     assert not any("host bus" in n for n in simulate(scenario.load("atlas_lightpath")).notes)
 
 
@@ -68,7 +96,8 @@ def test_every_model_with_a_nic_says_when_its_slot_caps_it(tmp_path, name, key):
     path = tmp_path / f"{name}_slow.yaml"
     path.write_text(yaml.safe_dump(data))
     notes = simulate(scenario.load(path)).notes
-    assert any("host bus pci_64_66 (533 MB/s of data) is slower" in n for n in notes), notes
+    said = f"host bus pci_64_66 ({533.33 * EFFICIENCY:,.0f} MB/s of data) is slower"
+    assert any(said in n for n in notes), notes
 
 
 def test_the_ports_of_one_card_share_its_host_bus(tmp_path):
@@ -131,9 +160,9 @@ def test_a_nic_of_a_kind_the_host_has_no_slot_for_is_said_to_be_taken_as_on_the_
 
 
 def test_a_card_of_one_port_beside_a_full_one_bounds_with_its_line():
-    """Three 40 GbE ports on two XL710-QDA2 cards: one card's link (7,130 MB/s of payload at the
-    path's MTU) and the other card's one port (4,950): the bound is their sum, 12,080, not two
-    full cards' 14,260 (the quick audit's case)."""
+    """Three 40 GbE ports on two XL710-QDA2 cards: one card's link (7,149 MB/s of payload at the
+    path's MTU) and the other card's one port (4,950): the bound is their sum, 12,099, not two
+    full cards' 14,298 (the quick audit's case)."""
     from model.simulate import simulate
 
     three = simulate(

@@ -76,6 +76,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env = simpy.Environment()
     net = FlowNetwork(env)
     free = 1.0 - params["server_background_load"]
+    # what each host's NIC carries over its link into the host (catalog.nic_rate_Bps)
+    framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
     servers = [
         host_net(
             net,
@@ -89,6 +91,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             where,
             host_key="server_host",
             nic_key="nic",
+            **framing,
             available=free,
         )
         for h in range(body.servers)
@@ -106,6 +109,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             where,
             host_key="client_host",
             nic_key="nic",
+            **framing,
         )
         for i in range(w.clients)
     ]
@@ -259,7 +263,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bound,
         notes=(
             f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",
-            *nic_notes(catalog, (body.nic, body.server_host), (body.nic, body.client_host)),
+            *nic_notes(
+                catalog, (body.nic, body.server_host), (body.nic, body.client_host), **framing
+            ),
         ),
     )
 

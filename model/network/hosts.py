@@ -78,14 +78,21 @@ class HostNet:
 
 
 def cards_of(
-    net: FlowNetwork, catalog: Catalog, label: str, nic: Nic, members: int, host_id: str
+    net: FlowNetwork,
+    catalog: Catalog,
+    label: str,
+    nic: Nic,
+    members: int,
+    host_id: str,
+    framing: dict[str, float],
 ) -> list[FlowResource | None]:
     """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports,
     sharing the card's link into the host (``catalog.card_link_Bps``). Once one card's ports
     together could outrun its link (two 40 GbE ports on PCIe 3.0 x8), every card is a resource, at
     its link or its ports' lines where less (a card of one port), so that the bottleneck law can
-    partition the flows over them; else none is (None for every member)."""
-    link_Bps = card_link_Bps(catalog, nic.host_bus, host_id)
+    partition the flows over them; else none is (None for every member). ``framing``: the
+    ``mtu_B`` and ``bus_efficiency`` a link's rate is reckoned with (``catalog.card_link_Bps``)."""
+    link_Bps = card_link_Bps(catalog, nic.host_bus, host_id, **framing)
     groups = [range(f, min(f + nic.ports, members)) for f in range(0, members, nic.ports)]
     cards: list[FlowResource | None] = [None] * members
     # every card a resource once one can bind, a card of one port too: the bottleneck law's
@@ -113,16 +120,20 @@ def host_net(
     *,
     host_key: str,
     nic_key: str,
+    mtu_B: int,
+    bus_efficiency: float,
     available: float = 1.0,
 ) -> HostNet:
     """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each
-    core free)."""
+    core free; ``mtu_B`` and ``bus_efficiency``: what a NIC's link into the host carries,
+    ``catalog.nic_rate_Bps``)."""
     host: Host = catalog.get("hosts", host_id, where, host_key)
     nic: Nic = catalog.get("nics", nic_id, where, nic_key)
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    rate_Bps = nic_rate_Bps(catalog, nic, host_id)
+    framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
+    rate_Bps = nic_rate_Bps(catalog, nic, host_id, **framing)
     nics = [net.resource(f"nic {label}.{i}", rate_Bps) for i in range(members)]
     return HostNet(
         label=label,
@@ -131,7 +142,7 @@ def host_net(
         cpu=cpu,
         irq=irq,
         nics=nics,
-        cards=cards_of(net, catalog, label, nic, members, host_id),
+        cards=cards_of(net, catalog, label, nic, members, host_id, framing),
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,

@@ -38,6 +38,7 @@ from ..settings import (
 ETHERNET_OVERHEAD_B = (
     38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
 )
+ETHERNET_HEADER_B = 14  # destination and source addresses, EtherType (IEEE 802.3)
 IP_HEADER_B = 20
 TCP_HEADER_B = 32  # 20 bytes plus the 12-byte timestamp option Linux sends by default (RFC 1323)
 UDP_HEADER_B = 8

@@ -182,6 +182,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             where,
             host_key=f"{role}_host",
             nic_key="nic",
+            mtu_B=body.mtu_B,
+            bus_efficiency=params["bus_efficiency"],
         )
         for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))
     }
@@ -227,7 +229,13 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     per_session_B = total_B / sessions
     flows: list[_FlowSpec] = []
     notes: list[str] = list(
-        nic_notes(catalog, (body.nic, body.sender_host), (body.nic, body.receiver_host))
+        nic_notes(
+            catalog,
+            (body.nic, body.sender_host),
+            (body.nic, body.receiver_host),
+            mtu_B=body.mtu_B,
+            bus_efficiency=params["bus_efficiency"],
+        )
     )
 
     def wire(usage: dict, index: int, per_byte: float) -> None:

@@ -346,9 +346,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     layout = LEVELS[body.level]
     clients = body.workload.clients
     delay_s = body.server.accept_mutex_delay_ms / 1e3
-    link_Bps = nic_rate_Bps(catalog, nic, body.host) / tcp_wire_per_byte(body.mtu_B)
+    framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
+    link_Bps = nic_rate_Bps(catalog, nic, body.host, **framing) / tcp_wire_per_byte(body.mtu_B)
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    client_link_Bps = nic_rate_Bps(catalog, client_nic) / tcp_wire_per_byte(body.mtu_B)
+    client_link_Bps = nic_rate_Bps(catalog, client_nic, **framing) / tcp_wire_per_byte(body.mtu_B)
     # a connection: its client's link, or its window a round trip where that is less
     client_Bps = min(client_link_Bps, window_Bps(body))
     # what one connection alone gets, its slow start's loss (per_file) counted at that rate
@@ -460,7 +461,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         "workers asleep on reads: "
         + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
         f"{100 * cached.mean():.1f}% of the pairs from the page cache",
-        *nic_notes(catalog, (body.server_nic, body.host), (body.client_nic, None)),
+        *nic_notes(catalog, (body.server_nic, body.host), (body.client_nic, None), **framing),
     )
     busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
     waiting = utilization["drives (a read in flight)"]

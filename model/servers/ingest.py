@@ -255,7 +255,12 @@ def simulate(
         f"{body.microscope_TBph:g} TB/h",
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
-        *catalog_module.nic_notes(catalog, (body.client_nic, None)),
+        *catalog_module.nic_notes(
+            catalog,
+            (body.client_nic, None),
+            mtu_B=catalog.get("links", body.link, scenario.path, "link").mtu_B or 1500,
+            bus_efficiency=params["bus_efficiency"],
+        ),
     )
     utilization = dict(out.stage_utilization)
     if body.client_cap_MBps is not None:  # what the servers ask for, as its share carried

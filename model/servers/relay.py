@@ -81,10 +81,14 @@ class Machines:
         return caps
 
 
-def machines(scenario: Scenario, catalog: Catalog) -> Machines:
-    """The director's and real servers' hosts, NICs and LAN, each checked against the catalog."""
+def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
+    """The director's and real servers' hosts, NICs and LAN, each checked against the catalog
+    (``bus_efficiency``: what a NIC's link into its host carries, ``catalog.nic_rate_Bps``)."""
     body: RelayBody = scenario.body
     where = scenario.path
+    link = catalog.get("links", body.link, where, "link")
+    assert isinstance(link, Link)
+    mtu_B = link.mtu_B or 1500
 
     def host_and_rate(key: str, host_id: str, nic_id: str) -> tuple[Host, float]:
         host = catalog.get("hosts", host_id, where, f"{key}.host")
@@ -97,19 +101,18 @@ def machines(scenario: Scenario, catalog: Catalog) -> Machines:
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
             )
-        return host, nic_rate_Bps(catalog, nic, host_id) * 8 / 1e9
+        rate_Bps = nic_rate_Bps(catalog, nic, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
+        return host, rate_Bps * 8 / 1e9
 
     director, director_Gbps = host_and_rate("director", body.director.host, body.director.nic)
     real, real_Gbps = host_and_rate("real_servers", body.real_servers.host, body.real_servers.nic)
-    link = catalog.get("links", body.link, where, "link")
-    assert isinstance(link, Link)
     lan_Bps = link.capacity_Gbps * 1e9 / 8
     return Machines(
         director=director,
         real_server=real,
         link_Bps=min(real_Gbps * 1e9 / 8, lan_Bps),
         director_link_Bps=min(director_Gbps * 1e9 / 8, lan_Bps),
-        mtu_B=link.mtu_B or 1500,
+        mtu_B=mtu_B,
     )
 
 
@@ -240,7 +243,7 @@ def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body: RelayBody = scenario.body
-    kit = machines(scenario, catalog)
+    kit = machines(scenario, catalog, params["bus_efficiency"])
     servers = body.real_servers.count
     caps = kit.capacities(servers)
     stages = Stages(body, kit.mtu_B)
@@ -300,6 +303,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             catalog,
             (body.director.nic, body.director.host),
             (body.real_servers.nic, body.real_servers.host),
+            mtu_B=kit.mtu_B,
+            bus_efficiency=params["bus_efficiency"],
         )
         + _availability_notes(body, stages, kit, offered_MBps),
     )

@@ -49,9 +49,7 @@ class Buses:
         """What the bus carries: a parallel bus or drive channel its peak times
         ``bus_efficiency`` (arbitration and turnaround), a serial link the payload its frames
         leave of its encoded rate."""
-        if bus.kind == "serial":
-            return bus.peak_MBps * 1e6 * framing.payload_share(bus, self.body.pcie_max_payload_B)
-        return bus.peak_MBps * 1e6 * self.efficiency
+        return framing.sustained_Bps(bus, self.body.pcie_max_payload_B, self.efficiency)
 
     def card_bus(self, cname: str) -> Bus:
         """The bus of a controller's own host interface."""

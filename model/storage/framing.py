@@ -41,3 +41,13 @@ def payload_share(bus: Bus, pcie_max_payload_B: int) -> float:
         payload, overhead = SATA_FIS
         return payload / (payload + overhead) * SATA_ALIGN_SHARE
     return 1.0
+
+
+def sustained_Bps(bus: Bus, pcie_max_payload_B: int, bus_efficiency: float) -> float:
+    """What ``bus`` carries of data, bytes per second: a serial link the payload its frames leave
+    of its encoded rate, a parallel bus or drive channel its peak times ``bus_efficiency`` (the
+    share its DMA bursts sustain after arbitration and turnaround, the storage path's fitted
+    parameter)."""
+    if bus.kind == "serial":
+        return bus.peak_MBps * 1e6 * payload_share(bus, pcie_max_payload_B)
+    return bus.peak_MBps * 1e6 * bus_efficiency

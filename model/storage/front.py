@@ -109,6 +109,7 @@ class Front:
     servers: list[FlowResource]  # each connection's server process
     members: tuple[int, ...]  # each connection's bond member
     bytes_per_flow: float  # what each connection moves
+    mtu_B: int  # the clients' LAN's MTU
 
 
 def build(
@@ -162,6 +163,8 @@ def build(
         where,
         host_key="host",
         nic_key="host.nics",
+        mtu_B=mtu_B,
+        bus_efficiency=params["bus_efficiency"],
     )
     bytes_per_client = body.workload.total_MB * 1e6
     bytes_per_flow = bytes_per_client / connections
@@ -199,7 +202,8 @@ def build(
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
     # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
     # 1 GbE LAN moves 1 Gb/s)
-    nic_Bps = min(nic_rate_Bps(catalog, nic), lan.capacity_Gbps * 1e9 / 8.0)
+    client_Bps = nic_rate_Bps(catalog, nic, mtu_B=mtu_B, bus_efficiency=params["bus_efficiency"])
+    nic_Bps = min(client_Bps, lan.capacity_Gbps * 1e9 / 8.0)
     calls = calls_in_flight(body, read_ahead_B, connections)
     threads = None
     # a connection's server process: its one core, or as many pool threads as it has calls
@@ -251,7 +255,7 @@ def build(
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
-    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_flow)
+    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_flow, mtu_B)
 
 
 def client_limit_Bps(
@@ -393,6 +397,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             catalog,
             (catalog.get("hosts", body.host, scenario.path, "host").nics[0], body.host),
             (c.nic, None),
+            mtu_B=front.mtu_B,
+            bus_efficiency=params["bus_efficiency"],
         ),
     )
     utilization = net.utilization(env.now)
