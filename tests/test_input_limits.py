@@ -116,6 +116,35 @@ def test_a_count_or_size_past_what_the_model_takes_is_one_line(run_cli, name, ov
     assert message in err, err
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        # a traceback at loss 0.88 and over: no block arrived whole, and the transfer never ended
+        ("loss_rate=0.9", "loss_rate: a 32,768 B Tsunami block arrives whole only if all 23"),
+        # a block no UDP datagram carries was taken, in 676 fragments
+        ("workload.block_B=1000000", "at most 65,501 bytes, got 1,000,000"),
+    ],
+)
+def test_a_tsunami_transfer_that_cannot_end_is_one_line(run_cli, override, message):
+    status, out, err = run_cli(
+        "predict", "atlas_lightpath", "--set", "variant=tsunami", "--set", override, "--point"
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert message in err, err
+    most = float(err.split("at most ")[1].split()[0]) if "loss_rate" in override else None
+    if most is not None:  # the loss it names as the most still predicts
+        status, out, _ = run_cli(
+            "predict",
+            "atlas_lightpath",
+            "--set",
+            "variant=tsunami",
+            "--set",
+            f"loss_rate={most * 0.999}",
+            "--point",
+        )
+        assert status == 0 and "MB/s" in out
+
+
 def test_a_count_at_its_bound_still_predicts(run_cli):
     status, out, _ = run_cli("predict", "atlas_lightpath", "--set", "workload.streams=10000")
     assert status == 0 and "MB/s" in out

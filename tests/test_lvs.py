@@ -165,6 +165,31 @@ def test_takeover_time_costs_availability():
     assert slow.outages_per_year == pytest.approx(quick.outages_per_year)
 
 
+@pytest.mark.parametrize("takeover_s", [3600.0, 8 * 3600.0, 1e5, 1e9])
+def test_a_takeover_slower_than_a_repair_costs_no_more_than_the_repair(takeover_s):
+    """The physics fuzz's case: a takeover of 10^9 s gave -455 % availability. The failed director,
+    repaired first, serves again: a takeover's outage is the lesser of the two, so a pair is about
+    as available as one director however slow its takeover (a takeover as slow as the repairs
+    leaves it one director's outages, and the one crew's queue a hair more), more where it is
+    quicker."""
+    mtbf_h, mttr_h = 50_000.0, 8.0
+    one = availability.units(1, mtbf_h, mttr_h)
+    pair = availability.units(2, mtbf_h, mttr_h, takeover_s=takeover_s)
+    assert one.availability - 1e-6 < pair.availability <= 1.0
+    assert 0.0 <= pair.downtime_h_per_year < one.downtime_h_per_year + 0.01
+    if takeover_s <= 3600.0:
+        assert pair.availability > one.availability
+    # the mean of the lesser of the takeover and an exponential repair of mean mttr_h
+    lesser_h = mttr_h * (1.0 - math.exp(-takeover_s / 3600.0 / mttr_h))
+    quick = availability.units(2, mtbf_h, mttr_h, takeover_s=1e-9)
+    takeovers_per_h = (quick.outages_per_year / availability.HOURS_PER_YEAR) - (
+        availability.units(2, mtbf_h, mttr_h).outages_per_year / availability.HOURS_PER_YEAR
+    )
+    assert quick.availability - pair.availability == pytest.approx(
+        takeovers_per_h * lesser_h, rel=1e-6
+    )
+
+
 def test_k_of_n_units_with_a_crew_each_are_the_binomial_sum():
     """With a crew for every unit the units fail and mend independently: k of n up is the binomial
     sum of each one's availability."""

@@ -10,10 +10,17 @@ from ..errors import UserError
 from ..schema import Mtu, NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, TcpSettings, TcpTuned
 from ..spec import Reference, Scenario
+from . import tcp
 
 # each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
 # would not end while its user waits
 FLOWS = 10_000
+# the largest Tsunami block one UDP datagram carries: an IPv4 datagram's 65,535 bytes less the IP
+# and UDP headers and Tsunami's own block number and type (RFC 791, RFC 768)
+TSUNAMI_MAX_BLOCK_B = 65_535 - tcp.IP_HEADER_B - tcp.UDP_HEADER_B - tcp.TSUNAMI_HEADER_B
+# the share of Tsunami's blocks that must arrive whole for a transfer the model can follow: below
+# it a block is sent more than a billion times before one arrives
+TSUNAMI_LEAST_WHOLE = 1e-9
 Flows = count_up_to(FLOWS, "each TCP stream is simulated")
 Circuits = count_up_to(1_000, "one NIC each")
 Hosts = count_up_to(1_000, "each host is simulated")
@@ -71,6 +78,13 @@ class WanWorkload:
             raise UserError(
                 where, f"{key}.streams", "a Tsunami session is one UDP flow; use sessions for more"
             )
+        if self.protocol == "tsunami" and self.block_B > TSUNAMI_MAX_BLOCK_B:
+            raise UserError(
+                where,
+                f"{key}.block_B",
+                f"a Tsunami block travels in one UDP datagram: at most {TSUNAMI_MAX_BLOCK_B:,} "
+                f"bytes, got {self.block_B:,}",
+            )
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,19 @@ class WanBody:
                 "loss_rate",
                 f"must be below 1 (a share of packets lost), got {self.loss_rate}",
             )
+        w = self.workload
+        if w.protocol == "tsunami":
+            fragments = tcp.udp_fragments(w.block_B, self.mtu_B)
+            if (1.0 - self.loss_rate) ** fragments < TSUNAMI_LEAST_WHOLE:
+                most = 1.0 - TSUNAMI_LEAST_WHOLE ** (1.0 / fragments)
+                raise UserError(
+                    where,
+                    "loss_rate",
+                    f"a {w.block_B:,} B Tsunami block arrives whole only if all {fragments} of its "
+                    f"IP fragments do: at loss {self.loss_rate:g} fewer than one in a billion, "
+                    f"and the transfer does not end; at most {most:.3g} with these blocks "
+                    "(smaller blocks, fewer fragments, allow more)",
+                )
         for side, name in (("source", "sender_storage"), ("sink", "receiver_storage")):
             if getattr(self.workload, side) == "disk" and getattr(self, name) is None:
                 raise UserError(

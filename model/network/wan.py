@@ -294,7 +294,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         notes.append(
             f"Tsunami: {sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
             f"{fragments} IP fragments"
-            + (f", {100 * delivered:.1f} % of blocks whole" if body.loss_rate else "")
+            + (f", {100 * delivered:.3g} % of blocks whole" if body.loss_rate else "")
         )
     else:
         n = sessions * w.streams

@@ -3,14 +3,16 @@
 Each unit fails after an exponential time of mean ``mtbf_h`` and is repaired in an exponential time
 of mean ``mttr_h`` by one of ``repair_crews``. A pair serves while either unit is up; each failure
 of the active unit while the standby is up costs one takeover (heartbeat detection plus taking over
-the virtual address, ``takeover_s``) of outage. Units that serve together, of which some number
-must be up (the real servers that must carry a load), are up in the states that many are
-(:func:`serving`, k out of n). The Penn State director of
+the virtual address, ``takeover_s``) of outage, or less where the failed unit is repaired first
+and serves again (the mean of the lesser of the two, never longer than a repair). Units that serve
+together, of which some number must be up (the real servers that must carry a load), are up in the
+states that many are (:func:`serving`, k out of n). The Penn State director of
 ``000_a6a829ac4238989d.txt`` is a single point of failure; the report plans a second one.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,7 +85,10 @@ def units(
     all_down_per_h = pi[1] * lam
     # with no takeover time (units that all serve at once) a failure among others up is no outage
     takeovers_per_h = sum(pi[k] * lam for k in range(2, n + 1)) if takeover_s > 0 else 0.0
-    takeover_h = takeover_s / 3600.0
+    # a takeover's outage ends when the standby has the address, or when the failed unit, repaired
+    # first (an exponential time of mean mttr_h), serves again: the mean of the lesser of the two,
+    # mttr_h (1 - exp(-takeover / mttr_h)), the takeover itself where it is short against a repair
+    takeover_h = -mttr_h * math.expm1(-takeover_s / 3600.0 / mttr_h)
     availability = 1.0 - down_share - takeovers_per_h * takeover_h
     outages = (all_down_per_h + takeovers_per_h) * HOURS_PER_YEAR
     return Availability(availability, outages, (1.0 - availability) * HOURS_PER_YEAR)
