@@ -22,7 +22,8 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   (iperf3 before 3.16).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
   loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
-  or CUBIC's, RFC 8312 and 9438, or none for BBR below 15 % loss; ``tcp.loss_limit_Bps``); what
+  or CUBIC's, RFC 8312 and 9438, each with its share of retransmission timeouts, Padhye et al.
+  1998, or none for BBR below 15 % loss; ``tcp.loss_limit_Bps``); what
   is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
   opens with a handshake and the protocol's request round trips, then slow start to its window
   (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
