@@ -51,16 +51,22 @@ class Exercise:
     # a share close to 1 (an availability, a utilisation near saturation) is held to ``rel`` on
     # what it leaves, 1 - share: 0.99 for an availability of 0.9988 is eight times the downtime
     near_one: bool = False
+    # a count's absolute tolerance: 1 where rounding a ratio up or down are both fair readings
+    within: float = 0.0
 
     def verdict(self, answer, expected) -> str:
         """The line a check prints for a written answer (not None)."""
         if isinstance(expected, str):
             if not isinstance(answer, str):
                 return not_a(answer, self.asks)
-            return f"correct: {answer}" if answer == expected else f"wrong: {answer!r} is not it"
+            return (
+                f"correct: {answer}" if names(answer, expected) else f"wrong: {answer!r} is not it"
+            )
         if not is_number(answer):
             return not_a(answer, self.asks)
         shown = f"{figure(answer)} {self.unit}"
+        if abs(answer - expected) <= self.within:
+            return f"correct: {shown}"
         if self.near_one:  # judged, and sized, on what the share leaves
             if math.isclose(1 - answer, 1 - expected, rel_tol=self.rel):
                 return f"correct: {shown}"
@@ -69,6 +75,21 @@ class Exercise:
         if answer == expected or (self.rel and math.isclose(answer, expected, rel_tol=self.rel)):
             return f"correct: {shown}"
         return f"wrong: {shown} is {_off(answer, expected)}"
+
+
+def names(answer: str, resource: str) -> bool:
+    """Whether ``answer`` names ``resource`` as the results do ("raid md3260.0"), in any case and
+    with or without its index (".0", but not another one), or by its part alone ("md3260")."""
+
+    def plain(name: str) -> tuple[str, str | None]:
+        name = " ".join(name.lower().split())
+        stem, _, index = name.rpartition(".")
+        return (stem, index) if stem and index.isdigit() else (name, None)
+
+    (said, said_index), (meant, meant_index) = plain(answer), plain(resource)
+    if said_index is not None and said_index != meant_index:
+        return False
+    return said == meant or said == meant.rsplit(" ", 1)[-1]
 
 
 def _off(answer: float, expected: float) -> str:
@@ -89,12 +110,18 @@ EXERCISES: dict[str, Exercise] = {}
 
 
 def exercise(
-    key: str, unit: str, asks: str | None = None, rel: float = 0.01, near_one: bool = False
+    key: str,
+    unit: str,
+    asks: str | None = None,
+    rel: float = 0.01,
+    near_one: bool = False,
+    within: float = 0.0,
 ):
     """Register the decorated function as what exercise ``key`` expects."""
 
     def register(expected: Callable[..., float | str]) -> Callable[..., float | str]:
-        EXERCISES[key] = Exercise(expected, unit, asks or f"a number in {unit}", rel, near_one)
+        asked = asks or f"a number in {unit}"
+        EXERCISES[key] = Exercise(expected, unit, asked, rel, near_one, within)
         return expected
 
     return register
@@ -251,7 +278,7 @@ def random_read_response_ms(random_read, request_KiB):
     return request_KiB * 1024 / (random_read(1).throughput_MBps * 1e6) * 1e3
 
 
-@exercise("4.5", "clients", "a whole number of clients", rel=0)
+@exercise("4.5", "clients", "a whole number of clients", rel=0, within=1)
 def clients_to_bind_host(random_read):
     """The fewest clients the lab no longer holds to their own round trips: something they share
     binds (on the NVMe purchase, the bond's first port, which carries clients 0, 2, 4, ...). Found
