@@ -151,6 +151,9 @@ from .spec import DownloadBody
 # to 0.6 % at 2,000 (standard deviation over seeds 1 to 40; ``python -m model.bench`` prints it over
 # seeds 1 to 5). With the compiled loop (``download_loop``) 2,000 pairs take a cell about 20 ms.
 SIMULATED_PAIRS = 2000
+# the utilisation entry of the clients' own pace: each client's pairs one after another, each sent
+# at what one connection alone gets, then checked (its md5 sum, the next pair's round trips)
+CLIENT_PACE = "clients' pace (a pair at a time)"
 # ...and of large files fewer: a loop's cost is its read-ahead windows, so past WINDOWS_SIMULATED
 # of them (488 pairs of 256 MiB files at 128 KiB windows, some 0.7 s) a run follows what they
 # hold, each client still fetching PAIRS_PER_CLIENT pairs at least, so that a run's ends, where
@@ -448,6 +451,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         / 1e6
     )
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
+    busiest = max(utilization.values())
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
     # drive is saturated: the share of the time the volume has a read in flight.
     utilization["drives (a read in flight)"] = waited_s / ran
@@ -471,9 +475,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"over {100 * busiest_drive:.0f}% busy: each worker waits for its reads one file at a "
             "time (Little's law: more workers or clients keep more reads in flight)",
         )
-    elif max(utilization.values()) < 0.9:  # nothing full: the clients' own pace, pair by pair
+    elif busiest < 0.9:  # nothing full: the clients' own pace, pair by pair
+        # beside the resources, as the share of it the run kept, so that it is named as what binds
+        # (where a resource is full, its own name says more: a client's link is part of its pace)
+        utilization[CLIENT_PACE] = min(1.0, pace_s * simulated / (clients * ran))
         notes += (
-            f"no resource is over {100 * max(utilization.values()):.0f}% busy: each of the "
+            f"no resource is over {100 * busiest:.0f}% busy: each of the "
             f"{clients} client(s) fetches a pair, then checks its md5 sum, then asks for the next "
             "(more clients keep more pairs in flight)",
         )
