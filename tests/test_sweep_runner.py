@@ -254,6 +254,22 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch, run_cli):
     assert status == 2 and stdout == "" and "no Dask scheduler answers" in _message(err)
 
 
+@pytest.mark.parametrize(
+    ("scheduler", "said"),
+    [
+        ("tls://127.0.0.1:9", "needs its certificates in Dask's configuration"),
+        ("ucx://127.0.0.1:9", "cannot connect to ucx://127.0.0.1:9: "),
+    ],
+)
+def test_a_scheduler_dask_cannot_open_as_configured_is_one_line(tmp_path, run_cli, scheduler, said):
+    """The sweep audit's tracebacks: tls:// with no certificates configured, ucx:// without UCX."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    status, stdout, err = run_cli(
+        "sweep", str(path), "--out", str(tmp_path / "out"), "--scheduler", scheduler
+    )
+    assert status == 2 and stdout == "" and said in _message(err)
+
+
 @pytest.mark.parametrize("error", ["CommClosedError", "CancelledError"])
 def test_a_lost_scheduler_is_one_line_and_keeps_the_points(tmp_path, monkeypatch, run_cli, error):
     """A killed Dask scheduler gave a CommClosedError traceback: the client sees its futures fail
@@ -292,3 +308,26 @@ def test_a_lost_scheduler_is_one_line_and_keeps_the_points(tmp_path, monkeypatch
         )
     assert status == 1 and stdout == "" and "lost the Dask scheduler" in _message(err)
     assert len(pd.read_parquet(tmp_path / "out" / "results.parquet")) == 1
+
+
+def test_a_second_ctrl_c_while_the_pool_closes_still_kills_every_worker(monkeypatch):
+    """The sweep audit's hang: a second Ctrl-C cut the loop that kills the workers short; a worker
+    left alive ignores the SIGTERM the interpreter's exit sends its daemons, and the exit joined it
+    for ever, the sweep's folder still locked. The signal now waits until every worker is dead."""
+    from model.sweep import pool as pool_module
+
+    workers = pool_module.Pool(abs, 3)
+    killed = []
+    kill = pool_module._Worker.kill
+
+    def kill_then_ctrl_c(worker):
+        if not killed:
+            signal.raise_signal(signal.SIGINT)
+        killed.append(worker)
+        kill(worker)
+
+    monkeypatch.setattr(pool_module._Worker, "kill", kill_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        workers.close()
+    assert len(killed) == 3
+    assert not any(w.process.is_alive() for w in workers.workers)

@@ -173,6 +173,13 @@ class Pool:
                     yield job, None, why
 
     def close(self) -> None:
-        """Kill every worker at once (running jobs are abandoned)."""
-        for worker in self.workers:
-            worker.kill()
+        """Kill every worker at once (running jobs are abandoned). A Ctrl-C or SIGTERM meanwhile
+        waits until every worker is dead: one that cut the loop short left a worker alive, which
+        ignores the SIGTERM the interpreter's exit sends its daemons and joined it for ever, the
+        sweep's folder locked (the sweep audit's double Ctrl-C)."""
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            for worker in self.workers:
+                worker.kill()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)

@@ -387,6 +387,17 @@ def _connect(scheduler: str):
             f"no Dask scheduler answers at {scheduler} within {SCHEDULER_TIMEOUT_S} s "
             f"({type(exc).__name__})",
         ) from None
+    except Exception as exc:  # a protocol Dask cannot open as configured (tls:// with no
+        # certificates in the Dask configuration, ucx:// without UCX)
+        hint = (
+            " (a tls:// scheduler needs its certificates in Dask's configuration, "
+            "distributed.comm.tls)"
+            if scheduler.startswith("tls://")
+            else ""
+        )
+        raise UserError(
+            "--scheduler", None, f"cannot connect to {scheduler}: {type(exc).__name__}: {exc}{hint}"
+        ) from None
 
 
 def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[str, Any]]:
