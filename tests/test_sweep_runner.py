@@ -331,3 +331,17 @@ def test_a_second_ctrl_c_while_the_pool_closes_still_kills_every_worker(monkeypa
         workers.close()
     assert len(killed) == 3
     assert not any(w.process.is_alive() for w in workers.workers)
+
+
+def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path):
+    """The sweep audit's case: a Dask worker on another checkout (its simulate halved the time)
+    answered exit 0 with twice the throughput, filed under the client's commit and versions, and a
+    rerun kept them as done. Each point now checks that its worker computes with the sweep's own
+    code and calibration; a worker that does not fails the point, which a rerun runs again."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    grid, points = grid_module.load(path)
+    (spec,) = run_module.specs(grid, points, tmp_path / "out")
+    assert run_module.run_point(spec)["status"] == "ok"
+    record = run_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
+    assert record["status"] == "failed" and record["failure"] == run_module.MODEL
+    assert "other model code or calibration" in record["error"]

@@ -211,6 +211,12 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     record = _record(spec)
     try:
+        here = lab_fingerprint()
+        if here != spec["lab"]:  # a Dask worker with another checkout: its figures are not ours
+            raise RuntimeError(
+                f"this worker computes with other model code or calibration (code/parameters "
+                f"{here}, the sweep's {spec['lab']}): give every worker the sweep's checkout"
+            )
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
         taken = sorted(set(figures) & (set(record) | {"status", "failure", "error", "wall_s"}))
         if taken:
@@ -322,6 +328,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions = json.dumps(provenance.versions(), sort_keys=True)
     commit = provenance.commit()
+    lab = lab_fingerprint()
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
@@ -340,10 +347,21 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "intervals": grid.intervals,
             "versions": versions,
             "commit": commit,
+            "lab": lab,
             "out": str(out),
         }
         for i, p in enumerate(points)
     ]
+
+
+def lab_fingerprint() -> str:
+    """The model code and the calibrated parameters this process computes with: a point's worker
+    (a Dask worker on another machine) must compute with the sweep's own, whose commit and
+    versions its record carries."""
+    from .. import params
+
+    calibrated = json.dumps(params.calibrated(), sort_keys=True)
+    return f"{provenance.code_fingerprint()}/{hashlib.sha1(calibrated.encode()).hexdigest()[:12]}"
 
 
 def _serial(todo: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
