@@ -207,3 +207,15 @@ def safe_load(text: str, where: str = "YAML text"):
     malformed YAML ``YAMLError``."""
     _check_events(text, where)
     return yaml.load(text, Loader=_LOADER)
+
+
+def flow_text(value) -> str:
+    """``value`` as one line of YAML that ``safe_load`` reads back as the same value: a string
+    quoted where it would read as something else ("4 # eight" stays text, not 4; "null" stays the
+    word), a list or a mapping in flow form. A grid's values reach a scenario as ``--set`` text
+    through it."""
+    text = yaml.safe_dump([value], default_flow_style=True, width=float("inf"), allow_unicode=True)
+    text = text.strip()[1:-1]
+    if isinstance(value, str) and safe_load(text) != value:  # plain to YAML 1.1, not to 1.2: 1e12
+        text = "'" + value.replace("'", "''") + "'"
+    return text

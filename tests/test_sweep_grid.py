@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 from grid_files import grid as _grid
 from grid_files import notebook
 from grid_files import one_line as _one_line
@@ -257,3 +258,40 @@ def test_a_grid_key_typo_is_named_where_the_grid_sets_it(run_cli, tmp_path, spec
     )
     _, _, by_set = run_cli("predict", "atlas_intellistation", "--set", "clients.cont=1")
     assert by_set.split(": ", 2)[2] == err.split(": ", 2)[2]  # the same words as --set's
+
+
+@pytest.mark.parametrize("value", ["4 # eight", "null"])
+def test_a_quoted_value_stays_text_and_is_refused_where_a_number_is_due(run_cli, tmp_path, value):
+    """The sweep audit's case: a quoted "4 # eight" ran as 4 and "null" as the scenario's default,
+    their rows labelled with the text. Quoted, a value is text, as in a scenario file."""
+    path = _grid(tmp_path, product={"workload.streams": [value, 2]})
+    _one_line(run_cli("sweep", str(path)), "product.workload.streams", "positive integer")
+
+
+def test_a_misspelt_part_is_refused_before_anything_runs(run_cli, tmp_path):
+    """A part id the catalog lacks, in the place of a part the scenario names, failed every point
+    it was in, the grid exiting 0."""
+    path = _grid(tmp_path, product={"host": ["ibm_intellistation_m_pro_6850", "bogus_host"]})
+    _one_line(run_cli("sweep", str(path)), "product.host", "unknown host 'bogus_host'")
+
+
+def test_a_file_a_value_names_is_read_in_the_grid_s_folder(run_cli, tmp_path):
+    """A store file beside the grid, named by a grid on one of the project's scenarios, was looked
+    for in data/scenarios/ (the sweep audit): a path a grid gives is read in the grid's folder or
+    below it, as every file a file names is, and one outside it is refused."""
+    store = yaml.safe_load((paths.SCENARIOS / "em_ingest.yaml").read_text())
+    store["name"] = "mine"
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(store))
+    path = _grid(
+        tmp_path,
+        scenario="em_ingest_microscopes",
+        product={"storage": ["mine.yaml", "em_ingest"]},
+    )
+    grid, points = grid_module.load(path)
+    out = tmp_path / "out"
+    run_module.run(grid, points, out, workers=1, progress=False)
+    table = pd.read_parquet(out / "results.parquet")
+    assert table.status.tolist() == ["ok", "ok"]
+    assert table["param:storage"].tolist() == ["mine.yaml", "em_ingest"]
+    outside = _grid(tmp_path, scenario="em_ingest_microscopes", product={"storage": ["../x.yaml"]})
+    _one_line(run_cli("sweep", str(outside)), "product.storage", "the grid's folder")

@@ -31,8 +31,10 @@ from typing import Any, Literal
 import numpy as np
 from scipy.stats import qmc
 
-from .. import paths, registry
+from .. import catalog as catalog_module
+from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
+from ..catalog import Catalog
 from ..errors import UserError
 from ..schema import NonNegativeInt, PositiveInt, build_dataclass, field_type, stepped
 
@@ -63,6 +65,8 @@ class Grid:
     # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
     intervals: bool = False
     path: str = field(default="", metadata={"internal": True})  # the grid file, as shown
+    # the grid file's folder, in full: a value that names a file is read in it or below it
+    folder: str = field(default="", metadata={"internal": True})
 
     def check(self, where: str, key: str) -> None:
         if not NAME.fullmatch(self.name):
@@ -184,6 +188,23 @@ def notebook_path(grid: Grid) -> Path:
     return Path(str(grid.notebook))
 
 
+def _base_files(grid: Grid) -> Grid:
+    """``grid`` with each ``base`` override that names a file by a path (``storage=store.yaml``)
+    naming it in full, read in the grid's folder or below it (refused outside)."""
+    base = []
+    for i, override in enumerate(grid.base):
+        key, value = scenario_module.parse_assignment(override, f"{grid.path} base[{i}]")
+        if names_a_file(key, value) and grid_file(key, value, grid.folder) is None:
+            raise UserError(
+                grid.path,
+                f"base[{i}]",
+                f"{key} must be a scenario name or a file in {paths.shown(Path(grid.folder))} or "
+                f"below it (the grid's folder), got {value!r}",
+            )
+        base.append(setting(key, value, grid.folder) if names_a_file(key, value) else override)
+    return replace(grid, base=tuple(base))
+
+
 def _resolved(grid: Grid, folder: Path) -> Grid:
     """``grid`` with the files it names resolved: a scenario named by a path, and a notebook, are
     read only in the grid's ``folder`` or below it, or for a notebook in the project's
@@ -254,7 +275,7 @@ def _check_keys(grid: Grid) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
     where = grid.path
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
-    loaded = scenario_module.load(grid.scenario, base, where_overrides=f"{where} base")
+    loaded = load_point(grid, base, f"{where} base")
     body_cls = registry.MODELS[loaded.model].body
     for key, at in grid.origins().items():
         if key in SCENARIO_KEYS:
@@ -277,10 +298,64 @@ def _check_keys(grid: Grid) -> None:
     seen: set[tuple[str, str]] = set()
     given = [(f"product.{k}", k, v) for k, values in grid.product.items() for v in values]
     given += [(f"points[{i}].{k}", k, v) for i, p in enumerate(grid.points) for k, v in p.items()]
+    parts = loaded.catalog or catalog_module.load()
     for at, k, v in given:  # each distinct value once: the grid's cost stays in the points
         if (k, repr(v)) not in seen:
             seen.add((k, repr(v)))
             _check_value(grid, base, at, k, v)
+            _check_part(parts, loaded.body, where, at, k, v)
+
+
+def _check_part(parts: Catalog, body: Any, where: str, at: str, key: str, value: Any) -> None:
+    """A value in the place of a part id (where the grid's scenario names a catalog part at
+    ``key``) names a part of the same kind: a misspelt one is refused before anything runs, where
+    it failed every point it was in."""
+    current = body
+    for name in key.split("."):
+        current = current.get(name) if isinstance(current, dict) else getattr(current, name, None)
+    if not isinstance(value, str) or not isinstance(current, str):
+        return
+    kinds = tuple(kind for kind, known in parts.parts.items() if current in known)
+    if kinds:
+        parts.get_one_of(kinds, value, where, at)
+
+
+def setting(key: str, value: Any, folder: str = "") -> str:
+    """A grid's ``key`` at ``value`` as a ``--set`` override, the value written as YAML that reads
+    back as the grid gave it (a quoted "4 # eight" stays text, refused where a number is due, as a
+    scenario file's would be; it was read as 4), but for text written as a flow collection, read as
+    the list or mapping it writes ("[sas0,sas1]"). A value that names a file by a path
+    (``storage: my_store.yaml``) is that file in the grid's ``folder`` or below it, given in full
+    (a scenario loaded with ``typed``, as ``load_point`` does, reads it as it is)."""
+    if folder and (file := grid_file(key, value, folder)) is not None:
+        value = str(file)
+    if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
+        return f"{key}={value}"  # a list or mapping written as a flow collection ("[sas0,sas1]")
+    return f"{key}={yamlio.flow_text(value)}"
+
+
+def names_a_file(key: str, value: Any) -> bool:
+    """Whether a grid's value names a file by a path: a scenario another names (an ingest's
+    ``storage``), not a plain name (one of the project's) and not a header's words."""
+    return (
+        isinstance(value, str)
+        and key not in scenario_module.OVERRIDE_KEYS
+        and not scenario_module.plain_name(value)
+    )
+
+
+def grid_file(key: str, value: Any, folder: str) -> Path | None:
+    """The file a path value names, in the grid's ``folder`` or below it; None for a value that
+    names no file, or one outside the folder (which ``_check_value`` refuses)."""
+    return paths.inside(Path(folder), value) if names_a_file(key, value) else None
+
+
+def load_point(grid: Grid, overrides: list[str], where_overrides: str = "--set"):
+    """The grid's scenario with ``overrides`` built by ``setting``: a file a value names was
+    resolved in the grid's folder, so it is read as given."""
+    return scenario_module.load(
+        grid.scenario, overrides, where_overrides=where_overrides, typed=True
+    )
 
 
 def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> None:
@@ -288,8 +363,15 @@ def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> 
     (``product.clients.protocol``), and the scenario file's own words when the value made a key
     of the file wrong (an NFS-only key once the protocol is smb)."""
     where = grid.path
+    if names_a_file(key, value) and grid_file(key, value, grid.folder) is None:
+        raise UserError(
+            where,
+            at,
+            f"must be a scenario name or a file in {paths.shown(Path(grid.folder))} or below it "
+            f"(the grid's folder), got {value!r}",
+        )
     try:
-        scenario_module.load(grid.scenario, base + [f"{key}={value}"], where_overrides=where)
+        load_point(grid, base + [setting(key, value, grid.folder)], where)
     except UserError as exc:
         if exc.where == where:  # the refused key is the grid's own (or one below it)
             inner = exc.key if exc.key and exc.key != key else None
@@ -305,7 +387,9 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
     raw.setdefault("name", path.stem)
-    grid = _resolved(replace(build_dataclass(Grid, raw, where), path=where), path.resolve().parent)
+    folder = path.resolve().parent
+    grid = replace(build_dataclass(Grid, raw, where), path=where, folder=str(folder))
+    grid = _resolved(_base_files(grid), folder)
     if grid.notebook is not None:
         _check_parameters(grid)
     points = expand(grid)

@@ -31,7 +31,7 @@ from typing import Any
 from .. import paths, provenance
 from ..errors import INTERRUPTED_STATUS, UserError
 from ..progress import counter
-from .grid import Grid
+from .grid import Grid, setting
 from .pool import Pool
 from .store import Stopped, Store, point_id
 
@@ -95,8 +95,11 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     from .. import scenario as scenario_module
     from ..simulate import simulate
 
-    overrides = list(spec["base"]) + [f"{k}={v}" for k, v in spec["point"].items()]
-    scenario = scenario_module.load(spec["scenario"], overrides)
+    overrides = list(spec["base"]) + [
+        setting(k, v, spec["folder"]) for k, v in spec["point"].items()
+    ]
+    # a file a value names was resolved in the grid's folder: read as given
+    scenario = scenario_module.load(spec["scenario"], overrides, typed=True)
     result = simulate(scenario)
     out = {
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
@@ -121,8 +124,14 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         result_path = Path(tmp) / "result.json"
         if spec["scenario"] is not None:  # scenario keys are dotted: they travel as one mapping
+            # every value as the YAML text --set reads (the notebook joins key=value)
             settings = dict(o.split("=", 1) for o in spec["base"])
-            settings.update(spec["point"])
+            settings.update(
+                {
+                    k: setting(k, v, spec["folder"]).split("=", 1)[1]
+                    for k, v in spec["point"].items()
+                }
+            )
             parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
             parameters = dict(spec["point"])
@@ -277,7 +286,7 @@ def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
     from .. import scenario as scenario_module
 
     digest = hashlib.sha1()
-    pending = [scenario_module.load(name, overrides)]
+    pending = [scenario_module.load(name, overrides, typed=True)]
     while pending:
         loaded = pending.pop()
         digest.update((Path(loaded.folder) / Path(loaded.path).name).read_bytes())
@@ -304,7 +313,7 @@ def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None
                 continue
             key = (k, v)
             if key not in named:
-                found = _scenario_fingerprint(grid.scenario, base + [f"{k}={v}"])
+                found = _scenario_fingerprint(grid.scenario, base + [setting(k, v, grid.folder)])
                 named[key] = "" if found == alone else f"{k}:{found}"
             if named[key]:
                 parts.append(named[key])
@@ -319,7 +328,7 @@ def grid_seed(grid: Grid) -> int | None:
         return grid.seed
     from .. import scenario as scenario_module
 
-    return scenario_module.load(grid.scenario, list(grid.base)).seed
+    return scenario_module.load(grid.scenario, list(grid.base), typed=True).seed
 
 
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
@@ -348,6 +357,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "versions": versions,
             "commit": commit,
             "lab": lab,
+            "folder": grid.folder,
             "out": str(out),
         }
         for i, p in enumerate(points)
