@@ -17,6 +17,41 @@ Encoding = Literal["8b10b", "128b130b", "64b66b"]
 ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
 
 
+def _plausible(low: float, high: float, words: str, low_open: bool = False) -> Any:
+    """A part's figure between what shipped hardware spans, ``words`` saying so in a refusal: a
+    figure outside it is a unit typed wrong (MB/s for kB/s, Mbit/s for Gbit/s), not a part."""
+    return Annotated[float, Bound(low, high, low_open=low_open, words=words)]
+
+
+# hard disks have shipped spinning from 3,600 rpm (early and low-power drives) to 15,000 (Seagate
+# Cheetah 15K, 2000; none faster since)
+Rpm = _plausible(
+    3600, 15000, "a spindle speed from 3,600 to 15,000 rpm (as hard disks have shipped)"
+)
+# the fastest hard disk's sustained rate, Seagate's dual-actuator Exos 2X18 at 554 MB/s, under half
+DiskMBps = _plausible(
+    0.0, 1200.0, "a hard disk's rate, above 0 and at most 1,200 MB/s (the fastest: 554)", True
+)
+# a drive's interface: SAS-4, the fastest, carries 22.5 Gbit/s, some 2,400 MB/s
+InterfaceMBps = _plausible(
+    0.0, 2400.0, "an interface rate above 0 and at most 2,400 MB/s (SAS-4's)", True
+)
+# Ethernet's line rates: 10 Mbit/s (IEEE 802.3i) to 1.6 Tbit/s (IEEE 802.3dj)
+LineGbps = _plausible(0.01, 1600.0, "an Ethernet rate from 0.01 to 1,600 Gbit/s")
+# a processor's clock: no shipped one has a base clock of 6 GHz, nor a server one below 0.1
+ClockGHz = _plausible(0.1, 10.0, "a clock from 0.1 to 10 GHz")
+# one core's memory-to-memory copy: the fastest cores copy some tens of GB/s
+CopyMBps = _plausible(0.0, 200_000.0, "a copy rate above 0 and at most 200,000 MB/s", True)
+# a flash drive's sequential rate: a PCIe 6.0 x4 link carries some 30,000 MB/s
+FlashMBps = _plausible(
+    0.0, 60_000.0, "a drive's rate above 0 and at most 60,000 MB/s (PCIe 6.0 x4: 30,000)", True
+)
+# rated random IOPS: the fastest PCIe 5.0 drives are rated some 3 million
+FlashIops = _plausible(0.0, 30e6, "IOPS above 0 and at most 30 million", True)
+# one 4 KiB request at queue depth 1: the fastest drives (Intel Optane P5800X) answer in 5 us
+FlashLatencyUs = _plausible(1.0, 1e6, "a latency from 1 to 1,000,000 us")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Part:
     """One entry of a parts file, under its id: a catalog file (data/hardware/CATEGORY.yaml), a
@@ -112,7 +147,7 @@ class Disk(Part):
     # spindle speed, revolutions per minute: a revolution (60 / rpm s) is the rotational wait of a
     # random request (half a turn on average), and the turn lost between two writes by a drive
     # that neither caches nor queues them
-    rpm: PositiveFloat
+    rpm: Rpm
     # the datasheet's average seek for reads, ms (rotation not counted): random seeks along the
     # seek curve average it, and a first access waits it and half a turn; writes seek by it too
     # where avg_seek_write_ms is unset
@@ -134,18 +169,18 @@ class Disk(Part):
     # sustained user-data rate at the outer zone (where the drive starts, its fastest), MB/s, the
     # datasheet's sustained transfer rate: given with media_rate_inner_MBps, and then used rather
     # than internal_rate_max_Mbps. The rate falls with the track's radius from this to the inner one
-    media_rate_outer_MBps: PositiveFloat | None = None
+    media_rate_outer_MBps: DiskMBps | None = None
     # sustained user-data rate at the inner zone (where the drive ends, its slowest), MB/s: given
     # with media_rate_outer_MBps; their ratio sets how the rate falls across the platters (without
     # the pair the inner zone runs at 0.55 of the outer, a 3.5-inch drive's recorded band)
-    media_rate_inner_MBps: PositiveFloat | None = None
+    media_rate_inner_MBps: DiskMBps | None = None
     # the datasheet's maximum internal ("buffer to disk", media) rate, Mbit/s, raw bits with their
     # servo and error-correction overhead: without the media-rate pair the outer zone runs at it / 8
     # times the calibrated disk_format_efficiency; unused where the pair is given
     internal_rate_max_Mbps: PositiveFloat | None = None
     # the interface's burst rate, MB/s (100 for Ultra ATA/100, 600 for SATA 6 Gb/s): a read served
     # from the drive's look-ahead cache, and a write its cache takes, cross the interface at it
-    interface_rate_MBps: PositiveFloat
+    interface_rate_MBps: InterfaceMBps
     # the drive's interface: ide (parallel ATA), sata, scsi (parallel SCSI) or sas. As shipped,
     # Linux leaves an ide or sata drive's write cache on and a scsi or sas drive's off; scsi and sas
     # drives queue tagged commands, so they must give queue_depth
@@ -337,7 +372,7 @@ class Nic(Part):
 
     # one port's line rate, Gbit/s (0.1, 1, 10, 25, 40, 100): the wire bytes, Ethernet framing
     # included, each NIC of a host moves each way where its host bus is not slower
-    rate_Gbps: PositiveFloat
+    rate_Gbps: LineGbps
     # the bus of the card's own host interface, an id of buses (pci_64_66, pcie3_x8): each NIC the
     # host lists moves at most what that bus carries (its peak less its framing or arbitration)
     host_bus: str
@@ -383,18 +418,18 @@ class Host(Part):
     threads_per_core: PositiveInt = 1
     # one core's clock, GHz (with cpu, its base clock where the host leaves this out): the models'
     # cycles (a frame's, a packet's, a request's, a byte's) take cycles / clock seconds of a core
-    clock_GHz: PositiveFloat
+    clock_GHz: ClockGHz
     # one core's sustained memory-to-memory copy rate, MB/s of bytes copied: a byte through the
     # kernel's buffered path costs the calibrated io_copy_passes copies at it (more for a write),
     # and a byte a network end sends or receives one copy. No report measures it, so it is an
     # estimate (the front-side-bus rule of hosts.yaml, a published single-thread memcpy, or its
     # cpu's figure where the host leaves this out)
-    copy_rate_MBps: PositiveFloat
+    copy_rate_MBps: CopyMBps
     # installed memory, MB (10^6 B): memory is sold in binary units, so a report's "1 GB" is
     # 1073.741824. The page cache the kernel keeps of it bounds the dirty data a writer leaves
     # (dirty_ratio_pct), what a memory map keeps cached and the ZFS ARC (half of it unless arc_GB);
     # a download server's server.memory_MB must fit in it
-    memory_MB: PositiveFloat
+    memory_MB: Annotated[float, Bound(1.0, words="at least 1 MB")]
     # the front side bus's rate, MHz as Intel gives it (400 for the quad-pumped 100 MHz NetBurst
     # bus), where the host has one: no model reads it, but the copy_rate_MBps estimate of a host
     # whose bus bounds its copy follows from it (0.8125 x fsb_MHz x 8 B / 2, a test checks)
@@ -480,18 +515,18 @@ class Ssd(Part):
     capacity_GB: DriveCapacity
     # the datasheet's sequential read rate, MB/s: a stream reads at it, and a large request's bytes
     # beyond the first 4 KiB take their time at it
-    seq_read_MBps: PositiveFloat
+    seq_read_MBps: FlashMBps
     # the datasheet's sequential write rate, MB/s (into the write cache, where there is one): a
     # stream writes at it until write_cache_GB is written, then at post_cache_write_MBps
-    seq_write_MBps: PositiveFloat
+    seq_write_MBps: FlashMBps
     # rated 4 KiB random reads a second at iops_queue_depth: times read_latency_us, the requests the
     # drive serves at once (its parallelism, at most iops_queue_depth), which deep queues of small
     # reads keep busy
-    random_read_iops: PositiveFloat
+    random_read_iops: FlashIops
     # rated 4 KiB random writes a second at iops_queue_depth: a small write keeps one of the drive's
     # parallel units busy parallelism / random_write_iops seconds, so deep queues of small writes
     # reach this rate
-    random_write_iops: PositiveFloat
+    random_write_iops: FlashIops
     # commands outstanding at which the IOPS are rated (QD32, QD256...); where a sheet gives none,
     # estimated by Little's law (IOPS x QD1 latency commands in flight, rounded up to a power of
     # two). It bounds the drive's parallelism
@@ -499,7 +534,7 @@ class Ssd(Part):
     # one 4 KiB random read at queue depth 1, us (the sheet's typical read latency, or 1e6 / its QD1
     # random-read IOPS): what a small read waits and keeps a unit busy, so one stream at depth 1
     # reads only 1e6 / read_latency_us times a second
-    read_latency_us: PositiveFloat
+    read_latency_us: FlashLatencyUs
     # one 4 KiB random write at queue depth 1 as the host waits for it, us: acknowledged once it is
     # in the drive's DRAM or SLC cache, before the flash is programmed (the sheet's typical write
     # latency, or 1e6 / its QD1 random-write IOPS). Required: no other figure gives it. The flash
@@ -661,10 +696,10 @@ class Cpu(Part):
     # which the models record but do not count
     threads_per_core: PositiveInt = 1
     # the base clock, GHz: a host's clock_GHz, at which the models' cycles become seconds
-    base_clock_GHz: PositiveFloat
+    base_clock_GHz: ClockGHz
     # the highest boost clock, GHz, no lower than base_clock_GHz: for the reader, no model reads it
     # (the models reckon at the base clock)
-    boost_clock_GHz: PositiveFloat
+    boost_clock_GHz: ClockGHz
     # the socket's memory channels, 64 bits each: with memory_MTps its peak memory bandwidth,
     # channels x MT/s x 8 B (times a host's sockets, the host's memory_bandwidth_MBps)
     memory_channels: PositiveInt
@@ -679,7 +714,7 @@ class Cpu(Part):
     # one core's sustained memory-to-memory copy, MB/s of bytes copied (a copy costs one core 1e3 /
     # copy_rate_MBps ns a byte): a host's copy_rate_MBps. An estimate (the rule of cpus.yaml's
     # header), refused above half the peak memory bandwidth, since a copy reads and writes each byte
-    copy_rate_MBps: PositiveFloat
+    copy_rate_MBps: CopyMBps
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)

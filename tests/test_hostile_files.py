@@ -287,3 +287,38 @@ def test_a_not_modelled_line_shows_control_characters_escaped(run_cli, tmp_path)
     status, out, err = run_cli("predict", str(path))
     assert status == 3 and "not modelled yet" in err and "\x1b" not in err, err
     assert "p\\x1b[31m1" in err
+
+
+@pytest.mark.parametrize(
+    ("category", "like", "key", "value", "said"),
+    [
+        # the sweep audit's units mistakes, each once taken and predicted from
+        ("nics", "nic_10gbe", "rate_Gbps", 10000, "an Ethernet rate from 0.01 to 1,600 Gbit/s"),
+        ("nics", "nic_10gbe", "rate_Gbps", 1e-12, "an Ethernet rate from 0.01"),
+        ("disks", "wd1200jb", "rpm", 1e-6, "a spindle speed from 3,600 to 15,000 rpm"),
+        ("disks", "wd1200jb", "rpm", 1e9, "a spindle speed from 3,600 to 15,000 rpm"),
+        ("disks", "wd1200jb", "interface_rate_MBps", 1e6, "at most 2,400 MB/s"),
+        ("ssds", "samsung_980_pro_1tb", "seq_read_MBps", 1e6, "at most 60,000 MB/s"),
+        ("ssds", "samsung_980_pro_1tb", "random_read_iops", 1e12, "at most 30 million"),
+        ("ssds", "samsung_980_pro_1tb", "read_latency_us", 1e-9, "a latency from 1 to"),
+        ("hosts", "dell_r720", "clock_GHz", 1e6, "a clock from 0.1 to 10 GHz"),
+        ("hosts", "dell_r720", "copy_rate_MBps", 1e12, "at most 200,000 MB/s"),
+        ("hosts", "dell_r720", "memory_MB", 1e-9, "at least 1 MB"),
+    ],
+)
+def test_a_part_figure_no_shipped_hardware_has_is_one_line(
+    run_cli, tmp_path, category, like, key, value, said
+):
+    """A figure outside what shipped hardware spans is a unit typed wrong (Mbit/s for Gbit/s):
+    refused, where it once predicted (a NIC of 10,000 Gbit/s took a store's bottleneck)."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        yamlio.yaml.safe_dump(
+            {category: {"mine": {"like": like, key: value, "sources": {key: "a test"}}}}
+        )
+    )
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
+        f"{category}.mine.{key}",
+        said,
+    )
