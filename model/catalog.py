@@ -328,6 +328,39 @@ def check_references(
                 catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")
             for i, n in enumerate(part.nics):
                 catalog.get("nics", n, where, f"{pid}.nics[{i}]")
+            _check_nic_slots(catalog, part, where, pid)
+
+
+def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
+    """The PCI Express slots of ``host`` a PCI Express ``nic`` fits, where its buses are listed in
+    full and hold one (each such slot takes one card); None where they cannot be counted (a NIC
+    on a parallel bus, whose segments take several cards; a host's slots not all listed; none of
+    its kind: the NIC taken as on the board, ``card_link``)."""
+    own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
+    if own.protocol != "pcie" or not host.buses or not host.buses_complete:
+        return None
+    count = sum(
+        entry.count
+        for entry in host.buses
+        if catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", entry.bus).protocol == "pcie"
+    )
+    return count or None
+
+
+def _check_nic_slots(catalog: Catalog, host: Host, where: str, pid: str) -> None:
+    """A host's NICs, ``ports`` of them a card, need no more cards than it has PCI Express slots
+    (``pcie_slots``): twelve cards in a server of seven slots were taken, each in its fastest."""
+    for nic_id in dict.fromkeys(host.nics):
+        nic = catalog.get("nics", nic_id, where, f"{pid}.nics")
+        slots = pcie_slots(catalog, host, nic)
+        cards = -(-host.nics.count(nic_id) // nic.ports)
+        if slots is not None and cards > slots:
+            raise UserError(
+                where,
+                f"{pid}.nics",
+                f"{host.nics.count(nic_id)} ports of {nic_id} are {cards} cards of "
+                f"{nic.ports} port(s), and the host has {slots} PCI Express slots",
+            )
 
 
 @functools.cache

@@ -322,3 +322,30 @@ def test_a_part_figure_no_shipped_hardware_has_is_one_line(
         f"{category}.mine.{key}",
         said,
     )
+
+
+def test_a_host_takes_no_more_nic_cards_than_it_has_slots(run_cli, tmp_path):
+    """The sweep audit's case: a server of seven PCI Express slots listed twelve 10 GbE cards, each
+    taken in its fastest slot (the store's bottleneck moved from its NICs to its drives)."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        yamlio.yaml.safe_dump(
+            {"hosts": {"big": {"like": "dell_r720", "nics": ["nic_10gbe"] * 12, "sources": {}}}}
+        )
+    )
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
+        "hosts.big.nics",
+        "12 cards of 1 port(s), and the host has 7 PCI Express slots",
+    )
+
+
+def test_a_transfer_s_circuits_need_a_card_slot_each(run_cli):
+    """The network fuzz's case, on PCI Express: twenty 100 GbE circuits from a host of two slots."""
+    _one_line(
+        run_cli("predict", "ext_net_fasterdata_100g", "--set", "circuits=20", "--point"),
+        "circuits",
+        "20 circuits need 20 cards of mellanox_cx5_100g",
+    )
+    status, out, _ = run_cli("predict", "ext_net_fasterdata_100g", "--set", "circuits=2", "--point")
+    assert status == 0 and "MB/s" in out
