@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -138,13 +139,22 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             if spec["seed"] is not None:  # the grid checked that the notebook declares it
                 parameters.setdefault("seed", spec["seed"])
         parameters["result_path"] = str(result_path)
-        papermill.execute_notebook(
-            str(notebook),
-            str(out_nb),
-            parameters=parameters,
-            cwd=str(notebook.parent),
-            **kernel_options(Path(tmp)),
-        )
+        # executed beside the result, kept once it ran to its end or to its error: a point
+        # interrupted leaves no half-run notebook among the finished ones
+        running_nb = Path(tmp) / "point.ipynb"
+        try:
+            papermill.execute_notebook(
+                str(notebook),
+                str(running_nb),
+                parameters=parameters,
+                cwd=str(notebook.parent),
+                **kernel_options(Path(tmp)),
+            )
+        except Exception:
+            if running_nb.exists():
+                shutil.move(running_nb, out_nb)
+            raise
+        shutil.move(running_nb, out_nb)
         figures = json.loads(result_path.read_text())
     if not isinstance(figures, dict):
         raise ValueError(
