@@ -30,6 +30,15 @@ def test_a_name_that_is_not_a_plain_name_is_refused(run_cli, tmp_path, name):
     assert sorted(p.name for p in paths.PROJECT_ROOT.iterdir()) == before
 
 
+def test_an_unnamed_grid_takes_its_file_s_name_made_plain(tmp_path):
+    """'my grid.yaml' with no name: was refused as the name 'my grid', --out given or not."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    text = path.read_text().replace("name: t\n", "")
+    unnamed = tmp_path / "my grid.yaml"
+    unnamed.write_text(text)
+    assert grid_module.load(unnamed)[0].name == "my_grid"
+
+
 def _notebook(tmp_path, parameters="a = 1\nresult_path = ''\n"):
     return notebook(tmp_path / "point.ipynb", parameters)
 

@@ -386,7 +386,8 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     path = Path(path)
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
-    raw.setdefault("name", path.stem)
+    # unnamed, the file's name made plain ("my grid.yaml": my_grid)
+    raw.setdefault("name", re.sub(r"[^A-Za-z0-9_-]", "_", path.stem))
     folder = path.resolve().parent
     grid = replace(build_dataclass(Grid, raw, where), path=where, folder=str(folder))
     grid = _resolved(_base_files(grid), folder)
