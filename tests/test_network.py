@@ -11,6 +11,7 @@ from scenario_copies import copy_scenario
 
 from model import catalog, params, reference, scenario
 from model.network import tcp, wan
+from model.settings import TcpSettings
 from model.simulate import simulate
 
 LINK_PAYLOAD_Bps = 1e9 / 8 / tcp.tcp_wire_per_byte(1500)  # one GbE circuit's TCP payload rate
@@ -344,3 +345,11 @@ def test_bbftp_s_streams_each_read_their_part_so_they_take_turns_at_the_sender_s
     bbcp = simulate(scenario.load(path, [*common, "workload.protocol=bbcp"]))
     assert bbftp.bottleneck == bbcp.bottleneck == "sender: disk md0.0"
     assert bbftp.throughput_MBps < 0.5 * bbcp.throughput_MBps
+
+
+def test_a_socket_buffer_asked_below_the_kernel_s_least_gets_the_least():
+    """The network fuzz's case: a 1-byte request gave a 1.5-byte window. setsockopt leaves a
+    socket at least SOCK_MIN_RCVBUF (256 B) and SOCK_MIN_SNDBUF (2,048 B) in Linux 2.4."""
+    linux = TcpSettings()
+    assert tcp.socket_buffers_B(linux, 1) == (256, 2048)
+    assert tcp.socket_buffers_B(linux, 4096) == (8192, 8192)

@@ -204,6 +204,13 @@ def udp_packets_per_byte(block_B: int, mtu_B: int) -> float:
     return udp_fragments(block_B, mtu_B) / block_B
 
 
+# the least buffers setsockopt leaves a socket, whatever it asks for (include/net/sock.h of Linux
+# 2.4, SOCK_MIN_RCVBUF and SOCK_MIN_SNDBUF; sock_setsockopt takes the larger of these and twice
+# the request)
+SOCK_MIN_RCVBUF_B = 256
+SOCK_MIN_SNDBUF_B = 2048
+
+
 def socket_buffers_B(
     tcp: TcpBuffers, requested_B: int | None, streams_on_host: int = 1
 ) -> tuple[int, int]:
@@ -211,16 +218,17 @@ def socket_buffers_B(
 
     Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
     requests is capped at ``net.core.*mem_max`` and doubled (so it needs the ``TcpSettings`` that
-    hold those caps). All TCP sockets of a host together never hold more than ``tcp_mem[2]``
-    pages, so the buffers of many streams share that.
+    hold those caps), and is never below the kernel's least (``SOCK_MIN_RCVBUF``,
+    ``SOCK_MIN_SNDBUF``: a request of 1 byte gave a window of 1.5). All TCP sockets of a host
+    together never hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
     """
     if requested_B is None:
         rcv, snd = tcp.tcp_rmem_B[2], tcp.tcp_wmem_B[2]
     else:
         if not isinstance(tcp, TcpSettings):
             raise TypeError("a requested buffer is capped at net.core.*mem_max: pass TcpSettings")
-        rcv = 2 * min(requested_B, tcp.core_rmem_max_B)
-        snd = 2 * min(requested_B, tcp.core_wmem_max_B)
+        rcv = max(2 * min(requested_B, tcp.core_rmem_max_B), SOCK_MIN_RCVBUF_B)
+        snd = max(2 * min(requested_B, tcp.core_wmem_max_B), SOCK_MIN_SNDBUF_B)
     pool = tcp.tcp_mem_pages[2] * tcp.page_B // max(streams_on_host, 1)
     return min(rcv, pool), min(snd, pool)
 
