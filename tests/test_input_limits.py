@@ -85,6 +85,8 @@ def scenario_text() -> str:
         ),
         ("psu_relay", "real_servers.count=101", "up to 100 (each machine is simulated)"),
         ("psu_relay", "feed.products=10001", "up to 10,000 (each product is followed"),
+        # ipvsadm takes whole weights: 0.001 was taken (the network fuzz)
+        ("psu_relay", "real_servers.weights=[1,0.001]", "a whole number from 1 to 65,535"),
         ("psu_relay", "feed.sites=10001", "up to 10,000 (each site is simulated)"),
         ("eah_download", "workload.clients=10001", "up to 10,000 (each client is simulated)"),
         ("eah_download", "chunk_KiB=1048577", "a power of two from 4 to 1,048,576 KiB"),

@@ -285,18 +285,26 @@ class DirectorSpec:
     forward_cycles_per_packet: PositiveFloat = 10000.0
 
 
+# a real server's weight as ipvsadm takes it: an integer up to 65,535 (ipvsadm(8), -w; its 0, a
+# server given no new connections, is not modelled)
+IpvsWeight = Annotated[
+    int, Bound(1.0, 65535.0, words="a whole number from 1 to 65,535 (ipvsadm's weights)")
+]
+
+
 @dataclass(frozen=True)
 class RealServers:
     """``count`` identical real servers (``host``, ``nic`` from the catalog).
 
-    ``weights`` (one positive number per real server, for the ``wrr`` and ``wlc`` schedulers) are
-    the shares of new connections the director aims at each; empty means equal weights.
+    ``weights`` (one per real server, for the ``wrr`` and ``wlc`` schedulers: whole numbers from 1
+    to 65,535, as ipvsadm takes them) are the shares of new connections the director aims at each;
+    empty means equal weights.
     """
 
     host: str
     nic: str
     count: Machines = 2
-    weights: tuple[PositiveFloat, ...] = ()
+    weights: tuple[IpvsWeight, ...] = ()
 
     def check(self, where: str, key: str) -> None:
         if self.weights and len(self.weights) != self.count:
