@@ -144,6 +144,34 @@ def test_dask_cluster_runs_the_same_grid(tmp_path):
     pd.testing.assert_frame_equal(_comparable(local), _comparable(dask))
 
 
+def test_a_cluster_with_no_worker_yet_is_said_to_be_waited_for(tmp_path, capfd):
+    """The sweep audit's case: with no worker connected the sweep waited without a word."""
+    import threading
+
+    from dask.distributed import LocalCluster
+
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    grid, points = grid_module.load(path)
+    with LocalCluster(
+        n_workers=0, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        runner = threading.Thread(
+            target=run_module.run,
+            args=(grid, points, tmp_path / "dask"),
+            kwargs={"scheduler": cluster.scheduler_address, "progress": False},
+        )
+        runner.start()
+        deadline = time.monotonic() + 60
+        said = ""
+        while "no Dask worker is connected yet" not in said and time.monotonic() < deadline:
+            time.sleep(0.2)
+            said += capfd.readouterr().err
+        cluster.scale(1)
+        runner.join(timeout=120)
+    assert "no Dask worker is connected yet; the points wait for one" in said
+    assert pd.read_parquet(tmp_path / "dask" / "results.parquet").status.tolist() == ["ok"]
+
+
 def test_papermill_point_keeps_its_executed_notebook(tmp_path):
     path = _grid(tmp_path, engine="papermill", product={"volumes.md0.disks.count": [2]})
     grid, points = grid_module.load(path)

@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -442,6 +443,12 @@ def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[s
     from dask.distributed import as_completed as dask_completed
 
     try:
+        if not client.scheduler_info().get("workers"):  # else it waits without a word
+            print(
+                f"{scheduler}: no Dask worker is connected yet; the points wait for one",
+                file=sys.stderr,
+                flush=True,
+            )
         running = {client.submit(run_point, s, pure=False): s for s in todo}
         finished = dask_completed(list(running))
         for future in finished:
