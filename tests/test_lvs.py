@@ -44,12 +44,12 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
     loaded = scenario.load("psu_relay", ["variant=nat", "feed.sites=60"])
     kit = relay.machines(loaded, catalog.load(), params.calibrated()["bus_efficiency"])
     caps = kit.capacities(2)
-    product_B = 2e6
-    stages = relay.Stages(loaded.body, kit.mtu_B, np.full(20, product_B))
+    stages = relay.Stages(loaded.body, kit.mtu_B)
     sites = [30, 30]
     env = simpy.Environment()
     net = FlowNetwork(env)
     resources = {name: net.resource(name, cap) for name, cap in caps.items()}
+    product_B = 2e6
     worst = [0.0]
 
     def check():

@@ -38,10 +38,8 @@ scenario body, ``model.servers.spec``).
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
-import numpy as np
 import simpy
 
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
@@ -56,9 +54,7 @@ from ..spec import ModelRecord, Scenario
 from . import availability, lvs
 from .spec import RelayBody
 
-# a segment's headers and Ethernet framing on the wire: a bare ACK's whole size
-FRAME_HEADERS_B = tcp.IP_HEADER_B + tcp.TCP_HEADER_B + tcp.ETHERNET_OVERHEAD_B
-ACK_FRAME_B = FRAME_HEADERS_B
+ACK_FRAME_B = tcp.IP_HEADER_B + tcp.TCP_HEADER_B + tcp.ETHERNET_OVERHEAD_B  # a bare ACK on the wire
 
 
 @dataclass(frozen=True)
@@ -121,41 +117,32 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
 
 
 class Stages:
-    """The work one product of ``B`` bytes puts on each station, stage by stage.
+    """The work one product of ``B`` bytes puts on each station, stage by stage."""
 
-    A product travels in segments of its own, the last one part full (LDM sends each product as
-    its own messages): ceil(B / MSS) frames, each with its headers on the wire, so a feed of small
-    products costs more per byte than one of large ones. Per byte of the feed (``per_feed_byte``,
-    the bottleneck law's), the run's own: its products' frames over their bytes."""
-
-    def __init__(self, body: RelayBody, mtu_B: int, sizes_B: np.ndarray):
+    def __init__(self, body: RelayBody, mtu_B: int):
         self.mode = body.director.mode
         self.forward_cycles = body.director.forward_cycles_per_packet
-        self.mss_B = tcp.mss_B(mtu_B)
-        self.frames_per_feed_B = float(np.ceil(sizes_B / self.mss_B).sum() / sizes_B.sum())
-        # wire bytes a byte of the feed takes over one stream, its products' framing at their mean
-        self.wire_per_feed_B = self._stream(1.0, True)[0]
+        self.wire_per_B = tcp.tcp_wire_per_byte(mtu_B)
+        self.frames_per_B = 1.0 / tcp.mss_B(mtu_B)
 
-    def _stream(self, B: float, per_feed_byte: bool) -> tuple[float, float, float, float]:
-        """A product of ``B`` payload bytes over one TCP stream (or ``B`` bytes of the feed, its
-        products' mean, ``per_feed_byte``): data wire bytes, data frames, ACK bytes, ACKs."""
-        frames = B * self.frames_per_feed_B if per_feed_byte else math.ceil(B / self.mss_B)
+    def _stream(self, B: float) -> tuple[float, float, float, float]:
+        """A TCP stream of ``B`` payload bytes: data wire bytes, data frames, ACK bytes, ACKs."""
+        frames = B * self.frames_per_B
         acks = tcp.ACKS_PER_SEGMENT * frames
-        wire = B + frames * FRAME_HEADERS_B
-        return wire, frames, acks * ACK_FRAME_B, acks
+        return B * self.wire_per_B, frames, acks * ACK_FRAME_B, acks
 
-    def upstream(self, B: float, per_feed_byte: bool = False) -> dict[str, float]:
+    def upstream(self, B: float) -> dict[str, float]:
         """The product reaches the director from upstream."""
-        wire, frames, ack_B, acks = self._stream(B, per_feed_byte)
+        wire, frames, ack_B, acks = self._stream(B)
         return {
             "director link in": wire,
             "director link out": ack_B,
             "director packets": (frames + acks) * NET_CYCLES_PER_FRAME,
         }
 
-    def to_real_server(self, i: int, B: float, per_feed_byte: bool = False) -> dict[str, float]:
+    def to_real_server(self, i: int, B: float) -> dict[str, float]:
         """The director sends the product to real server ``i``."""
-        wire, frames, ack_B, acks = self._stream(B, per_feed_byte)
+        wire, frames, ack_B, acks = self._stream(B)
         cycles = (frames + acks) * NET_CYCLES_PER_FRAME
         return {
             "director link out": wire,
@@ -166,12 +153,10 @@ class Stages:
             f"real server {i} packets": cycles,
         }
 
-    def to_sites(
-        self, i: int, sites: int, B: float, per_feed_byte: bool = False
-    ) -> dict[str, float]:
-        """Real server ``i`` sends the product to each of its ``sites`` (a stream each); their ACKs
-        pass the director."""
-        wire, frames, ack_B, acks = (sites * x for x in self._stream(B, per_feed_byte))
+    def to_sites(self, i: int, sites: int, B: float) -> dict[str, float]:
+        """Real server ``i`` sends the product to each of its ``sites``; their ACKs pass the
+        director."""
+        wire, frames, ack_B, acks = self._stream(sites * B)
         fwd = lvs.forwarded(self.mode, ack_B, acks, wire, frames)
         acks_out = lvs.forwarded(self.mode, ack_B, acks, 0.0, 0.0).out_B
         return {
@@ -183,15 +168,14 @@ class Stages:
             "director packets": fwd.packets * self.forward_cycles,
         }
 
-    def per_feed_byte(self, sites_per_server: list[int]) -> dict[str, float]:
-        """Every station's work for one byte of the feed through the whole cluster, its products'
-        framing at their mean."""
+    def per_product(self, sites_per_server: list[int], B: float) -> dict[str, float]:
+        """Every station's work for one product through the whole cluster."""
         total: dict[str, float] = {}
-        stages = [self.upstream(1.0, True)]
+        stages = [self.upstream(B)]
         for i, n in enumerate(sites_per_server):
-            stages.append(self.to_real_server(i, 1.0, True))
+            stages.append(self.to_real_server(i, B))
             if n:
-                stages.append(self.to_sites(i, n, 1.0, True))
+                stages.append(self.to_sites(i, n, B))
         for stage in stages:
             for name, work in stage.items():
                 total[name] = total.get(name, 0.0) + work
@@ -203,7 +187,7 @@ def capacity(
 ) -> tuple[float, str]:
     """The bottleneck law: MB/s the sites can receive at most, over every station, and the station
     that sets it (the first of equals, in the order of ``caps``)."""
-    work = stages.per_feed_byte(sites_per_server)
+    work = stages.per_product(sites_per_server, 1.0)  # per byte of the feed
     sites = sum(sites_per_server)
     name = min((n for n in caps if work.get(n, 0.0) > 0), key=lambda n: caps[n] / work[n])
     return caps[name] / work[name] * sites / 1e6, name
@@ -262,9 +246,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     kit = machines(scenario, catalog, params["bus_efficiency"])
     servers = body.real_servers.count
     caps = kit.capacities(servers)
-    feed = body.feed
-    sizes_B = stream(scenario.seed, "products").exponential(feed.product_kB * 1e3, feed.products)
-    stages = Stages(body, kit.mtu_B, sizes_B)
+    stages = Stages(body, kit.mtu_B)
     env = simpy.Environment()
     stations = {name: FifoServer(name) for name in caps}
     sites_per_server = list(  # the sites are connected before the run
@@ -287,6 +269,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         yield from stage(stages.upstream(B))
         yield env.all_of([env.process(to_real_server(i, B)) for i in range(servers)])
 
+    feed = body.feed
+    sizes_B = stream(scenario.seed, "products").exponential(feed.product_kB * 1e3, feed.products)
     rate_Bps = feed.rate_GBph * 1e9 / 3600
     arrivals_s = sizes_B.cumsum() / rate_Bps  # a steady feed: in once its last byte is
 
@@ -365,7 +349,7 @@ def _capacity_notes(
         + ", ".join(str(n) for n in sites_per_server),
         verdict,
         f"one real server's link carries "
-        f"{kit.link_Bps / (feed_MBps * 1e6 * stages.wire_per_feed_B):.0f} sites at this feed",
+        f"{kit.link_Bps / (feed_MBps * 1e6 * stages.wire_per_B):.0f} sites at this feed",
     ]
     if servers > 1:
         survivors = assign_sites(
