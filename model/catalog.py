@@ -347,20 +347,30 @@ def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     return count or None
 
 
+def check_nic_cards(
+    catalog: Catalog, host: Host, ports: dict[str, int], where: str, key: str
+) -> None:
+    """The PCI Express NICs a host holds, ``ports`` of each id (``ports`` of them a card), need no
+    more cards than it has PCI Express slots (``pcie_slots``): twelve cards in a server of seven
+    slots were taken, each in its fastest. NICs on parallel buses, and hosts whose slots are not
+    all listed, are not counted."""
+    cards, slots = 0, None
+    for nic_id, count in ports.items():
+        nic = catalog.get("nics", nic_id, where, key)
+        fits = pcie_slots(catalog, host, nic)
+        if fits is not None:
+            cards, slots = cards + -(-count // nic.ports), fits
+    if slots is not None and cards > slots:
+        held = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
+        raise UserError(
+            where, key, f"{held} are {cards} cards, and {host.name} has {slots} PCI Express slots"
+        )
+
+
 def _check_nic_slots(catalog: Catalog, host: Host, where: str, pid: str) -> None:
-    """A host's NICs, ``ports`` of them a card, need no more cards than it has PCI Express slots
-    (``pcie_slots``): twelve cards in a server of seven slots were taken, each in its fastest."""
-    for nic_id in dict.fromkeys(host.nics):
-        nic = catalog.get("nics", nic_id, where, f"{pid}.nics")
-        slots = pcie_slots(catalog, host, nic)
-        cards = -(-host.nics.count(nic_id) // nic.ports)
-        if slots is not None and cards > slots:
-            raise UserError(
-                where,
-                f"{pid}.nics",
-                f"{host.nics.count(nic_id)} ports of {nic_id} are {cards} cards of "
-                f"{nic.ports} port(s), and the host has {slots} PCI Express slots",
-            )
+    """A host's own NICs fit its slots (``check_nic_cards``)."""
+    ports = {nic_id: host.nics.count(nic_id) for nic_id in dict.fromkeys(host.nics)}
+    check_nic_cards(catalog, host, ports, where, f"{pid}.nics")
 
 
 @functools.cache

@@ -51,7 +51,7 @@ class Exercise:
     # a share close to 1 (an availability, a utilisation near saturation) is held to ``rel`` on
     # what it leaves, 1 - share: 0.99 for an availability of 0.9988 is eight times the downtime
     near_one: bool = False
-    # a count's absolute tolerance: 1 where rounding a ratio up or down are both fair readings
+    # a count's tolerance above it: 1 where rounding a ratio up is a fair reading (163.4 -> 164)
     within: float = 0.0
 
     def verdict(self, answer, expected) -> str:
@@ -65,7 +65,7 @@ class Exercise:
         if not is_number(answer):
             return not_a(answer, self.asks)
         shown = f"{figure(answer)} {self.unit}"
-        if abs(answer - expected) <= self.within:
+        if 0 <= answer - expected <= self.within:
             return f"correct: {shown}"
         if self.near_one:  # judged, and sized, on what the share leaves
             if math.isclose(1 - answer, 1 - expected, rel_tol=self.rel):
@@ -89,7 +89,10 @@ def names(answer: str, resource: str) -> bool:
     (said, said_index), (meant, meant_index) = plain(answer), plain(resource)
     if said_index is not None and said_index != meant_index:
         return False
-    return said == meant or said == meant.rsplit(" ", 1)[-1]
+    # the part alone only where the name is a kind and a part ("raid md3260"), not any last word
+    # of a longer one ("out" of "real server 0 link out")
+    kind_and_part = len(meant.split()) == 2
+    return said == meant or (kind_and_part and said == meant.split()[1])
 
 
 def _off(answer: float, expected: float) -> str:

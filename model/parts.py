@@ -366,8 +366,9 @@ class Nic(Part):
     """A network interface card: one port's line rate and the bus of its own host interface. Each
     NIC of a host (a bond member, a circuit's end) moves each way the lesser of its line rate and
     what its link into the host carries (``model.catalog.nic_rate_Bps``: a 100 GbE card on PCIe 3.0
-    x8 moves the 7,202 MB/s its 256 B packets leave of the link's 7,877, a PCI card its bus's peak
-    times the fitted ``bus_efficiency``; the result's notes say so). A host's nics and the
+    x8 moves the 7,202 MB/s of frames its 256 B packets leave of the link's 7,877, 7,316 MB/s of
+    the wire's bytes at a 1,500-byte MTU, a PCI card its bus's peak times the fitted
+    ``bus_efficiency``; the result's notes say so). A host's nics and the
     scenarios' nic keys (nic, client_nic) name it."""
 
     # one port's line rate, Gbit/s (0.1, 1, 10, 25, 40, 100): the wire bytes, Ethernet framing

@@ -231,6 +231,7 @@ NAME = course.Exercise(lambda: "bus pcie_a", "", "a resource's name, as the resu
 COUNT = course.Exercise(lambda: 5, "writers", "a whole number of writers", 0)
 ROUNDED = course.Exercise(lambda: 163, "clients", "a whole number of clients", 0, within=1)
 RAID = course.Exercise(lambda: "raid md3260.0", "", "a resource's name, as the results give it", 0)
+LINK = course.Exercise(lambda: "real server 0 link out", "", "a resource's name", 0)
 
 
 @pytest.mark.parametrize(
@@ -252,15 +253,18 @@ RAID = course.Exercise(lambda: "raid md3260.0", "", "a resource's name, as the r
         (NAME, "bus pcie_a", "correct: bus pcie_a"),
         (NAME, "core 0", "wrong: 'core 0' is not it"),
         (NAME, 3, "3 (int) is not a resource's name, as the results give it"),
-        # the course audit's cases: a ratio rounded up (5766 / 35.28 = 163.4 -> 164) is fair, and
-        # a resource is named in any case, with or without its index, or by its part
+        # the course audit's cases: a ratio rounded up (5766 / 35.28 = 163.4 -> 164) is fair, not
+        # one fewer than binds; a resource is named in any case, with or without its index, or
+        # by its part where its name is a kind and a part
         (ROUNDED, 164, "correct: 164 clients"),
-        (ROUNDED, 162, "correct: 162 clients"),
+        (ROUNDED, 162, "wrong: 162 clients is too low by less than 10 %"),
         (ROUNDED, 165, "wrong: 165 clients is too high by less than 10 %"),
         (RAID, "RAID md3260", "correct: RAID md3260"),
         (RAID, "md3260", "correct: md3260"),
         (RAID, "raid", "wrong: 'raid' is not it"),
         (RAID, "md3260.1", "wrong: 'md3260.1' is not it"),
+        (LINK, "out", "wrong: 'out' is not it"),
+        (LINK, "real server 0 link out", "correct: real server 0 link out"),
     ],
 )
 def test_a_check_says_right_wrong_or_not_the_kind_asked_in_one_line(exercise, answer, line):

@@ -146,17 +146,20 @@ def test_catalog_parts_reach_each_scenario_an_unknown_names(tmp_path):
 
 def test_a_scenario_named_on_the_command_line_is_read_where_the_user_points(run_cli, tmp_path):
     # --set is the user's own typing: a path there is read as a shell reads it, from anywhere;
-    # the same path in a file, a variant or a grid stays in that file's folder
+    # the same path in a file, a variant or a grid stays in that file's folder (the grid's, not
+    # its scenario's)
     (tmp_path / "store.yaml").write_text(STORE.read_text())
     named = str(tmp_path / "store.yaml")
     status, out, err = run_cli("predict", "em_ingest_microscopes", "--set", f"storage={named}")
     assert status == 0 and "MB/s" in out, err
     loaded = scenario.load("em_ingest_microscopes", [f"storage={named}"], typed=True)
     assert Path(loaded.refs["storage"].path).resolve() == (tmp_path / "store.yaml").resolve()
+    elsewhere = tmp_path / "grids"
+    elsewhere.mkdir()
     one_line(
         run_cli(
             "sweep",
-            str(grid(tmp_path, scenario="em_ingest_microscopes", product={"storage": [named]})),
+            str(grid(elsewhere, scenario="em_ingest_microscopes", product={"storage": [named]})),
         ),
         "storage: must be a scenario name or",
     )

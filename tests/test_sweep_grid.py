@@ -304,3 +304,14 @@ def test_a_file_a_value_names_is_read_in_the_grid_s_folder(run_cli, tmp_path):
     assert table["param:storage"].tolist() == ["mine.yaml", "em_ingest"]
     outside = _grid(tmp_path, scenario="em_ingest_microscopes", product={"storage": ["../x.yaml"]})
     _one_line(run_cli("sweep", str(outside)), "product.storage", "the grid's folder")
+
+
+def test_a_drive_may_be_swapped_for_one_of_the_other_kind(tmp_path):
+    """The review's case: a grid putting a hard disk where the scenario names an SSD was refused as
+    an unknown SSD; a drive is either, as --set takes it."""
+    path = _grid(
+        tmp_path,
+        scenario="ext_arr_zfs_860_mirrors",
+        product={"volumes.pool.disks.part": ["samsung_870_evo_1tb", "exos_x18_st18000nm000j"]},
+    )
+    assert len(grid_module.load(path)[1]) == 2

@@ -344,4 +344,4 @@ def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path)
     assert run_module.run_point(spec)["status"] == "ok"
     record = run_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
     assert record["status"] == "failed" and record["failure"] == run_module.MODEL
-    assert "other model code or calibration" in record["error"]
+    assert "other model code, calibration or catalog" in record["error"]

@@ -312,8 +312,9 @@ def timeouts_s_per_segment(rtt_s: float, loss_rate: float) -> float:
     not by duplicate ACKs, with probability min(1, 3 sqrt(3 b p / 8)), and a run of timeouts,
     each doubling the last, lasts T0 (1 + 32 p^2) on average; T0 is the timeout, the round trip
     plus ``TCP_RTO_MIN_S``, and b 1: Linux grows its window by the segments each ACK covers, as
-    the Mathis constant here assumes. Below 1 % loss it adds under 1 % at a 0.1 s round trip; at
-    10 % it takes a third of the rate away."""
+    the Mathis constant here assumes. Against Mathis et al.'s rate alone, at a 0.1 s round trip
+    it takes 0.7 % of a stream's rate at 0.1 % loss, 6.3 % at 1 % and 47 % at 10 % (at 0.2 s:
+    4.3 % at 1 %, 37 % at 10 %)."""
     timeout_s = rtt_s + TCP_RTO_MIN_S
     found_by_timeout = min(1.0, 3.0 * math.sqrt(3.0 * loss_rate / 8.0))
     return timeout_s * found_by_timeout * loss_rate * (1.0 + 32.0 * loss_rate**2)

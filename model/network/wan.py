@@ -52,8 +52,8 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, nic_notes, pcie_slots
-from ..errors import NotModelled, UserError
+from ..catalog import Catalog, check_nic_cards, nic_notes
+from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
 from ..sim.flows import FlowNetwork, FlowResource
@@ -169,16 +169,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     if body.mtu_B > 9000 and nic.rate_Gbps < 1:
         raise NotModelled("jumbo frames on Fast Ethernet")
     for role in ("sender", "receiver"):  # a circuit's end is a NIC's port, ports of a card a slot
-        host_id = getattr(body, f"{role}_host")
-        slots = pcie_slots(catalog, catalog.get("hosts", host_id, where, f"{role}_host"), nic)
-        cards = -(-members // nic.ports)
-        if slots is not None and cards > slots:
-            raise UserError(
-                where,
-                "circuits",
-                f"{members} circuits need {cards} cards of {body.nic} in {host_id}, which has "
-                f"{slots} PCI Express slots",
-            )
+        host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
+        check_nic_cards(catalog, host, {body.nic: members}, where, "circuits")
 
     env = simpy.Environment()
     net = FlowNetwork(env)

@@ -61,7 +61,15 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
     read_B = max(record_B, request_B)
     parity = LEVELS[volume.layout()[0]].parity_chunks
     columns = drives - parity if parity else 1
-    return RandomLayout(read_B / request_B / drives, record_B / columns, 1)
+    # a RAIDZ record's columns are read at once, at the same place on each drive (their heads
+    # together, one request at a time): the read ends with the latest turn
+    return RandomLayout(
+        read_B / request_B / drives,
+        record_B / columns,
+        1,
+        at_once=(columns,),
+        heads_together=columns > 1,
+    )
 
 
 def in_flight(volume: Volume, workload: StorageWorkload) -> float:

@@ -194,15 +194,27 @@ def _base_files(grid: Grid) -> Grid:
     base = []
     for i, override in enumerate(grid.base):
         key, value = scenario_module.parse_assignment(override, f"{grid.path} base[{i}]")
-        if names_a_file(key, value) and grid_file(key, value, grid.folder) is None:
-            raise UserError(
-                grid.path,
-                f"base[{i}]",
-                f"{key} must be a scenario name or a file in {paths.shown(Path(grid.folder))} or "
-                f"below it (the grid's folder), got {value!r}",
-            )
+        _check_file(grid, key, value, f"base[{i}].{key}")
         base.append(setting(key, value, grid.folder) if names_a_file(key, value) else override)
     return replace(grid, base=tuple(base))
+
+
+def _check_file(grid: Grid, key: str, value: Any, at: str) -> None:
+    """A grid's value that names a file by a path names one in the grid's folder or below it,
+    and one that is there (told as the user typed it, not as resolved)."""
+    if not names_a_file(key, value):
+        return
+    folder = paths.shown(Path(grid.folder))
+    file = grid_file(key, value, grid.folder)
+    if file is None:
+        raise UserError(
+            grid.path,
+            at,
+            f"must be a scenario name or a file in {folder} or below it (the grid's folder), "
+            f"got {value!r}",
+        )
+    if not file.is_file():
+        raise UserError(grid.path, at, f"no such file {value!r} in {folder} (the grid's folder)")
 
 
 def _resolved(grid: Grid, folder: Path) -> Grid:
@@ -316,6 +328,10 @@ def _check_part(parts: Catalog, body: Any, where: str, at: str, key: str, value:
     if not isinstance(value, str) or not isinstance(current, str):
         return
     kinds = tuple(kind for kind, known in parts.parts.items() if current in known)
+    # a drive may be a disk or an SSD, a shelf an enclosure or an expander, whichever the other is
+    for either in (("disks", "ssds"), ("enclosures", "expanders")):
+        if set(kinds) & set(either):
+            kinds = tuple(dict.fromkeys(kinds + either))
     if kinds:
         parts.get_one_of(kinds, value, where, at)
 
@@ -363,13 +379,7 @@ def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> 
     (``product.clients.protocol``), and the scenario file's own words when the value made a key
     of the file wrong (an NFS-only key once the protocol is smb)."""
     where = grid.path
-    if names_a_file(key, value) and grid_file(key, value, grid.folder) is None:
-        raise UserError(
-            where,
-            at,
-            f"must be a scenario name or a file in {paths.shown(Path(grid.folder))} or below it "
-            f"(the grid's folder), got {value!r}",
-        )
+    _check_file(grid, key, value, at)
     try:
         load_point(grid, base + [setting(key, value, grid.folder)], where)
     except UserError as exc:
@@ -386,8 +396,10 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     path = Path(path)
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
-    # unnamed, the file's name made plain ("my grid.yaml": my_grid)
-    raw.setdefault("name", re.sub(r"[^A-Za-z0-9_-]", "_", path.stem))
+    # unnamed, the file's name made plain ("my grid.yaml": my_grid; ".x.yaml": x), as a results
+    # folder's name may be
+    plain = re.sub(r"[^A-Za-z0-9_-]", "_", path.stem).lstrip("_-")[:64]
+    raw.setdefault("name", plain or "grid")
     folder = path.resolve().parent
     grid = replace(build_dataclass(Grid, raw, where), path=where, folder=str(folder))
     grid = _resolved(_base_files(grid), folder)

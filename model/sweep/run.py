@@ -234,7 +234,7 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
         here = lab_fingerprint()
         if here != spec["lab"]:  # a Dask worker with another checkout: its figures are not ours
             raise RuntimeError(
-                f"this worker computes with other model code or calibration (code/parameters "
+                f"this worker computes with other model code, calibration or catalog (code/data "
                 f"{here}, the sweep's {spec['lab']}): give every worker the sweep's checkout"
             )
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
@@ -376,13 +376,15 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
 
 
 def lab_fingerprint() -> str:
-    """The model code and the calibrated parameters this process computes with: a point's worker
-    (a Dask worker on another machine) must compute with the sweep's own, whose commit and
-    versions its record carries."""
+    """The model code, the calibrated parameters and the catalog this process computes with: a
+    point's worker (a Dask worker on another machine) must compute with the sweep's own, whose
+    commit and versions its record carries."""
     from .. import params
 
-    calibrated = json.dumps(params.calibrated(), sort_keys=True)
-    return f"{provenance.code_fingerprint()}/{hashlib.sha1(calibrated.encode()).hexdigest()[:12]}"
+    data = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
+    for file in sorted(paths.HARDWARE.glob("*.yaml")):
+        data.update(file.read_bytes())
+    return f"{provenance.code_fingerprint()}/{data.hexdigest()[:12]}"
 
 
 def _serial(todo: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
