@@ -4,8 +4,13 @@ predictions.
 A grid with ``intervals: true`` stores each point's 90 % interval and its ``drivers``
 (``model.uncertainty``: each declared unknown's, each calibrated parameter's and the simulation
 noise's share of the spread). Averaged over the points, the shares rank the unknowns beside the
-parameters; a notebook's Sobol ranking of the swept keys (``sweep_summary``) says what the design
-choices do, this says what the unknown facts do.
+parameters; a notebook's Sobol ranking of the swept keys (``sweep_summary``, ``sobol_ranking``)
+says what the design choices do, this says what the unknown facts do.
+
+``sobol_ranking`` computes a grid's Sobol indices over its own Saltelli design (the ``sobol``
+sample's rows, after any product and listed points) and refuses, with ``NotRanked``'s one line,
+when a point of the design failed: Saltelli's estimator needs every point, and a failure counted as
+0 MB/s ranks the keys by what fails rather than by what moves the throughput.
 """
 
 from __future__ import annotations
@@ -13,7 +18,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from .grid import Grid
 
 
 def driver_ranking(table: pd.DataFrame) -> pd.DataFrame:
@@ -59,3 +67,72 @@ def write_ranking(results: Path, top: int = 5) -> list[str]:
         f"{'' if row.points_moved == 1 else 's'}; {row.kind})"
         for name, row in ranking.head(top).iterrows()
     ]
+
+
+class NotRanked(ValueError):
+    """Why a sweep's Sobol indices are not computed, in one line (``str`` of it)."""
+
+
+def sobol_design(grid: Grid) -> range:
+    """The ``point_index`` of each point of a grid's Saltelli design (its ``sobol`` sample), in
+    the design's order: the sample comes after the grid's product and listed points."""
+    sample = grid.sample
+    if sample is None or sample.method != "sobol":
+        return range(0)
+    size = sample.n * (len(sample.ranges) + 2)
+    return range(grid.count() - size, grid.count())
+
+
+def sobol_ranking(
+    grid: Grid, table: pd.DataFrame, column: str = "throughput_MBps", seed: int = 1
+) -> pd.DataFrame:
+    """First-order (S1) and total (ST) Sobol indices of ``column`` for each key of the grid's
+    ``sobol`` sample, with their 95 % confidence intervals (SALib's bootstrap, seeded by ``seed``),
+    largest ST first; computed over the design's own points only.
+
+    Raises ``NotRanked`` when the grid has no sobol sample, when the results miss a point of the
+    design, when a point of it failed or gave no finite ``column`` (SALib's estimator has no
+    missing values: a point filled in would be ranked as if it had that value), or when ``column``
+    is the same at every point (no key moves it)."""
+    from SALib.analyze import sobol
+
+    rows = sobol_design(grid)
+    if not rows:
+        method = grid.sample.method if grid.sample is not None else None
+        raise NotRanked(
+            f"the grid's sample is {method}, not sobol (Saltelli's design)"
+            if method
+            else "the grid has no sobol sample (Saltelli's design)"
+        )
+    names = list(grid.sample.ranges)
+    over = ", ".join(names)
+    design = table[table.point_index.isin(rows)].sort_values("point_index")
+    if len(design) != len(rows) or list(design.point_index) != list(rows):
+        raise NotRanked(
+            f"the results hold {len(design)} of the {len(rows)} points of the Sobol design "
+            f"over {over}; run the sweep to the end"
+        )
+    ok = design.status == "ok"
+    if column not in design.columns:
+        raise NotRanked(f"the results have no column {column!r}")
+    y = pd.to_numeric(design[column].where(ok), errors="coerce").to_numpy(dtype=float)
+    missing = ~np.isfinite(y)
+    if missing.any():
+        failed = int((~ok).sum())
+        blank = int(missing.sum()) - failed
+        what = [f"{failed} of {len(rows)} points failed"] if failed else []
+        what += [f"{blank} of {len(rows)} gave no finite {column}"] if blank else []
+        raise NotRanked(
+            f"{' and '.join(what)} in the Sobol design over {over}; Saltelli's estimator needs "
+            f"every point, and a missing one filled in (as 0) would rank what fails, not what "
+            f"moves {column}"
+        )
+    if np.ptp(y) == 0:
+        raise NotRanked(
+            f"{column} is {y[0]:.6g} at every point of the Sobol design over {over}: no key "
+            "moves it within its range"
+        )
+    problem = {"num_vars": len(names), "names": names, "bounds": [[0.0, 1.0]] * len(names)}
+    indices = sobol.analyze(problem, y, calc_second_order=False, print_to_console=False, seed=seed)
+    ranking = pd.DataFrame({k: indices[k] for k in ("S1", "S1_conf", "ST", "ST_conf")}, index=names)
+    return ranking.sort_values("ST", ascending=False)
