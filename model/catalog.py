@@ -363,7 +363,9 @@ def check_nic_cards(
     if slots is not None and cards > slots:
         held = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
         raise UserError(
-            where, key, f"{held} are {cards} cards, and {host.name} has {slots} PCI Express slots"
+            where,
+            key,
+            f"{held} are {cards} cards, and the host has {slots} PCI Express slots ({host.name})",
         )
 
 

@@ -76,8 +76,11 @@ class Scenario:
 class ModelRecord:
     """What a model registers once (``model.registry``): the ``model:`` name scenarios give, the
     dataclass of their body, the function that simulates one, the free parameters it declares,
-    why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None) and, for a
-    model no report measures end to end, why (``unmeasured``; validation lists it)."""
+    why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None), for a
+    model no report measures end to end, why (``unmeasured``; validation lists it), and the checks
+    of a body against its catalog that its simulation makes first (``check_parts(body, catalog,
+    where)``: its parts exist and fit its host), which a grid makes on each value before any point
+    runs."""
 
     name: str
     body: type
@@ -85,3 +88,4 @@ class ModelRecord:
     parameters: tuple[FreeParameter, ...] = ()
     not_fitted: Callable[[Any], str | None] = field(default=lambda body: None)
     unmeasured: str = ""
+    check_parts: Callable[[Any, Any, str], None] = field(default=lambda body, catalog, where: None)

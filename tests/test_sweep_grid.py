@@ -315,3 +315,12 @@ def test_a_drive_may_be_swapped_for_one_of_the_other_kind(tmp_path):
         product={"volumes.pool.disks.part": ["samsung_870_evo_1tb", "exos_x18_st18000nm000j"]},
     )
     assert len(grid_module.load(path)[1]) == 2
+
+
+def test_a_value_its_model_s_catalog_check_refuses_is_refused_before_anything_runs(
+    run_cli, tmp_path
+):
+    """The review's case: twenty 100 GbE circuits from a host of two slots failed their point at
+    run time, the grid exiting 0; a model's checks against its catalog now run on each value."""
+    path = _grid(tmp_path, scenario="ext_net_fasterdata_100g", product={"circuits": [1, 20]})
+    _one_line(run_cli("sweep", str(path)), "product.circuits", "are 20 cards, and the host has 2")

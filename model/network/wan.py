@@ -156,6 +156,14 @@ class Built:
     flow_limit: str
 
 
+def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
+    """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
+    (``catalog.check_nic_cards``)."""
+    for role in ("sender", "receiver"):
+        host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
+        check_nic_cards(catalog, host, {body.nic: body.circuits}, where, "circuits")
+
+
 def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Built:
     """Declare the path's resources and each flow's usage, cap and start delay."""
     body: WanBody = scenario.body
@@ -165,12 +173,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     members = body.circuits
     total_B = w.total_MB * 1e6
-    nic = catalog.get("nics", body.nic, where, "nic")
-    if body.mtu_B > 9000 and nic.rate_Gbps < 1:
+    if body.mtu_B > 9000 and catalog.get("nics", body.nic, where, "nic").rate_Gbps < 1:
         raise NotModelled("jumbo frames on Fast Ethernet")
-    for role in ("sender", "receiver"):  # a circuit's end is a NIC's port, ports of a card a slot
-        host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
-        check_nic_cards(catalog, host, {body.nic: members}, where, "circuits")
+    check_circuits(body, catalog, where)
 
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -423,4 +428,4 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
 
-MODEL = ModelRecord("wan_transfer", WanBody, simulate)
+MODEL = ModelRecord("wan_transfer", WanBody, simulate, check_parts=check_circuits)

@@ -54,4 +54,6 @@ def _not_fitted(body: StorageBody) -> str | None:
     return "a page-level simulation, about 2 s a run" if body.workload.io == "mmap" else None
 
 
-MODEL = ModelRecord("storage", StorageBody, simulate, PARAMETERS, _not_fitted)
+MODEL = ModelRecord(
+    "storage", StorageBody, simulate, PARAMETERS, _not_fitted, check_parts=check_parts
+)
