@@ -13,6 +13,7 @@ rest at once (status 130); a full disk or a lost scheduler stops the sweep with 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -375,10 +376,12 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     ]
 
 
+@functools.cache
 def lab_fingerprint() -> str:
     """The model code, the calibrated parameters and the catalog this process computes with: a
     point's worker (a Dask worker on another machine) must compute with the sweep's own, whose
-    commit and versions its record carries."""
+    commit and versions its record carries. Read once a process, as the code's fingerprint is: a
+    sweep's points are named for the files as they were when it began."""
     from .. import params
 
     data = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
