@@ -324,3 +324,15 @@ def test_a_value_its_model_s_catalog_check_refuses_is_refused_before_anything_ru
     run time, the grid exiting 0; a model's checks against its catalog now run on each value."""
     path = _grid(tmp_path, scenario="ext_net_fasterdata_100g", product={"circuits": [1, 20]})
     _one_line(run_cli("sweep", str(path)), "product.circuits", "are 20 cards, and the host has 2")
+
+
+def test_a_drive_its_bay_cannot_hold_is_refused_before_anything_runs(run_cli, tmp_path):
+    """The docs audit's case: a hard disk where the NVMe purchase's drives sit on PCIe lanes
+    passed the grid's check (a drive may be a disk or an SSD) and failed its point, where predict
+    refuses it: a store's drives are attached on a network that runs nothing first."""
+    path = _grid(
+        tmp_path,
+        scenario="purchase_nvme",
+        product={"volumes.data.disks.part": ["exos_x24_st24000nm007h"]},
+    )
+    _one_line(run_cli("sweep", str(path)), "product.volumes.data.disks.part", "only an NVMe drive")
