@@ -1,4 +1,4 @@
-"""``python -m model``: predict, validate, calibrate, sweep, schema and new (the contracts:
+"""The capacity-planning lab: predict, validate, calibrate, sweep, schema and new (contracts in
 docs/design.md).
 
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m model", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="python -m model", description=" ".join(__doc__.split("\n\n")[0].split()))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("predict", help="simulate one scenario and print its prediction")
     p.add_argument("scenario", help="a scenario name in data/scenarios/ or a path to a YAML file")
@@ -55,7 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="every measured row beside its prediction, table by table")
     v.add_argument("--json", action="store_true", help="print one JSON object with rows and tables")
     v.add_argument(
-        "--holdout", action="store_true", help="predict each table from a fit that left it out"
+        "--holdout",
+        action="store_true",
+        help="each row predicted from fits without its configuration, and without its table",
     )
     v.add_argument("--all", action="store_true", help="also list settings and derived figures")
     v.add_argument(
@@ -69,7 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("grid", help="a grid YAML file (see data/sweeps/)")
     w.add_argument(
-        "--workers", type=int, default=None, help="local worker processes (default: one per core)"
+        "--workers",
+        type=int,
+        default=None,
+        help=f"local worker processes, 1 to {MAX_WORKERS} (default: one per core)",
     )
     w.add_argument(
         "--scheduler",

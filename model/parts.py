@@ -447,8 +447,9 @@ class Host(Part):
     # the host's bus slots and segments, each {bus: an id of buses, count: how many}: a storage
     # scenario's top-level bus segments must each be of a kind one of them holds (a PCI Express
     # slot of no older generation and no fewer lanes, a PCI bus as wide and as fast:
-    # ``model.storage.slots``); how many is not checked. Empty: the buses are not described, and a
-    # scenario's segments are taken as declared
+    # ``model.storage.slots``); how many is checked only for PCI Express NIC cards (the host's
+    # own and a transfer's circuits, ``model.catalog.check_nic_cards``). Empty: the buses are not
+    # described, and a scenario's segments are taken as declared
     buses: tuple[Slot, ...] = ()
     # whether buses lists every kind of slot and segment the host has (true), or only those the
     # reports' scenarios use, its board's slot list not read (false): then a scenario's other

@@ -433,12 +433,13 @@ def _connect(scheduler: str):
         ) from None
     except Exception as exc:  # a protocol Dask cannot open as configured (tls:// with no
         # certificates in the Dask configuration, ucx:// without UCX)
-        hint = (
-            " (a tls:// scheduler needs its certificates in Dask's configuration, "
-            "distributed.comm.tls)"
-            if scheduler.startswith("tls://")
-            else ""
-        )
+        hints = {
+            "tls://": " (a tls:// scheduler needs its certificates in Dask's configuration, "
+            "distributed.comm.tls)",
+            "ucx://": " (a ucx:// scheduler needs UCX and its Dask support, distributed-ucxx, "
+            "which the lab does not install)",
+        }
+        hint = next((h for scheme, h in hints.items() if scheduler.startswith(scheme)), "")
         raise UserError(
             "--scheduler", None, f"cannot connect to {scheduler}: {type(exc).__name__}: {exc}{hint}"
         ) from None
