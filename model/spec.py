@@ -79,8 +79,8 @@ class ModelRecord:
     why calibration leaves a scenario of it out (``not_fitted(body)``: a reason, or None), for a
     model no report measures end to end, why (``unmeasured``; validation lists it), and the checks
     of a body against its catalog that its simulation makes first (``check_parts(body, catalog,
-    where)``: its parts exist and fit its host), which a grid makes on each value before any point
-    runs."""
+    params, where)``: its parts exist, fit its host and attach), which a grid makes on each value
+    before any point runs."""
 
     name: str
     body: type
@@ -88,4 +88,6 @@ class ModelRecord:
     parameters: tuple[FreeParameter, ...] = ()
     not_fitted: Callable[[Any], str | None] = field(default=lambda body: None)
     unmeasured: str = ""
-    check_parts: Callable[[Any, Any, str], None] = field(default=lambda body, catalog, where: None)
+    check_parts: Callable[[Any, Any, dict[str, float], str], None] = field(
+        default=lambda body, catalog, params, where: None
+    )

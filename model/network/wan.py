@@ -428,4 +428,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
 
-MODEL = ModelRecord("wan_transfer", WanBody, simulate, check_parts=check_circuits)
+MODEL = ModelRecord(
+    "wan_transfer",
+    WanBody,
+    simulate,
+    check_parts=lambda body, catalog, params, where: check_circuits(body, catalog, where),
+)

@@ -58,17 +58,17 @@ def _not_fitted(body: StorageBody) -> str | None:
     return "a page-level simulation, about 2 s a run" if body.workload.io == "mmap" else None
 
 
-def check_attached(body: StorageBody, catalog: Catalog, where: str) -> None:
+def check_attached(
+    body: StorageBody, catalog: Catalog, params: dict[str, float], where: str
+) -> None:
     """What a storage scenario's simulation refuses before it runs, for a grid to check before any
     point: its parts (``check_parts``) and how its drives attach (``topology.build`` on a network
     that runs nothing: a hard disk in an NVMe bay, a bay past a shelf's). A configuration no model
     covers is left to its point."""
-    from ..params import calibrated
-
     check_parts(body, catalog, where)
     net = FlowNetwork(simpy.Environment())
     try:
-        topology.build(net, body, catalog, calibrated(), where, body.workload.total_MB * 1e6)
+        topology.build(net, body, catalog, params, where, body.workload.total_MB * 1e6)
     except NotModelled:
         return
 

@@ -378,8 +378,11 @@ def load_point(grid: Grid, overrides: list[str], where_overrides: str = "--set")
 def _check_catalog(loaded: Any) -> None:
     """The checks of a scenario against its catalog its model makes before it simulates
     (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts)."""
+    from .. import params
+
     record = registry.MODELS[loaded.model]
-    record.check_parts(loaded.body, loaded.catalog or catalog_module.load(), loaded.path)
+    parts = loaded.catalog or catalog_module.load()
+    record.check_parts(loaded.body, parts, params.calibrated(), loaded.path)
 
 
 def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> None:
