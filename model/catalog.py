@@ -196,7 +196,12 @@ def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
     described or only in part, or none of them is of the card's kind (a NIC on the board, as a
     server's gigabit ports are)."""
     own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
-    links = _trained_links(catalog, own, host_id)
+    return _fastest(_trained_links(catalog, own, host_id), own)
+
+
+def _fastest(links: list[Bus] | None, own: Bus) -> Bus:
+    """The fastest of the links a card trains to in its host's slots (``_trained_links``), or its
+    own bus where there are none to choose from."""
     return max(links, key=lambda bus: bus.peak_MBps) if links else own
 
 
@@ -275,7 +280,7 @@ def nic_bus_note(
     nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
     links = _trained_links(catalog, own, host_id)
-    bus = max(links, key=lambda link: link.peak_MBps) if links else own
+    bus = _fastest(links, own)
     said = []
     if links == []:  # the host's buses listed in full, none of the NIC's kind
         host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)

@@ -492,6 +492,11 @@ class Link(Part):
     # transfer takes its scenario's own mtu_B instead
     mtu_B: PositiveInt | None = None
 
+    @property
+    def frame_mtu_B(self) -> int:
+        """The IP MTU its frames carry: ``mtu_B``, or Ethernet's standard 1,500 where unset."""
+        return self.mtu_B or 1500
+
 
 @dataclass(frozen=True, kw_only=True)
 class Ssd(Part):

@@ -258,7 +258,7 @@ def simulate(
         *catalog_module.nic_notes(
             catalog,
             (body.client_nic, None),
-            mtu_B=catalog.get("links", body.link, scenario.path, "link").mtu_B or 1500,
+            mtu_B=catalog.get("links", body.link, scenario.path, "link").frame_mtu_B,
             bus_efficiency=params["bus_efficiency"],
         ),
     )

@@ -88,7 +88,7 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
     where = scenario.path
     link = catalog.get("links", body.link, where, "link")
     assert isinstance(link, Link)
-    mtu_B = link.mtu_B or 1500
+    mtu_B = link.frame_mtu_B
 
     def host_and_rate(key: str, host_id: str, nic_id: str) -> tuple[Host, float]:
         host = catalog.get("hosts", host_id, where, f"{key}.host")

@@ -150,7 +150,7 @@ def build(
         raise NotModelled(f"{host.name}: its NICs are not in the catalog, or not all alike")
     nic = catalog.get("nics", client_nic, front_where, nic_key)
     lan = catalog.get("links", link, front_where, link_key)
-    mtu_B = lan.mtu_B or 1500
+    mtu_B = lan.frame_mtu_B
     side = host_net(
         net,
         catalog,

@@ -101,9 +101,11 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     chunk_B = volume.chunk_KiB * 1024
     piece_B = min(request_B, chunk_B) if level.striped_reads else request_B
     # the data members a request's pieces land on at once
-    pieces = min(math.ceil(request_B / chunk_B), level.data_members(drives))
-    if not level.striped_reads:
-        pieces = 1
+    pieces = (
+        min(math.ceil(request_B / chunk_B), level.data_members(drives))
+        if level.striped_reads
+        else 1
+    )
     if op == "read":
         return RandomLayout(1.0 / drives, piece_B, 1, at_once=(pieces,))
     if level.parity_chunks and request_B < level.data_members(drives) * chunk_B:

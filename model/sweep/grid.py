@@ -344,11 +344,17 @@ def setting(key: str, value: Any, folder: str = "") -> str:
     the list or mapping it writes ("[sas0,sas1]"). A value that names a file by a path
     (``storage: my_store.yaml``) is that file in the grid's ``folder`` or below it, given in full
     (a scenario loaded with ``typed``, as ``load_point`` does, reads it as it is)."""
+    return f"{key}={setting_text(key, value, folder)}"
+
+
+def setting_text(key: str, value: Any, folder: str = "") -> str:
+    """The YAML text ``setting`` gives ``key``'s ``value`` (a papermill point's settings carry it
+    alone, its notebook joining key=value)."""
     if folder and (file := grid_file(key, value, folder)) is not None:
         value = str(file)
     if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
-        return f"{key}={value}"  # a list or mapping written as a flow collection ("[sas0,sas1]")
-    return f"{key}={yamlio.flow_text(value)}"
+        return value  # a list or mapping written as a flow collection ("[sas0,sas1]")
+    return yamlio.flow_text(value)
 
 
 def names_a_file(key: str, value: Any) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 from .. import paths, provenance
 from ..errors import INTERRUPTED_STATUS, UserError
 from ..progress import counter
-from .grid import Grid, setting
+from .grid import Grid, setting, setting_text
 from .pool import Pool
 from .store import Stopped, Store, point_id
 
@@ -130,10 +130,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             # every value as the YAML text --set reads (the notebook joins key=value)
             settings = dict(o.split("=", 1) for o in spec["base"])
             settings.update(
-                {
-                    k: setting(k, v, spec["folder"]).split("=", 1)[1]
-                    for k, v in spec["point"].items()
-                }
+                {k: setting_text(k, v, spec["folder"]) for k, v in spec["point"].items()}
             )
             parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
