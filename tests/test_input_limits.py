@@ -106,6 +106,8 @@ def scenario_text() -> str:
         ("psu_mmap", "workload.request_KiB=9e15", "request_KiB: must be at most the mapped file"),
         ("psu_mmap", "kernel.read_ahead_KiB=1e12", "read-around is modelled up to half the page"),
         ("em_ingest_microscopes", "client_cap_MBps=1e-300", "at least 2^-53 (1.1e-16) in size"),
+        # a WRITE of 1 GiB was taken: no SMB2 server offers more than 8 MiB (ksmbd's limit)
+        ("em_ingest_microscopes", "smb_write_KiB=1048576", "a positive number up to 8,192 KiB"),
     ],
 )
 def test_a_count_or_size_past_what_the_model_takes_is_one_line(run_cli, name, override, message):

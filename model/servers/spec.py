@@ -226,7 +226,19 @@ class IngestBody:
     # as a storage scenario's clients.gro; not in the report, off as before
     gro: bool = False
     file_KiB: PositiveFloat = 612.0  # one image ("each image is about 612K")
-    smb_write_KiB: PositiveFloat = 64.0  # most one SMB 2.0.2 WRITE carries (MS-SMB2); not in 003
+    # the most one SMB2 WRITE carries: 64 KiB in SMB 2.0.2 (MS-SMB2); SMB 2.1 and later take the
+    # server's MaxWriteSize, which Linux's ksmbd limits to 8 MiB (SMB3_MAX_IOSIZE, commit
+    # 4bc59477, 2021: 'limit read/write/trans buffer size not to exceed 8MB'); not in 003
+    smb_write_KiB: Annotated[
+        float,
+        Bound(
+            0.0,
+            8192.0,
+            low_open=True,
+            words="a positive number up to 8,192 KiB (64 in SMB 2.0.2, at most 8 MiB in SMB 2.1 "
+            "and later)",
+        ),
+    ] = 64.0
     client_cap_MBps: PositiveFloat | None = (
         None  # each client's offered rate; None: as fast as it can
     )
