@@ -201,7 +201,10 @@ class TcpSettings(TcpBuffers):
     in client/network.c), which the model, sending a Tsunami session's blocks at its target rate,
     does not size; they record a host's settings and change nothing. ``initial_window_segments`` is
     the first congestion window (RFC 3390: 3 segments at MSS 1448; Linux before 2.6.39, 10 from
-    2.6.39).
+    2.6.39). ``slow_start_growth`` is how slow start grows it: ``per_ack``, a segment per ACK (RFC
+    5681; Linux before 3.13, with delayed ACKs half a segment per segment once its first 16 are
+    acknowledged one by one), or ``per_segment``, the segments each ACK covers (Linux 3.13 on,
+    commit 9f9843a751d0), doubling the window each round trip.
 
     ``congestion_control`` is the sending host's algorithm (``net.ipv4.tcp_congestion_control``),
     which sets a stream's rate on a path that loses packets (``model.network.tcp.loss_limit_Bps``;
@@ -232,6 +235,9 @@ class TcpSettings(TcpBuffers):
     core_wmem_default_B: PositiveInt = 65535
     core_wmem_max_B: PositiveInt = 131071
     initial_window_segments: PositiveInt = 3
+    # how slow start grows the window (model.network.tcp.slow_start_growth): a segment per ACK
+    # (Linux before 3.13, the reports' kernels) or per segment each ACK covers (3.13 on)
+    slow_start_growth: Literal["per_ack", "per_segment"] = "per_ack"
     # the response function of a stream's loss limit (model.network.tcp.loss_limit_Bps)
     congestion_control: Literal["reno", "cubic", "bbr"] = "reno"
 

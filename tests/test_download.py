@@ -886,7 +886,11 @@ def test_settings_the_download_model_never_reads_are_refused(run_cli, key):
     status, _, err = run_cli("predict", "eah_download", "--set", key)
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert key.split("=")[0] in err and "no such key" in err
-    allowed = "tcp_wmem_B, initial_window_segments, tso" if key.startswith("tcp") else "page_B"
+    allowed = (
+        "tcp_wmem_B, initial_window_segments, slow_start_growth, tso"
+        if key.startswith("tcp")
+        else "page_B"
+    )
     assert allowed in err
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import catalog, scenario
-from model.network.tcp import ACKS_PER_SEGMENT, QUICKACKS, send_buffer_payload_B
+from model.network.tcp import send_buffer_payload_B, slow_start_growth
 from model.params import calibrated
 from model.servers import download_events, download_volume
 from model.servers import download_loop as loop
@@ -144,12 +144,15 @@ def test_a_drive_in_the_loop_serves_as_a_spindle_does(commands):
     assert drive_i[0, drive_arrays.READS] == spindle.reads
 
 
-@given(st.floats(0, 1e8), st.sampled_from([False, True]))
-def test_the_socket_s_limit_is_tcp_s_send_buffer(acked_B, keep_alive):
+@given(st.floats(0, 1e8), st.sampled_from([False, True]), st.sampled_from([False, True]))
+def test_the_socket_s_limit_is_tcp_s_send_buffer(acked_B, keep_alive, per_segment):
     wmem = np.array([4096.0, 16384.0, 4194304.0])
-    ours = loop._capacity(acked_B, keep_alive, wmem, 1448, 10, QUICKACKS, ACKS_PER_SEGMENT)
+    growth = slow_start_growth(per_segment)
+    ours = loop._capacity(acked_B, keep_alive, wmem, 1448, 10, *growth)
     theirs = (
-        wmem[2] if keep_alive else min(wmem[2], send_buffer_payload_B(acked_B, 1448, 10, 16384))
+        wmem[2]
+        if keep_alive
+        else min(wmem[2], send_buffer_payload_B(acked_B, 1448, 10, 16384, per_segment))
     )
     assert ours == pytest.approx(theirs, rel=1e-12)
 

@@ -59,6 +59,33 @@ def test_slow_start_doubles_while_linux_acks_each_segment_then_grows_by_half():
     assert 21.5 * 1.5**3 < 96 <= 21.5 * 1.5**4
 
 
+def test_slow_start_of_linux_3_13_doubles_each_round_trip_however_acks_are_spaced():
+    # a stretch ACK of N segments grows the window by N (commit 9f9843a751d0): 3, 6, ..., 48, and
+    # the window of 96 reached after five rounds, where growth per ACK took seven
+    seconds, sent = tcp.slow_start(96 * 1448, 1448, 3, 0.1, 1e12, per_segment=True)
+    assert seconds == pytest.approx(0.1 * 5)
+    assert sent == pytest.approx(1448 * (3 + 6 + 12 + 24 + 48))
+    # its send buffer twice a window that grows by every segment acknowledged
+    assert tcp.send_buffer_payload_B(116 * 1448, 1448, 3, 16384, per_segment=True) == pytest.approx(
+        2 * (3 + 116) * 1448
+    )
+
+
+def test_a_stream_of_a_3_13_kernel_leaves_slow_start_sooner():
+    """The same transfer, its window opened from three segments over 200 ms round trips, ends
+    sooner when each ACK grows the window by the segments it covers."""
+    rates = [
+        _run(
+            *MEMORY,
+            "workload.streams=1",
+            "workload.total_MB=1000",
+            f"tcp.slow_start_growth={growth}",
+        ).throughput_MBps
+        for growth in ("per_ack", "per_segment")
+    ]
+    assert rates[0] < rates[1]
+
+
 def test_udp_fragments_of_a_tsunami_block():
     assert tcp.udp_fragments(32768, 1500) == 23  # 32782-byte datagram in 1480-byte fragments
     assert tcp.udp_fragments(32768, 9000) == 4

@@ -12,7 +12,8 @@ Pure functions of the scenario's settings, so that each law can be tested by its
 - slow start: the congestion window starts at ``initial_window_segments`` and grows by a segment
   per ACK (RFC 5681) until it reaches the window the stream will keep: Linux acknowledges every
   segment at first (quickack mode), so the window doubles each RTT, then every second segment
-  (delayed ACKs), so it grows by half each RTT;
+  (delayed ACKs), so it grows by half each RTT; from Linux 3.13 it grows by the segments each ACK
+  covers, doubling each RTT (``slow_start_growth``);
 - Linux socket buffers: a buffer the kernel chooses starts at ``tcp_rmem[1]`` and may grow to
   ``tcp_rmem[2]``; one the application sets is capped at ``net.core.rmem_max`` and doubled; of a
   receive buffer, 1/2^tcp_adv_win_scale is kept for overhead and the rest advertised as window.
@@ -343,42 +344,59 @@ def loss_limit_Bps(mtu_B: int, rtt_s: float, loss_rate: float, settings: TcpSett
     return mss / (mss / window_Bps + timeouts_s_per_segment(rtt_s, loss_rate))
 
 
+def slow_start_growth(per_segment: bool) -> tuple[int, float]:
+    """(segments that each grow the window by one at a connection's start, growth per segment
+    after them) in slow start.
+
+    Linux before 3.13 grows the window by one segment per ACK (RFC 5681): the first ``QUICKACKS``
+    segments are acknowledged one by one, the rest one ACK per two (``ACKS_PER_SEGMENT``), so the
+    window doubles each round trip at first and then grows by half. From 3.13 on (``per_segment``)
+    it grows by the segments each ACK covers, 'a stretch ACK of degree N as if N ACKs of degree 1'
+    (commit 9f9843a751d0, 'tcp: properly handle stretch acks in slow start', 2013), so it doubles
+    each round trip however the receiver spaces its ACKs.
+    """
+    return (0, 1.0) if per_segment else (QUICKACKS, ACKS_PER_SEGMENT)
+
+
 def slow_start(
-    target_window_B: float, mss: int, initial_segments: int, rtt_s: float, size_B: float
+    target_window_B: float,
+    mss: int,
+    initial_segments: int,
+    rtt_s: float,
+    size_B: float,
+    per_segment: bool = False,
 ) -> tuple[float, float]:
     """(seconds, bytes) of slow start before a stream reaches ``target_window_B``.
 
-    From ``initial_segments`` segments the window grows by one segment per ACK: the first
-    ``QUICKACKS`` segments are acknowledged one by one, the rest one ACK per two. Slow start ends
-    when the window reaches the target or when the stream has sent all its bytes.
+    From ``initial_segments`` segments the window grows as ``slow_start_growth`` says. Slow start
+    ends when the window reaches the target or when the stream has sent all its bytes.
     """
+    quick, growth = slow_start_growth(per_segment)
     cwnd = float(initial_segments * mss)
-    sent, rounds, quick = 0.0, 0, float(QUICKACKS)
+    sent, rounds, quick = 0.0, 0, float(quick)
     while cwnd < target_window_B and sent + cwnd < size_B:
         sent += cwnd
         segments = cwnd / mss
         at_once = min(segments, quick)
         quick -= at_once
-        cwnd += (at_once + (segments - at_once) * ACKS_PER_SEGMENT) * mss
+        cwnd += (at_once + (segments - at_once) * growth) * mss
         rounds += 1
     return rounds * rtt_s, sent
 
 
-def send_buffer_payload_B(acked_B: float, mss: int, initial_segments: int, default_B: int) -> float:
+def send_buffer_payload_B(
+    acked_B: float, mss: int, initial_segments: int, default_B: int, per_segment: bool = False
+) -> float:
     """Payload a new connection's send buffer may hold once ``acked_B`` bytes are acknowledged.
 
     Linux keeps a send buffer it sizes itself at twice the congestion window (``tcp_sndbuf_expand``;
     the per-segment overhead it counts is left out here), never below ``tcp_wmem[1]``
-    (``default_B``). In slow start the window grows by a segment per ACK from
-    ``initial_segments``: the first ``QUICKACKS`` segments are acknowledged one by one, the rest one
-    ACK per two.
+    (``default_B``). In slow start the window grows from ``initial_segments`` as
+    ``slow_start_growth`` says.
     """
+    quick, growth = slow_start_growth(per_segment)
     segments = acked_B / mss
-    cwnd = (
-        initial_segments
-        + min(segments, QUICKACKS)
-        + max(segments - QUICKACKS, 0.0) * ACKS_PER_SEGMENT
-    )
+    cwnd = initial_segments + min(segments, quick) + max(segments - quick, 0.0) * growth
     return max(float(default_B), 2.0 * cwnd * mss)
 
 

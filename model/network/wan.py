@@ -359,7 +359,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             )
             size = per_session_B / w.streams
             ss_s, ss_B = tcp.slow_start(
-                share_Bps * rtt_s, mss, body.tcp.initial_window_segments, rtt_s, size
+                share_Bps * rtt_s,
+                mss,
+                body.tcp.initial_window_segments,
+                rtt_s,
+                size,
+                body.tcp.slow_start_growth == "per_segment",
             )
             if ss_B >= size:
                 raise NotModelled("a transfer that ends inside slow start")

@@ -117,10 +117,9 @@ from __future__ import annotations
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
-    ACKS_PER_SEGMENT,
-    QUICKACKS,
     mss_B,
     slow_start,
+    slow_start_growth,
     tcp_frame_work_per_byte,
     tcp_wire_per_byte,
 )
@@ -202,14 +201,18 @@ def window_Bps(body: DownloadBody) -> float:
 def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
     """The time a new connection's window (``per_file``; a kept-alive one's has grown) loses to slow
     start on a file: the rounds ``model.network.tcp.slow_start`` takes from
-    ``initial_window_segments`` until the window keeps ``rate_Bps`` busy or the file is sent (the
-    first segments acknowledged one by one, the rest one ACK per two), less the time what they
-    sent would take at that rate."""
+    ``initial_window_segments`` until the window keeps ``rate_Bps`` busy or the file is sent (grown
+    as ``tcp.slow_start_growth`` says), less the time what they sent would take at that rate."""
     if body.server.connections == "keep_alive":
         return 0.0
     rtt_s = body.lan_rtt_ms / 1e3
     rounds_s, sent_B = slow_start(
-        rate_Bps * rtt_s, mss_B(body.mtu_B), body.tcp.initial_window_segments, rtt_s, file_B
+        rate_Bps * rtt_s,
+        mss_B(body.mtu_B),
+        body.tcp.initial_window_segments,
+        rtt_s,
+        file_B,
+        body.tcp.slow_start_growth == "per_segment",
     )
     return max(0.0, rounds_s - sent_B / rate_Bps)
 
@@ -394,8 +397,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         np.array(body.tcp.tcp_wmem_B, float),
         mss_B(body.mtu_B),
         body.tcp.initial_window_segments,
-        QUICKACKS,
-        ACKS_PER_SEGMENT,
+        *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
         between_s,
         DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
         drives,

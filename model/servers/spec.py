@@ -117,6 +117,10 @@ class DownloadTcp:
     # a new connection's first congestion window, read with connections: per_file only (RFC 3390:
     # 3 segments at MSS 1448, Linux before 2.6.39; 10 from 2.6.39)
     initial_window_segments: PositiveInt = 3
+    # how slow start grows a new connection's window (model.network.tcp.slow_start_growth): a
+    # segment per ACK (Linux before 3.13, the report's 2.6 kernel) or per segment each ACK covers
+    # (3.13 on, commit 9f9843a751d0); read with connections: per_file only
+    slow_start_growth: Literal["per_ack", "per_segment"] = "per_ack"
     # the server's TCP segmentation offload (ethtool -K tso): the sending stack handles 64 KiB
     # super-segments, its cost per byte what a Linux 5.4 sender measured; off: the 2.4-era cost of
     # a frame (model.settings.NET_CYCLES_PER_FRAME); the report does not say, and at its 1 GbE the
