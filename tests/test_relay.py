@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import reference, scenario, templates
-from model.servers import availability
+from model.network import tcp
+from model.servers import availability, relay
+from model.settings import NET_CYCLES_PER_FRAME
 from model.sim.components import FifoServer, Station
 from model.simulate import simulate
 
@@ -329,3 +331,77 @@ def test_a_run_at_the_work_it_follows_while_its_user_waits_runs(run_cli):
         "real_servers.count=100",
     )
     assert status == 0, err
+
+
+# a quote of current machines: two-socket EPYC servers with a dual-port 25 GbE card, on 25 GbE
+CURRENT = (
+    "director.host=lenovo_sr665_v3",
+    "director.nic=mellanox_cx4_lx_25g",
+    "real_servers.host=lenovo_sr665_v3",
+    "real_servers.nic=mellanox_cx4_lx_25g",
+    "real_servers.count=8",
+    "link=lan_25gbe",
+    "feed.rate_GBph=100",
+    "feed.sites=1000",
+    "feed.product_kB=1000",
+)
+
+
+def test_a_current_director_spreads_its_packet_work_over_its_cores():
+    """Eight real servers on 25 GbE behind a direct-routing director: with the packet work on one
+    core the director's forwarding of the sites' ACKs bound the cluster at 925 MB/s (the planner's
+    audit); spread over its 64 cores (a multi-queue NIC's receive-side scaling) the real servers'
+    links bind, 8 x 25 Gbit/s of frames."""
+    one = predict(*CURRENT)
+    assert one.bottleneck == "director packets"
+    spread = predict(*CURRENT, "irq_affinity=spread")
+    assert spread.bottleneck.startswith("real server") and spread.bottleneck.endswith("link out")
+    links_MBps = 8 * 25e9 / 8 / tcp.tcp_wire_per_byte(1500) / 1e6
+    assert spread.bound_MBps == pytest.approx(links_MBps, rel=0.01)
+    assert spread.bound_MBps > 20 * one.bound_MBps
+
+
+def test_a_director_s_bonded_ports_carry_twice_one_s():
+    """NAT sends every reply through the director: its link out binds, one port or both of its
+    dual-port card (the quote's 2 x 25 GbE, modelled as one port before)."""
+    one, two = (
+        predict(*CURRENT, "irq_affinity=spread", "director.mode=nat", f"director.ports={n}")
+        for n in (1, 2)
+    )
+    assert one.bottleneck == two.bottleneck == "director link out"
+    assert two.bound_MBps == pytest.approx(2 * one.bound_MBps, rel=1e-9)
+
+
+def test_more_ports_than_the_host_is_fitted_with_is_one_line(run_cli):
+    status, out, err = run_cli(
+        "predict",
+        "psu_relay",
+        "--point",
+        *(a for o in CURRENT for a in ("--set", o)),
+        "--set",
+        "director.ports=3",
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "director.ports: lenovo_sr665_v3 is fitted with 2 port(s) of mellanox_cx4_lx_25g" in err
+
+
+def test_offloads_price_a_real_server_s_sends_as_a_current_kernel_does():
+    """With TCP segmentation offload a real server's work per byte it sends its sites is what a
+    Linux 5.4 sender measured (tcp.offloaded_frames_per_byte), not a 2.4-era frame's per segment
+    and half an ACK; its receive offload prices what the director sends it alike."""
+    plain = relay.Stages(scenario.load("psu_relay").body, 1500)
+    offloaded = relay.Stages(scenario.load("psu_relay", ["tso=true", "gro=true"]).body, 1500)
+    per_frame = NET_CYCLES_PER_FRAME
+    assert plain.to_sites(0, 1, 1.0)["real server 0 packets"] == pytest.approx(
+        1.5 / tcp.mss_B(1500) * per_frame
+    )
+    assert offloaded.to_sites(0, 1, 1.0)["real server 0 packets"] == pytest.approx(
+        tcp.offloaded_frames_per_byte("sender", 1500) * per_frame
+    )
+    assert offloaded.to_real_server(0, 1.0)["real server 0 packets"] == pytest.approx(
+        tcp.offloaded_frames_per_byte("receiver", 1500) * per_frame
+    )
+    assert (
+        offloaded.to_sites(0, 1, 1.0)["real server 0 packets"]
+        < 0.5 * plain.to_sites(0, 1, 1.0)["real server 0 packets"]
+    )

@@ -12,10 +12,13 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
   passes the director too, in and out of its one link, and it forwards every data packet.
 - Each resource is a FCFS station (``model.sim.components.FifoServer``: its visits' ends are known
   when they arrive, so a stage is one timeout, not a process per station) that serves a product's
-  work at its capacity: the director's link in and out (the NIC or the LAN, whichever is slower),
-  the director's packet core (cycles: ``forward_cycles_per_packet`` per forwarded packet, and
-  ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic), and each real server's link in and
-  out and packet core. A product's stage (upstream to director, director to a real server, a real
+  work at its capacity: the director's link in and out (its ``ports`` bonded, or as many LAN
+  ports, whichever is slower), the director's packet core (cycles: ``forward_cycles_per_packet``
+  per forwarded packet, and ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic, or with
+  ``tso`` and ``gro`` what a Linux 5.4 host measured, ``tcp.tcp_frame_work_per_byte``), and each
+  real server's link in and out and packet core. A packet "core" is one core (``irq_affinity``
+  ``cpu0``, the report's hosts) or all of a machine's (``spread``: a multi-queue NIC hashes the
+  many sites' flows over its queues and cores). A product's stage (upstream to director, director to a real server, a real
   server to its sites) queues at every station it uses side by side and ends when the last has
   served it.
 
@@ -42,12 +45,12 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, nic_notes, nic_rate_Bps
+from ..catalog import Catalog, card_link_Bps, nic_notes
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
-from ..settings import NET_CYCLES_PER_FRAME
+from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
 from ..sim.components import FifoServer, Station
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
@@ -63,22 +66,42 @@ class Machines:
 
     director: Host
     real_server: Host
-    link_Bps: float  # each machine's link, each way: its NIC or the LAN, whichever is slower
+    # each real server's link, each way: its bonded ports or their LAN ports, whichever is slower
+    link_Bps: float
     director_link_Bps: float
     mtu_B: int
+    # the cores a machine's packet work runs on: one (cpu0) or all of them (spread)
+    director_cores: int = 1
+    real_server_cores: int = 1
 
     def capacities(self, servers: int) -> dict[str, float]:
         """Each station's capacity per second: bytes for links, cycles for packet cores."""
         caps = {
             "director link in": self.director_link_Bps,
             "director link out": self.director_link_Bps,
-            "director packets": self.director.clock_GHz * 1e9,
+            "director packets": self.director.clock_GHz * 1e9 * self.director_cores,
         }
         for i in range(servers):
             caps[f"real server {i} link out"] = self.link_Bps
             caps[f"real server {i} link in"] = self.link_Bps
-            caps[f"real server {i} packets"] = self.real_server.clock_GHz * 1e9
+            caps[f"real server {i} packets"] = (
+                self.real_server.clock_GHz * 1e9 * self.real_server_cores
+            )
         return caps
+
+
+def bonded_Bps(
+    catalog: Catalog, nic: Nic, host_id: str, ports: int, *, mtu_B: int, bus_efficiency: float
+) -> float:
+    """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: consecutive
+    ports share a card (``nic.ports`` a card), each card the lesser of its ports' lines and its
+    link into the host (``catalog.card_link_Bps``); one port is ``catalog.nic_rate_Bps``."""
+    line_Bps = nic.rate_Gbps * 1e9 / 8.0
+    card_Bps = card_link_Bps(
+        catalog, nic.host_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+    )
+    cards, rest = divmod(ports, nic.ports)
+    return cards * min(nic.ports * line_Bps, card_Bps) + min(rest * line_Bps, card_Bps)
 
 
 def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
@@ -90,7 +113,11 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
     assert isinstance(link, Link)
     mtu_B = link.frame_mtu_B
 
-    def host_and_rate(key: str, host_id: str, nic_id: str) -> tuple[Host, float]:
+    lan_Bps = link.capacity_Gbps * 1e9 / 8
+
+    def host_and_rate(key: str, host_id: str, nic_id: str, ports: int) -> tuple[Host, float]:
+        """The machine's host and what its link carries each way: its bonded ports, or the LAN's
+        as many ports, whichever is slower."""
         host = catalog.get("hosts", host_id, where, f"{key}.host")
         nic = catalog.get("nics", nic_id, where, f"{key}.nic")
         assert isinstance(host, Host) and isinstance(nic, Nic)
@@ -101,18 +128,34 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
             )
-        rate_Bps = nic_rate_Bps(catalog, nic, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
-        return host, rate_Bps * 8 / 1e9
+        fitted = host.nics.count(nic_id)
+        if fitted and ports > fitted:
+            raise UserError(
+                where,
+                f"{key}.ports",
+                f"{host_id} is fitted with {fitted} port(s) of {nic_id} (data/hardware/hosts.yaml),"
+                f" got {ports}",
+            )
+        rate_Bps = bonded_Bps(
+            catalog, nic, host_id, ports, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+        )
+        return host, min(rate_Bps, ports * lan_Bps)
 
-    director, director_Gbps = host_and_rate("director", body.director.host, body.director.nic)
-    real, real_Gbps = host_and_rate("real_servers", body.real_servers.host, body.real_servers.nic)
-    lan_Bps = link.capacity_Gbps * 1e9 / 8
+    director, director_Bps = host_and_rate(
+        "director", body.director.host, body.director.nic, body.director.ports
+    )
+    real, real_Bps = host_and_rate(
+        "real_servers", body.real_servers.host, body.real_servers.nic, body.real_servers.ports
+    )
+    spread = body.irq_affinity == "spread"
     return Machines(
         director=director,
         real_server=real,
-        link_Bps=min(real_Gbps * 1e9 / 8, lan_Bps),
-        director_link_Bps=min(director_Gbps * 1e9 / 8, lan_Bps),
+        link_Bps=real_Bps,
+        director_link_Bps=director_Bps,
         mtu_B=mtu_B,
+        director_cores=director.cores if spread else 1,
+        real_server_cores=real.cores if spread else 1,
     )
 
 
@@ -124,6 +167,15 @@ class Stages:
         self.forward_cycles = body.director.forward_cycles_per_packet
         self.wire_per_B = tcp.tcp_wire_per_byte(mtu_B)
         self.frames_per_B = 1.0 / tcp.mss_B(mtu_B)
+        # a machine's per-frame work per byte it sends and receives (tcp.tcp_frame_work_per_byte:
+        # with tso and gro, what a Linux 5.4 host measured); a site's receive offload is not
+        # known, so what a real server sends its sites is taken back at one ACK per two segments
+        ours = TcpBuffers(tso=body.tso, gro=body.gro)
+        self.sent_cycles_per_B, self.received_cycles_per_B = (
+            work * NET_CYCLES_PER_FRAME for work in tcp.tcp_frame_work_per_byte(mtu_B, ours)
+        )
+        to_sites = tcp.tcp_frame_work_per_byte(mtu_B, TcpBuffers(tso=body.tso))[0]
+        self.to_sites_cycles_per_B = to_sites * NET_CYCLES_PER_FRAME
 
     def _stream(self, B: float) -> tuple[float, float, float, float]:
         """A TCP stream of ``B`` payload bytes: data wire bytes, data frames, ACK bytes, ACKs."""
@@ -133,24 +185,23 @@ class Stages:
 
     def upstream(self, B: float) -> dict[str, float]:
         """The product reaches the director from upstream."""
-        wire, frames, ack_B, acks = self._stream(B)
+        wire, _frames, ack_B, _acks = self._stream(B)
         return {
             "director link in": wire,
             "director link out": ack_B,
-            "director packets": (frames + acks) * NET_CYCLES_PER_FRAME,
+            "director packets": B * self.received_cycles_per_B,
         }
 
     def to_real_server(self, i: int, B: float) -> dict[str, float]:
         """The director sends the product to real server ``i``."""
-        wire, frames, ack_B, acks = self._stream(B)
-        cycles = (frames + acks) * NET_CYCLES_PER_FRAME
+        wire, _frames, ack_B, _acks = self._stream(B)
         return {
             "director link out": wire,
             "director link in": ack_B,
-            "director packets": cycles,
+            "director packets": B * self.sent_cycles_per_B,
             f"real server {i} link in": wire,
             f"real server {i} link out": ack_B,
-            f"real server {i} packets": cycles,
+            f"real server {i} packets": B * self.received_cycles_per_B,
         }
 
     def to_sites(self, i: int, sites: int, B: float) -> dict[str, float]:
@@ -162,7 +213,7 @@ class Stages:
         return {
             f"real server {i} link out": wire,
             f"real server {i} link in": acks_out,
-            f"real server {i} packets": (frames + acks) * NET_CYCLES_PER_FRAME,
+            f"real server {i} packets": sites * B * self.to_sites_cycles_per_B,
             "director link in": fwd.in_B,
             "director link out": fwd.out_B,
             "director packets": fwd.packets * self.forward_cycles,

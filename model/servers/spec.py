@@ -299,6 +299,9 @@ class DirectorSpec:
     # estimated: linux-vs.org "How virtual server works" puts rewriting a packet at about 60 us on a
     # Pentium; at the 166 MHz of a Pentium of that time, 10,000 cycles
     forward_cycles_per_packet: PositiveFloat = 10000.0
+    # the ports of its nic it uses, bonded (802.3ad: the flows hashed over them, many sites spread
+    # evenly): at most the ports of that NIC its host is fitted with (hosts.yaml nics)
+    ports: PositiveInt = 1
 
 
 # a real server's weight as ipvsadm takes it: an integer up to 65,535 (ipvsadm(8), -w; its 0, a
@@ -321,6 +324,8 @@ class RealServers:
     nic: str
     count: Machines = 2
     weights: tuple[IpvsWeight, ...] = ()
+    # the ports of its nic each uses, bonded as the director's (director.ports)
+    ports: PositiveInt = 1
 
     def check(self, where: str, key: str) -> None:
         if self.weights and len(self.weights) != self.count:
@@ -373,6 +378,16 @@ class RelayBody:
     link: str
     feed: Feed
     reliability: Reliability
+    # where every machine's packet work runs (model.network.hosts): on cpu0, as the report's 2.6.9
+    # hosts take a NIC's interrupts, or spread over its cores (a multi-queue NIC with receive-side
+    # scaling hashes the flows over queues and cores: many sites' connections fill them all)
+    irq_affinity: Literal["cpu0", "spread"] = "cpu0"
+    # TCP segmentation offload on the machines' sends and generic receive offload on what they
+    # receive (model.settings.TcpBuffers: their cost per byte what a Linux 5.4 host measured, in
+    # place of a 2.4-era frame's); off, as the report's 2.6.9 hosts. What the director forwards is
+    # priced per packet either way (forward_cycles_per_packet): the sites' pure ACKs are not merged
+    tso: bool = False
+    gro: bool = False
 
     def check(self, where: str, key: str) -> None:
         work = self.feed.products * self.real_servers.count
