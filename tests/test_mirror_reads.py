@@ -31,6 +31,24 @@ def test_two_streams_read_an_md_raid1_one_copy_each():
     assert two.throughput_MBps == pytest.approx(2 * one.throughput_MBps, rel=0.02)
 
 
+@pytest.mark.parametrize("copies", [3, 4, 5])
+def test_a_copy_more_than_the_streams_takes_nothing_from_them(copies):
+    """Two streams on an md RAID1 of three, four or five copies read at two copies' rate, as on
+    two: each has a copy of its own, and an idle copy adds nothing. They read at 2 x 2/n of it (a
+    copy without a stream was counted in the drives' mean rate and again in their time)."""
+    two_way = _run(
+        IS, "volumes.md0.level=raid1", "volumes.md0.disks.count=2", ONE_GB, "workload.streams=2"
+    )
+    more = _run(
+        IS,
+        "volumes.md0.level=raid1",
+        f"volumes.md0.disks.count={copies}",
+        ONE_GB,
+        "workload.streams=2",
+    )
+    assert more.throughput_MBps == pytest.approx(two_way.throughput_MBps, rel=0.02)
+
+
 def test_one_stream_reads_an_md_raid10_as_a_raid0_of_its_pairs():
     """md(4): the far layout gives 'sequential read performance equal to that of a RAID0 array';
     the near one, the lab's, reads one copy of each pair."""

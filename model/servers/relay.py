@@ -18,9 +18,9 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
   ``tso`` and ``gro`` what a Linux 5.4 host measured, ``tcp.tcp_frame_work_per_byte``), and each
   real server's link in and out and packet core. A packet "core" is one core (``irq_affinity``
   ``cpu0``, the report's hosts) or all of a machine's (``spread``: a multi-queue NIC hashes the
-  many sites' flows over its queues and cores). A product's stage (upstream to director, director to a real server, a real
-  server to its sites) queues at every station it uses side by side and ends when the last has
-  served it.
+  many sites' flows over its queues and cores). A product's stage (upstream to director,
+  director to a real server, a real server to its sites) queues at every station it uses side by
+  side and ends when the last has served it.
 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:

@@ -98,7 +98,7 @@ def drive_work(
     random_span = requests.span_share(
         spot.volume, spot.name, part, w.span_GB, spot.groups, attachment.where
     )
-    rate_Bps, note = _streaming_Bps(attachment, host, spot, drive_B, start, random_span)
+    rate_Bps, note, shared = _streaming_Bps(attachment, host, spot, drive_B, start, random_span)
     copies = LEVELS[level].copies_in(per_group)
     # a RAID card told to read from the first copy (its mirror_reads) sends every read there
     primary = spot.op == "read" and copies > 1 and attachment.mirror_reads(spot.name) == "primary"
@@ -109,13 +109,15 @@ def drive_work(
         return DriveWork(rate_Bps, lay.share, lay.share, copies, primary, lay, request_s, note)
     if primary:
         surface, transferred = surface * copies, transferred * copies
-    elif spot.op == "read" and copies > 1 and isinstance(part, Disk):
+    elif spot.op == "read" and copies > 1 and isinstance(part, Disk) and not shared:
         # a stream reading in order stays on one copy of each mirror, whose head follows it
         # (md's read_balance keeps a sequential read on its disk, ZFS's vdev_mirror the child
         # whose head is near, a card's balanced policy the first of equally idle copies): one
         # stream reads at one copy's rate, as md(4) says of the near layout against the far one
         # ('sequential read performance equal to that of a RAID0 array'), and more streams
-        # spread over the copies; each copy passes over what the others read meanwhile
+        # spread over the copies; each copy passes over what the others read meanwhile. Where
+        # the streams take turns at the copies (``interleave.drive_Bps``), the drive's rate is
+        # already the mean over the copies, a copy without a stream adding nothing to it
         surface *= copies / min(w.streams, copies)
     return DriveWork(rate_Bps, surface, transferred, copies, primary, None, None, note)
 
@@ -152,11 +154,13 @@ def _streaming_Bps(
     drive_B: float,
     start: float,
     random_span: float,
-) -> tuple[float, str | None]:
-    """A drive's media rate over the bytes it holds, and a note where the streams' turns cost."""
+) -> tuple[float, str | None, bool]:
+    """A drive's media rate over the bytes it holds, a note where the streams' turns cost, and
+    whether the rate is the streams' turns' (``interleave.drive_Bps``: for a mirror, the mean
+    over its copies)."""
     w, part = attachment.body.workload, spot.part
     if isinstance(part, Ssd):
-        return flash.sequential_Bps(part, spot.op, drive_B), None
+        return flash.sequential_Bps(part, spot.op, drive_B), None, False
     span = random_span if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
     efficiency = attachment.params["disk_format_efficiency"]
     rate_Bps = disk_model.mean_rate_MBps(part, efficiency, start, span) * 1e6
@@ -167,8 +171,8 @@ def _streaming_Bps(
         and w.io != "mmap"
         and spot.volume.engine != "controller"
     ):  # the streams take turns at the drives (``interleave``)
-        return _interleaved_Bps(attachment, host, spot, rate_Bps, span)
-    return rate_Bps, None
+        return (*_interleaved_Bps(attachment, host, spot, rate_Bps, span), True)
+    return rate_Bps, None, False
 
 
 def _interleaved_Bps(
