@@ -99,16 +99,18 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     ``model.storage.zfs.random_layout``)."""
     level = LEVELS[volume.layout()[0]]
     chunk_B = volume.chunk_KiB * 1024
-    piece_B = min(request_B, chunk_B) if level.striped_reads else request_B
-    # the data members a request's pieces land on at once
-    pieces = (
-        min(math.ceil(request_B / chunk_B), level.data_members(drives))
-        if level.striped_reads
-        else 1
+    # a piece a chunk at most; but a request past a whole stripe row puts its chunks of
+    # consecutive rows side by side on each member, which the block layer merges (or the drive
+    # streams one after another): one positioning and request / data members bytes a member
+    members = level.data_members(drives)
+    piece_B = (
+        max(min(request_B, chunk_B), request_B / members) if level.striped_reads else request_B
     )
+    # the data members a request's pieces land on at once
+    pieces = min(math.ceil(request_B / chunk_B), members) if level.striped_reads else 1
     if op == "read":
         return RandomLayout(1.0 / drives, piece_B, 1, at_once=(pieces,))
-    if level.parity_chunks and request_B < level.data_members(drives) * chunk_B:
+    if level.parity_chunks and request_B < members * chunk_B:
         touched = math.ceil(request_B / chunk_B)
         reads, writes, in_place = small_write_commands(volume, drives, touched)
         # each command moves a piece: a request of several chunks is touched x piece_B
