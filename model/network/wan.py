@@ -429,7 +429,23 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bound,
-        notes=tuple(built.notes),
+        notes=(*built.notes, *_ramp_note(flows, rtt_s, elapsed)),
+    )
+
+
+RAMP_NOTED = 0.05  # the share of a run its streams' set-up and slow start take before a note
+
+
+def _ramp_note(flows: list[_FlowSpec], rtt_s: float, elapsed_s: float) -> tuple[str, ...]:
+    """A note where the streams' set-up and slow start take a notable share of the run: the
+    time no resource is full while the windows open, which the utilisations do not name."""
+    ramp_s = max((f.delay_s for f in flows), default=0.0)
+    if ramp_s < RAMP_NOTED * elapsed_s:
+        return ()
+    return (
+        f"set-up and slow start: the last stream reaches its share {ramp_s:,.3g} s "
+        f"({ramp_s / rtt_s:,.0f} round trips of {rtt_s * 1e3:,.3g} ms) into the {elapsed_s:,.3g} s "
+        f"run, {100 * ramp_s / elapsed_s:.0f} % of it, while its window opens",
     )
 
 
