@@ -5,7 +5,8 @@ A flash drive streams at its own rate (``model.storage.flash``); a hard disk at 
 over the zones the data spans (``model.storage.disk``), less where several streams reading in order
 take turns at it (``model.storage.interleave``), or at its rate for random requests, their write
 penalty and record reads on it (``model.storage.requests``, ``model.storage.zfs``). A platter turns
-past a read's parity chunks, which flash does not read; a mirror's copies share a read by the
+past a read's parity chunks, which flash does not read; a RAIDZ vdev writes each record's whole
+sectors, its parity and padding (``zfs.raidz_shares``); a mirror's copies share a read by the
 card's or the host's policy. The workload's data must fit on the drives. The one fitted share,
 ``disk_format_efficiency``, is calibrated on the ATLAS single-drive and RAID0 tests
 (``atlas_disk``, ``001_4cf980d67b39ffac.txt``).
@@ -85,12 +86,9 @@ def drive_work(
     level, per_group, part = spot.level, spot.per_group, spot.part
     # bytes each drive transfers, and the bytes of its time: a platter turns past a read's
     # parity chunks, flash reads only what it is asked for
-    transferred = LEVELS[level].transfer_share(per_group, spot.op) * (1.0 + block_map)
-    surface = (
-        transferred
-        if isinstance(part, Ssd)
-        else LEVELS[level].drive_share(per_group, spot.op) * (1.0 + block_map)
-    )
+    on_surface, on_link = _shares(spot, spot.op)
+    transferred = on_link * (1.0 + block_map)
+    surface = transferred if isinstance(part, Ssd) else on_surface * (1.0 + block_map)
     start = 0.0 if w.pattern == "random" else w.start_fraction
     _check_fits(attachment, spot, bytes_per_stream, start)
     drive_B = w.streams * bytes_per_stream * max(spot.groups) * surface
@@ -122,17 +120,22 @@ def drive_work(
     return DriveWork(rate_Bps, surface, transferred, copies, primary, None, None, note)
 
 
+def _shares(spot: Placement, op: str) -> tuple[float, float]:
+    """Bytes on each drive's surface and across its link per byte read or written (``op``): the
+    level's shares, or a RAIDZ vdev's whole sectors, its parity and padding
+    (``zfs.raidz_shares``)."""
+    level = LEVELS[spot.level]
+    if spot.volume.engine == "zfs" and level.parity_chunks:
+        return zfs.raidz_shares(spot.volume, spot.per_group, op)
+    return level.drive_share(spot.per_group, op), level.transfer_share(spot.per_group, op)
+
+
 def _check_fits(
     attachment: Attachment, spot: Placement, bytes_per_stream: float, start: float
 ) -> None:
     """The workload's data must fit on each drive of the volume's busiest group from ``start``."""
     w, part = attachment.body.workload, spot.part
-    footprint_B = (
-        w.streams
-        * bytes_per_stream
-        * max(spot.groups)
-        * LEVELS[spot.level].drive_share(spot.per_group, "write")
-    )
+    footprint_B = w.streams * bytes_per_stream * max(spot.groups) * _shares(spot, "write")[0]
     if footprint_B > (1.0 - start) * part.capacity_GB * 1e9:
         need_GB = w.streams * bytes_per_stream / 1e9
         fits_from_the_edge = footprint_B <= part.capacity_GB * 1e9

@@ -206,7 +206,7 @@ class Volume:
     with the cache on it orders them among all its cache holds: ``model.storage.writecache``); a
     hardware RAID volume's drives follow their controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
-    ``groups``, and its ``record_KiB``, ``arc_GB`` and prefetch distance
+    ``groups``, and its ``record_KiB``, sector size (``ashift``), ``arc_GB`` and prefetch distance
     (``zfetch_max_distance_MiB``); a zvol (the pool's ``filesystem`` raw) serves
     its requests on ``zvol_threads`` threads, each waiting for its own.
     """
@@ -227,6 +227,17 @@ class Volume:
             power_of_two=True,
         ),
     ] = 128.0
+    # ZFS's ashift: the vdevs' sector, 2^ashift B, the least a vdev reads or writes and the unit it
+    # allocates a record in, its parity and a RAIDZ vdev's padding too (model.storage.zfs), as
+    # zpool create -o ashift= sets it; zpoolprops(7), ashift: 'Values from 9 to 16, inclusive, are
+    # valid'. Left to itself OpenZFS takes the drives' physical sector (OpenZFS documentation,
+    # Workload Tuning, 'Alignment Shift (ashift)': 'calculated as the maximum base 2 logarithm of
+    # the physical sector size of any child vdev'); the catalog gives no drive's, so 12 (4 KiB), the
+    # physical sector of Advanced Format and 512e drives and zpoolprops(7)'s advice for disks that
+    # 'use 4KiB sectors but report 512B sectors' ('set ashift=12')
+    ashift: Annotated[
+        int, Bound(9.0, 16.0, words="an integer from 9 to 16 (sectors of 512 B to 64 KiB)")
+    ] = 12
     arc_GB: PositiveFloat | None = None  # ZFS ARC (read cache), GB; omitted: half host memory
     # ZFS on Linux's zvol_threads module parameter: 32 in OpenZFS 0.7 and 0.8 (module/zfs/zvol.c),
     # the larger of the CPUs and 32 in later releases (zfs(4))
@@ -364,7 +375,10 @@ class Volume:
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
         self._only_for(
-            where, key, "zfs", ("record_KiB", "arc_GB", "zvol_threads", "zfetch_max_distance_MiB")
+            where,
+            key,
+            "zfs",
+            ("record_KiB", "ashift", "arc_GB", "zvol_threads", "zfetch_max_distance_MiB"),
         )
         if fs.type == "zfs":
             raise UserError(

@@ -9,6 +9,25 @@ random reads (N / (N - p) of a drive's at most, the parity columns rotating with
 mirror vdev reads the record from one copy. Random writes (copy-on-write records gathered in
 transaction groups) are not modelled.
 
+A RAIDZ vdev allocates each record in whole sectors of 2^``ashift`` bytes (``raidz_sectors``): its
+D data sectors, p parity sectors for each row of N - p data sectors, and the total rounded up to a
+multiple of p + 1 so that no free gap too small for the smallest record is left (OpenZFS
+module/zfs/vdev_raidz.c, ``vdev_raidz_asize``: ``asize = ((psize - 1) >> ashift) + 1; asize +=
+nparity * ((asize + cols - nparity - 1) / (cols - nparity)); asize = roundup(asize, nparity + 1)
+<< ashift``). So a vdev writes asize / record of what it stores, not N / (N - p): a 10-wide RAIDZ2
+of 4 KiB sectors stores a 16 KiB record in 4 + 2 = 6 sectors (66.7 % of them data), 128 KiB in 32
++ 8 = 40, padded to 42 (76.2 %), 1 MiB in 256 + 64 = 320, padded to 321 (79.8 %), where N - p of N
+is 80 %; a 4 KiB record, 1 + 2 = 3 sectors (33.3 %). The parity sectors are written with the data
+and the padding is written too (``vdev_raidz_io_start`` issues optional writes of the skipped
+sectors so that a drive's writes aggregate into one), so every allocated sector crosses a drive's
+link and its surface (``raidz_shares``). A read on a healthy pool moves only the data sectors over
+the links, while a platter turns past the parity and padding between them; a random read of a
+record keeps min(D, N - p) drives busy, each with its column of the record's rows (at most
+ceil(D / (N - p)) sectors). A record is taken as written whole at ``record_KiB`` (a file's last
+record, and a file smaller than a record, are stored at their own size: not modelled), without
+compression. A mirror vdev writes each record whole to every copy, with no parity or padding (a
+record smaller than a sector takes a whole one there too: not modelled).
+
 The host's CPU checksums every byte read or written (fletcher4) and computes RAIDZ parity on every
 byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time benchmarks (kstats in
 /proc/spl/kstat/zfs), AVX2 implementations: ``fletcher_4_bench`` native 4,950,749,767 B/s
@@ -30,6 +49,8 @@ queue, at most ``zvol_threads`` are at the drives (``in_flight``).
 
 from __future__ import annotations
 
+import math
+
 from ..errors import NotModelled, UserError
 from ..parts import Host
 from . import requests
@@ -50,17 +71,53 @@ def host_s_per_byte(volume: Volume, op: str) -> float:
     return seconds
 
 
+def raidz_sectors(record_B: float, ashift: int, drives: int, parity: int) -> int:
+    """Sectors of 2^``ashift`` bytes a RAIDZ vdev of ``drives`` drives and ``parity`` parity
+    allocates for a record of ``record_B`` bytes: its data sectors, ``parity`` sectors for each row
+    of ``drives - parity`` of them, and the total rounded up to a multiple of ``parity + 1``
+    (OpenZFS module/zfs/vdev_raidz.c, ``vdev_raidz_asize``)."""
+    data = _data_sectors(record_B, ashift)
+    sectors = data + parity * -(-data // (drives - parity))
+    return -(-sectors // (parity + 1)) * (parity + 1)
+
+
+def _data_sectors(record_B: float, ashift: int) -> int:
+    """A record's data sectors: ``((psize - 1) >> ashift) + 1``."""
+    return ((math.ceil(record_B) - 1) >> ashift) + 1
+
+
+def raidz_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
+    """Bytes on each drive's surface, and across its link, per byte of records a RAIDZ vdev of
+    ``drives`` reads or writes (``op``): a write every sector ``raidz_sectors`` allocates, spread
+    over the drives; a read its data sectors over the link, the platter turning past them all."""
+    level = LEVELS[volume.layout()[0]]
+    record_B = volume.record_KiB * 1024
+    sector_B = 2**volume.ashift
+    allocated = raidz_sectors(record_B, volume.ashift, drives, level.parity_chunks) * sector_B
+    surface = allocated / record_B / drives
+    if op == "write":
+        return surface, surface
+    return surface, _data_sectors(record_B, volume.ashift) * sector_B / record_B / drives
+
+
 def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
-    """A random read's commands on one vdev: the whole record, from one copy or N - p columns."""
+    """A random read's commands on one vdev: the whole record, from one copy or from the data
+    columns of a RAIDZ vdev's rows, min(D, N - p) drives for a record of D sectors."""
     if op == "write":
         raise NotModelled(
             "ZFS random writes (copy-on-write records gathered in transaction groups) "
             "are not modelled"
         )
     record_B = volume.record_KiB * 1024
-    read_B = max(record_B, request_B)
     parity = LEVELS[volume.layout()[0]].parity_chunks
-    columns = drives - parity if parity else 1
+    if parity:
+        data = _data_sectors(record_B, volume.ashift)
+        columns = min(data, drives - parity)
+        # the record's data sectors, each column's mean (the longest is at most a sector more)
+        record_B = data * 2**volume.ashift
+    else:
+        columns = 1
+    read_B = max(record_B, request_B)
     # a RAIDZ record's columns are read at once, at the same place on each drive (their heads
     # together, one request at a time): the read ends with the latest turn
     return RandomLayout(
