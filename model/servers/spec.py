@@ -382,11 +382,13 @@ class RelayBody:
     # hosts take a NIC's interrupts, or spread over its cores (a multi-queue NIC with receive-side
     # scaling hashes the flows over queues and cores: many sites' connections fill them all)
     irq_affinity: Literal["cpu0", "spread"] = "cpu0"
-    # TCP segmentation offload on the machines' sends and generic receive offload on what they
-    # receive (model.settings.TcpBuffers: their cost per byte what a Linux 5.4 host measured, in
-    # place of a 2.4-era frame's); off, as the report's 2.6.9 hosts. What the director forwards is
-    # priced per packet either way (forward_cycles_per_packet): the sites' pure ACKs are not merged
+    # TCP segmentation offload on the machines' sends (model.settings.TcpBuffers: their cost per
+    # byte what a Linux 5.4 sender measured, in place of a 2.4-era frame's); off, as the report's
+    # 2.6.9 hosts
     tso: bool = False
+    # generic receive offload on what the machines receive (a Linux 5.4 receiver's cost per byte);
+    # off, as the report's hosts. What the director forwards is priced per packet either way
+    # (forward_cycles_per_packet): the sites' pure ACKs are not merged
     gro: bool = False
 
     def check(self, where: str, key: str) -> None:
