@@ -146,3 +146,23 @@ def test_a_shelf_is_added_by_set_as_the_refusal_says(run_cli):
     )
     assert status == 0, err
     assert "uplink jbod" in json.loads(out)["utilization"], out  # the drives sit in the shelf
+
+
+@pytest.mark.parametrize("lanes", [1, 4])
+def test_a_sata_drive_holds_a_faster_uplink_lane_at_its_own_rate(tmp_path, lanes):
+    """24 SATA 6 Gb/s drives behind 12 Gb/s SAS lanes: the SAS standard's rate matching runs each
+    connection at the drive's 6 Gb/s, ALIGNs filling the lane, so the uplink carries half its
+    rate (the planner's twelve SATA SSDs on an 8-lane expander: 6,720 -> 4,637 MB/s); an expander
+    that buffers carries the whole."""
+    shelf = _shelf(24, [f"hba.{i}" for i in range(lanes)])
+    shelf["volumes"]["md0"]["disks"]["part"] = "exos_x18_st18000nm000j"  # the SATA model
+    aligned = simulate(scenario.load(write(tmp_path / "a.yaml", shelf)))
+    shelf["shelves"]["jbod"]["rate_matching"] = "buffered"
+    buffered = simulate(scenario.load(write(tmp_path / "b.yaml", shelf)))
+    assert aligned.bottleneck == buffered.bottleneck == "uplink jbod"
+    assert aligned.bound_MBps == pytest.approx(buffered.bound_MBps / 2, rel=1e-9)
+    # a SAS 12 Gb/s drive runs at the lanes' rate either way
+    sas = simulate(
+        scenario.load(write(tmp_path / "s.yaml", _shelf(24, shelf["shelves"]["jbod"]["uplink"])))
+    )
+    assert sas.bound_MBps == pytest.approx(buffered.bound_MBps, rel=1e-9)

@@ -15,7 +15,7 @@ datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 from __future__ import annotations
 
 from ..errors import NotModelled, UserError
-from ..parts import Controller, Disk, Enclosure, Expander, Ssd, pcie_trained
+from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, pcie_trained
 from ..sim.flows import FlowResource
 from .buses import Buses
 from .spec import NVME
@@ -184,14 +184,18 @@ class Attachment:
         own = self.catalog.get("buses", part.host_bus, self.where, at)
         return [self.buses.resource(f"link {point}", lambda: self.buses.sustained_Bps(own))]
 
-    def drive_links(self, point: str, at: str) -> tuple[str, list[FlowResource]]:
-        """The controller a drive's bytes reach and the links they cross on the way there: its
-        controller channel, or its shelf's bay, expanders and uplink."""
+    def drive_links(
+        self, point: str, at: str, drive: Disk | Ssd | None = None
+    ) -> tuple[str, list[tuple[FlowResource, float]]]:
+        """The controller a drive's bytes reach and the links they cross on the way there, each
+        with its time per byte: its controller channel, or its shelf's bay, then its expanders
+        and uplink, where a ``drive`` slower than their lanes holds them longer
+        (``rate_matched``)."""
         buses = self.buses
         holder, _, number = point.partition(".")
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
-            return cname, [buses.resource(f"channel {point}", lambda: rate_Bps)]
+            return cname, [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
         bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
         if int(number) >= bays:
@@ -204,7 +208,28 @@ class Attachment:
         )
         cname, links = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
-        return cname, [bay, *links]
+        host_lane = self.catalog.get(
+            "buses",
+            part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus,
+            self.where,
+            f"shelves.{holder}.part",
+        )
+        held = self.rate_matched(holder, drive, host_lane) if drive is not None else 1.0
+        return cname, [(bay, 1.0), *((link, held) for link in links)]
+
+    def rate_matched(self, holder: str, drive: Disk | Ssd, lane: Bus) -> float:
+        """Uplink and expander lane time per byte of ``drive`` behind shelf ``holder`` (its
+        ``rate_matching``): with ALIGNs its connection runs at the drive's own link rate on the
+        shelf's faster lanes, the lane's rate over the drive's (2 for a SATA 6 Gb/s drive on 12
+        Gb/s SAS); buffered, or a drive as fast as the lanes, 1."""
+        if self.body.shelves[holder].rate_matching == "buffered":
+            return 1.0
+        if isinstance(drive, Disk):
+            drive_MBps = drive.interface_rate_MBps
+        else:
+            own = self.catalog.get("buses", drive.host_bus, self.where, drive.name)
+            drive_MBps = own.peak_MBps
+        return max(1.0, lane.peak_MBps / drive_MBps)
 
     def raid_processor(
         self, ctrl: Controller, cname: str, group: int

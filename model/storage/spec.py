@@ -69,6 +69,18 @@ class Shelf:
 
     part: str  # the JBOD or expander: an id of the catalog's enclosures or expanders
     uplink: tuple[str, ...]  # the CONTROLLER.CHANNEL each uplink lane is cabled to
+    # how a drive slower than the shelf's lanes (a SATA 6 Gb/s drive behind 12 Gb/s SAS) shares
+    # them: align, as the SAS standard has it, a connection running at the slowest link rate of its
+    # pathway, the faster links filled with ALIGNs (SAS-1 7.15 'Rate matching': the source 'must
+    # pick the lowest common denominator, and stuff extra ALIGNs in to accommodate that slowest
+    # physical link', R. Elliott, T10 reflector, 8 October 2002), so the drive holds an uplink lane
+    # for twice its bytes' time at half the rate; buffered, an expander that stores and forwards
+    # a slower drive's frames at the lanes' own rate (PMC-Sierra's SAS/SATA store-and-forward
+    # buffering, US patent 8,924,610: '6 Gbps SAS and SATA disk drives can exchange data at 12
+    # Gbps with 12 Gbps hosts'; Intel's 12 Gb RAID controllers' note 000008025: their expander
+    # 'is consolidating the 6 Gb dataflow ... into a 12 Gb stream'). A datasheet that does not
+    # say which is a fact to declare an unknown with both
+    rate_matching: Literal["align", "buffered"] = "align"
 
 
 # the attach-point holder of an NVMe drive on a bus segment's own lanes: ``nvme.SEGMENT.N``

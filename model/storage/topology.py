@@ -188,15 +188,15 @@ def _add_members(
         point, at = volume.disks.attach[i], f"volumes.{spot.name}.disks.attach[{i}]"
         on_lanes = point.partition(".")[0] == NVME
         if on_lanes:
-            links = attachment.nvme_links(part, point, at)
+            links = [(link, 1.0) for link in attachment.nvme_links(part, point, at)]
         else:
-            cname, links = attachment.drive_links(point, at)
-            links = attachment.own_link(part, point, at) + links
+            cname, links = attachment.drive_links(point, at, part)
+            links = [(link, 1.0) for link in attachment.own_link(part, point, at)] + links
         dres = attachment.buses.resource(f"disk {spot.name}.{i}", lambda: work.rate_Bps)
         usage.disks.append((dres.name, part))
         usage.add(dres, g_share * work.surface * weight)
-        for link in links:
-            usage.add(link, g_share * work.transferred * weight)
+        for link, held in links:
+            usage.add(link, g_share * work.transferred * weight * held)
         if not on_lanes and volume.engine != "controller":
             usage.add(attachment.host_interface(cname), g_share * work.transferred * weight)
             for res, cost in attachment.buses.slot_costs(cname).items():
