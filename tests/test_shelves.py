@@ -166,3 +166,42 @@ def test_a_sata_drive_holds_a_faster_uplink_lane_at_its_own_rate(tmp_path, lanes
         scenario.load(write(tmp_path / "s.yaml", _shelf(24, shelf["shelves"]["jbod"]["uplink"])))
     )
     assert sas.bound_MBps == pytest.approx(buffered.bound_MBps, rel=1e-9)
+
+
+def _forty(shelf: dict) -> dict:
+    """40 drives: more than eight 12 Gb/s lanes carry (10,800 against 9,274 MB/s)."""
+    shelf["volumes"]["md0"]["disks"]["count"] = 40
+    shelf["volumes"]["md0"]["disks"]["attach"] = [f"jbod.{i}" for i in range(40)]
+    return shelf
+
+
+def _two_hbas() -> dict:
+    """The shelf cabled by a wide port to each of two HBAs, each in its own PCIe 3.0 x8 slot."""
+    shelf = _forty(_shelf(40, [f"hba.{i}" for i in range(4)] + [f"hba2.{i}" for i in range(4)]))
+    shelf["buses"]["slot2"] = {"part": "pcie3_x8"}
+    shelf["controllers"]["hba2"] = {"part": "broadcom_9400_8i", "bus": "slot2"}
+    return shelf
+
+
+def test_a_shelf_cabled_to_two_hbas_carries_both_wide_ports(tmp_path):
+    """A JBOD's two x4 host ports to two HBAs (the planner's quote, refused as 'a wide port's
+    lanes are on one controller'): each HBA's slot takes half the bytes, so the eight lanes bind
+    at 9,274 MB/s, where one HBA with all eight is held by its PCIe 3.0 x8 slot (7,202 MB/s)."""
+    two = simulate(scenario.load(write(tmp_path / "two.yaml", _two_hbas())))
+    one_hba = _forty(_shelf(40, [f"hba.{i}" for i in range(8)]))
+    one = simulate(scenario.load(write(tmp_path / "one.yaml", one_hba)))
+    assert one.bottleneck == "bus slot"
+    assert two.bottleneck == "uplink jbod"
+    assert two.bound_MBps == pytest.approx(8 * LANE_MBps * framing.payload_share(LANE, 256))
+    assert two.utilization["bus slot"] == pytest.approx(two.utilization["bus slot2"], rel=1e-9)
+    assert two.utilization["bus slot"] == pytest.approx(
+        two.throughput_MBps / 2 / one.bound_MBps, rel=0.01
+    )
+
+
+def test_a_raid_card_volume_on_a_shelf_cabled_to_two_controllers_is_one_line(tmp_path, run_cli):
+    shelf = _two_hbas()
+    shelf["volumes"]["md0"]["engine"] = "controller"
+    status, out, err = run_cli("predict", str(write(tmp_path / "s.yaml", shelf)), "--point")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "volumes.md0.engine: a RAID card keeps a volume on its own channels" in err

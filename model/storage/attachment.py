@@ -108,10 +108,11 @@ class Attachment:
             f"shelves.{name}.part",
         )
 
-    def uplink(self, name: str) -> tuple[str, list[FlowResource]]:
-        """The shelf's lane group toward its controller (every lane the lesser of the
-        controller's channel and the shelf's host lane) and, in a cascaded JBOD, its expanders'
-        internal lanes."""
+    def uplink(self, name: str) -> tuple[list[tuple[str, float]], list[FlowResource]]:
+        """The controllers the shelf's lanes are cabled to, each with its share of what they carry
+        (a wide port to each of two HBAs: half each), the shelf's lane group toward them (every
+        lane the lesser of the controller's channel and the shelf's host lane) and, in a cascaded
+        JBOD, its expanders' internal lanes."""
         buses, catalog, where = self.buses, self.catalog, self.where
         shelf, part = self.body.shelves[name], self.shelf_part(name)
         lanes = part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
@@ -128,8 +129,12 @@ class Attachment:
             self.controller_channel(p, f"shelves.{name}.uplink[{k}]")
             for k, p in enumerate(shelf.uplink)
         ]
-        capacity = sum(min(rate, buses.sustained_Bps(host_lane)) for _, rate in channels)
+        lane_Bps = [min(rate, buses.sustained_Bps(host_lane)) for _, rate in channels]
+        capacity = sum(lane_Bps)
         links = [buses.resource(f"uplink {name}", lambda: capacity)]
+        carried: dict[str, float] = {}
+        for (cname, _), rate in zip(channels, lane_Bps, strict=True):
+            carried[cname] = carried.get(cname, 0.0) + rate / capacity
         if isinstance(part, Enclosure) and part.internal_lanes:
             inner = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
             links.append(
@@ -138,7 +143,7 @@ class Attachment:
                     lambda: part.internal_lanes * buses.sustained_Bps(inner),
                 )
             )
-        return channels[0][0], links
+        return list(carried.items()), links
 
     def nvme_links(self, part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
         """An NVMe drive on a bus segment's lanes: its own link, then the segment it shares."""
@@ -186,16 +191,16 @@ class Attachment:
 
     def drive_links(
         self, point: str, at: str, drive: Disk | Ssd | None = None
-    ) -> tuple[str, list[tuple[FlowResource, float]]]:
-        """The controller a drive's bytes reach and the links they cross on the way there, each
-        with its time per byte: its controller channel, or its shelf's bay, then its expanders
-        and uplink, where a ``drive`` slower than their lanes holds them longer
-        (``rate_matched``)."""
+    ) -> tuple[list[tuple[str, float]], list[tuple[FlowResource, float]]]:
+        """The controllers a drive's bytes reach, each with its share of them (one, or a shelf's
+        wide ports to several), and the links they cross on the way there, each with its time
+        per byte: its controller channel, or its shelf's bay, then its expanders and uplink,
+        where a ``drive`` slower than their lanes holds them longer (``rate_matched``)."""
         buses = self.buses
         holder, _, number = point.partition(".")
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
-            return cname, [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
+            return [(cname, 1.0)], [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
         bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
         if int(number) >= bays:
@@ -206,7 +211,7 @@ class Attachment:
             self.where,
             f"shelves.{holder}.part",
         )
-        cname, links = self.uplink(holder)
+        controllers, links = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
         host_lane = self.catalog.get(
             "buses",
@@ -215,7 +220,7 @@ class Attachment:
             f"shelves.{holder}.part",
         )
         held = self.rate_matched(holder, drive, host_lane) if drive is not None else 1.0
-        return cname, [(bay, 1.0), *((link, held) for link in links)]
+        return controllers, [(bay, 1.0), *((link, held) for link in links)]
 
     def rate_matched(self, holder: str, drive: Disk | Ssd, lane: Bus) -> float:
         """Uplink and expander lane time per byte of ``drive`` behind shelf ``holder`` (its
@@ -268,4 +273,5 @@ class Attachment:
         volume = self.body.volumes[vname]
         if volume.engine != "controller":
             return None
-        return self.body.controllers[self.drive_links(volume.disks.attach[0], "")[0]].mirror_reads
+        cname = self.drive_links(volume.disks.attach[0], "")[0][0][0]
+        return self.body.controllers[cname].mirror_reads

@@ -596,17 +596,12 @@ class StorageBody:
                 raise UserError(
                     where, f"shelves.{name}.uplink", "must list at least one CONTROLLER.CHANNEL"
                 )
-            owners = {point.partition(".")[0] for point in shelf.uplink}
             for i, point in enumerate(shelf.uplink):
                 at = f"shelves.{name}.uplink[{i}]"
                 self._check_point(point, self.controllers, "CONTROLLER.CHANNEL", where, at)
                 if point in taken:
                     raise UserError(where, at, f"{point} is already taken by {taken[point]}")
                 taken[point] = at
-            if len(owners) > 1:
-                raise UserError(
-                    where, f"shelves.{name}.uplink", "a wide port's lanes are on one controller"
-                )
         for name, segment in self.buses.items():
             seen = [name]
             while segment.via is not None:

@@ -190,7 +190,7 @@ def _add_members(
         if on_lanes:
             links = [(link, 1.0) for link in attachment.nvme_links(part, point, at)]
         else:
-            cname, links = attachment.drive_links(point, at, part)
+            controllers, links = attachment.drive_links(point, at, part)
             links = [(link, 1.0) for link in attachment.own_link(part, point, at)] + links
         dres = attachment.buses.resource(f"disk {spot.name}.{i}", lambda: work.rate_Bps)
         usage.disks.append((dres.name, part))
@@ -198,9 +198,11 @@ def _add_members(
         for link, held in links:
             usage.add(link, g_share * work.transferred * weight * held)
         if not on_lanes and volume.engine != "controller":
-            usage.add(attachment.host_interface(cname), g_share * work.transferred * weight)
-            for res, cost in attachment.buses.slot_costs(cname).items():
-                usage.add(res, g_share * work.transferred * weight * cost)
+            moved = g_share * work.transferred * weight
+            for cname, carried in controllers:  # a shelf's wide ports to several share its bytes
+                usage.add(attachment.host_interface(cname), moved * carried)
+                for res, cost in attachment.buses.slot_costs(cname).items():
+                    usage.add(res, moved * carried * cost)
 
 
 def _add_group_costs(
@@ -227,13 +229,21 @@ def _add_group_costs(
                 "NVMe drives on a bus segment need md",
             )
     else:
-        cname = attachment.drive_links(first, "")[0]
+        controllers = attachment.drive_links(first, "")[0]
         if spot.op == "write":  # the driver path a writer pays (stream_usage)
-            usage.driver_s += g_share * attachment.driver_cost(cname)
+            for cname, carried in controllers:
+                usage.driver_s += g_share * carried * attachment.driver_cost(cname)
+        if volume.engine == "controller":
+            if len(controllers) > 1:
+                raise UserError(
+                    attachment.where,
+                    f"volumes.{spot.name}.engine",
+                    "a RAID card keeps a volume on its own channels; this volume's shelf is "
+                    "cabled to " + ", ".join(c for c, _ in controllers) + " (engine: md or zfs)",
+                )
+            _add_raid_card(usage, attachment, spot, controllers[0][0], g, g_share)
     if volume.engine == "md" and LEVELS[spot.level].parity_chunks and spot.op == "write":
         _add_raid5d(usage, attachment, host, spot, work, g, g_share)
-    if volume.engine == "controller":
-        _add_raid_card(usage, attachment, spot, cname, g, g_share)
 
 
 def _add_raid5d(
