@@ -326,6 +326,15 @@ def check_references(
             if hasattr(part, key):
                 bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
                 _check_lane_encoding(part, key, bus, where, pid)
+        if getattr(part, "bridged_bus", None) is not None:
+            bridged = catalog.get("buses", part.bridged_bus, where, f"{pid}.bridged_bus")
+            if not bridged.multidrop:
+                raise UserError(
+                    where,
+                    f"{pid}.bridged_bus",
+                    "must name a PCI or PCI-X bus (the segment below the bridge), "
+                    f"got {bridged.name!r}",
+                )
         if isinstance(part, Host):
             for i, slot in enumerate(part.buses):
                 catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")

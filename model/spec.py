@@ -66,10 +66,15 @@ class Scenario:
         return found
 
     def relocated(self, exc: UserError) -> UserError:
-        """``exc``, blamed on the file, re-told where its key was set (an override or a variant)."""
-        if exc.where != self.path or not exc.key or self.where(exc.key) == self.path:
+        """``exc``, blamed on the file, re-told where its key was set (an override or a variant),
+        or where the first of its related keys was (``UserError.related``): a card's segment
+        changed by --set is named as the --set."""
+        if exc.where != self.path or not exc.key:
             return exc
-        return UserError(self.where(exc.key), exc.key, exc.message)
+        for key in (exc.key, *exc.related):
+            if self.where(key) != self.path:
+                return UserError(self.where(key), key, exc.message)
+        return exc
 
 
 @dataclass(frozen=True)
