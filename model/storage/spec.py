@@ -427,7 +427,7 @@ class StorageWorkload:
     target: str  # the volume read or written (a name under volumes)
     total_MB: PositiveFloat  # what each stream moves
     request_KiB: PositiveFloat  # the size of each read() or write() a stream makes
-    source: str | None = None  # the volume a copy reads (a name under volumes); op copy only
+    source: str | None = None  # the volume a copy reads (another under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1  # processes streaming at once, each its own total_MB
     # the test repeated back to back; the figure is their mean: a read's later runs come from the
@@ -635,6 +635,16 @@ class StorageBody:
                 )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
+        if w.op == "copy" and w.source == w.target:
+            others = [name for name in self.volumes if name != w.target]
+            raise UserError(
+                where,
+                "workload.source",
+                "a copy reads one volume and writes another, and workload.source and "
+                f"workload.target both name {w.source!r}; allowed: another volume "
+                f"({', '.join(others) or 'this scenario declares none'})",
+                related=("workload.target",),
+            )
         if self.clients is not None:
             if w.op == "copy" or w.io != "buffered":
                 raise UserError(
