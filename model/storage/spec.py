@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
-from ..errors import UserError
+from ..errors import UserError, readable
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, EngineLevel
@@ -451,6 +451,16 @@ class StorageWorkload:
                 where,
                 f"{key}.span_GB",
                 f"only pattern: random spreads requests over a span, got pattern: {self.pattern}",
+            )
+        least_GB = self.request_KiB * 1024 / 1e9  # one request
+        if self.span_GB is not None and self.span_GB < least_GB:
+            raise UserError(
+                where,
+                f"{key}.span_GB",
+                f"random requests of {readable(self.request_KiB)} KiB need a span_GB of one "
+                f"request at least: {readable(least_GB)} GB (request_KiB x 1,024 B), "
+                f"got {readable(self.span_GB)}",
+                related=(f"{key}.request_KiB",),
             )
         if self.start_fraction and self.pattern == "random":
             raise UserError(
