@@ -438,7 +438,19 @@ class StorageWorkload:
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
-    queue_depth: PositiveInt = 1  # requests a direct stream keeps in flight (io: direct only)
+    # requests a direct stream keeps in flight (io: direct only), at most what one NVMe queue
+    # holds; a drive serves at most its own queue_depth of them at once (a SATA drive's NCQ, 32:
+    # model.storage.requests)
+    queue_depth: Annotated[
+        int,
+        Bound(
+            1.0,
+            65536.0,
+            words="a positive integer up to 65,536 (the entries of the largest NVMe queue: NVMe "
+            "Base Specification, CAP.MQES, 'Maximum Queue Entries Supported', a 16-bit zero-based "
+            "value)",
+        ),
+    ] = 1
     span_GB: PositiveFloat | None = None  # random requests' span from the volume's start, GB
 
     def check(self, where: str, key: str) -> None:
