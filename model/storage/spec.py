@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
+from ..catalog import being_built
 from ..errors import UserError, readable
+from ..parts import Enclosure
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, EngineLevel
@@ -295,6 +297,12 @@ class Volume:
 
     def check(self, where: str, key: str) -> None:
         self._check_engine(where, key)
+
+    def check_layout(self, where: str, key: str) -> None:
+        """The groups or vdevs split the drives evenly, each at least its level's least, joined
+        as the engine can. Checked by the scenario's body (``StorageBody.check``) after where
+        each drive attaches: a drive past its shelf's bays is told as that, not as the sums the
+        extra drive broke."""
         level, groups = self.layout()
         count = self.disks.count
         if count % groups:
@@ -644,9 +652,12 @@ class StorageBody:
                 else:
                     form = "CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N"
                     self._check_point(point, holders, form, where, at)
+                    if i < volume.disks.count:  # a drive the volume uses
+                        self._check_bay(point, where, at)
                 if i < volume.disks.count and point in taken:  # a drive the volume uses
                     raise UserError(where, at, f"{point} is already taken by {taken[point]}")
                 taken.setdefault(point, at)
+            volume.check_layout(where, f"volumes.{vname}")
         w = self.workload
         for role, name in (("target", w.target), ("source", w.source)):
             if name is not None and name not in self.volumes:
@@ -682,6 +693,22 @@ class StorageBody:
                     "each client is one stream: leave it at 1 or set "
                     f"it to clients.count ({self.clients.count}), got {w.streams}",
                 )
+
+    def _check_bay(self, point: str, where: str, at: str) -> None:
+        """A ``SHELF.BAY`` point names a bay its shelf has, where the catalog is in view while
+        the body is built (``model.catalog.being_built``; the simulation checks it again,
+        ``model.storage.attachment``); a shelf part the catalog lacks is left to that."""
+        holder, _, number = point.partition(".")
+        catalog = being_built()
+        if holder not in self.shelves or catalog is None:
+            return
+        pid = self.shelves[holder].part
+        part = catalog.parts["enclosures"].get(pid) or catalog.parts["expanders"].get(pid)
+        if part is None:
+            return
+        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
+        if int(number) >= bays:
+            raise UserError(where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
 
     @staticmethod
     def _check_point(
