@@ -13,12 +13,15 @@ user's own parts files join a catalog through ``model.user_parts``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +91,28 @@ class Catalog:
             key,
             f"unknown {kinds} {part_id!r}; the catalog ({files}) has: {', '.join(known)}",
         )
+
+
+# the catalog a scenario's body is being built against (``building``, set by model.scenario while
+# it builds one): a body's checks that need a part's figures to tell a mistake in the order it is
+# made read it (a drive in a bay its shelf does not have, before the layout's arithmetic that the
+# extra drive broke); None where a body is built with no catalog in view
+_BUILDING: ContextVar[Catalog | None] = ContextVar("building", default=None)
+
+
+@contextlib.contextmanager
+def building(catalog: Catalog) -> Iterator[None]:
+    """Build a scenario's body with ``catalog`` in view of its checks (``being_built``)."""
+    token = _BUILDING.set(catalog)
+    try:
+        yield
+    finally:
+        _BUILDING.reset(token)
+
+
+def being_built() -> Catalog | None:
+    """The catalog the body being built names its parts from, or None (``building``)."""
+    return _BUILDING.get()
 
 
 def _load_category(
@@ -326,6 +351,15 @@ def check_references(
             if hasattr(part, key):
                 bus = catalog.get("buses", getattr(part, key), where, f"{pid}.{key}")
                 _check_lane_encoding(part, key, bus, where, pid)
+        if getattr(part, "bridged_bus", None) is not None:
+            bridged = catalog.get("buses", part.bridged_bus, where, f"{pid}.bridged_bus")
+            if not bridged.multidrop:
+                raise UserError(
+                    where,
+                    f"{pid}.bridged_bus",
+                    "must name a PCI or PCI-X bus (the segment below the bridge), "
+                    f"got {bridged.name!r}",
+                )
         if isinstance(part, Host):
             for i, slot in enumerate(part.buses):
                 catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")

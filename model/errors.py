@@ -17,8 +17,10 @@ class UserError(Exception):
 
     exit_status = 2
 
-    def __init__(self, where: str, key: str | None, message: str):
-        self.where, self.key, self.message = where, key, message
+    def __init__(self, where: str, key: str | None, message: str, *, related: tuple[str, ...] = ()):
+        # related: other keys whose values make the same mistake with key's (a card and the
+        # segment it sits in), so that one an override set can be named instead (Scenario.relocated)
+        self.where, self.key, self.message, self.related = where, key, message, related
         super().__init__(self.line())
 
     def line(self) -> str:

@@ -326,6 +326,12 @@ class Controller(Part):
     # A PCI Express card's link trains to what it and its slot share, and the card moves at most
     # that link's rate (each controller of a pair its own); a slower slot limits it further
     host_bus: str
+    # the segment an I/O processor bridges its PCI Express host interface to, an id of buses of a
+    # PCI or PCI-X bus: its own drive chip's bus below the bridge (Intel's IOP332, PCI Express x8
+    # to 64-bit 133 MHz PCI-X). A scenario may seat such a controller on a segment of that kind,
+    # which then stands for the bridged one; unset, a PCI Express card sits in a PCI Express
+    # segment only, and a PCI or PCI-X card in a PCI or PCI-X one (``model.storage.slots``)
+    bridged_bus: str | None = None
     # the card's independent drive channels or ports (an IDE channel, a SCSI bus, a SAS phy):
     # drives and shelf uplinks attach as CONTROLLER.CHANNEL, CHANNEL from 0 to channels - 1, and a
     # download server's disks are at most this many

@@ -316,7 +316,8 @@ def load(
         catalog=parts,
     )
     try:
-        built = build_dataclass(body_cls, body, where)
+        with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
+            built = build_dataclass(body_cls, body, where)
         as_typed = frozenset(k for k, w in set_by if w == where_overrides) if typed else frozenset()
         refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
@@ -498,7 +499,8 @@ def changed(scenario: Scenario, **changes: Any) -> Scenario:
 def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
     """``scenario`` with its body built again from ``raw`` (checked as a file's would be), the
     scenarios it names loaded again only if they changed."""
-    body = build_dataclass(type(scenario.body), raw, where)
+    with catalog_module.building(scenario.catalog or catalog_module.load()):
+        body = build_dataclass(type(scenario.body), raw, where)
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded

@@ -59,17 +59,27 @@ class Scenario:
     def where(self, key: str) -> str:
         """Where the value at ``key`` (or the mapping that holds it) was set: an override, a
         variant or the file."""
-        found = self.path
-        for set_key, where in self.set_by:  # later ones win, as they were applied
+        return self._last_set(key)[1]
+
+    def _last_set(self, key: str) -> tuple[int, str]:
+        """The place in ``set_by`` of the last change to ``key`` (-1: none) and where it was."""
+        found = -1, self.path
+        for i, (set_key, where) in enumerate(self.set_by):  # later ones win, as they were applied
             if key == set_key or key.startswith((set_key + ".", set_key + "[")):
-                found = where
+                found = i, where
         return found
 
     def relocated(self, exc: UserError) -> UserError:
-        """``exc``, blamed on the file, re-told where its key was set (an override or a variant)."""
-        if exc.where != self.path or not exc.key or self.where(exc.key) == self.path:
+        """``exc``, blamed on the file, re-told where its key was set (an override or a variant);
+        where it names related keys (``UserError.related``: a card's part and its segment's), at
+        the one of them changed last: a card's segment changed by --set is named as the --set."""
+        if exc.where != self.path or not exc.key:
             return exc
-        return UserError(self.where(exc.key), exc.key, exc.message)
+        changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related)]
+        last, where, key = max(changes, key=lambda change: change[0])  # the first of equals
+        if last < 0:
+            return exc
+        return UserError(where, key, exc.message)
 
 
 @dataclass(frozen=True)

@@ -92,3 +92,72 @@ def test_a_host_whose_slot_list_was_read_in_part_says_so(run_cli):
     assert "segment(s) bays0, bays1 are taken as declared" in out
     status, out, _ = run_cli("predict", "psu_copy", "--point")  # its segments are the listed ones
     assert "taken as declared" not in out
+
+
+@pytest.mark.parametrize(
+    "name, overrides, message",
+    [
+        # the audit's case: a PCIe 4.0 HBA in a 64-bit 66 MHz PCI segment (on a host whose slot
+        # list was read only in part) predicted at the PCI rate
+        (
+            "purchase_hdd_md",
+            ["host=psu_director", "buses.slot1.part=pci_64_66"],
+            "--set: buses.slot1.part: broadcom_9500_8i's host interface is PCIe 4.0 x8 and its "
+            "segment slot1 is PCI 64-bit, 66 MHz (pci_64_66): a PCI Express card does not fit a "
+            "PCI, PCI-X or hub-link slot; allowed: a PCI Express segment",
+        ),
+        (
+            "atlas_intellistation",
+            ["controllers.promise1.part=broadcom_9400_8i"],
+            "--set: controllers.promise1.part: broadcom_9400_8i's host interface is PCIe 3.0 x8",
+        ),
+        (
+            "ext_arr_zfs_860_mirrors",
+            ["controllers.hba0.part=threeware_7850"],
+            "--set: controllers.hba0.part: threeware_7850's host interface is PCI 64-bit, 33 MHz "
+            "and its segment slot0 is PCIe 3.0 x8 (pcie3_x8): a PCI, PCI-X or hub-link card does "
+            "not fit a PCI Express slot",
+        ),
+        # the IOP332 bridges to PCI-X, not to the chipset's hub link
+        (
+            "psu_write",
+            ["controllers.iop332.bus=hub"],
+            "--set: controllers.iop332.bus: intel_iop332_raid's host interface is PCIe 1.0 x8",
+        ),
+    ],
+)
+def test_a_card_whose_host_bus_does_not_fit_its_segment_is_refused(
+    run_cli, name, overrides, message
+):
+    args = [a for o in overrides for a in ("--set", o)]
+    status, out, err = run_cli("predict", name, "--point", *args)
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith(message), err
+
+
+@pytest.mark.parametrize(
+    "name, override",
+    [
+        # a 64-bit 33 MHz PCI card in a 32-bit 33 MHz segment
+        ("atlas_x330", "controllers.extra={part: threeware_7850, bus: southbridge}"),
+        # a PCI card in a PCI-X segment, as measured, and in a PCI one
+        ("atlas_cern_receive", "workload.op=write"),
+        ("atlas_cern_receive", "buses.pcix_a.part=pci_64_66"),
+        # the IOP332 on the PCI-X segment below its bridge (its host side PCI Express)
+        ("psu_write", "workload.total_MB=1000"),
+    ],
+)
+def test_cards_the_standards_let_into_a_segment_still_run(run_cli, name, override):
+    status, out, err = run_cli("predict", name, "--point", "--set", override)
+    assert status == 0 and "MB/s" in out, err
+
+
+def test_a_bridged_bus_must_be_a_pci_or_pci_x_bus(run_cli, tmp_path):
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "controllers:\n  my_iop:\n    like: intel_iop332_raid\n    bridged_bus: pcie3_x8\n"
+        '    sources: {bridged_bus: "estimated: a test"}\n'
+    )
+    status, out, err = run_cli("predict", "psu_write", "--point", "--catalog", str(parts))
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "controllers.my_iop.bridged_bus: must name a PCI or PCI-X bus" in err

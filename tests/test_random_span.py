@@ -135,6 +135,14 @@ def test_a_queue_depth_1_drive_gets_no_credit(tmp_path):
         ("20000", "workload.span_GB: must be at most the 18,000 GB of volume disk, got 20,000"),
         ("0", "workload.span_GB"),
         ("-5", "workload.span_GB"),
+        # a span smaller than one request was taken (a 1e-9 GB span of 4 KiB requests predicted
+        # 500 IOPS)
+        (
+            "1e-9",
+            "--set: workload.span_GB: random requests of 4.0 KiB need a span_GB of one request at "
+            "least: 4.096e-6 GB (request_KiB x 1,024 B), got 1e-9",
+        ),
+        ("4.095e-6", "at least: 4.096e-6 GB (request_KiB x 1,024 B), got 4.095e-6"),
     ],
 )
 def test_a_span_outside_the_volume_is_refused(run_cli, value, message):
@@ -148,6 +156,16 @@ def test_a_span_outside_the_volume_is_refused(run_cli, value, message):
     )
     assert status == 2 and not out and err.count("\n") == 1, err
     assert message in err and "Traceback" not in err, err
+
+
+def test_a_request_larger_than_the_span_names_the_key_set_last(run_cli):
+    base = ("predict", "ext_arr_hw_16tb", "--point", "--set", "variant=rand_read")
+    status, out, err = run_cli(*base, "--set", "workload.request_KiB=1e8")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith("--set: workload.request_KiB: random requests of 1e+8 KiB need a ")
+    assert "span_GB of one request at least: 102.4 GB (request_KiB x 1,024 B), got 30.0" in err
+    status, out, err = run_cli(*base, "--set", "workload.span_GB=4.096e-6")  # one request
+    assert status == 0 and "MB/s" in out, err
 
 
 def test_a_span_needs_random_requests(run_cli):

@@ -281,3 +281,22 @@ def test_an_md_volume_is_switched_to_zfs_by_set_as_the_refusals_say(run_cli):
             assert status == 0 and "throughput" in out, err
         else:
             assert status == 2 and err.count("\n") == 1 and said in err, err
+
+
+@pytest.mark.parametrize("name", ["purchase_hdd_zfs", "purchase_hdd_md"])
+def test_a_drive_past_its_shelf_s_bays_is_told_before_the_layout_s_sums(run_cli, name):
+    """61 drives on a 60-bay JBOD: the pool said 'vdevs.count: must divide disks.count (61)', of
+    the 61st drive nothing (an md array of two groups its groups alike); the bay is the mistake."""
+    attach = "[" + ", ".join(f"jbod.{i}" for i in range(61)) + "]"
+    status, out, err = run_cli(
+        "predict",
+        name,
+        "--point",
+        "--set",
+        "volumes.data.disks.count=61",
+        "--set",
+        f"volumes.data.disks.attach={attach}",
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith("--set: volumes.data.disks.attach[60]: Western Digital Ultrastar "), err
+    assert err.endswith("has bays 0 to 59, got 'jbod.60'\n"), err

@@ -38,8 +38,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
     misspelt spare would otherwise pass unseen, and an override of it read as applied. A pool's
-    ARC fits in the host it names (``zfs.check_arc``), and its top-level bus segments in the host's
-    slots (``slots.check_segments``)."""
+    ARC fits in the host it names (``zfs.check_arc``), its top-level bus segments in the host's
+    slots (``slots.check_segments``), and each controller's host interface in its segment
+    (``slots.check_cards``)."""
     zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
     slots.check_segments(body, catalog, where)
     for name, segment in body.buses.items():
@@ -52,6 +53,7 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
         catalog.get_one_of(
             ("disks", "ssds"), volume.disks.part, where, f"volumes.{name}.disks.part"
         )
+    slots.check_cards(body, catalog, where)
 
 
 def _not_fitted(body: StorageBody) -> str | None:

@@ -15,13 +15,24 @@ connectors on its board that its list of riser slots does not count. A host whos
 catalog does not describe, or lists only in part (``buses_complete: false``), is not checked at
 all: its segments are taken as declared. Drive
 channels (an onboard SCSI or ATA channel) are not slots and are not checked.
+
+A controller's own host interface must fit the segment it sits in (``check_cards``): a PCI Express
+card fits no PCI, PCI-X or hub-link segment, nor a PCI, PCI-X or hub-link card a PCI Express one (a
+PCIe card's edge has no parallel bus's pins; PCI Express Card Electromechanical Specification),
+while a parallel card fits a parallel segment as the standards let it (a PCI card in a PCI-X
+segment, a 64-bit card in a 32-bit one: ``model.storage.buses`` runs the segment at the slowest
+card's clock). An I/O processor that bridges its PCI Express host side to a PCI-X segment of its
+own (the catalog's ``bridged_bus``: the IOP332) may sit on a segment of that kind, which stands
+for the one below its bridge. Without this check a PCIe 4.0 HBA in a 64-bit 66 MHz PCI segment
+predicted at the PCI rate. A controller whose host interface is neither (an external array's SAS
+port, whose segment is the HBA link it hangs from) is not checked.
 """
 
 from __future__ import annotations
 
-from ..catalog import Catalog
+from ..catalog import Catalog, link_words
 from ..errors import UserError
-from ..parts import Bus, Host
+from ..parts import Bus, Controller, Host
 from .spec import StorageBody
 
 
@@ -97,3 +108,48 @@ def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> st
         f"{body.host}: its catalog entry {listed}, so the bus segment(s) {', '.join(trusted)} are "
         "taken as declared, not checked against its slots"
     )
+
+
+# what a card of each family fits, for check_cards' messages
+_PARALLEL = "PCI, PCI-X or hub-link"
+
+
+def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, a controller whose own host interface does not fit its segment: a PCI
+    Express card on a parallel segment (PCI, PCI-X, a hub link) unless it bridges to one of that
+    kind (``Controller.bridged_bus``), or a parallel card on a PCI Express segment. The parts are
+    known to exist (``model.storage.check_parts``)."""
+    segments = {
+        n: catalog.get("buses", s.part, where, f"buses.{n}.part") for n, s in body.buses.items()
+    }
+    for name, slot in body.controllers.items():
+        ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
+        own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
+        seg = segments[slot.bus]
+        if own.protocol == "pcie" and seg.kind == "parallel":
+            card, slots = "a PCI Express card", f"a {_PARALLEL} slot"
+            fitting = [n for n, bus in segments.items() if bus.protocol == "pcie"]
+            allowed = "a PCI Express segment"
+            if ctrl.bridged_bus is not None:  # or one of the kind of the segment below its bridge
+                bridged = catalog.get("buses", ctrl.bridged_bus, where, f"controllers.{name}.part")
+                if fits(seg, bridged):
+                    continue
+                fitting += [n for n, bus in segments.items() if fits(bus, bridged)]
+                allowed += f", or one of the {ctrl.bridged_bus} kind its bridge drives"
+        elif own.kind == "parallel" and seg.protocol == "pcie":
+            card, slots = f"a {_PARALLEL} card", "a PCI Express slot"
+            fitting = [n for n, bus in segments.items() if bus.kind == "parallel"]
+            allowed = f"a {_PARALLEL} segment"
+        else:
+            continue
+        declared = (
+            f"this scenario's: {', '.join(fitting)}" if fitting else "this scenario declares none"
+        )
+        raise UserError(
+            where,
+            f"controllers.{name}.bus",
+            f"{slot.part}'s host interface is {link_words(own)} and its segment {slot.bus} is "
+            f"{link_words(seg)} ({body.buses[slot.bus].part}): {card} does not fit {slots}; "
+            f"allowed: {allowed} ({declared})",
+            related=(f"controllers.{name}.part", f"buses.{slot.bus}.part"),
+        )

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
-from ..errors import UserError
+from ..catalog import being_built
+from ..errors import UserError, readable
+from ..parts import Enclosure
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, EngineLevel
@@ -318,6 +320,12 @@ class Volume:
 
     def check(self, where: str, key: str) -> None:
         self._check_engine(where, key)
+
+    def check_layout(self, where: str, key: str) -> None:
+        """The groups or vdevs split the drives evenly, each at least its level's least, joined
+        as the engine can. Checked by the scenario's body (``StorageBody.check``) after where
+        each drive attaches: a drive past its shelf's bays is told as that, not as the sums the
+        extra drive broke."""
         level, groups = self.layout()
         count = self.disks.count
         if count % groups:
@@ -453,7 +461,7 @@ class StorageWorkload:
     target: str  # the volume read or written (a name under volumes)
     total_MB: PositiveFloat  # what each stream moves
     request_KiB: PositiveFloat  # the size of each read() or write() a stream makes
-    source: str | None = None  # the volume a copy reads (a name under volumes); op copy only
+    source: str | None = None  # the volume a copy reads (another under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     streams: PositiveInt = 1  # processes streaming at once, each its own total_MB
     # the test repeated back to back; the figure is their mean: a read's later runs come from the
@@ -464,7 +472,19 @@ class StorageWorkload:
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
-    queue_depth: PositiveInt = 1  # requests a direct stream keeps in flight (io: direct only)
+    # requests a direct stream keeps in flight (io: direct only), at most what one NVMe queue
+    # holds; a drive serves at most its own queue_depth of them at once (a SATA drive's NCQ, 32:
+    # model.storage.requests)
+    queue_depth: Annotated[
+        int,
+        Bound(
+            1.0,
+            65536.0,
+            words="a positive integer up to 65,536 (the entries of the largest NVMe queue: NVMe "
+            "Base Specification, CAP.MQES, 'Maximum Queue Entries Supported', a 16-bit zero-based "
+            "value)",
+        ),
+    ] = 1
     span_GB: PositiveFloat | None = None  # random requests' span from the volume's start, GB
 
     def check(self, where: str, key: str) -> None:
@@ -477,6 +497,16 @@ class StorageWorkload:
                 where,
                 f"{key}.span_GB",
                 f"only pattern: random spreads requests over a span, got pattern: {self.pattern}",
+            )
+        least_GB = self.request_KiB * 1024 / 1e9  # one request
+        if self.span_GB is not None and self.span_GB < least_GB:
+            raise UserError(
+                where,
+                f"{key}.span_GB",
+                f"random requests of {readable(self.request_KiB)} KiB need a span_GB of one "
+                f"request at least: {readable(least_GB)} GB (request_KiB x 1,024 B), "
+                f"got {readable(self.span_GB)}",
+                related=(f"{key}.request_KiB",),
             )
         if self.start_fraction and self.pattern == "random":
             raise UserError(
@@ -643,9 +673,12 @@ class StorageBody:
                 else:
                     form = "CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N"
                     self._check_point(point, holders, form, where, at)
+                    if i < volume.disks.count:  # a drive the volume uses
+                        self._check_bay(point, where, at)
                 if i < volume.disks.count and point in taken:  # a drive the volume uses
                     raise UserError(where, at, f"{point} is already taken by {taken[point]}")
                 taken.setdefault(point, at)
+            volume.check_layout(where, f"volumes.{vname}")
         w = self.workload
         for role, name in (("target", w.target), ("source", w.source)):
             if name is not None and name not in self.volumes:
@@ -656,6 +689,16 @@ class StorageBody:
                 )
         if w.op == "copy" and w.source is None:
             raise UserError(where, "workload.source", "a copy needs the volume it reads from")
+        if w.op == "copy" and w.source == w.target:
+            others = [name for name in self.volumes if name != w.target]
+            raise UserError(
+                where,
+                "workload.source",
+                "a copy reads one volume and writes another, and workload.source and "
+                f"workload.target both name {w.source!r}; allowed: another volume "
+                f"({', '.join(others) or 'this scenario declares none'})",
+                related=("workload.target",),
+            )
         if self.clients is not None:
             if w.op == "copy" or w.io != "buffered":
                 raise UserError(
@@ -671,6 +714,22 @@ class StorageBody:
                     "each client is one stream: leave it at 1 or set "
                     f"it to clients.count ({self.clients.count}), got {w.streams}",
                 )
+
+    def _check_bay(self, point: str, where: str, at: str) -> None:
+        """A ``SHELF.BAY`` point names a bay its shelf has, where the catalog is in view while
+        the body is built (``model.catalog.being_built``; the simulation checks it again,
+        ``model.storage.attachment``); a shelf part the catalog lacks is left to that."""
+        holder, _, number = point.partition(".")
+        catalog = being_built()
+        if holder not in self.shelves or catalog is None:
+            return
+        pid = self.shelves[holder].part
+        part = catalog.parts["enclosures"].get(pid) or catalog.parts["expanders"].get(pid)
+        if part is None:
+            return
+        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
+        if int(number) >= bays:
+            raise UserError(where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
 
     @staticmethod
     def _check_point(
