@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from . import unknowns
 from .errors import UserError
-from .schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt
+from .schema import Bound, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 
 Encoding = Literal["8b10b", "128b130b", "64b66b"]
 ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
@@ -721,9 +721,13 @@ class Cpu(Part):
     # the memory's transfer rate, MT/s (mega-transfers a second: 4800 for DDR5-4800), the fastest
     # the socket runs at one DIMM a channel: the rate of its peak memory bandwidth
     memory_MTps: PositiveFloat
-    # PCI Express lanes the socket provides, where published: for the reader, no model reads it (a
-    # host's slots are its buses)
+    # PCI Express lanes the socket provides, where published: a host's segments and NIC cards
+    # take no more than its sockets' lanes (model.storage.slots.check_lanes)
     pcie_lanes: PositiveInt | None = None
+    # of those, the fewest each socket of a multi-socket board gives to the links between the
+    # sockets (0 where the sockets have links of their own, as Intel's UPI): a board of n sockets
+    # has n x (pcie_lanes - socket_link_lanes) lanes for devices at most
+    socket_link_lanes: NonNegativeInt = 0
     # one core's sustained memory-to-memory copy, MB/s of bytes copied (a copy costs one core 1e3 /
     # copy_rate_MBps ns a byte): a host's copy_rate_MBps. An estimate (the rule of cpus.yaml's
     # header), refused above half the peak memory bandwidth, since a copy reads and writes each byte

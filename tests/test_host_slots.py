@@ -161,3 +161,18 @@ def test_a_bridged_bus_must_be_a_pci_or_pci_x_bus(run_cli, tmp_path):
     status, out, err = run_cli("predict", "psu_write", "--point", "--catalog", str(parts))
     assert status == 2 and not out and err.count("\n") == 1, err
     assert "controllers.my_iop.bridged_bus: must name a PCI or PCI-X bus" in err
+
+
+def test_more_pci_express_lanes_than_the_processors_provide_are_refused_in_one_line(run_cli):
+    """purchase_nvme's one EPYC 9354 has 128 lanes: its NIC card's 8 and seven x16 segments of NVMe
+    bays (120) predict; an eighth (136) is one line naming every segment and card and the lanes
+    (the planner's forty x4 drives and a x16 NIC, 176 lanes on two sockets of 160, were taken)."""
+    risers = [a for n in range(2, 7) for a in ("--set", f"buses.riser{n}={{part: pcie5_x16}}")]
+    status, out, err = run_cli("predict", "purchase_nvme", "--point", *risers)
+    assert status == 0, err
+    status, out, err = run_cli(
+        "predict", "purchase_nvme", "--point", *risers, "--set", "buses.riser7={part: pcie5_x16}"
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "buses: the PCI Express segments and NIC cards take 136 lanes (" in err
+    assert "1 x mellanox_cx4_lx_25g 8), more than the 128 the host epyc_storage_server's" in err

@@ -39,10 +39,11 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Every part the scenario names is in the catalog, the ones this workload leaves idle too: a
     misspelt spare would otherwise pass unseen, and an override of it read as applied. A pool's
     ARC fits in the host it names (``zfs.check_arc``), its top-level bus segments in the host's
-    slots (``slots.check_segments``), and each controller's host interface in its segment
-    (``slots.check_cards``)."""
+    slots (``slots.check_segments``) and their lanes in its processors' (``slots.check_lanes``),
+    and each controller's host interface in its segment (``slots.check_cards``)."""
     zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
     slots.check_segments(body, catalog, where)
+    slots.check_lanes(body, catalog, where)
     for name, segment in body.buses.items():
         catalog.get("buses", segment.part, where, f"buses.{name}.part")
     for name, slot in body.controllers.items():

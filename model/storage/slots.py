@@ -110,6 +110,47 @@ def trusted_segments_note(body: StorageBody, catalog: Catalog, where: str) -> st
     )
 
 
+def check_lanes(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, more PCI Express lanes than the host's processors provide: its
+    top-level PCI Express segments (slots, and the lanes its board cables to NVMe bays, which no
+    slot list counts) and its PCI Express NIC cards together take at most its sockets' lanes less
+    what a multi-socket board gives the links between them (``Cpu.socket_link_lanes``). A host
+    that names no processor with published lanes is not checked; a segment behind a switch or a
+    chipset shares its upstream link and takes none of its own."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if host.cpu is None:
+        return
+    cpu = catalog.get("cpus", host.cpu, "data/hardware/hosts.yaml", f"{body.host}: cpu")
+    if cpu.pcie_lanes is None:
+        return
+    links = cpu.socket_link_lanes if host.cpus > 1 else 0
+    provided = host.cpus * (cpu.pcie_lanes - links)
+    taken = []
+    for name, segment in body.buses.items():
+        bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
+        if segment.via is None and bus.protocol == "pcie":
+            taken.append((f"buses.{name}", bus.lanes))
+    for nic_id in dict.fromkeys(host.nics):
+        nic = catalog.get("nics", nic_id, "data/hardware/hosts.yaml", f"{body.host}: nics")
+        card = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic_id)
+        if card.protocol == "pcie":
+            cards = -(-host.nics.count(nic_id) // nic.ports)
+            taken.append((f"{cards} x {nic_id}", cards * card.lanes))
+    used = sum(lanes for _, lanes in taken)
+    if used > provided:
+        sockets = f"{host.cpus} x {cpu.pcie_lanes}" + (
+            f" less {links} a socket's link" if links else ""
+        )
+        raise UserError(
+            where,
+            "buses",
+            f"the PCI Express segments and NIC cards take {used:,} lanes ("
+            + ", ".join(f"{what} {lanes}" for what, lanes in taken)
+            + f"), more than the {provided:,} the host {body.host}'s processors provide "
+            f"({sockets}, {cpu.name.split(' (')[0]})",
+        )
+
+
 # what a card of each family fits, for check_cards' messages
 _PARALLEL = "PCI, PCI-X or hub-link"
 
