@@ -391,6 +391,9 @@ LESSON_CHECKS = [
     ("5.2", (22.14, 0.2623, 0.0), 72, "correct"),
     ("5.2", (22.14, 0.2623, 0.0), 124.9, "wrong: 124.9 MB/s is too high by more than 50 %"),
     ("5.2", (22.14, 0.2623, 0.0), 22.14 / 0.2623, "wrong: 84.41 MB/s is too high by 10 to 50 %"),
+    # 5.3: sigma as a percentage, from the fit course.py makes itself (not the lesson's function)
+    ("5.3", (_CLIENTS, _CLIENT_RATES), 25.0, "correct: 25 %"),
+    ("5.3", (_CLIENTS, _CLIENT_RATES), 0.25, "wrong: 0.25 % is about 100 times too low: asked"),
     # 6.1: MTBF / (MTBF + MTTR), judged on what it leaves down
     ("6.1", (20000.0, 24.0), 20000 / 20024, "correct: 0.9988 of the time"),
     ("6.1", (20000.0, 24.0), 0.99880, "correct"),
