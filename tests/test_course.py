@@ -8,13 +8,18 @@ import ast
 import re
 import subprocess
 import sys
+from decimal import Decimal
+from fractions import Fraction
+from types import SimpleNamespace
 
 import nbformat
+import numpy as np
 import papermill
 import pytest
 
 from model import course, handout
 from model.errors import UserError
+from model.network import tcp
 
 LESSONS = sorted(handout.LESSONS.glob("*.ipynb"))
 
@@ -313,3 +318,124 @@ def test_a_missing_lesson_is_one_line_and_status_2(tmp_path, capsys):
 )
 def test_a_share_near_one_is_held_to_what_it_leaves(key, expected, answer, line):
     assert course.EXERCISES[key].verdict(answer, expected).startswith(line)
+
+
+def _store(n):
+    """A stand-in for lesson 1's store: one writer 875.7 MB/s, the link's bound 3657.14 MB/s."""
+    return SimpleNamespace(throughput_MBps=min(n * 875.7, 3657.1), bound_MBps=3657.14)
+
+
+_LINK_MBPS = 1e9 / 8 / tcp.tcp_wire_per_byte(1500) / 1e6  # 1 GbE's TCP payload, 117.7 MB/s
+_RUN_MBPS = 5009 * 2**20 / 82 / 1e6  # the run's 5009 MiB in 82 s, 64.05 MB/s
+_LINK_RUN = SimpleNamespace(utilization={"server link": _RUN_MBPS / _LINK_MBPS}, elapsed_s=82.0)
+_CLIENTS = np.arange(1, 10)
+_CLIENT_RATES = course.usl_MBps(_CLIENTS, 22.0, 0.25, 0.0)  # a curve whose sigma is 0.25
+
+# Every check of lessons 1, 2, 5 and 6: (key, what the lesson passes, answer, the line's start).
+# The right answer and its equivalent forms are accepted; the wrong answers the course audit
+# names, and the slips each exercise invites, are refused.
+LESSON_CHECKS = [
+    # 1.1: wire 0's share of 1751.4 MB/s over what its frames carry, 2318.5 MB/s
+    ("1.1", ({"bus sas0": 0.2266},), 1751.4 * 0.3 / 2318.5, "correct"),
+    ("1.1", ({"bus sas0": 0.2266},), 0.227, "correct"),
+    ("1.1", ({"bus sas0": 0.2266},), 1751.4 * 0.3 / 2400, "wrong: 0.2189 of the time is too low"),
+    ("1.1", ({"bus sas0": 0.2266},), 22.66, "wrong: 22.66 is more than 1: give a share"),
+    ("1.1", ({"bus sas0": 0.2266},), 1751.4 / 2318.5, "wrong: 0.7554 of the time is about 3"),
+    # 1.2: the PCIe link's bound; not wire 0's (7728), not a whole wire's (2318.5)
+    ("1.2", (_store,), 3657.1, "correct"),
+    ("1.2", (_store,), 3650, "correct"),
+    ("1.2", (_store,), 2318.5 / 0.3, "wrong: 7728 MB/s is about 2 times too high"),
+    ("1.2", (_store,), 2318.5, "wrong: 2318 MB/s is too low by 10 to 50 %"),
+    # 1.3: the bound over one writer's rate, 4.18, rounded up
+    ("1.3", (_store,), 5, "correct: 5 writers"),
+    ("1.3", (_store,), 5.0, "correct: 5 writers"),
+    ("1.3", (_store,), 4, "wrong: 4 writers is too low"),
+    ("1.3", (_store,), 3657.1 / 875.7, "wrong: 4.176 writers is too low"),
+    # 1.4: N / X, 9 clients over 30.5 pairs a second
+    ("1.4", (9, 82.0, 2502), 9 * 82 / 2502, "correct: 0.295 s"),
+    ("1.4", (9, 82.0, 2502), 0.295, "correct"),
+    ("1.4", (9, 82.0, 2502), 295, "wrong: 295 s is about 1,000 times too high"),
+    ("1.4", (9, 82.0, 2502), 82 / 2502, "wrong: 0.03277 s is about 9 times too low"),
+    # 1.5: 64.05 MB/s (MiB made MB) over 117.7 MB/s of TCP payload
+    ("1.5", (_LINK_RUN, 82.0), _RUN_MBPS / _LINK_MBPS, "correct: 0.5443 of the time"),
+    ("1.5", (_LINK_RUN, 82.0), 0.544, "correct"),
+    ("1.5", (_LINK_RUN, 82.0), 54.43, "wrong: 54.43 is more than 1: give a share"),
+    ("1.5", (_LINK_RUN, 82.0), 5009 / 82 / _LINK_MBPS, "wrong: 0.5191 of the time is too low"),
+    ("1.5", (_LINK_RUN, 82.0), _RUN_MBPS / 125, "wrong: 0.5124 of the time is too low"),
+    # 2.1: 1 / (mu - lambda)
+    ("2.1", (30.0, 40.0), 1 / (40.0 - 30.0), "correct: 0.1 s"),
+    ("2.1", (30.0, 40.0), Fraction(1, 10), "correct: 0.1 s"),
+    ("2.1", (30.0, 40.0), 100, "wrong: 100 s is about 1,000 times too high"),
+    ("2.1", (30.0, 40.0), 1 / 40.0, "wrong: 0.025 s is about 4 times too low"),
+    ("2.1", (30.0, 40.0), 0.75 / 10, "wrong: 0.075 s is too low by 10 to 50 %"),
+    # 2.2: the response time S / (1 - rho) at 100 S; not the wait rho S / (1 - rho) at 100 S
+    ("2.2", (100,), 0.99, "correct: 0.99 of the time"),
+    ("2.2", (100,), 1 - 1 / 100, "correct: 0.99 of the time"),
+    ("2.2", (100,), Fraction(99, 100), "correct: 0.99 of the time"),
+    ("2.2", (100,), 100 / 101, "wrong: 0.9901 of the time is too high"),
+    ("2.2", (100,), 0.9999, "wrong: 0.9999 of the time is too high: 1 - it is about 100"),
+    ("2.2", (100,), 99, "wrong: 99 is more than 1: give a share between 0 and 1: 99 % is 0.99"),
+    ("2.2", (100,), 1.01, "wrong: 1.01 is more than 1: give a share between 0 and 1"),
+    ("2.2", (100,), -0.99, "wrong: -0.99 is less than 0: give a share between 0 and 1"),
+    # 2.3: 1 / E[S], the drawn mean or the parts' sum
+    ("2.3", (np.full(4, 0.014503),), 1 / 0.014503, "correct: 68.95 reads/s"),
+    ("2.3", (np.full(4, 0.014503),), 1 / 0.01452, "correct"),
+    ("2.3", (np.full(4, 0.014503),), 1 / 14.503, "wrong: 0.06895 reads/s is about 1,000 times"),
+    ("2.3", (np.full(4, 0.014503),), 0.7 / 0.014503, "wrong: 48.27 reads/s is too low by 10 to"),
+    # 5.1: the USL at 4 drives; not 4 lambda, which leaves the crosstalk out
+    ("5.1", (46.19, 0.0, 0.01791), 46.19 * 4 / (1 + 0.01791 * 12), "correct: 152.1 MB/s"),
+    ("5.1", (46.19, 0.0, 0.01791), 152, "correct"),
+    ("5.1", (46.19, 0.0, 0.01791), 4 * 46.19, "wrong: 184.8 MB/s is too high by 10 to 50 %"),
+    # 5.2: the USL at 16 clients; not two servers of 8 (124.9), nor the ceiling lambda / sigma
+    ("5.2", (22.14, 0.2623, 0.0), 22.14 * 16 / (1 + 0.2623 * 15), "correct"),
+    ("5.2", (22.14, 0.2623, 0.0), 72, "correct"),
+    ("5.2", (22.14, 0.2623, 0.0), 124.9, "wrong: 124.9 MB/s is too high by more than 50 %"),
+    ("5.2", (22.14, 0.2623, 0.0), 22.14 / 0.2623, "wrong: 84.41 MB/s is too high by 10 to 50 %"),
+    # 5.3: sigma as a percentage, from the fit course.py makes itself (not the lesson's function)
+    ("5.3", (_CLIENTS, _CLIENT_RATES), 25.0, "correct: 25 %"),
+    ("5.3", (_CLIENTS, _CLIENT_RATES), 0.25, "wrong: 0.25 % is about 100 times too low: asked"),
+    # 6.1: MTBF / (MTBF + MTTR), judged on what it leaves down
+    ("6.1", (20000.0, 24.0), 20000 / 20024, "correct: 0.9988 of the time"),
+    ("6.1", (20000.0, 24.0), 0.99880, "correct"),
+    ("6.1", (20000.0, 24.0), 0.999, "wrong: 0.999 of the time is too high: 1 - it is too low"),
+    ("6.1", (20000.0, 24.0), 0.99, "wrong: 0.99 of the time is too low: 1 - it is about 8"),
+    ("6.1", (20000.0, 24.0), 99.88, "wrong: 99.88 is more than 1: give a share between 0 and 1"),
+    # 6.2: 8766 h a year (365.25 days) or 8760 h (365 days), in minutes
+    ("6.2", (20000.0, 24.0), 60 * 8766 * 24 / 20024, "correct: 630.4 min/year"),
+    ("6.2", (20000.0, 24.0), 60 * 8760 * 24 / 20024, "correct"),
+    ("6.2", (20000.0, 24.0), 8766 * 24 / 20024, "wrong: 10.51 min/year is about 60 times too low"),
+    # 6.3: takeovers' share of the two directors' downtime; once per MTBF is near enough
+    ("6.3", (20000.0, 24.0, 15.0), 0.06745, "correct"),
+    ("6.3", (20000.0, 24.0, 15.0), 0.1096 / 1.62, "correct"),
+    ("6.3", (20000.0, 24.0, 15.0), 6.745, "wrong: 6.745 is more than 1: give a share"),
+    ("6.3", (20000.0, 24.0, 15.0), 1 - 0.06745, "wrong: 0.9325 of the downtime is about 10"),
+]
+
+
+@pytest.mark.parametrize(("key", "given", "answer", "line"), LESSON_CHECKS)
+def test_each_lesson_check_takes_the_right_answer_and_refuses_the_named_wrong_ones(
+    key, given, answer, line
+):
+    if key == "1.1":
+        given = (SimpleNamespace(utilization=given[0]),)
+    task = course.EXERCISES[key]
+    said = task.verdict(answer, task.expected(*given))
+    assert said.startswith(line), said
+    assert said.startswith("correct") == line.startswith("correct")
+
+
+def test_a_check_never_raises_on_an_odd_number(capsys):
+    for answer in (Fraction(1, 10), np.float32(0.1), np.int64(1), 10**400, Decimal("0.1")):
+        course.check(answer, "2.1", arrivals_per_s=30.0, completions_per_s=40.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["correct: 0.1 s", "correct: 0.1 s"]
+    assert lines[2].startswith("wrong: 1 s is about 10 times too high")
+    assert lines[3].endswith("(int) is not a number in s")
+    assert lines[4] == "Decimal('0.1') (Decimal) is not a number in s"
+
+
+def test_a_share_outside_zero_to_one_is_refused_only_where_the_share_lies_within():
+    # a share a model may put past 1 (a measured run shorter than the model's busy time) is
+    # sized as a number, not refused as out of range
+    assert course.EXERCISES["1.5"].verdict(1.2, 1.1).startswith("wrong: 1.2 of the time is too")
+    assert course.EXERCISES["1.5"].verdict(1.1, 1.1) == "correct: 1.1 of the time"
