@@ -523,15 +523,17 @@ def ratio_figure(shown):
     interval where the bar crosses 1. ``shown``: validate's rows as a DataFrame."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    fig, ax = plt.subplots(figsize=(9, 6))
     tables = list(dict.fromkeys(shown.table))
     colours = plt.get_cmap("tab10")
     for i, table in enumerate(tables):
         group = shown[shown.table == table]
+        # a table's points side by side around its column, closer the fewer they are
+        width = min(0.8, 0.08 * (len(group) - 1))
         offsets = (
             [0.0]
             if len(group) == 1
-            else [-0.4 + 0.8 * k / (len(group) - 1) for k in range(len(group))]
+            else [width * (k / (len(group) - 1) - 0.5) for k in range(len(group))]
         )
         for offset, (_, row) in zip(offsets, group.iterrows(), strict=True):
             if row.relative_to:
@@ -548,10 +550,14 @@ def ratio_figure(shown):
     ax.axhline(1.0, color="black", lw=1)
     ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
     ax.set_yscale("log")
-    ticks = [0.1, 0.2, 0.3, 0.4, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 2.5]
-    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ticks = [0.1, 0.2, 0.3, 0.4, 0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 2.5, 3, 4, 5, 7, 10]
+    low, high = ax.get_ylim()
+    ax.set_yticks(
+        [t for t in ticks if low <= t <= high], [f"{t:g}" for t in ticks if low <= t <= high]
+    )
     ax.minorticks_off()
-    ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right")
+    # each table's name under its own column of points (a rotated name ends at its tick)
+    ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_xlim(-0.6, len(tables) - 0.4)
     ax.set_xlabel("measured table (data/measured/)")
     ax.set_ylabel("predicted / measured (ratio, log scale)")
@@ -560,7 +566,8 @@ def ratio_figure(shown):
     ax.vlines([], 1, 1, color="grey", lw=1.2, alpha=0.45, label="its 90 % interval")
     ax.scatter([], [], color="grey", marker="^", label="a lower bound (met above 1)")
     ax.scatter([], [], color="grey", marker="v", label="an upper bound (met below 1)")
-    ax.legend(fontsize=8, loc="upper left")
+    # below the axes, where no point can lie under it
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return fig
