@@ -53,6 +53,9 @@ class DriveWork:
     layout: RandomLayout | None  # a random request's commands (None: the streams are in order)
     request_s: float | None  # device seconds of one random request alone
     note: str | None  # how the streams' turns at the drives cost them, where they do
+    # a stream reading in order stays on one copy of each mirror: its load on that copy's drive is
+    # ``own_copy`` times its share of the drives' (1: no mirror, or the reads spread)
+    own_copy: int = 1
 
 
 def volume_drive(attachment: Attachment, vname: str) -> Disk | Ssd:
@@ -96,8 +99,8 @@ def drive_work(
     random_span = requests.span_share(
         spot.volume, spot.name, part, w.span_GB, spot.groups, attachment.where
     )
-    rate_Bps, note, shared = _streaming_Bps(attachment, host, spot, drive_B, start, random_span)
     copies = LEVELS[level].copies_in(per_group)
+    rate_Bps, note = _streaming_Bps(attachment, host, spot, drive_B, start, random_span, copies)
     # a RAID card told to read from the first copy (its mirror_reads) sends every read there
     primary = spot.op == "read" and copies > 1 and attachment.mirror_reads(spot.name) == "primary"
     if w.pattern == "random":
@@ -107,17 +110,17 @@ def drive_work(
         return DriveWork(rate_Bps, lay.share, lay.share, copies, primary, lay, request_s, note)
     if primary:
         surface, transferred = surface * copies, transferred * copies
-    elif spot.op == "read" and copies > 1 and isinstance(part, Disk) and not shared:
+    own_copy = 1
+    if spot.op == "read" and copies > 1 and isinstance(part, Disk) and not primary:
         # a stream reading in order stays on one copy of each mirror, whose head follows it
         # (md's read_balance keeps a sequential read on its disk, ZFS's vdev_mirror the child
         # whose head is near, a card's balanced policy the first of equally idle copies): one
         # stream reads at one copy's rate, as md(4) says of the near layout against the far one
         # ('sequential read performance equal to that of a RAID0 array'), and more streams
-        # spread over the copies; each copy passes over what the others read meanwhile. Where
-        # the streams take turns at the copies (``interleave.drive_Bps``), the drive's rate is
-        # already the mean over the copies, a copy without a stream adding nothing to it
-        surface *= copies / min(w.streams, copies)
-    return DriveWork(rate_Bps, surface, transferred, copies, primary, None, None, note)
+        # spread over the copies, each copy's drive busy with its own (the drives' share of
+        # the load, and each stream's cap at its own copy: ``StoragePath.own_copy_s_per_byte``)
+        own_copy = copies
+    return DriveWork(rate_Bps, surface, transferred, copies, primary, None, None, note, own_copy)
 
 
 def _shares(spot: Placement, op: str) -> tuple[float, float]:
@@ -157,25 +160,25 @@ def _streaming_Bps(
     drive_B: float,
     start: float,
     random_span: float,
-) -> tuple[float, str | None, bool]:
-    """A drive's media rate over the bytes it holds, a note where the streams' turns cost, and
-    whether the rate is the streams' turns' (``interleave.drive_Bps``: for a mirror, the mean
-    over its copies)."""
+    copies: int,
+) -> tuple[float, str | None]:
+    """A drive's media rate over the bytes it holds, and a note where the streams' turns cost
+    (none where a mirror has a copy for each stream)."""
     w, part = attachment.body.workload, spot.part
     if isinstance(part, Ssd):
-        return flash.sequential_Bps(part, spot.op, drive_B), None, False
+        return flash.sequential_Bps(part, spot.op, drive_B), None
     span = random_span if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
     efficiency = attachment.params["disk_format_efficiency"]
     rate_Bps = disk_model.mean_rate_MBps(part, efficiency, start, span) * 1e6
     if (
         w.pattern == "sequential"
         and spot.op == "read"
-        and w.streams > 1
+        and w.streams > copies  # (a mirror's copy each: no turns)
         and w.io != "mmap"
         and spot.volume.engine != "controller"
     ):  # the streams take turns at the drives (``interleave``)
-        return (*_interleaved_Bps(attachment, host, spot, rate_Bps, span), True)
-    return rate_Bps, None, False
+        return _interleaved_Bps(attachment, host, spot, rate_Bps, span)
+    return rate_Bps, None
 
 
 def _interleaved_Bps(

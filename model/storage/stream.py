@@ -191,6 +191,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
     for core, usage in zip(cores, usages, strict=True):
         checkpoint_wait(path, body, usage, core)
+    # a stream reading a mirror in order reads one copy of each: at most those drives' rate
+    for vname, own_s in path.own_copy_s_per_byte.items():
+        if own_s:
+            for i, usage in enumerate(usages):
+                usage[net.resource(f"mirror copy {vname}.{i}", 1.0, unit="s")] = own_s
     # a request's host time: a copy reads and writes it, else it is read or written
     core_s = {"read": read_s, "write": write_s, "copy": read_s + write_s}[w.op] * request_B
     if w.pattern == "random":

@@ -65,6 +65,10 @@ class StoragePath:
     request_s: dict[str, float]  # volume -> device seconds of one random request alone
     checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
     notes: tuple[str, ...] = ()  # what the user should know of how the drives serve the streams
+    # volume -> a stream's drive seconds per byte at the copy of each mirror it reads alone (a
+    # sequential read stays on one copy: each stream's own limit, not the drives' shared one);
+    # 0 where none is a mirror
+    own_copy_s_per_byte: dict[str, float] = field(default_factory=dict)
 
 
 def group_shares(
@@ -97,6 +101,8 @@ class _Usage:
     disks: list[tuple[str, Disk | Ssd]] = field(default_factory=list)
     driver_s: float = 0.0
     parity_s: float = 0.0
+    # a stream's time per byte at its own copy of each mirror, the most of any drive
+    own_copy_s: float = 0.0
 
     def add(self, res: FlowResource, share: float) -> None:
         """Add ``share`` of ``res`` per byte; a copy no read goes to is not on the path."""
@@ -156,6 +162,7 @@ def _add_volume(
     path.usage_per_byte[vname] = {res: share * written for res, share in usage.use.items()}
     path.driver_s_per_byte[vname] = usage.driver_s * written
     path.parity_s_per_byte[vname] = usage.parity_s * written
+    path.own_copy_s_per_byte[vname] = usage.own_copy_s * written
     return work.note
 
 
@@ -167,7 +174,8 @@ def _placement(attachment: Attachment, vname: str) -> Placement:
     level, n_groups = volume.layout()
     random_span_GB = (w.span_GB or math.inf) if w.pattern == "random" else None
     groups = group_shares(volume, part, random_span_GB)
-    op = "write" if w.op == "copy" and vname == w.target else w.op
+    # a copy writes its target and reads its source
+    op = ("write" if vname == w.target else "read") if w.op == "copy" else w.op
     return Placement(vname, volume, part, op, level, volume.disks.count // n_groups, groups)
 
 
@@ -195,6 +203,9 @@ def _add_members(
         dres = attachment.buses.resource(f"disk {spot.name}.{i}", lambda: work.rate_Bps)
         usage.disks.append((dres.name, part))
         usage.add(dres, g_share * work.surface * weight)
+        if work.own_copy > 1:  # its reads all on one copy of the mirror: its own limit
+            own = g_share * work.surface * weight * work.own_copy / work.rate_Bps
+            usage.own_copy_s = max(usage.own_copy_s, own)
         for link, held in links:
             usage.add(link, g_share * work.transferred * weight * held)
         if not on_lanes and volume.engine != "controller":
