@@ -205,3 +205,25 @@ def test_a_raid_card_volume_on_a_shelf_cabled_to_two_controllers_is_one_line(tmp
     status, out, err = run_cli("predict", str(write(tmp_path / "s.yaml", shelf)), "--point")
     assert status == 2 and not out and err.count("\n") == 1
     assert "volumes.md0.engine: a RAID card keeps a volume on its own channels" in err
+
+
+def test_a_sata_drive_fills_no_lane_that_already_runs_at_its_rate(tmp_path):
+    """Behind a 6 Gb/s HBA the shelf's lanes train at 6 Gb/s, a SATA 6 Gb/s drive's rate: no
+    ALIGNs, align as buffered (it was halved to 579.6 MB/s of 1,159, the review); with a wide port
+    to a 12 Gb/s HBA and one to a 6 Gb/s one, only the faster lanes are held at half their rate,
+    and each HBA takes half the bytes (the lanes carry 600 MB/s each)."""
+    shelf = _forty(_shelf(40, [f"hba.{i}" for i in range(4)]))
+    shelf["controllers"]["hba"]["part"] = "dell_sas_hba_6g"
+    shelf["volumes"]["md0"]["disks"]["part"] = "exos_x18_st18000nm000j"  # SATA
+    aligned = simulate(scenario.load(write(tmp_path / "a.yaml", shelf)))
+    shelf["shelves"]["jbod"]["rate_matching"] = "buffered"
+    buffered = simulate(scenario.load(write(tmp_path / "b.yaml", shelf)))
+    assert aligned.bound_MBps == pytest.approx(buffered.bound_MBps, rel=1e-9)
+    mixed = _two_hbas()
+    mixed["controllers"]["hba2"]["part"] = "dell_sas_hba_6g"
+    mixed["volumes"]["md0"]["disks"]["part"] = "exos_x18_st18000nm000j"
+    r = simulate(scenario.load(write(tmp_path / "m.yaml", mixed)))
+    six_MBps = catalog.load().get("buses", "sas_6g_lane", "", "").peak_MBps
+    assert r.bottleneck == "uplink jbod"
+    assert r.bound_MBps == pytest.approx(8 * six_MBps * framing.payload_share(LANE, 256), rel=0.02)
+    assert r.utilization["bus slot"] == pytest.approx(r.utilization["bus slot2"], rel=0.05)

@@ -14,11 +14,41 @@ datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from ..errors import NotModelled, UserError
 from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, pcie_trained
 from ..sim.flows import FlowResource
 from .buses import Buses
 from .spec import NVME
+
+
+def _uplink_lanes(part: Enclosure | Expander) -> int:
+    return part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
+
+
+def _host_lane_bus(part: Enclosure | Expander) -> str:
+    return part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
+
+
+def _drive_lane_bus(part: Enclosure | Expander) -> str:
+    return part.drive_lane_bus if isinstance(part, Enclosure) else part.lane_bus
+
+
+def _bays(part: Enclosure | Expander) -> int:
+    return part.bays if isinstance(part, Enclosure) else part.drive_phys
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One uplink lane of a shelf: the controller it is cabled to, what it carries (bytes a
+    second, the lesser of the controller's channel and the shelf's host lane) and the rate both
+    ends signal at (MB/s after encoding), which a slower drive's connection is held to."""
+
+    controller: str
+    Bps: float
+    peak_MBps: float
 
 
 class Attachment:
@@ -63,6 +93,11 @@ class Attachment:
 
     def channel_rate_Bps(self, ctrl: Controller, cname: str) -> float:
         """What one of the controller's drive channels carries, in the mode its driver set."""
+        return self.buses.sustained_Bps(self.channel_bus(ctrl, cname))
+
+    def channel_bus(self, ctrl: Controller, cname: str) -> Bus:
+        """The bus one of the controller's drive channels runs as: its own, or the slower mode its
+        driver set."""
         catalog, where = self.catalog, self.where
         ch_bus = catalog.get("buses", ctrl.channel_bus, where, f"controllers.{cname}.part")
         mode = self.body.controllers[cname].channel_mode
@@ -87,7 +122,7 @@ class Attachment:
                     "its CPU cost per word moved is in no report"
                 )
             ch_bus = set_bus
-        return self.buses.sustained_Bps(ch_bus)
+        return ch_bus
 
     def controller_channel(self, point: str, at: str) -> tuple[str, float]:
         """The controller a ``CONTROLLER.CHANNEL`` point is on, and what the channel carries."""
@@ -108,42 +143,41 @@ class Attachment:
             f"shelves.{name}.part",
         )
 
-    def uplink(self, name: str) -> tuple[list[tuple[str, float]], list[FlowResource]]:
-        """The controllers the shelf's lanes are cabled to, each with its share of what they carry
-        (a wide port to each of two HBAs: half each), the shelf's lane group toward them (every
-        lane the lesser of the controller's channel and the shelf's host lane) and, in a cascaded
-        JBOD, its expanders' internal lanes."""
+    def uplink(self, name: str) -> tuple[list[Lane], FlowResource, FlowResource | None]:
+        """The shelf's uplink lanes (each on its controller, carrying the lesser of the controller's
+        channel and the shelf's host lane, at the slower of their signalling rates), the lane group
+        every drive behind the shelf shares, and, in a cascaded JBOD, its expanders' internal
+        lanes (None in one without)."""
         buses, catalog, where = self.buses, self.catalog, self.where
         shelf, part = self.body.shelves[name], self.shelf_part(name)
-        lanes = part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
-        host_bus_id = part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
-        if len(shelf.uplink) > lanes:
+        if len(shelf.uplink) > _uplink_lanes(part):
             raise UserError(
                 where,
                 f"shelves.{name}.uplink",
-                f"{part.name} takes at most {lanes} uplink lanes "
+                f"{part.name} takes at most {_uplink_lanes(part)} uplink lanes "
                 f"(one module's host ports), got {len(shelf.uplink)}",
             )
-        host_lane = catalog.get("buses", host_bus_id, where, f"shelves.{name}.part")
-        channels = [
-            self.controller_channel(p, f"shelves.{name}.uplink[{k}]")
-            for k, p in enumerate(shelf.uplink)
-        ]
-        lane_Bps = [min(rate, buses.sustained_Bps(host_lane)) for _, rate in channels]
-        capacity = sum(lane_Bps)
-        links = [buses.resource(f"uplink {name}", lambda: capacity)]
-        carried: dict[str, float] = {}
-        for (cname, _), rate in zip(channels, lane_Bps, strict=True):
-            carried[cname] = carried.get(cname, 0.0) + rate / capacity
-        if isinstance(part, Enclosure) and part.internal_lanes:
-            inner = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
-            links.append(
-                buses.resource(
-                    f"expanders {name}",
-                    lambda: part.internal_lanes * buses.sustained_Bps(inner),
+        host_lane = catalog.get("buses", _host_lane_bus(part), where, f"shelves.{name}.part")
+        lanes = []
+        for k, point in enumerate(shelf.uplink):
+            cname, rate_Bps = self.controller_channel(point, f"shelves.{name}.uplink[{k}]")
+            channel = self.channel_bus(self.controller(cname), cname)
+            lanes.append(
+                Lane(
+                    cname,
+                    min(rate_Bps, buses.sustained_Bps(host_lane)),
+                    min(channel.peak_MBps, host_lane.peak_MBps),
                 )
             )
-        return list(carried.items()), links
+        capacity = sum(lane.Bps for lane in lanes)
+        group = buses.resource(f"uplink {name}", lambda: capacity)
+        inner = None
+        if isinstance(part, Enclosure) and part.internal_lanes:
+            bus = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
+            inner = buses.resource(
+                f"expanders {name}", lambda: part.internal_lanes * buses.sustained_Bps(bus)
+            )
+        return lanes, group, inner
 
     def nvme_links(self, part: Disk | Ssd, point: str, at: str) -> list[FlowResource]:
         """An NVMe drive on a bus segment's lanes: its own link, then the segment it shares."""
@@ -195,46 +229,41 @@ class Attachment:
         """The controllers a drive's bytes reach, each with its share of them (one, or a shelf's
         wide ports to several), and the links they cross on the way there, each with its time
         per byte: its controller channel, or its shelf's bay, then its expanders and uplink,
-        where a ``drive`` slower than their lanes holds them longer (``rate_matched``)."""
+        where a ``drive`` slower than their lanes holds them longer (``Shelf.rate_matching``)."""
         buses = self.buses
         holder, _, number = point.partition(".")
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
             return [(cname, 1.0)], [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
-        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
-        if int(number) >= bays:
-            raise UserError(self.where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
+        if int(number) >= _bays(part):
+            raise UserError(
+                self.where, at, f"{part.name} has bays 0 to {_bays(part) - 1}, got {point!r}"
+            )
         bay_bus = self.catalog.get(
-            "buses",
-            part.drive_lane_bus if isinstance(part, Enclosure) else part.lane_bus,
-            self.where,
-            f"shelves.{holder}.part",
+            "buses", _drive_lane_bus(part), self.where, f"shelves.{holder}.part"
         )
-        controllers, links = self.uplink(holder)
+        lanes, group, inner = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
-        host_lane = self.catalog.get(
-            "buses",
-            part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus,
-            self.where,
-            f"shelves.{holder}.part",
-        )
-        held = self.rate_matched(holder, drive, host_lane) if drive is not None else 1.0
-        return controllers, [(bay, 1.0), *((link, held) for link in links)]
+        align = drive is not None and self.body.shelves[holder].rate_matching == "align"
+        drive_MBps = self.link_MBps(drive) if align else math.inf
+        # what each lane carries of this drive's bytes: at most the drive's own link rate, the
+        # lane filled with ALIGNs past it (``Shelf.rate_matching``)
+        carried = [lane.Bps * min(1.0, drive_MBps / lane.peak_MBps) for lane in lanes]
+        shares: dict[str, float] = {}
+        for lane, Bps in zip(lanes, carried, strict=True):
+            shares[lane.controller] = shares.get(lane.controller, 0.0) + Bps / sum(carried)
+        links = [(bay, 1.0), (group, sum(lane.Bps for lane in lanes) / sum(carried))]
+        if inner is not None:  # the expanders' lanes run at the bays' rate
+            links.append((inner, max(1.0, bay_bus.peak_MBps / drive_MBps)))
+        return list(shares.items()), links
 
-    def rate_matched(self, holder: str, drive: Disk | Ssd, lane: Bus) -> float:
-        """Uplink and expander lane time per byte of ``drive`` behind shelf ``holder`` (its
-        ``rate_matching``): with ALIGNs its connection runs at the drive's own link rate on the
-        shelf's faster lanes, the lane's rate over the drive's (2 for a SATA 6 Gb/s drive on 12
-        Gb/s SAS); buffered, or a drive as fast as the lanes, 1."""
-        if self.body.shelves[holder].rate_matching == "buffered":
-            return 1.0
+    def link_MBps(self, drive: Disk | Ssd) -> float:
+        """The signalling rate of a drive's own link (a hard disk's interface, a flash drive's
+        host bus), in MB/s of payload after its encoding: 600 for SATA 6 Gb/s."""
         if isinstance(drive, Disk):
-            drive_MBps = drive.interface_rate_MBps
-        else:
-            own = self.catalog.get("buses", drive.host_bus, self.where, drive.name)
-            drive_MBps = own.peak_MBps
-        return max(1.0, lane.peak_MBps / drive_MBps)
+            return drive.interface_rate_MBps
+        return self.catalog.get("buses", drive.host_bus, self.where, drive.name).peak_MBps
 
     def raid_processor(
         self, ctrl: Controller, cname: str, group: int
