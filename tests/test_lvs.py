@@ -43,7 +43,7 @@ def test_nat_replies_through_the_director_never_exceed_its_capacity():
     capacity, and what the sites receive stays within the relay model's bottleneck law."""
     loaded = scenario.load("psu_relay", ["variant=nat", "feed.sites=60"])
     kit = relay.machines(loaded, catalog.load(), params.calibrated()["bus_efficiency"])
-    caps = kit.capacities(2)
+    caps = kit.capacities([30, 30])
     stages = relay.Stages(loaded.body, kit.mtu_B)
     sites = [30, 30]
     env = simpy.Environment()

@@ -405,3 +405,57 @@ def test_offloads_price_a_real_server_s_sends_as_a_current_kernel_does():
         offloaded.to_sites(0, 1, 1.0)["real server 0 packets"]
         < 0.5 * plain.to_sites(0, 1, 1.0)["real server 0 packets"]
     )
+
+
+def test_past_its_capacity_a_cluster_carries_its_bottleneck_s_rate_however_much_it_is_offered():
+    """One real server and one site: from 420 GB/h on the director's link in is full, and more
+    offered load delivers the same 111.2 MB/s (125e6 / 1.1243 wire bytes a feed byte); followed
+    product by product the queues held each product's acknowledgements behind the feed's whole
+    backlog, and 5,000 GB/h delivered 61.3 (the network fuzz)."""
+    rates = [
+        predict("real_servers.count=1", "feed.sites=1", f"feed.rate_GBph={r}", "feed.products=100")
+        for r in (420, 1000, 5000)
+    ]
+    for out in rates:
+        assert out.bottleneck == "director link in"
+        assert out.throughput_MBps == pytest.approx(out.bound_MBps, rel=1e-6)
+        assert out.utilization["director link in"] == pytest.approx(1.0)
+    assert rates[0].throughput_MBps == pytest.approx(rates[-1].throughput_MBps, rel=1e-9)
+
+
+def test_one_flow_takes_one_of_its_bonded_ports():
+    """802.3ad hashes each flow onto one port: with one real server and one site every link
+    carries one flow of data, so two ports each move what one does (the bond was added up: 1,466
+    MB/s through one 10 GbE flow, the network fuzz); many sites use both of a server's."""
+    one_site = (*CURRENT, "irq_affinity=spread", "real_servers.count=1", "feed.sites=1")
+    single, bonded = (
+        predict(*one_site, f"director.ports={n}", f"real_servers.ports={n}") for n in (1, 2)
+    )
+    assert bonded.bound_MBps == pytest.approx(single.bound_MBps, rel=1e-9)
+    many = (*CURRENT, "irq_affinity=spread", "real_servers.count=1")
+    one_port, two_ports = (predict(*many, f"real_servers.ports={n}") for n in (1, 2))
+    assert one_port.bottleneck == two_ports.bottleneck == "real server 0 link out"
+    assert two_ports.bound_MBps == pytest.approx(2 * one_port.bound_MBps, rel=1e-6)
+
+
+def test_a_host_whose_nics_are_not_listed_takes_one_card_s_ports(run_cli):
+    status, out, err = run_cli(
+        "predict",
+        "psu_relay",
+        "--point",
+        "--set",
+        "real_servers.host=ibm_x330",
+        "--set",
+        "real_servers.ports=2",
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "real_servers.ports: ibm_x330 lists no NICs, so it takes one nic_gbe card" in err
+    assert "allowed: 1 to 1, got 2" in err
+
+
+def test_the_availability_note_names_the_real_server_by_its_own_number():
+    """Weights 1 and 3: the heavier, real server 1, holds 60 of 80 sites and fills first; the
+    note named 'real server 0' (its place among the survivors, heaviest first)."""
+    out = predict("real_servers.weights=[1,3]", "feed.sites=80")
+    assert out.bottleneck == "real server 1 link out"
+    assert "with all 2 up and real server 1 link out full" in _note(out.notes, "real servers (")

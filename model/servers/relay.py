@@ -29,7 +29,8 @@ over every station for the same assignment of sites, and the feed itself (the si
 they are sent, so an interval never reaches past it): below it the cluster keeps up, its bottleneck
 the offered load (``"offered load"`` in the utilisation, the share of the feed the sites got over
 the run, the busiest then a station short of full); above it the cluster falls behind at its
-bottleneck station's rate, its queues growing without bound. The notes say which, and carry the
+bottleneck station's rate, its queues growing without bound, which the model gives as that steady
+state (the bottleneck law) rather than product by product. The notes say which, and carry the
 availability of the virtual server (``model.servers.availability``): one director against a failover
 pair, and the real servers, counted up only while those alive carry the offered load (k of n, by the
 bottleneck law with the sites reconnected to them).
@@ -62,31 +63,46 @@ ACK_FRAME_B = tcp.IP_HEADER_B + tcp.TCP_HEADER_B + tcp.ETHERNET_OVERHEAD_B  # a 
 
 @dataclass(frozen=True)
 class Machines:
-    """The catalog parts of a relay scenario, and the capacity of each of its stations."""
+    """The catalog parts of a relay scenario, and the capacity of each of its stations.
+
+    A link's flows are hashed over a machine's bonded ports (802.3ad) and a packet core's over
+    its cores (receive-side scaling): a direction with k flows of data moves at most k ports'
+    worth and works at most k cores (one upstream feed is one port and one core, whatever the
+    bond), as the download server counts its connections' cores (``download.irq_cores``)."""
 
     director: Host
     real_server: Host
-    # each real server's link, each way: its bonded ports or their LAN ports, whichever is slower
-    link_Bps: float
-    director_link_Bps: float
+    # each way, what 1, 2, ... of a machine's bonded ports carry: the ports (their cards' links)
+    # or as many LAN ports, whichever is slower
+    director_Bps_by_ports: tuple[float, ...]
+    real_server_Bps_by_ports: tuple[float, ...]
     mtu_B: int
-    # the cores a machine's packet work runs on: one (cpu0) or all of them (spread)
-    director_cores: int = 1
-    real_server_cores: int = 1
+    mode: str  # the director's forwarding: nat puts the sites' data through it
+    spread: bool  # packet work spread over a machine's cores by flow (false: all on cpu0)
 
-    def capacities(self, servers: int) -> dict[str, float]:
-        """Each station's capacity per second: bytes for links, cycles for packet cores."""
+    def _link(self, by_ports: tuple[float, ...], flows: int) -> float:
+        return by_ports[min(len(by_ports), max(flows, 1)) - 1]
+
+    def _packets(self, host: Host, flows: int) -> float:
+        cores = min(host.cores, max(flows, 1)) if self.spread else 1
+        return host.clock_GHz * 1e9 * cores
+
+    def capacities(self, sites_per_server: list[int]) -> dict[str, float]:
+        """Each station's capacity per second (bytes for links, cycles for packet cores) with the
+        sites connected as ``sites_per_server`` says: the director takes the feed as one flow and
+        sends one to each real server, and forwards every site's (in NAT their data too); a real
+        server takes one from the director and sends one to each of its sites."""
+        servers, sites = len(sites_per_server), sum(sites_per_server)
+        nat = sites if self.mode == "nat" else 0
         caps = {
-            "director link in": self.director_link_Bps,
-            "director link out": self.director_link_Bps,
-            "director packets": self.director.clock_GHz * 1e9 * self.director_cores,
+            "director link in": self._link(self.director_Bps_by_ports, 1 + nat),
+            "director link out": self._link(self.director_Bps_by_ports, servers + nat),
+            "director packets": self._packets(self.director, 1 + servers + sites),
         }
-        for i in range(servers):
-            caps[f"real server {i} link out"] = self.link_Bps
-            caps[f"real server {i} link in"] = self.link_Bps
-            caps[f"real server {i} packets"] = (
-                self.real_server.clock_GHz * 1e9 * self.real_server_cores
-            )
+        for i, held in enumerate(sites_per_server):
+            caps[f"real server {i} link out"] = self._link(self.real_server_Bps_by_ports, held)
+            caps[f"real server {i} link in"] = self._link(self.real_server_Bps_by_ports, 1)
+            caps[f"real server {i} packets"] = self._packets(self.real_server, 1 + held)
         return caps
 
 
@@ -115,9 +131,12 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
 
     lan_Bps = link.capacity_Gbps * 1e9 / 8
 
-    def host_and_rate(key: str, host_id: str, nic_id: str, ports: int) -> tuple[Host, float]:
-        """The machine's host and what its link carries each way: its bonded ports, or the LAN's
-        as many ports, whichever is slower."""
+    def host_and_rates(
+        key: str, host_id: str, nic_id: str, ports: int
+    ) -> tuple[Host, tuple[float, ...]]:
+        """The machine's host and what 1 to ``ports`` of its bonded ports carry each way (or as
+        many LAN ports, whichever is slower); a host whose NICs the catalog does not list takes
+        one card of ``nic_id``."""
         host = catalog.get("hosts", host_id, where, f"{key}.host")
         nic = catalog.get("nics", nic_id, where, f"{key}.nic")
         assert isinstance(host, Host) and isinstance(nic, Nic)
@@ -128,34 +147,40 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
             )
-        fitted = host.nics.count(nic_id)
-        if fitted and ports > fitted:
+        fitted = host.nics.count(nic_id) if host.nics else nic.ports
+        if ports > fitted:
+            held = (
+                f"is fitted with {fitted} port(s) of {nic_id}"
+                if host.nics
+                else f"lists no NICs, so it takes one {nic_id} card of {fitted} port(s)"
+            )
             raise UserError(
                 where,
                 f"{key}.ports",
-                f"{host_id} is fitted with {fitted} port(s) of {nic_id} (data/hardware/hosts.yaml),"
-                f" got {ports}",
+                f"{host_id} {held} (data/hardware/hosts.yaml); allowed: 1 to {fitted}, got {ports}",
             )
-        rate_Bps = bonded_Bps(
-            catalog, nic, host_id, ports, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+        return host, tuple(
+            min(
+                bonded_Bps(catalog, nic, host_id, k, mtu_B=mtu_B, bus_efficiency=bus_efficiency),
+                k * lan_Bps,
+            )
+            for k in range(1, ports + 1)
         )
-        return host, min(rate_Bps, ports * lan_Bps)
 
-    director, director_Bps = host_and_rate(
+    director, director_Bps = host_and_rates(
         "director", body.director.host, body.director.nic, body.director.ports
     )
-    real, real_Bps = host_and_rate(
+    real, real_Bps = host_and_rates(
         "real_servers", body.real_servers.host, body.real_servers.nic, body.real_servers.ports
     )
-    spread = body.irq_affinity == "spread"
     return Machines(
         director=director,
         real_server=real,
-        link_Bps=real_Bps,
-        director_link_Bps=director_Bps,
+        director_Bps_by_ports=director_Bps,
+        real_server_Bps_by_ports=real_Bps,
         mtu_B=mtu_B,
-        director_cores=director.cores if spread else 1,
-        real_server_cores=real.cores if spread else 1,
+        mode=body.director.mode,
+        spread=body.irq_affinity != "cpu0",
     )
 
 
@@ -272,39 +297,44 @@ def sites_per_server(
     return tuple(assign_sites(scheduler, weights, servers, sites).active)
 
 
-def worst_survivors(weights: tuple[float, ...], alive: int) -> tuple[float, ...]:
-    """The weights of the ``alive`` real servers left that carry the least: the heaviest (the most
+def worst_survivors(weights: tuple[float, ...], alive: int) -> tuple[int, ...]:
+    """Which ``alive`` real servers left carry the least (their numbers): the heaviest (the most
     sites on one server) with the lightest others (the fewest sites taken off it); equal weights
-    (empty) leave any ``alive`` alike."""
+    (empty) leave any ``alive`` alike, the first."""
     if not weights:
-        return ()
+        return tuple(range(alive))
     heaviest = max(range(len(weights)), key=lambda i: weights[i])
-    others = sorted(w for i, w in enumerate(weights) if i != heaviest)
-    return (weights[heaviest], *others[: alive - 1])
+    others = sorted((i for i in range(len(weights)) if i != heaviest), key=lambda i: weights[i])
+    return (heaviest, *others[: alive - 1])
 
 
 def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> tuple[float, str]:
-    """What the cluster can carry (the bottleneck law, MB/s, and the station that sets it) with
-    ``alive`` of its real servers up and every site reconnected to them; with weights, the worst
-    ``alive`` left (:func:`worst_survivors`)."""
-    weights = worst_survivors(body.real_servers.weights, alive)
+    """What the cluster can carry (the bottleneck law, MB/s, and the station that sets it, by the
+    real server's own number) with ``alive`` of its real servers up and every site reconnected to
+    them; with weights, the worst ``alive`` left (:func:`worst_survivors`)."""
+    left = worst_survivors(body.real_servers.weights, alive)
+    weights = tuple(body.real_servers.weights[i] for i in left) if body.real_servers.weights else ()
     sites = sites_per_server(body.director.scheduler, weights, alive, body.feed.sites)
-    return capacity(stages, kit.capacities(alive), list(sites))
+    carried, name = capacity(stages, kit.capacities(list(sites)), list(sites))
+    if name.startswith("real server "):  # the k-th survivor is real server left[k]
+        k, rest = name.removeprefix("real server ").split(" ", 1)
+        name = f"real server {left[int(k)]} {rest}"
+    return carried, name
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body: RelayBody = scenario.body
     kit = machines(scenario, catalog, params["bus_efficiency"])
     servers = body.real_servers.count
-    caps = kit.capacities(servers)
-    stages = Stages(body, kit.mtu_B)
-    env = simpy.Environment()
-    stations = {name: FifoServer(name) for name in caps}
     sites_per_server = list(  # the sites are connected before the run
         assign_sites(
             body.director.scheduler, body.real_servers.weights, servers, body.feed.sites
         ).active
     )
+    caps = kit.capacities(sites_per_server)
+    stages = Stages(body, kit.mtu_B)
+    env = simpy.Environment()
+    stations = {name: FifoServer(name) for name in caps}
 
     def stage(work: dict[str, float]):
         now = env.now
@@ -323,19 +353,29 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     feed = body.feed
     sizes_B = stream(scenario.seed, "products").exponential(feed.product_kB * 1e3, feed.products)
     rate_Bps = feed.rate_GBph * 1e9 / 3600
-    arrivals_s = sizes_B.cumsum() / rate_Bps  # a steady feed: in once its last byte is
-
-    def source():
-        for at, B in zip(arrivals_s, sizes_B, strict=True):
-            yield env.timeout(at - env.now)
-            env.process(product(float(B)))
-
-    env.process(source())
-    env.run()
-    elapsed = env.now
     offered_MBps = feed.sites * rate_Bps / 1e6
     bound, binds = capacity(stages, caps, sites_per_server)
-    busy = {name: s.busy_s / elapsed for name, s in stations.items()}
+    if keeps_up(offered_MBps, bound):
+        arrivals_s = sizes_B.cumsum() / rate_Bps  # a steady feed: in once its last byte is
+
+        def source():
+            for at, B in zip(arrivals_s, sizes_B, strict=True):
+                yield env.timeout(at - env.now)
+                env.process(product(float(B)))
+
+        env.process(source())
+        env.run()
+        elapsed = env.now
+        busy = {name: s.busy_s / elapsed for name, s in stations.items()}
+    else:
+        # a cluster that cannot carry its feed runs at its bottleneck's rate, the rest of the
+        # feed queued for ever (the steady state, by the bottleneck law): followed product by
+        # product, the stations' queues would hold a product's acknowledgements behind the whole
+        # backlog of the feed, where on a link the flows' packets interleave
+        carried_Bps = bound * 1e6 / feed.sites  # of the feed, each site's
+        elapsed = float(sizes_B.sum()) / carried_Bps
+        work = stages.per_product(sites_per_server, 1.0)
+        busy = {name: work.get(name, 0.0) * carried_Bps / cap for name, cap in caps.items()}
     # the offered load beside the stations, as the share of it the sites got over the run: a
     # station's share is this one's times offered / bound (its work is the feed's, per byte, over
     # its capacity), so the offered load is the busiest, the bottleneck, exactly when it is below
@@ -383,6 +423,11 @@ def _verdict(offered_MBps: float, bound: float, binds: str, busy: dict[str, floa
     )
 
 
+def _count(n: float) -> str:
+    """A count as a reader takes it: whole from 10 up, two figures below (0.58, not 0)."""
+    return f"{n:,.0f}" if n >= 10 else f"{n:.2g}"
+
+
 def _capacity_notes(
     body: RelayBody,
     stages: Stages,
@@ -400,13 +445,14 @@ def _capacity_notes(
         + ", ".join(str(n) for n in sites_per_server),
         verdict,
         f"one real server's link carries "
-        f"{kit.link_Bps / (feed_MBps * 1e6 * stages.wire_per_B):.0f} sites at this feed",
+        f"{_count(kit.real_server_Bps_by_ports[-1] / (feed_MBps * 1e6 * stages.wire_per_B))} "
+        "sites at this feed",
     ]
     if servers > 1:
         survivors = assign_sites(
             body.director.scheduler, body.real_servers.weights[1:], servers - 1, body.feed.sites
         )
-        left = bound_MBps(stages, kit.capacities(servers - 1), list(survivors.active))
+        left = bound_MBps(stages, kit.capacities(list(survivors.active)), list(survivors.active))
         notes.append(
             f"real server 0 down, its sites reconnect to the others: at most {left:.1f} MB/s, "
             f"{100 * min(left / offered_MBps, 1.0):.0f} % of the offered load"

@@ -299,8 +299,9 @@ class DirectorSpec:
     # estimated: linux-vs.org "How virtual server works" puts rewriting a packet at about 60 us on a
     # Pentium; at the 166 MHz of a Pentium of that time, 10,000 cycles
     forward_cycles_per_packet: PositiveFloat = 10000.0
-    # the ports of its nic it uses, bonded (802.3ad: the flows hashed over them, many sites spread
-    # evenly): at most the ports of that NIC its host is fitted with (hosts.yaml nics)
+    # the ports of its nic it uses, bonded (802.3ad: each flow hashed onto one of them, so k flows
+    # a way use at most k ports; many sites spread evenly): at most the ports of that NIC its host
+    # is fitted with (hosts.yaml nics), one card's where the host lists none
     ports: PositiveInt = 1
 
 
@@ -378,10 +379,11 @@ class RelayBody:
     link: str
     feed: Feed
     reliability: Reliability
-    # where every machine's packet work runs (model.network.hosts): on cpu0, as the report's 2.6.9
-    # hosts take a NIC's interrupts, or spread over its cores (a multi-queue NIC with receive-side
-    # scaling hashes the flows over queues and cores: many sites' connections fill them all)
-    irq_affinity: Literal["cpu0", "spread"] = "cpu0"
+    # where every machine's packet work runs, as a download server's (its irq_affinity): on cpu0,
+    # as the report's 2.6.9 hosts take a NIC's interrupts, or a flow's on one core at a time and
+    # the flows over the cores (spread, or rss: a multi-queue NIC's receive-side scaling hashes
+    # them over queues and cores), so a machine's k flows work at most k cores
+    irq_affinity: Literal["cpu0", "spread", "rss"] = "cpu0"
     # TCP segmentation offload on the machines' sends (model.settings.TcpBuffers: their cost per
     # byte what a Linux 5.4 sender measured, in place of a 2.4-era frame's); off, as the report's
     # 2.6.9 hosts
