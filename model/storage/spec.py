@@ -472,17 +472,19 @@ class StorageWorkload:
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
-    # requests a direct stream keeps in flight (io: direct only), at most what one NVMe queue
-    # holds; a drive serves at most its own queue_depth of them at once (a SATA drive's NCQ, 32:
-    # model.storage.requests)
+    # requests a direct stream keeps in flight (io: direct only); a drive serves at most its own
+    # queue_depth of them at once (a SATA drive's NCQ, 32: model.storage.requests), the block
+    # layer holding the rest. The bound is a sanity limit on the key, not a queue's size: 65,536,
+    # the libaio requests a Linux host keeps in flight at all unless fs.aio-max-nr is raised
+    # (fs/aio.c, aio_max_nr = 0x10000); no drive's queue holds that many (an NVMe queue of 65,536
+    # entries, the most CAP.MQES allows, holds 65,535 commands: it is full when head = tail + 1)
     queue_depth: Annotated[
         int,
         Bound(
             1.0,
             65536.0,
-            words="a positive integer up to 65,536 (the entries of the largest NVMe queue: NVMe "
-            "Base Specification, CAP.MQES, 'Maximum Queue Entries Supported', a 16-bit zero-based "
-            "value)",
+            words="a positive integer up to 65,536 (a sanity limit, Linux's default fs.aio-max-nr; "
+            "a drive holds at most its own queue depth of them)",
         ),
     ] = 1
     span_GB: PositiveFloat | None = None  # random requests' span from the volume's start, GB
