@@ -30,7 +30,7 @@ port, whose segment is the HBA link it hangs from) is not checked.
 
 from __future__ import annotations
 
-from ..catalog import Catalog, link_words
+from ..catalog import Catalog, link_words, nic_cards
 from ..errors import UserError
 from ..parts import Bus, Controller, Host
 from .spec import StorageBody
@@ -135,7 +135,7 @@ def check_lanes(body: StorageBody, catalog: Catalog, where: str) -> None:
         nic = catalog.get("nics", nic_id, "data/hardware/hosts.yaml", f"{body.host}: nics")
         card = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic_id)
         if card.protocol == "pcie":
-            cards = -(-host.nics.count(nic_id) // nic.ports)
+            cards = nic_cards(nic, host.nics.count(nic_id))
             taken.append((f"{cards} x {nic_id}", cards * card.lanes))
     used = sum(lanes for _, lanes in taken)
     if used > provided:

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from ..catalog import being_built
 from ..errors import UserError, readable
-from ..parts import Enclosure
+from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, EngineLevel
@@ -718,20 +718,18 @@ class StorageBody:
                 )
 
     def _check_bay(self, point: str, where: str, at: str) -> None:
-        """A ``SHELF.BAY`` point names a bay its shelf has, where the catalog is in view while
-        the body is built (``model.catalog.being_built``; the simulation checks it again,
-        ``model.storage.attachment``); a shelf part the catalog lacks is left to that."""
-        holder, _, number = point.partition(".")
+        """A ``SHELF.BAY`` point names a bay its shelf has (``parts.check_bay``), and the shelf
+        a part the catalog has, where the catalog is in view while the body is built
+        (``model.catalog.being_built``; the simulation checks both again,
+        ``model.storage.check_parts`` and ``model.storage.attachment``)."""
+        holder = point.partition(".")[0]
         catalog = being_built()
         if holder not in self.shelves or catalog is None:
             return
-        pid = self.shelves[holder].part
-        part = catalog.parts["enclosures"].get(pid) or catalog.parts["expanders"].get(pid)
-        if part is None:
-            return
-        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
-        if int(number) >= bays:
-            raise UserError(where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
+        part = catalog.get_one_of(
+            ("enclosures", "expanders"), self.shelves[holder].part, where, f"shelves.{holder}.part"
+        )
+        check_bay(part, point, where, at)
 
     @staticmethod
     def _check_point(
