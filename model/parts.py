@@ -719,7 +719,7 @@ def check_bay(part: Enclosure | Expander, point: str, where: str, at: str) -> No
     """A drive's ``SHELF.BAY`` ``point`` (at key ``at``) names one of ``part``'s bays: the one
     line both the scenario's body and the simulation refuse a bay past the shelf's with."""
     if int(point.partition(".")[2]) >= part.bay_count:
-        raise UserError(where, at, f"{part.name} has bays 0 to {part.bay_count - 1}, got {point!r}")
+        raise UserError(where, at, f"{part.name}: bays 0 to {part.bay_count - 1}, got {point!r}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -334,4 +334,4 @@ def test_a_drive_past_its_shelf_s_bays_is_told_before_the_layout_s_sums(run_cli,
     )
     assert status == 2 and not out and err.count("\n") == 1, err
     assert err.startswith("--set: volumes.data.disks.attach[60]: Western Digital Ultrastar "), err
-    assert err.endswith("has bays 0 to 59, got 'jbod.60'\n"), err
+    assert err.endswith("two I/O modules: bays 0 to 59, got 'jbod.60'\n"), err
