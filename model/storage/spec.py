@@ -613,6 +613,19 @@ class StorageBody:
     pcie_max_payload_B: Literal[128, 256, 512, 1024, 2048, 4096] = 256
 
     def check(self, where: str, key: str) -> None:
+        """The body's own consistency: names, attach points, the workload's volumes, each
+        volume's layout (``Volume.check_layout``) after its drives' bays.
+
+        It reads the catalog the scenario is being built with, ambient state rather than an
+        argument: ``model.catalog.being_built()``, which ``model.scenario`` sets around its build
+        of a body (``catalog.building``: a file's load, with the user's own parts, and
+        ``changed``'s rebuild, the project's catalog where the scenario has none). With it, a
+        drive at ``SHELF.BAY`` is checked against its shelf's part (``_check_bay``: the part
+        known, the bay one it has) before the layout's sums the extra drive broke. A body built
+        any other way (``build_dataclass`` called directly, as tests do) has none in view and
+        skips both: a pool of 61 drives on a 60-bay JBOD is told as 'vdevs.count: must divide
+        disks.count (61)', and an unknown shelf part passes here. The simulation checks the part
+        and the bays again regardless (``model.storage.check_parts``, ``attachment``)."""
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
         for kind, names in (("controller", self.controllers), ("shelf", self.shelves)):
             if NVME in names:
