@@ -386,6 +386,12 @@ def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     return count or None
 
 
+def nic_cards(nic: Nic, ports: int) -> int:
+    """The cards ``ports`` ports of ``nic`` take: ``nic.ports`` a card, the last one's as many as
+    are left."""
+    return -(-ports // nic.ports)
+
+
 def check_nic_cards(
     catalog: Catalog, host: Host, ports: dict[str, int], where: str, key: str
 ) -> None:
@@ -398,7 +404,7 @@ def check_nic_cards(
         nic = catalog.get("nics", nic_id, where, key)
         fits = pcie_slots(catalog, host, nic)
         if fits is not None:
-            cards, slots = cards + -(-count // nic.ports), fits
+            cards, slots = cards + nic_cards(nic, count), fits
     if slots is not None and cards > slots:
         held = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
         raise UserError(

@@ -640,6 +640,16 @@ class Expander(Part):
         """Phys left for drives (or further expanders) once the uplinks are wired."""
         return self.phys - self.uplink_lanes
 
+    @property
+    def bay_count(self) -> int:
+        """Bays a shelf of it holds drives in, SHELF.0 to SHELF.(bay_count - 1): its drive phys."""
+        return self.drive_phys
+
+    @property
+    def host_lane_bus_id(self) -> str:
+        """The bus of each uplink lane toward the host, an id of buses: every phy's, lane_bus."""
+        return self.lane_bus
+
 
 @dataclass(frozen=True, kw_only=True)
 class Enclosure(Part):
@@ -688,11 +698,28 @@ class Enclosure(Part):
         return self.host_ports * self.lanes_per_host_port
 
     @property
+    def bay_count(self) -> int:
+        """Bays a shelf of it holds drives in, SHELF.0 to SHELF.(bay_count - 1): its bays."""
+        return self.bays
+
+    @property
+    def host_lane_bus_id(self) -> str:
+        """The bus of each uplink lane toward the host, an id of buses: host_lane_bus."""
+        return self.host_lane_bus
+
+    @property
     def internal_lanes(self) -> int | None:
         """Lanes from a module's primary expander to all its secondaries (None: one stage)."""
         if self.secondary_expanders is None:
             return None
         return self.secondary_expanders * self.secondary_link_lanes
+
+
+def check_bay(part: Enclosure | Expander, point: str, where: str, at: str) -> None:
+    """A drive's ``SHELF.BAY`` ``point`` (at key ``at``) names one of ``part``'s bays: the one
+    line both the scenario's body and the simulation refuse a bay past the shelf's with."""
+    if int(point.partition(".")[2]) >= part.bay_count:
+        raise UserError(where, at, f"{part.name}: bays 0 to {part.bay_count - 1}, got {point!r}")
 
 
 @dataclass(frozen=True, kw_only=True)

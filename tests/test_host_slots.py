@@ -174,5 +174,18 @@ def test_more_pci_express_lanes_than_the_processors_provide_are_refused_in_one_l
         "predict", "purchase_nvme", "--point", *risers, "--set", "buses.riser7={part: pcie5_x16}"
     )
     assert status == 2 and not out and err.count("\n") == 1
-    assert "buses: the PCI Express segments and NIC cards take 136 lanes (" in err
+    # named where the last of the segments counted (or the host) was changed: the eighth's --set
+    assert err.startswith("--set: buses.riser7: the PCI Express segments and NIC cards take 136 ")
+    assert "lanes (buses.riser0 16, buses.riser1 16, buses.riser2 16," in err
     assert "1 x mellanox_cx4_lx_25g 8), more than the 128 the host epyc_storage_server's" in err
+    status, out, err = run_cli(
+        "predict",
+        "purchase_nvme",
+        "--point",
+        *risers,
+        "--set",
+        "buses.riser7={part: pcie5_x16}",
+        "--set",
+        "host=epyc_storage_server",
+    )
+    assert status == 2 and err.startswith("--set: host: the PCI Express segments"), err

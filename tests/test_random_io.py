@@ -70,12 +70,12 @@ def test_one_byte_writes_cost_more_cpu_per_byte_than_1_mib_writes(tmp_path):
         ({"io": "buffered"}, "workload.queue_depth: only io: direct keeps more than one"),
         ({"pattern": "zigzag"}, "workload.pattern"),
         ({"queue_depth": 0}, "workload.queue_depth"),
-        # a depth of 10^8 was taken: no NVMe queue holds more than 65,536 entries
+        # a depth of 10^8 was taken: the key's sanity limit, a drive holding its own depth at most
         (
             {"queue_depth": 65_537},
-            "workload.queue_depth: must be a positive integer up to 65,536 (the entries of the "
-            "largest NVMe queue: NVMe Base Specification, CAP.MQES, 'Maximum Queue Entries "
-            "Supported', a 16-bit zero-based value), got 65,537",
+            "workload.queue_depth: must be a positive integer up to 65,536 (a sanity limit, "
+            "Linux's default fs.aio-max-nr; a drive holds at most its own queue depth of them), "
+            "got 65,537",
         ),
     ],
 )
@@ -85,7 +85,7 @@ def test_a_request_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, m
     assert status == 2 and not out and err.count("\n") == 1 and message in err, err
 
 
-def test_the_deepest_nvme_queue_still_predicts(run_cli):
+def test_the_deepest_queue_depth_the_key_takes_still_predicts(run_cli):
     status, out, err = run_cli(
         "predict", "ext_arr_cm4_980", "--point", "--set", "workload.queue_depth=65536"
     )

@@ -403,3 +403,12 @@ def test_a_request_past_a_stripe_row_reads_each_member_s_chunks_in_one_go(drives
     # a request within one stripe row is still a chunk a member
     small = requests.layout(_volume("raid0", drives, 64), "read", 64 * 1024, drives)
     assert small.piece_B == 64 * 1024
+
+
+@pytest.mark.parametrize("level, drives", [("raid0", 3), ("raid5", 4), ("raid6", 5)])
+def test_a_request_past_a_row_waits_for_the_member_with_the_most_chunks(level, drives):
+    """80 chunks of 64 KiB over 3 data members: two members hold 27 of them and one 26, and the
+    request ends when a 27-chunk member is done: 27 chunks, not the 26.7 of their mean."""
+    lay = requests.layout(_volume(level, drives, 64), "read", 80 * 64 * 1024, drives)
+    assert lay.piece_B == 27 * 64 * 1024
+    assert lay.at_once == (3,)

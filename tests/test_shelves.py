@@ -101,7 +101,7 @@ def test_a_bay_the_shelf_does_not_have_and_a_lane_used_twice_are_refused(tmp_pat
     data = _shelf(2, ["hba.0"])
     data["volumes"]["md0"]["disks"]["attach"] = ["jbod.0", "jbod.60"]
     status, _, err = run_cli("predict", write(tmp_path / "a.yaml", data))
-    assert status == 2 and "has bays 0 to 59, got 'jbod.60'" in err
+    assert status == 2 and "two I/O modules: bays 0 to 59, got 'jbod.60'" in err, err
     data = _shelf(2, ["hba.0", "hba.0"])
     status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
     assert status == 2 and "shelves.jbod.uplink[1]: hba.0 is already taken" in err

@@ -109,12 +109,12 @@ def test_a_raidz2_vdev_writes_every_sector_and_reads_its_data_past_the_rest():
     """Per byte of 128 KiB records on a 10-wide RAIDZ2: a write puts 42 sectors of 32 on the ten
     drives, over their links and surfaces; a read moves the 32 over the links while each platter
     turns past all 42."""
-    surface, link = zfs.raidz_shares(_vdev(10, 128), 10, "write")
+    surface, link = zfs.vdev_shares(_vdev(10, 128), 10, "write")
     assert surface == link == pytest.approx(42 / 32 / 10, rel=1e-12)
-    surface, link = zfs.raidz_shares(_vdev(10, 128), 10, "read")
+    surface, link = zfs.vdev_shares(_vdev(10, 128), 10, "read")
     assert (surface, link) == pytest.approx((42 / 32 / 10, 1 / 10), rel=1e-12)
     # sectors of 512 B: 256 + 64 = 320 -> 321 of them
-    surface, _ = zfs.raidz_shares(_vdev(10, 128, ashift=9), 10, "write")
+    surface, _ = zfs.vdev_shares(_vdev(10, 128, ashift=9), 10, "write")
     assert surface == pytest.approx(321 / 256 / 10, rel=1e-12)
 
 
@@ -125,6 +125,41 @@ def test_a_small_record_is_read_from_as_many_drives_as_it_has_sectors():
     assert (lay.at_once, lay.piece_B) == ((2,), 4096)
     lay = zfs.random_layout(_vdev(6, 128), "read", 4096, 6)  # four columns of 8 sectors
     assert (lay.at_once, lay.piece_B) == ((4,), 32 * 1024)
+
+
+def test_a_mirror_vdev_takes_a_record_smaller_than_a_sector_in_a_whole_sector():
+    """Every vdev but RAIDZ allocates a record rounded up to its sectors (vdev_default_asize): a
+    512 B record on a 2-way mirror of 64 KiB sectors (ashift 16) writes 64 KiB on each copy and
+    reads 64 KiB from one, 128 times its bytes; on 512 B sectors, or a record of a sector or more,
+    its own bytes."""
+    tiny = _vdev(2, 0.5, "mirror", ashift=16)
+    assert zfs.vdev_shares(tiny, 2, "write") == (128.0, 128.0)
+    assert zfs.vdev_shares(tiny, 2, "read") == (64.0, 64.0)
+    assert zfs.vdev_shares(_vdev(2, 0.5, "mirror", ashift=9), 2, "write") == (1.0, 1.0)
+    assert zfs.vdev_shares(_vdev(2, 128, "mirror", ashift=16), 2, "read") == (0.5, 0.5)
+    # a random read of one record reads its sector from one copy; of eight records, eight sectors
+    lay = zfs.random_layout(tiny, "read", 512, 2)
+    assert (lay.piece_B, lay.share) == (65536, 65536 / 512 / 2)
+    assert zfs.random_layout(tiny, "read", 4096, 2).share == 8 * 65536 / 4096 / 2
+
+
+def _mirror_random_reads(tmp_path, ashift: int):
+    volume = _pool("mirror", 2, part="quote_hdd_fifo", record_KiB=0.5, ashift=ashift)
+    workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 0.5}
+    workload.update(total_MB=1)
+    return _run(tmp_path, scenario(volume, workload))
+
+
+def test_a_mirror_of_64_kib_sectors_reads_a_512_b_record_s_whole_sector(tmp_path):
+    """One 512 B random read at a time on a mirror: each waits a seek, half a turn and its
+    sector's transfer, 64 KiB on ashift 16 against 512 B on ashift 9."""
+    s, small = _mirror_random_reads(tmp_path, 9)
+    _, large = _mirror_random_reads(tmp_path, 16)
+    part = s.catalog.get("disks", "quote_hdd_fifo", "", "")
+    rate_Bps = disk_model.mean_rate_MBps(part, 1.0, 0.0, 1.0) * 1e6
+    positioning_s = part.avg_seek_read_ms / 1e3 + 0.5 * 60 / part.rpm
+    ratio = (positioning_s + 512 / rate_Bps) / (positioning_s + 65536 / rate_Bps)
+    assert large.throughput_MBps / small.throughput_MBps == pytest.approx(ratio, rel=1e-3)
 
 
 def _raidz2_writes(tmp_path, record_KiB: int):
@@ -299,4 +334,4 @@ def test_a_drive_past_its_shelf_s_bays_is_told_before_the_layout_s_sums(run_cli,
     )
     assert status == 2 and not out and err.count("\n") == 1, err
     assert err.startswith("--set: volumes.data.disks.attach[60]: Western Digital Ultrastar "), err
-    assert err.endswith("has bays 0 to 59, got 'jbod.60'\n"), err
+    assert err.endswith("two I/O modules: bays 0 to 59, got 'jbod.60'\n"), err

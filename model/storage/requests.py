@@ -101,11 +101,17 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     chunk_B = volume.chunk_KiB * 1024
     # a piece a chunk at most; but a request past a whole stripe row puts its chunks of
     # consecutive rows side by side on each member, which the block layer merges (or the drive
-    # streams one after another): one positioning and request / data members bytes a member
+    # streams one after another): one positioning and the chunks of the member that holds the
+    # most, ceil(request / chunk / data members) of them (the phase ends when it is done; 80
+    # chunks on 3 members are 27 on the busiest, not their mean of 26.7), the request taken as
+    # starting a row
     members = level.data_members(drives)
-    piece_B = (
-        max(min(request_B, chunk_B), request_B / members) if level.striped_reads else request_B
-    )
+    if not level.striped_reads:
+        piece_B = request_B
+    elif request_B > members * chunk_B:
+        piece_B = math.ceil(request_B / chunk_B / members) * chunk_B
+    else:
+        piece_B = min(request_B, chunk_B)
     # the data members a request's pieces land on at once
     pieces = min(math.ceil(request_B / chunk_B), members) if level.striped_reads else 1
     if op == "read":

@@ -30,7 +30,7 @@ port, whose segment is the HBA link it hangs from) is not checked.
 
 from __future__ import annotations
 
-from ..catalog import Catalog, link_words
+from ..catalog import Catalog, link_words, nic_cards
 from ..errors import UserError
 from ..parts import Bus, Controller, Host
 from .spec import StorageBody
@@ -130,11 +130,12 @@ def check_lanes(body: StorageBody, catalog: Catalog, where: str) -> None:
         bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
         if segment.via is None and bus.protocol == "pcie":
             taken.append((f"buses.{name}", bus.lanes))
+    segments = [what for what, _ in taken]
     for nic_id in dict.fromkeys(host.nics):
         nic = catalog.get("nics", nic_id, "data/hardware/hosts.yaml", f"{body.host}: nics")
         card = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic_id)
         if card.protocol == "pcie":
-            cards = -(-host.nics.count(nic_id) // nic.ports)
+            cards = nic_cards(nic, host.nics.count(nic_id))
             taken.append((f"{cards} x {nic_id}", cards * card.lanes))
     used = sum(lanes for _, lanes in taken)
     if used > provided:
@@ -148,6 +149,9 @@ def check_lanes(body: StorageBody, catalog: Catalog, where: str) -> None:
             + ", ".join(f"{what} {lanes}" for what, lanes in taken)
             + f"), more than the {provided:,} the host {body.host}'s processors provide "
             f"({sockets}, {cpu.name.split(' (')[0]})",
+            # the segments counted and the host (its NICs, its processors): the one changed last
+            # is named, a segment added by --set as that --set (``Scenario.relocated``)
+            related=(*segments, "host"),
         )
 
 

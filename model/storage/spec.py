@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from ..catalog import being_built
 from ..errors import UserError, readable
-from ..parts import Enclosure
+from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import Kernel
 from .raid import LEVELS, EngineLevel
@@ -472,17 +472,19 @@ class StorageWorkload:
     # fastest zone), 0.9 the last tenth near the inner edge
     start_fraction: Share = 0.0
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
-    # requests a direct stream keeps in flight (io: direct only), at most what one NVMe queue
-    # holds; a drive serves at most its own queue_depth of them at once (a SATA drive's NCQ, 32:
-    # model.storage.requests)
+    # requests a direct stream keeps in flight (io: direct only); a drive serves at most its own
+    # queue_depth of them at once (a SATA drive's NCQ, 32: model.storage.requests), the block
+    # layer holding the rest. The bound is a sanity limit on the key, not a queue's size: 65,536,
+    # the libaio requests a Linux host keeps in flight at all unless fs.aio-max-nr is raised
+    # (fs/aio.c, aio_max_nr = 0x10000); no drive's queue holds that many (an NVMe queue of 65,536
+    # entries, the most CAP.MQES allows, holds 65,535 commands: it is full when head = tail + 1)
     queue_depth: Annotated[
         int,
         Bound(
             1.0,
             65536.0,
-            words="a positive integer up to 65,536 (the entries of the largest NVMe queue: NVMe "
-            "Base Specification, CAP.MQES, 'Maximum Queue Entries Supported', a 16-bit zero-based "
-            "value)",
+            words="a positive integer up to 65,536 (a sanity limit, Linux's default fs.aio-max-nr; "
+            "a drive holds at most its own queue depth of them)",
         ),
     ] = 1
     span_GB: PositiveFloat | None = None  # random requests' span from the volume's start, GB
@@ -611,6 +613,19 @@ class StorageBody:
     pcie_max_payload_B: Literal[128, 256, 512, 1024, 2048, 4096] = 256
 
     def check(self, where: str, key: str) -> None:
+        """The body's own consistency: names, attach points, the workload's volumes, each
+        volume's layout (``Volume.check_layout``) after its drives' bays.
+
+        It reads the catalog the scenario is being built with, ambient state rather than an
+        argument: ``model.catalog.being_built()``, which ``model.scenario`` sets around its build
+        of a body (``catalog.building``: a file's load, with the user's own parts, and
+        ``changed``'s rebuild, the project's catalog where the scenario has none). With it, a
+        drive at ``SHELF.BAY`` is checked against its shelf's part (``_check_bay``: the part
+        known, the bay one it has) before the layout's sums the extra drive broke. A body built
+        any other way (``build_dataclass`` called directly, as tests do) has none in view and
+        skips both: a pool of 61 drives on a 60-bay JBOD is told as 'vdevs.count: must divide
+        disks.count (61)', and an unknown shelf part passes here. The simulation checks the part
+        and the bays again regardless (``model.storage.check_parts``, ``attachment``)."""
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
         for kind, names in (("controller", self.controllers), ("shelf", self.shelves)):
             if NVME in names:
@@ -716,20 +731,18 @@ class StorageBody:
                 )
 
     def _check_bay(self, point: str, where: str, at: str) -> None:
-        """A ``SHELF.BAY`` point names a bay its shelf has, where the catalog is in view while
-        the body is built (``model.catalog.being_built``; the simulation checks it again,
-        ``model.storage.attachment``); a shelf part the catalog lacks is left to that."""
-        holder, _, number = point.partition(".")
+        """A ``SHELF.BAY`` point names a bay its shelf has (``parts.check_bay``), and the shelf
+        a part the catalog has, where the catalog is in view while the body is built
+        (``model.catalog.being_built``; the simulation checks both again,
+        ``model.storage.check_parts`` and ``model.storage.attachment``)."""
+        holder = point.partition(".")[0]
         catalog = being_built()
         if holder not in self.shelves or catalog is None:
             return
-        pid = self.shelves[holder].part
-        part = catalog.parts["enclosures"].get(pid) or catalog.parts["expanders"].get(pid)
-        if part is None:
-            return
-        bays = part.bays if isinstance(part, Enclosure) else part.drive_phys
-        if int(number) >= bays:
-            raise UserError(where, at, f"{part.name} has bays 0 to {bays - 1}, got {point!r}")
+        part = catalog.get_one_of(
+            ("enclosures", "expanders"), self.shelves[holder].part, where, f"shelves.{holder}.part"
+        )
+        check_bay(part, point, where, at)
 
     @staticmethod
     def _check_point(

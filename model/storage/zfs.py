@@ -20,13 +20,17 @@ of 4 KiB sectors stores a 16 KiB record in 4 + 2 = 6 sectors (66.7 % of them dat
 is 80 %; a 4 KiB record, 1 + 2 = 3 sectors (33.3 %). The parity sectors are written with the data
 and the padding is written too (``vdev_raidz_io_start`` issues optional writes of the skipped
 sectors so that a drive's writes aggregate into one), so every allocated sector crosses a drive's
-link and its surface (``raidz_shares``). A read on a healthy pool moves only the data sectors over
+link and its surface (``vdev_shares``). A read on a healthy pool moves only the data sectors over
 the links, while a platter turns past the parity and padding between them; a random read of a
 record keeps min(D, N - p) drives busy, each with its column of the record's rows (at most
 ceil(D / (N - p)) sectors). A record is taken as written whole at ``record_KiB`` (a file's last
 record, and a file smaller than a record, are stored at their own size: not modelled), without
-compression. A mirror vdev writes each record whole to every copy, with no parity or padding (a
-record smaller than a sector takes a whole one there too: not modelled).
+compression. A mirror vdev writes each record whole to every copy, with no parity or padding, and
+reads it from one; it too allocates, writes and reads a record in whole sectors (OpenZFS
+module/zfs/vdev.c, ``vdev_default_asize``, every vdev's but RAIDZ's: ``asize = P2ROUNDUP(psize, 1ULL
+<< vdev_top->vdev_ashift)``), so a record smaller than a sector costs a whole one on each copy that
+writes or reads it (``vdev_shares``, ``random_layout``; a 512 B record on 64 KiB sectors, 128
+times its bytes), and a record of a sector or more, a power of two as a sector is, its own bytes.
 
 The host's CPU checksums every byte read or written (fletcher4) and computes RAIDZ parity on every
 byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time benchmarks (kstats in
@@ -86,38 +90,48 @@ def _data_sectors(record_B: float, ashift: int) -> int:
     return ((math.ceil(record_B) - 1) >> ashift) + 1
 
 
-def raidz_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
-    """Bytes on each drive's surface, and across its link, per byte of records a RAIDZ vdev of
-    ``drives`` reads or writes (``op``): a write every sector ``raidz_sectors`` allocates, spread
-    over the drives; a read its data sectors over the link, the platter turning past them all."""
+def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
+    """Bytes on each drive's surface, and across its link, per byte of records a vdev of
+    ``drives`` reads or writes (``op``). RAIDZ: a write every sector ``raidz_sectors`` allocates,
+    spread over the drives; a read its data sectors over the link, the platter turning past them
+    all. A mirror: the level's shares (a write on every copy, a read from one) of the record's
+    whole sectors (``_data_sectors``)."""
     level = LEVELS[volume.layout()[0]]
     record_B = volume.record_KiB * 1024
     sector_B = 2**volume.ashift
+    data_B = _data_sectors(record_B, volume.ashift) * sector_B
+    if not level.parity_chunks:
+        padded = data_B / record_B
+        return level.drive_share(drives, op) * padded, level.transfer_share(drives, op) * padded
     allocated = raidz_sectors(record_B, volume.ashift, drives, level.parity_chunks) * sector_B
     surface = allocated / record_B / drives
     if op == "write":
         return surface, surface
-    return surface, _data_sectors(record_B, volume.ashift) * sector_B / record_B / drives
+    return surface, data_B / record_B / drives
+
+
+# the name model.storage.drive_work calls it by, for RAIDZ vdevs only, until it calls
+# ``vdev_shares`` for every vdev
+raidz_shares = vdev_shares
 
 
 def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
-    """A random read's commands on one vdev: the whole record, from one copy or from the data
-    columns of a RAIDZ vdev's rows, min(D, N - p) drives for a record of D sectors."""
+    """A random read's commands on one vdev: the whole record's sectors, from one copy or from
+    the data columns of a RAIDZ vdev's rows, min(D, N - p) drives for a record of D sectors; a
+    request of several records reads each one's."""
     if op == "write":
         raise NotModelled(
             "ZFS random writes (copy-on-write records gathered in transaction groups) "
             "are not modelled"
         )
-    record_B = volume.record_KiB * 1024
+    logical_B = volume.record_KiB * 1024
     parity = LEVELS[volume.layout()[0]].parity_chunks
-    if parity:
-        data = _data_sectors(record_B, volume.ashift)
-        columns = min(data, drives - parity)
-        # the record's data sectors, each column's mean (the longest is at most a sector more)
-        record_B = data * 2**volume.ashift
-    else:
-        columns = 1
-    read_B = max(record_B, request_B)
+    data = _data_sectors(logical_B, volume.ashift)
+    # the record's data sectors (a record smaller than a sector takes a whole one), on a RAIDZ
+    # vdev each column's mean (the longest is at most a sector more)
+    record_B = data * 2**volume.ashift
+    columns = min(data, drives - parity) if parity else 1
+    read_B = max(1.0, request_B / logical_B) * record_B
     # a RAIDZ record's columns are read at once, at the same place on each drive (their heads
     # together, one request at a time): the read ends with the latest turn
     return RandomLayout(
