@@ -650,6 +650,16 @@ class Expander(Part):
         """The bus of each uplink lane toward the host, an id of buses: every phy's, lane_bus."""
         return self.lane_bus
 
+    @property
+    def drive_lane_bus_id(self) -> str:
+        """The bus of each drive's bay, an id of buses: every phy's, lane_bus."""
+        return self.lane_bus
+
+    @property
+    def uplink_lane_count(self) -> int:
+        """The most lanes a shelf of it cables toward the host: its uplink ports' lanes."""
+        return self.uplink_lanes
+
 
 @dataclass(frozen=True, kw_only=True)
 class Enclosure(Part):
@@ -706,6 +716,16 @@ class Enclosure(Part):
     def host_lane_bus_id(self) -> str:
         """The bus of each uplink lane toward the host, an id of buses: host_lane_bus."""
         return self.host_lane_bus
+
+    @property
+    def drive_lane_bus_id(self) -> str:
+        """The bus of each drive's bay, an id of buses: drive_lane_bus."""
+        return self.drive_lane_bus
+
+    @property
+    def uplink_lane_count(self) -> int:
+        """The most lanes a shelf of it cables toward the host: one module's host lanes."""
+        return self.host_lanes
 
     @property
     def internal_lanes(self) -> int | None:

@@ -18,26 +18,10 @@ import math
 from dataclasses import dataclass
 
 from ..errors import NotModelled, UserError
-from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, pcie_trained
+from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, check_bay, pcie_trained
 from ..sim.flows import FlowResource
 from .buses import Buses
 from .spec import NVME
-
-
-def _uplink_lanes(part: Enclosure | Expander) -> int:
-    return part.host_lanes if isinstance(part, Enclosure) else part.uplink_lanes
-
-
-def _host_lane_bus(part: Enclosure | Expander) -> str:
-    return part.host_lane_bus if isinstance(part, Enclosure) else part.lane_bus
-
-
-def _drive_lane_bus(part: Enclosure | Expander) -> str:
-    return part.drive_lane_bus if isinstance(part, Enclosure) else part.lane_bus
-
-
-def _bays(part: Enclosure | Expander) -> int:
-    return part.bays if isinstance(part, Enclosure) else part.drive_phys
 
 
 @dataclass(frozen=True)
@@ -150,14 +134,14 @@ class Attachment:
         lanes (None in one without)."""
         buses, catalog, where = self.buses, self.catalog, self.where
         shelf, part = self.body.shelves[name], self.shelf_part(name)
-        if len(shelf.uplink) > _uplink_lanes(part):
+        if len(shelf.uplink) > part.uplink_lane_count:
             raise UserError(
                 where,
                 f"shelves.{name}.uplink",
-                f"{part.name} takes at most {_uplink_lanes(part)} uplink lanes "
+                f"{part.name} takes at most {part.uplink_lane_count} uplink lanes "
                 f"(one module's host ports), got {len(shelf.uplink)}",
             )
-        host_lane = catalog.get("buses", _host_lane_bus(part), where, f"shelves.{name}.part")
+        host_lane = catalog.get("buses", part.host_lane_bus_id, where, f"shelves.{name}.part")
         lanes = []
         for k, point in enumerate(shelf.uplink):
             cname, rate_Bps = self.controller_channel(point, f"shelves.{name}.uplink[{k}]")
@@ -231,17 +215,14 @@ class Attachment:
         per byte: its controller channel, or its shelf's bay, then its expanders and uplink,
         where a ``drive`` slower than their lanes holds them longer (``Shelf.rate_matching``)."""
         buses = self.buses
-        holder, _, number = point.partition(".")
+        holder = point.partition(".")[0]
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
             return [(cname, 1.0)], [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
-        if int(number) >= _bays(part):
-            raise UserError(
-                self.where, at, f"{part.name} has bays 0 to {_bays(part) - 1}, got {point!r}"
-            )
+        check_bay(part, point, self.where, at)
         bay_bus = self.catalog.get(
-            "buses", _drive_lane_bus(part), self.where, f"shelves.{holder}.part"
+            "buses", part.drive_lane_bus_id, self.where, f"shelves.{holder}.part"
         )
         lanes, group, inner = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))

@@ -6,7 +6,7 @@ over the zones the data spans (``model.storage.disk``), less where several strea
 take turns at it (``model.storage.interleave``), or at its rate for random requests, their write
 penalty and record reads on it (``model.storage.requests``, ``model.storage.zfs``). A platter turns
 past a read's parity chunks, which flash does not read; a RAIDZ vdev writes each record's whole
-sectors, its parity and padding (``zfs.raidz_shares``); a mirror's copies share a read by the
+sectors, its parity and padding (``zfs.vdev_shares``); a mirror's copies share a read by the
 card's or the host's policy. The workload's data must fit on the drives. The one fitted share,
 ``disk_format_efficiency``, is calibrated on the ATLAS single-drive and RAID0 tests
 (``atlas_disk``, ``001_4cf980d67b39ffac.txt``).
@@ -125,11 +125,11 @@ def drive_work(
 
 def _shares(spot: Placement, op: str) -> tuple[float, float]:
     """Bytes on each drive's surface and across its link per byte read or written (``op``): the
-    level's shares, or a RAIDZ vdev's whole sectors, its parity and padding
-    (``zfs.raidz_shares``)."""
+    level's shares, or a ZFS vdev's whole sectors (a RAIDZ vdev's parity and padding too,
+    ``zfs.vdev_shares``)."""
     level = LEVELS[spot.level]
-    if spot.volume.engine == "zfs" and level.parity_chunks:
-        return zfs.raidz_shares(spot.volume, spot.per_group, op)
+    if spot.volume.engine == "zfs":
+        return zfs.vdev_shares(spot.volume, spot.per_group, op)
     return level.drive_share(spot.per_group, op), level.transfer_share(spot.per_group, op)
 
 

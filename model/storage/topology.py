@@ -21,7 +21,7 @@ Each drive is a resource at its rate for the stream (``model.storage.drive_work`
 an NVMe drive attached as ``nvme.SEGMENT.N`` sits on the lanes of bus segment SEGMENT with no
 controller, so every NVMe drive on one segment shares it. A ZFS pool (``model.storage.zfs``) keeps
 its layout on the host as md does, a RAIDZ vdev storing each record in whole sectors with its
-parity and padding (``zfs.raidz_shares``), and costs the host's CPU its checksums and parity. Random
+parity and padding (``zfs.vdev_shares``), and costs the host's CPU its checksums and parity. Random
 requests (``model.storage.requests``) make each drive a resource at its random rate and land their
 write penalty and record reads on it. An ext2 or ext3 file's block map rides with its data, and
 ext3's journal writes it twice, the data too when it is mounted ``data=journal``

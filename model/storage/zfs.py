@@ -110,11 +110,6 @@ def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
     return surface, data_B / record_B / drives
 
 
-# the name model.storage.drive_work calls it by, for RAIDZ vdevs only, until it calls
-# ``vdev_shares`` for every vdev
-raidz_shares = vdev_shares
-
-
 def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
     """A random read's commands on one vdev: the whole record's sectors, from one copy or from
     the data columns of a RAIDZ vdev's rows, min(D, N - p) drives for a record of D sectors; a
