@@ -372,9 +372,9 @@ def check_references(
 
 def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     """The PCI Express slots of ``host`` a PCI Express ``nic`` fits, where its buses are listed in
-    full and hold one (each such slot takes one card); None where they cannot be counted (a NIC
-    on a parallel bus, whose segments take several cards; a host's slots not all listed; none of
-    its kind: the NIC taken as on the board, ``card_link``)."""
+    full (each such slot takes one card; 0 where it has none, a NIC of its own then on its board,
+    ``card_link``); None where they cannot be counted (a NIC on a parallel bus, whose segments
+    take several cards; a host's slots not all listed)."""
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
     if own.protocol != "pcie" or not host.buses or not host.buses_complete:
         return None
@@ -383,7 +383,7 @@ def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
         for entry in host.buses
         if catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", entry.bus).protocol == "pcie"
     )
-    return count or None
+    return count
 
 
 def nic_cards(nic: Nic, ports: int) -> int:
@@ -393,17 +393,33 @@ def nic_cards(nic: Nic, ports: int) -> int:
 
 
 def check_nic_cards(
-    catalog: Catalog, host: Host, ports: dict[str, int], where: str, key: str
+    catalog: Catalog,
+    host: Host,
+    ports: dict[str, int],
+    where: str,
+    key: str,
+    related: tuple[str, ...] = (),
 ) -> None:
     """The PCI Express NICs a host holds, ``ports`` of each id (``ports`` of them a card), need no
     more cards than it has PCI Express slots (``pcie_slots``): twelve cards in a server of seven
     slots were taken, each in its fastest. NICs on parallel buses, and hosts whose slots are not
-    all listed, are not counted."""
+    all listed, are not counted. A host of no PCI Express slot holds such a NIC only on its board,
+    one of its own (hosts.yaml nics): another is refused (a 100 GbE card on a host of PCI-X
+    segments ran as if on its board)."""
     cards, slots = 0, None
     for nic_id, count in ports.items():
         nic = catalog.get("nics", nic_id, where, key)
         fits = pcie_slots(catalog, host, nic)
-        if fits is not None:
+        if fits == 0 and nic_id not in host.nics:
+            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+            raise UserError(
+                where,
+                key,
+                f"{host.name} has no PCI Express slot ({held}) for a {nic_id} card, and it is not "
+                f"one of the NICs on its board ({', '.join(host.nics) or 'none listed'})",
+                related=related,
+            )
+        if fits:
             cards, slots = cards + nic_cards(nic, count), fits
     if slots is not None and cards > slots:
         held = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
@@ -411,6 +427,7 @@ def check_nic_cards(
             where,
             key,
             f"{held} are {cards} cards, and the host has {slots} PCI Express slots ({host.name})",
+            related=related,
         )
 
 

@@ -152,10 +152,19 @@ def test_a_nic_trains_to_the_host_s_slot():
     assert any("trained to PCIe 1.0 x8 in eah_download_server's slot" in n for n in result.notes)
 
 
-def test_a_nic_of_a_kind_the_host_has_no_slot_for_is_said_to_be_taken_as_on_the_board():
+def test_a_nic_of_a_kind_the_host_has_no_slot_for_is_said_to_be_taken_as_on_the_board(tmp_path):
+    """A host of PCI-X segments fitted with a PCI Express NIC (a user's board, hosts.yaml nics):
+    the NIC is on its board, and the result says so; a host not fitted with it refuses it
+    (test_a_pci_express_card_in_a_host_of_no_pci_express_slot_is_one_line)."""
     from model.simulate import simulate
 
-    notes = simulate(scenario.load("atlas_lightpath", ["nic=nic_10gbe"])).notes
+    data = yaml.safe_load(scenario.resolve("ext_net_82599_10g").read_text())
+    board = {"like": "supermicro_p4dl6_triumf", "nics": ["nic_10gbe"]}
+    data.update(nic="nic_10gbe", parts={"hosts": {"pcix_board": board}})
+    data.update(sender_host="pcix_board", receiver_host="pcix_board")
+    path = tmp_path / "board_nic.yaml"
+    path.write_text(yaml.safe_dump(data))
+    notes = simulate(scenario.load(path)).notes
     assert any("has no slot of its PCIe 2.0 x8 kind" in n for n in notes), notes
 
 
@@ -172,3 +181,34 @@ def test_a_card_of_one_port_beside_a_full_one_bounds_with_its_line():
     one = simulate(scenario.load("ext_net_fasterdata_100g", ["nic=intel_xl710_qda2", "circuits=1"]))
     assert three.bound_MBps == pytest.approx(two.bound_MBps + one.bound_MBps, rel=1e-6)
     assert three.throughput_MBps <= three.bound_MBps * (1 + 1e-9)
+
+
+def test_a_pci_express_card_in_a_host_of_no_pci_express_slot_is_one_line(run_cli):
+    """The TRIUMF server's buses are two PCI-X segments: a 100 GbE PCIe card has no slot there (it
+    ran as if on its board, at 1,431 MB/s, the network fuzz); the SysKonnect card on its board
+    still runs."""
+    hosts = ("--set", "sender_host=supermicro_p4dl6_triumf")
+    hosts += ("--set", "receiver_host=supermicro_p4dl6_triumf")
+    status, out, err = run_cli(
+        "predict",
+        "ext_net_82599_10g",
+        "--point",
+        *hosts,
+        "--set",
+        "nic=mellanox_cx6_100g",
+        "--set",
+        "link=lan_100gbe",
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.startswith("--set: nic: ") and "has no PCI Express slot (2 x pcix_64_133)" in err
+    status, out, err = run_cli(
+        "predict",
+        "ext_net_82599_10g",
+        "--point",
+        *hosts,
+        "--set",
+        "nic=syskonnect_sk9843",
+        "--set",
+        "link=lan_gbe",
+    )
+    assert status == 0, err

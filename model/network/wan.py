@@ -161,7 +161,14 @@ def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
     (``catalog.check_nic_cards``)."""
     for role in ("sender", "receiver"):
         host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
-        check_nic_cards(catalog, host, {body.nic: body.circuits}, where, "circuits")
+        check_nic_cards(
+            catalog,
+            host,
+            {body.nic: body.circuits},
+            where,
+            "circuits",
+            related=("nic", f"{role}_host"),
+        )
 
 
 def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Built:
