@@ -393,3 +393,71 @@ def test_a_run_its_slow_start_takes_a_share_of_says_so():
     assert float(note.split(" run, ")[1].split(" %")[0]) >= 5
     long = _run(*large, "workload.total_MB=200000")
     assert not any(n.startswith("set-up and slow start:") for n in long.notes)
+
+
+def test_slow_start_says_whether_the_window_reached_its_target_or_the_data_ran_out():
+    """Windows of 3, 6, 12 and 24 segments (45 sent) leave a 48-segment window, short of a
+    96-segment target, that holds the 5 segments left of 50: the stream ends within slow start."""
+    run = tcp.slow_start_run(96 * 1448, 1448, 3, 0.1, 50 * 1448, per_segment=True)
+    assert run == (pytest.approx(0.4), 45 * 1448, False)
+    assert tcp.slow_start_run(96 * 1448, 1448, 3, 0.1, 1e12, per_segment=True).reached
+    assert tcp.slow_start(96 * 1448, 1448, 3, 0.1, 50 * 1448, per_segment=True) == run[:2]
+
+
+def _ramp(result):
+    return next(n for n in result.notes if n.startswith(("set-up and slow start:", "set-up:")))
+
+
+def test_streams_whose_data_runs_out_in_slow_start_are_not_said_to_reach_their_share():
+    """The network fuzz's case: 50 MB over 16 streams, 3.125 MB each, the share of each 117.7 / 8
+    = 14.71 MB/s, a 2.94 MB window at 200 ms. After 1 set-up round trip and 12 rounds of slow
+    start (3, 6, 12, then 21.5 x 1.5^k segments, k = 0 to 8: 1,631 segments, 2.36 MB) the window
+    is 21.5 x 1.5^9 = 826.5 segments, 1.197 MB, which holds the 0.76 MB left and is under half the
+    2.94 MB: no stream reaches its share. The note said 'the last stream reaches its share'."""
+    r = _run("variant=memory_to_memory", "workload.total_MB=50")
+    note = _ramp(r)
+    assert "reaches its share" not in note and "reach their share" not in note
+    assert "each of the 16 streams sends its data within slow start, its window short" in note
+    assert "(1 set-up round trip of 200 ms and 12 rounds of slow start, then what is" in note
+    assert note.endswith(f"into the {r.elapsed_s:.3g} s run, 100 % of it")
+    # one stream alone, whose data fits in its first window: no rounds of slow start at all
+    tiny = _ramp(_run(*MEMORY, "workload.streams=1", "workload.total_MB=0.001"))
+    assert "the stream sends its data within slow start" in tiny
+    assert "(1 set-up round trip of 200 ms and all its data in its first window)" in tiny
+
+
+def test_streams_of_which_some_reach_their_share_and_some_do_not_are_told_apart():
+    """Three streams on two circuits (hash bonding: streams 0 and 2 on circuit 0) at 250 ms: the
+    two on circuit 0 aim at 58.8 MB/s x 0.25 s = 14.7 MB of window, the one on circuit 1 at its
+    share of the path, 235.4 / 3 MB/s, 19.6 MB. Doubling from 3 segments (3.13 Linux), 12 rounds
+    send 3 x (2^12 - 1) segments, 17.79 MB, and leave a window of 17.79 MB: over 14.7, under 19.6.
+    Each stream has 20 MB: the two reach their share after 1 + 12 round trips; the third has
+    2.2 MB left, which its window holds, and ends within slow start."""
+    r = _run(
+        "variant=memory_to_memory",
+        "circuits=2",
+        "workload.streams=3",
+        "workload.socket_buffer_B=33554432",
+        "tcp.core_rmem_max_B=33554432",
+        "tcp.core_wmem_max_B=33554432",
+        "workload.total_MB=60",
+        "net_cycles_per_frame=1",
+        "tcp.slow_start_growth=per_segment",
+        "rtt_ms=250",
+    )
+    note = _ramp(r)
+    assert "2 of the 3 streams reach their share 3.25 s (13 round trips of 250 ms) in" in note
+    assert "the other 1 sends its data within slow start, short of its share" in note
+    assert "(1 set-up round trip of 250 ms and 12 rounds of slow start," in note
+
+
+def test_a_tsunami_run_s_delay_is_its_set_up_alone_with_no_window():
+    """Tsunami is one UDP flow at a set rate: no window, no slow start. Its 0.4 s before data is
+    its 2 set-up round trips of 200 ms (the review's and the network fuzz's finding: the note
+    spoke of slow start and a window opening)."""
+    r = _run(
+        "variant=tsunami", "workload.total_MB=100", "workload.source=memory", "workload.sink=memory"
+    )
+    note = _ramp(r)
+    assert note.startswith("set-up: the session starts sending 0.4 s (2 round trips of 200 ms)")
+    assert "window" not in note and "slow start" not in note and "share" not in note

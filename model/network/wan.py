@@ -56,7 +56,7 @@ from ..catalog import Catalog, check_nic_cards, nic_notes
 from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
-from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.flows import Flow, FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
 from ..storage.spec import StorageBody
@@ -133,6 +133,11 @@ class _FlowSpec:
     # not TCP's loss-limited rate, a response function fitted to measurements (Mathis et al.'s
     # constant, CUBIC's), which a run may beat (None: cap_Bps)
     ceiling_Bps: float | None = None
+    # a TCP stream's rounds of slow start, after its set-up round trips (None: no slow start, a
+    # Tsunami session), and whether it sends all its data within them, its window never reaching
+    # its share (``tcp.slow_start_run``)
+    slow_start_rounds: int | None = None
+    within_slow_start: bool = False
 
 
 def _members_of(flow_index: int, members: int, bonding: str) -> list[tuple[int, float]]:
@@ -358,7 +363,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 path_share_Bps,
             )
             size = per_session_B / w.streams
-            ss_s, ss_B = tcp.slow_start(
+            ramp = tcp.slow_start_run(
                 share_Bps * rtt_s,
                 mss,
                 body.tcp.initial_window_segments,
@@ -366,16 +371,18 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 size,
                 body.tcp.slow_start_growth == "per_segment",
             )
-            if ss_B >= size:
+            if ramp.sent_B >= size:
                 raise NotModelled("a transfer that ends inside slow start")
             flows.append(
                 _FlowSpec(
                     f"stream {k}",
-                    size - ss_B,
+                    size - ramp.sent_B,
                     usage,
                     cap,
-                    SETUP_RTTS[w.protocol] * rtt_s + ss_s,
+                    SETUP_RTTS[w.protocol] * rtt_s + ramp.seconds,
                     ceiling_Bps=window_Bps,
+                    slow_start_rounds=round(ramp.seconds / rtt_s),
+                    within_slow_start=not ramp.reached,
                 )
             )
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
@@ -396,12 +403,13 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     built = build(scenario, catalog, params)
     env, net, flows, rtt_s, total_B = built.env, built.net, built.flows, built.rtt_s, built.total_B
-    started = []
+    ran: list[tuple[_FlowSpec, Flow]] = []
 
     def run(delay_s: float, specs: list[_FlowSpec]):
         """The flows that leave slow start together start together (one share-out for all)."""
         yield env.timeout(delay_s)
-        started.extend(net.transfers([(f.size_B, f.usage, f.name, f.cap_Bps) for f in specs]))
+        started = net.transfers([(f.size_B, f.usage, f.name, f.cap_Bps) for f in specs])
+        ran.extend(zip(specs, started, strict=True))
 
     by_delay: dict[float, list[_FlowSpec]] = {}
     for spec in flows:
@@ -416,7 +424,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
     # share of it they used while they ran, so that a window-limited transfer names its window as
     # bottleneck
-    capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
+    capped = [f for _, f in ran if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
         utilization[built.flow_limit] = min(
             1.0,
@@ -429,23 +437,84 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bound,
-        notes=(*built.notes, *_ramp_note(flows, rtt_s, elapsed)),
+        notes=(*built.notes, *_ramp_note(ran, rtt_s, elapsed)),
     )
 
 
 RAMP_NOTED = 0.05  # the share of a run its streams' set-up and slow start take before a note
 
 
-def _ramp_note(flows: list[_FlowSpec], rtt_s: float, elapsed_s: float) -> tuple[str, ...]:
-    """A note where the streams' set-up and slow start take a notable share of the run: the
-    time no resource is full while the windows open, which the utilisations do not name."""
-    ramp_s = max((f.delay_s for f in flows), default=0.0)
+def _ramp_ends_s(ran: list[tuple[_FlowSpec, Flow]], rtt_s: float) -> list[float]:
+    """When each flow is done with its set-up and slow start: when it starts at its share (its
+    ``delay_s``), or, a stream that sends all its data within slow start, when its last byte
+    arrives."""
+    return [
+        f.finished_s + rtt_s / 2.0 if spec.within_slow_start else spec.delay_s for spec, f in ran
+    ]
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+def _ramp_note(
+    ran: list[tuple[_FlowSpec, Flow]], rtt_s: float, elapsed_s: float
+) -> tuple[str, ...]:
+    """A note where the flows' set-up (and a TCP stream's slow start) take a notable share of the
+    run: the time no resource is full while the windows open, which the utilisations do not name.
+
+    Each claim holds of the streams it is made of: a stream whose window reaches its share
+    (``tcp.slow_start_run``) 'reaches its share'; one whose data ran out first sends it within
+    slow start; a Tsunami session, one UDP flow at a set rate with no window, only sets up."""
+    ends_s = _ramp_ends_s(ran, rtt_s)
+    ramp_s = max(ends_s, default=0.0)
     if ramp_s < RAMP_NOTED * elapsed_s:
         return ()
+    ms = f"{rtt_s * 1e3:,.3g} ms"
+    run = f"{elapsed_s:,.3g} s run, {100 * ramp_s / elapsed_s:.0f} % of it"
+    specs = [spec for spec, _ in ran]
+    if all(spec.slow_start_rounds is None for spec in specs):  # Tsunami: no window to open
+        who = "the session" if len(specs) == 1 else f"the last of the {len(specs)} sessions"
+        return (
+            f"set-up: {who} starts sending {ramp_s:,.3g} s ({ramp_s / rtt_s:,.0f} round trips of "
+            f"{ms}) into the {run}",
+        )
+    reached = [spec for spec in specs if not spec.within_slow_start]
+    within = [
+        (end, spec) for end, (spec, _) in zip(ends_s, ran, strict=True) if spec.within_slow_start
+    ]
+    if not within:
+        return (
+            f"set-up and slow start: the last stream reaches its share {ramp_s:,.3g} s "
+            f"({ramp_s / rtt_s:,.0f} round trips of {ms}) into the {run}, while its window opens",
+        )
+    end_s, last = max(within, key=lambda pair: pair[0])
+    rounds = last.slow_start_rounds
+    setup = round(last.delay_s / rtt_s) - rounds
+    ran_out = f"{_count(setup, 'set-up round trip')} of {ms} and " + (
+        f"{_count(rounds, 'round')} of slow start, then what is left in one window"
+        if rounds
+        else "all its data in its first window"
+    )
+    if not reached:
+        who = "the stream" if len(specs) == 1 else f"each of the {len(specs)} streams"
+        return (
+            f"set-up and slow start: {who} sends its data within slow start, its window short of "
+            f"its share ({ran_out}): the last byte arrives {end_s:,.3g} s into the {run}",
+        )
+    reach_s = max(spec.delay_s for spec in reached)
+    one = len(reached) == 1, len(within) == 1
     return (
-        f"set-up and slow start: the last stream reaches its share {ramp_s:,.3g} s "
-        f"({ramp_s / rtt_s:,.0f} round trips of {rtt_s * 1e3:,.3g} ms) into the {elapsed_s:,.3g} s "
-        f"run, {100 * ramp_s / elapsed_s:.0f} % of it, while its window opens",
+        f"set-up and slow start: {len(reached)} of the {len(specs)} streams "
+        + ("reaches its share" if one[0] else "reach their share")
+        + f" {reach_s:,.3g} s ({reach_s / rtt_s:,.0f} round trips of {ms}) in, while "
+        + ("its window opens" if one[0] else "their windows open")
+        + f"; the other {len(within)} "
+        + ("sends its data" if one[1] else "send their data")
+        + " within slow start, short of "
+        + ("its" if one[1] else "their")
+        + f" share ({ran_out}), the last byte arriving {end_s:,.3g} s in; all by {ramp_s:,.3g} s "
+        f"into the {run}",
     )
 
 
