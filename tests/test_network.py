@@ -461,3 +461,36 @@ def test_a_tsunami_run_s_delay_is_its_set_up_alone_with_no_window():
     note = _ramp(r)
     assert note.startswith("set-up: the session starts sending 0.4 s (2 round trips of 200 ms)")
     assert "window" not in note and "slow start" not in note and "share" not in note
+
+
+def test_a_transfer_its_set_up_and_slow_start_take_most_of_names_them_not_its_window():
+    """The network fuzz's case: 1 kB over 16 bbftp streams, 62.5 B each, inside the first window.
+    The run is 3 set-up round trips (0.6 s) and the last byte's one-way trip (0.1 s); its window
+    was named bottleneck, 86 % 'busy' over the 0.1 ms the streams ran. The time before the last
+    stream reaches its share or ends is now an entry of its own: here the whole run."""
+    r = _run("workload.total_MB=0.001")
+    assert r.elapsed_s == pytest.approx(0.6 + 0.1, rel=1e-3)
+    assert r.bottleneck == wan.RAMP
+    assert r.utilization[wan.RAMP] == 1.0
+    assert r.utilization["tcp window"] < 1e-3  # over the run, as every resource's
+    # streams that reach their share: 3 streams with 12 MiB windows, 300 MB, reach it after 1
+    # set-up round trip and 18 rounds of slow start, 3.8 s into the 5.14 s run
+    large = ("workload.streams=3", "workload.socket_buffer_B=16000000", "workload.total_MB=300")
+    r = _run("variant=memory_to_memory", *large)
+    assert r.bottleneck == wan.RAMP
+    assert r.utilization[wan.RAMP] == pytest.approx(3.8 / r.elapsed_s)
+    # a Tsunami session: 2 set-up round trips, then 10 MB at 650 Mb/s and the one-way trip
+    r = _run(
+        "variant=tsunami", "workload.total_MB=10", "workload.source=memory", "workload.sink=memory"
+    )
+    assert r.elapsed_s == pytest.approx(0.4 + 10e6 / (650e6 / 8) + 0.1, rel=1e-6)
+    assert r.bottleneck == wan.SETUP and wan.RAMP not in r.utilization
+    assert r.utilization[wan.SETUP] == pytest.approx(0.4 / r.elapsed_s)
+
+
+def test_a_long_transfer_still_names_its_window_or_its_nic():
+    one = _run(*MEMORY, "workload.streams=1", "workload.total_MB=200000")
+    assert one.bottleneck == "tcp window" and one.utilization["tcp window"] > 0.99
+    many = _run("variant=memory_to_memory", "workload.total_MB=20000")
+    assert many.bottleneck == "nic sender.0"
+    assert many.utilization[wan.RAMP] < 0.05

@@ -74,6 +74,10 @@ from .spec import WanBody
 # (-o)'); iperf sends one buffer over and over
 SPLIT_READS = ("bbftp",)
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
+# the utilisation entries of the time before the flows run at their share (``simulate``): a TCP
+# stream's set-up round trips and slow start, a Tsunami session's set-up
+RAMP = "set-up and slow start"
+SETUP = "set-up"
 
 
 class _Prefixed:
@@ -159,6 +163,9 @@ class Built:
     # what caps each flow's rate, named as the bottleneck when it does: the TCP window, TCP's
     # loss-limited rate (Reno's, Mathis et al., or CUBIC's), Tsunami's target rate
     flow_limit: str
+    # what the flows do before they run at their share, named as the bottleneck when it takes
+    # most of the run (``RAMP``, ``SETUP``)
+    ramp: str = "set-up and slow start"
 
 
 def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
@@ -397,7 +404,16 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 f"{loss_Bps / 1e6:,.1f} MB/s per stream"
             )
 
-    return Built(env, net, flows, rtt_s, total_B, notes, flow_limit)
+    return Built(
+        env,
+        net,
+        flows,
+        rtt_s,
+        total_B,
+        notes,
+        flow_limit,
+        SETUP if w.protocol == "tsunami" else RAMP,
+    )
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -422,15 +438,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     bound = partition_bound_Bps([f.usage for f in flows], ceilings) / 1e6
     utilization = net.utilization(elapsed)
     # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
-    # share of it they used while they ran, so that a window-limited transfer names its window as
-    # bottleneck
+    # share of it they used over the run, as the resources' own are, so that a window-limited
+    # transfer names its window as bottleneck and one its set-up and slow start take most of
+    # names them (counted over the flows' running time alone, a 1 kB transfer whose 0.7 s were
+    # 3 set-up round trips and its last byte's trip named its window, 86 % 'busy')
     capped = [f for _, f in ran if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
         utilization[built.flow_limit] = min(
-            1.0,
-            sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps) for f in capped)
-            / len(capped),
+            1.0, sum(f.size_B / (elapsed * f.max_rate_Bps) for f in capped) / len(capped)
         )
+    # ...and the time before the last flow runs at its share or ends, which no resource is
+    # charged with: the round trips of set-up and slow start (as the download server names its
+    # clients' pace where nothing else is full)
+    if ran:
+        utilization[built.ramp] = min(1.0, max(_ramp_ends_s(ran, rtt_s)) / elapsed)
     return Result(
         scenario=scenario.name,
         bytes_moved=total_B,
