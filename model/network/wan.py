@@ -168,6 +168,29 @@ class Built:
     ramp: str = "set-up and slow start"
 
 
+def _figure(value: float, unit: str) -> str:
+    """Three significant figures (all the digits of a figure of 1,000 or more)."""
+    return f"{value:,.0f} {unit}" if value >= 99.95 else f"{value:#.3g} {unit}"
+
+
+def _rate(Bps: float) -> str:
+    """A rate of a note, in the unit that keeps it at 1 or more: B/s, kB/s or MB/s (a 32 kB/s
+    loss limit printed as '0.0 MB/s')."""
+    for scale, unit in ((1e6, "MB/s"), (1e3, "kB/s")):
+        if Bps >= scale:
+            return _figure(Bps / scale, unit)
+    return _figure(Bps, "B/s")
+
+
+def _bytes(size_B: float) -> str:
+    """A window or a bandwidth-delay product of a note, in MiB, KiB or B (a 192 B window printed
+    as '0.00 MiB')."""
+    for scale, unit in ((2**20, "MiB"), (2**10, "KiB")):
+        if size_B >= scale:
+            return _figure(size_B / scale, unit)
+    return _figure(size_B, "B")
+
+
 def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
     """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
     (``catalog.check_nic_cards``)."""
@@ -394,14 +417,14 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             )
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
         notes.append(
-            f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
-            f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:,.1f} MB/s per stream; bandwidth-delay "
-            f"product of one circuit {circuit_bdp_B / 2**20:,.1f} MiB"
+            f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
+            f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream; bandwidth-delay "
+            f"product of one circuit {_bytes(circuit_bdp_B)}"
         )
         if math.isfinite(loss_Bps):
             notes.append(
                 f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
-                f"{loss_Bps / 1e6:,.1f} MB/s per stream"
+                f"{_rate(loss_Bps)} per stream"
             )
 
     return Built(
