@@ -20,10 +20,11 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   receive work, the TCP work of its sockets' backlogs, on its own core (``tcp.reader_share``):
   all of it for a thread per stream (iperf 2, bbcp), a k-th for a thread serving k streams
   (iperf3 before 3.16).
-- A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
-  loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
-  or CUBIC's, RFC 8312 and 9438, each with its share of retransmission timeouts, Padhye et al.
-  1998, or none for BBR below 15 % loss; ``tcp.loss_limit_Bps``); what
+- A TCP stream is capped at window / RTT (socket buffers from the sysctls), of which 1 - loss is
+  delivered (the segments sent again occupy the window too), and at the loss-limited rate of its
+  congestion control (``tcp.congestion_control``: Reno's, Mathis et al., or CUBIC's, RFC 8312 and
+  9438, each with its share of retransmission timeouts, Padhye et al. 1998, or none for BBR below
+  15 % loss; ``tcp.loss_limit_Bps``); what
   is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
   opens with a handshake and the protocol's request round trips, then slow start to its window
   (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
@@ -35,8 +36,8 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
 
 The bound (the bottleneck law) counts what no run can pass: the resources, each TCP stream's
-window / RTT and Tsunami's set rate, not TCP's loss-limited rate, a response function fitted to
-runs that a run may beat, so an interval may reach above it.
+window / RTT x (1 - loss) and Tsunami's set rate, not TCP's loss-limited rate, a response function
+fitted to runs that a run may beat, so an interval may reach above it.
 
 Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
 with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
@@ -133,9 +134,9 @@ class _FlowSpec:
     usage: dict[FlowResource, float]
     cap_Bps: float
     delay_s: float
-    # what no run of the flow can pass, for the bound: its window / RTT, or Tsunami's set rate;
-    # not TCP's loss-limited rate, a response function fitted to measurements (Mathis et al.'s
-    # constant, CUBIC's), which a run may beat (None: cap_Bps)
+    # what no run of the flow can pass, for the bound: its window / RTT x (1 - loss), or
+    # Tsunami's set rate; not TCP's loss-limited rate, a response function fitted to
+    # measurements (Mathis et al.'s constant, CUBIC's), which a run may beat (None: cap_Bps)
     ceiling_Bps: float | None = None
     # a TCP stream's rounds of slow start, after its set-up round trips (None: no slow start, a
     # Tsunami session), and whether it sends all its data within them, its window never reaching
@@ -345,7 +346,10 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         n = sessions * w.streams
         mss = tcp.mss_B(body.mtu_B)
         window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
-        window_Bps = tcp.window_limit_Bps(window, rtt_s)
+        # the segments sent again occupy the window as the first sends did: of a window a round
+        # trip, 1 - loss of it is delivered, whatever the congestion control (BBR too, which
+        # has no loss limit below 15 %)
+        window_Bps = tcp.window_limit_Bps(window, rtt_s) * (1.0 - body.loss_rate)
         loss_Bps = tcp.loss_limit_Bps(body.mtu_B, rtt_s, body.loss_rate, body.tcp)
         cap = min(window_Bps, loss_Bps)
         flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
@@ -418,8 +422,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
         notes.append(
             f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
-            f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream; bandwidth-delay "
-            f"product of one circuit {_bytes(circuit_bdp_B)}"
+            f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream"
+            + (f" ({_rate(window_Bps)} of it delivered)" if body.loss_rate else "")
+            + f"; bandwidth-delay product of one circuit {_bytes(circuit_bdp_B)}"
         )
         if math.isfinite(loss_Bps):
             notes.append(
