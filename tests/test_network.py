@@ -541,3 +541,42 @@ def test_a_window_limited_stream_delivers_1_minus_loss_of_its_window(loss):
     assert r.bound_MBps == pytest.approx(delivered, rel=1e-9)
     assert r.bottleneck == "tcp window"
     assert any(f"window/RTT 15.7 MB/s per stream ({delivered:.3g} MB/s of it" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("mtu", [1501, 9000, 9001])
+def test_fast_ethernet_takes_no_frame_over_1500_bytes(run_cli, mtu):
+    """The network fuzz's case: on a 100 Mb/s NIC 9,000 passed and 9,001 was refused as not
+    modelled (status 3). Jumbo frames came with Gigabit Ethernet: under it the most is 1,500."""
+    fast = ("--set", "variant=memory_to_memory", "--set", "nic=nic_100mb")
+    _one_line_error(
+        run_cli("predict", "atlas_lightpath", *fast, "--set", f"mtu_B={mtu}", "--point"),
+        "mtu_B",
+        "nic nic_100mb at 0.1 Gb/s",
+        "mtu_B from 576 to 1,500 bytes",
+        f"got {mtu:,}",
+    )
+    assert run_cli("predict", "atlas_lightpath", *fast, "--set", "mtu_B=1500", "--point")[0] == 0
+    # a scenario of jumbo frames given a Fast Ethernet NIC: the line names the override that did it
+    status, _, err = run_cli(
+        "predict", "ext_net_greyhat_10g", "--set", "nic=nic_100mb", "--set", "link=lan_gbe"
+    )
+    assert status == 2 and err.startswith("--set: nic: Ethernet under 1 Gb/s") and "9,000" in err
+
+
+def test_a_link_under_a_gigabit_takes_no_jumbo_frame_and_gigabit_takes_them(tmp_path, run_cli):
+    (tmp_path / "parts.yaml").write_text(
+        "links:\n  my_fast_ethernet:\n    like: lan_gbe\n    capacity_Gbps: 0.1\n"
+        "    sources:\n      capacity_Gbps: 'IEEE 802.3u-1995 (100BASE-TX): 100 Mb/s'\n"
+    )
+    path = copy_scenario(
+        tmp_path,
+        "atlas_lightpath",
+        "wan.yaml",
+        ("link: canet4_lightpath_gbe", "link: my_fast_ethernet"),
+        head="catalogs: [parts.yaml]\n",
+    )
+    status, _, err = run_cli("predict", path, "--set", "mtu_B=9000", "--point")
+    assert status == 2 and "link my_fast_ethernet at 0.1 Gb/s" in err
+    # Gigabit Ethernet and faster as before: jumbo frames, up to IP's 65,535
+    for mtu in (9000, 65535):
+        assert run_cli("predict", "atlas_lightpath", "--set", f"mtu_B={mtu}", "--point")[0] == 0

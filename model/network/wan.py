@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 import simpy
 
 from ..catalog import Catalog, check_nic_cards, nic_notes
-from ..errors import NotModelled
+from ..errors import NotModelled, UserError
 from ..parts import Link
 from ..result import Result
 from ..sim.flows import Flow, FlowNetwork, FlowResource
@@ -192,6 +192,40 @@ def _bytes(size_B: float) -> str:
     return _figure(size_B, "B")
 
 
+# the largest MTU of Ethernet below a gigabit: 802.3's 1,500-byte payload; jumbo frames came with
+# Gigabit Ethernet, and no 10 or 100 Mb/s NIC or link carries them
+STANDARD_MTU_B = 1500
+
+
+def check_mtu(body: WanBody, catalog: Catalog, where: str) -> None:
+    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no frame over ``STANDARD_MTU_B``."""
+    nic = catalog.get("nics", body.nic, where, "nic")
+    link: Link = catalog.get("links", body.link, where, "link")
+    slow = [
+        (kind, f"{kind} {name} at {rate:g} Gb/s")
+        for kind, name, rate in (
+            ("nic", body.nic, nic.rate_Gbps),
+            ("link", body.link, link.capacity_Gbps),
+        )
+        if rate < 1
+    ]
+    if slow and body.mtu_B > STANDARD_MTU_B:
+        raise UserError(
+            where,
+            "mtu_B",
+            f"Ethernet under 1 Gb/s ({' and '.join(text for _, text in slow)}) has no jumbo "
+            f"frames: mtu_B from 576 to {STANDARD_MTU_B:,} bytes there, got {body.mtu_B:,}",
+            related=tuple(kind for kind, _ in slow),
+        )
+
+
+def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
+    """What a transfer's parts allow of it: its MTU on its NIC and link (``check_mtu``), its
+    circuits in its hosts' slots (``check_circuits``)."""
+    check_mtu(body, catalog, where)
+    check_circuits(body, catalog, where)
+
+
 def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
     """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
     (``catalog.check_nic_cards``)."""
@@ -209,9 +243,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     members = body.circuits
     total_B = w.total_MB * 1e6
-    if body.mtu_B > 9000 and catalog.get("nics", body.nic, where, "nic").rate_Gbps < 1:
-        raise NotModelled("jumbo frames on Fast Ethernet")
-    check_circuits(body, catalog, where)
+    check_parts(body, catalog, where)
 
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -571,5 +603,5 @@ MODEL = ModelRecord(
     "wan_transfer",
     WanBody,
     simulate,
-    check_parts=lambda body, catalog, params, where: check_circuits(body, catalog, where),
+    check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
 )
