@@ -73,17 +73,35 @@ def test_slow_start_of_linux_3_13_doubles_each_round_trip_however_acks_are_space
 
 def test_a_stream_of_a_3_13_kernel_leaves_slow_start_sooner():
     """The same transfer, its window opened from three segments over 200 ms round trips, ends
-    sooner when each ACK grows the window by the segments it covers."""
-    rates = [
-        _run(
+    sooner when each ACK grows the window by the segments it covers.
+
+    By hand: one stream of 1,000 MB, its share its window, 3 MiB = 2,172.5 segments of 1,448 B,
+    15,728,640 B/s. Doubling (3.13): 3 x 2^10 = 3,072 segments reach it after 10 rounds, which
+    sent 3 x (2^10 - 1) = 3,069 segments. A segment per ACK: 3, 6, 12 acknowledged one by one,
+    then 21.5 x 1.5^k (k = 0 to 11), the window 21.5 x 1.5^12 = 2,789.5 after 15 rounds, which
+    sent 21 + 43 x (1.5^12 - 1) = 5,557.1 segments. Each run is iperf's 1 set-up round trip, its
+    rounds, the rest at 15,728,640 B/s and the last byte's 0.1 s: per_ack is 5 round trips
+    (1.0 s) longer, less the 2,488.1 segments (3.60 MB, 0.229 s) more it sent in slow start:
+    0.771 s."""
+    window_Bps, mss = 0.75 * 4194304 / 0.2, 1448
+    sent = {"per_segment": 3 * (2**10 - 1), "per_ack": 21 + 43 * (1.5**12 - 1)}
+    rounds = {"per_segment": 10, "per_ack": 15}
+    runs = {}
+    for growth in ("per_ack", "per_segment"):
+        r = runs[growth] = _run(
             *MEMORY,
             "workload.streams=1",
             "workload.total_MB=1000",
             f"tcp.slow_start_growth={growth}",
-        ).throughput_MBps
-        for growth in ("per_ack", "per_segment")
-    ]
-    assert rates[0] < rates[1]
+        )
+        ramp_s = 0.2 * (1 + rounds[growth])
+        assert r.utilization[wan.RAMP] * r.elapsed_s == pytest.approx(ramp_s)
+        rest_s = (1e9 - sent[growth] * mss) / window_Bps
+        assert r.elapsed_s == pytest.approx(ramp_s + rest_s + 0.1, rel=1e-9)
+    assert runs["per_ack"].elapsed_s - runs["per_segment"].elapsed_s == pytest.approx(
+        1.0 - (5557.1 - 3069) * mss / window_Bps, abs=1e-4
+    )
+    assert 1.0 - (5557.1 - 3069) * mss / window_Bps == pytest.approx(0.771, abs=5e-4)
 
 
 def test_udp_fragments_of_a_tsunami_block():
