@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 from ..errors import NotModelled
 from ..settings import (
@@ -358,18 +359,30 @@ def slow_start_growth(per_segment: bool) -> tuple[int, float]:
     return (0, 1.0) if per_segment else (QUICKACKS, ACKS_PER_SEGMENT)
 
 
-def slow_start(
+class SlowStart(NamedTuple):
+    """How a stream's slow start went (``slow_start_run``)."""
+
+    seconds: float  # its rounds, a round trip each
+    sent_B: float  # what it sent in them
+    # whether the window reached its target; False where the data ran out first: what is left
+    # fits in the window the stream has, and it sends it in one more round, within slow start
+    reached: bool
+
+
+def slow_start_run(
     target_window_B: float,
     mss: int,
     initial_segments: int,
     rtt_s: float,
     size_B: float,
     per_segment: bool = False,
-) -> tuple[float, float]:
-    """(seconds, bytes) of slow start before a stream reaches ``target_window_B``.
+) -> SlowStart:
+    """Slow start before a stream reaches ``target_window_B``, and whether it does.
 
     From ``initial_segments`` segments the window grows as ``slow_start_growth`` says. Slow start
-    ends when the window reaches the target or when the stream has sent all its bytes.
+    ends when the window reaches the target or when what the stream has left fits in its window;
+    then it has sent all its data within slow start, never reaching the target (``reached``
+    False).
     """
     quick, growth = slow_start_growth(per_segment)
     cwnd = float(initial_segments * mss)
@@ -381,7 +394,21 @@ def slow_start(
         quick -= at_once
         cwnd += (at_once + (segments - at_once) * growth) * mss
         rounds += 1
-    return rounds * rtt_s, sent
+    return SlowStart(rounds * rtt_s, sent, cwnd >= target_window_B)
+
+
+def slow_start(
+    target_window_B: float,
+    mss: int,
+    initial_segments: int,
+    rtt_s: float,
+    size_B: float,
+    per_segment: bool = False,
+) -> tuple[float, float]:
+    """(seconds, bytes) of slow start before a stream reaches ``target_window_B`` or has sent all
+    but the last window of its ``size_B`` (``slow_start_run``)."""
+    run = slow_start_run(target_window_B, mss, initial_segments, rtt_s, size_B, per_segment)
+    return run.seconds, run.sent_B
 
 
 def send_buffer_payload_B(

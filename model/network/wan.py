@@ -20,10 +20,11 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   receive work, the TCP work of its sockets' backlogs, on its own core (``tcp.reader_share``):
   all of it for a thread per stream (iperf 2, bbcp), a k-th for a thread serving k streams
   (iperf3 before 3.16).
-- A TCP stream is capped at window / RTT (socket buffers from the sysctls) and at the
-  loss-limited rate of its congestion control (``tcp.congestion_control``: Reno's, Mathis et al.,
-  or CUBIC's, RFC 8312 and 9438, each with its share of retransmission timeouts, Padhye et al.
-  1998, or none for BBR below 15 % loss; ``tcp.loss_limit_Bps``); what
+- A TCP stream is capped at window / RTT (socket buffers from the sysctls), of which 1 - loss is
+  delivered (the segments sent again occupy the window too), and at the loss-limited rate of its
+  congestion control (``tcp.congestion_control``: Reno's, Mathis et al., or CUBIC's, RFC 8312 and
+  9438, each with its share of retransmission timeouts, Padhye et al. 1998, or none for BBR below
+  15 % loss; ``tcp.loss_limit_Bps``); what
   is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
   opens with a handshake and the protocol's request round trips, then slow start to its window
   (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
@@ -35,8 +36,8 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
 
 The bound (the bottleneck law) counts what no run can pass: the resources, each TCP stream's
-window / RTT and Tsunami's set rate, not TCP's loss-limited rate, a response function fitted to
-runs that a run may beat, so an interval may reach above it.
+window / RTT x (1 - loss) and Tsunami's set rate, not TCP's loss-limited rate, a response function
+fitted to runs that a run may beat, so an interval may reach above it.
 
 Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
 with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
@@ -53,10 +54,10 @@ from dataclasses import dataclass, replace
 import simpy
 
 from ..catalog import Catalog, check_nic_cards, nic_notes
-from ..errors import NotModelled
+from ..errors import NotModelled, UserError
 from ..parts import Link
 from ..result import Result
-from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.flows import Flow, FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
 from ..storage.spec import StorageBody
@@ -74,6 +75,10 @@ from .spec import WanBody
 # (-o)'); iperf sends one buffer over and over
 SPLIT_READS = ("bbftp",)
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
+# the utilisation entries of the time before the flows run at their share (``simulate``): a TCP
+# stream's set-up round trips and slow start, a Tsunami session's set-up
+RAMP = "set-up and slow start"
+SETUP = "set-up"
 
 
 class _Prefixed:
@@ -129,10 +134,15 @@ class _FlowSpec:
     usage: dict[FlowResource, float]
     cap_Bps: float
     delay_s: float
-    # what no run of the flow can pass, for the bound: its window / RTT, or Tsunami's set rate;
-    # not TCP's loss-limited rate, a response function fitted to measurements (Mathis et al.'s
-    # constant, CUBIC's), which a run may beat (None: cap_Bps)
+    # what no run of the flow can pass, for the bound: its window / RTT x (1 - loss), or
+    # Tsunami's set rate; not TCP's loss-limited rate, a response function fitted to
+    # measurements (Mathis et al.'s constant, CUBIC's), which a run may beat (None: cap_Bps)
     ceiling_Bps: float | None = None
+    # a TCP stream's rounds of slow start, after its set-up round trips (None: no slow start, a
+    # Tsunami session), and whether it sends all its data within them, its window never reaching
+    # its share (``tcp.slow_start_run``)
+    slow_start_rounds: int | None = None
+    within_slow_start: bool = False
 
 
 def _members_of(flow_index: int, members: int, bonding: str) -> list[tuple[int, float]]:
@@ -154,6 +164,66 @@ class Built:
     # what caps each flow's rate, named as the bottleneck when it does: the TCP window, TCP's
     # loss-limited rate (Reno's, Mathis et al., or CUBIC's), Tsunami's target rate
     flow_limit: str
+    # what the flows do before they run at their share, named as the bottleneck when it takes
+    # most of the run (``RAMP``, ``SETUP``)
+    ramp: str = "set-up and slow start"
+
+
+def _figure(value: float, unit: str) -> str:
+    """Three significant figures (all the digits of a figure of 1,000 or more)."""
+    return f"{value:,.0f} {unit}" if value >= 99.95 else f"{value:#.3g} {unit}"
+
+
+def _rate(Bps: float) -> str:
+    """A rate of a note, in the unit that keeps it at 1 or more: B/s, kB/s or MB/s (a 32 kB/s
+    loss limit printed as '0.0 MB/s')."""
+    for scale, unit in ((1e6, "MB/s"), (1e3, "kB/s")):
+        if Bps >= scale:
+            return _figure(Bps / scale, unit)
+    return _figure(Bps, "B/s")
+
+
+def _bytes(size_B: float) -> str:
+    """A window or a bandwidth-delay product of a note, in MiB, KiB or B (a 192 B window printed
+    as '0.00 MiB')."""
+    for scale, unit in ((2**20, "MiB"), (2**10, "KiB")):
+        if size_B >= scale:
+            return _figure(size_B / scale, unit)
+    return _figure(size_B, "B")
+
+
+# the largest MTU of Ethernet below a gigabit: 802.3's 1,500-byte payload; jumbo frames came with
+# Gigabit Ethernet, and no 10 or 100 Mb/s NIC or link carries them
+STANDARD_MTU_B = 1500
+
+
+def check_mtu(body: WanBody, catalog: Catalog, where: str) -> None:
+    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no frame over ``STANDARD_MTU_B``."""
+    nic = catalog.get("nics", body.nic, where, "nic")
+    link: Link = catalog.get("links", body.link, where, "link")
+    slow = [
+        (kind, f"{kind} {name} at {rate:g} Gb/s")
+        for kind, name, rate in (
+            ("nic", body.nic, nic.rate_Gbps),
+            ("link", body.link, link.capacity_Gbps),
+        )
+        if rate < 1
+    ]
+    if slow and body.mtu_B > STANDARD_MTU_B:
+        raise UserError(
+            where,
+            "mtu_B",
+            f"Ethernet under 1 Gb/s ({' and '.join(text for _, text in slow)}) has no jumbo "
+            f"frames: mtu_B from 576 to {STANDARD_MTU_B:,} bytes there, got {body.mtu_B:,}",
+            related=tuple(kind for kind, _ in slow),
+        )
+
+
+def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
+    """What a transfer's parts allow of it: its MTU on its NIC and link (``check_mtu``), its
+    circuits in its hosts' slots (``check_circuits``)."""
+    check_mtu(body, catalog, where)
+    check_circuits(body, catalog, where)
 
 
 def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
@@ -180,9 +250,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     members = body.circuits
     total_B = w.total_MB * 1e6
-    if body.mtu_B > 9000 and catalog.get("nics", body.nic, where, "nic").rate_Gbps < 1:
-        raise NotModelled("jumbo frames on Fast Ethernet")
-    check_circuits(body, catalog, where)
+    check_parts(body, catalog, where)
 
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -317,7 +385,10 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         n = sessions * w.streams
         mss = tcp.mss_B(body.mtu_B)
         window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
-        window_Bps = tcp.window_limit_Bps(window, rtt_s)
+        # the segments sent again occupy the window as the first sends did: of a window a round
+        # trip, 1 - loss of it is delivered, whatever the congestion control (BBR too, which
+        # has no loss limit below 15 %)
+        window_Bps = tcp.window_limit_Bps(window, rtt_s) * (1.0 - body.loss_rate)
         loss_Bps = tcp.loss_limit_Bps(body.mtu_B, rtt_s, body.loss_rate, body.tcp)
         cap = min(window_Bps, loss_Bps)
         flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
@@ -365,7 +436,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 path_share_Bps,
             )
             size = per_session_B / w.streams
-            ss_s, ss_B = tcp.slow_start(
+            ramp = tcp.slow_start_run(
                 share_Bps * rtt_s,
                 mss,
                 body.tcp.initial_window_segments,
@@ -373,42 +444,55 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 size,
                 body.tcp.slow_start_growth == "per_segment",
             )
-            if ss_B >= size:
+            if ramp.sent_B >= size:
                 raise NotModelled("a transfer that ends inside slow start")
             flows.append(
                 _FlowSpec(
                     f"stream {k}",
-                    size - ss_B,
+                    size - ramp.sent_B,
                     usage,
                     cap,
-                    SETUP_RTTS[w.protocol] * rtt_s + ss_s,
+                    SETUP_RTTS[w.protocol] * rtt_s + ramp.seconds,
                     ceiling_Bps=window_Bps,
+                    slow_start_rounds=round(ramp.seconds / rtt_s),
+                    within_slow_start=not ramp.reached,
                 )
             )
         circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
         notes.append(
-            f"TCP: {n} stream(s), window {window / 2**20:.2f} MiB, window/RTT "
-            f"{tcp.window_limit_Bps(window, rtt_s) / 1e6:,.1f} MB/s per stream; bandwidth-delay "
-            f"product of one circuit {circuit_bdp_B / 2**20:,.1f} MiB"
+            f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
+            f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream"
+            + (f" ({_rate(window_Bps)} of it delivered)" if body.loss_rate else "")
+            + f"; bandwidth-delay product of one circuit {_bytes(circuit_bdp_B)}"
         )
         if math.isfinite(loss_Bps):
             notes.append(
                 f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
-                f"{loss_Bps / 1e6:,.1f} MB/s per stream"
+                f"{_rate(loss_Bps)} per stream"
             )
 
-    return Built(env, net, flows, rtt_s, total_B, notes, flow_limit)
+    return Built(
+        env,
+        net,
+        flows,
+        rtt_s,
+        total_B,
+        notes,
+        flow_limit,
+        SETUP if w.protocol == "tsunami" else RAMP,
+    )
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     built = build(scenario, catalog, params)
     env, net, flows, rtt_s, total_B = built.env, built.net, built.flows, built.rtt_s, built.total_B
-    started = []
+    ran: list[tuple[_FlowSpec, Flow]] = []
 
     def run(delay_s: float, specs: list[_FlowSpec]):
         """The flows that leave slow start together start together (one share-out for all)."""
         yield env.timeout(delay_s)
-        started.extend(net.transfers([(f.size_B, f.usage, f.name, f.cap_Bps) for f in specs]))
+        started = net.transfers([(f.size_B, f.usage, f.name, f.cap_Bps) for f in specs])
+        ran.extend(zip(specs, started, strict=True))
 
     by_delay: dict[float, list[_FlowSpec]] = {}
     for spec in flows:
@@ -421,38 +505,104 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     bound = partition_bound_Bps([f.usage for f in flows], ceilings) / 1e6
     utilization = net.utilization(elapsed)
     # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
-    # share of it they used while they ran, so that a window-limited transfer names its window as
-    # bottleneck
-    capped = [f for f in started if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
+    # share of it they used over the run, as the resources' own are, so that a window-limited
+    # transfer names its window as bottleneck and one its set-up and slow start take most of
+    # names them (counted over the flows' running time alone, a 1 kB transfer whose 0.7 s were
+    # 3 set-up round trips and its last byte's trip named its window, 86 % 'busy')
+    capped = [f for _, f in ran if math.isfinite(f.max_rate_Bps) and f.finished_s > f.started_s]
     if capped:
         utilization[built.flow_limit] = min(
-            1.0,
-            sum(f.size_B / ((f.finished_s - f.started_s) * f.max_rate_Bps) for f in capped)
-            / len(capped),
+            1.0, sum(f.size_B / (elapsed * f.max_rate_Bps) for f in capped) / len(capped)
         )
+    # ...and the time before the last flow runs at its share or ends, which no resource is
+    # charged with: the round trips of set-up and slow start (as the download server names its
+    # clients' pace where nothing else is full)
+    if ran:
+        utilization[built.ramp] = min(1.0, max(_ramp_ends_s(ran, rtt_s)) / elapsed)
     return Result(
         scenario=scenario.name,
         bytes_moved=total_B,
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bound,
-        notes=(*built.notes, *_ramp_note(flows, rtt_s, elapsed)),
+        notes=(*built.notes, *_ramp_note(ran, rtt_s, elapsed)),
     )
 
 
 RAMP_NOTED = 0.05  # the share of a run its streams' set-up and slow start take before a note
 
 
-def _ramp_note(flows: list[_FlowSpec], rtt_s: float, elapsed_s: float) -> tuple[str, ...]:
-    """A note where the streams' set-up and slow start take a notable share of the run: the
-    time no resource is full while the windows open, which the utilisations do not name."""
-    ramp_s = max((f.delay_s for f in flows), default=0.0)
+def _ramp_ends_s(ran: list[tuple[_FlowSpec, Flow]], rtt_s: float) -> list[float]:
+    """When each flow is done with its set-up and slow start: when it starts at its share (its
+    ``delay_s``), or, a stream that sends all its data within slow start, when its last byte
+    arrives."""
+    return [
+        f.finished_s + rtt_s / 2.0 if spec.within_slow_start else spec.delay_s for spec, f in ran
+    ]
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+def _ramp_note(
+    ran: list[tuple[_FlowSpec, Flow]], rtt_s: float, elapsed_s: float
+) -> tuple[str, ...]:
+    """A note where the flows' set-up (and a TCP stream's slow start) take a notable share of the
+    run: the time no resource is full while the windows open, which the utilisations do not name.
+
+    Each claim holds of the streams it is made of: a stream whose window reaches its share
+    (``tcp.slow_start_run``) 'reaches its share'; one whose data ran out first sends it within
+    slow start; a Tsunami session, one UDP flow at a set rate with no window, only sets up."""
+    ends_s = _ramp_ends_s(ran, rtt_s)
+    ramp_s = max(ends_s, default=0.0)
     if ramp_s < RAMP_NOTED * elapsed_s:
         return ()
+    ms = f"{rtt_s * 1e3:,.3g} ms"
+    run = f"{elapsed_s:,.3g} s run, {100 * ramp_s / elapsed_s:.0f} % of it"
+    specs = [spec for spec, _ in ran]
+    if all(spec.slow_start_rounds is None for spec in specs):  # Tsunami: no window to open
+        who = "the session" if len(specs) == 1 else f"the last of the {len(specs)} sessions"
+        return (
+            f"set-up: {who} starts sending {ramp_s:,.3g} s ({ramp_s / rtt_s:,.0f} round trips of "
+            f"{ms}) into the {run}",
+        )
+    reached = [spec for spec in specs if not spec.within_slow_start]
+    within = [
+        (end, spec) for end, (spec, _) in zip(ends_s, ran, strict=True) if spec.within_slow_start
+    ]
+    if not within:
+        return (
+            f"set-up and slow start: the last stream reaches its share {ramp_s:,.3g} s "
+            f"({ramp_s / rtt_s:,.0f} round trips of {ms}) into the {run}, while its window opens",
+        )
+    end_s, last = max(within, key=lambda pair: pair[0])
+    rounds = last.slow_start_rounds
+    setup = round(last.delay_s / rtt_s) - rounds
+    ran_out = f"{_count(setup, 'set-up round trip')} of {ms} and " + (
+        f"{_count(rounds, 'round')} of slow start, then what is left in one window"
+        if rounds
+        else "all its data in its first window"
+    )
+    if not reached:
+        who = "the stream" if len(specs) == 1 else f"each of the {len(specs)} streams"
+        return (
+            f"set-up and slow start: {who} sends its data within slow start, its window short of "
+            f"its share ({ran_out}): the last byte arrives {end_s:,.3g} s into the {run}",
+        )
+    reach_s = max(spec.delay_s for spec in reached)
+    one = len(reached) == 1, len(within) == 1
     return (
-        f"set-up and slow start: the last stream reaches its share {ramp_s:,.3g} s "
-        f"({ramp_s / rtt_s:,.0f} round trips of {rtt_s * 1e3:,.3g} ms) into the {elapsed_s:,.3g} s "
-        f"run, {100 * ramp_s / elapsed_s:.0f} % of it, while its window opens",
+        f"set-up and slow start: {len(reached)} of the {len(specs)} streams "
+        + ("reaches its share" if one[0] else "reach their share")
+        + f" {reach_s:,.3g} s ({reach_s / rtt_s:,.0f} round trips of {ms}) in, while "
+        + ("its window opens" if one[0] else "their windows open")
+        + f"; the other {len(within)} "
+        + ("sends its data" if one[1] else "send their data")
+        + " within slow start, short of "
+        + ("its" if one[1] else "their")
+        + f" share ({ran_out}), the last byte arriving {end_s:,.3g} s in; all by {ramp_s:,.3g} s "
+        f"into the {run}",
     )
 
 
@@ -460,5 +610,5 @@ MODEL = ModelRecord(
     "wan_transfer",
     WanBody,
     simulate,
-    check_parts=lambda body, catalog, params, where: check_circuits(body, catalog, where),
+    check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
 )
