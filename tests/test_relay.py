@@ -13,7 +13,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import reference, scenario, templates
+from model import catalog, reference, scenario, templates
 from model.network import tcp
 from model.servers import availability, relay
 from model.settings import NET_CYCLES_PER_FRAME
@@ -459,3 +459,24 @@ def test_the_availability_note_names_the_real_server_by_its_own_number():
     out = predict("real_servers.weights=[1,3]", "feed.sites=80")
     assert out.bottleneck == "real server 1 link out"
     assert "with all 2 up and real server 1 link out full" in _note(out.notes, "real servers (")
+
+
+def test_one_site_s_packets_take_one_core_of_the_director():
+    """RSS puts a flow's packets on one core: one site's ACKs, forwarded by the director, are one
+    core's work however many it has (a pool of its cores gave one site's flow 3.2 of them, the
+    quotes' second audit): the director's forwarding for the sites binds at one core's rate."""
+    one_site = (
+        *CURRENT,
+        "irq_affinity=rss",
+        "tso=true",
+        "gro=true",
+        "real_servers.count=1",
+        "feed.sites=1",
+        "feed.rate_GBph=10000",
+    )
+    out = predict(*one_site)
+    assert out.bottleneck == "director packets (sites)"
+    ghz = catalog.load().get("hosts", "lenovo_sr665_v3", "", "").clock_GHz
+    forwarded = relay.Stages(scenario.load("psu_relay", ["irq_affinity=rss"]).body, 1500)
+    per_feed_byte = forwarded.to_sites(0, 1, 1.0)["director packets (sites)"]
+    assert out.bound_MBps == pytest.approx(ghz * 1e9 / per_feed_byte / 1e6, rel=1e-6)

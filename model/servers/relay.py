@@ -99,10 +99,16 @@ class Machines:
             "director link out": self._link(self.director_Bps_by_ports, servers + nat),
             "director packets": self._packets(self.director, 1 + servers + sites),
         }
+        if self.spread:  # each class of flows on as many cores as it has flows
+            for flows, count in (("feed", 1), ("real servers", servers), ("sites", sites)):
+                caps[f"director packets ({flows})"] = self._packets(self.director, count)
         for i, held in enumerate(sites_per_server):
             caps[f"real server {i} link out"] = self._link(self.real_server_Bps_by_ports, held)
             caps[f"real server {i} link in"] = self._link(self.real_server_Bps_by_ports, 1)
             caps[f"real server {i} packets"] = self._packets(self.real_server, 1 + held)
+            if self.spread:
+                caps[f"real server {i} packets (director)"] = self._packets(self.real_server, 1)
+                caps[f"real server {i} packets (sites)"] = self._packets(self.real_server, held)
         return caps
 
 
@@ -201,6 +207,17 @@ class Stages:
         )
         to_sites = tcp.tcp_frame_work_per_byte(mtu_B, TcpBuffers(tso=body.tso))[0]
         self.to_sites_cycles_per_B = to_sites * NET_CYCLES_PER_FRAME
+        # with the flows spread over the cores, each flow's packet work stays on one core: the
+        # work of a class of flows (the feed, the streams to the real servers, the sites') also
+        # visits a station of as many cores as it has flows (``Machines.capacities``)
+        self.by_flow = body.irq_affinity != "cpu0"
+
+    def _packets(self, machine: str, flows: str, cycles: float) -> dict[str, float]:
+        """``cycles`` of packet work on ``machine``'s cores, and on its class of ``flows``'."""
+        work = {f"{machine} packets": cycles}
+        if self.by_flow:
+            work[f"{machine} packets ({flows})"] = cycles
+        return work
 
     def _stream(self, B: float) -> tuple[float, float, float, float]:
         """A TCP stream of ``B`` payload bytes: data wire bytes, data frames, ACK bytes, ACKs."""
@@ -214,7 +231,7 @@ class Stages:
         return {
             "director link in": wire,
             "director link out": ack_B,
-            "director packets": B * self.received_cycles_per_B,
+            **self._packets("director", "feed", B * self.received_cycles_per_B),
         }
 
     def to_real_server(self, i: int, B: float) -> dict[str, float]:
@@ -223,10 +240,10 @@ class Stages:
         return {
             "director link out": wire,
             "director link in": ack_B,
-            "director packets": B * self.sent_cycles_per_B,
+            **self._packets("director", "real servers", B * self.sent_cycles_per_B),
             f"real server {i} link in": wire,
             f"real server {i} link out": ack_B,
-            f"real server {i} packets": B * self.received_cycles_per_B,
+            **self._packets(f"real server {i}", "director", B * self.received_cycles_per_B),
         }
 
     def to_sites(self, i: int, sites: int, B: float) -> dict[str, float]:
@@ -238,10 +255,10 @@ class Stages:
         return {
             f"real server {i} link out": wire,
             f"real server {i} link in": acks_out,
-            f"real server {i} packets": sites * B * self.to_sites_cycles_per_B,
+            **self._packets(f"real server {i}", "sites", sites * B * self.to_sites_cycles_per_B),
             "director link in": fwd.in_B,
             "director link out": fwd.out_B,
-            "director packets": fwd.packets * self.forward_cycles,
+            **self._packets("director", "sites", fwd.packets * self.forward_cycles),
         }
 
     def per_product(self, sites_per_server: list[int], B: float) -> dict[str, float]:
