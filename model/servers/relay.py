@@ -152,6 +152,7 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
                 f"{key}.nic",
                 f"{host_id} is fitted with {', '.join(host.nics)} (data/hardware/hosts.yaml), "
                 f"got {nic_id!r}",
+                related=(f"{key}.host",),
             )
         fitted = host.nics.count(nic_id) if host.nics else nic.ports
         if ports > fitted:
@@ -164,6 +165,7 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
                 where,
                 f"{key}.ports",
                 f"{host_id} {held} (data/hardware/hosts.yaml); allowed: 1 to {fitted}, got {ports}",
+                related=(f"{key}.host", f"{key}.nic"),
             )
         return host, tuple(
             min(
@@ -211,12 +213,20 @@ class Stages:
         # work of a class of flows (the feed, the streams to the real servers, the sites') also
         # visits a station of as many cores as it has flows (``Machines.capacities``)
         self.by_flow = body.irq_affinity != "cpu0"
+        # of a flow's receive work, the share its reading process does on a core of its own
+        # (tcp.reader_share): the flow's core, its interrupt's, does the rest
+        self.in_reader = tcp.reader_share(mtu_B, ours)
 
-    def _packets(self, machine: str, flows: str, cycles: float) -> dict[str, float]:
-        """``cycles`` of packet work on ``machine``'s cores, and on its class of ``flows``'."""
+    def _packets(
+        self, machine: str, flows: str, cycles: float, received: bool = False
+    ) -> dict[str, float]:
+        """``cycles`` of packet work on ``machine``'s cores, and on its class of ``flows``' (of
+        work ``received``, the share its interrupt's core does, not the reading process's)."""
         work = {f"{machine} packets": cycles}
         if self.by_flow:
-            work[f"{machine} packets ({flows})"] = cycles
+            work[f"{machine} packets ({flows})"] = cycles * (
+                1.0 - self.in_reader if received else 1.0
+            )
         return work
 
     def _stream(self, B: float) -> tuple[float, float, float, float]:
@@ -231,7 +241,7 @@ class Stages:
         return {
             "director link in": wire,
             "director link out": ack_B,
-            **self._packets("director", "feed", B * self.received_cycles_per_B),
+            **self._packets("director", "feed", B * self.received_cycles_per_B, received=True),
         }
 
     def to_real_server(self, i: int, B: float) -> dict[str, float]:
@@ -243,7 +253,9 @@ class Stages:
             **self._packets("director", "real servers", B * self.sent_cycles_per_B),
             f"real server {i} link in": wire,
             f"real server {i} link out": ack_B,
-            **self._packets(f"real server {i}", "director", B * self.received_cycles_per_B),
+            **self._packets(
+                f"real server {i}", "director", B * self.received_cycles_per_B, received=True
+            ),
         }
 
     def to_sites(self, i: int, sites: int, B: float) -> dict[str, float]:
@@ -456,7 +468,8 @@ def _capacity_notes(
     servers = body.real_servers.count
     feed_MBps = body.feed.rate_GBph * 1e3 / 3600
     notes = [
-        f"offered: {body.feed.sites} sites x {feed_MBps:.2f} MB/s of feed = "
+        f"offered: {body.feed.sites} site{'s' if body.feed.sites > 1 else ''} x "
+        f"{feed_MBps:,.2f} MB/s of feed = "
         f"{offered_MBps:,.1f} MB/s; "
         f"LVS {body.director.mode}, {body.director.scheduler}: sites per real server "
         + ", ".join(str(n) for n in sites_per_server),
@@ -471,7 +484,7 @@ def _capacity_notes(
         )
         left = bound_MBps(stages, kit.capacities(list(survivors.active)), list(survivors.active))
         notes.append(
-            f"real server 0 down, its sites reconnect to the others: at most {left:.1f} MB/s, "
+            f"real server 0 down, its sites reconnect to the others: at most {left:,.1f} MB/s, "
             f"{100 * min(left / offered_MBps, 1.0):.0f} % of the offered load"
         )
     return tuple(notes)
