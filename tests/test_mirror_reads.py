@@ -123,3 +123,50 @@ def test_a_copy_reads_its_source_mirror_from_one_copy():
     read = _run("psu_copy", *RAID1_READ)
     assert copy.bottleneck == "mirror copy raid1.0"
     assert copy.throughput_MBps == pytest.approx(read.throughput_MBps, rel=0.02)
+
+
+MIRROR_CLIENTS = (
+    "volumes.data.level=raid1",
+    "volumes.data.groups=1",
+    "volumes.data.lvm=none",
+    "volumes.data.lvm_stripes=null",
+    "volumes.data.disks.count=2",
+    "volumes.data.disks.attach=[jbod.0,jbod.1]",
+    "workload.op=read",
+    "workload.total_MB=10000",
+    "clients.protocol=tcp",
+)
+
+
+def test_a_client_reading_a_mirror_keeps_to_one_copy():
+    """One TCP client reading a 2-way md mirror over the LAN reads one copy, as a local stream
+    does (the clients' path read both copies at once: 497.7 MB/s against one drive's 270, the
+    second storage fuzz); two clients read one copy each."""
+    one = _run("purchase_hdd_md", *MIRROR_CLIENTS, "clients.count=1")
+    assert one.bottleneck == "mirror copy data.0"
+    two = _run("purchase_hdd_md", *MIRROR_CLIENTS, "clients.count=2")
+    assert two.throughput_MBps == pytest.approx(2 * one.throughput_MBps, rel=0.02)
+
+
+def test_a_wan_sender_reading_a_mirror_keeps_to_one_copy(tmp_path):
+    """One Tsunami session reads the TRIUMF sender's array made an md RAID1 of two from one copy:
+    the session is held at one drive's rate (it read both copies at once, the second storage
+    fuzz); two sessions read a copy each."""
+    import yaml
+
+    store = yaml.safe_load(scenario.resolve("atlas_triumf_send").read_text())
+    volume = next(iter(store["volumes"].values()))
+    volume["level"], volume["disks"]["count"] = "raid1", 2
+    volume["disks"]["attach"] = volume["disks"]["attach"][:2]
+    (tmp_path / "mirror.yaml").write_text(yaml.safe_dump(store))
+    wan = yaml.safe_load(scenario.resolve("atlas_lightpath").read_text())
+    wan.update(sender_storage="mirror.yaml", receiver_storage=None)
+    (tmp_path / "wan.yaml").write_text(yaml.safe_dump(wan))
+    memory = ["variant=tsunami", "workload.sink=memory", "rtt_ms=1", "workload.total_MB=5000"]
+    one = simulate(scenario.load(tmp_path / "wan.yaml", memory), calibrated())
+    assert one.bottleneck == "sender: mirror copy " + next(iter(store["volumes"])) + ".0"
+    two = simulate(
+        scenario.load(tmp_path / "wan.yaml", [*memory, "variant=tsunami_two_circuits"]),
+        calibrated(),
+    )
+    assert two.throughput_MBps == pytest.approx(2 * one.throughput_MBps, rel=0.05)

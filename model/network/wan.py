@@ -97,6 +97,12 @@ class _Storage:
     usage: dict[FlowResource, float]  # per byte read or written
     io_s_per_byte: float  # the buffered I/O path, on the process doing the I/O
     driver_s_per_byte: float  # host CPU outside the process (flusher, driver)
+    path: topology.StoragePath
+    volume: str
+
+    def reader(self, reader: int) -> dict[FlowResource, float]:
+        """What reader ``reader``'s bytes use besides: its own copy of each mirror it reads."""
+        return self.path.own_copy(self.volume, reader)
 
 
 def _storage(
@@ -124,6 +130,8 @@ def _storage(
         usage=dict(path.usage_per_byte[volume]),
         io_s_per_byte=target_io_s_per_byte(params, storage, side.host.copy_rate_MBps, op),
         driver_s_per_byte=driver,
+        path=path,
+        volume=volume,
     )
 
 
@@ -331,9 +339,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             add(usage, circuits[m], per_byte * share)
             receiver.charge_nic(usage, m, per_byte * share * (1.0 - body.loss_rate))
 
-    def disk_read(usage: dict, core: FlowResource) -> None:
+    def disk_read(usage: dict, core: FlowResource, reader: int) -> None:
         if source is not None:
-            for res, a in source.usage.items():
+            for res, a in {**source.usage, **source.reader(reader)}.items():
                 add(usage, res, a)
             charge(usage, sender, core, source.io_s_per_byte)
 
@@ -357,7 +365,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         for j in range(sessions):
             usage: dict[FlowResource, float] = {}
             server = sender.process(f"tsunami{j}")
-            disk_read(usage, server)
+            disk_read(usage, server, j)
             charge(
                 usage,
                 sender,
@@ -409,7 +417,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             thread = k if w.threads is None else k % w.threads
             served = 1 if w.threads is None else len(range(thread, n, w.threads))
             s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
-            disk_read(usage, s_core)
+            # each stream its part of the file (SPLIT_READS), else each session one reader
+            disk_read(usage, s_core, k if w.protocol in SPLIT_READS else k // w.streams)
             charge(usage, sender, s_core, sender.copy_s_per_byte)
             charge_frames(usage, sender, k, sent_frames * sender.frame_s)
             wire(usage, k, wire_per_byte)

@@ -242,6 +242,7 @@ def build(
             read_s_per_byte=read_s if op == "read" else 0.0,
             write_s_per_byte=write_s,
             writer_pays=pays,
+            stream=i // connections,  # a client's connections read its one stream
         )
         charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
         charge_frames(usage, side, i, frames_s - in_server_s)

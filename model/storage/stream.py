@@ -73,8 +73,10 @@ def stream_usage(
     read_s_per_byte: float,
     write_s_per_byte: float,
     writer_pays: float,
+    stream: int = 0,
 ) -> dict[FlowResource, float]:
-    """Resources a stream's byte uses: its volumes' paths, its own core and the host's CPU.
+    """Resources a stream's byte uses: its volumes' paths, its own copy of a mirror it reads in
+    order (``StoragePath.own_copy``; ``stream``: its number), its own core and the host's CPU.
 
     The core takes each byte through the page cache once per volume it touches (a copy reads the
     source and writes the target), and pays the write driver path for the share ``writer_pays`` of
@@ -86,6 +88,7 @@ def stream_usage(
     for vname in volumes:
         for res, share in path.usage_per_byte[vname].items():
             usage[res] = usage.get(res, 0.0) + share
+        usage.update(path.own_copy(vname, stream))
     writes = w.op in ("write", "copy")
     core_s = (write_s_per_byte if writes else read_s_per_byte) + (
         read_s_per_byte if w.op == "copy" else 0.0
@@ -188,14 +191,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     pays = (
         1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     )
-    usages = [stream_usage(path, body, core, host_cpu, read_s, write_s, pays) for core in cores]
+    usages = [
+        stream_usage(path, body, core, host_cpu, read_s, write_s, pays, stream=i)
+        for i, core in enumerate(cores)
+    ]
     for core, usage in zip(cores, usages, strict=True):
         checkpoint_wait(path, body, usage, core)
-    # a stream reading a mirror in order reads one copy of each: at most those drives' rate
-    for vname, own_s in path.own_copy_s_per_byte.items():
-        if own_s:
-            for i, usage in enumerate(usages):
-                usage[net.resource(f"mirror copy {vname}.{i}", 1.0, unit="s")] = own_s
     # a request's host time: a copy reads and writes it, else it is read or written
     core_s = {"read": read_s, "write": write_s, "copy": read_s + write_s}[w.op] * request_B
     if w.pattern == "random":

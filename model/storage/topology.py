@@ -69,6 +69,21 @@ class StoragePath:
     # sequential read stays on one copy: each stream's own limit, not the drives' shared one);
     # 0 where none is a mirror
     own_copy_s_per_byte: dict[str, float] = field(default_factory=dict)
+    _own_copies: dict[tuple[str, int], FlowResource] = field(default_factory=dict)
+
+    def own_copy(self, vname: str, stream: int) -> dict[FlowResource, float]:
+        """Stream ``stream``'s limit at its own copy of each of ``vname``'s mirrors (a resource of
+        one second a second, and the stream's seconds per byte on it); none where ``vname`` keeps
+        no mirror a stream reads in order (``own_copy_s_per_byte``)."""
+        seconds = self.own_copy_s_per_byte.get(vname, 0.0)
+        if not seconds:
+            return {}
+        key = (vname, stream)
+        if key not in self._own_copies:
+            self._own_copies[key] = self.network.resource(
+                f"mirror copy {vname}.{stream}", 1.0, unit="s"
+            )
+        return {self._own_copies[key]: seconds}
 
 
 def group_shares(
