@@ -406,9 +406,23 @@ def test_a_request_past_a_stripe_row_reads_each_member_s_chunks_in_one_go(drives
 
 
 @pytest.mark.parametrize("level, drives", [("raid0", 3), ("raid5", 4), ("raid6", 5)])
-def test_a_request_past_a_row_waits_for_the_member_with_the_most_chunks(level, drives):
-    """80 chunks of 64 KiB over 3 data members: two members hold 27 of them and one 26, and the
-    request ends when a 27-chunk member is done: 27 chunks, not the 26.7 of their mean."""
-    lay = requests.layout(_volume(level, drives, 64), "read", 80 * 64 * 1024, drives)
-    assert lay.piece_B == 27 * 64 * 1024
+def test_a_request_past_a_row_gives_each_member_one_command_of_its_mean_bytes(level, drives):
+    """80 chunks of 64 KiB over 3 data members: each member one command (one positioning) of
+    their mean, 26.7 chunks, so that the drives' commands and bytes both add up: the busiest's 27
+    as the piece with the mean's share left each drive half a command short past a row (260 KiB on
+    four 64 KiB chunks read 60 % faster than 256 KiB, the second storage fuzz)."""
+    request_B = 80 * 64 * 1024
+    lay = requests.layout(_volume(level, drives, 64), "read", request_B, drives)
+    assert lay.piece_B == pytest.approx(request_B / 3)
     assert lay.at_once == (3,)
+    # commands a drive takes per request: its share of the bytes over a command's piece
+    assert lay.share * request_B / lay.piece_B == pytest.approx(3 / drives)
+
+
+def test_a_request_just_past_a_row_is_no_faster_than_one_row():
+    """On a RAID0 of four 64 KiB chunks at depth 32, 260 KiB requests move about what 256 KiB ones
+    do (each member still one positioning a request)."""
+    volume = _volume("raid0", 4, 64)
+    row, past = (requests.layout(volume, "read", k * 1024, 4) for k in (256, 260))
+    assert row.share * 256 * 1024 / row.piece_B == pytest.approx(1.0)
+    assert past.share * 260 * 1024 / past.piece_B == pytest.approx(1.0)
