@@ -598,3 +598,11 @@ def test_a_link_under_a_gigabit_takes_no_jumbo_frame_and_gigabit_takes_them(tmp_
     # Gigabit Ethernet and faster as before: jumbo frames, up to IP's 65,535
     for mtu in (9000, 65535):
         assert run_cli("predict", "atlas_lightpath", "--set", f"mtu_B={mtu}", "--point")[0] == 0
+
+
+def test_a_wan_transfer_too_large_for_its_sender_says_what_each_reader_reads(run_cli):
+    """bbftp's 16 streams each read 1/16 of 50,000,000 MB: the line's figures multiply (it printed
+    the storage scenario's own 10,000 MB a stream, the second storage fuzz)."""
+    status, out, err = run_cli("predict", "atlas_lightpath", "--set", "workload.total_MB=5e7")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert "50,000 GB of data (16 streams of 3.125e+06 MB)" in err

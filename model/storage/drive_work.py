@@ -146,7 +146,11 @@ def _check_fits(
             attachment.where,
             "workload.start_fraction" if fits_from_the_edge else "workload.total_MB",
             f"{need_GB:,.6g} GB of data"
-            + (f" ({w.streams:,} streams of {w.total_MB:,.6g} MB)" if w.streams > 1 else "")
+            + (
+                f" ({w.streams:,} streams of {bytes_per_stream / 1e6:,.6g} MB)"
+                if w.streams > 1
+                else ""
+            )
             + f" do not fit on volume {spot.name}: it would take "
             f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
             + (f" from {start:.6g} of the way in" if start else ""),
