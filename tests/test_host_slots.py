@@ -124,6 +124,15 @@ def test_a_host_whose_slot_list_was_read_in_part_says_so(run_cli):
             ["controllers.iop332.bus=hub"],
             "--set: controllers.iop332.bus: intel_iop332_raid's host interface is PCIe 1.0 x8",
         ),
+        # the ICH5R's own SATA controller sits on its hub link, not on a PCI-X bus (it ran there,
+        # the bus 100 % busy, the second storage fuzz)
+        (
+            "psu_copy",
+            ["controllers.sata.bus=pcix"],
+            "--set: controllers.sata.bus: intel_ich5r_sata's host interface is Intel hub interface"
+            " 1.5 (MCH to ICH2 ... ICH5R) and its segment pcix is PCI-X 64-bit, 133 MHz "
+            "(pcix_64_133): an I/O hub's own controller does not fit a PCI or PCI-X bus",
+        ),
     ],
 )
 def test_a_card_whose_host_bus_does_not_fit_its_segment_is_refused(

@@ -21,11 +21,12 @@ card fits no PCI, PCI-X or hub-link segment, nor a PCI, PCI-X or hub-link card a
 PCIe card's edge has no parallel bus's pins; PCI Express Card Electromechanical Specification),
 while a parallel card fits a parallel segment as the standards let it (a PCI card in a PCI-X
 segment, a 64-bit card in a 32-bit one: ``model.storage.buses`` runs the segment at the slowest
-card's clock). An I/O processor that bridges its PCI Express host side to a PCI-X segment of its
-own (the catalog's ``bridged_bus``: the IOP332) may sit on a segment of that kind, which stands
-for the one below its bridge. Without this check a PCIe 4.0 HBA in a 64-bit 66 MHz PCI segment
-predicted at the PCI rate. A controller whose host interface is neither (an external array's SAS
-port, whose segment is the HBA link it hangs from) is not checked.
+card's clock), and an I/O hub's own controller (on a point-to-point hub link: the ICH's SATA and
+IDE) only its hub link, nor a PCI card the link itself. An I/O processor that bridges its PCI
+Express host side to a PCI-X segment of its own (the catalog's ``bridged_bus``: the IOP332) may sit
+on a segment of that kind, which stands for the one below its bridge. Without this check a PCIe 4.0
+HBA in a 64-bit 66 MHz PCI segment predicted at the PCI rate. A controller whose host interface is
+neither (an external array's SAS port, whose segment is the HBA link it hangs from) is not checked.
 """
 
 from __future__ import annotations
@@ -185,6 +186,18 @@ def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
             card, slots = f"a {_PARALLEL} card", "a PCI Express slot"
             fitting = [n for n, bus in segments.items() if bus.kind == "parallel"]
             allowed = f"a {_PARALLEL} segment"
+        elif own.kind == "parallel" and own.multidrop != seg.multidrop:
+            # a controller on a point-to-point hub link is the I/O hub's own (the ICH's SATA and
+            # IDE): it sits on that link, not on a PCI or PCI-X bus, nor a PCI card on a hub link
+            hub = not own.multidrop
+            card = "an I/O hub's own controller" if hub else "a PCI or PCI-X card"
+            slots = "a PCI or PCI-X bus" if hub else "a hub link"
+            fitting = [
+                n
+                for n, bus in segments.items()
+                if bus.kind == "parallel" and bus.multidrop == own.multidrop
+            ]
+            allowed = "a hub-link segment" if hub else "a PCI or PCI-X segment"
         else:
             continue
         declared = (
