@@ -369,3 +369,14 @@ def test_a_copy_of_a_volume_onto_itself_is_refused(run_cli, override, key, volum
         f"--set: {key}: a copy reads one volume and writes another",
         f"both name {volume!r}; allowed: another volume ({other})",
     )
+
+
+def test_a_source_for_a_workload_that_is_not_a_copy_is_refused(run_cli):
+    """psu_copy's raid1 source kept under op read was taken and ignored (the second storage
+    fuzz); a copy with no source names the volumes it may read."""
+    status, out, err = run_cli("predict", "psu_copy", "--point", "--set", "workload.op=read")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.startswith("--set: workload.op: only a copy reads a source volume")
+    status, out, err = run_cli("predict", "psu_copy", "--point", "--set", "workload.source=null")
+    assert status == 2 and err.startswith("--set: workload.source: a copy needs the volume")
+    assert "allowed: raid1" in err

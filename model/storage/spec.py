@@ -703,7 +703,21 @@ class StorageBody:
                     f"unknown volume {name!r}; allowed: {', '.join(self.volumes) or 'none'}",
                 )
         if w.op == "copy" and w.source is None:
-            raise UserError(where, "workload.source", "a copy needs the volume it reads from")
+            raise UserError(
+                where,
+                "workload.source",
+                "a copy needs the volume it reads from; allowed: "
+                + ", ".join(name for name in self.volumes if name != w.target),
+                related=("workload.op",),
+            )
+        if w.op != "copy" and w.source is not None:
+            raise UserError(
+                where,
+                "workload.source",
+                f"only a copy reads a source volume, and workload.op is {w.op}; allowed: null "
+                "(leave it out), or op copy",
+                related=("workload.op",),
+            )
         if w.op == "copy" and w.source == w.target:
             others = [name for name in self.volumes if name != w.target]
             raise UserError(
