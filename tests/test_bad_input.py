@@ -380,3 +380,21 @@ def test_a_source_for_a_workload_that_is_not_a_copy_is_refused(run_cli):
     status, out, err = run_cli("predict", "psu_copy", "--point", "--set", "workload.source=null")
     assert status == 2 and err.startswith("--set: workload.source: a copy needs the volume")
     assert "allowed: raid1" in err
+
+
+def test_a_drive_count_the_groups_do_not_divide_names_the_count_that_was_set(run_cli):
+    """25 drives in purchase_hdd_md's two RAID6 groups: the --set of disks.count is the mistake,
+    not the file's groups (it was blamed on the file, the second storage fuzz)."""
+    attach = "[" + ",".join(f"jbod.{i}" for i in range(25)) + "]"
+    status, out, err = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--point",
+        "--set",
+        "volumes.data.disks.count=25",
+        "--set",
+        f"volumes.data.disks.attach={attach}",
+    )
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.startswith("--set: volumes.data.disks")
+    assert "2 groups must divide disks.count (25 drives)" in err

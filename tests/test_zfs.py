@@ -235,7 +235,7 @@ def test_a_pools_file_system_is_not_held_to_the_zvols_threads(tmp_path):
         ({"vdevs": None}, "volumes.v.vdevs: a ZFS pool (engine: zfs) needs its vdevs"),
         (  # the key the user wrote, not the groups a pool has none of
             {"vdevs": {"type": "raidz2", "count": 4}},
-            "volumes.v.vdevs.count: must divide disks.count (6), got 4",
+            "volumes.v.vdevs.count: 4 vdevs must divide disks.count (6 drives)",
         ),
         (  # a pool holds a dataset or a zvol: another file system on it was accepted and ignored
             {"filesystem": {"type": "xfs"}},

@@ -330,7 +330,13 @@ class Volume:
         count = self.disks.count
         if count % groups:
             at = f"{key}.vdevs.count" if self.vdevs else f"{key}.groups"
-            raise UserError(where, at, f"must divide disks.count ({count}), got {groups}")
+            raise UserError(
+                where,
+                at,
+                f"{groups} {'vdevs' if self.vdevs else 'groups'} must divide disks.count "
+                f"({count} drives)",
+                related=(f"{key}.disks.count", f"{key}.disks"),
+            )
         if groups > 1 and self.lvm == "none" and self.engine != "zfs":  # a pool stripes itself
             raise UserError(
                 where, f"{key}.lvm", "must be linear or striped to join more than one group"
@@ -345,7 +351,12 @@ class Volume:
         problem = LEVELS[level].problem(per_group)
         if problem:
             at = f"{key}.vdevs.type" if self.vdevs else f"{key}.level"
-            raise UserError(where, at, f"{problem}; got {per_group} drives per group")
+            raise UserError(
+                where,
+                at,
+                f"{problem}; got {per_group} drives per group",
+                related=(f"{key}.disks.count", f"{key}.disks"),
+            )
 
     def _check_engine(self, where: str, key: str) -> None:
         """A ZFS pool names vdevs and no level, groups or LVM, and holds a ZFS dataset or a zvol;
