@@ -80,7 +80,7 @@ def test_a_few_drives_behind_a_wide_uplink_run_at_the_drives_rate(tmp_path):
             {"part": "no_such_shelf"},
             "shelves.jbod.part: unknown enclosure or expander 'no_such_shelf'",
         ),
-        ({"uplink": ["hba.9"]}, "has channels 0 to 7, got 'hba.9'"),
+        ({"uplink": ["hba.9"]}, ": channels 0 to 7, got 'hba.9'"),
     ],
 )
 def test_a_shelf_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, message):

@@ -114,7 +114,7 @@ class Attachment:
         ctrl = self.controller(cname)
         if int(number) >= ctrl.channels:
             raise UserError(
-                self.where, at, f"{ctrl.name} has channels 0 to {ctrl.channels - 1}, got {point!r}"
+                self.where, at, f"{ctrl.name}: channels 0 to {ctrl.channels - 1}, got {point!r}"
             )
         return cname, self.channel_rate_Bps(ctrl, cname)
 
