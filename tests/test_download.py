@@ -1059,8 +1059,8 @@ def test_a_connection_sends_at_most_its_window_a_round_trip():
 
 def test_a_new_connection_a_file_loses_the_rounds_of_its_slow_start():
     """Over a 10 ms round trip a new connection's window grows round by round from its first
-    window (``tcp.slow_start``): from one segment it takes more rounds than from ten, so the first
-    window now matters (it changed nothing before); kept-alive connections lose none."""
+    window (``tcp.slow_start_run``): from one segment it takes more rounds than from ten, so the
+    first window now matters (it changed nothing before); kept-alive connections lose none."""
     rates = [
         _run(
             *ONE_CONNECTION,

@@ -397,20 +397,6 @@ def slow_start_run(
     return SlowStart(rounds * rtt_s, sent, cwnd >= target_window_B)
 
 
-def slow_start(
-    target_window_B: float,
-    mss: int,
-    initial_segments: int,
-    rtt_s: float,
-    size_B: float,
-    per_segment: bool = False,
-) -> tuple[float, float]:
-    """(seconds, bytes) of slow start before a stream reaches ``target_window_B`` or has sent all
-    but the last window of its ``size_B`` (``slow_start_run``)."""
-    run = slow_start_run(target_window_B, mss, initial_segments, rtt_s, size_B, per_segment)
-    return run.seconds, run.sent_B
-
-
 def send_buffer_payload_B(
     acked_B: float, mss: int, initial_segments: int, default_B: int, per_segment: bool = False
 ) -> float:

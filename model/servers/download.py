@@ -118,8 +118,8 @@ from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
     mss_B,
-    slow_start,
     slow_start_growth,
+    slow_start_run,
     tcp_frame_work_per_byte,
     tcp_wire_per_byte,
 )
@@ -200,13 +200,13 @@ def window_Bps(body: DownloadBody) -> float:
 
 def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
     """The time a new connection's window (``per_file``; a kept-alive one's has grown) loses to slow
-    start on a file: the rounds ``model.network.tcp.slow_start`` takes from
+    start on a file: the rounds ``model.network.tcp.slow_start_run`` takes from
     ``initial_window_segments`` until the window keeps ``rate_Bps`` busy or the file is sent (grown
     as ``tcp.slow_start_growth`` says), less the time what they sent would take at that rate."""
     if body.server.connections == "keep_alive":
         return 0.0
     rtt_s = body.lan_rtt_ms / 1e3
-    rounds_s, sent_B = slow_start(
+    run = slow_start_run(
         rate_Bps * rtt_s,
         mss_B(body.mtu_B),
         body.tcp.initial_window_segments,
@@ -214,7 +214,7 @@ def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
         file_B,
         body.tcp.slow_start_growth == "per_segment",
     )
-    return max(0.0, rounds_s - sent_B / rate_Bps)
+    return max(0.0, run.seconds - run.sent_B / rate_Bps)
 
 
 def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
