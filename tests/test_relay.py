@@ -480,3 +480,24 @@ def test_one_site_s_packets_take_one_core_of_the_director():
     forwarded = relay.Stages(scenario.load("psu_relay", ["irq_affinity=rss"]).body, 1500)
     per_feed_byte = forwarded.to_sites(0, 1, 1.0)["director packets (sites)"]
     assert out.bound_MBps == pytest.approx(ghz * 1e9 / per_feed_byte / 1e6, rel=1e-6)
+
+
+def test_the_feed_fills_one_bonded_port_and_the_acknowledgements_take_the_other():
+    """Direct routing, one real server and one site, forwarding at 1,000 cycles a packet: the feed
+    is one flow on one of the director's two ports, 3.125e9 x 1448/1538 = 2,942 MB/s; the sites'
+    and the real server's ACKs ride the other port (they were counted on the feed's, 2,779, the
+    quotes' second audit)."""
+    out = predict(
+        *CURRENT,
+        "irq_affinity=rss",
+        "tso=true",
+        "gro=true",
+        "director.ports=2",
+        "real_servers.ports=2",
+        "director.forward_cycles_per_packet=1000",
+        "real_servers.count=1",
+        "feed.sites=1",
+        "feed.rate_GBph=36000",
+    )
+    assert out.bottleneck == "director link in (feed)"
+    assert out.bound_MBps == pytest.approx(3.125e9 * 1448 / 1538 / 1e6, rel=1e-6)

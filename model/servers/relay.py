@@ -66,9 +66,12 @@ class Machines:
     """The catalog parts of a relay scenario, and the capacity of each of its stations.
 
     A link's flows are hashed over a machine's bonded ports (802.3ad) and a packet core's over
-    its cores (receive-side scaling): a direction with k flows of data moves at most k ports'
-    worth and works at most k cores (one upstream feed is one port and one core, whatever the
-    bond), as the download server counts its connections' cores (``download.irq_cores``)."""
+    its cores (receive-side scaling): a direction with k flows moves at most k ports' worth and
+    works at most k cores, as the download server counts its connections' cores
+    (``download.irq_cores``); each class of data flows (the feed, the streams to the real
+    servers, a real server's to its sites) also has a station of as many ports and cores as it
+    has flows, so one upstream feed is one port and one core, whatever the bond, while the
+    acknowledgements the other way take the other ports."""
 
     director: Host
     real_server: Host
@@ -93,18 +96,26 @@ class Machines:
         sends one to each real server, and forwards every site's (in NAT their data too); a real
         server takes one from the director and sends one to each of its sites."""
         servers, sites = len(sites_per_server), sum(sites_per_server)
-        nat = sites if self.mode == "nat" else 0
+        director, real = self.director_Bps_by_ports, self.real_server_Bps_by_ports
+        # each way a link carries its data flows and the acknowledgements of those the other way
+        # (the director: the feed, a stream to each real server and every site's, forwarded)
         caps = {
-            "director link in": self._link(self.director_Bps_by_ports, 1 + nat),
-            "director link out": self._link(self.director_Bps_by_ports, servers + nat),
+            "director link in": self._link(director, 1 + servers + sites),
+            "director link out": self._link(director, 1 + servers + sites),
             "director packets": self._packets(self.director, 1 + servers + sites),
         }
+        if len(director) > 1:  # a class of data flows on as many ports as it has flows
+            caps["director link in (feed)"] = self._link(director, 1)
+            caps["director link out (real servers)"] = self._link(director, servers)
         if self.spread:  # each class of flows on as many cores as it has flows
             for flows, count in (("feed", 1), ("real servers", servers), ("sites", sites)):
                 caps[f"director packets ({flows})"] = self._packets(self.director, count)
         for i, held in enumerate(sites_per_server):
-            caps[f"real server {i} link out"] = self._link(self.real_server_Bps_by_ports, held)
-            caps[f"real server {i} link in"] = self._link(self.real_server_Bps_by_ports, 1)
+            caps[f"real server {i} link out"] = self._link(real, 1 + held)
+            caps[f"real server {i} link in"] = self._link(real, 1 + held)
+            if len(real) > 1:
+                caps[f"real server {i} link out (sites)"] = self._link(real, held)
+                caps[f"real server {i} link in (director)"] = self._link(real, 1)
             caps[f"real server {i} packets"] = self._packets(self.real_server, 1 + held)
             if self.spread:
                 caps[f"real server {i} packets (director)"] = self._packets(self.real_server, 1)
@@ -213,6 +224,10 @@ class Stages:
         # work of a class of flows (the feed, the streams to the real servers, the sites') also
         # visits a station of as many cores as it has flows (``Machines.capacities``)
         self.by_flow = body.irq_affinity != "cpu0"
+        # with bonded ports, a class of data flows also visits a station of as many ports as it
+        # has flows (``Machines.capacities``)
+        self.director_bonded = body.director.ports > 1
+        self.real_bonded = body.real_servers.ports > 1
         # of a flow's receive work, the share its reading process does on a core of its own
         # (tcp.reader_share): the flow's core, its interrupt's, does the rest
         self.in_reader = tcp.reader_share(mtu_B, ours)
@@ -238,16 +253,19 @@ class Stages:
     def upstream(self, B: float) -> dict[str, float]:
         """The product reaches the director from upstream."""
         wire, _frames, ack_B, _acks = self._stream(B)
-        return {
+        work = {
             "director link in": wire,
             "director link out": ack_B,
             **self._packets("director", "feed", B * self.received_cycles_per_B, received=True),
         }
+        if self.director_bonded:
+            work["director link in (feed)"] = wire
+        return work
 
     def to_real_server(self, i: int, B: float) -> dict[str, float]:
         """The director sends the product to real server ``i``."""
         wire, _frames, ack_B, _acks = self._stream(B)
-        return {
+        work = {
             "director link out": wire,
             "director link in": ack_B,
             **self._packets("director", "real servers", B * self.sent_cycles_per_B),
@@ -257,6 +275,11 @@ class Stages:
                 f"real server {i}", "director", B * self.received_cycles_per_B, received=True
             ),
         }
+        if self.director_bonded:
+            work["director link out (real servers)"] = wire
+        if self.real_bonded:
+            work[f"real server {i} link in (director)"] = wire
+        return work
 
     def to_sites(self, i: int, sites: int, B: float) -> dict[str, float]:
         """Real server ``i`` sends the product to each of its ``sites``; their ACKs pass the
@@ -264,7 +287,7 @@ class Stages:
         wire, frames, ack_B, acks = self._stream(sites * B)
         fwd = lvs.forwarded(self.mode, ack_B, acks, wire, frames)
         acks_out = lvs.forwarded(self.mode, ack_B, acks, 0.0, 0.0).out_B
-        return {
+        work = {
             f"real server {i} link out": wire,
             f"real server {i} link in": acks_out,
             **self._packets(f"real server {i}", "sites", sites * B * self.to_sites_cycles_per_B),
@@ -272,6 +295,9 @@ class Stages:
             "director link out": fwd.out_B,
             **self._packets("director", "sites", fwd.packets * self.forward_cycles),
         }
+        if self.real_bonded:
+            work[f"real server {i} link out (sites)"] = wire
+        return work
 
     def per_product(self, sites_per_server: list[int], B: float) -> dict[str, float]:
         """Every station's work for one product through the whole cluster."""
