@@ -17,10 +17,11 @@ The Penn State IDD relay of ``000_a6a829ac4238989d.txt`` ("System Configuration 
   per forwarded packet, and ``NET_CYCLES_PER_FRAME`` per frame of its own TCP traffic, or with
   ``tso`` and ``gro`` what a Linux 5.4 host measured, ``tcp.tcp_frame_work_per_byte``), and each
   real server's link in and out and packet core. A packet "core" is one core (``irq_affinity``
-  ``cpu0``, the report's hosts) or all of a machine's (``spread``: a multi-queue NIC hashes the
-  many sites' flows over its queues and cores). A product's stage (upstream to director,
-  director to a real server, a real server to its sites) queues at every station it uses side by
-  side and ends when the last has served it.
+  ``cpu0``, the report's hosts) or, with ``spread`` or ``rss`` (a multi-queue NIC hashes the flows
+  over its queues and cores), as many of a machine's cores as it has flows, each flow's work on
+  one; a link each way carries its data flows and the acknowledgements of those the other way.
+  A product's stage (upstream to director, director to a real server, a real server to its sites)
+  queues at every station it uses side by side and ends when the last has served it.
 
 The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of random size; the
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
@@ -80,7 +81,6 @@ class Machines:
     director_Bps_by_ports: tuple[float, ...]
     real_server_Bps_by_ports: tuple[float, ...]
     mtu_B: int
-    mode: str  # the director's forwarding: nat puts the sites' data through it
     spread: bool  # packet work spread over a machine's cores by flow (false: all on cpu0)
 
     def _link(self, by_ports: tuple[float, ...], flows: int) -> float:
@@ -198,7 +198,6 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
         director_Bps_by_ports=director_Bps,
         real_server_Bps_by_ports=real_Bps,
         mtu_B=mtu_B,
-        mode=body.director.mode,
         spread=body.irq_affinity != "cpu0",
     )
 
