@@ -345,6 +345,17 @@ CURRENT = (
     "feed.sites=1000",
     "feed.product_kB=1000",
 )
+# the quote with its packet work spread over its cores by flow
+SPREAD = (*CURRENT, "irq_affinity=spread")
+# one real server sending to one site, flows on cores by RSS, with a current kernel's offloads
+ONE_SITE_OFFLOADED = (
+    *CURRENT,
+    "irq_affinity=rss",
+    "tso=true",
+    "gro=true",
+    "real_servers.count=1",
+    "feed.sites=1",
+)
 
 
 def test_a_current_director_spreads_its_packet_work_over_its_cores():
@@ -354,7 +365,7 @@ def test_a_current_director_spreads_its_packet_work_over_its_cores():
     links bind, 8 x 25 Gbit/s of frames."""
     one = predict(*CURRENT)
     assert one.bottleneck == "director packets"
-    spread = predict(*CURRENT, "irq_affinity=spread")
+    spread = predict(*SPREAD)
     assert spread.bottleneck.startswith("real server") and spread.bottleneck.endswith("link out")
     links_MBps = 8 * 25e9 / 8 / tcp.tcp_wire_per_byte(1500) / 1e6
     assert spread.bound_MBps == pytest.approx(links_MBps, rel=0.01)
@@ -364,10 +375,7 @@ def test_a_current_director_spreads_its_packet_work_over_its_cores():
 def test_a_director_s_bonded_ports_carry_twice_one_s():
     """NAT sends every reply through the director: its link out binds, one port or both of its
     dual-port card (the quote's 2 x 25 GbE, modelled as one port before)."""
-    one, two = (
-        predict(*CURRENT, "irq_affinity=spread", "director.mode=nat", f"director.ports={n}")
-        for n in (1, 2)
-    )
+    one, two = (predict(*SPREAD, "director.mode=nat", f"director.ports={n}") for n in (1, 2))
     assert one.bottleneck == two.bottleneck == "director link out"
     assert two.bound_MBps == pytest.approx(2 * one.bound_MBps, rel=1e-9)
 
@@ -427,12 +435,12 @@ def test_one_flow_takes_one_of_its_bonded_ports():
     """802.3ad hashes each flow onto one port: with one real server and one site every link
     carries one flow of data, so two ports each move what one does (the bond was added up: 1,466
     MB/s through one 10 GbE flow, the network fuzz); many sites use both of a server's."""
-    one_site = (*CURRENT, "irq_affinity=spread", "real_servers.count=1", "feed.sites=1")
+    one_site = (*SPREAD, "real_servers.count=1", "feed.sites=1")
     single, bonded = (
         predict(*one_site, f"director.ports={n}", f"real_servers.ports={n}") for n in (1, 2)
     )
     assert bonded.bound_MBps == pytest.approx(single.bound_MBps, rel=1e-9)
-    many = (*CURRENT, "irq_affinity=spread", "real_servers.count=1")
+    many = (*SPREAD, "real_servers.count=1")
     one_port, two_ports = (predict(*many, f"real_servers.ports={n}") for n in (1, 2))
     assert one_port.bottleneck == two_ports.bottleneck == "real server 0 link out"
     assert two_ports.bound_MBps == pytest.approx(2 * one_port.bound_MBps, rel=1e-6)
@@ -465,16 +473,7 @@ def test_one_site_s_packets_take_one_core_of_the_director():
     """RSS puts a flow's packets on one core: one site's ACKs, forwarded by the director, are one
     core's work however many it has (a pool of its cores gave one site's flow 3.2 of them, the
     quotes' second audit): the director's forwarding for the sites binds at one core's rate."""
-    one_site = (
-        *CURRENT,
-        "irq_affinity=rss",
-        "tso=true",
-        "gro=true",
-        "real_servers.count=1",
-        "feed.sites=1",
-        "feed.rate_GBph=10000",
-    )
-    out = predict(*one_site)
+    out = predict(*ONE_SITE_OFFLOADED, "feed.rate_GBph=10000")
     assert out.bottleneck == "director packets (sites)"
     ghz = catalog.load().get("hosts", "lenovo_sr665_v3", "", "").clock_GHz
     forwarded = relay.Stages(scenario.load("psu_relay", ["irq_affinity=rss"]).body, 1500)
@@ -488,15 +487,10 @@ def test_the_feed_fills_one_bonded_port_and_the_acknowledgements_take_the_other(
     and the real server's ACKs ride the other port (they were counted on the feed's, 2,779, the
     quotes' second audit)."""
     out = predict(
-        *CURRENT,
-        "irq_affinity=rss",
-        "tso=true",
-        "gro=true",
+        *ONE_SITE_OFFLOADED,
         "director.ports=2",
         "real_servers.ports=2",
         "director.forward_cycles_per_packet=1000",
-        "real_servers.count=1",
-        "feed.sites=1",
         "feed.rate_GBph=36000",
     )
     assert out.bottleneck == "director link in (feed)"
