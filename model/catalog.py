@@ -386,10 +386,15 @@ def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     return count
 
 
+def card_ports(nic: Nic, ports: int) -> list[int]:
+    """The ports each card of ``ports`` ports of ``nic`` carries: consecutive ports share a card,
+    ``nic.ports`` a card, the last one's as many as are left."""
+    return [min(nic.ports, ports - first) for first in range(0, ports, nic.ports)]
+
+
 def nic_cards(nic: Nic, ports: int) -> int:
-    """The cards ``ports`` ports of ``nic`` take: ``nic.ports`` a card, the last one's as many as
-    are left."""
-    return -(-ports // nic.ports)
+    """The cards ``ports`` ports of ``nic`` take (``card_ports``)."""
+    return len(card_ports(nic, ports))
 
 
 def check_nic_cards(

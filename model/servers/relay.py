@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, card_link_Bps, nic_notes
+from ..catalog import Catalog, card_link_Bps, card_ports, nic_notes
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
@@ -126,15 +126,14 @@ class Machines:
 def bonded_Bps(
     catalog: Catalog, nic: Nic, host_id: str, ports: int, *, mtu_B: int, bus_efficiency: float
 ) -> float:
-    """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: consecutive
-    ports share a card (``nic.ports`` a card), each card the lesser of its ports' lines and its
-    link into the host (``catalog.card_link_Bps``); one port is ``catalog.nic_rate_Bps``."""
+    """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: their cards
+    (``catalog.card_ports``), each the lesser of its ports' lines and its link into the host
+    (``catalog.card_link_Bps``); one port is ``catalog.nic_rate_Bps``."""
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
     card_Bps = card_link_Bps(
         catalog, nic.host_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency
     )
-    cards, rest = divmod(ports, nic.ports)
-    return cards * min(nic.ports * line_Bps, card_Bps) + min(rest * line_Bps, card_Bps)
+    return sum(min(on_card * line_Bps, card_Bps) for on_card in card_ports(nic, ports))
 
 
 def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
