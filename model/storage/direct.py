@@ -9,7 +9,10 @@ request out over min(stripes, request / chunk) groups, each taking its piece as 
 keeps it in one group. The stream runs at most at request / (request / k / drive rate),
 plus, for a write that must reach the platters before the next one is sent (no write cache on the
 way), the revolution the next request waits for its first sector, which has just passed under the
-head. A sequential read pays no such turn: the drive's look-ahead has the next request's data.
+head. A sequential read pays no such turn: the drive's look-ahead has the next request's data,
+and answers it from its cache; but each such request still waits for the host to turn round and
+for the drive's own time on a cached command (``disk_cache_command_us``, from IBM's drive
+specifications), so small requests move far less than the platters could (``request_limit_Bps``).
 
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``). A write smaller than
@@ -64,12 +67,9 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
     if volume.engine == "zfs":
         raise NotModelled("sequential direct I/O on a ZFS pool (records, the ARC) is not modelled")
     chunk_B = volume.chunk_KiB * 1024
-    request_B = body.workload.request_KiB * 1024
-    request_B /= lvm_groups_touched(volume, request_B, chunk_B)  # a group's piece of it
+    request_B, touched = group_request(volume, body.workload.request_KiB * 1024)
     layout = LEVELS[volume.level]
-    drives = volume.disks.count // volume.groups  # a group's (its own md array or LUN)
-    width = layout.data_members(drives)
-    touched = min(width, math.ceil(request_B / chunk_B))
+    width = layout.data_members(volume.disks.count // volume.groups)
     seconds = request_B / touched / drive_Bps
     if isinstance(disk, Ssd):  # no turn to wait: the larger of its latency and its transfer
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
@@ -98,6 +98,16 @@ def sectors_come_round_s(disk: Disk, reads_s: float) -> float:
     return turn_s * max(1, math.ceil(reads_s / turn_s - 1e-9))
 
 
+def group_request(volume: Volume, request_B: float) -> tuple[float, int]:
+    """A request's piece in each group it reaches, and the drives of a group that piece reaches
+    at once: k = min(data drives, piece / chunk) of a striped group (a group is its own md array
+    or LUN), one drive of a mirror for a read."""
+    chunk_B = volume.chunk_KiB * 1024
+    request_B /= lvm_groups_touched(volume, request_B, chunk_B)
+    width = LEVELS[volume.level].data_members(volume.disks.count // volume.groups)
+    return request_B, min(width, math.ceil(request_B / chunk_B))
+
+
 def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
     """The groups one request reaches at once: LVM striped deals a request out in ``chunk_KiB``
     stripes over ``lvm_stripes`` groups (consecutive stripes on one group lie side by side in it,
@@ -109,20 +119,47 @@ def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
     return min(stripes, math.ceil(request_B / chunk_B))
 
 
-def request_limit_Bps(body: StorageBody, path: StoragePath, core_s: float) -> float:
-    """The most a direct stream moves per second with one request in flight: its drives' time
-    over source then target, one after the other, and where a leg is flash, each request's
-    ``core_s`` on the host (submitting and completing it) too: a flash drive waits for the next
-    request, where a disk's look-ahead reads on (and a write's lost turn, ``request_s``, already
-    spans the host's gap)."""
+def request_limit_Bps(
+    body: StorageBody, path: StoragePath, core_s: float, cache_command_s: float
+) -> float:
+    """The most a direct stream moves per second with its ``queue_depth`` requests in flight.
+
+    A request takes its drives' time over source then target, one after the other (``request_s``).
+    Where a leg is flash, each request's ``core_s`` on the host (completing it, submitting the
+    next) comes on top: a flash drive waits for the next request. A hard disk answers a sequential
+    read from what its look-ahead read on meanwhile, and takes a write into its cache where one is
+    on (``write_cache_on``), so its platters do not wait for the host; but the request does: the
+    host's turn, the drive's own time on a command it answers from its cache (``cache_command_s``,
+    the free parameter ``disk_cache_command_us``) and the piece across the drive's interface, in
+    series, against the platters' time in parallel (a write with no cache waits for its sectors
+    to come round, which spans the host's turn). The drive spends its command time on one command
+    at a time: requests in flight overlap it only over the drives they reach together."""
     w = body.workload
+    request_B = w.request_KiB * 1024
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
-    total_s, flash_leg = 0.0, False
+    platters_s = in_series_s = 0.0
+    host_waits = False
+    commands_Bps = math.inf
     for vname, op in legs:
         disk = path.disks[vname][0][1]
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
-        total_s += request_s(body, vname, op, disk, drive_Bps)
-        flash_leg = flash_leg or isinstance(disk, Ssd)
-    if flash_leg:
-        total_s += core_s
-    return w.request_KiB * 1024 / total_s
+        seconds = request_s(body, vname, op, disk, drive_Bps)
+        platters_s += seconds
+        if isinstance(disk, Ssd) or (
+            op == "write" and not write_cache_on(body, vname, disk)
+        ):  # flash waits for the host; a write with no cache waits for its sectors
+            in_series_s += seconds
+            host_waits = host_waits or isinstance(disk, Ssd)
+            continue
+        volume = body.volumes[vname]
+        group_B, touched = group_request(volume, request_B)
+        piece_B = group_B / touched
+        command_s = cache_command_s + piece_B / (disk.interface_rate_MBps * 1e6)
+        in_series_s += command_s
+        host_waits = True
+        reach_B, reach = group_request(volume, request_B * w.queue_depth)
+        groups = round(w.queue_depth * request_B / reach_B)
+        commands_Bps = min(commands_Bps, groups * reach * piece_B / command_s)
+    if host_waits:
+        in_series_s += core_s
+    return min(w.queue_depth * request_B / max(platters_s, in_series_s), commands_Bps)

@@ -79,4 +79,20 @@ PARAMETERS = (
         "informs it: it keeps its default, a few microseconds a request on a 3 GHz core, the "
         "1-5 us block layer of a 2020s kernel",
     ),
+    FreeParameter(
+        "disk_cache_command_us",
+        "us",
+        30.0,
+        10.0,
+        30.0,
+        "a hard disk's own time on a command it answers from its cache (a read its look-ahead "
+        "already holds, a write its write cache takes), beyond the data's transfer across its "
+        "interface. IBM's drive specifications give it for a read, 'from last byte of command "
+        "phase to the first byte of data phase': 'Cache Hit <0.03 msec', 'Cache Not Hit <0.40 "
+        "msec' (Ultrastar DDRS-39130, section 3.4.1 Command overhead) and 'Cache Hit <30 us' "
+        "(Ultrastar 146Z10, section 4.5.1). Default and high: the 30 us they give as the most; "
+        "low: a third of it, an assumption (no manual read gives a typical figure). Taken for "
+        "every hard disk, and for a write into its cache too (the manuals give the read case). "
+        "No table informs it: no report measures small direct requests on a disk",
+    ),
 )

@@ -202,7 +202,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     if w.pattern == "random":
         limit_Bps = random_limit_Bps(body, path, core_s)
     elif direct_io:  # queue_depth requests in flight, each its host time and its drives' time
-        limit_Bps = direct.request_limit_Bps(body, path, core_s) * w.queue_depth
+        cache_command_s = params["disk_cache_command_us"] / 1e6
+        limit_Bps = direct.request_limit_Bps(body, path, core_s, cache_command_s)
     if w.pattern == "random" or direct_io:
         for i, usage in enumerate(usages):
             usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
