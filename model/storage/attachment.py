@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..errors import NotModelled, UserError
 from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, check_bay, pcie_trained
 from ..sim.flows import FlowResource
-from .buses import Buses
+from .buses import Buses, full_duplex
 from .spec import NVME
 
 
@@ -73,7 +73,9 @@ class Attachment:
             card_Bps = float("inf")
         else:
             card_Bps = buses.sustained_Bps(link) * ctrl.processors
-        return buses.resource(f"controller {name}", lambda: min(card_Bps, limit))
+        # a datasheet's maximum is the card's, both ways together
+        duplex = full_duplex(own) and full_duplex(slot_bus) and math.isinf(limit)
+        return buses.resource(f"controller {name}", lambda: min(card_Bps, limit), duplex)
 
     def channel_rate_Bps(self, ctrl: Controller, cname: str) -> float:
         """What one of the controller's drive channels carries, in the mode its driver set."""
@@ -154,12 +156,14 @@ class Attachment:
                 )
             )
         capacity = sum(lane.Bps for lane in lanes)
-        group = buses.resource(f"uplink {name}", lambda: capacity)
+        group = buses.resource(f"uplink {name}", lambda: capacity, full_duplex(host_lane))
         inner = None
         if isinstance(part, Enclosure) and part.internal_lanes:
             bus = catalog.get("buses", part.drive_lane_bus, where, f"shelves.{name}.part")
             inner = buses.resource(
-                f"expanders {name}", lambda: part.internal_lanes * buses.sustained_Bps(bus)
+                f"expanders {name}",
+                lambda: part.internal_lanes * buses.sustained_Bps(bus),
+                full_duplex(bus),
             )
         return lanes, group, inner
 

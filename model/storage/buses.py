@@ -10,6 +10,11 @@ PCI Express link trains to the generation and lanes both its ends have (PCI Expr
 Specification, 4.2). ``bus_efficiency`` is the one fitted share, calibrated with the storage path's
 other free parameters (``model.storage.parameters``) on ``atlas_disk``, ``atlas_hosts`` and the
 other storage tables; the rest is the standards' arithmetic.
+
+A PCI or PCI-X segment carries one transfer at a time, whichever way it goes; a PCI Express or SAS
+link carries its rate each way at once (``full_duplex``). Where a workload moves bytes both ways (a
+copy: its source's reads toward the host, its target's writes from it), such a link is a resource
+each way, named for it (``bus up (reads)``, ``bus up (writes)``); otherwise it is one.
 """
 
 from __future__ import annotations
@@ -24,8 +29,21 @@ from . import framing
 from .spec import StorageBody
 
 
+def full_duplex(bus: Bus) -> bool:
+    """Whether ``bus`` carries its rate each way at once: a PCI Express link ("a dual-simplex
+    communications channel", PCI Express Base Specification 1.0a, 1.2) or SAS lanes ("Data can
+    move in both directions simultaneously across a SAS connection ... 600 MB/sec in full-duplex
+    mode", Adaptec's SAS controller manual, appendix A, 'What is SAS?'). A parallel bus, a drive
+    channel and a SATA link carry one way at a time (a SATA link moves one frame information
+    structure at a time); each SATA or channel link serves one drive, whose bytes go one way."""
+    return bus.kind == "serial" and bus.protocol in ("pcie", "sas")
+
+
 class Buses:
-    """The scenario's bus segments, each a resource declared when a path first crosses it."""
+    """The scenario's bus segments, each a resource declared when a path first crosses it.
+
+    ``direction``: the way the volume whose path is being built moves its bytes (``read``, toward
+    the host; ``write``), set where the workload moves bytes both ways (a copy), None elsewhere."""
 
     def __init__(
         self,
@@ -38,9 +56,16 @@ class Buses:
         self.net, self.body, self.catalog, self.where = net, body, catalog, where
         self.efficiency = params["bus_efficiency"]
         self.declared: dict[str, FlowResource] = {}
+        self.direction: str | None = None
 
-    def resource(self, name: str, capacity: Callable[[], float]) -> FlowResource:
-        """The resource ``name``, declared at ``capacity()`` the first time it is asked for."""
+    def resource(
+        self, name: str, capacity: Callable[[], float], duplex: bool = False
+    ) -> FlowResource:
+        """The resource ``name``, declared at ``capacity()`` the first time it is asked for; a link
+        that carries each way at once (``duplex``: ``full_duplex``) one way's, where the workload
+        moves bytes both ways (``direction``)."""
+        if duplex and self.direction is not None:
+            name = f"{name} ({self.direction}s)"
         if name not in self.declared:
             self.declared[name] = self.net.resource(name, capacity())
         return self.declared[name]
@@ -66,7 +91,9 @@ class Buses:
 
     def segment(self, name: str) -> FlowResource:
         """A bus segment, its rate reckoned once, when it is first declared."""
-        return self.resource(f"bus {name}", lambda: self.segment_Bps(name))
+        return self.resource(
+            f"bus {name}", lambda: self.segment_Bps(name), full_duplex(self.segment_bus(name))
+        )
 
     def segment_Bps(self, name: str) -> float:
         """What a segment carries; a multidrop one (PCI, PCI-X) runs at the clock of its slowest
@@ -118,7 +145,7 @@ class Buses:
         link = pcie_trained(switch, bus)
         if self.sustained_Bps(link) >= self.sustained_Bps(bus):
             return None
-        return self.resource(f"link {parent}", lambda: self.sustained_Bps(link))
+        return self.resource(f"link {parent}", lambda: self.sustained_Bps(link), full_duplex(link))
 
     def slot_costs(self, cname: str) -> dict[FlowResource, float]:
         """Segment time a byte the controller moves takes on its slot's segment
