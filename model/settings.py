@@ -186,6 +186,20 @@ class TcpBuffers:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B", "tcp_mem_pages"), where, key)
 
 
+# Linux's TCP buffers from 4.20 on (Documentation/networking/ip-sysctl.rst: tcp_rmem 4096 131072
+# 6291456, tcp_wmem 4096 16384 4194304): what a LAN's clients and servers size their sockets by
+# unless a scenario says
+LAN_TCP_RMEM_B = (4096, 131072, 6291456)
+LAN_TCP_WMEM_B = (4096, 16384, 4194304)
+
+
+def lan_tcp(rmem_B: tuple[int, ...], wmem_B: tuple[int, ...], tso: bool, gro: bool) -> TcpBuffers:
+    """A current Linux host's TCP: these buffers, a receive buffer's half kept for overhead
+    (tcp_adv_win_scale 1, Linux 3.6 on: 'tcp: change tcp_adv_win_scale and tcp_rmem[2]', commit
+    b49960a05e32) and the offloads."""
+    return TcpBuffers(tcp_rmem_B=rmem_B, tcp_wmem_B=wmem_B, tcp_adv_win_scale=1, tso=tso, gro=gro)
+
+
 @dataclass(frozen=True)
 class TcpSettings(TcpBuffers):
     """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS

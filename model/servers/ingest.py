@@ -55,7 +55,7 @@ from .. import catalog as catalog_module
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import OFFERED_LOAD, Result
-from ..settings import TcpBuffers
+from ..settings import lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import front
@@ -162,9 +162,10 @@ def predict(
         front_where=where,
         nic_key="client_nic",
         link_key="link",
-        offloads=TcpBuffers(tso=config.tso, gro=config.gro),
-        # writers only: the clients' write-behind sends on without waiting for answers
-        rtt_s=0.0,
+        tcp_buffers=lan_tcp(config.tcp_rmem_B, config.tcp_wmem_B, config.tso, config.gro),
+        # writers only: the clients' write-behind sends on without waiting for answers, but no
+        # connection has more than its window on the way
+        rtt_s=config.lan_rtt_ms / 1e3,
         read_ahead_B=None,
         server_threads=None,  # smbd: one process a connection
     )
@@ -180,7 +181,8 @@ def predict(
     stage_of.update(
         {core: STAGES[2] for name, core in side.processes.items() if name.startswith("flow ")}
     )
-    stage_of.update({nic: STAGES[0] for nic in clients.client_nics})
+    # a client's connection: its NIC, and its window a round trip where that could bind
+    stage_of.update({nic: STAGES[0] for nic in clients.client_nics + clients.windows})
     stage_of.update({smbd: STAGES[3] for smbd in clients.servers})
     cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
     files_Bps = file_round_trips_Bps(config)

@@ -24,7 +24,13 @@ from ..schema import (
     PositiveInt,
     count_up_to,
 )
-from ..settings import NET_CYCLES_PER_FRAME, PageCache, check_triples
+from ..settings import (
+    LAN_TCP_RMEM_B,
+    LAN_TCP_WMEM_B,
+    NET_CYCLES_PER_FRAME,
+    PageCache,
+    check_triples,
+)
 from ..spec import Reference, Scenario
 from ..storage.raid import StripedLevel
 from ..storage.spindle import MirrorReads
@@ -250,10 +256,17 @@ class IngestBody:
     # the LAN's round trip between an acquisition server and the host: each file costs its client
     # an SMB2 CREATE and a CLOSE, each answered before the client goes on (MS-SMB2 3.2.4.3, 3.2.4.5:
     # the open's file id comes in the CREATE response; the close ends the handle); estimated as a
-    # storage scenario's clients.rtt_ms, 0.05 ms (a 10 GbE ping-pong of 36 us, F-Stack issue #540)
+    # storage scenario's clients.rtt_ms, 0.05 ms (a 10 GbE ping-pong of 36 us, F-Stack issue #540);
+    # and a client's connection keeps at most its window in flight a round trip
     lan_rtt_ms: PositiveFloat = 0.05
+    # the TCP buffers of the acquisition servers and the host, as a storage scenario's
+    # clients.tcp_rmem_B and tcp_wmem_B (Linux's from 4.20 unless set; not in 003)
+    tcp_rmem_B: tuple[PositiveInt, ...] = LAN_TCP_RMEM_B
+    # net.ipv4.tcp_wmem of the acquisition servers and the host, as clients.tcp_wmem_B
+    tcp_wmem_B: tuple[PositiveInt, ...] = LAN_TCP_WMEM_B
 
     def check(self, where: str, key: str) -> None:
+        check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
         for i, override in enumerate(self.storage_overrides):
             if override.partition("=")[0].strip() == "workload.streams":
                 raise UserError(

@@ -18,7 +18,9 @@ TCP connections, one by default):
   and the drives, channels, controllers and buses below;
 - what a client keeps in flight over each answer's wait, its LAN round trip (``clients.rtt_ms``)
   included (Little's law, ``client_limit_Bps``): a client reading at random one request, an NFS
-  client reading a file through its read-ahead one window (``clients.read_ahead_KiB``).
+  client reading a file through its read-ahead one window (``clients.read_ahead_KiB``); and a
+  connection at most its TCP window a round trip (``model.network.tcp.window_B`` of the hosts'
+  ``clients.tcp_rmem_B`` and ``tcp_wmem_B``), a resource ``tcp window N`` where it could bind.
 
 The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
 the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
@@ -106,6 +108,7 @@ class Front:
     path: topology.StoragePath
     usages: list[dict[FlowResource, float]]
     client_nics: list[FlowResource]  # each connection's client port
+    windows: list[FlowResource]  # each connection's window a round trip, where it could bind
     servers: list[FlowResource]  # each connection's server process
     members: tuple[int, ...]  # each connection's bond member
     bytes_per_flow: float  # what each connection moves
@@ -132,7 +135,7 @@ def build(
     front_where: str,
     nic_key: str,
     link_key: str,
-    offloads: TcpBuffers,
+    tcp_buffers: TcpBuffers,
     rtt_s: float,
     read_ahead_B: float | None,
     server_threads: int | None,
@@ -179,14 +182,14 @@ def build(
         members_of = tuple(m for m in members_of for _ in range(connections))
     members = bond_members(clients * connections, len(side.nics), hashing, seed, members_of)
     wire = tcp.tcp_wire_per_byte(mtu_B) * payload
-    # the host sends what the clients read and receives what they write (``offloads``: its TSO
+    # the host sends what the clients read and receives what they write (``tcp_buffers``: its TSO
     # and GRO, ``tcp.tcp_frame_work_per_byte``)
     op = body.workload.op
-    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, offloads)
+    sent, received = tcp.tcp_frame_work_per_byte(mtu_B, tcp_buffers)
     frames_s = (sent if op == "read" else received) * payload * side.frame_s
     # what it receives, the server process reading the client's one connection does the TCP work
     # it finds in the socket's backlog itself (tcp.reader_share)
-    in_server_s = 0.0 if op == "read" else tcp.reader_share(mtu_B, offloads) * frames_s
+    in_server_s = 0.0 if op == "read" else tcp.reader_share(mtu_B, tcp_buffers) * frames_s
     # a request's bytes, or its fixed cost (system call, file system, block layer) where that is
     # more: small requests cost the server process per request (``requests.core_s_per_byte``)
     request_B = body.workload.request_KiB * 1024
@@ -204,6 +207,14 @@ def build(
     # 1 GbE LAN moves 1 Gb/s)
     client_Bps = nic_rate_Bps(catalog, nic, mtu_B=mtu_B, bus_efficiency=params["bus_efficiency"])
     nic_Bps = min(client_Bps, lan.capacity_Gbps * 1e9 / 8.0)
+    # a connection keeps at most its window in flight, one a round trip (``tcp_buffers``' sizes
+    # over every connection on the host), its data what the protocol's framing leaves of it
+    window_Bps = (
+        tcp.window_limit_Bps(tcp.window_B(tcp_buffers, None, clients * connections), rtt_s)
+        / payload
+        if rtt_s > 0.0
+        else math.inf
+    )
     calls = calls_in_flight(body, read_ahead_B, connections)
     threads = None
     # a connection's server process: its one core, or as many pool threads as it has calls
@@ -230,7 +241,7 @@ def build(
         net.resource(f"requests client.{i}", limit_Bps) if math.isfinite(limit_Bps) else None
         for i in range(clients)
     ]
-    usages, client_nics, servers = [], [], []
+    usages, client_nics, servers, windows = [], [], [], []
     for i, member in enumerate(members):
         client = ports[i // connections]
         server = side.process(f"{process}{i}", share)
@@ -248,6 +259,9 @@ def build(
         charge_frames(usage, side, i, frames_s - in_server_s)
         if in_flight[i // connections] is not None:
             usage[in_flight[i // connections]] = 1.0
+        if window_Bps * wire < nic_Bps:  # a window a round trip could bind it
+            windows.append(net.resource(f"tcp window {i}", window_Bps))
+            usage[windows[-1]] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)
         if threads is not None:  # all its server work on the pool's threads too
             usage[threads] = usage[server]
@@ -256,7 +270,9 @@ def build(
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
-    return Front(net, side, path, usages, client_nics, servers, members, bytes_per_flow, mtu_B)
+    return Front(
+        net, side, path, usages, client_nics, windows, servers, members, bytes_per_flow, mtu_B
+    )
 
 
 def client_limit_Bps(
@@ -361,7 +377,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         front_where=scenario.path,
         nic_key="clients.nic",
         link_key="clients.link",
-        offloads=TcpBuffers(tso=c.tso, gro=c.gro),
+        tcp_buffers=c.tcp_buffers(),
         rtt_s=c.rtt_ms / 1e3,
         read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
         server_threads=(c.nfsd_threads or NFSD_THREADS) if c.protocol == "nfs" else None,

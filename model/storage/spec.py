@@ -10,7 +10,7 @@ from ..catalog import being_built
 from ..errors import UserError, readable
 from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
-from ..settings import Kernel
+from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, TcpBuffers, check_triples, lan_tcp
 from .raid import LEVELS, EngineLevel
 from .spindle import MirrorReads
 
@@ -570,7 +570,8 @@ class Clients:
     offered_MBps: PositiveFloat | None = None  # what each client asks for; unset: all it can get
     # a request's round trip on the LAN, client to host and back, besides the host's own time:
     # what a client reading at random waits for each request, and an NFS reader for each read-ahead
-    # window (model.storage.front.client_limit_Bps);
+    # window (model.storage.front.client_limit_Bps), and what each connection's TCP window takes
+    # (tcp_rmem_B, tcp_wmem_B);
     # estimated: 0.05 ms; a kernel TCP ping-pong of 1,500-byte messages between two 10 GbE hosts
     # back to back took 36 us a round trip with power saving off (F-Stack issue #540, sockperf,
     # which prints half of it), and a switch and the NICs' default interrupt moderation add to it
@@ -595,8 +596,24 @@ class Clients:
     # the storage host's generic receive offload (Linux 2.6.29 and later, on by default with
     # drivers that support it): what it receives costs per frame as tcp_frame_work_per_byte counts
     gro: bool = False
+    # the TCP buffers the kernel sizes on the clients and the host alike, bytes (net.ipv4.tcp_rmem
+    # and tcp_wmem: min, default, max): a connection keeps at most its window in flight, one a
+    # round trip (model.network.tcp.window_B: half the receive buffer, tcp_adv_win_scale 1, or the
+    # send buffer), which binds at a longer round trip (3 MiB a connection: 31 MB/s at 100 ms).
+    # Default: Linux's from 4.20 (Documentation/networking/ip-sysctl.rst: tcp_rmem 4096 131072
+    # 6291456, tcp_wmem 4096 16384 4194304; tcp_adv_win_scale 1 from 3.6)
+    tcp_rmem_B: tuple[PositiveInt, ...] = LAN_TCP_RMEM_B
+    # net.ipv4.tcp_wmem on the clients and the host, bytes (min, default, max): the send buffer a
+    # connection keeps in flight at most (with tso, all of it; without, what its segments'
+    # overhead leaves, as tcp_rmem_B's window)
+    tcp_wmem_B: tuple[PositiveInt, ...] = LAN_TCP_WMEM_B
+
+    def tcp_buffers(self) -> TcpBuffers:
+        """The hosts' TCP buffers and the storage host's offloads (``model.network.tcp``)."""
+        return lan_tcp(self.tcp_rmem_B, self.tcp_wmem_B, self.tso, self.gro)
 
     def check(self, where: str, key: str) -> None:
+        check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
         if self.nfsd_threads is not None and self.protocol != "nfs":
             raise UserError(
                 where,
