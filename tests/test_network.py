@@ -580,6 +580,23 @@ def test_fast_ethernet_takes_no_frame_over_1500_bytes(run_cli, mtu):
     assert status == 2 and err.startswith("--set: nic: Ethernet under 1 Gb/s") and "9,000" in err
 
 
+@pytest.mark.parametrize(
+    "name, nic_key",
+    [("mdsplus", "nic"), ("eah_download", "server_nic"), ("eah_download", "client_nic")],
+)
+def test_every_lan_model_refuses_jumbo_frames_on_fast_ethernet(run_cli, name, nic_key):
+    """The MDSplus clients and the download server took 9,000-byte frames on a 100 Mb/s NIC (5.39
+    MB/s where 1,500 gave 5.27): only the WAN transfer refused them (the network audit)."""
+    fast = ("--set", f"{nic_key}=nic_100mb", "--set", "mtu_B=9000", "--point")
+    _one_line_error(
+        run_cli("predict", name, *fast),
+        "mtu_B",
+        f"{nic_key} nic_100mb at 0.1 Gb/s",
+        "mtu_B from 576 to 1,500 bytes",
+        "got 9,000",
+    )
+
+
 def test_a_link_under_a_gigabit_takes_no_jumbo_frame_and_gigabit_takes_them(tmp_path, run_cli):
     (tmp_path / "parts.yaml").write_text(
         "links:\n  my_fast_ethernet:\n    like: lan_gbe\n    capacity_Gbps: 0.1\n"

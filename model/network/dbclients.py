@@ -72,6 +72,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     body: DbBody = scenario.body
     w = body.workload
     where = scenario.path
+    check_parts(body, catalog, where)
     thin = body.client_mode == "thin"
     env = simpy.Environment()
     net = FlowNetwork(env)
@@ -278,4 +279,16 @@ def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
     return per_client_B / max(busiest_s, alone_s, 1e-12) / 1e6
 
 
-MODEL = ModelRecord("db_clients", DbBody, simulate, PARAMETERS)
+def check_parts(body: DbBody, catalog: Catalog, where: str) -> None:
+    """Fast Ethernet carries no jumbo frame (``tcp.check_mtu``)."""
+    nic = catalog.get("nics", body.nic, where, "nic")
+    tcp.check_mtu(body.mtu_B, {"nic": (body.nic, nic.rate_Gbps)}, where)
+
+
+MODEL = ModelRecord(
+    "db_clients",
+    DbBody,
+    simulate,
+    PARAMETERS,
+    check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
+)

@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 import simpy
 
 from ..catalog import Catalog, check_nic_cards, nic_notes
-from ..errors import NotModelled, UserError
+from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
 from ..sim.flows import Flow, FlowNetwork, FlowResource
@@ -200,31 +200,12 @@ def _bytes(size_B: float) -> str:
     return _figure(size_B, "B")
 
 
-# the largest MTU of Ethernet below a gigabit: 802.3's 1,500-byte payload; jumbo frames came with
-# Gigabit Ethernet, and no 10 or 100 Mb/s NIC or link carries them
-STANDARD_MTU_B = 1500
-
-
 def check_mtu(body: WanBody, catalog: Catalog, where: str) -> None:
-    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no frame over ``STANDARD_MTU_B``."""
+    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no jumbo frame (``tcp.check_mtu``)."""
     nic = catalog.get("nics", body.nic, where, "nic")
     link: Link = catalog.get("links", body.link, where, "link")
-    slow = [
-        (kind, f"{kind} {name} at {rate:g} Gb/s")
-        for kind, name, rate in (
-            ("nic", body.nic, nic.rate_Gbps),
-            ("link", body.link, link.capacity_Gbps),
-        )
-        if rate < 1
-    ]
-    if slow and body.mtu_B > STANDARD_MTU_B:
-        raise UserError(
-            where,
-            "mtu_B",
-            f"Ethernet under 1 Gb/s ({' and '.join(text for _, text in slow)}) has no jumbo "
-            f"frames: mtu_B from 576 to {STANDARD_MTU_B:,} bytes there, got {body.mtu_B:,}",
-            related=tuple(kind for kind, _ in slow),
-        )
+    carriers = {"nic": (body.nic, nic.rate_Gbps), "link": (body.link, link.capacity_Gbps)}
+    tcp.check_mtu(body.mtu_B, carriers, where)
 
 
 def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:

@@ -117,6 +117,7 @@ from __future__ import annotations
 from ..catalog import Catalog, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
+    check_mtu,
     mss_B,
     slow_start_growth,
     slow_start_run,
@@ -240,10 +241,11 @@ def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: i
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
     few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
-    take connections, a host or client NIC the catalog lacks. Returns the drive, the server's NIC
-    and each client's."""
+    take connections, a host or client NIC the catalog lacks, jumbo frames on Fast Ethernet
+    (``check_parts``). Returns the drive, the server's NIC and each client's."""
     body: DownloadBody = scenario.body
     where = scenario.path
+    check_parts(body, catalog, where)
     host = catalog.get("hosts", body.host, where, "host")  # and its memory, the most nginx gets
     if body.server.memory_MB > host.memory_MB * (1 + 1e-9):
         raise UserError(
@@ -496,6 +498,15 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
 
+def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
+    """Fast Ethernet carries no jumbo frame (``tcp.check_mtu``): the server's NIC or a client's."""
+    carriers = {
+        key: (nic_id, catalog.get("nics", nic_id, where, key).rate_Gbps)
+        for key, nic_id in (("server_nic", body.server_nic), ("client_nic", body.client_nic))
+    }
+    check_mtu(body.mtu_B, carriers, where)
+
+
 MODEL = ModelRecord(
     "download_server",
     DownloadBody,
@@ -505,4 +516,5 @@ MODEL = ModelRecord(
         "a request-level simulation, about 20 ms a table cell compiled: a second a table, too slow "
         "for each of a fit's hundreds of evaluations"
     ),
+    check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
 )
