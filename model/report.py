@@ -73,10 +73,19 @@ def prediction_text(
     ]
     if result.cpu_s is not None:  # models without a CPU figure leave the line out
         cpu = f"{_fmt(result.cpu_s, 's')} ({_fmt(result.cpu_util_pct, '%')} of one core)"
-        lines.append(f"  CPU          {cpu}")
+        lines.append(f"  CPU          {cpu}{_whose_cpu(scenario)}")
     lines.append("  utilisation  " + _busiest(result.utilization))
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     return "\n".join(lines)
+
+
+def _whose_cpu(scenario: Scenario) -> str:
+    """Whose time the CPU figure counts, where it is not the whole host's: a local storage stream's
+    is its processes' own, as time(1) reports them (the reports' tables), while the kernel's
+    flusher, RAID and driver threads work on other cores (``cpu host`` among the resources)."""
+    if scenario.model == "storage" and scenario.body.clients is None:
+        return ", the streams' own processes as time(1) counts them (all threads: cpu host)"
+    return ""
 
 
 def requests_per_s(scenario: Scenario, result: Result) -> float | None:
