@@ -2,7 +2,7 @@
 
 import pytest
 
-from model import catalog, params, scenario
+from model import catalog, params, scenario, templates
 from model.simulate import simulate
 from model.storage import direct
 from model.storage import disk as disk_model
@@ -215,3 +215,23 @@ def test_small_direct_reads_read_the_drive_s_cached_command_time():
     recording = params.Recording(params.calibrated())
     simulate(scenario.load("atlas_intellistation", SMALL_READS), recording)
     assert "disk_cache_command_us" in recording.read
+
+
+@pytest.mark.parametrize("kib", [0.1, 1.3])
+def test_a_direct_request_is_whole_logical_blocks(run_cli, kib):
+    """O_DIRECT moves whole logical blocks: 0.1 KiB printed 0.0123 MB/s at 120 IOPS (the storage
+    audit); it is one line and status 2, and buffered I/O takes any size."""
+    where = ("predict", "atlas_intellistation", "--set", f"workload.request_KiB={kib}", "--point")
+    status, _, err = run_cli(*where, "--set", "workload.io=direct")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("--set: workload.io: a direct request is whole logical blocks")
+    assert run_cli(*where)[0] == 0
+
+
+def test_a_set_that_leaves_the_file_s_queue_depth_without_direct_io_is_named(run_cli):
+    """The NVMe template keeps 32 requests in flight: '--set workload.io=buffered' was told as the
+    file's mistake ('nvme_server.yaml: workload.queue_depth: ...'); the override did it."""
+    template = str(templates.FOLDER / "nvme_server.yaml")
+    status, _, err = run_cli("predict", template, "--set", "workload.io=buffered", "--point")
+    assert status == 2
+    assert err.startswith("--set: workload.io: only io: direct keeps more than one request")

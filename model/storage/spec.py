@@ -533,7 +533,21 @@ class StorageWorkload:
                 where,
                 f"{key}.queue_depth",
                 f"only io: direct keeps more than one request in flight, got io: {self.io}",
+                related=(f"{key}.io",),
             )
+        if self.io == "direct" and (self.request_KiB * 1024) % LOGICAL_BLOCK_B:
+            raise UserError(
+                where,
+                f"{key}.request_KiB",
+                "a direct request is whole logical blocks (open(2), O_DIRECT: lengths 'must all "
+                "be multiples of the logical block size'), a multiple of 0.5 KiB (512 B, the "
+                f"least any drive has), got {readable(self.request_KiB)} KiB",
+                related=(f"{key}.io",),
+            )
+
+
+# the smallest logical block a drive reports (512-byte sectors; 4Kn drives have 4,096)
+LOGICAL_BLOCK_B = 512
 
 
 @dataclass(frozen=True)
