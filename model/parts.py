@@ -391,6 +391,10 @@ class Nic(Part):
     # (``model.network.hosts``: two 40 GbE ports on one PCIe 3.0 x8 link move the 7,202 MB/s of
     # data it carries between them, not each)
     ports: PositiveInt = 1
+    # the largest IP MTU the card's driver takes, bytes: its largest receive buffer less the
+    # Ethernet header, FCS and VLAN tags it leaves room for (from the driver's source); unset where
+    # no source was read: then only Ethernet's own limit holds (no jumbo frame under 1 Gb/s)
+    max_mtu_B: PositiveInt | None = None
 
 
 @dataclass(frozen=True)

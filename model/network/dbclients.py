@@ -280,9 +280,10 @@ def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
 
 
 def check_parts(body: DbBody, catalog: Catalog, where: str) -> None:
-    """Fast Ethernet carries no jumbo frame (``tcp.check_mtu``)."""
+    """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
+    (``tcp.check_mtu``)."""
     nic = catalog.get("nics", body.nic, where, "nic")
-    tcp.check_mtu(body.mtu_B, {"nic": (body.nic, nic.rate_Gbps)}, where)
+    tcp.check_mtu(body.mtu_B, {"nic": (body.nic, nic.rate_Gbps, nic.max_mtu_B)}, where)
 
 
 MODEL = ModelRecord(

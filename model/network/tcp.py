@@ -66,11 +66,15 @@ OFFLOAD_MAX_B = 65536
 STANDARD_MTU_B = 1500
 
 
-def check_mtu(mtu_B: int, carriers: dict[str, tuple[str, float]], where: str) -> None:
-    """Fast Ethernet carries no frame over ``STANDARD_MTU_B``: ``carriers`` gives each key that
-    names a NIC or link of the path its id and rate, Gb/s; one under 1 Gb/s refuses jumbo frames."""
+def check_mtu(mtu_B: int, carriers: dict[str, tuple[str, float, int | None]], where: str) -> None:
+    """The path's MTU on each NIC or link that carries it: ``carriers`` gives each key that names
+    one its id, its rate (Gb/s) and the largest MTU its driver takes (a NIC's ``max_mtu_B``; None
+    where not known). Fast Ethernet carries no frame over ``STANDARD_MTU_B``; no NIC more than its
+    driver takes."""
     slow = {
-        key: f"{key} {name} at {rate:g} Gb/s" for key, (name, rate) in carriers.items() if rate < 1
+        key: f"{key} {name} at {rate:g} Gb/s"
+        for key, (name, rate, _) in carriers.items()
+        if rate < 1
     }
     if slow and mtu_B > STANDARD_MTU_B:
         raise UserError(
@@ -80,6 +84,15 @@ def check_mtu(mtu_B: int, carriers: dict[str, tuple[str, float]], where: str) ->
             f"from 576 to {STANDARD_MTU_B:,} bytes there, got {mtu_B:,}",
             related=tuple(slow),
         )
+    for key, (name, _, most_B) in carriers.items():
+        if most_B is not None and mtu_B > most_B:
+            raise UserError(
+                where,
+                "mtu_B",
+                f"the {key} {name} takes an MTU of at most {most_B:,} bytes (its driver's "
+                f"max_mtu): mtu_B from 576 to {most_B:,} there, got {mtu_B:,}",
+                related=(key,),
+            )
 
 
 def mss_B(mtu_B: int) -> int:

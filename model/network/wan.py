@@ -201,10 +201,14 @@ def _bytes(size_B: float) -> str:
 
 
 def check_mtu(body: WanBody, catalog: Catalog, where: str) -> None:
-    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no jumbo frame (``tcp.check_mtu``)."""
+    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no jumbo frame, nor a NIC more than its
+    driver takes (``tcp.check_mtu``)."""
     nic = catalog.get("nics", body.nic, where, "nic")
     link: Link = catalog.get("links", body.link, where, "link")
-    carriers = {"nic": (body.nic, nic.rate_Gbps), "link": (body.link, link.capacity_Gbps)}
+    carriers = {
+        "nic": (body.nic, nic.rate_Gbps, nic.max_mtu_B),
+        "link": (body.link, link.capacity_Gbps, None),
+    }
     tcp.check_mtu(body.mtu_B, carriers, where)
 
 

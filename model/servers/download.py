@@ -499,11 +499,13 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
 
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
-    """Fast Ethernet carries no jumbo frame (``tcp.check_mtu``): the server's NIC or a client's."""
-    carriers = {
-        key: (nic_id, catalog.get("nics", nic_id, where, key).rate_Gbps)
+    """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
+    (``tcp.check_mtu``): the server's NIC or a client's."""
+    nics = {
+        key: (nic_id, catalog.get("nics", nic_id, where, key))
         for key, nic_id in (("server_nic", body.server_nic), ("client_nic", body.client_nic))
     }
+    carriers = {key: (nic_id, nic.rate_Gbps, nic.max_mtu_B) for key, (nic_id, nic) in nics.items()}
     check_mtu(body.mtu_B, carriers, where)
 
 
