@@ -317,7 +317,8 @@ def cubic_window_segments(rtt_s: float, loss_rate: float) -> float:
     Eq. 3 and 4): it 'computes both W_cubic(t) and W_est ... and chooses the larger of the two
     values' (RFC 9438 section 4.2), and the tables of RFC 8312 section 5.1 (RFC 9438 section 5.1)
     take the larger of the two averages: at RTT 0.1 s and p 1e-5 CUBIC averages 1054 segments
-    against Reno's 379, at 0.01 s it is Reno's. RFC 9438 lets W_est grow at Reno's one segment per
+    against Reno's 379 (the RFC's table, at 1.2 / sqrt(p); sqrt(3 / (2 p)) here, 387), at 0.01 s
+    it is Reno's. RFC 9438 lets W_est grow at Reno's one segment per
     round trip once it passes the window of the last loss (section 4.3); with one loss each time
     the window comes back to it, as here, that never happens, and the average is the same.
     """
