@@ -7,8 +7,9 @@ from typing import Any
 
 # what a value, key or file name may hold that would break the one line or act on the terminal:
 # every line break str.splitlines knows and every other control character (a NUL, a terminal's
-# escape sequences: ESC[31m turned the rest of the line red), C0, DEL and C1; shown escaped
-_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# escape sequences: ESC[31m turned the rest of the line red), C0, DEL and C1, and the bidi
+# controls that reorder what follows on screen (U+202E turned 'evil' into 'live'); shown escaped
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 

@@ -213,6 +213,19 @@ class Disk(Part):
                 key,
                 "needs media_rate_outer_MBps with media_rate_inner_MBps, or internal_rate_max_Mbps",
             )
+        # a seek's curve runs from the next track to the whole stroke through its average
+        averages = [("avg_seek_read_ms", self.avg_seek_read_ms)]
+        if self.avg_seek_write_ms is not None:
+            averages.append(("avg_seek_write_ms", self.avg_seek_write_ms))
+        for name, average in averages:
+            if not self.track_to_track_ms <= average <= self.full_stroke_ms:
+                raise UserError(
+                    where,
+                    f"{key}.{name}",
+                    f"an average seek lies between the track-to-track and the full-stroke seek "
+                    f"({self.track_to_track_ms:g} to {self.full_stroke_ms:g} ms), got {average:g}",
+                    related=(f"{key}.track_to_track_ms", f"{key}.full_stroke_ms"),
+                )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,7 +18,7 @@ def shown(path: Path) -> str:
     path = Path(path)
     try:
         return str(path.resolve().relative_to(PROJECT_ROOT))
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside the project, or a loop of links
         return str(path)
 
 
@@ -26,10 +26,10 @@ def openable(path: Path) -> str:
     """A path as a user can open it from the folder they ran the command in: relative to that
     folder when it lies in it or below it, else absolute (a file the project wrote, which
     ``shown``'s project-relative form would name wrongly from any other folder)."""
-    path = Path(path).resolve()
     try:
+        path = Path(path).resolve()
         return str(path.relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):  # outside the working folder, or that folder is gone
+    except (ValueError, OSError, RuntimeError):  # outside the working folder, gone, or a loop
         return str(path)
 
 
@@ -39,6 +39,6 @@ def inside(folder: Path, name: str | Path) -> Path | None:
     folder = Path(folder).resolve()
     try:
         file = (folder / name).resolve()
-    except (OSError, ValueError):  # a loop of links, a NUL byte
-        return None
+    except (OSError, ValueError, RuntimeError):  # a loop of links (RuntimeError on Python
+        return None  # 3.11's resolve, OSError on 3.13's), a NUL byte
     return file if file.is_relative_to(folder) else None

@@ -12,6 +12,7 @@ import re
 
 from . import measured, paths, registry
 from . import params as params_module
+from .errors import one_line
 from .result import OFFERED_LOAD, Result
 from .spec import Scenario
 from .uncertainty import Interval
@@ -76,7 +77,8 @@ def prediction_text(
         lines.append(f"  CPU          {cpu}{_whose_cpu(scenario)}")
     lines.append("  utilisation  " + _busiest(result.utilization))
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
-    return "\n".join(lines)
+    # names and notes hold the user's text: no line break or terminal control of theirs acts
+    return "\n".join(one_line(line) for line in lines)
 
 
 def _whose_cpu(scenario: Scenario) -> str:

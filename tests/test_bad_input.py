@@ -398,3 +398,47 @@ def test_a_drive_count_the_groups_do_not_divide_names_the_count_that_was_set(run
     assert status == 2 and not out and err.count("\n") == 1
     assert err.startswith("--set: volumes.data.disks")
     assert "2 groups must divide disks.count (25 drives)" in err
+
+
+@pytest.mark.parametrize(
+    "name, key", [("atlas_intellistation", "workload.streams"), ("em_ingest", "workload.streams")]
+)
+def test_a_stream_count_past_what_is_simulated_is_refused(run_cli, name, key):
+    """Ten million streams ran out of memory after 47 s and ended in a traceback (the input
+    audit): each stream is a flow of the simulation, 10,000 at most."""
+    _one_line_error(
+        run_cli("predict", name, "--set", f"{key}=10000000", "--point"),
+        f"{key}: must be a positive integer up to 10,000 (each stream is simulated)",
+    )
+
+
+def test_an_average_seek_outside_its_curve_is_refused(run_cli, tmp_path):
+    """A parts file's drive whose track-to-track seek (50 ms) passed its full stroke (1 ms) was
+    taken, its mean seek 33.7 ms against the stated 10 (the input audit)."""
+    sources = {k: "estimated: a test" for k in ("track_to_track_ms", "full_stroke_ms")}
+    drive = {"like": "wd1200jb", "track_to_track_ms": 50, "full_stroke_ms": 1, "sources": sources}
+    (tmp_path / "parts.yaml").write_text(yaml.safe_dump({"disks": {"odd": drive}}))
+    _one_line_error(
+        run_cli(
+            "predict",
+            "atlas_intellistation",
+            "--catalog",
+            str(tmp_path / "parts.yaml"),
+            "--set",
+            "volumes.md0.disks.part=odd",
+            "--point",
+        ),
+        "disks.odd.avg_seek_read_ms: an average seek lies between the track-to-track and the "
+        "full-stroke seek (50 to 1 ms)",
+    )
+
+
+def test_a_name_s_control_characters_are_printed_escaped(run_cli):
+    """A name holding ESC[2J (clear the screen), a line break or U+202E (right to left) acted on
+    the terminal in predict's text (the input audit): printed escaped, as error lines are."""
+    status, out, _ = run_cli(
+        "predict", "atlas_intellistation", "--set", "name=a\u202eb\x1b[2Jc\nd", "--point"
+    )
+    assert status == 0
+    assert "\x1b" not in out and "\u202e" not in out
+    assert out.splitlines()[0].startswith("a\\u202eb\\x1b[2Jc\\nd")

@@ -198,3 +198,43 @@ def test_an_edit_to_a_scenario_a_grid_s_point_names_reruns_that_point(tmp_path):
     store["volumes"]["lv"]["cache_block_KiB"] = 32
     (tmp_path / "b.yaml").write_text(yaml.safe_dump(store))
     assert run_module.run(loaded, points, out, workers=1, progress=False) == (1, 0, 1)
+
+
+def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_path):
+    """The project's sweep_point notebook loads its scenario parameter: a grid could name any file
+    for it (an absolute path, ../../..), which the notebook then read (the input audit). A path
+    outside the grid's folder is refused before any point runs; one inside reaches the notebook
+    in full, in a mapping too."""
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (tmp_path / "outside.yaml").write_text(STORE.read_text())
+    for named in (str(tmp_path / "outside.yaml"), "../outside.yaml"):
+        path = grid(
+            inner,
+            scenario=None,
+            notebook="notebooks/sweep_point.ipynb",
+            engine="papermill",
+            points=[{"scenario": named}],
+        )
+        one_line(
+            run_cli("sweep", str(path)),
+            "points[0].scenario: must be a scenario name or a file in",
+            f"got {named!r}",
+        )
+    (inner / "store.yaml").write_text(STORE.read_text())
+    assert grid_module.notebook_value("store.yaml", str(inner)) == str(inner / "store.yaml")
+    assert grid_module.notebook_value({"storage": ["store.yaml", 2]}, str(inner)) == {
+        "storage": [str(inner / "store.yaml"), 2]
+    }
+    assert grid_module.notebook_value("em_ingest", str(inner)) == "em_ingest"
+
+
+def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):
+    """Python 3.11's resolve raises RuntimeError on a loop of links: a traceback and status 1
+    wherever a file was named (the input audit)."""
+    (tmp_path / "l1.yaml").symlink_to(tmp_path / "l2.yaml")
+    (tmp_path / "l2.yaml").symlink_to(tmp_path / "l1.yaml")
+    one_line(run_cli("predict", str(tmp_path / "l1.yaml")), "no such file")
+    scenario_file = tmp_path / "with_parts.yaml"
+    scenario_file.write_text("catalogs: [l1.yaml]\n" + STORE.read_text())
+    one_line(run_cli("predict", str(scenario_file)), "catalogs[0]")

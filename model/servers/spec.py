@@ -218,7 +218,7 @@ class IngestBody:
     storage: str
     storage_overrides: tuple[str, ...] = ()
     # acquisition servers writing at once ("eight distinct and separate ... servers")
-    clients: PositiveInt = 8
+    clients: Clients = 8
     hashing: Literal["balanced", "collide", "seeded"] = "balanced"
     assignment: tuple[NonNegativeInt, ...] | None = None  # each client's bond member
     # not in the report ("we need only a dedicated 10G"): one 10 GbE each

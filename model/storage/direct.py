@@ -157,6 +157,7 @@ def request_limit_Bps(
         command_s = cache_command_s + piece_B / (disk.interface_rate_MBps * 1e6)
         in_series_s += command_s
         host_waits = True
+        # the drives the requests in flight reach together: so many groups, ``reach`` drives each
         reach_B, reach = group_request(volume, request_B * w.queue_depth)
         groups = round(w.queue_depth * request_B / reach_B)
         commands_Bps = min(commands_Bps, groups * reach * piece_B / command_s)

@@ -474,7 +474,8 @@ class StorageWorkload:
     request_KiB: PositiveFloat  # the size of each read() or write() a stream makes
     source: str | None = None  # the volume a copy reads (another under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
-    streams: PositiveInt = 1  # processes streaming at once, each its own total_MB
+    # processes streaming at once, each its own total_MB
+    streams: count_up_to(10_000, "each stream is simulated") = 1
     # the test repeated back to back; the figure is their mean: a read's later runs come from the
     # ARC or the page cache where its data fit (model.storage.rereads), the memory-mapped test
     # simulates each run
@@ -557,7 +558,7 @@ class Clients:
     moves ``workload.total_MB`` in ``workload.request_KiB`` requests), through the host's NICs (the
     catalog host's ``nics``, bonded with LACP when there are several)."""
 
-    count: PositiveInt  # clients, each one stream
+    count: count_up_to(10_000, "each client is simulated")  # clients, each one stream
     # TCP connections each client opens to the host (NFS's nconnect mount option, SMB3's
     # multichannel): each its own bond member and, but over NFS (whose calls share the nfsd
     # threads), its own server process, all on the client's one port and its one read-ahead window

@@ -283,6 +283,49 @@ def _check_parameters(grid: Grid) -> None:
             )
 
 
+def _check_notebook_files(grid: Grid) -> None:
+    """A notebook grid's value that names a file by a path (a scenario ``my_store.yaml``, in a
+    mapping or a list too) names one in the grid's folder or below it, as a scenario grid's: the
+    notebook reads it (``notebook_value``)."""
+    folder = Path(grid.folder)
+    given = [(f"product.{k}", v) for k, values in grid.product.items() for v in values]
+    given += [(f"points[{i}].{k}", v) for i, p in enumerate(grid.points) for k, v in p.items()]
+    for at, value in given:
+        for text in _texts(value):
+            if not scenario_module.plain_name(text) and paths.inside(folder, text) is None:
+                raise UserError(
+                    grid.path,
+                    at,
+                    f"must be a scenario name or a file in {paths.shown(folder)} or below it "
+                    f"(the grid's folder), got {text!r}",
+                )
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings in a grid's value, in its mappings and lists too."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def notebook_value(value: Any, folder: str) -> Any:
+    """A notebook grid's value as its notebook gets it: a file named by a path (checked in the
+    grid's ``folder`` or below it, ``_check_notebook_files``) given in full, in a mapping or a list
+    too; anything else as it is."""
+    if isinstance(value, str) and not scenario_module.plain_name(value):
+        file = paths.inside(Path(folder), value)
+        return value if file is None else str(file)
+    if isinstance(value, dict):
+        return {k: notebook_value(v, folder) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [notebook_value(v, folder) for v in value]
+    return value
+
+
 def _check_keys(grid: Grid) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
     where = grid.path
@@ -422,6 +465,7 @@ def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
     grid = _resolved(_base_files(grid), folder)
     if grid.notebook is not None:
         _check_parameters(grid)
+        _check_notebook_files(grid)
     points = expand(grid)
     if grid.scenario is not None:
         _check_keys(grid)

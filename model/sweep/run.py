@@ -34,7 +34,7 @@ from typing import Any
 from .. import paths, provenance
 from ..errors import INTERRUPTED_STATUS, UserError
 from ..progress import counter
-from .grid import Grid, setting, setting_text
+from .grid import Grid, notebook_value, setting, setting_text
 from .pool import Pool
 from .store import Stopped, Store, point_id
 
@@ -134,7 +134,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             )
             parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
-            parameters = dict(spec["point"])
+            parameters = {k: notebook_value(v, spec["folder"]) for k, v in spec["point"].items()}
             if spec["seed"] is not None:  # the grid checked that the notebook declares it
                 parameters.setdefault("seed", spec["seed"])
         parameters["result_path"] = str(result_path)
