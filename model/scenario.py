@@ -217,7 +217,16 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     a plain name is one of the project's (``data/scenarios/NAME.yaml``); a path is read only in the
     naming file's ``folder`` or below it."""
     if plain_name(name):
-        return paths.SCENARIOS / f"{name}.yaml"
+        file = paths.SCENARIOS / f"{name}.yaml"
+        if not file.is_file():
+            shipped = ", ".join(sorted(p.stem for p in paths.SCENARIOS.glob("*.yaml")))
+            raise UserError(
+                where,
+                key,
+                f"no scenario named {name!r}: a name of data/scenarios/ ({shipped}) or a file in "
+                f"{paths.shown(folder)} or below it",
+            )
+        return file
     file = paths.inside(folder, name)
     if file is None:
         raise UserError(
@@ -404,7 +413,7 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     scenario names (inside its own folder only) and its inline ``parts:``."""
     parts = catalog_module.load()
     for file in catalogs:
-        if not Path(file).exists():
+        if not Path(file).is_file():
             raise UserError("--catalog", str(file), "no such parts file")
         parts = user_parts.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
     named = raw.get("catalogs") or []
@@ -419,12 +428,14 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 f"catalogs[{i}]",
                 f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
             )
-        if not file.exists():  # named from the scenario's folder, not the working one
+        if not file.is_file():  # named from the scenario's folder, not the working one
             raise UserError(
                 where,
                 f"catalogs[{i}]",
-                f"no such parts file {paths.shown(file)} ({name!r} is read in the scenario's "
-                "folder or below it)",
+                f"{paths.shown(file)} is a folder, not a parts file"
+                if file.is_dir()
+                else f"no such parts file {paths.shown(file)} ({name!r} is read in the "
+                "scenario's folder or below it)",
             )
         parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:
@@ -454,6 +465,13 @@ def _references(
             else named_scenario(ref.name, folder, where, ref.key)
         )
         try:
+            model = read_yaml(Path(file)).get("model")
+            if model != ref.model:  # told before its overrides, which a scenario of another
+                raise UserError(  # model would refuse in its own words
+                    where,
+                    ref.key,
+                    f"must name a {ref.model} scenario, got {ref.name!r} ({model})",
+                )
             scenario = load(
                 file,
                 ref.overrides,
@@ -462,13 +480,9 @@ def _references(
                 _depth=depth + 1,
             )
         except UserError as exc:
+            if exc.where == where:  # the reference's own mistake, told as it is
+                raise
             raise UserError(where, ref.key, f"{ref.name!r}: {exc.line()}") from None
-        if scenario.model != ref.model:
-            raise UserError(
-                where,
-                ref.key,
-                f"must name a {ref.model} scenario, got {ref.name!r} ({scenario.model})",
-            )
         loaded[ref.key] = scenario
     check = getattr(body, "check_references", None)
     if check is not None:

@@ -238,3 +238,30 @@ def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):
     scenario_file = tmp_path / "with_parts.yaml"
     scenario_file.write_text("catalogs: [l1.yaml]\n" + STORE.read_text())
     one_line(run_cli("predict", str(scenario_file)), "catalogs[0]")
+
+
+def test_a_scenario_named_that_does_not_exist_is_told_as_the_naming_key(run_cli, tmp_path):
+    """A grid's 'scenario: nope' said 'data/scenarios/nope.yaml: no such file', naming neither the
+    grid nor its key (the input audit); an ingest's storage likewise."""
+    path = grid(tmp_path, scenario="nope", product={"workload.streams": [1]})
+    one_line(run_cli("sweep", str(path)), "scenario: no scenario named 'nope'", "em_ingest")
+    one_line(
+        run_cli("predict", str(_ingest(tmp_path, "nope")), "--point"),
+        "storage: no scenario named 'nope'",
+    )
+
+
+def test_a_reference_to_another_model_s_scenario_says_so_before_its_overrides(run_cli, tmp_path):
+    """An ingest whose storage names an ingest scenario said "has no variant 'striped'" (its
+    override, refused by the wrong scenario): it must name a storage scenario."""
+    one_line(
+        run_cli("predict", str(_ingest(tmp_path, "em_ingest_microscopes")), "--point"),
+        "storage: must name a storage scenario, got 'em_ingest_microscopes' (ingest)",
+    )
+
+
+def test_a_folder_named_as_parts_is_told_as_a_folder(run_cli, tmp_path):
+    (tmp_path / "parts").mkdir()
+    scenario_file = tmp_path / "with_parts.yaml"
+    scenario_file.write_text("catalogs: [parts]\n" + STORE.read_text())
+    one_line(run_cli("predict", str(scenario_file)), "catalogs[0]", "is a folder, not a parts file")

@@ -222,9 +222,10 @@ def _resolved(grid: Grid, folder: Path) -> Grid:
     read only in the grid's ``folder`` or below it, or for a notebook in the project's
     ``notebooks/`` (named from the project's root, as ``notebooks/sweep_point.ipynb``)."""
     where = grid.path
-    if grid.scenario is not None and not scenario_module.plain_name(grid.scenario):
+    if grid.scenario is not None:
         file = scenario_module.named_scenario(grid.scenario, folder, where, "scenario")
-        grid = replace(grid, scenario=str(file))
+        if not scenario_module.plain_name(grid.scenario):
+            grid = replace(grid, scenario=str(file))
     if grid.notebook is not None:
         file = paths.inside(folder, grid.notebook)
         project = paths.inside(paths.NOTEBOOKS, paths.PROJECT_ROOT / grid.notebook)
