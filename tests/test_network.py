@@ -641,3 +641,14 @@ def test_a_wan_transfer_too_large_for_its_sender_says_what_each_reader_reads(run
     status, out, err = run_cli("predict", "atlas_lightpath", "--set", "workload.total_MB=5e7")
     assert status == 2 and not out and err.count("\n") == 1
     assert "50,000 GB of data (16 streams of 3.125e+06 MB)" in err
+
+
+def test_a_tiny_tsunami_block_is_padded_to_ethernet_s_least_frame():
+    """A 1-byte block (with Tsunami's 6 and UDP's 8 bytes of header, 35 bytes of IP) went out in a
+    73-byte frame, below Ethernet's 84 on the wire (the network audit): padded to 46 bytes of
+    payload, 84 wire bytes a byte; a full fragment needs no padding."""
+    assert tcp.udp_wire_per_byte(1, 1500) == pytest.approx(46 + tcp.ETHERNET_OVERHEAD_B)
+    one_fragment = 1500 - tcp.IP_HEADER_B - tcp.UDP_HEADER_B - tcp.TSUNAMI_HEADER_B
+    assert tcp.udp_wire_per_byte(one_fragment, 1500) == pytest.approx(
+        (1500 + tcp.ETHERNET_OVERHEAD_B) / one_fragment
+    )

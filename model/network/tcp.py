@@ -41,6 +41,9 @@ ETHERNET_OVERHEAD_B = (
     38  # preamble and start delimiter 8, header 14, FCS 4, inter-frame gap 12 (IEEE 802.3)
 )
 ETHERNET_HEADER_B = 14  # destination and source addresses, EtherType (IEEE 802.3)
+# the least a frame carries: a 64-byte frame's header and FCS leave 46 bytes, padded up to them
+# (IEEE 802.3, minFrameSize 512 bits)
+ETHERNET_MIN_PAYLOAD_B = 46
 IP_HEADER_B = 20
 TCP_HEADER_B = 32  # 20 bytes plus the 12-byte timestamp option Linux sends by default (RFC 1323)
 UDP_HEADER_B = 8
@@ -230,10 +233,14 @@ def udp_fragments(block_B: int, mtu_B: int) -> int:
 
 
 def udp_wire_per_byte(block_B: int, mtu_B: int) -> float:
-    """Bytes on the wire per payload byte of a Tsunami block."""
+    """Bytes on the wire per payload byte of a Tsunami block: each fragment's IP packet, padded to
+    Ethernet's least payload (``ETHERNET_MIN_PAYLOAD_B``), in its frame."""
     n = udp_fragments(block_B, mtu_B)
     datagram = block_B + TSUNAMI_HEADER_B + UDP_HEADER_B
-    return (datagram + n * (IP_HEADER_B + ETHERNET_OVERHEAD_B)) / block_B
+    per_fragment = (mtu_B - IP_HEADER_B) // 8 * 8
+    last_B = datagram - (n - 1) * per_fragment + IP_HEADER_B  # the last fragment's IP packet
+    padding_B = max(0, ETHERNET_MIN_PAYLOAD_B - last_B)
+    return (datagram + padding_B + n * (IP_HEADER_B + ETHERNET_OVERHEAD_B)) / block_B
 
 
 def udp_packets_per_byte(block_B: int, mtu_B: int) -> float:

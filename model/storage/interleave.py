@@ -144,7 +144,7 @@ def note(
     own_processes: bool,
 ) -> str:
     """How the streams take turns at ``vname``'s drives, in the user's words."""
-    head = f"{workload.streams} streams reading at once take turns at volume {vname}'s drives"
+    head = f"{workload.streams:,} streams reading at once take turns at volume {vname}'s drives"
     if own_processes and volume.io_scheduler in SLICE_S and volume.engine == "md":
         slice_ms = SLICE_S[volume.io_scheduler] * 1e3
         return f"{head}: a {slice_ms:g} ms {volume.io_scheduler} slice each, a positioning a slice"
