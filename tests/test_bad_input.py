@@ -442,3 +442,13 @@ def test_a_name_s_control_characters_are_printed_escaped(run_cli):
     assert status == 0
     assert "\x1b" not in out and "\u202e" not in out
     assert out.splitlines()[0].startswith("a\\u202eb\\x1b[2Jc\\nd")
+
+
+def test_a_request_larger_than_what_a_stream_moves_is_refused(run_cli):
+    """1 TB requests in a 4 GB run were taken, the prediction the same as at 128 KiB (the input
+    audit): a request is at most what its stream moves."""
+    _one_line_error(
+        run_cli("predict", "psu_write", "--set", "workload.request_KiB=1e9", "--point"),
+        "workload.request_KiB: a request is at most what a stream moves",
+        "4,194,304 KiB), got 1e+9 KiB",
+    )

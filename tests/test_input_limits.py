@@ -103,7 +103,11 @@ def scenario_text() -> str:
         ("atlas_lightpath", "rtt_ms=1e308", "rtt_ms: must be at most 2^53 in size"),
         ("eah_download", "workload.file_size_KiB=1e-9", "a file of at least one byte"),
         ("psu_mmap", "workload.total_MB=1e12", "total_MB: a mapped file of 1e+12 MB does not fit"),
-        ("psu_mmap", "workload.request_KiB=9e15", "request_KiB: must be at most the mapped file"),
+        (
+            "psu_mmap",
+            "workload.request_KiB=9e15",
+            "request_KiB: a request is at most what a stream moves",
+        ),
         ("psu_mmap", "kernel.read_ahead_KiB=1e12", "read-around is modelled up to half the page"),
         ("em_ingest_microscopes", "client_cap_MBps=1e-300", "at least 2^-53 (1.1e-16) in size"),
         # a WRITE of 1 GiB was taken: no SMB2 server offers more than 8 MiB (ksmbd's limit)

@@ -129,12 +129,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"a mapped file of {w.total_MB:g} MB does not fit on the volume "
             f"({volume_B / 1e9:,.0f} GB)",
         )
-    if w.request_KiB * 1024 > w.total_MB * 1e6:
-        raise UserError(
-            scenario.path,
-            "workload.request_KiB",
-            f"must be at most the mapped file ({w.total_MB:g} MB), got {w.request_KiB:g} KiB",
-        )
     # the program's chunk, in whole pages, and the read-around window in chunks
     page_B = body.kernel.page_B
     block_B = max(page_B, int(w.request_KiB * 1024) // page_B * page_B)

@@ -536,6 +536,15 @@ class StorageWorkload:
                 f"only io: direct keeps more than one request in flight, got io: {self.io}",
                 related=(f"{key}.io",),
             )
+        if self.request_KiB * 1024 > self.total_MB * 1e6:
+            raise UserError(
+                where,
+                f"{key}.request_KiB",
+                f"a request is at most what a stream moves (total_MB: {readable(self.total_MB)} "
+                f"MB, {self.total_MB * 1e6 / 1024:,.0f} KiB), got "
+                f"{readable(self.request_KiB)} KiB",
+                related=(f"{key}.total_MB",),
+            )
         if self.io == "direct" and (self.request_KiB * 1024) % LOGICAL_BLOCK_B:
             raise UserError(
                 where,
