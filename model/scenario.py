@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, user_parts, yamlio
-from .errors import UserError
+from .errors import UserError, readable
 from .schema import NonNegativeInt, build, build_dataclass, field_type, locate, type_hints
 from .spec import Scenario
 
@@ -292,7 +292,11 @@ def load(
         elif key == "seed":
             seed = _seed(value, where_overrides)
         elif key in ("name", "description", "source"):
-            renamed[key] = build(str, value, where_overrides, key)
+            if not isinstance(value, str) or not value.strip():
+                raise UserError(
+                    where_overrides, key, f"must be a non-empty string, got {readable(value)}"
+                )
+            renamed[key] = value
     set_by: list[tuple[str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
@@ -305,8 +309,10 @@ def load(
             set_by.append((key, where_overrides))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
-        if not isinstance(header.get(k), str) or not header[k]:
+        if k not in header:
             raise UserError(where, k, "missing; every scenario needs a non-empty string here")
+        if not isinstance(header[k], str) or not header[k].strip():
+            raise UserError(where, k, f"must be a non-empty string, got {readable(header[k])}")
     header.update(renamed)
     parts = _catalog(raw, path, where, catalogs)
     unbuilt = Scenario(

@@ -318,7 +318,9 @@ def test_set_name_description_or_source_changes_the_header(run_cli):
     status, out, err = run_cli("predict", "atlas_intellistation", "--point", "--set", "name=mine")
     assert status == 0 and out.startswith("mine"), err
     _one_line_error(
-        run_cli("predict", "atlas_intellistation", "--set", "name="), "--set: name", "a string"
+        run_cli("predict", "atlas_intellistation", "--set", "name="),
+        "--set: name",
+        "a non-empty string",
     )
 
 
@@ -451,4 +453,14 @@ def test_a_request_larger_than_what_a_stream_moves_is_refused(run_cli):
         run_cli("predict", "psu_write", "--set", "workload.request_KiB=1e9", "--point"),
         "workload.request_KiB: a request is at most what a stream moves",
         "4,194,304 KiB), got 1e+9 KiB",
+    )
+
+
+def test_a_header_given_but_not_text_is_not_called_missing(run_cli, tmp_path):
+    """'description: 5' was refused as 'missing' (the input audit): it is there, and not text."""
+    path = _variant(tmp_path, lambda data: data.update(description=5))
+    _one_line_error(run_cli("predict", path), "description: must be a non-empty string, got 5")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--set", "name=  ", "--point"),
+        "--set: name: must be a non-empty string, got ''",
     )
