@@ -397,6 +397,51 @@ def nic_cards(nic: Nic, ports: int) -> int:
     return len(card_ports(nic, ports))
 
 
+# the largest MTU of Ethernet below a gigabit: 802.3's 1,500-byte payload; jumbo frames came with
+# Gigabit Ethernet, and no 10 or 100 Mb/s NIC or link carries them
+STANDARD_MTU_B = 1500
+
+
+def check_mtu(
+    mtu_B: int,
+    catalog: Catalog,
+    where: str,
+    nics: dict[str, str],
+    links: dict[str, str] | None = None,
+) -> None:
+    """The path's MTU on each NIC and link that carries it, named by the keys that give them
+    (``nics``, ``links``: key -> catalog id). Fast Ethernet (under 1 Gb/s) carries no frame over
+    ``STANDARD_MTU_B``; no NIC more than its driver takes (its ``max_mtu_B``, where known)."""
+    carriers = {}  # key -> (id, rate in Gb/s, largest MTU or None)
+    for key, nic_id in nics.items():
+        nic = catalog.get("nics", nic_id, where, key)
+        carriers[key] = (nic_id, nic.rate_Gbps, nic.max_mtu_B)
+    for key, link_id in (links or {}).items():
+        carriers[key] = (link_id, catalog.get("links", link_id, where, key).capacity_Gbps, None)
+    slow = {
+        key: f"{key} {name} at {rate:g} Gb/s"
+        for key, (name, rate, _) in carriers.items()
+        if rate < 1
+    }
+    if slow and mtu_B > STANDARD_MTU_B:
+        raise UserError(
+            where,
+            "mtu_B",
+            f"Ethernet under 1 Gb/s ({' and '.join(slow.values())}) has no jumbo frames: mtu_B "
+            f"from 576 to {STANDARD_MTU_B:,} bytes there, got {mtu_B:,}",
+            related=tuple(slow),
+        )
+    for key, (name, _, most_B) in carriers.items():
+        if most_B is not None and mtu_B > most_B:
+            raise UserError(
+                where,
+                "mtu_B",
+                f"the {key} {name} takes an MTU of at most {most_B:,} bytes (its driver's "
+                f"max_mtu): mtu_B from 576 to {most_B:,} there, got {mtu_B:,}",
+                related=(key,),
+            )
+
+
 def check_nic_cards(
     catalog: Catalog,
     host: Host,

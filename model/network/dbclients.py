@@ -33,7 +33,7 @@ import math
 
 import simpy
 
-from ..catalog import Catalog, nic_notes
+from ..catalog import Catalog, check_mtu, nic_notes
 from ..errors import NotModelled
 from ..result import Result
 from ..settings import TcpBuffers
@@ -281,9 +281,8 @@ def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
 
 def check_parts(body: DbBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
-    (``tcp.check_mtu``)."""
-    nic = catalog.get("nics", body.nic, where, "nic")
-    tcp.check_mtu(body.mtu_B, {"nic": (body.nic, nic.rate_Gbps, nic.max_mtu_B)}, where)
+    (``catalog.check_mtu``)."""
+    check_mtu(body.mtu_B, catalog, where, {"nic": body.nic})
 
 
 MODEL = ModelRecord(

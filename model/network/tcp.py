@@ -25,7 +25,7 @@ import functools
 import math
 from typing import NamedTuple
 
-from ..errors import NotModelled, UserError
+from ..errors import NotModelled
 from ..settings import (
     NET_CYCLES_PER_FRAME,
     STACK_RUN_CLOCK_GHZ,
@@ -62,40 +62,6 @@ CUBIC_BETA = 0.7
 # The largest packet GRO builds and the largest super-segment TSO hands the NIC: the IP datagram's
 # 64 KiB (GRO_MAX_SIZE and GSO_MAX_SIZE, 65536, in include/linux/netdevice.h)
 OFFLOAD_MAX_B = 65536
-
-
-# the largest MTU of Ethernet below a gigabit: 802.3's 1,500-byte payload; jumbo frames came with
-# Gigabit Ethernet, and no 10 or 100 Mb/s NIC or link carries them
-STANDARD_MTU_B = 1500
-
-
-def check_mtu(mtu_B: int, carriers: dict[str, tuple[str, float, int | None]], where: str) -> None:
-    """The path's MTU on each NIC or link that carries it: ``carriers`` gives each key that names
-    one its id, its rate (Gb/s) and the largest MTU its driver takes (a NIC's ``max_mtu_B``; None
-    where not known). Fast Ethernet carries no frame over ``STANDARD_MTU_B``; no NIC more than its
-    driver takes."""
-    slow = {
-        key: f"{key} {name} at {rate:g} Gb/s"
-        for key, (name, rate, _) in carriers.items()
-        if rate < 1
-    }
-    if slow and mtu_B > STANDARD_MTU_B:
-        raise UserError(
-            where,
-            "mtu_B",
-            f"Ethernet under 1 Gb/s ({' and '.join(slow.values())}) has no jumbo frames: mtu_B "
-            f"from 576 to {STANDARD_MTU_B:,} bytes there, got {mtu_B:,}",
-            related=tuple(slow),
-        )
-    for key, (name, _, most_B) in carriers.items():
-        if most_B is not None and mtu_B > most_B:
-            raise UserError(
-                where,
-                "mtu_B",
-                f"the {key} {name} takes an MTU of at most {most_B:,} bytes (its driver's "
-                f"max_mtu): mtu_B from 576 to {most_B:,} there, got {mtu_B:,}",
-                related=(key,),
-            )
 
 
 def mss_B(mtu_B: int) -> int:

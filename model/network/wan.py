@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, check_nic_cards, nic_notes
+from ..catalog import Catalog, check_mtu, check_nic_cards, nic_notes
 from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
@@ -200,22 +200,10 @@ def _bytes(size_B: float) -> str:
     return _figure(size_B, "B")
 
 
-def check_mtu(body: WanBody, catalog: Catalog, where: str) -> None:
-    """Fast Ethernet (a NIC or link under 1 Gb/s) carries no jumbo frame, nor a NIC more than its
-    driver takes (``tcp.check_mtu``)."""
-    nic = catalog.get("nics", body.nic, where, "nic")
-    link: Link = catalog.get("links", body.link, where, "link")
-    carriers = {
-        "nic": (body.nic, nic.rate_Gbps, nic.max_mtu_B),
-        "link": (body.link, link.capacity_Gbps, None),
-    }
-    tcp.check_mtu(body.mtu_B, carriers, where)
-
-
 def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
-    """What a transfer's parts allow of it: its MTU on its NIC and link (``check_mtu``), its
+    """What a transfer's parts allow of it: its MTU on its NIC and link (``catalog.check_mtu``), its
     circuits in its hosts' slots (``check_circuits``)."""
-    check_mtu(body, catalog, where)
+    check_mtu(body.mtu_B, catalog, where, {"nic": body.nic}, {"link": body.link})
     check_circuits(body, catalog, where)
 
 

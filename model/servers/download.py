@@ -114,10 +114,9 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 
 from __future__ import annotations
 
-from ..catalog import Catalog, nic_notes, nic_rate_Bps
+from ..catalog import Catalog, check_mtu, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
-    check_mtu,
     mss_B,
     slow_start_growth,
     slow_start_run,
@@ -500,13 +499,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
-    (``tcp.check_mtu``): the server's NIC or a client's."""
-    nics = {
-        key: (nic_id, catalog.get("nics", nic_id, where, key))
-        for key, nic_id in (("server_nic", body.server_nic), ("client_nic", body.client_nic))
-    }
-    carriers = {key: (nic_id, nic.rate_Gbps, nic.max_mtu_B) for key, (nic_id, nic) in nics.items()}
-    check_mtu(body.mtu_B, carriers, where)
+    (``catalog.check_mtu``): the server's NIC or a client's."""
+    nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
+    check_mtu(body.mtu_B, catalog, where, nics)
 
 
 MODEL = ModelRecord(
