@@ -8,7 +8,7 @@ the CPU cost of each Ethernet frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from .errors import UserError
 from .schema import Bound, PositiveFloat, PositiveInt
@@ -193,11 +193,18 @@ LAN_TCP_RMEM_B = (4096, 131072, 6291456)
 LAN_TCP_WMEM_B = (4096, 16384, 4194304)
 
 
-def lan_tcp(rmem_B: tuple[int, ...], wmem_B: tuple[int, ...], tso: bool, gro: bool) -> TcpBuffers:
-    """A current Linux host's TCP: these buffers, a receive buffer's half kept for overhead
-    (tcp_adv_win_scale 1, Linux 3.6 on: 'tcp: change tcp_adv_win_scale and tcp_rmem[2]', commit
-    b49960a05e32) and the offloads."""
-    return TcpBuffers(tcp_rmem_B=rmem_B, tcp_wmem_B=wmem_B, tcp_adv_win_scale=1, tso=tso, gro=gro)
+def lan_tcp(hosts: Any) -> TcpBuffers:
+    """The TCP of current Linux hosts on a LAN, as a scenario section gives them (a storage
+    scenario's ``clients``, an ingest): its ``tcp_rmem_B`` and ``tcp_wmem_B``, a receive buffer's
+    half kept for overhead (tcp_adv_win_scale 1, Linux 3.6 on: 'tcp: change tcp_adv_win_scale and
+    tcp_rmem[2]', commit b49960a05e32) and its ``tso`` and ``gro``."""
+    return TcpBuffers(
+        tcp_rmem_B=hosts.tcp_rmem_B,
+        tcp_wmem_B=hosts.tcp_wmem_B,
+        tcp_adv_win_scale=1,
+        tso=hosts.tso,
+        gro=hosts.gro,
+    )
 
 
 @dataclass(frozen=True)

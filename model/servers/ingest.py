@@ -162,7 +162,7 @@ def predict(
         front_where=where,
         nic_key="client_nic",
         link_key="link",
-        tcp_buffers=lan_tcp(config.tcp_rmem_B, config.tcp_wmem_B, config.tso, config.gro),
+        tcp_buffers=lan_tcp(config),
         # writers only: the clients' write-behind sends on without waiting for answers, but no
         # connection has more than its window on the way
         rtt_s=config.lan_rtt_ms / 1e3,

@@ -40,7 +40,7 @@ from ..network import tcp
 from ..network.hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
 from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result
-from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
+from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
@@ -377,7 +377,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         front_where=scenario.path,
         nic_key="clients.nic",
         link_key="clients.link",
-        tcp_buffers=c.tcp_buffers(),
+        tcp_buffers=lan_tcp(c),
         rtt_s=c.rtt_ms / 1e3,
         read_ahead_B=c.read_ahead_KiB * 1024 if c.protocol == "nfs" else None,
         server_threads=(c.nfsd_threads or NFSD_THREADS) if c.protocol == "nfs" else None,

@@ -10,7 +10,7 @@ from ..catalog import being_built
 from ..errors import UserError, readable
 from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
-from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, TcpBuffers, check_triples, lan_tcp
+from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, check_triples
 from .raid import LEVELS, EngineLevel
 from .spindle import MirrorReads
 
@@ -631,10 +631,6 @@ class Clients:
     # connection keeps in flight at most (with tso, all of it; without, what its segments'
     # overhead leaves, as tcp_rmem_B's window)
     tcp_wmem_B: tuple[PositiveInt, ...] = LAN_TCP_WMEM_B
-
-    def tcp_buffers(self) -> TcpBuffers:
-        """The hosts' TCP buffers and the storage host's offloads (``model.network.tcp``)."""
-        return lan_tcp(self.tcp_rmem_B, self.tcp_wmem_B, self.tso, self.gro)
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
