@@ -19,11 +19,13 @@ scenario refuses.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import json
 import keyword
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -288,42 +290,47 @@ def _check_notebook_files(grid: Grid) -> None:
     """A notebook grid's value that names a file by a path (a scenario ``my_store.yaml``, in a
     mapping or a list too) names one in the grid's folder or below it, as a scenario grid's: the
     notebook reads it (``notebook_value``)."""
-    folder = Path(grid.folder)
     given = [(f"product.{k}", v) for k, values in grid.product.items() for v in values]
     given += [(f"points[{i}].{k}", v) for i, p in enumerate(grid.points) for k, v in p.items()]
     for at, value in given:
-        for text in _texts(value):
-            if not scenario_module.plain_name(text) and paths.inside(folder, text) is None:
-                raise UserError(
-                    grid.path,
-                    at,
-                    f"must be a scenario name or a file in {paths.shown(folder)} or below it "
-                    f"(the grid's folder), got {text!r}",
-                )
+        _each_text(value, functools.partial(_in_folder, grid, at))
 
 
-def _texts(value: Any) -> list[str]:
-    """The strings in a grid's value, in its mappings and lists too."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, list | tuple):
-        return [t for v in value for t in _texts(v)]
-    return []
+def _in_folder(grid: Grid, at: str, text: str) -> str:
+    """``text``, a notebook grid's value at ``at``, unless it names a file by a path outside the
+    grid's folder, which is refused."""
+    folder = Path(grid.folder)
+    if not scenario_module.plain_name(text) and paths.inside(folder, text) is None:
+        raise UserError(
+            grid.path,
+            at,
+            f"must be a scenario name or a file in {paths.shown(folder)} or below it "
+            f"(the grid's folder), got {text!r}",
+        )
+    return text
 
 
 def notebook_value(value: Any, folder: str) -> Any:
     """A notebook grid's value as its notebook gets it: a file named by a path (checked in the
     grid's ``folder`` or below it, ``_check_notebook_files``) given in full, in a mapping or a list
     too; anything else as it is."""
-    if isinstance(value, str) and not scenario_module.plain_name(value):
-        file = paths.inside(Path(folder), value)
-        return value if file is None else str(file)
+
+    def in_full(text: str) -> str:
+        file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
+        return text if file is None else str(file)
+
+    return _each_text(value, in_full)
+
+
+def _each_text(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` made to each string in it, in its mappings and lists too (a list
+    for a tuple)."""
+    if isinstance(value, str):
+        return change(value)
     if isinstance(value, dict):
-        return {k: notebook_value(v, folder) for k, v in value.items()}
+        return {k: _each_text(v, change) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [notebook_value(v, folder) for v in value]
+        return [_each_text(v, change) for v in value]
     return value
 
 
