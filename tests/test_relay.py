@@ -380,16 +380,17 @@ def test_a_director_s_bonded_ports_carry_twice_one_s():
     assert two.bound_MBps == pytest.approx(2 * one.bound_MBps, rel=1e-9)
 
 
-def test_more_ports_than_the_host_is_fitted_with_is_one_line(run_cli):
+def _refused(run_cli, *overrides):
+    """The relay's prediction with ``overrides`` refused: status 2 and one line, returned."""
     status, out, err = run_cli(
-        "predict",
-        "psu_relay",
-        "--point",
-        *(a for o in CURRENT for a in ("--set", o)),
-        "--set",
-        "director.ports=3",
+        "predict", "psu_relay", "--point", *(a for o in overrides for a in ("--set", o))
     )
     assert status == 2 and not out and err.count("\n") == 1
+    return err
+
+
+def test_more_ports_than_the_host_is_fitted_with_is_one_line(run_cli):
+    err = _refused(run_cli, *CURRENT, "director.ports=3")
     assert "director.ports: lenovo_sr665_v3 is fitted with 2 port(s) of mellanox_cx4_lx_25g" in err
 
 
@@ -447,16 +448,7 @@ def test_one_flow_takes_one_of_its_bonded_ports():
 
 
 def test_a_host_whose_nics_are_not_listed_takes_one_card_s_ports(run_cli):
-    status, out, err = run_cli(
-        "predict",
-        "psu_relay",
-        "--point",
-        "--set",
-        "real_servers.host=ibm_x330",
-        "--set",
-        "real_servers.ports=2",
-    )
-    assert status == 2 and not out and err.count("\n") == 1
+    err = _refused(run_cli, "real_servers.host=ibm_x330", "real_servers.ports=2")
     assert "real_servers.ports: ibm_x330 lists no NICs, so it takes one nic_gbe card" in err
     assert "allowed: 1 to 1, got 2" in err
 
