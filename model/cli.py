@@ -119,6 +119,9 @@ def _predict(args) -> int:
     scenario = scenario_module.load(
         args.scenario, args.overrides, catalogs=tuple(args.catalogs), typed=True
     )
+    scenario_module.check_variants(args.scenario, tuple(args.catalogs))
+    if args.point:  # the interval's design points are checked as the interval would meet them
+        uncertainty.check_design(scenario)
     values = params.calibrated()
     result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
     interval = None if args.point else uncertainty.interval(scenario)

@@ -100,6 +100,14 @@ def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
     return configs
 
 
+def refused(unknowns: tuple[Unknown, ...], config: dict[str, Any], exc: UserError) -> UserError:
+    """The model's refusal of a design point, told at the declaration that asked for it."""
+    u = next(u for u in unknowns if u.key in config)
+    return UserError(
+        u.declared_in, f"unknowns.{u.key}", f"the model refuses {config}: {exc.message}"
+    )
+
+
 def corners(
     unknowns: tuple[Unknown, ...], configs: list[dict], outcomes: list[float]
 ) -> list[dict[str, Any]]:
@@ -282,10 +290,7 @@ def sample(
         except UserError as exc:
             if not config:
                 raise
-            u = next(u for u in unknowns if u.key in config)  # the declaration that asked for it
-            raise UserError(
-                u.declared_in, f"unknowns.{u.key}", f"the model refuses {config}: {exc.message}"
-            ) from None
+            raise refused(unknowns, config, exc) from None
         if value is None:
             return None
         at_config.append(value)

@@ -534,3 +534,25 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
 def variants_of(name_or_path: str | Path) -> list[str]:
     """The variant names a scenario file declares."""
     return list(read_yaml(resolve(name_or_path)).get("variants") or {})
+
+
+def check_catalog(loaded: Scenario) -> None:
+    """The checks of a scenario against its catalog its model makes before it simulates
+    (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts),
+    a refusal told where its key was set (a variant, an override)."""
+    from . import params
+
+    record = registry.MODELS[loaded.model]
+    parts = loaded.catalog or catalog_module.load()
+    try:
+        record.check_parts(loaded.body, parts, params.calibrated(), loaded.path)
+    except UserError as exc:
+        raise loaded.relocated(exc) from None
+
+
+def check_variants(name_or_path: str | Path, catalogs: tuple[str | Path, ...] = ()) -> None:
+    """Every variant the file declares, loaded and checked against its catalog as choosing it
+    would: a mistake in a variant the user did not choose is told now, named at the variant's key,
+    not when a sweep or a colleague first chooses it."""
+    for name in variants_of(name_or_path):
+        check_catalog(load(name_or_path, [f"variant={name}"], catalogs=catalogs))

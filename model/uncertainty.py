@@ -46,14 +46,14 @@ from typing import Any
 
 from . import params as params_module
 from . import scenario as scenario_module
-from .design_points import Samples, Z, sample, varies_alone
-from .errors import NotModelled
+from .design_points import Samples, Z, design, refused, sample, varies_alone
+from .errors import NotModelled, UserError
 from .measured import ROUNDING
 from .model_error import beyond_tables, model_error_of
 from .result import OFFERED_LOAD, Result
 from .sim import rng
 from .spec import Scenario
-from .unknowns import Unknown
+from .unknowns import Unknown, assigned
 
 NOISE = "simulation noise"
 _CACHE_LIMIT = 50_000
@@ -360,6 +360,19 @@ def interval(
         beyond_tables(scenario),
         headroom(point_result) if metric == "throughput_MBps" else 1.0,
     )
+
+
+def check_design(scenario: Scenario) -> None:
+    """The checks the interval's design points meet, without simulating them (``predict
+    --point``): each configuration of the scenario's unknowns built and checked against its
+    catalog, a value the model refuses told at the unknown that asked for it, as ``interval``
+    tells it. A refusal only a simulation finds is not caught here."""
+    for config in design(scenario.unknowns)[1:]:  # the first, all defaults, is the scenario
+        try:
+            changed = scenario_module.with_values(scenario, assigned(scenario.unknowns, config))
+            scenario_module.check_catalog(changed)
+        except UserError as exc:
+            raise refused(scenario.unknowns, config, exc) from None
 
 
 def headroom(result: Result) -> float:

@@ -161,6 +161,28 @@ def test_a_value_the_model_rejects_in_a_variant_names_the_variant(tmp_path, run_
     _one_line_error(result, "variants.fast_bus", "controllers.promise1.channel_mode", "allowed:")
 
 
+def test_a_variant_not_chosen_is_checked_too(tmp_path, run_cli):
+    """The file's other variants are loaded and checked as choosing them would: its first
+    variant's mistake is told before the default configuration is predicted."""
+
+    def bad_variant(data):
+        data["variants"]["fast_bus"] = {"controllers.promise1.channel_mode": "pci_64_66"}
+
+    result = run_cli("predict", _variant(tmp_path, bad_variant), "--point")
+    _one_line_error(result, "variants.fast_bus", "controllers.promise1.channel_mode", "allowed:")
+
+
+def test_a_variant_not_chosen_that_its_catalog_refuses_is_named(tmp_path, run_cli):
+    """A variant whose parts the model's catalog checks refuse (jumbo frames on Fast Ethernet) is
+    named at the variant's key, not at the file's."""
+    data = yaml.safe_load((paths.SCENARIOS / "mdsplus.yaml").read_text())
+    data["variants"]["jumbo"] = {"mtu_B": 9000, "nic": "nic_100mb"}
+    path = tmp_path / "mds.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_cli("predict", str(path), "--point")
+    _one_line_error(result, "variants.jumbo", "no jumbo frames")
+
+
 def test_bad_option_is_one_line_too(run_cli):
     with pytest.raises(SystemExit) as exit_info:
         run_cli("predict")
@@ -268,6 +290,24 @@ def test_an_unknown_s_range_over_powers_of_two_is_refused(run_cli, tmp_path):
     path.write_text(yaml.safe_dump(data))
     _one_line_error(
         run_cli("predict", str(path)), "unknowns.volumes.data.chunk_KiB.range", "options: [...]"
+    )
+
+
+@pytest.mark.parametrize("point", [[], ["--point"]])
+def test_an_unknown_s_value_the_model_refuses_is_told_with_or_without_the_interval(
+    run_cli, tmp_path, point
+):
+    """A range end the model refuses (a stream smaller than its 1 MiB requests) is told at the
+    unknown, with --point too, where no design point is simulated."""
+    data = yaml.safe_load((paths.SCENARIOS / "em_ingest.yaml").read_text())
+    data["unknowns"]["workload.total_MB"] = {"range": [0.5, 200000], "source": "a guess"}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(data))
+    _one_line_error(
+        run_cli("predict", str(path), *point),
+        "unknowns.workload.total_MB",
+        "the model refuses",
+        "a request is at most what a stream moves",
     )
 
 

@@ -339,7 +339,7 @@ def _check_keys(grid: Grid) -> None:
     where = grid.path
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
     loaded = load_point(grid, base, f"{where} base")
-    _check_catalog(loaded)
+    scenario_module.check_catalog(loaded)
     body_cls = registry.MODELS[loaded.model].body
     for key, at in grid.origins().items():
         if key in SCENARIO_KEYS:
@@ -432,16 +432,6 @@ def load_point(grid: Grid, overrides: list[str], where_overrides: str = "--set")
     )
 
 
-def _check_catalog(loaded: Any) -> None:
-    """The checks of a scenario against its catalog its model makes before it simulates
-    (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts)."""
-    from .. import params
-
-    record = registry.MODELS[loaded.model]
-    parts = loaded.catalog or catalog_module.load()
-    record.check_parts(loaded.body, parts, params.calibrated(), loaded.path)
-
-
 def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> None:
     """Load the scenario with ``key`` at ``value``; a refusal names the grid and its key ``at``
     (``product.clients.protocol``), and the scenario file's own words when the value made a key
@@ -449,7 +439,9 @@ def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> 
     where = grid.path
     _check_file(grid, key, value, at)
     try:
-        _check_catalog(load_point(grid, base + [setting(key, value, grid.folder)], where))
+        scenario_module.check_catalog(
+            load_point(grid, base + [setting(key, value, grid.folder)], where)
+        )
     except UserError as exc:
         if exc.where == where:  # the refused key is the grid's own (or one below it)
             inner = exc.key if exc.key and exc.key != key else None
