@@ -183,6 +183,22 @@ def test_a_variant_not_chosen_that_its_catalog_refuses_is_named(tmp_path, run_cl
     _one_line_error(result, "variants.jumbo", "no jumbo frames")
 
 
+def test_a_controller_s_raid10_on_an_odd_count_is_refused_and_md_s_named(run_cli):
+    """A card's RAID10 spans mirrored pairs; md's near-2 layout takes an odd count."""
+    result = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--point",
+        "--set",
+        "volumes.data.level=raid10",
+        "--set",
+        "volumes.data.engine=controller",
+        "--set",
+        "volumes.data.disks.count=6",  # two groups of three
+    )
+    _one_line_error(result, "an even number of drives", "engine: md")
+
+
 def test_bad_option_is_one_line_too(run_cli):
     with pytest.raises(SystemExit) as exit_info:
         run_cli("predict")

@@ -57,6 +57,26 @@ def test_one_stream_reads_an_md_raid10_as_a_raid0_of_its_pairs():
     assert raid10.throughput_MBps == pytest.approx(raid0.throughput_MBps, rel=0.02)
 
 
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_md_raid10_on_an_odd_count_moves_half_a_drive_s_worth_a_drive(op):
+    """md's near-2 layout takes three or five drives (raid10.c: the copies of each chunk on
+    different drives, near_copies at most raid_disks): n drives move n / 2 drives' worth, as an
+    even count does, so five lie halfway between four and six (here: 2.5 of 2's rate)."""
+    rates = {
+        n: _run(
+            IS,
+            "volumes.md0.level=raid10",
+            f"volumes.md0.disks.count={n}",
+            ONE_GB,
+            f"workload.op={op}",
+        ).throughput_MBps
+        for n in (2, 3, 4, 5)
+    }
+    for n in (3, 5):
+        assert rates[n] == pytest.approx(rates[2] * n / 2, rel=0.02)
+    assert rates[2] < rates[3] < rates[4] < rates[5]
+
+
 RAID1_READ = ("workload.op=read", "workload.target=raid1", "workload.source=null")
 PRIMARY = "controllers.iop332.mirror_reads=primary"
 

@@ -28,9 +28,15 @@ PROBE = (
     "print(json.dumps({'labels': [label(k) for k in keys], 'numeric': [numeric(k) for k in keys], "
     "'interval': bool(has_interval), 'figure': figure_words(figure)}))"
 )
-# RAID10 on 2 or 4 drives runs; the Sobol design samples 3 between them, which RAID10 refuses
+# two groups of one or two drives striped by LVM run; the Sobol design samples 3 drives between
+# them, which two groups cannot split
 SOBOL_FAILING = {
-    "base": ["volumes.md0.level=raid10", "volumes.md0.disks.count=4"],
+    "base": [
+        "volumes.md0.level=raid0",
+        "volumes.md0.groups=2",
+        "volumes.md0.lvm=striped",
+        "volumes.md0.disks.count=4",
+    ],
     "sample": {
         "method": "sobol",
         "n": 4,
@@ -129,7 +135,7 @@ def test_the_summary_names_the_failed_points_and_ranks_no_sobol_design_with_fail
     cells, derived = _summary(tmp_path, path)
     listing = _cell(cells, "points failed (")[0]
     assert f"{len(failed)} of 16 points failed ({len(failed)} model)" in listing
-    assert "it needs an even number of drives" in listing
+    assert "2 groups must divide disks.count" in listing
     # each failed point, by its index, with its values (3 drives, a request size) and its kind
     rows = re.findall(r"^(\d+) +3 +([\d.]+) +model", listing, re.M)
     assert {int(i) for i, _ in rows} == set(failed.point_index)

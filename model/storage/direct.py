@@ -98,7 +98,7 @@ def sectors_come_round_s(disk: Disk, reads_s: float) -> float:
     return turn_s * max(1, math.ceil(reads_s / turn_s - 1e-9))
 
 
-def group_request(volume: Volume, request_B: float) -> tuple[float, int]:
+def group_request(volume: Volume, request_B: float) -> tuple[float, float]:
     """A request's piece in each group it reaches, and the drives of a group that piece reaches
     at once: k = min(data drives, piece / chunk) of a striped group (a group is its own md array
     or LUN), one drive of a mirror for a read."""

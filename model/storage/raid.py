@@ -8,7 +8,12 @@ request-level read mapping (``model.storage.raidmap``) and small-write costs
 
 - ``single``: one drive. ``raid0``: chunks striped over every member.
 - ``raid1``: every member holds a copy; a read goes to one of them.
-- ``raid10``: chunks striped over mirrored pairs.
+- ``raid10``: chunks striped over mirrored pairs. md's raid10 (its default near-2 layout) lays the
+  two copies of each chunk on consecutive members, row after row, so it takes an odd count too
+  (drivers/md/raid10.c: "near_copies copies of each chunk is stored (each on a different drive)
+  ... near_copies and far_copies must be at least one, and their product is at most
+  raid_disks"): n drives hold n / 2 drives' worth of data, every drive a copy of half of it. A
+  RAID controller's RAID10 spans mirrored pairs and needs an even count.
 - ``raid5``/``raid6``: one or two parity chunks per stripe row, rotating (left-symmetric).
 - ``raidz1``/``raidz2``/``raidz3``: a ZFS RAIDZ vdev, one to three parity sectors per record
   spread over the vdev's drives (``model.storage.zfs``); only a ZFS pool has them.
@@ -37,7 +42,7 @@ class Level:
     least_drives: int  # the fewest drives a group of this level has
     write_penalty: int  # drive commands per small random write
     drives_exactly: int | None = None  # a level built from exactly this many drives
-    pairs: bool = False  # members come in mirrored pairs (an even count)
+    pairs: bool = False  # members come in mirrored pairs (an even count but on md)
     striped_reads: bool = True  # reads map onto members chunk by chunk (``raidmap.pieces``)
     zfs_only: bool = False  # a ZFS vdev type, which md and RAID controllers do not have
 
@@ -46,12 +51,15 @@ class Level:
         mirror of pairs, one otherwise."""
         return drives if self.name == "raid1" else self.copies
 
-    def data_members(self, drives: int) -> int:
-        """Members' worth of user data per stripe row of ``drives`` members."""
+    def data_members(self, drives: int) -> float:
+        """Members' worth of user data per stripe row of ``drives`` members: half of a mirror of
+        pairs, 2.5 of md's near-2 RAID10 on five drives (its readahead's stripe, raid10.c's
+        'raid_disks * chunk / near_copies', and the drives' worth a stream reads at once: each
+        drive reads every other chunk it holds, half its media rate, n of them n / 2)."""
         if self.name == "raid1":
             return 1
         if self.pairs:
-            return drives // 2
+            return drives // 2 if drives % 2 == 0 else drives / 2
         return drives - self.parity_chunks
 
     def drive_share(self, drives: int, op: str) -> float:
@@ -72,14 +80,18 @@ class Level:
             return 1.0 / drives
         return self.drive_share(drives, op)
 
-    def problem(self, drives: int) -> str | None:
-        """Why a group of ``drives`` cannot be built at this level, or None."""
+    def problem(self, drives: int, md: bool = False) -> str | None:
+        """Why a group of ``drives`` cannot be built at this level (by Linux md where ``md``, else
+        by a RAID controller), or None."""
         if self.drives_exactly is not None and drives != self.drives_exactly:
             return f"{self.name} is exactly {self.drives_exactly} drive(s)"
         if drives < self.least_drives:
             return f"{self.name} needs at least {self.least_drives} drives"
-        if self.pairs and drives % 2:
-            return f"{self.name} mirrors pairs: it needs an even number of drives"
+        if self.pairs and drives % 2 and not md:
+            return (
+                f"a controller's {self.name} mirrors pairs: it needs an even number of drives "
+                "(md's raid10, engine: md, takes an odd one)"
+            )
         return None
 
 

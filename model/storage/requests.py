@@ -113,7 +113,8 @@ def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayo
     else:
         piece_B = max(min(request_B, chunk_B), request_B / members)
     # the data members a request's pieces land on at once
-    pieces = min(math.ceil(request_B / chunk_B), members) if level.striped_reads else 1
+    # (md's RAID10 on an odd count: k chunks of a request lie on k drives, copies chosen apart)
+    pieces = min(math.ceil(request_B / chunk_B), math.ceil(members)) if level.striped_reads else 1
     if op == "read":
         return RandomLayout(1.0 / drives, piece_B, 1, at_once=(pieces,))
     if level.parity_chunks and request_B < members * chunk_B:

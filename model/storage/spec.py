@@ -348,7 +348,7 @@ class Volume:
                 f"must be at most groups ({groups}), got {self.lvm_stripes}",
             )
         per_group = count // groups
-        problem = LEVELS[level].problem(per_group)
+        problem = LEVELS[level].problem(per_group, md=self.engine == "md")
         if problem:
             at = f"{key}.vdevs.type" if self.vdevs else f"{key}.level"
             raise UserError(
