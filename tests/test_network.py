@@ -515,12 +515,12 @@ def test_a_long_transfer_still_names_its_window_or_its_nic():
 
 def test_notes_print_small_figures_in_a_unit_that_keeps_them_from_zero():
     """The network fuzz's cases, printed '0.0 MB/s' and 'window 0.00 MiB'. Reno at 5 % loss over
-    200 ms: Mathis 1448 / 0.2 x 1.2247 / 0.2236 = 39,655 B/s; Padhye's timeouts 0.4 s x
-    3 sqrt(3 x 0.05 / 8) x 0.05 x (1 + 32 x 0.05^2) = 8.873 ms a segment; 1448 / (1448 / 39,655
-    + 0.008873) = 31,903 B/s. A 1-byte socket buffer: the least receive buffer, 256 B, three
+    200 ms: Mathis 1448 / 0.2 x 1.2247 / 0.2236 = 39,655 B/s; with SACK a lost retransmission's
+    timeouts 0.4 s x 0.05 x 0.05 x (1 + 32 x 0.05^2) = 1.08 ms a segment; 1448 / (1448 / 39,655
+    + 0.00108) = 38,516 B/s. A 1-byte socket buffer: the least receive buffer, 256 B, three
     quarters of it advertised, 192 B a round trip of 0.2 s, 960 B/s."""
     lossy = _run(*MEMORY, "loss_rate=0.05", "workload.streams=4", "workload.total_MB=10")
-    assert "TCP loss limit (reno, loss 0.05): 31.9 kB/s per stream" in lossy.notes
+    assert "TCP loss limit (reno, loss 0.05): 38.5 kB/s per stream" in lossy.notes
     tiny = _run(
         *MEMORY, "workload.socket_buffer_B=1", "workload.streams=1", "workload.total_MB=0.01"
     )
@@ -528,12 +528,12 @@ def test_notes_print_small_figures_in_a_unit_that_keeps_them_from_zero():
         n.startswith("TCP: 1 stream(s), window 192 B, window/RTT 960 B/s") for n in tiny.notes
     )
     # and the figures of every size keep three significant figures
-    assert [wan._rate(x) for x in (0.004, 99.96, 999.4, 1e3, 31903, 15.7286e6, 6.29146e10)] == [
+    assert [wan._rate(x) for x in (0.004, 99.96, 999.4, 1e3, 38516, 15.7286e6, 6.29146e10)] == [
         "0.00400 B/s",
         "100 B/s",
         "999 B/s",
         "1.00 kB/s",
-        "31.9 kB/s",
+        "38.5 kB/s",
         "15.7 MB/s",
         "62,915 MB/s",
     ]
