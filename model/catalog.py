@@ -442,6 +442,22 @@ def check_mtu(
             )
 
 
+def check_rss(irq_affinity: str, catalog: Catalog, where: str, nics: dict[str, str]) -> None:
+    """Receive-side scaling (``irq_affinity: rss``) hashes flows over a NIC's receive queues: no NIC
+    the keys ``nics`` name (key -> catalog id) may have a single one (its ``rx_queues``)."""
+    if irq_affinity != "rss":
+        return
+    for key, nic_id in nics.items():
+        if catalog.get("nics", nic_id, where, key).rx_queues == 1:
+            raise UserError(
+                where,
+                "irq_affinity",
+                f"rss hashes flows over a NIC's receive queues, and the {key} {nic_id} has one "
+                "(its driver's single receive ring): cpu0 or spread",
+                related=(key,),
+            )
+
+
 def check_nic_cards(
     catalog: Catalog,
     host: Host,

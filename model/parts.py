@@ -408,6 +408,10 @@ class Nic(Part):
     # Ethernet header, FCS and VLAN tags it leaves room for (from the driver's source); unset where
     # no source was read: then only Ethernet's own limit holds (no jumbo frame under 1 Gb/s)
     max_mtu_B: PositiveInt | None = None
+    # the receive queues its driver fills, each with its own interrupt (from the driver's source):
+    # 1 where the card has a single receive ring, which receive-side scaling (irq_affinity: rss)
+    # cannot spread over cores; unset where no source was read
+    rx_queues: PositiveInt | None = None
 
 
 @dataclass(frozen=True)

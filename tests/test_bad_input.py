@@ -199,6 +199,13 @@ def test_a_controller_s_raid10_on_an_odd_count_is_refused_and_md_s_named(run_cli
     _one_line_error(result, "an even number of drives", "engine: md")
 
 
+def test_rss_on_a_single_queue_nic_is_refused(run_cli):
+    """Receive-side scaling spreads flows over a NIC's receive queues; the SysKonnect SK-9843 of
+    the ATLAS lightpath has one (skge.h: one rx_ring a port)."""
+    result = run_cli("predict", "atlas_lightpath", "--point", "--set", "irq_affinity=rss")
+    _one_line_error(result, "irq_affinity", "syskonnect_sk9843 has one", "cpu0 or spread")
+
+
 def test_bad_option_is_one_line_too(run_cli):
     with pytest.raises(SystemExit) as exit_info:
         run_cli("predict")

@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, check_mtu, check_nic_cards, nic_notes
+from ..catalog import Catalog, check_mtu, check_nic_cards, check_rss, nic_notes
 from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
@@ -201,9 +201,11 @@ def _bytes(size_B: float) -> str:
 
 
 def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
-    """What a transfer's parts allow of it: its MTU on its NIC and link (``catalog.check_mtu``), its
-    circuits in its hosts' slots (``check_circuits``)."""
+    """What a transfer's parts allow of it: its MTU on its NIC and link (``catalog.check_mtu``),
+    receive-side scaling on its NIC (``catalog.check_rss``), its circuits in its hosts' slots
+    (``check_circuits``)."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic}, {"link": body.link})
+    check_rss(body.irq_affinity, catalog, where, {"nic": body.nic})
     check_circuits(body, catalog, where)
 
 

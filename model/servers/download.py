@@ -114,7 +114,7 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 
 from __future__ import annotations
 
-from ..catalog import Catalog, check_mtu, nic_notes, nic_rate_Bps
+from ..catalog import Catalog, check_mtu, check_rss, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
     mss_B,
@@ -499,9 +499,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
-    (``catalog.check_mtu``): the server's NIC or a client's."""
+    (``catalog.check_mtu``): the server's NIC or a client's; the server's NIC has the receive
+    queues its ``irq_affinity`` spreads (``catalog.check_rss``)."""
     nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
     check_mtu(body.mtu_B, catalog, where, nics)
+    check_rss(body.irq_affinity, catalog, where, {"server_nic": body.server_nic})
 
 
 MODEL = ModelRecord(

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, card_link_Bps, card_ports, nic_notes
+from ..catalog import Catalog, card_link_Bps, card_ports, check_rss, nic_notes
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
@@ -375,8 +375,16 @@ def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> 
     return carried, name
 
 
+def check_parts(body: RelayBody, catalog: Catalog, where: str) -> None:
+    """Every machine's NIC has the receive queues its ``irq_affinity`` spreads
+    (``catalog.check_rss``)."""
+    nics = {"director.nic": body.director.nic, "real_servers.nic": body.real_servers.nic}
+    check_rss(body.irq_affinity, catalog, where, nics)
+
+
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
     body: RelayBody = scenario.body
+    check_parts(body, catalog, scenario.path)
     kit = machines(scenario, catalog, params["bus_efficiency"])
     servers = body.real_servers.count
     sites_per_server = list(  # the sites are connected before the run
@@ -586,6 +594,7 @@ MODEL = ModelRecord(
     "relay_cluster",
     RelayBody,
     simulate,
+    check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
     unmeasured="the report (000) gives the relay cluster's machines and LAN but no feed rate, "
     "site count, capacity or failure figure to compare with",
 )
