@@ -53,8 +53,9 @@ class Level:
 
     def data_members(self, drives: int) -> float:
         """Members' worth of user data per stripe row of ``drives`` members: half of a mirror of
-        pairs, 2.5 of md's near-2 RAID10 on five drives (its readahead's stripe, raid10.c's
-        'raid_disks * chunk / near_copies', and the drives' worth a stream reads at once: each
+        pairs, 2.5 of md's near-2 RAID10 on five drives (its readahead's stripe, raid10_run's
+        'stripe = conf->geo.raid_disks * ((mddev->chunk_sectors << 9) / PAGE_SIZE)' then
+        'stripe /= conf->geo.near_copies', and the drives' worth a stream reads at once: each
         drive reads every other chunk it holds, half its media rate, n of them n / 2)."""
         if self.name == "raid1":
             return 1
