@@ -120,10 +120,10 @@ def _predict(args) -> int:
         args.scenario, args.overrides, catalogs=tuple(args.catalogs), typed=True
     )
     scenario_module.check_variants(args.scenario, tuple(args.catalogs))
-    if args.point:  # the interval's design points are checked as the interval would meet them
-        uncertainty.check_design(scenario)
     values = params.calibrated()
     result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
+    if args.point:  # the interval's design points are checked as the interval would meet them
+        uncertainty.check_design(scenario)
     interval = None if args.point else uncertainty.interval(scenario)
     if args.json:
         from . import provenance

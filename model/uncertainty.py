@@ -366,9 +366,8 @@ def check_design(scenario: Scenario) -> None:
     """The checks the interval's design points meet, without simulating them (``predict
     --point``): each configuration of the scenario's unknowns built and checked against its
     catalog, a value the model refuses told at the unknown that asked for it, as ``interval``
-    tells it; the scenario's own refusal first, told as it is. A refusal only a simulation finds
-    is not caught here."""
-    scenario_module.check_catalog(scenario)
+    tells it (after the scenario itself has run: its own refusal is told as it is). A refusal
+    only a simulation finds is not caught here."""
     for config in design(scenario.unknowns)[1:]:  # the first, all defaults, is the scenario
         try:
             changed = scenario_module.with_values(scenario, assigned(scenario.unknowns, config))
