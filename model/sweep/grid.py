@@ -143,6 +143,15 @@ class Grid:
         """The keys the points set, in the order the file first sets them."""
         return list(self.origins())
 
+    def values_given(self) -> list[tuple[str, str, Any]]:
+        """Each value the file lists under ``product`` and ``points``: where it sets it
+        (``product.clients.count``, ``points[2].seed``), its key and the value."""
+        given = [(f"product.{k}", k, v) for k, values in self.product.items() for v in values]
+        given += [
+            (f"points[{i}].{k}", k, v) for i, p in enumerate(self.points) for k, v in p.items()
+        ]
+        return given
+
 
 def _sampled(sample: Sample) -> list[dict[str, Any]]:
     keys = list(sample.ranges)
@@ -290,9 +299,7 @@ def _check_notebook_files(grid: Grid) -> None:
     """A notebook grid's value that names a file by a path (a scenario ``my_store.yaml``, in a
     mapping or a list too) names one in the grid's folder or below it, as a scenario grid's: the
     notebook reads it (``notebook_value``)."""
-    given = [(f"product.{k}", v) for k, values in grid.product.items() for v in values]
-    given += [(f"points[{i}].{k}", v) for i, p in enumerate(grid.points) for k, v in p.items()]
-    for at, value in given:
+    for at, _key, value in grid.values_given():
         _each_text(value, functools.partial(_in_folder, grid, at))
 
 
@@ -360,10 +367,9 @@ def _check_keys(grid: Grid) -> None:
             for end in span:
                 _check_value(grid, base, f"sample.ranges.{key}", key, end)
     seen: set[tuple[str, str]] = set()
-    given = [(f"product.{k}", k, v) for k, values in grid.product.items() for v in values]
-    given += [(f"points[{i}].{k}", k, v) for i, p in enumerate(grid.points) for k, v in p.items()]
     parts = loaded.catalog or catalog_module.load()
-    for at, k, v in given:  # each distinct value once: the grid's cost stays in the points
+    # each distinct value once: the grid's cost stays in the points
+    for at, k, v in grid.values_given():
         if (k, repr(v)) not in seen:
             seen.add((k, repr(v)))
             _check_value(grid, base, at, k, v)
