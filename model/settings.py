@@ -13,6 +13,13 @@ from typing import Annotated, Any, Literal
 from .errors import UserError
 from .schema import Bound, PositiveFloat, PositiveInt
 
+# a TCP buffer sysctl the kernel reads as a C int (net.ipv4.tcp_rmem and tcp_wmem, net.core.rmem_*
+# and wmem_*: proc_dointvec in net/ipv4/sysctl_net_ipv4.c and net/core/sysctl_net_core.c), and a
+# buffer an application asks for (setsockopt's int): at most INT_MAX
+SYSCTL_INT_MAX = 2**31 - 1
+SYSCTL_INT = Bound(1.0, SYSCTL_INT_MAX, words=f"a positive integer of at most {SYSCTL_INT_MAX}")
+SysctlInt = Annotated[int, SYSCTL_INT]
+
 # a page: 4 KiB on x86 and x86-64, 16 or 64 KiB on some arm64 and ppc64 kernels; a power of two
 PageSize = Annotated[
     int,
@@ -169,9 +176,9 @@ class TcpBuffers:
     """
 
     # net.ipv4.tcp_rmem: a TCP receive buffer's min, default and max, bytes
-    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 174760)
+    tcp_rmem_B: tuple[SysctlInt, ...] = (4096, 87380, 174760)
     # net.ipv4.tcp_wmem: a TCP send buffer's min, default and max, bytes
-    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    tcp_wmem_B: tuple[SysctlInt, ...] = (4096, 16384, 131072)
     # net.ipv4.tcp_mem: low, pressure and high of what all the host's TCP sockets hold together,
     # in pages of page_B
     tcp_mem_pages: tuple[PositiveInt, ...] = (195584, 196096, 196608)
@@ -191,17 +198,19 @@ class TcpBuffers:
 # unless a scenario says
 LAN_TCP_RMEM_B = (4096, 131072, 6291456)
 LAN_TCP_WMEM_B = (4096, 16384, 4194304)
+# the share of a buffer current Linux keeps for overhead, 1/2^1 (tcp_adv_win_scale 1, Linux 3.6 on:
+# 'tcp: change tcp_adv_win_scale and tcp_rmem[2]', commit b49960a05e32)
+LAN_ADV_WIN_SCALE = 1
 
 
 def lan_tcp(hosts: Any) -> TcpBuffers:
     """The TCP of current Linux hosts on a LAN, as a scenario section gives them (a storage
     scenario's ``clients``, an ingest): its ``tcp_rmem_B`` and ``tcp_wmem_B``, a receive buffer's
-    half kept for overhead (tcp_adv_win_scale 1, Linux 3.6 on: 'tcp: change tcp_adv_win_scale and
-    tcp_rmem[2]', commit b49960a05e32) and its ``tso`` and ``gro``."""
+    half kept for overhead (``LAN_ADV_WIN_SCALE``) and its ``tso`` and ``gro``."""
     return TcpBuffers(
         tcp_rmem_B=hosts.tcp_rmem_B,
         tcp_wmem_B=hosts.tcp_wmem_B,
-        tcp_adv_win_scale=1,
+        tcp_adv_win_scale=LAN_ADV_WIN_SCALE,
         tso=hosts.tso,
         gro=hosts.gro,
     )
@@ -253,10 +262,10 @@ class TcpSettings(TcpBuffers):
     the key changes nothing.
     """
 
-    core_rmem_default_B: PositiveInt = 65535
-    core_rmem_max_B: PositiveInt = 131071
-    core_wmem_default_B: PositiveInt = 65535
-    core_wmem_max_B: PositiveInt = 131071
+    core_rmem_default_B: SysctlInt = 65535
+    core_rmem_max_B: SysctlInt = 131071
+    core_wmem_default_B: SysctlInt = 65535
+    core_wmem_max_B: SysctlInt = 131071
     initial_window_segments: PositiveInt = 3
     # how slow start grows the window (model.network.tcp.slow_start_growth): a segment per ACK
     # (Linux before 3.13, the reports' kernels) or per segment each ACK covers (3.13 on)
@@ -280,8 +289,8 @@ class TcpTuned(TcpBuffers):
     4 KiB pages. A key set here changes only that key: the others keep these defaults."""
 
     # estimated: net.ipv4.tcp_rmem as commonly tuned then, a maximum of 16 MiB
-    tcp_rmem_B: tuple[PositiveInt, ...] = (4096, 87380, 16777216)
+    tcp_rmem_B: tuple[SysctlInt, ...] = (4096, 87380, 16777216)
     # estimated: net.ipv4.tcp_wmem as commonly tuned then, 64 KiB at first, at most 16 MiB
-    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 65536, 16777216)
+    tcp_wmem_B: tuple[SysctlInt, ...] = (4096, 65536, 16777216)
     # estimated: net.ipv4.tcp_mem as commonly tuned then (3, 4 and 6 GiB of 4 KiB pages)
     tcp_mem_pages: tuple[PositiveInt, ...] = (786432, 1048576, 1572864)

@@ -296,6 +296,40 @@ def test_sysctl_triples_are_checked(run_cli):
     )
 
 
+@pytest.mark.parametrize(
+    "override",
+    [
+        "tcp.tcp_rmem_B=[4096, 131072, 8589934592]",
+        "tcp.core_rmem_max_B=2147483648",
+        "workload.socket_buffer_B=2147483648",
+    ],
+)
+def test_a_tcp_buffer_past_a_c_int_is_refused(run_cli, override):
+    """The sysctls and setsockopt's size are C ints: 8 GiB of tcp_rmem is a mistake."""
+    key = override.split("=")[0]
+    _one_line_error(run_cli("predict", "atlas_lightpath", "--set", override), key, "2147483647")
+
+
+def test_no_window_is_larger_than_tcp_can_advertise():
+    """RFC 7323's window scale of at most 14: 65,535 x 2^14 bytes in flight, however large the
+    buffers (the audit's 2 GiB buffers with tcp_adv_win_scale 31 gave a 2 GiB window)."""
+    huge = TcpSettings(
+        tcp_rmem_B=(4096, 131072, 2**31 - 1),
+        tcp_wmem_B=(4096, 16384, 2**31 - 1),
+        tcp_mem_pages=(2**40, 2**40, 2**40),
+        tcp_adv_win_scale=31,
+        tso=True,
+    )
+    assert tcp.window_B(huge) == tcp.MAX_WINDOW_B == 1_073_725_440
+    assert tcp.window_B(TcpSettings(tso=True)) < tcp.MAX_WINDOW_B
+
+
+def test_a_send_buffer_keeps_all_of_itself_in_flight_with_tso_and_its_data_share_without():
+    assert tcp.send_window_B(131072, True, 1) == 131072
+    assert tcp.send_window_B(131072, False, 1) == 65536
+    assert tcp.send_window_B(131072, False, 2) == 98304
+
+
 def test_loss_rate_of_one_is_refused(run_cli):
     _one_line_error(run_cli("predict", "atlas_lightpath", "--set", "loss_rate=1"), "loss_rate")
 

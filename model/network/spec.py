@@ -8,7 +8,7 @@ from typing import Literal
 
 from ..errors import UserError
 from ..schema import Mtu, NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
-from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, TcpSettings, TcpTuned
+from ..settings import NET_CYCLES_PER_FRAME, SysctlInt, TcpBuffers, TcpSettings, TcpTuned
 from ..spec import Reference, Scenario
 from . import tcp
 
@@ -53,7 +53,7 @@ class WanWorkload:
     # this value', socket(7), SO_RCVBUF and SO_SNDBUF), after capping the request at
     # tcp.core_rmem_max_B / core_wmem_max_B; the window is then the share tcp_adv_win_scale leaves
     # of the doubled buffer (a 4 MiB request: an 8 MiB buffer, a 6 MiB window at scale 2)
-    socket_buffer_B: PositiveInt | None = None
+    socket_buffer_B: SysctlInt | None = None
     rate_Mbps: PositiveFloat = 650.0
     block_B: PositiveInt = 32768
     source: Literal["disk", "memory"] = "disk"

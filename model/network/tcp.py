@@ -242,12 +242,27 @@ def socket_buffers_B(
     return min(rcv, pool), min(snd, pool)
 
 
+# the largest receive window TCP can advertise: 16 bits shifted by at most 14 (RFC 7323 section
+# 2.3, 'the maximum scale exponent is limited to 14 for a maximum permissible receive window size of
+# 1 GiB'; Linux's TCP_MAX_WSCALE, include/net/tcp.h, and tcp_select_initial_window's cap of the
+# window at U16_MAX << TCP_MAX_WSCALE in net/ipv4/tcp_output.c)
+MAX_WINDOW_B = 65535 << 14
+
+
 def window_B(tcp: TcpBuffers, requested_B: int | None = None, streams_on_host: int = 1) -> float:
     """The most a stream can have in flight: the advertised receive window or the send buffer's
-    share."""
+    share, and never more than TCP's largest window (``MAX_WINDOW_B``)."""
     rcv, snd = socket_buffers_B(tcp, requested_B, streams_on_host)
     usable = 1.0 - 2.0**-tcp.tcp_adv_win_scale
-    return min(rcv * usable, snd if tcp.tso else snd * usable)
+    return min(rcv * usable, send_window_B(snd, tcp.tso, tcp.tcp_adv_win_scale), MAX_WINDOW_B)
+
+
+def send_window_B(send_buffer_B: float, tso: bool, adv_win_scale: int) -> float:
+    """The payload a send buffer of ``send_buffer_B`` keeps in flight: all of it with TSO (64 KiB
+    super-segments, whose bookkeeping is a few percent of their payload), else the share a receive
+    buffer of ``adv_win_scale`` keeps for data, each 1500-byte segment's overhead counting against
+    it as it does there (``model.settings.TcpBuffers``)."""
+    return send_buffer_B if tso else send_buffer_B * (1.0 - 2.0**-adv_win_scale)
 
 
 def window_limit_Bps(window: float, rtt_s: float) -> float:

@@ -118,6 +118,7 @@ from ..catalog import Catalog, check_mtu, check_rss, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
     mss_B,
+    send_window_B,
     slow_start_growth,
     slow_start_run,
     tcp_frame_work_per_byte,
@@ -125,7 +126,7 @@ from ..network.tcp import (
 )
 from ..parts import Disk, Host, Nic
 from ..result import Result
-from ..settings import TcpBuffers, page_cache_B
+from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
@@ -191,11 +192,13 @@ def round_trips_s(body: DownloadBody) -> float:
 
 
 def window_Bps(body: DownloadBody) -> float:
-    """The most one connection sends a second: its congestion window, at most half its send buffer
-    (Linux sizes the buffer at twice the window, ``model.network.tcp.send_buffer_payload_B``), a
-    round trip (the kept-alive buffer at ``tcp_wmem[2]``: 4 MiB over 0.1 ms binds nothing on a LAN;
-    an 8 KiB one holds a connection to 41 MB/s)."""
-    return body.tcp.tcp_wmem_B[2] / 2 / (body.lan_rtt_ms / 1e3)
+    """The most one connection sends a second: what its send buffer (the kept-alive buffer at
+    ``tcp_wmem[2]``) keeps in flight, a round trip, as ``model.network.tcp.send_window_B`` counts
+    it for every model: all of it with ``tcp.tso``, else half of it, what current Linux keeps of a
+    buffer for data (tcp_adv_win_scale 1, ``model.settings.lan_tcp``). 4 MiB over 0.1 ms binds
+    nothing on a LAN; an 8 KiB buffer without TSO holds a connection to 41 MB/s."""
+    in_flight_B = send_window_B(body.tcp.tcp_wmem_B[2], body.tcp.tso, LAN_ADV_WIN_SCALE)
+    return in_flight_B / (body.lan_rtt_ms / 1e3)
 
 
 def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:

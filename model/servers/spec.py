@@ -29,6 +29,7 @@ from ..settings import (
     LAN_TCP_WMEM_B,
     NET_CYCLES_PER_FRAME,
     PageCache,
+    SysctlInt,
     check_triples,
 )
 from ..spec import Reference, Scenario
@@ -108,7 +109,8 @@ class DownloadServer:
 class DownloadTcp:
     """The server's TCP send buffers, a new connection's first congestion window and its TCP
     segmentation offload: the TCP settings this model reads. A connection's rate is its share of
-    the server's link and its client's, at most its window (half its send buffer) a LAN round trip,
+    the server's link and its client's, at most what its send buffer keeps in flight a LAN round
+    trip (all of it with ``tso``, else half: ``model.network.tcp.send_window_B``),
     a new connection's first rounds lost to slow start from its first window, what its send buffer
     lets a worker write ahead of the link, and what the core(s) taking the NIC's interrupts keep up
     with of the sending work (``tso``
@@ -119,7 +121,7 @@ class DownloadTcp:
     # net.ipv4.tcp_wmem's min, default and max (Linux's defaults): a kept-alive connection's send
     # buffer has grown to the max (connections: keep_alive); a new connection's (per_file) starts
     # at the default and grows with its congestion window up to the max
-    tcp_wmem_B: tuple[PositiveInt, ...] = (4096, 16384, 131072)
+    tcp_wmem_B: tuple[SysctlInt, ...] = (4096, 16384, 131072)
     # a new connection's first congestion window, read with connections: per_file only (RFC 3390:
     # 3 segments at MSS 1448, Linux before 2.6.39; 10 from 2.6.39)
     initial_window_segments: PositiveInt = 3
@@ -261,9 +263,9 @@ class IngestBody:
     lan_rtt_ms: PositiveFloat = 0.05
     # the TCP buffers of the acquisition servers and the host, as a storage scenario's
     # clients.tcp_rmem_B and tcp_wmem_B (Linux's from 4.20 unless set; not in 003)
-    tcp_rmem_B: tuple[PositiveInt, ...] = LAN_TCP_RMEM_B
+    tcp_rmem_B: tuple[SysctlInt, ...] = LAN_TCP_RMEM_B
     # net.ipv4.tcp_wmem of the acquisition servers and the host, as clients.tcp_wmem_B
-    tcp_wmem_B: tuple[PositiveInt, ...] = LAN_TCP_WMEM_B
+    tcp_wmem_B: tuple[SysctlInt, ...] = LAN_TCP_WMEM_B
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)

@@ -10,7 +10,7 @@ from ..catalog import being_built
 from ..errors import UserError, readable
 from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
-from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, check_triples
+from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, SysctlInt, check_triples
 from .raid import LEVELS, EngineLevel
 from .spindle import MirrorReads
 
@@ -626,11 +626,11 @@ class Clients:
     # send buffer), which binds at a longer round trip (3 MiB a connection: 31 MB/s at 100 ms).
     # Default: Linux's from 4.20 (Documentation/networking/ip-sysctl.rst: tcp_rmem 4096 131072
     # 6291456, tcp_wmem 4096 16384 4194304; tcp_adv_win_scale 1 from 3.6)
-    tcp_rmem_B: tuple[PositiveInt, ...] = LAN_TCP_RMEM_B
+    tcp_rmem_B: tuple[SysctlInt, ...] = LAN_TCP_RMEM_B
     # net.ipv4.tcp_wmem on the clients and the host, bytes (min, default, max): the send buffer a
     # connection keeps in flight at most (with tso, all of it; without, what its segments'
     # overhead leaves, as tcp_rmem_B's window)
-    tcp_wmem_B: tuple[PositiveInt, ...] = LAN_TCP_WMEM_B
+    tcp_wmem_B: tuple[SysctlInt, ...] = LAN_TCP_WMEM_B
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
