@@ -197,8 +197,9 @@ def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -
 
 def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus] | None:
     """The links a card on bus ``own`` would train to in each of host ``host_id``'s slots that take
-    it (``parts.pcie_trained``; a PCI card at the slower of its bus and the slot's): empty where
-    none is of its kind; None where no host is named or its buses are not listed in full."""
+    it (``parts.pcie_trained``; a PCI card at the slower of its bus and the slot's), a slot of
+    ``count`` n listed n times, fastest first: empty where none is of its kind; None where no host
+    is named or its buses are not listed in full."""
     if host_id is None:
         return None
     host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
@@ -208,26 +209,24 @@ def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus]
     for entry in host.buses:
         slot = catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", f"{host_id}: buses")
         if own.protocol == slot.protocol == "pcie":
-            links.append(pcie_trained(own, slot))
+            links += [pcie_trained(own, slot)] * entry.count
         elif own.kind == slot.kind == "parallel" and own.multidrop == slot.multidrop:
-            links.append(slot if slot.peak_MBps < own.peak_MBps else own)
-    return links
+            links += [slot if slot.peak_MBps < own.peak_MBps else own] * entry.count
+    return sorted(links, key=lambda bus: bus.peak_MBps, reverse=True)
 
 
-def card_link(catalog: Catalog, own_bus: str, host_id: str | None) -> Bus:
-    """The bus a card whose own host interface is ``own_bus`` crosses into host ``host_id``: its
-    link trained in the host's fastest slot that takes it (``_trained_links``), where the catalog
-    lists the host's buses in full. Its own bus where no host is named, the host's buses are not
-    described or only in part, or none of them is of the card's kind (a NIC on the board, as a
-    server's gigabit ports are)."""
+def card_links(catalog: Catalog, own_bus: str, host_id: str | None, cards: int = 1) -> list[Bus]:
+    """The bus each of ``cards`` cards whose own host interface is ``own_bus`` crosses into host
+    ``host_id``: the cards take the host's slots that take them fastest first, each its link
+    trained there (``_trained_links``), where the catalog lists the host's buses in full (three
+    100 GbE cards in a host of one PCIe 3.0 x16 slot and two x8 ones: one at x16, two at x8; each
+    had run at x16). Their own bus where no host is named, the host's buses are not described or
+    only in part, or none of them is of the cards' kind (NICs on the board, as a server's gigabit
+    ports are). A card past the host's slots takes the slowest (``check_nic_cards`` refuses more
+    PCI Express cards than slots; a parallel segment takes several)."""
     own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
-    return _fastest(_trained_links(catalog, own, host_id), own)
-
-
-def _fastest(links: list[Bus] | None, own: Bus) -> Bus:
-    """The fastest of the links a card trains to in its host's slots (``_trained_links``), or its
-    own bus where there are none to choose from."""
-    return max(links, key=lambda bus: bus.peak_MBps) if links else own
+    links = _trained_links(catalog, own, host_id) or [own]
+    return [links[min(card, len(links) - 1)] for card in range(cards)]
 
 
 # the Max_Payload_Size a NIC's PCI Express transfers carry, the platforms' common setting (a storage
@@ -244,8 +243,24 @@ def card_link_Bps(
     MB/s), a PCI or PCI-X bus its peak times ``bus_efficiency`` (the storage path's fitted share of
     a parallel bus's peak its DMA bursts sustain); each full-sized frame crosses the link as its
     header and packet (``_wire_per_link_byte``)."""
-    link = card_link(catalog, own_bus, host_id)
-    return _link_data_Bps(link, bus_efficiency) * _wire_per_link_byte(mtu_B)
+    return card_links_Bps(catalog, own_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency)[0]
+
+
+def card_links_Bps(
+    catalog: Catalog,
+    own_bus: str,
+    host_id: str | None,
+    cards: int = 1,
+    *,
+    mtu_B: int,
+    bus_efficiency: float,
+) -> list[float]:
+    """What each of ``cards`` cards' links into the host carries (``card_links``: the host's
+    fastest slots first), as ``card_link_Bps`` counts it."""
+    return [
+        _link_data_Bps(link, bus_efficiency) * _wire_per_link_byte(mtu_B)
+        for link in card_links(catalog, own_bus, host_id, cards)
+    ]
 
 
 def _link_data_Bps(bus: Bus, bus_efficiency: float) -> float:
@@ -295,17 +310,20 @@ def nic_bus_note(
     catalog: Catalog,
     nic_id: str,
     host_id: str | None = None,
+    ports: int = 1,
     *,
     mtu_B: int,
     bus_efficiency: float,
 ) -> str | None:
     """A result's note when a NIC's link into its host, not its line, sets what it moves (the
-    resource named after the NIC is then the link's limit), or when the host, its buses listed in
-    full, has no slot of the NIC's kind (the NIC then taken as on its board), else None."""
+    resource named after the NIC is then the link's limit), when ``ports`` of it take cards in
+    slower slots than the first's that bind them (``card_links``), or when the host, its buses
+    listed in full, has no slot of the NIC's kind (the NIC then taken as on its board), else
+    None."""
     nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
     links = _trained_links(catalog, own, host_id)
-    bus = _fastest(links, own)
+    bus = links[0] if links else own
     said = []
     if links == []:  # the host's buses listed in full, none of the NIC's kind
         host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
@@ -326,17 +344,36 @@ def nic_bus_note(
             f"{link} ({link_MBps:,.0f} MB/s of data) is slower than its {nic.rate_Gbps:g} Gbit/s "
             f"line ({line_MBps:,.0f} MB/s): the NIC moves at most the bus's rate"
         )
+    on_cards = card_ports(nic, ports)
+    links = card_links(catalog, nic.host_bus, host_id, len(on_cards))
+    # the later cards whose slots train them below the first's and bind their ports, by link
+    later = [
+        link_words(link)
+        for n, link in zip(on_cards[1:], links[1:], strict=True)
+        if link != bus
+        and _link_data_Bps(link, bus_efficiency) * _wire_per_link_byte(mtu_B) < n * line_MBps * 1e6
+    ]
+    if later:
+        held = ", ".join(f"{later.count(w)} at {w}" for w in dict.fromkeys(later))
+        said.append(
+            f"its {len(on_cards)} cards take {host_id}'s fastest slots first: {held}, slower than "
+            "their ports' lines, move at most their links' rates"
+        )
     return f"{nic_id}: " + "; ".join(said) if said else None
 
 
 def nic_notes(
-    catalog: Catalog, *nics: tuple[str, str | None], mtu_B: int, bus_efficiency: float
+    catalog: Catalog,
+    *nics: tuple[str, str | None] | tuple[str, str | None, int],
+    mtu_B: int,
+    bus_efficiency: float,
 ) -> tuple[str, ...]:
-    """``nic_bus_note`` of each (NIC, host it sits in, or None) among ``nics`` (once each) whose
-    link into the host is slower than its line, or whose host has no slot of its kind."""
+    """``nic_bus_note`` of each (NIC, host it sits in or None[, ports of it there]) among ``nics``
+    (once each) whose link into the host is slower than its line, whose later cards sit in slots
+    that bind them, or whose host has no slot of its kind."""
     framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
     return tuple(
-        dict.fromkeys(note for n, h in nics if (note := nic_bus_note(catalog, n, h, **framing)))
+        dict.fromkeys(note for n in nics if (note := nic_bus_note(catalog, *n, **framing)))
     )
 
 
@@ -373,7 +410,7 @@ def check_references(
 def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     """The PCI Express slots of ``host`` a PCI Express ``nic`` fits, where its buses are listed in
     full (each such slot takes one card; 0 where it has none, a NIC of its own then on its board,
-    ``card_link``); None where they cannot be counted (a NIC on a parallel bus, whose segments
+    ``card_links``); None where they cannot be counted (a NIC on a parallel bus, whose segments
     take several cards; a host's slots not all listed)."""
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
     if own.protocol != "pcie" or not host.buses or not host.buses_complete:

@@ -214,3 +214,31 @@ def test_a_pci_express_card_in_a_host_of_no_pci_express_slot_is_one_line(run_cli
         "irq_affinity=cpu0",  # its one receive ring takes no rss
     )
     assert status == 0, err
+
+
+def test_cards_take_the_host_s_fastest_slots_first(tmp_path):
+    """The network audit's case: three 100 GbE cards in a host of one PCIe 3.0 x16 slot and two x8
+    ones each ran at x16 (297 Gbit/s). The first takes the x16 slot, the other two the x8 ones,
+    whose links (7,149 MB/s of payload at the path's MTU) then bind them, and the result says so;
+    round-robin bonding sends each circuit an equal share, so the slowest circuits set the pace."""
+    from model.simulate import simulate
+
+    data = yaml.safe_load(scenario.resolve("ext_net_fasterdata_100g").read_text())
+    host = data["parts"]["hosts"]["esnet_100g_host"]
+    host["buses"] = [{"bus": "pcie3_x16", "count": 1}, {"bus": "pcie3_x8", "count": 2}]
+    path = tmp_path / "three_cards.yaml"
+    path.write_text(yaml.safe_dump(data))
+    parts = user_parts.with_parts(catalog.load(), data["parts"], str(path))
+    framing = {"mtu_B": data["mtu_B"], "bus_efficiency": EFFICIENCY}
+    x16, x8, x8_too = catalog.card_links_Bps(parts, "pcie3_x16", "esnet_100g_host", 3, **framing)
+    assert x16 > 100e9 / 8 > x8 == x8_too
+    streams = ["workload.streams=24", "bonding=round_robin"]
+    one = simulate(scenario.load(path, ["circuits=1", *streams]))
+    three = simulate(scenario.load(path, ["circuits=3", *streams]))
+    assert one.throughput_MBps > 0.9 * 100e3 / 8
+    payload_per_wire = three.throughput_MBps / (3 * x8 / 1e6)
+    assert 0.9 < payload_per_wire < 1.0  # each circuit at its x8 link, less framing
+    assert any(
+        "its 3 cards take esnet_100g_host's fastest slots first: 2 at PCIe 3.0 x8" in n
+        for n in three.notes
+    ), three.notes

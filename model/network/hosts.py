@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, card_link_Bps, nic_rate_Bps
+from ..catalog import Catalog, card_links_Bps, card_ports
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
@@ -79,31 +79,29 @@ class HostNet:
 
 def cards_of(
     net: FlowNetwork,
-    catalog: Catalog,
     label: str,
     nic: Nic,
     members: int,
-    host_id: str,
-    framing: dict[str, float],
+    links_Bps: list[float],
 ) -> list[FlowResource | None]:
-    """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports,
-    sharing the card's link into the host (``catalog.card_link_Bps``). Once one card's ports
-    together could outrun its link (two 40 GbE ports on PCIe 3.0 x8), every card is a resource, at
-    its link or its ports' lines where less (a card of one port), so that the bottleneck law can
-    partition the flows over them; else none is (None for every member). ``framing``: the
-    ``mtu_B`` and ``bus_efficiency`` a link's rate is reckoned with (``catalog.card_link_Bps``)."""
-    link_Bps = card_link_Bps(catalog, nic.host_bus, host_id, **framing)
-    groups = [range(f, min(f + nic.ports, members)) for f in range(0, members, nic.ports)]
+    """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports
+    (``catalog.card_ports``), sharing the card's link into the host, ``links_Bps`` of each card
+    (``catalog.card_links_Bps``). Once one card's ports together could outrun its link (two 40
+    GbE ports on PCIe 3.0 x8), every card is a resource, at its link or its ports' lines where
+    less (a card of one port), so that the bottleneck law can partition the flows over them; else
+    none is (None for every member)."""
+    on_cards = card_ports(nic, members)
     cards: list[FlowResource | None] = [None] * members
     # every card a resource once one can bind, a card of one port too: the bottleneck law's
     # partition of the flows over the cards then holds (model.network.hosts.partition_bound_Bps)
     line_Bps = nic.rate_Gbps * 1e9 / 8
-    if any(len(ports) > 1 and link_Bps < len(ports) * line_Bps for ports in groups):
-        for number, ports in enumerate(groups):
+    if any(n > 1 and link < n * line_Bps for n, link in zip(on_cards, links_Bps, strict=True)):
+        first = 0
+        for number, (n, link) in enumerate(zip(on_cards, links_Bps, strict=True)):
             # what the card moves: its link, or its ports' lines where less (a card of one port)
-            card = net.resource(f"card {label}.{number}", min(link_Bps, len(ports) * line_Bps))
-            for member in ports:
-                cards[member] = card
+            card = net.resource(f"card {label}.{number}", min(link, n * line_Bps))
+            cards[first : first + n] = [card] * n
+            first += n
     return cards
 
 
@@ -132,9 +130,17 @@ def host_net(
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
-    rate_Bps = nic_rate_Bps(catalog, nic, host_id, **framing)
-    nics = [net.resource(f"nic {label}.{i}", rate_Bps) for i in range(members)]
+    on_cards = card_ports(nic, members)
+    # each card in the host's fastest slot left (catalog.card_links_Bps), each of its ports moving
+    # its line or the card's link where less (catalog.nic_rate_Bps, for the first)
+    links_Bps = card_links_Bps(
+        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
+    )
+    line_Bps = nic.rate_Gbps * 1e9 / 8.0
+    rates_Bps = [
+        min(line_Bps, link) for n, link in zip(on_cards, links_Bps, strict=True) for _ in range(n)
+    ]
+    nics = [net.resource(f"nic {label}.{i}", rate) for i, rate in enumerate(rates_Bps)]
     return HostNet(
         label=label,
         host=host,
@@ -142,7 +148,7 @@ def host_net(
         cpu=cpu,
         irq=irq,
         nics=nics,
-        cards=cards_of(net, catalog, label, nic, members, host_id, framing),
+        cards=cards_of(net, label, nic, members, links_Bps),
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,

@@ -299,8 +299,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     notes: list[str] = list(
         nic_notes(
             catalog,
-            (body.nic, body.sender_host),
-            (body.nic, body.receiver_host),
+            (body.nic, body.sender_host, body.circuits),
+            (body.nic, body.receiver_host, body.circuits),
             mtu_B=body.mtu_B,
             bus_efficiency=params["bus_efficiency"],
         )

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, card_link_Bps, card_ports, check_rss, nic_notes
+from ..catalog import Catalog, card_links_Bps, card_ports, check_rss, nic_notes
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
@@ -127,13 +127,15 @@ def bonded_Bps(
     catalog: Catalog, nic: Nic, host_id: str, ports: int, *, mtu_B: int, bus_efficiency: float
 ) -> float:
     """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: their cards
-    (``catalog.card_ports``), each the lesser of its ports' lines and its link into the host
-    (``catalog.card_link_Bps``); one port is ``catalog.nic_rate_Bps``."""
+    (``catalog.card_ports``), each the lesser of its ports' lines and its link into the host, the
+    cards in the host's fastest slots first (``catalog.card_links_Bps``); one port is
+    ``catalog.nic_rate_Bps``."""
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
-    card_Bps = card_link_Bps(
-        catalog, nic.host_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+    on_cards = card_ports(nic, ports)
+    links_Bps = card_links_Bps(
+        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
     )
-    return sum(min(on_card * line_Bps, card_Bps) for on_card in card_ports(nic, ports))
+    return sum(min(n * line_Bps, link) for n, link in zip(on_cards, links_Bps, strict=True))
 
 
 def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
@@ -453,8 +455,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
         + nic_notes(
             catalog,
-            (body.director.nic, body.director.host),
-            (body.real_servers.nic, body.real_servers.host),
+            (body.director.nic, body.director.host, body.director.ports),
+            (body.real_servers.nic, body.real_servers.host, body.real_servers.ports),
             mtu_B=kit.mtu_B,
             bus_efficiency=params["bus_efficiency"],
         )
