@@ -52,6 +52,62 @@ def test_a_write_with_no_cache_on_the_way_waits_a_turn_for_the_next_request():
     assert gap == pytest.approx(disk_model.revolution_s(disk))
 
 
+def _one_sas_drive(queue_depth, *more):
+    return simulate(
+        scenario.load(
+            str(templates.FOLDER / "storage_server.yaml"),
+            [
+                "volumes.data.level=single",
+                "volumes.data.disks.count=1",
+                "volumes.data.disks.attach=[hba.0]",
+                "workload.io=direct",
+                "workload.streams=1",
+                "workload.total_MB=1000",
+                "workload.request_KiB=64",
+                f"workload.queue_depth={queue_depth}",
+                *more,
+            ],
+        )
+    )
+
+
+def test_a_drive_holding_the_next_write_writes_on_without_waiting_a_turn():
+    """The storage audit's case: a SAS drive, its write cache off as shipped, took 64 KiB direct
+    writes at 7.6 MB/s one at a time (a turn lost each) and 15.3, 30.6 ... 243.8 MB/s at 2 to 32
+    in flight, as if each waited its own turn beside the others on one actuator. With the next
+    write queued at the drive its sectors follow under the head: the platters' rate from 2 on."""
+    one, two, eight = (_one_sas_drive(q) for q in (1, 2, 8))
+    assert one.bottleneck == "requests 0"
+    assert one.throughput_MBps < 0.05 * two.throughput_MBps
+    assert two.bottleneck == eight.bottleneck == "disk data.0"
+    assert two.throughput_MBps == pytest.approx(eight.throughput_MBps, rel=1e-6)
+
+
+def test_a_drive_of_one_command_waits_a_turn_however_many_writes_are_in_flight(tmp_path):
+    """A drive that takes one command at a time (a SATA drive without NCQ, its write cache off)
+    holds none behind the one it writes."""
+    one_command = tmp_path / "parts.yaml"
+    one_command.write_text(
+        "disks:\n  one_tag:\n    like: exos_x18_st18000nm000j\n    queue_depth: 1\n"
+        "    sources: {queue_depth: a test's drive of one command}\n"
+    )
+    loaded = scenario.load(
+        str(templates.FOLDER / "storage_server.yaml"),
+        [
+            "volumes.data.level=single",
+            "volumes.data.disks.count=1",
+            "volumes.data.disks.attach=[hba.0]",
+            "volumes.data.disks.part=one_tag",
+            "volumes.data.drive_write_cache=disabled",
+            "workload.io=direct",
+            "workload.request_KiB=64",
+            "workload.queue_depth=8",
+        ],
+        catalogs=(str(one_command),),
+    )
+    assert simulate(loaded).bottleneck == "requests 0"
+
+
 def _parity(level, kib, *more):
     return _raid0(
         5,

@@ -9,10 +9,12 @@ request out over min(stripes, request / chunk) groups, each taking its piece as 
 keeps it in one group. The stream runs at most at request / (request / k / drive rate),
 plus, for a write that must reach the platters before the next one is sent (no write cache on the
 way), the revolution the next request waits for its first sector, which has just passed under the
-head. A sequential read pays no such turn: the drive's look-ahead has the next request's data,
-and answers it from its cache; but each such request still waits for the host to turn round and
-for the drive's own time on a cached command (``disk_cache_command_us``, from IBM's drive
-specifications), so small requests move far less than the platters could (``request_limit_Bps``).
+head, unless the drive already holds the next request (``queue_depth`` of 2 or more at a drive that
+queues commands: it writes on). A sequential read pays no such turn: the drive's look-ahead has
+the next request's data, and answers it from its cache; but each such request still waits for the
+host to turn round and for the drive's own time on a cached command (``disk_cache_command_us``,
+from IBM's drive specifications), so small requests move far less than the platters could
+(``request_limit_Bps``).
 
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``). A write smaller than
@@ -61,8 +63,17 @@ def core_s_per_byte(host: Host) -> float:
     return DIRECT_IO_CYCLES_PER_BYTE / (host.clock_GHz * 1e9)
 
 
-def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bps: float) -> float:
-    """Seconds one request of the stream keeps the volume's drives busy."""
+def request_s(
+    body: StorageBody,
+    vname: str,
+    op: str,
+    disk: Disk | Ssd,
+    drive_Bps: float,
+    queued: bool = False,
+) -> float:
+    """Seconds one request of the stream keeps the volume's drives busy; ``queued``: each drive
+    holds its next piece of the stream when one ends (``pieces_held`` of 2 or more, at a drive that
+    queues commands), so a write that reads nothing first writes on without waiting a turn."""
     volume = body.volumes[vname]
     if volume.engine == "zfs":
         raise NotModelled("sequential direct I/O on a ZFS pool (records, the ARC) is not modelled")
@@ -82,6 +93,8 @@ def request_s(body: StorageBody, vname: str, op: str, disk: Disk | Ssd, drive_Bp
     reads_s = min(partial_B, chunk_B) / drive_Bps
     if write_cache_on(body, vname, disk):  # the drive takes the write into its cache
         return seconds + reads_s
+    if queued and reads_s == 0.0:  # the next write's sectors follow this one's under the head
+        return seconds
     return seconds + sectors_come_round_s(disk, reads_s)
 
 
@@ -108,6 +121,17 @@ def group_request(volume: Volume, request_B: float) -> tuple[float, float]:
     return request_B, min(width, math.ceil(request_B / chunk_B))
 
 
+def pieces_held(volume: Volume, request_B: float, queue_depth: int, disk: Disk) -> float:
+    """The pieces of a stream's ``queue_depth`` requests in flight each drive they reach holds at
+    once (each request's pieces over the drives the requests reach together, ``group_request``),
+    at most what the drive queues (its part's ``queue_depth``: a drive of one command holds one)."""
+    group_B, touched = group_request(volume, request_B)
+    reach_B, reach = group_request(volume, request_B * queue_depth)
+    groups = queue_depth * request_B / reach_B
+    pieces = queue_depth * (request_B / group_B) * touched / (groups * reach)
+    return min(pieces, disk.queue_depth)
+
+
 def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
     """The groups one request reaches at once: LVM striped deals a request out in ``chunk_KiB``
     stripes over ``lvm_stripes`` groups (consecutive stripes on one group lie side by side in it,
@@ -132,8 +156,11 @@ def request_limit_Bps(
     host's turn, the drive's own time on a command it answers from its cache (``cache_command_s``,
     the free parameter ``disk_cache_command_us``) and the piece across the drive's interface, in
     series, against the platters' time in parallel (a write with no cache waits for its sectors
-    to come round, which spans the host's turn). The drive spends its command time on one command
-    at a time: requests in flight overlap it only over the drives they reach together."""
+    to come round, which spans the host's turn, unless its drives hold the next piece queued,
+    ``pieces_held``: a drive that queues commands writes it on, 'above 1, the drive orders its
+    writes and loses no turn between two', ``model.parts.Disk.queue_depth``). The drive spends its
+    command time on one command at a time: requests in flight overlap it only over the drives they
+    reach together."""
     w = body.workload
     request_B = w.request_KiB * 1024
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
@@ -142,16 +169,17 @@ def request_limit_Bps(
     commands_Bps = math.inf
     for vname, op in legs:
         disk = path.disks[vname][0][1]
+        volume = body.volumes[vname]
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
-        seconds = request_s(body, vname, op, disk, drive_Bps)
+        queued = isinstance(disk, Disk) and pieces_held(volume, request_B, w.queue_depth, disk) >= 2
+        seconds = request_s(body, vname, op, disk, drive_Bps, queued)
         platters_s += seconds
         if isinstance(disk, Ssd) or (
-            op == "write" and not write_cache_on(body, vname, disk)
-        ):  # flash waits for the host; a write with no cache waits for its sectors
-            in_series_s += seconds
+            op == "write" and not write_cache_on(body, vname, disk) and not queued
+        ):  # flash waits for the host; a write with no cache and none queued behind it waits
+            in_series_s += seconds  # for its sectors
             host_waits = host_waits or isinstance(disk, Ssd)
             continue
-        volume = body.volumes[vname]
         group_B, touched = group_request(volume, request_B)
         piece_B = group_B / touched
         command_s = cache_command_s + piece_B / (disk.interface_rate_MBps * 1e6)
