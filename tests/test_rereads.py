@@ -20,8 +20,11 @@ def test_a_repeated_read_the_page_cache_holds_comes_from_memory():
     once = _run(*IS, "workload.total_MB=200")
     thrice = _run(*IS, "workload.total_MB=200", "workload.runs=3")
     assert thrice.throughput_MBps > 1.5 * once.throughput_MBps
-    assert thrice.bytes_moved == 3 * once.bytes_moved
-    assert thrice.notes[-1] == "runs 2 to 3 read from the page cache"
+    # a run's mean, as the memory-mapped test and a run from the drives report it (the storage
+    # audit: three runs' bytes and time here, one run's there)
+    assert thrice.bytes_moved == once.bytes_moved
+    assert thrice.elapsed_s < once.elapsed_s
+    assert thrice.notes[-1] == "runs 2 to 3 read from the page cache (the figures: a run's mean)"
 
 
 @pytest.mark.parametrize("more", [("workload.io=direct",), ("workload.op=write",)])
@@ -39,6 +42,7 @@ def test_data_larger_than_the_page_cache_are_read_from_the_drives_every_run():
     once = _run(*IS, f"workload.total_MB={too_big}")
     thrice = _run(*IS, f"workload.total_MB={too_big}", "workload.runs=3")
     assert thrice.throughput_MBps == pytest.approx(once.throughput_MBps, rel=1e-9)
+    assert (thrice.bytes_moved, thrice.elapsed_s) == (once.bytes_moved, once.elapsed_s)
 
 
 def test_lan_clients_repeating_a_read_the_cache_holds_are_not_modelled(run_cli):

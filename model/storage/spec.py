@@ -476,9 +476,9 @@ class StorageWorkload:
     io: Literal["buffered", "direct", "mmap"] = "buffered"
     # processes streaming at once, each its own total_MB
     streams: count_up_to(10_000, "each stream is simulated") = 1
-    # the test repeated back to back; the figure is their mean: a read's later runs come from the
-    # ARC or the page cache where its data fit (model.storage.rereads), the memory-mapped test
-    # simulates each run
+    # the test repeated back to back; the figures are a run's mean (its bytes, the mean of the
+    # runs' times): a read's later runs come from the ARC or the page cache where its data fit
+    # (model.storage.rereads), the memory-mapped test simulates each run
     runs: count_up_to(1_000, "the memory-mapped test simulates each run") = 1
     # where the data begin on each drive, as a share of its capacity: 0 is the outer edge (the
     # fastest zone), 0.9 the last tenth near the inner edge
