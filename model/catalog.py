@@ -33,9 +33,16 @@ from .parts import CATEGORIES, Bus, Cpu, Enclosure, Expander, Host, Nic, Part, S
 from .schema import build_dataclass
 
 _SINGULAR = {"buses": "bus"}  # the category name without its plural s
-# The bus each new part's links must run on: an NVMe drive on PCIe 3.0 or later (128b/130b), a SATA
-# or SAS drive and an expander's or enclosure's lanes on an 8b/10b serial link.
-_SERIAL_ENCODING = {"nvme": "128b130b", "sata": "8b10b", "sas": "8b10b"}
+# The line codes each new part's links may run on: an NVMe drive on PCIe 3.0 or later (128b/130b),
+# a SATA drive on an 8b/10b serial link, a SAS drive and an expander's or enclosure's lanes on SAS's
+# 8b/10b (to 12 Gb/s) or 24G SAS's 128b/150b.
+_SAS_ENCODINGS = ("8b10b", "128b150b")
+_SERIAL_ENCODING = {"nvme": ("128b130b",), "sata": ("8b10b",), "sas": _SAS_ENCODINGS}
+_LINK_WORDS = {
+    ("128b130b",): "PCI Express 3.0 or later",
+    ("8b10b",): "an 8b/10b serial link",
+    _SAS_ENCODINGS: "an 8b/10b or 128b/150b (24G SAS) serial link",
+}
 
 
 @dataclass(frozen=True)
@@ -183,16 +190,16 @@ def with_cpu(spec: object, cpus: dict[str, Part], where: str, at: str) -> object
 
 
 def _check_lane_encoding(part: Part, key: str, bus: Bus, where: str, pid: str) -> None:
-    """An NVMe drive's bus is PCIe 3.0+; SATA/SAS drives and SAS lanes are 8b/10b serial links."""
+    """An NVMe drive's bus is PCIe 3.0+, a SATA drive's an 8b/10b serial link, a SAS drive's and
+    a shelf's lanes 8b/10b or 24G SAS's 128b/150b (``_SERIAL_ENCODING``)."""
     if isinstance(part, Ssd):
         wanted = _SERIAL_ENCODING[part.interface]
     elif isinstance(part, (Expander, Enclosure)):
-        wanted = "8b10b"
+        wanted = _SAS_ENCODINGS
     else:
         return
-    if bus.kind != "serial" or bus.encoding != wanted:
-        what = "PCI Express 3.0 or later" if wanted == "128b130b" else "an 8b/10b serial link"
-        raise UserError(where, f"{pid}.{key}", f"must name {what}, got {bus.name!r}")
+    if bus.kind != "serial" or bus.encoding not in wanted:
+        raise UserError(where, f"{pid}.{key}", f"must name {_LINK_WORDS[wanted]}, got {bus.name!r}")
 
 
 def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus] | None:

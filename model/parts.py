@@ -13,8 +13,16 @@ from . import unknowns
 from .errors import UserError
 from .schema import Bound, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 
-Encoding = Literal["8b10b", "128b130b", "64b66b"]
-ENCODING_EFFICIENCY = {"8b10b": 0.8, "128b130b": 128 / 130, "64b66b": 64 / 66}
+Encoding = Literal["8b10b", "128b130b", "64b66b", "128b150b"]
+# 128b150b: SAS-4's packet mode, four dwords in a 150-bit SPL packet of a 2-bit header, 128 bits
+# of payload and 20 of forward error correction (Synopsys, 'Decoding SAS 24G: New Encoding and
+# Features', 2016, https://blogs.synopsys.com/vip-central/2016/07/25/decoding-sas-24g-new-encoding-and-features/)
+ENCODING_EFFICIENCY = {
+    "8b10b": 0.8,
+    "128b130b": 128 / 130,
+    "64b66b": 64 / 66,
+    "128b150b": 128 / 150,
+}
 
 
 def _plausible(low: float, high: float, words: str, low_open: bool = False) -> Any:
@@ -262,9 +270,10 @@ class Bus(Part):
     # one lane's signalling rate, Gbit/s before encoding (PCIe 3.0's 8 GT/s is 8, SAS-3's 12);
     # required of kind serial. A PCI Express link trains to the older generation of its two ends
     lane_rate_Gbps: PositiveFloat | None = None
-    # a serial link's line code: 8b10b (SATA, SAS, PCIe 1.x and 2.0: 0.8 of the rate is data),
-    # 128b130b (PCIe 3.0 to 5.0) or 64b66b; required of kind serial. An NVMe drive's link must be
-    # 128b130b, a SATA or SAS drive's and a shelf's lanes 8b10b
+    # a serial link's line code: 8b10b (SATA, SAS to 12 Gb/s, PCIe 1.x and 2.0: 0.8 of the rate is
+    # data), 128b130b (PCIe 3.0 to 5.0), 128b150b (24G SAS, SAS-4's 22.5 Gbaud) or 64b66b; required
+    # of kind serial. An NVMe drive's link must be 128b130b, a SATA drive's 8b10b, a SAS drive's
+    # and a shelf's lanes 8b10b or 128b150b
     encoding: Encoding | None = None
     # a drive channel's burst rate, MB/s, its transfer mode's nominal one (100 for UDMA100, 160 for
     # Ultra160 SCSI): its peak; required of kind channel

@@ -511,3 +511,25 @@ def test_the_cli_predicts_a_scenario_of_the_new_parts(tmp_path, run_cli):
     result = json.loads(out)
     assert result["throughput_MBps"] == pytest.approx(4 * 6500, rel=0.01)
     assert result["bottleneck"].startswith("disk v")
+
+
+def test_a_24g_sas_drive_and_shelf_are_described_and_a_sata_drive_on_its_lane_is_refused():
+    """The storage audit's case: a 24G SAS SSD (128b/150b, SAS-4's packet mode) was refused as
+    'must name an 8b/10b serial link'. Its lane carries 22.5 Gbaud x 128/150 = 2,400 MB/s, 2,318
+    after SSP's 1,024-byte frames; a SATA drive still needs 8b/10b."""
+    from model import user_parts
+    from model.storage.framing import sustained_Bps
+
+    lane = catalog.load().get("buses", "sas_24g_lane", "", "")
+    assert lane.peak_MBps == pytest.approx(2400)
+    assert sustained_Bps(lane, 256, 1.0) / 1e6 == pytest.approx(2400 * 1024 / 1060)
+    sources = {"sources": {"host_bus": "a test"}}
+    sas = {"like": "samsung_pm1643_30tb", "host_bus": "sas_24g_lane", **sources}
+    shelf = {"like": "wd_ultrastar_data60", "host_lane_bus": "sas_24g_lane"}
+    parts = user_parts.with_parts(
+        catalog.load(), {"ssds": {"sas24": sas}, "enclosures": {"shelf24": shelf}}, "quote.yaml"
+    )
+    assert parts.get("ssds", "sas24", "", "").host_bus == "sas_24g_lane"
+    sata = {"like": "samsung_870_evo_1tb", "host_bus": "sas_24g_lane", **sources}
+    with pytest.raises(UserError, match=r"sata24.host_bus: must name an 8b/10b serial link"):
+        user_parts.with_parts(catalog.load(), {"ssds": {"sata24": sata}}, "quote.yaml")
