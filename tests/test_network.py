@@ -482,10 +482,13 @@ def test_streams_of_which_some_reach_their_share_and_some_do_not_are_told_apart(
     two on circuit 0 aim at 58.8 MB/s x 0.25 s = 14.7 MB of window, the one on circuit 1 at its
     share of the path, 235.4 / 3 MB/s, 19.6 MB. Doubling from 3 segments (3.13 Linux), 12 rounds
     send 3 x (2^12 - 1) segments, 17.79 MB, and leave a window of 17.79 MB: over 14.7, under 19.6.
-    Each stream has 20 MB: the two reach their share after 1 + 12 round trips; the third has
-    2.2 MB left, which its window holds, and ends within slow start."""
+    Each stream has 20 MB: the two reach their share after bbcp's 3 set-up round trips and 12
+    of slow start; the third has 2.2 MB left, which its window holds, and ends within slow start.
+    (bbcp's streams take equal parts of the data; iperf's, running for a time, take parts in
+    their rates' ratio.)"""
     r = _run(
         "variant=memory_to_memory",
+        "workload.protocol=bbcp",
         "circuits=2",
         "workload.streams=3",
         "workload.socket_buffer_B=33554432",
@@ -497,9 +500,9 @@ def test_streams_of_which_some_reach_their_share_and_some_do_not_are_told_apart(
         "rtt_ms=250",
     )
     note = _ramp(r)
-    assert "2 of the 3 streams reach their share 3.25 s (13 round trips of 250 ms) in" in note
+    assert "2 of the 3 streams reach their share 3.75 s (15 round trips of 250 ms) in" in note
     assert "the other 1 sends its data within slow start, short of its share" in note
-    assert "(1 set-up round trip of 250 ms and 12 rounds of slow start," in note
+    assert "(3 set-up round trips of 250 ms and 12 rounds of slow start," in note
 
 
 def test_a_tsunami_run_s_delay_is_its_set_up_alone_with_no_window():
@@ -686,3 +689,16 @@ def test_a_tiny_tsunami_block_is_padded_to_ethernet_s_least_frame():
     assert tcp.udp_wire_per_byte(one_fragment, 1500) == pytest.approx(
         (1500 + tcp.ETHERNET_OVERHEAD_B) / one_fragment
     )
+
+
+def test_iperf_streams_run_for_a_time_each_at_its_own_rate():
+    """The network audit's case: three iperf streams hashed over two 10 GbE ports (two streams on
+    one) moved 1.5 ports' worth, the data split evenly and the shared port's pair setting the
+    pace; iperf runs for a time and sums its streams' rates, both ports full. A file tool's
+    streams keep their equal parts."""
+    common = ["nic=intel_x710_da2", "link=lan_10gbe", "circuits=2", "bonding=hash"]
+    two = simulate(scenario.load("ext_net_fasterdata_100g", [*common, "workload.streams=2"]))
+    three = simulate(scenario.load("ext_net_fasterdata_100g", [*common, "workload.streams=3"]))
+    assert three.throughput_MBps == pytest.approx(two.throughput_MBps, rel=0.02)
+    usages = [{"a": 1.0}, {"b": 1.0}]  # the sizes read only the rates, not the resources
+    assert wan.stream_sizes_B("bbcp", usages, 1.0, 5.0) == [5.0, 5.0]

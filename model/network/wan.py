@@ -57,7 +57,7 @@ from ..catalog import Catalog, check_mtu, check_nic_cards, check_rss, nic_notes
 from ..errors import NotModelled
 from ..parts import Link
 from ..result import Result
-from ..sim.flows import Flow, FlowNetwork, FlowResource
+from ..sim.flows import Flow, FlowNetwork, FlowResource, max_min_rates
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
 from ..storage.spec import StorageBody
@@ -151,6 +151,23 @@ class _FlowSpec:
     # its share (``tcp.slow_start_run``)
     slow_start_rounds: int | None = None
     within_slow_start: bool = False
+
+
+def stream_sizes_B(
+    protocol: str, usages: list[dict[FlowResource, float]], cap_Bps: float, even_B: float
+) -> list[float]:
+    """The bytes each TCP stream moves: a file tool's streams (bbftp, bbcp) their equal parts of
+    the data, ``even_B`` each; iperf's run for a time (``-t``), each at the rate it takes beside the
+    others (max-min over the path, ``cap_Bps`` each), so the whole is shared in those rates' ratio
+    and the streams end together: the total a second is their rates' sum, as iperf reports it
+    (the network audit's case: three streams hashed over two 10 GbE ports, two on one, gave 1.5
+    ports' worth, the pace of the shared port's streams, where iperf's sum is both ports')."""
+    if protocol != "iperf":
+        return [even_B] * len(usages)
+    rates = max_min_rates([Flow(str(k), 1.0, u, cap_Bps, None) for k, u in enumerate(usages)])
+    if min(rates) == max(rates):  # equal rates, equal parts (and the same bytes to the last bit)
+        return [even_B] * len(usages)
+    return [even_B * len(usages) * r / sum(rates) for r in rates]
 
 
 def _members_of(flow_index: int, members: int, bonding: str) -> list[tuple[int, float]]:
@@ -407,6 +424,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             usages.append(usage)
         # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry
         path_share_Bps = partition_bound_Bps(usages, [cap] * n) / n
+        sizes_B = stream_sizes_B(w.protocol, usages, cap, per_session_B / w.streams)
         for k, usage in enumerate(usages):
             # slow start ends at the stream's window or its share of its circuit or of the path,
             # whichever is least
@@ -419,7 +437,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 cap,
                 path_share_Bps,
             )
-            size = per_session_B / w.streams
+            size = sizes_B[k]
             ramp = tcp.slow_start_run(
                 share_Bps * rtt_s,
                 mss,
