@@ -336,3 +336,43 @@ def test_a_drive_its_bay_cannot_hold_is_refused_before_anything_runs(run_cli, tm
         product={"volumes.data.disks.part": ["exos_x24_st24000nm007h"]},
     )
     _one_line(run_cli("sweep", str(path)), "product.volumes.data.disks.part", "only an NVMe drive")
+
+
+def test_a_value_refused_alone_runs_beside_the_values_that_admit_it(run_cli, tmp_path):
+    """The sweep audit's case: RAID6 beside drive counts of 4 and 5 was refused, each value checked
+    alone against the scenario's 3 drives; a listed point of RAID6 and 4 drives too. Checked beside
+    the product's other values, and a point whole, they run; RAID6 beside 2 and 3 drives only, and
+    a point of RAID6 and 3 drives, are still refused before anything runs."""
+    product = {"volumes.md0.level": ["raid6"], "volumes.md0.disks.count": [4, 5]}
+    status, _, err = run_cli(
+        "sweep", str(_grid(tmp_path, product=product)), "--out", str(tmp_path / "a")
+    )
+    assert status == 0, err
+    points = [{"volumes.md0.level": "raid6", "volumes.md0.disks.count": 4}]
+    status, _, err = run_cli(
+        "sweep", str(_grid(tmp_path, points=points)), "--out", str(tmp_path / "b")
+    )
+    assert status == 0, err
+    product["volumes.md0.disks.count"] = [2, 3]
+    _one_line(
+        run_cli("sweep", str(_grid(tmp_path, product=product)), "--out", str(tmp_path / "c")),
+        "product.volumes.md0.level: raid6 needs at least 4 drives",
+    )
+    points.append({"volumes.md0.level": "raid6", "volumes.md0.disks.count": 3})
+    _one_line(
+        run_cli("sweep", str(_grid(tmp_path, points=points)), "--out", str(tmp_path / "d")),
+        "points[1].volumes.md0.level: raid6 needs at least 4 drives",
+    )
+    assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
+
+
+def test_text_in_a_number_s_place_is_refused_as_text_not_looked_for_as_a_file(run_cli, tmp_path):
+    """The sweep audit's case: a string with a slash under workload.total_MB was told as a missing
+    file in the grid's folder; it is not a number, and nothing runs it."""
+    code = "__import__('os').system('touch /tmp/x')"
+    path = _grid(tmp_path, product={"workload.total_MB": [code]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        "product.workload.total_MB: must be a positive number, got",
+        "__import__",
+    )

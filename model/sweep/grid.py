@@ -12,8 +12,9 @@ the scenario's declared unknowns among them), for ``model.sweep.sensitivity``.
 A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
 folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when a
 notebook grid's parameter is not a name its notebook's ``parameters`` cell declares (papermill
-writes the names into the notebook as code), and when a value or a sampled range's end is one the
-scenario refuses.
+writes the names into the notebook as code), and when a sampled range's end, a listed point (whole)
+or a product's value (beside every combination of the product's other values it is tried with) is
+one the scenario refuses.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ import json
 import keyword
 import math
 import re
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from scipy.stats import qmc
@@ -365,15 +368,22 @@ def _check_keys(grid: Grid) -> None:
                     "values under product: instead",
                 )
             for end in span:
-                _check_value(grid, base, f"sample.ranges.{key}", key, end)
+                _check_value(grid, base, f"sample.ranges.{key}", key, end, body_cls)
     seen: set[tuple[str, str]] = set()
     parts = loaded.catalog or catalog_module.load()
-    # each distinct value once: the grid's cost stays in the points
     for at, k, v in grid.values_given():
-        if (k, repr(v)) not in seen:
-            seen.add((k, repr(v)))
-            _check_value(grid, base, at, k, v)
-            _check_part(parts, loaded.body, where, at, k, v)
+        if takes_text(body_cls, k):  # a number's key refuses text in the scenario's words
+            _check_file(grid, k, v, at)
+        _check_part(parts, loaded.body, where, at, k, v)
+    # each distinct value of the product once (the grid's cost stays in the points), beside the
+    # other keys' values where it is refused alone; each listed point whole
+    for key, values in grid.product.items():
+        for v in values:
+            if (key, repr(v)) not in seen:
+                seen.add((key, repr(v)))
+                _check_value(grid, base, f"product.{key}", key, v, body_cls)
+    for i, point in enumerate(grid.points):
+        _check_point(grid, base, i, point, body_cls)
 
 
 def _check_part(parts: Catalog, body: Any, where: str, at: str, key: str, value: Any) -> None:
@@ -426,7 +436,7 @@ def names_a_file(key: str, value: Any) -> bool:
 
 def grid_file(key: str, value: Any, folder: str) -> Path | None:
     """The file a path value names, in the grid's ``folder`` or below it; None for a value that
-    names no file, or one outside the folder (which ``_check_value`` refuses)."""
+    names no file, or one outside the folder (which ``_check_file`` refuses)."""
     return paths.inside(Path(folder), value) if names_a_file(key, value) else None
 
 
@@ -438,23 +448,77 @@ def load_point(grid: Grid, overrides: list[str], where_overrides: str = "--set")
     )
 
 
-def _check_value(grid: Grid, base: list[str], at: str, key: str, value: Any) -> None:
-    """Load the scenario with ``key`` at ``value``; a refusal names the grid and its key ``at``
-    (``product.clients.protocol``), and the scenario file's own words when the value made a key
-    of the file wrong (an NFS-only key once the protocol is smb)."""
-    where = grid.path
-    _check_file(grid, key, value, at)
+# the combinations of a product's other keys a value refused alone is tried beside, at most
+COMBINATIONS_TRIED = 256
+
+
+def _check_value(
+    grid: Grid, base: list[str], at: str, key: str, value: Any, body_cls: type
+) -> None:
+    """Load the scenario with ``key`` at ``value``; refused alone, with each combination of the
+    product's other keys' values in turn (the first ``COMBINATIONS_TRIED``): a value admitted
+    beside some of them is the grid's to run (a RAID6 level beside drive counts of 4 and 5, refused
+    beside the scenario's 3; the points it is refused in fail and are recorded). A value admitted
+    beside none is refused, named at ``at`` (``product.clients.protocol``) in the words of its
+    first refusal (``_refusal``)."""
     try:
-        scenario_module.check_catalog(
-            load_point(grid, base + [setting(key, value, grid.folder)], where)
-        )
+        _load(grid, base, {key: value}, body_cls)
     except UserError as exc:
-        if exc.where == where:  # the refused key is the grid's own (or one below it)
-            inner = exc.key if exc.key and exc.key != key else None
-            raise UserError(
-                where, at, f"{inner}: {exc.message}" if inner else exc.message
-            ) from None
-        raise UserError(where, at, f"with {key}={value!r}, {exc.line()}") from None
+        others = {k: vs for k, vs in grid.product.items() if k != key}
+        for combo in itertools.islice(itertools.product(*others.values()), COMBINATIONS_TRIED):
+            try:
+                _load(grid, base, {**dict(zip(others, combo, strict=True)), key: value}, body_cls)
+                return
+            except UserError:
+                continue
+        raise _refusal(grid, exc, at, {key: value}) from None
+
+
+def _check_point(
+    grid: Grid, base: list[str], index: int, point: dict[str, Any], body_cls: type
+) -> None:
+    """Load the scenario with a listed point's settings together: refused, named at the point's
+    key the scenario refuses (``points[2].volumes.md0.level``), or at the point."""
+    try:
+        _load(grid, base, point, body_cls)
+    except UserError as exc:
+        said = exc.key or ""
+        refused = next((k for k in point if said == k or said.startswith(f"{k}.")), None)
+        at = f"points[{index}].{refused}" if refused else f"points[{index}]"
+        raise _refusal(grid, exc, at, point) from None
+
+
+def _load(grid: Grid, base: list[str], settings: dict[str, Any], body_cls: type) -> None:
+    """The grid's scenario with ``base`` and ``settings``, checked against its catalog (a path in
+    the place of a number is given as the grid wrote it, refused as text)."""
+    overrides = [
+        setting(k, v, grid.folder if takes_text(body_cls, k) else "") for k, v in settings.items()
+    ]
+    scenario_module.check_catalog(load_point(grid, base + overrides, grid.path))
+
+
+def takes_text(body_cls: type, key: str) -> bool:
+    """Whether a scenario's ``key`` may hold text (a name, a file another scenario names): not a
+    number's, a flag's or a list's (a key of the header, or one the type does not say, may)."""
+    tp = field_type(body_cls, key.split("."))
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    if tp is None:
+        return True
+    union = typing.get_origin(tp) in (typing.Union, types.UnionType)
+    kinds = typing.get_args(tp) if union else (tp,)
+    return any(k is str or k is Any or typing.get_origin(k) is Literal for k in kinds)
+
+
+def _refusal(grid: Grid, exc: UserError, at: str, settings: dict[str, Any]) -> UserError:
+    """A scenario's refusal of ``settings`` as the grid's, at ``at``: a key of the grid (or one
+    below it) refused in its own words, one of the scenario file's (an NFS-only key once the
+    protocol is smb) in the file's."""
+    if exc.where == grid.path:
+        inner = exc.key if exc.key and exc.key not in settings else None
+        return UserError(grid.path, at, f"{inner}: {exc.message}" if inner else exc.message)
+    said = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+    return UserError(grid.path, at, f"with {said}, {exc.line()}")
 
 
 def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:

@@ -34,7 +34,7 @@ from typing import Any
 from .. import paths, provenance
 from ..errors import INTERRUPTED_STATUS, UserError
 from ..progress import counter
-from .grid import Grid, notebook_value, setting, setting_text
+from .grid import Grid, names_a_file, notebook_value, setting, setting_text
 from .pool import Pool
 from .store import Stopped, Store, point_id
 
@@ -307,9 +307,9 @@ def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
 def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None) -> list[str]:
     """For each point, the contents of what its values name that the grid's scenario alone
     (``alone``: its ``_scenario_fingerprint``, None for a notebook grid) does not: a value that
-    names another scenario (``storage: b.yaml``), or a variant that does. Each distinct word is
-    loaded once, as the grid's check loads them; a number (a sampled range's too), a list or a
-    mapping names no file and is skipped."""
+    names another scenario (``storage: b.yaml``), or a variant that does. Each distinct one is
+    loaded once, with the point it is first met in (a variant may need the point's other values);
+    any other value (a number, a part's or a level's name, a list) names no file and is skipped."""
     if alone is None:
         return [""] * len(points)
     base = list(grid.base)
@@ -318,11 +318,15 @@ def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None
     for point in points:
         parts = []
         for k, v in sorted(point.items()):
-            if not isinstance(v, str):
+            if not isinstance(v, str) or not (k == "variant" or names_a_file(k, v)):
                 continue
             key = (k, v)
             if key not in named:
-                found = _scenario_fingerprint(grid.scenario, base + [setting(k, v, grid.folder)])
+                settings = [setting(k2, v2, grid.folder) for k2, v2 in point.items()]
+                try:
+                    found = _scenario_fingerprint(grid.scenario, base + settings)
+                except UserError:  # the point is refused: it fails, recorded, when it runs
+                    found = f"refused with {setting(k, v, grid.folder)}"
                 named[key] = "" if found == alone else f"{k}:{found}"
             if named[key]:
                 parts.append(named[key])
