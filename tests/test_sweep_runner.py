@@ -345,3 +345,28 @@ def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path)
     record = run_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
     assert record["status"] == "failed" and record["failure"] == run_module.MODEL
     assert "other model code, calibration or catalog" in record["error"]
+
+
+def test_a_grown_grid_runs_only_its_new_points_and_lists_them_all_in_its_order(tmp_path, run_cli):
+    """The sweep audit's case: a value added to a product's last key moved every point's place,
+    and its id held the place: 96 of 100 points ran again. A point's id is its inputs; its row's
+    place is the grid's as it is now."""
+    product = {"volumes.md0.disks.count": [1, 2], "workload.request_KiB": [64, 128]}
+    out = str(tmp_path / "out")
+    status, stdout, _ = run_cli("sweep", str(_grid(tmp_path, product=product)), "--out", out)
+    assert status == 0 and "4 run now (0 failed), 0 already done" in stdout
+    product["workload.request_KiB"].append(256)
+    status, stdout, _ = run_cli("sweep", str(_grid(tmp_path, product=product)), "--out", out)
+    assert status == 0 and "2 run now (0 failed), 4 already done" in stdout
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.point_index.tolist() == list(range(6))
+    assert table["param:workload.request_KiB"].tolist() == [64, 128, 256] * 2
+    assert table["param:volumes.md0.disks.count"].tolist() == [1, 1, 1, 2, 2, 2]
+
+
+def test_a_sampled_design_s_equal_points_are_kept_apart():
+    """Saltelli's design repeats some points on purpose: each repeat is a point of its own."""
+    spec = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
+    grid = grid_module.Grid(**spec, points=[{"seed": 1}, {"seed": 1}, {"seed": 2}])
+    ids = [s["point_id"] for s in run_module.specs(grid, grid_module.expand(grid), "out")]
+    assert len(set(ids)) == 3

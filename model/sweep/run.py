@@ -354,10 +354,21 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
+    seen: dict[str, int] = {}  # how many times each point came before (a sampled design's repeats)
+    repeats = []
+    for p in points:
+        text = json.dumps(sorted((k, repr(v)) for k, v in p.items()))
+        repeats.append(seen.get(text, 0))
+        seen[text] = repeats[-1] + 1
     return [
         {
             "point_id": point_id(
-                f"{target}{named[i]}", grid.engine, 1 if seed is None else seed, grid.base, i, p
+                f"{target}{named[i]}",
+                grid.engine,
+                1 if seed is None else seed,
+                grid.base,
+                repeats[i],
+                p,
             ),
             "index": i,
             "point": p,
@@ -580,7 +591,7 @@ def run(
                 if records is not None:
                     records.close()  # stops the workers
                 bar.close()
-                store.gather({s["point_id"] for s in todo_all})
+                store.gather({s["point_id"]: s["index"] for s in todo_all})
             raise Stopped(
                 paths.shown(out),
                 None,
@@ -592,9 +603,9 @@ def run(
         except BaseException:
             bar.close()
             with contextlib.suppress(Exception):  # the first error is the one to report
-                store.gather({s["point_id"] for s in todo_all})
+                store.gather({s["point_id"]: s["index"] for s in todo_all})
             raise
         bar.close()
         with _ignoring_ctrl_c():  # every point ran: the table is written whatever comes now
-            store.gather({s["point_id"] for s in todo_all})
+            store.gather({s["point_id"]: s["index"] for s in todo_all})
     return finished, failed_now, skipped

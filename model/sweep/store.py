@@ -56,18 +56,20 @@ def point_id(
     engine: str,
     seed: int,
     base: tuple[str, ...],
-    index: int,
+    repeat: int,
     point: dict[str, Any],
 ) -> str:
-    """A stable name for a point: the same grid point always gets the same id. The index keeps
-    apart equal points of a sampled design (Saltelli's design repeats some on purpose)."""
+    """A stable name for a point: the same grid point always gets the same id, wherever the grid
+    lists it (a value added to a product moves the others' places: 96 of 100 points ran again).
+    ``repeat``, how many equal points come before it in the grid, keeps apart equal points of a
+    sampled design (Saltelli's design repeats some on purpose)."""
     text = json.dumps(
         {
             "target": grid_target,
             "engine": engine,
             "seed": seed,
             "base": list(base),
-            "index": index,
+            "repeat": repeat,
             "point": sorted((k, repr(v)) for k, v in point.items()),
         },
         sort_keys=True,
@@ -158,20 +160,26 @@ class Store:
         partial = self.points / f".{record['point_id']}.{os.getpid()}.partial"
         self._atomic(final, partial, pa.Table.from_pylist([record]))  # one row: no pandas needed
 
-    def table(self, ids: set[str] | None = None) -> pd.DataFrame:
-        """The finished points (those of ``ids`` only, when given), one row each, in the grid's
-        order (``point_index``): a point's file is named by its id, a hash of its inputs, whose
-        order changes with every change to them and means nothing to a reader."""
+    def table(self, ids: dict[str, int] | None = None) -> pd.DataFrame:
+        """The finished points (those of ``ids`` only, when given: each id's place in the grid as
+        it is now, its ``point_index``), one row each, in the grid's order (``point_index``): a
+        point's file is named by its id, a hash of its inputs, whose order changes with every
+        change to them and means nothing to a reader, and a point run when the grid listed it
+        elsewhere keeps its figures."""
         files = sorted(f for f in self.points.glob("*.parquet") if ids is None or f.stem in ids)
         if not files:
             return pd.DataFrame()
-        table = pd.DataFrame.from_records([row for f in files for row in _rows(f)])
+        rows = [row for f in files for row in _rows(f)]
+        if ids is not None:
+            rows = [dict(row, point_index=ids[row["point_id"]]) for row in rows]
+        table = pd.DataFrame.from_records(rows)
         for column in table.select_dtypes(include="object").columns:
             table[column] = _one_kind(table[column])
         return table.sort_values("point_index", kind="stable", ignore_index=True)
 
-    def gather(self, ids: set[str]) -> Path:
-        """Write the finished points of ``ids`` into ``results.parquet`` (atomically); its path."""
+    def gather(self, ids: dict[str, int]) -> Path:
+        """Write the finished points of ``ids`` (each id's place in the grid) into
+        ``results.parquet`` (atomically); its path."""
         path = self.out / "results.parquet"
         table = pa.Table.from_pandas(self.table(ids), preserve_index=False)
         self._atomic(path, self.out / f".results.{os.getpid()}.partial", table)
