@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "--workers",
         type=int,
         default=None,
-        help=f"local worker processes, 1 to {MAX_WORKERS} (default: one per core)",
+        help=f"local worker processes, 1 to {MAX_WORKERS} (default: one per core it may use)",
     )
     w.add_argument(
         "--scheduler",

@@ -370,3 +370,10 @@ def test_a_sampled_design_s_equal_points_are_kept_apart():
     grid = grid_module.Grid(**spec, points=[{"seed": 1}, {"seed": 1}, {"seed": 2}])
     ids = [s["point_id"] for s in run_module.specs(grid, grid_module.expand(grid), "out")]
     assert len(set(ids)) == 3
+
+
+def test_the_default_workers_are_the_cores_the_sweep_may_use(monkeypatch):
+    """The sweep audit's case: under taskset -c 0 a sweep started a worker for each of the node's
+    cores, all on the one it was given."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert run_module.usable_cores() == 1

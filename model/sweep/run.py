@@ -334,6 +334,15 @@ def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None
     return out
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a batch job's share of a node, not the
+    node's every core), where the system tells; else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # a system without affinity (macOS)
+        return os.cpu_count() or 1
+
+
 def grid_seed(grid: Grid) -> int | None:
     """The seed a grid's points run with unless a point sets its own: the grid's, else the
     scenario's; a notebook grid's, when it gives one."""
@@ -573,7 +582,7 @@ def run(
         bar = counter(len(todo), f"sweep {grid.name}" if progress else None, "point")
         finished = failed_now = 0
         records = None
-        workers = min(workers or os.cpu_count() or 1, len(todo))
+        workers = min(workers or usable_cores(), len(todo))
         try:
             if client is not None:
                 records = _dask(todo, client, scheduler)
