@@ -377,3 +377,22 @@ def test_the_default_workers_are_the_cores_the_sweep_may_use(monkeypatch):
     cores, all on the one it was given."""
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
     assert run_module.usable_cores() == 1
+
+
+def test_a_failed_point_s_error_is_one_line_naming_the_point(tmp_path, run_cli):
+    """The sweep audit's cases: an in-process point's refusal named --set; a notebook cell's error
+    stored the cell's whole traceback (27 lines), printed so by the summary notebook."""
+    from papermill.exceptions import PapermillExecutionError
+
+    product = {"volumes.md0.level": ["raid6"], "volumes.md0.disks.count": [3, 4]}
+    out = str(tmp_path / "out")
+    status, _, err = run_cli("sweep", str(_grid(tmp_path, product=product)), "--out", out)
+    assert status == 0, err
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    error = table.error.iloc[0]
+    assert error.startswith("model.errors.UserError: point: volumes.md0."), error
+    assert error.endswith("raid6 needs at least 4 drives; got 3 drives per group"), error
+    cell = PapermillExecutionError(
+        0, 1, "raise ValueError('x')", "ValueError", "bad value\nsecond", ["line 1", "line 2"]
+    )
+    assert run_module.error_line(cell) == "ValueError: bad value\\nsecond"

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths, provenance
-from ..errors import INTERRUPTED_STATUS, UserError
+from ..errors import INTERRUPTED_STATUS, UserError, one_line
 from ..progress import counter
 from .grid import Grid, names_a_file, notebook_value, setting, setting_text
 from .pool import Pool
@@ -101,8 +101,11 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     overrides = list(spec["base"]) + [
         setting(k, v, spec["folder"]) for k, v in spec["point"].items()
     ]
-    # a file a value names was resolved in the grid's folder: read as given
-    scenario = scenario_module.load(spec["scenario"], overrides, typed=True)
+    # a file a value names was resolved in the grid's folder: read as given; a refusal names the
+    # point's key (``point: volumes.md0.level: ...``), not --set
+    scenario = scenario_module.load(
+        spec["scenario"], overrides, typed=True, where_overrides="point"
+    )
     result = simulate(scenario)
     out = {
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
@@ -224,6 +227,14 @@ def failed(spec: dict[str, Any], error: str, kind: str) -> dict[str, Any]:
     return dict(_record(spec), status="failed", failure=kind, error=error, wall_s=float("nan"))
 
 
+def error_line(exc: BaseException) -> str:
+    """A failed point's error as one line: the exception and its message; a notebook cell's error
+    as its name and value, not the cell's traceback papermill's message carries (27 lines)."""
+    if type(exc).__name__ == "PapermillExecutionError":
+        return one_line(f"{exc.ename}: {exc.evalue}")
+    return one_line(traceback.format_exception_only(type(exc), exc)[-1].strip())
+
+
 def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     """One point, never raising: a failure comes back as a record with its error and kind."""
     started = time.perf_counter()
@@ -245,8 +256,7 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
         record.update({k: _storable(v) for k, v in figures.items()})
         record.update(status="ok", failure="", error="")
     except Exception as exc:  # a failed point is data: recorded, and the rest go on
-        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        record.update(status="failed", failure=failure_kind(exc), error=line)
+        record.update(status="failed", failure=failure_kind(exc), error=error_line(exc))
     record["wall_s"] = time.perf_counter() - started
     return record
 
