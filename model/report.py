@@ -68,7 +68,7 @@ def prediction_text(
         f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}".rstrip(),
         *_as_requests_or_bits(scenario, result),
         *lines_before,
-        f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  (bottleneck law)",
+        f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  {_bound_words(result)}",
         f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
         f"  bottleneck   {limit}",
     ]
@@ -79,6 +79,15 @@ def prediction_text(
     lines += [f"  {'notes' if i == 0 else '':12} {note}" for i, note in enumerate(result.notes)]
     # names and notes hold the user's text: no line break or terminal control of theirs acts
     return "\n".join(one_line(line) for line in lines)
+
+
+def _bound_words(result: Result) -> str:
+    """What the bound counts: the bottleneck law over the resources and every hard limit of a flow
+    (a TCP window, a set rate); not TCP's loss response, an estimate fitted to measurements that a
+    run may beat, which a loss-limited run names as its bottleneck below a bound it leaves out."""
+    if result.bottleneck == "tcp loss":
+        return "(bottleneck law, without TCP's loss response: an estimate a run may beat)"
+    return "(bottleneck law)"
 
 
 def _whose_cpu(scenario: Scenario) -> str:
