@@ -42,18 +42,19 @@ done. The server side, request by request:
 - Reading a file updates its access time. Under relatime, the kernel's default since 2.6.30
   (mount(8)), only when the access time is not newer than the modify time (``relatime_need_update``
   in fs/inode.c), as in a file never read since it was written: the test data set was written just
-  before the runs, so nearly every pair's first read dirties the inode page it read (its md5 file's
-  inode is on the same page). Linux writes a dirty page back ``DIRTY_EXPIRE_S`` (30 s) later (a run
-  starts with none pending, the last run's written while the next was set up), and the controller
-  writes the one page: on RAID6 a read-modify-write (the data chunk's member and
-  both parity members each read the old sectors and write them again, the head coming round once
-  more), on RAID10 both mirrors. Nobody waits for it, but it takes the drives from the reads behind
-  it. ``server.atime: noatime`` writes nothing back; the report does not give the mount options, so
-  the scenario declares it an unknown. (ext3's journal writes the page first, in one sequential run
-  every 5 s commit for all of them; that is left out.) Before this cost was modelled, the scenario
-  read every lookup as reading its root, a cache that keeps no directory block, to make up for
-  it; with it, the warm point fit the table better when it came (median |error| 10.0 to 9.7 %, p90
-  24.3 to 23.9 %) and the cold and noatime readings are the range.
+  before the runs, so a file's first read in a run dirties the inode page it read (its md5 file's
+  inode is on the same page), and a read of it again does not (``access_time_writes_s``). Linux
+  writes a dirty page back ``DIRTY_EXPIRE_S`` (30 s) later (a run starts with none pending, the last
+  run's written while the next was set up), and the controller writes the one page: on RAID6 a
+  read-modify-write (the data chunk's member and both parity members each read the old sectors and
+  write them again, the head coming round once more), on RAID10 both mirrors. Nobody waits for it,
+  but it takes the drives from the reads behind it. ``server.atime: noatime`` writes nothing back;
+  the report does not give the mount options, so the scenario declares it an unknown. (ext3's
+  journal writes the page first, in one sequential run every 5 s commit for all of them; that is
+  left out.) Before this cost was modelled, the scenario read every lookup as reading its root, a
+  cache that keeps no directory block, to make up for it; with it, the warm point fit the table
+  better when it came (median |error| 10.0 to 9.7 %, p90 24.3 to 23.9 %) and the cold and noatime
+  readings are the range.
 - The RAID controller maps a window onto its member drives in chunks (``model.storage.raidmap``) of
   ``chunk_KiB``: the report does not give the volume's stripe size, so the scenario reads 64 KiB
   and declares the 4 to 128 KiB an ARC-12xx allows an unknown; a larger stripe puts a window on
@@ -114,6 +115,8 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..catalog import Catalog, check_mtu, check_rss, nic_notes, nic_rate_Bps
 from ..errors import UserError
 from ..network.tcp import (
@@ -144,6 +147,9 @@ from .download_files import (
 )
 from .parameters import PARAMETERS
 from .spec import DownloadBody
+
+if TYPE_CHECKING:  # numpy is loaded where a run needs it
+    import numpy as np
 
 # Pairs simulated per run, at most: a longer run's time is their time scaled to its pairs (a steady
 # rate; the ends of a run are a pair or two long). A pair's time varies by about a fifth (seeks and
@@ -189,6 +195,20 @@ def round_trips_s(body: DownloadBody) -> float:
     byte back, and with a new connection a file (``per_file``) its handshake too."""
     per_file = 1 if body.server.connections == "keep_alive" else 2
     return 2 * per_file * body.lan_rtt_ms / 1e3
+
+
+def access_time_writes_s(places: np.ndarray, atime: str) -> np.ndarray:
+    """How long after its read each pair's inode page, its access times updated, goes to disk
+    (negative: it does not): under ``relatime`` ``DIRTY_EXPIRE_S`` for the first read of its file
+    in the run, the data set's files never read since written; a file read again in the run has
+    an access time newer than its modify time, which the kernel leaves (``relatime_need_update``:
+    a data set of 20 files fetched 2,000 times wrote back 4,000 inode pages); under ``noatime``
+    none. ``places``: ``Directory.places``, a pair's data file at its column 4."""
+    import numpy as np
+
+    first = np.zeros(len(places), bool)
+    first[np.unique(places[:, 4], return_index=True)[1]] = atime == "relatime"
+    return np.where(first, DIRTY_EXPIRE_S, -1.0)
 
 
 def window_Bps(body: DownloadBody) -> float:
@@ -403,7 +423,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         body.tcp.initial_window_segments,
         *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
         between_s,
-        DIRTY_EXPIRE_S if body.server.atime == "relatime" else -1.0,
+        access_time_writes_s(places, body.server.atime),
         drives,
         download_events.new_heap(clients),  # the link's flows, one a connection
         # a client's wake-up, a drive's end, a pair's write-back, a worker's next try of the mutex

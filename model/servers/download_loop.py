@@ -120,8 +120,9 @@ def run(
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
     the same, the data file's start); ``cached``: whether a pair's pages are all in the page cache;
     ``link_Bps``: what the server link carries with 1, 2, ... flows active (index: the flows);
-    ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read a pair's inode
-    page, its access times updated, is written back (negative: never); ``windows``: the read-ahead
+    ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read each pair's
+    inode page, its access times updated, is written back (negative: never); ``windows``: the
+    read-ahead
     windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps:
     ``download_events.new_heap``; ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``;
@@ -283,8 +284,9 @@ def run(
             elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
                 offset = places[pick[cl], step[cl]]
                 slot = 2 * cl
-                if step[cl] == 2 and write_back_s >= 0.0:  # reading it updates the access times
-                    push(ev_t, ev_rows, events, now + write_back_s, WRITE_BACK, pick[cl], 0)
+                back_s = write_back_s[pick[cl]]
+                if step[cl] == 2 and back_s >= 0.0:  # reading it updates the access times
+                    push(ev_t, ev_rows, events, now + back_s, WRITE_BACK, pick[cl], 0)
                 step[cl] += 1
                 if step[cl] == 3:
                     state[cl], step[cl] = 2, 0
