@@ -714,3 +714,12 @@ def test_iperf_streams_run_for_a_time_each_at_its_own_rate():
     assert three.throughput_MBps == pytest.approx(two.throughput_MBps, rel=0.02)
     usages = [{"a": 1.0}, {"b": 1.0}]  # the sizes read only the rates, not the resources
     assert wan.stream_sizes_B("bbcp", usages, 1.0, 5.0) == [5.0, 5.0]
+
+
+def test_more_threads_than_streams_is_refused(run_cli):
+    """The network audit's case: 20 iperf threads for 12 streams ran as if 12."""
+    _one_line_error(
+        run_cli("predict", "ext_net_fasterdata_100g", "--set", "workload.threads=20"),
+        "workload.threads",
+        "at most streams (12), got 20",
+    )

@@ -74,6 +74,13 @@ class WanWorkload:
                 f"{key}.source",
                 "iperf moves memory to memory; set source and sink to memory",
             )
+        if self.threads is not None and self.threads > self.streams:
+            raise UserError(
+                where,
+                f"{key}.threads",
+                f"a thread serves one stream or more: at most streams ({self.streams}), "
+                f"got {self.threads}",
+            )
         if self.protocol == "tsunami" and self.streams != 1:
             raise UserError(
                 where, f"{key}.streams", "a Tsunami session is one UDP flow; use sessions for more"
