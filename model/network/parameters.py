@@ -40,7 +40,7 @@ PARAMETERS = (
         "it is taken in the same range at FSIN's median. Default: 188 + 212 + 188 = 588, "
         "rounded up for the two array additions; low: all three at their 128-cycle minimum; "
         "high: all three at their 248-cycle maximum (744) and about 250 more for TDI's passes "
-        "over the two-million-value temporaries",
+        "over the two-million-value temporaries. Informed by mdsplus_read (its math rows)",
     ),
     FreeParameter(
         "server_background_load",
@@ -51,6 +51,7 @@ PARAMETERS = (
         "share of each MDSplus/PTDATA server core taken by other users' work during the "
         "report's production-hours tests (the servers were in daily use); the client machines "
         "are LSF job slots and carry none. Default: an assumption; the report gives no figure "
-        "of that load",
+        "of that load. Informed by mdsplus_read alone, and only as mds_serve_cycles_per_byte / "
+        "(1 - load): the two are degenerate",
     ),
 )

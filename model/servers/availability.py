@@ -8,6 +8,14 @@ and serves again (the mean of the lesser of the two, never longer than a repair)
 together, of which some number must be up (the real servers that must carry a load), are up in the
 states that many are (:func:`serving`, k out of n). The Penn State director of
 ``000_a6a829ac4238989d.txt`` is a single point of failure; the report plans a second one.
+
+Sources: the chain is the standard birth-death model of repairable units with exponential failure
+and repair times. Its rates are not from a measured table or a data sheet: ``mtbf_h``, ``mttr_h``,
+``takeover_s`` and ``repair_crews`` are the scenario's ``reliability`` block
+(``model.servers.spec.Reliability``), which in ``data/scenarios/psu_relay.yaml`` are planning
+figures, marked as such there (50,000 h between failures, an 8 h repair, a 10 s takeover). No
+measured table calibrates it: ``data/measured`` has no availability or outage row, the report
+giving no such figure.
 """
 
 from __future__ import annotations

@@ -12,6 +12,17 @@ weights, ``lc`` to the server with the fewest active connections, ``wlc`` to the
 per unit weight; :class:`Dispatcher` keeps the count of each real server's active connections. The
 Penn State relay of ``000_a6a829ac4238989d.txt`` runs one director and two real servers
 (``model.servers.relay``).
+
+Sources: the forwarding modes and schedulers are those of Linux Virtual Server (IPVS, as
+ipvsadm(8) names them); the 20-byte outer header of a tunnelled request is an IPv4 header without
+options (IP-in-IP encapsulation, RFC 2003). This module holds no capacity or rate of its own: the
+director's link and NIC are the catalog's (``data/hardware/hosts.yaml``, ``nics.yaml``,
+``links.yaml``, each value with its source), and its cost per forwarded packet is the scenario's
+``director.forward_cycles_per_packet``, an estimate from linux-vs.org's "How virtual server works"
+(about 60 us to rewrite a packet on a Pentium; ``model.servers.spec``). No measured table
+calibrates it: ``data/measured`` has no LVS capacity or throughput row (the report gives none; its
+LVS appears there only as the three machines the configuration needs, a setting of
+``psu_write.csv``).
 """
 
 from __future__ import annotations

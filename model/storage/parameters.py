@@ -1,5 +1,5 @@
-"""Free parameters of the storage path (calibrated on atlas_disk, atlas_hosts and the storage
-tables)."""
+"""Free parameters of the storage path. Each says which measured tables inform it (those whose
+predictions move with it, ``model.calibrate``); the others keep their defaults."""
 
 from ..freeparameter import FreeParameter
 
@@ -16,7 +16,7 @@ PARAMETERS = (
         "drives whose makers give both, Hitachi's Deskstar 7K500 (64.8 of 102.1 MB/s) and "
         "T7K250 (67.8 of 105.4 MB/s), 0.635 and 0.643 (TechReport, 'Hitachi's Deskstar 7K500 "
         "hard drive', spec table, https://techreport.com/review/8752/hitachi-deskstar-7k500-hard-"
-        "drive)",
+        "drive). Informed by atlas_disk and eah_download (every drive of the catalog takes it)",
     ),
     FreeParameter(
         "bus_efficiency",
@@ -26,7 +26,7 @@ PARAMETERS = (
         1.00,
         "share of a parallel bus's or drive channel's peak rate that DMA bursts sustain after "
         "arbitration, command and turnaround cycles (a serial link's share is its frames': "
-        "model/storage/framing.py)",
+        "model/storage/framing.py). Informed by atlas_disk (its IDE channels and PCI buses)",
     ),
     FreeParameter(
         "io_copy_passes",
@@ -36,7 +36,8 @@ PARAMETERS = (
         20.0,
         "core time a byte streamed through the kernel's buffered I/O path costs, in units of "
         "one memory-to-memory copy of that byte on the host (page cache, copy to or from user "
-        "space, block layer, interrupts) when it is read; scaled by each host's copy rate",
+        "space, block layer, interrupts) when it is read; scaled by each host's copy rate. "
+        "Informed by atlas_disk, atlas_hosts, atlas_wan, em_ingest, psu_copy and psu_write",
     ),
     FreeParameter(
         "io_write_extra_passes",
@@ -46,7 +47,8 @@ PARAMETERS = (
         20.0,
         "core time a byte written through the buffered I/O path costs beyond one read, in "
         "copies of that byte on the host (block allocation, dirtying pages and buffers, "
-        "submitting the write-back); scaled by each host's copy rate",
+        "submitting the write-back); scaled by each host's copy rate. Informed by the tables "
+        "io_copy_passes is",
     ),
     FreeParameter(
         "raid_cycles_per_cache_block",
@@ -55,7 +57,9 @@ PARAMETERS = (
         1000.0,
         200000.0,
         "processor cycles a hardware RAID controller spends on each cache block of user data "
-        "it stores (cache allocation, mirroring to its partner, destaging, parity set-up)",
+        "it stores (cache allocation, mirroring to its partner, destaging, parity set-up). "
+        "Informed by em_ingest (the MD3260's controllers); taken for every RAID controller whose "
+        "processor the catalog gives",
     ),
     FreeParameter(
         "iop332_driver_write_ns_per_byte",
@@ -64,7 +68,9 @@ PARAMETERS = (
         0.0,
         200.0,
         "host CPU the driver path of the Intel SE7520AF2's IOP332 RAID costs per byte written "
-        "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem)",
+        "under 64-bit Red Hat EL 4 (the Penn State report's RAID write problem). Informed by "
+        "psu_write and psu_copy (the one host and driver it describes; psu_copy is predicted "
+        "within 5 % with psu_write's rows alone, validate --holdout)",
     ),
     FreeParameter(
         "io_cycles_per_request",

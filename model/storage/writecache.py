@@ -8,6 +8,15 @@ memory-mapped test of ``000_a6a829ac4238989d.txt`` (the WD740GD's 8 MB cache, wh
 enabled; the IOP332's cache with write-back on), whose compiled pass (``model.storage.mmap_loop``)
 simulates it; the Python class it was first written as is ``tests/mmap_reference.py``.
 
+Destaging at half the cache is an assumption (estimated), not a figure from a source: no data
+sheet, manual or report cited in this repository says when a drive's or a RAID controller's cache
+starts to write back (drive and controller firmware do not publish it). Half is taken so that the
+other half goes on taking writes while a destage runs. The cache sizes are the catalog's
+``cache_MB`` (``data/hardware/disks.yaml``, ``controllers.yaml``, each with its source; the
+IOP332's is itself an estimate). No measured table calibrates the threshold: it is not a fitted
+parameter, and the memory-mapped test's rows (``data/measured/psu_mmap.csv``) only check what the
+model as a whole predicts.
+
 Without a write-back cache a drive acknowledges a write only once it is on the platters. A drive
 that holds one command at a time (an ATA drive without command queuing) then finishes each
 request just as the next one's first sector passes under the head, and waits a revolution for it:
