@@ -143,6 +143,7 @@ def _predict(args) -> int:
         out["overrides"] = list(scenario.overrides)
         out["seed"] = scenario.seed
         out["parameters"] = {name: values[name] for name in read}
+        out["parameter_units"] = params.units(read)
         out["versions"] = provenance.versions()
         out["commit"] = provenance.commit()
         print(json.dumps(out, sort_keys=True))

@@ -25,6 +25,12 @@ def _stored() -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def units(names=None) -> dict[str, str]:
+    """Each parameter's unit (of ``names`` only, when given): what a JSON output's bare values of
+    them are in."""
+    return {n: p.unit for n, p in DECLARED.items() if names is None or n in names}
+
+
 def calibrated() -> dict[str, float]:
     """The fitted values where a calibration exists, the declared defaults elsewhere."""
     values = defaults()

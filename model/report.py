@@ -462,6 +462,7 @@ def validation(
                 "tables": summary,
                 "holdout": holdout,
                 "parameters": params_module.calibrated(),
+                "parameter_units": params_module.units(),
                 "unmeasured_models": _unmeasured(),
             },
             sort_keys=True,

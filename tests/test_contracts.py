@@ -28,6 +28,8 @@ def test_predict_json_contract(run_cli):
         assert key in data
     assert data["bottleneck"] in data["utilization"]
     assert all(0.0 <= u <= 1.0 for u in data["utilization"].values())
+    # every parameter's bare value has its unit beside it (the provenance audit)
+    assert data["parameters"] and set(data["parameter_units"]) == set(data["parameters"])
     low, high = data["throughput_MBps_interval"]
     assert low <= data["throughput_MBps"] <= high
     assert data["throughput_MBps"] <= data["bound_MBps"]
@@ -60,6 +62,8 @@ def test_validate_json_contract(run_cli):
     assert status == 0, err
     data = json.loads(out)
     assert data["rows"] and data["tables"]
+    assert set(data["parameter_units"]) == set(data["parameters"])
+    assert data["parameter_units"]["mds_serve_cycles_per_byte"] == "cycle/B"
     for row in data["rows"]:
         for key in ("table", "id", "metric", "measured", "predicted", "unit", "error_pct"):
             assert key in row
