@@ -396,3 +396,15 @@ def test_a_failed_point_s_error_is_one_line_naming_the_point(tmp_path, run_cli):
         0, 1, "raise ValueError('x')", "ValueError", "bad value\nsecond", ["line 1", "line 2"]
     )
     assert run_module.error_line(cell) == "ValueError: bad value\\nsecond"
+
+
+def test_a_papermill_kernel_imports_the_sweep_s_own_checkout(tmp_path, monkeypatch):
+    """The sweep audit's case: in an environment another checkout installed, a point's kernel
+    imported that checkout's model. The kernels' PYTHONPATH puts this one first."""
+    from model import paths
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    run_module._this_checkout_first()
+    assert os.environ["PYTHONPATH"] == os.pathsep.join([str(paths.PROJECT_ROOT), "/elsewhere"])
+    run_module._this_checkout_first()  # once is enough
+    assert os.environ["PYTHONPATH"].count(str(paths.PROJECT_ROOT)) == 1

@@ -85,6 +85,17 @@ def kernel_options(folder: Path) -> dict[str, Any]:
     }
 
 
+def _this_checkout_first() -> None:
+    """The kernels this process starts import ``model`` from this checkout, whatever package an
+    environment shared with another checkout installed (``pip install -e`` of the other: a point's
+    kernel computed with that one's code, which the worker's own check did not see). Set for the
+    process and kept (a Dask worker's threads start kernels side by side)."""
+    root = str(paths.PROJECT_ROOT)
+    before = os.environ.get("PYTHONPATH", "")
+    if before.split(os.pathsep)[0] != root:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root, *([before] if before else [])])
+
+
 def _ipc_path_max() -> int:
     import zmq
 
@@ -144,6 +155,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         # executed beside the result, kept once it ran to its end or to its error: a point
         # interrupted leaves no half-run notebook among the finished ones
         running_nb = Path(tmp) / "point.ipynb"
+        _this_checkout_first()
         try:
             papermill.execute_notebook(
                 str(notebook),
