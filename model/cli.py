@@ -124,7 +124,11 @@ def _predict(args) -> int:
     result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
     if args.point:  # the interval's design points are checked as the interval would meet them
         uncertainty.check_design(scenario)
-    interval = None if args.point else uncertainty.interval(scenario)
+    interval = (
+        None
+        if args.point
+        else uncertainty.interval(scenario, progress=f"{scenario.name}: its 90 % interval")
+    )
     if args.json:
         from . import provenance
 

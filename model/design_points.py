@@ -266,6 +266,14 @@ class Samples:
     simulations: int
 
 
+def planned(unknowns, read, base, seedless, unfitted: frozenset[str] = frozenset()) -> int:
+    """About how many simulations ``sample`` runs: each design point, both ends of each parameter
+    step, each coupled parameter alone and the further seeds (not the corners, which depend on
+    what the points gave): what a progress count of them is out of."""
+    steps = parameter_steps(sorted(read), base, unfitted)
+    return len(design(unknowns)) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
+
+
 def sample(
     outcome: Callable[[dict, dict, int], float | None],
     unknowns,

@@ -1,6 +1,7 @@
 """Progress of the long commands on standard error: ``calibrate`` (about two minutes) and
 ``validate --holdout`` (about two and a half) fit the free parameters once on every row, then
-refit them once per configuration and per table left out; ``sweep`` runs its points.
+refit them once per configuration and per table left out; ``sweep`` runs its points; ``predict``
+runs its interval's simulations (seconds, or minutes for a what-if of thousands of streams).
 
 Where standard error is a terminal, a bar redrawn in place (tqdm) that goes when the work is done.
 Anywhere else (a log, a pipe, a batch job's output file, a test's captured stream) the carriage
@@ -69,10 +70,11 @@ class _Silent:
         pass
 
 
-def counter(total: int, what: str | None, unit: str):
+def counter(total: int, what: str | None, unit: str, bar_after_s: float = 0.0):
     """A count of ``total`` ``unit``s of the work ``what`` on standard error: ``update(n)`` as they
-    are done, ``close()`` at the end; a bar on a terminal, plain lines elsewhere, nothing when
-    ``what`` is None."""
+    are done, ``close()`` at the end; a bar on a terminal (drawn once the work has taken
+    ``bar_after_s``: a quick one draws none), plain lines elsewhere, nothing when ``what`` is
+    None."""
     if what is None:
         return _Silent()
     if sys.stderr.isatty():
@@ -83,6 +85,7 @@ def counter(total: int, what: str | None, unit: str):
             file=sys.stderr,
             leave=False,
             dynamic_ncols=True,
+            delay=bar_after_s,
         )
     return _Lines(total, what, unit)
 
