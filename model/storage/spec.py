@@ -560,6 +560,12 @@ class StorageWorkload:
 LOGICAL_BLOCK_B = 512
 
 
+# the most TCP connections a scenario's clients open together: each is a flow of the simulation,
+# and 10,000 clients of 16 connections each took 34 to 48 s with --point and over 4 min with the
+# interval (the speed audit), where a WAN transfer keeps its streams to the same 10,000
+CONNECTIONS = 10_000
+
+
 @dataclass(frozen=True)
 class Clients:
     """Clients in front of the storage host over a LAN (``model.storage.front``): ``count`` clients,
@@ -572,7 +578,8 @@ class Clients:
     # multichannel): each its own bond member and, but over NFS (whose calls share the nfsd
     # threads), its own server process, all on the client's one port and its one read-ahead window
     # or random request in flight; at most 16, what Linux allows (nfs(5): nconnect 'from 1 to 16';
-    # mount.cifs(8): max_channels 'from 1 to 16')
+    # mount.cifs(8): max_channels 'from 1 to 16'); count x connections at most 10,000 (each is
+    # simulated)
     connections: Annotated[int, Bound(1.0, 16.0, words="an integer from 1 to 16")] = 1
     # what frames each request: a plain TCP stream, HTTP, NFSv3 or SMB2
     protocol: Literal["tcp", "http", "nfs", "smb"] = "tcp"
@@ -634,6 +641,14 @@ class Clients:
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
+        if self.count * self.connections > CONNECTIONS:
+            raise UserError(
+                where,
+                f"{key}.connections",
+                f"count x connections must be at most {CONNECTIONS:,} TCP connections (each is "
+                f"simulated), got {self.count:,} x {self.connections}",
+                related=(f"{key}.count",),
+            )
         if self.nfsd_threads is not None and self.protocol != "nfs":
             raise UserError(
                 where,
