@@ -196,3 +196,15 @@ def test_a_flash_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, mes
     change(data)
     status, out, err = run_cli("predict", write(tmp_path / "s.yaml", data))
     assert status == 2 and not out and err.count("\n") == 1 and message in err, err
+
+
+def test_an_nvme_drive_set_on_a_controller_s_channel_is_named_at_the_set(run_cli):
+    """The storage audit's case: --set of an NVMe part on the template's HBA drives was blamed on
+    the template's attach list; it is told at the --set, with what to do instead."""
+    status, out, err = run_cli(
+        "predict", "data/templates/storage_server.yaml", "--point",
+        "--set", "volumes.data.disks.part=micron_7450_pro_15360",
+    )  # fmt: skip
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("--set: volumes.data.disks.part: an NVMe drive attaches as"), err
+    assert "put them on a PCIe segment" in err

@@ -204,9 +204,13 @@ class Attachment:
         """A SATA or SAS flash drive's own link behind its channel (a disk's is the channel)."""
         if not isinstance(part, Ssd):
             return []
-        if part.interface == "nvme":
+        if part.interface == "nvme":  # told where the part or the attach point was set last
             raise UserError(
-                self.where, at, f"an NVMe drive attaches as nvme.SEGMENT.N, got {point!r}"
+                self.where,
+                at,
+                f"an NVMe drive attaches as nvme.SEGMENT.N, got {point!r} (NVMe drives behind a "
+                "tri-mode controller's channels are not modelled: put them on a PCIe segment)",
+                related=(f"{at.split('.attach[')[0]}.part",),
             )
         own = self.catalog.get("buses", part.host_bus, self.where, at)
         return [self.buses.resource(f"link {point}", lambda: self.buses.sustained_Bps(own))]
