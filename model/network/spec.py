@@ -8,13 +8,21 @@ from typing import Literal
 
 from ..errors import UserError
 from ..schema import Mtu, NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
-from ..settings import NET_CYCLES_PER_FRAME, SysctlInt, TcpBuffers, TcpSettings, TcpTuned
+from ..settings import (
+    NET_CYCLES_PER_FRAME,
+    SIMULATED_FLOWS,
+    SysctlInt,
+    TcpBuffers,
+    TcpSettings,
+    TcpTuned,
+    check_flows,
+)
 from ..spec import Reference, Scenario
 from . import tcp
 
 # each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
 # would not end while its user waits
-FLOWS = 10_000
+FLOWS = SIMULATED_FLOWS
 # the largest Tsunami block one UDP datagram carries: an IPv4 datagram's 65,535 bytes less the IP
 # and UDP headers and Tsunami's own block number and type (RFC 791, RFC 768)
 TSUNAMI_MAX_BLOCK_B = 65_535 - tcp.IP_HEADER_B - tcp.UDP_HEADER_B - tcp.TSUNAMI_HEADER_B
@@ -61,13 +69,8 @@ class WanWorkload:
     threads: PositiveInt | None = None
 
     def check(self, where: str, key: str) -> None:
-        if self.streams * self.sessions > FLOWS:
-            raise UserError(
-                where,
-                f"{key}.streams",
-                f"sessions x streams must be at most {FLOWS:,} TCP streams (each is simulated), "
-                f"got {self.sessions} x {self.streams}",
-            )
+        counts = {"sessions": self.sessions, "streams": self.streams}
+        check_flows(where, f"{key}.streams", counts, "TCP streams")
         if self.protocol == "iperf" and (self.source, self.sink) != ("memory", "memory"):
             raise UserError(
                 where,

@@ -10,7 +10,14 @@ from ..catalog import being_built
 from ..errors import UserError, readable
 from ..parts import check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
-from ..settings import LAN_TCP_RMEM_B, LAN_TCP_WMEM_B, Kernel, SysctlInt, check_triples
+from ..settings import (
+    LAN_TCP_RMEM_B,
+    LAN_TCP_WMEM_B,
+    Kernel,
+    SysctlInt,
+    check_flows,
+    check_triples,
+)
 from .raid import LEVELS, EngineLevel
 from .spindle import MirrorReads
 
@@ -560,12 +567,6 @@ class StorageWorkload:
 LOGICAL_BLOCK_B = 512
 
 
-# the most TCP connections a scenario's clients open together: each is a flow of the simulation,
-# and 10,000 clients of 16 connections each took 34 to 48 s with --point and over 4 min with the
-# interval (the speed audit), where a WAN transfer keeps its streams to the same 10,000
-CONNECTIONS = 10_000
-
-
 @dataclass(frozen=True)
 class Clients:
     """Clients in front of the storage host over a LAN (``model.storage.front``): ``count`` clients,
@@ -641,14 +642,10 @@ class Clients:
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)
-        if self.count * self.connections > CONNECTIONS:
-            raise UserError(
-                where,
-                f"{key}.connections",
-                f"count x connections must be at most {CONNECTIONS:,} TCP connections (each is "
-                f"simulated), got {self.count:,} x {self.connections}",
-                related=(f"{key}.count",),
-            )
+        counts = {"count": self.count, "connections": self.connections}
+        check_flows(
+            where, f"{key}.connections", counts, "TCP connections", related=(f"{key}.count",)
+        )
         if self.nfsd_threads is not None and self.protocol != "nfs":
             raise UserError(
                 where,
