@@ -20,13 +20,13 @@ def predict(row):
     return predict_row(row, params.calibrated())
 
 
-def test_at_least_fourteen_network_rows_each_citing_a_listed_source_and_how_it_was_found():
+def test_at_least_fourteen_network_rows_each_citing_a_listed_source_and_quoting_it():
     assert len(ROWS) == len(IDS) >= 14
     for r in ROWS:
         assert r.scenario.startswith("ext_net_")
         entry = measured.external_sources()[measured.report_of(r.source)]
         assert entry["url"].startswith("https://")
-        assert "Found with search" in r.note and "'" in r.note
+        assert "'" in r.note and "search" not in r.note.lower()  # the page's words, quoted
         assert not calibrate.fitted(r)
 
 
