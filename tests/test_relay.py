@@ -487,3 +487,16 @@ def test_the_feed_fills_one_bonded_port_and_the_acknowledgements_take_the_other(
     )
     assert out.bottleneck == "director link in (feed)"
     assert out.bound_MBps == pytest.approx(3.125e9 * 1448 / 1538 / 1e6, rel=1e-6)
+
+
+def test_the_director_s_fan_out_to_its_real_servers_is_said():
+    """The speed audit read the relay's falling rate as more real servers were added (330 MB/s at
+    3, 69 at 100) as a fault: the director sends the whole feed to every real server, the report's
+    configuration, so each server more is one feed more on its link; the result says so."""
+    from model import scenario as scenario_module
+    from model.simulate import simulate
+
+    notes = simulate(scenario_module.load("psu_relay")).notes
+    assert any(
+        "the director sends the whole feed to each of the 2 real servers" in n for n in notes
+    )

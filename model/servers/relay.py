@@ -521,6 +521,13 @@ def _capacity_notes(
             f"real server 0 down, its sites reconnect to the others: at most {left:,.1f} MB/s, "
             f"{100 * min(left / offered_MBps, 1.0):.0f} % of the offered load"
         )
+    # the fan-out the report's configuration costs: each real server more is one feed more on the
+    # director's link (a planner adding servers for more sites meets it)
+    notes.append(
+        f"the director sends the whole feed to each of the {servers} real server"
+        f"{'s' if servers > 1 else ''}: {servers * feed_MBps * stages.wire_per_B:,.1f} MB/s on "
+        f"the wire, of its link out's {kit.director_Bps_by_ports[-1] / 1e6:,.1f} MB/s"
+    )
     return tuple(notes)
 
 
