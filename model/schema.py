@@ -198,8 +198,10 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
             raise _fail(where, key, tp, value)
         return value
     if tp is str:
-        if not isinstance(value, str) or not value:
+        if not isinstance(value, str):
             raise _fail(where, key, tp, value)
+        if not value:  # a key set to nothing (--set nic=): it was told 'must be a string, got ''
+            raise UserError(where, key or "(top level)", "must be a non-empty string, got ''")
         return value
     if tp is Any:
         return value

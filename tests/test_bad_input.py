@@ -527,3 +527,11 @@ def test_a_header_given_but_not_text_is_not_called_missing(run_cli, tmp_path):
         run_cli("predict", "atlas_intellistation", "--set", "name=  ", "--point"),
         "--set: name: must be a non-empty string, got ''",
     )
+
+
+def test_a_key_set_to_nothing_is_called_empty_not_a_non_string(run_cli):
+    """The network audit's case: '--set nic=' was told 'must be a string, got ''' (it is one)."""
+    _one_line_error(
+        run_cli("predict", "atlas_lightpath", "--set", "nic=", "--point"),
+        "--set: nic: must be a non-empty string, got ''",
+    )
