@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from . import params as params_module
+from . import progress as progress_module
 from .errors import NotModelled, UserError
 from .unknowns import Unknown, assigned
 
@@ -266,14 +267,6 @@ class Samples:
     simulations: int
 
 
-def planned(unknowns, read, base, seedless, unfitted: frozenset[str] = frozenset()) -> int:
-    """About how many simulations ``sample`` runs: each design point, both ends of each parameter
-    step, each coupled parameter alone and the further seeds (not the corners, which depend on
-    what the points gave): what a progress count of them is out of."""
-    steps = parameter_steps(sorted(read), base, unfitted)
-    return len(design(unknowns)) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
-
-
 def sample(
     outcome: Callable[[dict, dict, int], float | None],
     unknowns,
@@ -282,10 +275,37 @@ def sample(
     seed,
     seedless,
     unfitted: frozenset[str] = frozenset(),
+    progress: str | None = None,
 ):
     """The outcome at every design point; ``seedless``: the model drew no random number, so the
-    simulation has no noise to measure; ``unfitted``: as ``parameter_steps``."""
+    simulation has no noise to measure; ``unfitted``: as ``parameter_steps``; ``progress``, the
+    name the simulations are counted under on standard error (``model.progress``: a bar once they
+    have taken a second, a line a tenth at most every 30 s into a log), None for none. The count
+    is out of the simulations planned: each design point, both ends of each parameter step, each
+    coupled parameter alone and the further seeds (not the corners, which depend on what the
+    points gave, and which the count is held below)."""
     configs = design(unknowns)
+    steps = parameter_steps(sorted(read), base, unfitted)
+    planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
+    count = progress_module.counter(planned, progress, "simulation", bar_after_s=1.0)
+    done = 0
+
+    def counted(config, values, at_seed):
+        nonlocal done
+        value = outcome(config, values, at_seed)
+        done += 1
+        if done < planned:
+            count.update(1)
+        return value
+
+    try:
+        return _sampled(counted, unknowns, configs, steps, base, seed, seedless)
+    finally:
+        count.close()
+
+
+def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
+    """``sample``'s simulations of the design points ``configs`` and the parameter ``steps``."""
     at_config = []
     kept = []
     for config in configs:
@@ -311,7 +331,6 @@ def sample(
         if value is not None:
             at_config.append(value)
             kept.append(config)
-    steps = parameter_steps(sorted(read), base, unfitted)
     at_parameter = {
         key: (outcome({}, dict(base, **step.down), seed), outcome({}, dict(base, **step.up), seed))
         for key, step in steps.items()

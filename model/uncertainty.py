@@ -45,9 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import params as params_module
-from . import progress as progress_module
 from . import scenario as scenario_module
-from .design_points import Samples, Z, design, planned, refused, sample, varies_alone
+from .design_points import Samples, Z, design, refused, sample, varies_alone
 from .errors import NotModelled, UserError
 from .measured import ROUNDING
 from .model_error import beyond_tables, model_error_of
@@ -344,22 +343,16 @@ def interval(
     if value is None:
         return None
     limits: list[float | None] = []  # the path's capacity on the metric at each design point
-    seedless = _drew_none(scenario)
-    total = planned(scenario.unknowns, read, base, seedless, unfitted)
-    # a bar only once the simulations have taken a second: a what-if of a few seconds draws none
-    count = progress_module.counter(total, progress, "simulation", bar_after_s=1.0)
 
     def outcome(config, values, seed):
         result, _ = simulated(scenario, config, values, seed)
         limits.append(result.limit(metric))
-        if len(limits) < total:  # the corners come on top of the planned count: held below it
-            count.update(1)
         return result.metric(metric)
 
-    try:
-        samples = sample(outcome, scenario.unknowns, base, read, scenario.seed, seedless, unfitted)
-    finally:
-        count.close()
+    seedless = _drew_none(scenario)
+    samples = sample(
+        outcome, scenario.unknowns, base, read, scenario.seed, seedless, unfitted, progress
+    )
     if samples is None:
         return None
     point_result, _ = simulated(scenario, {}, base, scenario.seed)  # cached: the first sample's
