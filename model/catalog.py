@@ -270,6 +270,25 @@ def card_links_Bps(
     ]
 
 
+def cards_Bps(
+    catalog: Catalog,
+    nic: Nic,
+    host_id: str | None,
+    ports: int,
+    *,
+    mtu_B: int,
+    bus_efficiency: float,
+) -> list[tuple[int, float]]:
+    """Each card ``ports`` ports of ``nic`` take in host ``host_id``: the ports it carries
+    (``card_ports``) and what its link into the host carries (``card_links_Bps``: the host's
+    fastest slots first)."""
+    on_cards = card_ports(nic, ports)
+    links_Bps = card_links_Bps(
+        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
+    )
+    return list(zip(on_cards, links_Bps, strict=True))
+
+
 def _link_data_Bps(bus: Bus, bus_efficiency: float) -> float:
     """What ``bus`` carries of a card's frames, bytes a second (``card_link_Bps``)."""
     from .storage.framing import sustained_Bps  # the storage package imports this module

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, card_links_Bps, card_ports
+from ..catalog import Catalog, cards_Bps
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
@@ -78,30 +78,22 @@ class HostNet:
 
 
 def cards_of(
-    net: FlowNetwork,
-    label: str,
-    nic: Nic,
-    members: int,
-    links_Bps: list[float],
+    net: FlowNetwork, label: str, nic: Nic, cards_Bps: list[tuple[int, float]]
 ) -> list[FlowResource | None]:
-    """Each of ``members`` NICs' card: consecutive members are one card's ``nic.ports`` ports
-    (``catalog.card_ports``), sharing the card's link into the host, ``links_Bps`` of each card
-    (``catalog.card_links_Bps``). Once one card's ports together could outrun its link (two 40
-    GbE ports on PCIe 3.0 x8), every card is a resource, at its link or its ports' lines where
-    less (a card of one port), so that the bottleneck law can partition the flows over them; else
-    none is (None for every member)."""
-    on_cards = card_ports(nic, members)
-    cards: list[FlowResource | None] = [None] * members
+    """Each NIC's card: consecutive NICs are one card's ports, sharing its link into the host
+    (``cards_Bps``: each card's ports and link, ``catalog.cards_Bps``). Once one card's ports
+    together could outrun its link (two 40 GbE ports on PCIe 3.0 x8), every card is a resource, at
+    its link or its ports' lines where less (a card of one port), so that the bottleneck law can
+    partition the flows over them; else none is (None for every NIC)."""
+    cards: list[FlowResource | None] = []
     # every card a resource once one can bind, a card of one port too: the bottleneck law's
     # partition of the flows over the cards then holds (model.network.hosts.partition_bound_Bps)
     line_Bps = nic.rate_Gbps * 1e9 / 8
-    if any(n > 1 and link < n * line_Bps for n, link in zip(on_cards, links_Bps, strict=True)):
-        first = 0
-        for number, (n, link) in enumerate(zip(on_cards, links_Bps, strict=True)):
-            # what the card moves: its link, or its ports' lines where less (a card of one port)
-            card = net.resource(f"card {label}.{number}", min(link, n * line_Bps))
-            cards[first : first + n] = [card] * n
-            first += n
+    binds = any(n > 1 and link < n * line_Bps for n, link in cards_Bps)
+    for number, (n, link) in enumerate(cards_Bps):
+        # what the card moves: its link, or its ports' lines where less (a card of one port)
+        card = net.resource(f"card {label}.{number}", min(link, n * line_Bps)) if binds else None
+        cards += [card] * n
     return cards
 
 
@@ -130,16 +122,11 @@ def host_net(
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    on_cards = card_ports(nic, members)
-    # each card in the host's fastest slot left (catalog.card_links_Bps), each of its ports moving
-    # its line or the card's link where less (catalog.nic_rate_Bps, for the first)
-    links_Bps = card_links_Bps(
-        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
-    )
+    # each card in the host's fastest slot left (catalog.cards_Bps), each of its ports moving its
+    # line or the card's link where less (catalog.nic_rate_Bps, for the first)
+    on_cards = cards_Bps(catalog, nic, host_id, members, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
-    rates_Bps = [
-        min(line_Bps, link) for n, link in zip(on_cards, links_Bps, strict=True) for _ in range(n)
-    ]
+    rates_Bps = [min(line_Bps, link) for n, link in on_cards for _ in range(n)]
     nics = [net.resource(f"nic {label}.{i}", rate) for i, rate in enumerate(rates_Bps)]
     return HostNet(
         label=label,
@@ -148,7 +135,7 @@ def host_net(
         cpu=cpu,
         irq=irq,
         nics=nics,
-        cards=cards_of(net, label, nic, members, links_Bps),
+        cards=cards_of(net, label, nic, on_cards),
         copy_s_per_byte=1.0 / (host.copy_rate_MBps * 1e6),
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,

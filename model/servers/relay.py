@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, card_links_Bps, card_ports, check_rss, nic_notes
+from ..catalog import Catalog, cards_Bps, check_rss, nic_notes
 from ..errors import UserError
 from ..network import tcp
 from ..parts import Host, Link, Nic
@@ -126,16 +126,12 @@ class Machines:
 def bonded_Bps(
     catalog: Catalog, nic: Nic, host_id: str, ports: int, *, mtu_B: int, bus_efficiency: float
 ) -> float:
-    """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: their cards
-    (``catalog.card_ports``), each the lesser of its ports' lines and its link into the host, the
-    cards in the host's fastest slots first (``catalog.card_links_Bps``); one port is
-    ``catalog.nic_rate_Bps``."""
+    """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: their cards, each
+    the lesser of its ports' lines and its link into the host, the cards in the host's fastest
+    slots first (``catalog.cards_Bps``); one port is ``catalog.nic_rate_Bps``."""
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
-    on_cards = card_ports(nic, ports)
-    links_Bps = card_links_Bps(
-        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
-    )
-    return sum(min(n * line_Bps, link) for n, link in zip(on_cards, links_Bps, strict=True))
+    on_cards = cards_Bps(catalog, nic, host_id, ports, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
+    return sum(min(n * line_Bps, link) for n, link in on_cards)
 
 
 def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
