@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import CancelledError
 from pathlib import Path
@@ -36,7 +36,7 @@ from ..errors import INTERRUPTED_STATUS, UserError, one_line
 from ..progress import counter
 from .grid import Grid, names_a_file, notebook_value, setting, setting_text
 from .pool import Pool
-from .store import Stopped, Store, point_id
+from .store import Stopped, Store, point_id, point_settings
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 # A point's kernel logs nothing: jupyter_client shuts a kernel down by interrupting it first, which
@@ -385,12 +385,12 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
-    seen: dict[str, int] = {}  # how many times each point came before (a sampled design's repeats)
+    seen: Counter[str] = Counter()  # how many times each point came before (a design's repeats)
     repeats = []
     for p in points:
-        text = json.dumps(sorted((k, repr(v)) for k, v in p.items()))
-        repeats.append(seen.get(text, 0))
-        seen[text] = repeats[-1] + 1
+        text = json.dumps(point_settings(p))
+        repeats.append(seen[text])
+        seen[text] += 1
     return [
         {
             "point_id": point_id(
@@ -597,6 +597,7 @@ def run(
     quiet = _quiet_dask() if scheduler else contextlib.nullcontext()
     with store.lock(), quiet, _sigterm_as_ctrl_c():
         todo_all = specs(grid, points, out)
+        places = {s["point_id"]: s["index"] for s in todo_all}  # each point's place in the grid
         done = store.done(ok_only=retry_failed)
         todo = [s for s in todo_all if s["point_id"] not in done]
         skipped = len(todo_all) - len(todo)
@@ -622,7 +623,7 @@ def run(
                 if records is not None:
                     records.close()  # stops the workers
                 bar.close()
-                store.gather({s["point_id"]: s["index"] for s in todo_all})
+                store.gather(places)
             raise Stopped(
                 paths.shown(out),
                 None,
@@ -634,9 +635,9 @@ def run(
         except BaseException:
             bar.close()
             with contextlib.suppress(Exception):  # the first error is the one to report
-                store.gather({s["point_id"]: s["index"] for s in todo_all})
+                store.gather(places)
             raise
         bar.close()
         with _ignoring_ctrl_c():  # every point ran: the table is written whatever comes now
-            store.gather({s["point_id"]: s["index"] for s in todo_all})
+            store.gather(places)
     return finished, failed_now, skipped

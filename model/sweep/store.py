@@ -70,11 +70,16 @@ def point_id(
             "seed": seed,
             "base": list(base),
             "repeat": repeat,
-            "point": sorted((k, repr(v)) for k, v in point.items()),
+            "point": point_settings(point),
         },
         sort_keys=True,
     )
     return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def point_settings(point: dict[str, Any]) -> list[tuple[str, str]]:
+    """A point's settings in one order, each value as its repr: equal points give equal ones."""
+    return sorted((k, repr(v)) for k, v in point.items())
 
 
 def _rows(file: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
