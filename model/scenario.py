@@ -292,11 +292,7 @@ def load(
         elif key == "seed":
             seed = _seed(value, where_overrides)
         elif key in ("name", "description", "source"):
-            if not isinstance(value, str) or not value.strip():
-                raise UserError(
-                    where_overrides, key, f"must be a non-empty string, got {readable(value)}"
-                )
-            renamed[key] = value
+            renamed[key] = _header_text(value, where_overrides, key)
     set_by: list[tuple[str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
@@ -311,8 +307,7 @@ def load(
     for k in ("name", "description", "source"):
         if k not in header:
             raise UserError(where, k, "missing; every scenario needs a non-empty string here")
-        if not isinstance(header[k], str) or not header[k].strip():
-            raise UserError(where, k, f"must be a non-empty string, got {readable(header[k])}")
+        _header_text(header[k], where, k)
     header.update(renamed)
     parts = _catalog(raw, path, where, catalogs)
     unbuilt = Scenario(
@@ -529,6 +524,13 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
         body=body,
         refs=_references(body, where, Path(scenario.folder), scenario.catalogs, 0),
     )
+
+
+def _header_text(value: Any, where: str, key: str) -> str:
+    """A header's ``name``, ``description`` or ``source``, in the file or set: text, not blank."""
+    if not isinstance(value, str) or not value.strip():
+        raise UserError(where, key, f"must be a non-empty string, got {readable(value)}")
+    return value
 
 
 def variants_of(name_or_path: str | Path) -> list[str]:
