@@ -140,8 +140,9 @@ def check_flows(
     unit: str,
     related: tuple[str, ...] = (),
 ) -> None:
-    """Refuse ``counts`` (two keys, ``sessions`` and ``streams``) whose product is more than
-    ``SIMULATED_FLOWS`` flows of ``unit`` (TCP streams, TCP connections), named at ``key``."""
+    """Refuse ``counts`` (two keys and their counts: a WAN's sessions and streams, clients' count
+    and connections) whose product is more than ``SIMULATED_FLOWS`` flows of ``unit`` (TCP
+    streams, TCP connections), named at ``key``."""
     (a, m), (b, n) = counts.items()
     if m * n > SIMULATED_FLOWS:
         raise UserError(

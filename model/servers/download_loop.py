@@ -122,8 +122,7 @@ def run(
     ``link_Bps``: what the server link carries with 1, 2, ... flows active (index: the flows);
     ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read each pair's
     inode page, its access times updated, is written back (negative: never); ``windows``: the
-    read-ahead
-    windows (offset, length);
+    read-ahead windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps:
     ``download_events.new_heap``; ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``;
     ``accept``: ``nginx_workers.accepting``."""
