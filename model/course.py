@@ -19,6 +19,9 @@ returned copy reports on every exercise.
   0 and 1: 99 % is 0.99", the answer's own figure converted, never the value expected. A share
   given where a percentage is asked gets the converse hint.
 - A right one: "correct: 0.2266 of the time".
+- A count given with a fraction: "wrong: 163.7 clients is not a whole number of clients".
+- Parameters the lesson was run with that leave the exercise no answer (an M/M/1 queue at or past
+  saturation): "no answer with these parameters: ...", naming the parameter and what it needs.
 
 The instructors' lessons still fail CI on a wrong solution. Each exercise cell is tagged
 ``nbval-check-output`` and committed with its "correct" line, so ``pytest --nbval-lax`` fails when
@@ -42,6 +45,10 @@ from .storage import disk as disk_model
 from .storage import topology
 
 NOT_ANSWERED = "not answered yet"
+
+
+class NoAnswer(ValueError):
+    """The lesson's parameters leave an exercise no answer; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,8 @@ class Exercise:
         if self.share and not 0 <= answer <= 1 and 0 <= expected <= 1:
             return outside_share(answer)
         shown = f"{figure(answer)} {self.unit}"
+        if self.rel == 0 and not answer.is_integer():  # a count: whole, or not a count at all
+            return f"wrong: {shown} is not {self.asks}"
         if 0 <= answer - expected <= self.within:
             return f"correct: {shown}"
         if self.near_one:  # judged, and sized, on what the share leaves
@@ -159,8 +168,13 @@ def check(answer, key: str, *given, **named) -> None:
     task = EXERCISES[key]
     if answer is None:
         print(f"{NOT_ANSWERED}: {task.asks}")
-    else:
-        print(task.verdict(answer, task.expected(*given, **named)))
+        return
+    try:
+        expected = task.expected(*given, **named)
+    except NoAnswer as error:
+        print(f"no answer with these parameters: {error}")
+        return
+    print(task.verdict(answer, expected))
 
 
 def is_number(value) -> bool:
@@ -203,7 +217,10 @@ def store_bound_MBps(store):
 def writers_at_bound(store):
     """The fewest writers whose write rate the model puts at the bound (to 0.1 %)."""
     bound = store(16).bound_MBps
-    return next(n for n in range(1, 17) if store(n).throughput_MBps >= 0.999 * bound)
+    for n in range(1, 17):
+        if store(n).throughput_MBps >= 0.999 * bound:
+            return n
+    raise NoAnswer("the store's write rate stays under its bound up to 16 writers")
 
 
 @exercise("1.4", "s")
@@ -223,7 +240,13 @@ def link_busy(model_run, run_s):
 
 @exercise("2.1", "s")
 def mm1_response_s(arrivals_per_s, completions_per_s):
-    """M/M/1: W = 1 / (mu - lambda)."""
+    """M/M/1: the mean response time R = 1 / (mu - lambda), which holds only below saturation
+    (lambda < mu): at or past it the queue grows without end and has no steady state."""
+    if arrivals_per_s >= completions_per_s:
+        raise NoAnswer(
+            f"arrivals_per_s {arrivals_per_s:g} must be less than completions_per_s "
+            f"{completions_per_s:g}: at or past saturation an M/M/1 queue has no steady state"
+        )
     return 1 / (completions_per_s - arrivals_per_s)
 
 
@@ -235,7 +258,12 @@ def mm1_response_s(arrivals_per_s, completions_per_s):
 )
 def mm1_utilisation_at(times_service):
     """M/M/1: the response time R = S / (1 - rho) is ``times_service`` S at
-    rho = 1 - 1 / times_service."""
+    rho = 1 - 1 / times_service; R is never under S, so ``times_service`` is at least 1."""
+    if times_service < 1:
+        raise NoAnswer(
+            f"times_service must be at least 1 (R = S / (1 - rho) is never under S), got "
+            f"{times_service:g}"
+        )
     return 1 - 1 / times_service
 
 
@@ -307,7 +335,7 @@ def streams_to_fill(circuit_Bps, mtu_B, rtt_ms, buffer_B):
     TCP carries on them: each frame's payload (``tcp.mss_B``) of its wire bytes
     (``tcp.tcp_wire_per_byte``), 1448 of 1538 at a 1500-byte MTU."""
     payload_Bps = 2 * circuit_Bps / tcp.tcp_wire_per_byte(mtu_B)
-    return next(n for n in range(1, 65) if n * 0.75 * buffer_B / (rtt_ms / 1e3) >= payload_Bps)
+    return math.ceil(payload_Bps / (0.75 * buffer_B / (rtt_ms / 1e3)))
 
 
 @exercise("4.4", "ms")
@@ -380,20 +408,20 @@ def serial_share_pct(clients, rates):
 
 
 @exercise("6.1", "of the time", SHARE, near_one=True, share=True)
-def one_director_up(mtbf_h, mttr_h):
-    return availability.units(1, mtbf_h, mttr_h).availability
+def one_director_up(mttf_h, mttr_h):
+    return availability.units(1, mttf_h, mttr_h).availability
 
 
 @exercise("6.2", "min/year")
-def one_director_down_min(mtbf_h, mttr_h):
-    return 60 * availability.units(1, mtbf_h, mttr_h).downtime_h_per_year
+def one_director_down_min(mttf_h, mttr_h):
+    return 60 * availability.units(1, mttf_h, mttr_h).downtime_h_per_year
 
 
 @exercise("6.3", "of the downtime", SHARE, share=True)
-def takeover_share(mtbf_h, mttr_h, takeover_s):
+def takeover_share(mttf_h, mttr_h, takeover_s):
     """Two directors, one repair crew: the chain of 0, 1 or 2 directors up, written out here (not
     through ``availability.units``); a takeover each time the active one fails with both up."""
-    lam, mu = 1 / mtbf_h, 1 / mttr_h
+    lam, mu = 1 / mttf_h, 1 / mttr_h
     pi = availability.steady_state(
         np.array([[-mu, mu, 0], [lam, -(lam + mu), mu], [0, 2 * lam, -2 * lam]])
     )

@@ -350,7 +350,7 @@ LESSON_CHECKS = [
     ("1.3", (_store,), 5, "correct: 5 writers"),
     ("1.3", (_store,), 5.0, "correct: 5 writers"),
     ("1.3", (_store,), 4, "wrong: 4 writers is too low"),
-    ("1.3", (_store,), 3657.1 / 875.7, "wrong: 4.176 writers is too low"),
+    ("1.3", (_store,), 3657.1 / 875.7, "wrong: 4.176 writers is not a whole number"),
     # 1.4: N / X, 9 clients over 30.5 pairs a second
     ("1.4", (9, 82.0, 2502), 9 * 82 / 2502, "correct: 0.295 s"),
     ("1.4", (9, 82.0, 2502), 0.295, "correct"),
@@ -394,7 +394,7 @@ LESSON_CHECKS = [
     # 5.3: sigma as a percentage, from the fit course.py makes itself (not the lesson's function)
     ("5.3", (_CLIENTS, _CLIENT_RATES), 25.0, "correct: 25 %"),
     ("5.3", (_CLIENTS, _CLIENT_RATES), 0.25, "wrong: 0.25 % is about 100 times too low: asked"),
-    # 6.1: MTBF / (MTBF + MTTR), judged on what it leaves down
+    # 6.1: MTTF / (MTTF + MTTR), judged on what it leaves down
     ("6.1", (20000.0, 24.0), 20000 / 20024, "correct: 0.9988 of the time"),
     ("6.1", (20000.0, 24.0), 0.99880, "correct"),
     ("6.1", (20000.0, 24.0), 0.999, "wrong: 0.999 of the time is too high: 1 - it is too low"),
@@ -404,7 +404,7 @@ LESSON_CHECKS = [
     ("6.2", (20000.0, 24.0), 60 * 8766 * 24 / 20024, "correct: 630.4 min/year"),
     ("6.2", (20000.0, 24.0), 60 * 8760 * 24 / 20024, "correct"),
     ("6.2", (20000.0, 24.0), 8766 * 24 / 20024, "wrong: 10.51 min/year is about 60 times too low"),
-    # 6.3: takeovers' share of the two directors' downtime; once per MTBF is near enough
+    # 6.3: takeovers' share of the two directors' downtime; once per MTTF is near enough
     ("6.3", (20000.0, 24.0, 15.0), 0.06745, "correct"),
     ("6.3", (20000.0, 24.0, 15.0), 0.1096 / 1.62, "correct"),
     ("6.3", (20000.0, 24.0, 15.0), 6.745, "wrong: 6.745 is more than 1: give a share"),
@@ -432,6 +432,30 @@ def test_a_check_never_raises_on_an_odd_number(capsys):
     assert lines[2].startswith("wrong: 1 s is about 10 times too high")
     assert lines[3].endswith("(int) is not a number in s")
     assert lines[4] == "Decimal('0.1') (Decimal) is not a number in s"
+
+
+def test_parameters_that_leave_no_answer_get_one_line_not_a_traceback(capsys):
+    # M/M/1 at or past saturation has no steady state; R = S / (1 - rho) is never under S
+    course.check(0.1, "2.1", arrivals_per_s=50.0, completions_per_s=40.0)
+    course.check(0.1, "2.1", arrivals_per_s=40.0, completions_per_s=40.0)
+    course.check(0.5, "2.2", 0.5)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert all(line.startswith("no answer with these parameters: ") for line in lines)
+    assert "arrivals_per_s 50 must be less than completions_per_s 40" in lines[0]
+    assert "times_service must be at least 1" in lines[2]
+
+
+def test_a_count_with_a_fraction_is_not_a_count():
+    assert course.EXERCISES["4.5"].verdict(163.7, 164) == (
+        "wrong: 163.7 clients is not a whole number of clients"
+    )
+    assert course.EXERCISES["4.5"].verdict(164.0, 164) == "correct: 164 clients"
+
+
+def test_streams_to_fill_counts_past_64():
+    # a 64 KiB buffer (the lesson's smallest) over 200 ms: 2 x 117.7 MB/s x 0.2 s / 49,152 B
+    assert course.EXERCISES["4.3"].expected(125e6, 1500, 200.0, 65536) == 958
 
 
 def test_a_share_outside_zero_to_one_is_refused_only_where_the_share_lies_within():

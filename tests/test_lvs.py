@@ -114,13 +114,13 @@ def test_least_connection_sends_more_to_the_faster_server_and_answers_sooner():
     assert mean(lc) < mean(rr)
 
 
-def test_single_unit_availability_is_mtbf_over_mtbf_plus_mttr():
-    a = availability.units(1, mtbf_h=1000.0, mttr_h=10.0)
+def test_single_unit_availability_is_mttf_over_mttf_plus_mttr():
+    a = availability.units(1, mttf_h=1000.0, mttr_h=10.0)
     assert a.availability == pytest.approx(1000 / 1010)
     assert a.outages_per_year == pytest.approx(8766 / 1010)
 
 
-def _simulated_pair(seed, mtbf_h, mttr_h, horizon_h):
+def _simulated_pair(seed, mttf_h, mttr_h, horizon_h):
     """Two repairable units and one repair crew, event by event: the share of time one is up."""
     env = simpy.Environment()
     crew = simpy.Resource(env, capacity=1)
@@ -130,7 +130,7 @@ def _simulated_pair(seed, mtbf_h, mttr_h, horizon_h):
 
     def unit(i):
         while True:
-            yield env.timeout(rng.exponential(mtbf_h))
+            yield env.timeout(rng.exponential(mttf_h))
             up[i] = False
             if not any(up):
                 down_since[0] = env.now
@@ -150,12 +150,12 @@ def _simulated_pair(seed, mtbf_h, mttr_h, horizon_h):
 
 
 def test_pair_of_directors_matches_the_markov_model():
-    mtbf_h, mttr_h = 200.0, 50.0  # frequent failures so that the simulation sees many
-    markov = availability.units(2, mtbf_h, mttr_h, repair_crews=1)
-    runs = np.array([_simulated_pair(seed, mtbf_h, mttr_h, 200_000.0) for seed in range(10)])
+    mttf_h, mttr_h = 200.0, 50.0  # frequent failures so that the simulation sees many
+    markov = availability.units(2, mttf_h, mttr_h, repair_crews=1)
+    runs = np.array([_simulated_pair(seed, mttf_h, mttr_h, 200_000.0) for seed in range(10)])
     half = 3.25 * runs.std(ddof=1) / math.sqrt(len(runs))  # t(0.995, 9) for a 99% interval
     assert abs(runs.mean() - markov.availability) <= half
-    assert markov.availability > availability.units(1, mtbf_h, mttr_h).availability
+    assert markov.availability > availability.units(1, mttf_h, mttr_h).availability
 
 
 def test_takeover_time_costs_availability():
@@ -172,18 +172,18 @@ def test_a_takeover_slower_than_a_repair_costs_no_more_than_the_repair(takeover_
     as available as one director however slow its takeover (a takeover as slow as the repairs
     leaves it one director's outages, and the one crew's queue a hair more), more where it is
     quicker."""
-    mtbf_h, mttr_h = 50_000.0, 8.0
-    one = availability.units(1, mtbf_h, mttr_h)
-    pair = availability.units(2, mtbf_h, mttr_h, takeover_s=takeover_s)
+    mttf_h, mttr_h = 50_000.0, 8.0
+    one = availability.units(1, mttf_h, mttr_h)
+    pair = availability.units(2, mttf_h, mttr_h, takeover_s=takeover_s)
     assert one.availability - 1e-6 < pair.availability <= 1.0
     assert 0.0 <= pair.downtime_h_per_year < one.downtime_h_per_year + 0.01
     if takeover_s <= 3600.0:
         assert pair.availability > one.availability
     # the mean of the lesser of the takeover and an exponential repair of mean mttr_h
     lesser_h = mttr_h * (1.0 - math.exp(-takeover_s / 3600.0 / mttr_h))
-    quick = availability.units(2, mtbf_h, mttr_h, takeover_s=1e-9)
+    quick = availability.units(2, mttf_h, mttr_h, takeover_s=1e-9)
     takeovers_per_h = (quick.outages_per_year / availability.HOURS_PER_YEAR) - (
-        availability.units(2, mtbf_h, mttr_h).outages_per_year / availability.HOURS_PER_YEAR
+        availability.units(2, mttf_h, mttr_h).outages_per_year / availability.HOURS_PER_YEAR
     )
     assert quick.availability - pair.availability == pytest.approx(
         takeovers_per_h * lesser_h, rel=1e-6
@@ -193,15 +193,15 @@ def test_a_takeover_slower_than_a_repair_costs_no_more_than_the_repair(takeover_
 def test_k_of_n_units_with_a_crew_each_are_the_binomial_sum():
     """With a crew for every unit the units fail and mend independently: k of n up is the binomial
     sum of each one's availability."""
-    mtbf_h, mttr_h, n = 300.0, 20.0, 4
-    p = mtbf_h / (mtbf_h + mttr_h)
+    mttf_h, mttr_h, n = 300.0, 20.0, 4
+    p = mttf_h / (mttf_h + mttr_h)
     for needed in range(1, n + 1):
         up = [k >= needed for k in range(n + 1)]
-        a = availability.serving(n, up, mtbf_h, mttr_h, repair_crews=n)
+        a = availability.serving(n, up, mttf_h, mttr_h, repair_crews=n)
         binomial = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(needed, n + 1))
         assert a.availability == pytest.approx(binomial, rel=1e-12)
         # an outage begins when one of the `needed` units up fails
-        entered = math.comb(n, needed) * p**needed * (1 - p) ** (n - needed) * needed / mtbf_h
+        entered = math.comb(n, needed) * p**needed * (1 - p) ** (n - needed) * needed / mttf_h
         assert a.outages_per_year == pytest.approx(entered * availability.HOURS_PER_YEAR)
 
 

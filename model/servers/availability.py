@@ -1,7 +1,10 @@
 """Availability of repairable units, alone or as a failover pair, as a continuous-time Markov chain.
 
-Each unit fails after an exponential time of mean ``mtbf_h`` and is repaired in an exponential time
-of mean ``mttr_h`` by one of ``repair_crews``. A pair serves while either unit is up; each failure
+Each unit fails after an exponential time of mean ``mttf_h`` (its mean time to failure, the mean
+up time from a repair to the next failure) and is repaired in an exponential time of mean
+``mttr_h`` by one of ``repair_crews``. A scenario gives the up time as ``reliability.mtbf_h``, the
+figure data sheets call MTBF: strictly MTBF = MTTF + MTTR, a difference of one repair's hours
+against a data sheet's tens of thousands. A pair serves while either unit is up; each failure
 of the active unit while the standby is up costs one takeover (heartbeat detection plus taking over
 the virtual address, ``takeover_s``) of outage, or less where the failed unit is repaired first
 and serves again (the mean of the lesser of the two, never longer than a repair). Units that serve
@@ -54,14 +57,14 @@ def steady_state(generator: np.ndarray) -> np.ndarray:
     return np.linalg.lstsq(a, b, rcond=None)[0]
 
 
-def _chain(n: int, mtbf_h: float, mttr_h: float, repair_crews: int) -> tuple[np.ndarray, float]:
+def _chain(n: int, mttf_h: float, mttr_h: float, repair_crews: int) -> tuple[np.ndarray, float]:
     """The stationary distribution over k = 0..n units up, and each unit's failure rate (1/h).
 
-    Failures leave state k at rate k / mtbf_h; repairs at rate min(n - k, repair_crews) / mttr_h.
+    Failures leave state k at rate k / mttf_h; repairs at rate min(n - k, repair_crews) / mttr_h.
     """
     import numpy as np  # here, not at the top: loaded by the relay's notes alone
 
-    lam, mu = 1.0 / mtbf_h, 1.0 / mttr_h
+    lam, mu = 1.0 / mttf_h, 1.0 / mttr_h
     q = np.zeros((n + 1, n + 1))
     for k in range(n + 1):
         if k > 0:
@@ -72,22 +75,22 @@ def _chain(n: int, mtbf_h: float, mttr_h: float, repair_crews: int) -> tuple[np.
     return steady_state(q), lam
 
 
-def _check(n: int, mtbf_h: float, mttr_h: float, repair_crews: int, takeover_s: float) -> None:
-    if n < 1 or repair_crews < 1 or mtbf_h <= 0 or mttr_h <= 0 or takeover_s < 0:
+def _check(n: int, mttf_h: float, mttr_h: float, repair_crews: int, takeover_s: float) -> None:
+    if n < 1 or repair_crews < 1 or mttf_h <= 0 or mttr_h <= 0 or takeover_s < 0:
         raise ValueError(
-            "units: n, repair_crews, mtbf_h and mttr_h must be positive, takeover_s not negative"
+            "units: n, repair_crews, mttf_h and mttr_h must be positive, takeover_s not negative"
         )
 
 
 def units(
-    n: int, mtbf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0
+    n: int, mttf_h: float, mttr_h: float, repair_crews: int = 1, takeover_s: float = 0.0
 ) -> Availability:
     """``n`` identical repairable units of which one suffices (n = 1: a single point of failure).
 
     State k is the number of units up (:func:`_chain`).
     """
-    _check(n, mtbf_h, mttr_h, repair_crews, takeover_s)
-    pi, lam = _chain(n, mtbf_h, mttr_h, repair_crews)
+    _check(n, mttf_h, mttr_h, repair_crews, takeover_s)
+    pi, lam = _chain(n, mttf_h, mttr_h, repair_crews)
     down_share = pi[0]
     # entries into the all-down state, and takeovers: the active unit failing while another is up
     all_down_per_h = pi[1] * lam
@@ -103,7 +106,7 @@ def units(
 
 
 def serving(
-    n: int, up: Sequence[bool], mtbf_h: float, mttr_h: float, repair_crews: int = 1
+    n: int, up: Sequence[bool], mttf_h: float, mttr_h: float, repair_crews: int = 1
 ) -> Availability:
     """``n`` identical repairable units that all serve at once, the service up in the states
     ``up[k]`` marks (k = 0..n units up): with ``up[k]`` true from k = m on, m of n needed (a
@@ -112,10 +115,10 @@ def serving(
     The same chain as :func:`units` (with ``up`` true from 1 on and no takeover, the same figures);
     an outage is a step of the chain from a state that serves into one that does not.
     """
-    _check(n, mtbf_h, mttr_h, repair_crews, 0.0)
+    _check(n, mttf_h, mttr_h, repair_crews, 0.0)
     if len(up) != n + 1:
         raise ValueError(f"serving: up must mark each of the {n + 1} states 0..{n} units up")
-    pi, lam = _chain(n, mtbf_h, mttr_h, repair_crews)
+    pi, lam = _chain(n, mttf_h, mttr_h, repair_crews)
     pi = pi.clip(0.0, 1.0)  # the solver's rounding leaves a share of about -1e-17 in rare states
     mu = 1.0 / mttr_h
     availability = min(1.0, float(sum(p for p, ok in zip(pi, up, strict=True) if ok)))

@@ -373,7 +373,8 @@ class Reliability:
     real servers' are counted apart, each with that many crews); a standby director takes over the
     virtual address in ``takeover_s`` seconds (heartbeat detection plus address takeover)."""
 
-    # hours a machine, director or real server, runs between failures on average
+    # hours a machine, director or real server, runs from a repair to its next failure on average
+    # (its mean time to failure; a data sheet's MTBF, strictly that plus one repair's hours)
     mtbf_h: PositiveFloat
     mttr_h: PositiveFloat  # hours one crew takes to repair a failed machine, on average
     # seconds a standby director takes to take over the virtual address (heartbeat detection plus
