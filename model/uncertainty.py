@@ -5,8 +5,8 @@ Four sources of spread enter it, the first three sampled at the design points of
 the interval spans the envelope of their outcomes; (b) the calibrated free parameters the model
 reads, each direction's deviations at its 5 % and 95 % points (one simulated part of the way,
 where a declared bound cut the axis short, scaled to the full step; one that could not move at all
-mirroring the other) added in quadrature (first-order propagation); (d) simulation noise, the
-other seeds' root-mean-square deviation taken as a normal standard deviation; and (c) the model's
+mirroring the other) added in quadrature (first-order propagation); (c) simulation noise, the
+other seeds' root-mean-square deviation taken as a normal standard deviation; and (d) the model's
 own error as validation measured it (``model.model_error``): [low, high] widens to [low e^-q,
 high e^q], or, without its file, the interval leaves it out and says so.
 
