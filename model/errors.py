@@ -37,10 +37,17 @@ def one_line(text: str) -> str:
 
 
 def readable(value: Any) -> str:
-    """A value the user gave, as a message shows it: its Python form, but a number as a person
-    reads it, every digit kept (1e+12, not 1000000000000.0; 1,000,000,000,000 for an integer)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A value the user gave, as a message shows it: as YAML writes it (true, false, null), text
+    quoted, and a number as a person reads it, every digit kept (1e+12, not 1000000000000.0;
+    1,000,000,000,000 for an integer; 5 for 5.0, which YAML's 5.0 and 5e0 both are)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e6:
+        value = int(value)
     if isinstance(value, int):
         return f"{value:,}"
     if math.isfinite(value) and value != 0 and not 1e-4 <= abs(value) < 1e6:

@@ -33,6 +33,32 @@ def openable(path: Path) -> str:
         return str(path)
 
 
+def is_file(path: Path) -> bool:
+    """Whether ``path`` names a regular file (links followed); a name the system cannot look up (one
+    longer than it allows, a NUL byte, a loop of links) names none, rather than raising."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    """Whether ``path`` names a folder (links followed); a name the system cannot look up names
+    none."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: Path) -> bool:
+    """Whether anything is at ``path``; a name the system cannot look up names nothing."""
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def inside(folder: Path, name: str | Path) -> Path | None:
     """``name`` (relative to ``folder``, or absolute) resolved, links followed, when it lies in
     ``folder`` or below it; else None: how a file named in a user's file is kept to its folder."""

@@ -37,6 +37,11 @@ HEADER_KEYS = (
     "catalogs",
     "unknowns",
 )
+# variants a scenario may declare: every one is loaded and checked when the file is (a check that
+# costs each variant a load, so many variants cost their square); shipped scenarios declare at most
+# 7, and a sweep grid is the place for hundreds of configurations
+MAX_VARIANTS = 100
+
 # the header keys an override (--set, a grid's point) sets besides the model's own: the variant,
 # the seed, and the words printed with the prediction
 OVERRIDE_KEYS = ("variant", "seed", "name", "description", "source")
@@ -156,7 +161,7 @@ def _admits_none(tp: Any) -> bool:
 
 def _index(items: list, part: str, key: str, where: str) -> int:
     """``part`` as a position in ``items``, which must exist."""
-    if not part.isdigit() or int(part) >= len(items):
+    if not (part.isascii() and part.isdigit()) or int(part) >= len(items):
         raise UserError(
             where,
             key,
@@ -169,7 +174,7 @@ def read_yaml(path: Path) -> dict:
     """A YAML mapping from ``path``; missing, empty, oversized, binary or malformed files are the
     user's mistake."""
     where = paths.shown(path)
-    if not path.exists():
+    if not paths.exists(path):
         raise UserError(where, None, "no such file")
     stat = path.stat()
     return copy.deepcopy(_parse(str(path.resolve()), stat.st_mtime_ns, stat.st_size, where))
@@ -180,7 +185,7 @@ def _parse(path: str, mtime_ns: int, size: int, where: str) -> dict:
     """Parse a YAML file once per version of it (sweeps load one scenario thousands of times)."""
     text = yamlio.read_text(Path(path), where)
     if not text.strip():
-        raise UserError(where, None, "the file is empty; a scenario is a YAML mapping")
+        raise UserError(where, None, "the file is empty; expected a YAML mapping of keys to values")
     try:
         data = yamlio.safe_load(text, where)
     except yamlio.YAMLError as exc:
@@ -218,7 +223,7 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     naming file's ``folder`` or below it."""
     if plain_name(name):
         file = paths.SCENARIOS / f"{name}.yaml"
-        if not file.is_file():
+        if not paths.is_file(file):
             shipped = ", ".join(sorted(p.stem for p in paths.SCENARIOS.glob("*.yaml")))
             raise UserError(
                 where,
@@ -268,6 +273,13 @@ def load(
     variants = raw.get("variants") or {}
     if not isinstance(variants, dict):
         raise UserError(where, "variants", "must be a mapping from variant name to overrides")
+    if len(variants) > MAX_VARIANTS:
+        raise UserError(
+            where,
+            "variants",
+            f"at most {MAX_VARIANTS} (the configurations one experiment compares; for more, a "
+            f"sweep grid: python -m model sweep), got {len(variants):,}",
+        )
     for name, changes in variants.items():
         if not isinstance(name, str) or not name:
             raise UserError(
@@ -414,8 +426,16 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     scenario names (inside its own folder only) and its inline ``parts:``."""
     parts = catalog_module.load()
     for file in catalogs:
-        if not Path(file).is_file():
-            raise UserError("--catalog", str(file), "no such parts file")
+        if not paths.is_file(Path(file)):
+            raise UserError(
+                "--catalog",
+                str(file),
+                "is a folder, not a parts file"
+                if paths.is_dir(Path(file))
+                else "no such parts file"
+                if not paths.exists(Path(file))
+                else "is not a regular file (a pipe or a device); a parts file is a YAML file",
+            )
         parts = user_parts.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
     named = raw.get("catalogs") or []
     if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
@@ -429,12 +449,12 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 f"catalogs[{i}]",
                 f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
             )
-        if not file.is_file():  # named from the scenario's folder, not the working one
+        if not paths.is_file(file):  # named from the scenario's folder, not the working one
             raise UserError(
                 where,
                 f"catalogs[{i}]",
                 f"{paths.shown(file)} is a folder, not a parts file"
-                if file.is_dir()
+                if paths.is_dir(file)
                 else f"no such parts file {paths.shown(file)} ({name!r} is read in the "
                 "scenario's folder or below it)",
             )

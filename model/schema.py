@@ -114,7 +114,10 @@ def _describe(tp: Any) -> str:
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
-    shown = readable(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    if isinstance(value, (dict, list)):
+        shown = "a mapping" if isinstance(value, dict) else "a list"
+    else:
+        shown = readable(value)
     return UserError(where, key or "(top level)", f"must be {_describe(tp)}, got {shown}")
 
 
@@ -259,7 +262,7 @@ def field_type(cls: type, path: list[str]) -> Any:
             if part not in hints:
                 return None
             tp = hints[part]
-        elif origin in (tuple, list) and part.isdigit():
+        elif origin in (tuple, list) and part.isascii() and part.isdigit():
             tp = typing.get_args(tp)[0]
         elif origin is dict:
             tp = typing.get_args(tp)[1]

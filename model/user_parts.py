@@ -5,12 +5,14 @@ with ``like: ID``, checked as the catalog's files are.
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import MISSING, fields, is_dataclass
 
 from .catalog import CPU_KEYS, Catalog, check_references, with_cpu
 from .errors import UserError
 from .parts import CATEGORIES, Part
-from .schema import build_dataclass
+from .schema import build_dataclass, type_hints
 
 
 def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:
@@ -76,10 +78,14 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     sources = raw.get("sources") or {}
     if not isinstance(sources, dict):
         raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")
+    numeric = _numeric_keys(CATEGORIES[category])  # the others' types the schema checks later
     changed = [
         k
         for k, v in raw.items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in sources
+        if k in numeric
+        and isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and k not in sources
     ]
     if changed:
         raise UserError(
@@ -93,6 +99,19 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     merged["sources"] = {**merged["sources"], **sources}
     merged["reports"] = raw.get("reports", [])  # the reports name the catalog's part, not yours
     return merged
+
+
+def _numeric_keys(cls: type) -> set[str]:
+    """The keys of a part class whose values are numbers (optional or bounded ones included)."""
+
+    def number(tp) -> bool:
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            return any(number(a) for a in typing.get_args(tp) if a is not type(None))
+        if typing.get_origin(tp) is typing.Annotated:
+            return number(typing.get_args(tp)[0])
+        return tp in (int, float)
+
+    return {key for key, tp in type_hints(cls).items() if number(tp)}
 
 
 def _raw(part: Part) -> dict:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from . import paths
 from .errors import UserError
 
 _BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -86,7 +87,7 @@ MAX_ALIAS_NODES = 10_000  # nodes that aliases stand for, in all; shipped files 
 def read_text(path: Path, where: str) -> str:
     """The text of a user's YAML file, refused when it is not a readable, small, UTF-8 file."""
     path = Path(path)
-    if path.is_dir():
+    if paths.is_dir(path):
         raise UserError(where, None, "is a directory; expected a YAML file")
     try:
         # never blocks: a FIFO opened for reading waits for a writer, which may never come
@@ -171,18 +172,21 @@ def _check_events(text: str, where: str) -> None:
 
 def _check_key(mapping: list, event, where: str, loader) -> None:
     """In a mapping, every other node is a key: refuse one given twice (YAML would keep the last
-    silently), as the loader will read it: ``1`` and ``0x1``, ``yes`` and ``true`` are one key."""
+    silently), as the loader will read it: ``1`` and ``0x1``, ``yes`` and ``true`` are one key; and
+    as the schema will, which names every key by its text: ``1`` and ``'1'``, ``true`` and
+    ``'True'`` are one key there."""
     keys, is_key = mapping
     if keys is None:
         return
     mapping[1] = not is_key
     if is_key and isinstance(event, yaml.ScalarEvent):
         key = _key(event, loader)
-        if key in keys:
+        text = ("text", str(key))
+        if key in keys or text in keys:
             raise UserError(
                 where, event.value, f"given twice (line {event.start_mark.line + 1}); keep one"
             )
-        keys.add(key)
+        keys.update((key, text))
 
 
 def _key(event, loader):

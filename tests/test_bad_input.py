@@ -535,3 +535,93 @@ def test_a_key_set_to_nothing_is_called_empty_not_a_non_string(run_cli):
         run_cli("predict", "atlas_lightpath", "--set", "nic=", "--point"),
         "--set: nic: must be a non-empty string, got ''",
     )
+
+
+LONG = "a" * 300  # longer than a file name may be (255 bytes): looking it up raises ENAMETOOLONG
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("predict", LONG, "--point"),
+        ("predict", f"/tmp/{LONG}.yaml", "--point"),
+        ("predict", "atlas_intellistation", "--point", "--catalog", f"/tmp/{LONG}.yaml"),
+        ("predict", "em_ingest_microscopes", "--point", "--set", f"storage={LONG}.yaml"),
+    ],
+)
+def test_a_file_name_too_long_to_look_up_is_no_such_file(run_cli, args):
+    """The input audit's case: a 300-byte name raised OSError (File name too long)."""
+    _one_line_error(run_cli(*args), "no such")
+
+
+def test_a_parts_file_named_that_is_a_folder_is_not_called_missing(run_cli, tmp_path):
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(tmp_path)),
+        "is a folder, not a parts file",
+    )
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["volumes.md0.disks.attach.\u00b2=promise1.1", "volumes.md0.disks.attach.0=promise1.\u00b2"],
+)
+def test_a_position_written_with_a_digit_python_cannot_read_is_refused(run_cli, setting):
+    """'²' is a digit to str.isdigit and not to int(): it raised ValueError (the input audit)."""
+    _one_line_error(run_cli("predict", "atlas_intellistation", "--point", "--set", setting))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("1", "'1'"), ("true", "'True'"), ("null", "'None'")]
+)
+def test_keys_the_schema_names_alike_are_given_twice(run_cli, tmp_path, first, second):
+    """1 and '1' were two keys to the duplicate check and one to the schema, the later silently
+    winning: a 3-drive volume became a 1-drive one (the input audit)."""
+    path = tmp_path / "keys.yaml"
+    path.write_text(BASE.read_text() + f"parts:\n  disks:\n    {first}: {{}}\n    {second}: {{}}\n")
+    _one_line_error(run_cli("predict", str(path), "--point"), "given twice (line")
+
+
+def test_a_scenario_declares_at_most_so_many_variants(run_cli, tmp_path):
+    """25,000 variants took about 15 min to check, each loading the whole file (the input audit)."""
+    from model import scenario
+
+    count = scenario.MAX_VARIANTS + 1
+    path = _variant(
+        tmp_path, lambda data: data.update(variants={f"v{i}": {"seed": i} for i in range(count)})
+    )
+    _one_line_error(
+        run_cli("predict", path, "--point"), f"variants: at most {scenario.MAX_VARIANTS}", "got 101"
+    )
+
+
+def test_a_like_part_with_an_unknown_key_is_told_so_not_asked_for_a_source(run_cli, tmp_path):
+    path = tmp_path / "parts.yaml"
+    path.write_text("disks:\n  mine:\n    like: wd1200jb\n    like2: 1\n")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(path)),
+        "disks.mine.like2: unknown key",
+    )
+    path.write_text("disks:\n  mine:\n    like: wd1200jb\n    name: 5\n")
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(path)),
+        "disks.mine.name: must be a string, got 5",
+    )
+
+
+def test_an_empty_parts_file_is_not_called_a_scenario(run_cli, tmp_path):
+    path = tmp_path / "parts.yaml"
+    path.write_text("")
+    status, _, err = run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(path))
+    _one_line_error((status, "", err), "the file is empty; expected a YAML mapping")
+    assert "scenario" not in err.split(":", 2)[-1]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [("true", "got true"), ("[1]", "got a list"), ("5.0", "got 5")]
+)
+def test_a_refused_value_is_shown_as_yaml_writes_it(run_cli, value, shown):
+    """Python's words leaked: 'got True', 'got list', 'got 5.0' (the input audit)."""
+    _one_line_error(
+        run_cli("predict", "atlas_intellistation", "--point", "--set", f"workload.op={value}"),
+        shown,
+    )

@@ -825,7 +825,7 @@ class StorageBody:
         """``point`` is HOLDER.N with one of ``holders`` (``given``: what the file says, where
         ``point`` is its part after nvme.)."""
         holder, _, number = point.partition(".")
-        if holder not in holders or not number.isdigit():
+        if holder not in holders or not (number.isascii() and number.isdigit()):
             named = (
                 f"with one of {', '.join(holders)}" if holders else "(this scenario declares none)"
             )
