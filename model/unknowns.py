@@ -36,7 +36,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from .errors import UserError
+from .errors import UserError, readable
 from .schema import build, locate, stepped
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
@@ -126,9 +126,12 @@ def parse(block: Any, where: str, at: str = "unknowns", joint: bool = True) -> t
             "must be a mapping from a scenario key (dotted) to its options: [...] or "
             "range: [low, high] and its source",
         )
-    found = tuple(
-        _entry(str(key), spec, where, f"{at}.{key}", joint) for key, spec in block.items()
-    )
+    for key in block:
+        if not isinstance(key, str):
+            raise UserError(
+                where, at, f"a key is a scenario key (dotted text), got {readable(key)}"
+            )
+    found = tuple(_entry(key, spec, where, f"{at}.{key}", joint) for key, spec in block.items())
     owner: dict[str, str] = {}
     for u in found:
         for key in u.scenario_keys:

@@ -625,3 +625,17 @@ def test_a_refused_value_is_shown_as_yaml_writes_it(run_cli, value, shown):
         run_cli("predict", "atlas_intellistation", "--point", "--set", f"workload.op={value}"),
         shown,
     )
+
+
+@pytest.mark.parametrize(("key", "shown"), [(None, "got null"), (True, "got true"), (5, "got 5")])
+def test_an_unknown_named_by_no_text_is_refused_as_yaml_writes_it(run_cli, tmp_path, key, shown):
+    """'unknowns.None: not a scenario key' named a key by Python's word (the input audit)."""
+
+    def change(data):
+        data["unknowns"][key] = {"options": [1, 2], "source": "a guess"}
+
+    _one_line_error(
+        run_cli("predict", _variant(tmp_path, change), "--point"),
+        "unknowns: a key is a scenario key (dotted text)",
+        shown,
+    )
