@@ -50,6 +50,12 @@ Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
 RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default
 MAX_JOINT = 12  # unknown configurations enumerated jointly; beyond, one unknown at a time
 SEEDS = 2  # further seeds where the model is stochastic
+# the most simulations a 90 % interval runs: past it, a scenario of many unknowns and slow runs
+# would simulate for hours. Every shipped scenario, variant, template and measured row needs at
+# most 26 (eah_download's r10_opt: 16 configurations of its 8 unknowns, their 2 corners, 3
+# parameter steps and 2 further seeds); a range unknown adds up to 5 more, an option 1. Five range
+# unknowns on the memory-mapped test need 26 to 28 (its interval took up to 28 s, its point 2 s)
+MAX_SIMULATIONS = 50
 
 
 # --- the unknowns' configurations -----------------------------------------------------------------
@@ -276,6 +282,8 @@ def sample(
     seedless,
     unfitted: frozenset[str] = frozenset(),
     progress: str | None = None,
+    *,
+    where: str,
 ):
     """The outcome at every design point; ``seedless``: the model drew no random number, so the
     simulation has no noise to measure; ``unfitted``: as ``parameter_steps``; ``progress``, the
@@ -283,10 +291,13 @@ def sample(
     have taken a second, a line a tenth at most every 30 s into a log), None for none. The count
     is out of the simulations planned: each design point, both ends of each parameter step, each
     coupled parameter alone and the further seeds (not the corners, which depend on what the
-    points gave, and which the count is held below)."""
+    points gave, and which the count is held below). A design that may need more than
+    ``MAX_SIMULATIONS``, corners included, is refused before any of it runs, at the ``unknowns``
+    of the scenario file ``where``."""
     configs = design(unknowns)
     steps = parameter_steps(sorted(read), base, unfitted)
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
+    check_simulations(unknowns, configs, planned, where)
     count = progress_module.counter(planned, progress, "simulation", bar_after_s=1.0)
     done = 0
 
@@ -302,6 +313,26 @@ def sample(
         return _sampled(counted, unknowns, configs, steps, base, seed, seedless)
     finally:
         count.close()
+
+
+def check_simulations(
+    unknowns: tuple[Unknown, ...], configs: list[dict], planned: int, where: str
+) -> None:
+    """Refuse, at the ``unknowns`` of the scenario file ``where``, an interval whose ``planned``
+    simulations and the corners its one-at-a-time ``configs`` may add exceed ``MAX_SIMULATIONS``.
+    They grow linearly with the unknowns: each range adds up to 5 configurations, each option 1,
+    and the vertex method only its 2 corners, never a configuration per combination."""
+    one_at_a_time = len(unknowns) > 1 and all(len(c) <= 1 for c in configs)
+    corners_run = 2 if one_at_a_time else 0  # every unknown furthest down, and furthest up
+    needed = planned + corners_run
+    if needed > MAX_SIMULATIONS:
+        raise UserError(
+            where,
+            "unknowns",
+            f"the 90 % interval needs up to {needed} simulations, {len(configs) - 1 + corners_run} "
+            f"of them for its {len(unknowns)} unknowns; at most {MAX_SIMULATIONS} are run: declare "
+            "fewer, or predict with --point for the prediction without its interval",
+        )
 
 
 def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):

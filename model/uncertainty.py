@@ -351,7 +351,15 @@ def interval(
 
     seedless = _drew_none(scenario)
     samples = sample(
-        outcome, scenario.unknowns, base, read, scenario.seed, seedless, unfitted, progress
+        outcome,
+        scenario.unknowns,
+        base,
+        read,
+        scenario.seed,
+        seedless,
+        unfitted,
+        progress,
+        where=scenario.path,
     )
     if samples is None:
         return None
@@ -427,7 +435,9 @@ def ratio_interval(
     unknowns = _union(scenario.unknowns, reference.unknowns)
     seedless = _drew_none(scenario) and _drew_none(reference)
     read = set(read_a) | set(read_b)
-    samples = sample(outcome, unknowns, base, read, scenario.seed, seedless, unfitted)
+    samples = sample(
+        outcome, unknowns, base, read, scenario.seed, seedless, unfitted, where=scenario.path
+    )
     if samples is None:
         return None
     samples.simulations *= 2

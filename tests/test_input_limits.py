@@ -109,6 +109,9 @@ def scenario_text() -> str:
             "request_KiB: a request is at most what a stream moves",
         ),
         ("psu_mmap", "kernel.read_ahead_KiB=1e12", "read-around is modelled up to half the page"),
+        # each run may be simulated (4 KiB chunks of a 4.03 GB file never repeat a page cache):
+        # 1,000 runs of the 4 GB file are 131 million chunks
+        ("psu_mmap", "workload.runs=1000", "with 1,000 runs, total_MB is at most 274 MB"),
         ("em_ingest_microscopes", "client_cap_MBps=1e-300", "at least 2^-53 (1.1e-16) in size"),
         # a WRITE of 1 GiB was taken: no SMB2 server offers more than 8 MiB (ksmbd's limit)
         ("em_ingest_microscopes", "smb_write_KiB=1048576", "a positive number up to 8,192 KiB"),

@@ -234,3 +234,33 @@ def test_validate_says_why_the_penn_state_cpu_times_are_not_predicted():
     assert user.predicted is None and "does not say what the test program does" in user.reason
     assert system.predicted is None and "page faults" in system.reason
     assert written.predicted is None and "131,072 calls of 32 KiB" in written.reason
+
+
+EXOS = ["variant=sata", "volumes.sata.disks.part=exos_x24_st24000nm002h"]
+
+
+def _no_simulation(*args, **kwargs):
+    raise AssertionError("the pass was set up: a refused test must not make its arrays")
+
+
+@pytest.mark.parametrize("total_MB", ["1000000", "20000000"])
+def test_a_mapped_file_too_large_to_simulate_is_refused_before_its_arrays(
+    run_cli, monkeypatch, total_MB
+):
+    # 1,000,000 MB took 50 s and 1.4 GB; 20,000,000 MB was a numpy MemoryError traceback (27 GiB)
+    monkeypatch.setattr("model.storage.mmap_loop.MappedFile", _no_simulation)
+    settings = [arg for s in [*EXOS, f"workload.total_MB={total_MB}"] for arg in ("--set", s)]
+    status, out, err = run_cli("predict", "psu_mmap", "--point", *settings)
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.startswith("--set: workload.total_MB: ")
+    assert "at most 8,388,608 in all: with 3 runs, total_MB is at most 91,625 MB" in err, err
+
+
+def test_the_largest_mapped_file_the_message_names_still_predicts(run_cli, monkeypatch):
+    # a limit of 131,072 chunks leaves 43,690 of 32 KiB to each of 3 runs: 1,431 MB is 43,671 of
+    # them, 1,432 MB 43,701
+    monkeypatch.setattr("model.storage.mmap.SIMULATED_CHUNKS", 2**17)
+    status, _, err = run_cli("predict", "psu_mmap", "--point", "--set", "workload.total_MB=1432")
+    assert status == 2 and "with 3 runs, total_MB is at most 1,431 MB, got 1,432 MB" in err, err
+    status, out, _ = run_cli("predict", "psu_mmap", "--point", "--set", "workload.total_MB=1431")
+    assert status == 0 and "MB/s" in out

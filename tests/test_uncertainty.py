@@ -22,6 +22,7 @@ from model.unknowns import Unknown
 from tests.grid_files import grid
 
 SOURCE = "a test's own documentation"
+WHERE = "a test's scenario.yaml"  # where a design past the most simulations is refused
 
 
 def test_the_issue_s_case_lies_inside_its_interval(run_cli):
@@ -264,7 +265,13 @@ def _two_parameters(monkeypatch, cov, low=0.0, high=10.0, b_scale=1.0):
 
 def _drivers(outcome, base):
     samples = design_points.sample(
-        lambda config, values, seed: outcome(values), (), base, sorted(base), 1, seedless=True
+        lambda config, values, seed: outcome(values),
+        (),
+        base,
+        sorted(base),
+        1,
+        seedless=True,
+        where=WHERE,
     )
     return uncertainty._summarise(samples, "throughput_MBps", "storage", model_error=False).drivers
 
@@ -440,7 +447,7 @@ def test_unknowns_varied_one_at_a_time_also_meet_at_their_corners():
     def outcome(config, values, seed):
         return 100.0 + config.get("a", 1) + config.get("b", 10)
 
-    samples = design_points.sample(outcome, (a, b), {}, set(), 1, True)
+    samples = design_points.sample(outcome, (a, b), {}, set(), 1, True, where=WHERE)
     assert {"a": 0, "b": 0} in samples.configs and {"a": 3, "b": 30} in samples.configs
     assert min(samples.at_config) == 100.0 and max(samples.at_config) == 133.0
     interval = uncertainty._summarise(samples, "throughput_MBps", "storage", False)
@@ -461,14 +468,14 @@ def test_keys_one_fact_sets_together_are_ranked_as_that_fact():
         Unknown("x", SOURCE, options=("b", "a"), default="b"),
         Unknown("y", SOURCE, options=("b", "a"), default="b"),
     )
-    samples = design_points.sample(outcome, apart, {}, set(), 1, True)
+    samples = design_points.sample(outcome, apart, {}, set(), 1, True, where=WHERE)
     assert min(samples.at_config) == 80.0  # the combination was simulated...
     assert uncertainty._summarise(samples, "throughput_MBps", "storage", False).drivers == {}
     cabling = Unknown(
         "cabling", SOURCE, options=("two", "one"), default="two", keys=("x", "y"),
         settings=(("b", "b"), ("a", "a")),
     )  # fmt: skip
-    samples = design_points.sample(outcome, (cabling,), {}, set(), 1, True)
+    samples = design_points.sample(outcome, (cabling,), {}, set(), 1, True, where=WHERE)
     assert samples.configs == [{}, {"cabling": "one"}] and samples.at_config == [100.0, 80.0]
     found = uncertainty._summarise(samples, "throughput_MBps", "storage", False)
     assert found.drivers == {"cabling": 1.0} and found.low == pytest.approx(80.0)
@@ -515,7 +522,7 @@ def test_with_corners_a_wider_range_still_never_narrows_the_interval(
         def outcome(config, values, seed):
             return 500.0 + slope * config.get("a", 40.0) + config.get("b", 10)
 
-        samples = design_points.sample(outcome, (a, b), {}, set(), 1, True)
+        samples = design_points.sample(outcome, (a, b), {}, set(), 1, True, where=WHERE)
         return uncertainty._summarise(samples, "throughput_MBps", "storage", False)
 
     narrow = interval(low, high)

@@ -348,7 +348,9 @@ class MappedFile:
         self.pages = (
             np.zeros(blocks, np.uint8),  # resident
             np.zeros(blocks, np.uint8),  # dirty
-            np.zeros(blocks + 1, np.int64),  # the ring of blocks in memory, oldest first
+            # the ring of blocks in memory, oldest first: a fault adds one past capacity, then
+            # evicts the oldest
+            np.zeros(min(blocks, capacity) + 1, np.int64),
             np.zeros(max(1, window), np.int64),  # a fault's missing blocks
             np.zeros(blocks, np.int64),  # the dirty blocks evicted since the last write-back
             np.zeros(blocks, np.uint8),  # whether a block is among them
