@@ -93,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run again the points stored as failed (infrastructure failures are retried anyway)",
     )
+    w.add_argument(
+        "--trust-notebook",
+        action="store_true",
+        help="run the notebook a grid names from its own folder: a notebook is code, so only one "
+        "whose author you trust (a notebook of the project's notebooks/ runs without it)",
+    )
     r = sub.add_parser(
         "schema", help="every scenario key: type, unit, default, allowed values, meaning"
     )
@@ -198,7 +204,7 @@ def _sweep(args) -> int:
     if args.out is not None and not args.out.strip():
         raise UserError("--out", None, "must name a folder, got an empty string")
     try:
-        grid, points = grid_module.load(args.grid)
+        grid, points = grid_module.load(args.grid, trust_notebook=args.trust_notebook)
         out = Path(args.out) if args.out is not None else paths.PROJECT_ROOT / "sweeps" / grid.name
         finished, failed, skipped = run_module.run(
             grid,

@@ -99,7 +99,7 @@ def test_a_grid_s_files_beside_it_and_the_project_s_notebooks_load(tmp_path):
             declared = next(c for c in cells if "parameters" in c["metadata"].get("tags", []))
             assert "scenario" in "".join(declared["source"])
             spec["product"] = {"scenario": ["em_ingest"]}
-        loaded, _ = grid_module.load(grid(tmp_path, **spec))
+        loaded, _ = grid_module.load(grid(tmp_path, **spec), trust_notebook=True)
         assert Path(loaded.notebook) == expected.resolve()
 
 

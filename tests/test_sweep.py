@@ -14,9 +14,10 @@ from grid_files import grid as _grid
 from grid_files import one_line as _one_line
 
 from model import paths
+from model.errors import UserError
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
-from model.sweep.store import Store
+from model.sweep.store import Stopped, Store
 
 
 def test_unknown_key_is_refused_before_anything_runs(run_cli, tmp_path):
@@ -252,6 +253,54 @@ def test_store_writes_are_atomic(tmp_path):
     store.write({"point_id": "abc", "status": "ok", "x": 1.0})
     assert [p.name for p in (tmp_path / "points").iterdir()] == ["abc.parquet"]
     assert store.done() == {"abc"}
+
+
+@pytest.mark.parametrize("name", [".lock", "points", "notebooks", "results.parquet", "drivers.csv"])
+def test_a_link_where_a_sweep_writes_is_refused_not_written_through(run_cli, tmp_path, name):
+    """The security audit's case: OUT/.lock linked to another file had that file truncated and
+    overwritten with the sweep's pid; OUT/points linked elsewhere took the points there, and the
+    clean-up of half-written files ran there. Each is refused, named, before anything is written."""
+    out = tmp_path / "out"
+    out.mkdir()
+    target = tmp_path / "elsewhere"
+    if name in ("points", "notebooks"):
+        target.mkdir()
+        (target / ".kept.1.partial").write_text("kept")  # what the clean-up removes in points/
+    else:
+        target.write_text("kept")
+    (out / name).symlink_to(target)
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(out)),
+        f"out/{name}: is a symbolic link, which the sweep would write through",
+        "choose another --out",
+    )
+    if target.is_dir():
+        assert [p.name for p in target.iterdir()] == [".kept.1.partial"]
+    else:
+        assert target.read_text() == "kept"
+    assert sorted(p.name for p in out.iterdir()) == [name]
+
+
+def test_a_link_among_the_points_or_made_once_the_store_is_open_is_refused(tmp_path):
+    """A point's file or notebook that is a link (the sweep replaces or moves onto it), a .lock
+    made a link after the store was opened, and a link where a point is being written: none is
+    written through."""
+    target = tmp_path / "elsewhere"
+    target.write_text("kept")
+    store = Store(tmp_path / "out")
+    store.notebooks.mkdir()
+    links = [store.out / ".lock", store.points / "0123.parquet", store.notebooks / "0123.ipynb"]
+    for link in links:
+        link.symlink_to(target)
+        with pytest.raises(UserError, match=f"{link.name}: is a symbolic link"), store.lock():
+            pass
+        link.unlink()
+    partial = store.points / f".abc.{os.getpid()}.partial"
+    partial.symlink_to(target)
+    with pytest.raises(Stopped, match="abc.parquet: cannot write it"):
+        store.write({"point_id": "abc", "status": "ok"})
+    assert target.read_text() == "kept" and not partial.exists()
 
 
 def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path, monkeypatch):

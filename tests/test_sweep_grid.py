@@ -57,7 +57,8 @@ def test_a_notebook_parameter_the_notebook_does_not_declare_is_refused(run_cli, 
     path = _grid(
         tmp_path, scenario=None, notebook=str(notebook), engine="papermill", product={key: [1]}
     )
-    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), "not a parameter", "a")
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--trust-notebook")
+    _one_line(result, "not a parameter", "a")
     assert not (tmp_path / "out").exists() and not list(tmp_path.rglob("PWNED"))
 
 
@@ -70,7 +71,7 @@ def test_a_declared_notebook_parameter_is_accepted(tmp_path):
         engine="papermill",
         product={"a": [1, 2], "c": [5]},
     )
-    grid, points = grid_module.load(path)
+    grid, points = grid_module.load(path, trust_notebook=True)
     assert points == [{"a": 1, "c": 5}, {"a": 2, "c": 5}]
 
 
@@ -82,7 +83,7 @@ def test_a_notebook_without_a_parameters_cell_is_refused(run_cli, tmp_path):
     path = _grid(
         tmp_path, scenario=None, notebook=str(notebook), engine="papermill", product={"a": [1]}
     )
-    _one_line(run_cli("sweep", str(path)), "notebook", "parameters")
+    _one_line(run_cli("sweep", str(path), "--trust-notebook"), "notebook", "parameters")
 
 
 def test_a_grid_above_the_point_limit_is_refused_before_it_is_built(run_cli, tmp_path):
@@ -205,6 +206,7 @@ def test_the_help_names_the_default_results_folder_in_full(capsys):
         cli.main(["sweep", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"{paths.PROJECT_ROOT / 'sweeps'}/GRID_NAME" in text
+    assert "--trust-notebook run the notebook a grid names from its own folder" in text
 
 
 def test_a_grid_value_that_makes_the_scenario_wrong_names_the_grid_key(run_cli, tmp_path):
@@ -376,3 +378,141 @@ def test_text_in_a_number_s_place_is_refused_as_text_not_looked_for_as_a_file(ru
         "product.workload.total_MB: must be a positive number, got",
         "__import__",
     )
+
+
+def test_a_grid_s_own_notebook_is_refused_as_code_unless_trusted(run_cli, tmp_path):
+    """The security audit's case: a grid sent with a notebook of its own (``notebook: evil.ipynb``)
+    had the sweep run that notebook's code. It is refused, naming the opt-in, before anything runs
+    or is written; ``--trust-notebook`` runs it, and the project's notebooks run without it."""
+    notebook(
+        tmp_path / "evil.ipynb",
+        "a = 1\nresult_path = ''\n",
+        "open('PWNED', 'w').close()",
+    )
+    spec = {"scenario": None, "notebook": "evil.ipynb", "engine": "papermill"}
+    path = _grid(tmp_path, **spec, product={"a": [1]})
+    out = tmp_path / "out"
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(out)),
+        "grid.yaml: notebook: ",
+        "evil.ipynb is the grid's own notebook, and a notebook is code",
+        "--trust-notebook",
+    )
+    assert not out.exists() and not list(tmp_path.rglob("PWNED"))
+    with pytest.raises(grid_module.UserError, match="--trust-notebook"):
+        grid_module.load(path)
+    assert grid_module.load(path, trust_notebook=True)[1] == [{"a": 1}]
+    ours = _grid(tmp_path, **dict(spec, notebook="notebooks/sweep_point.ipynb"), points=[{}])
+    assert grid_module.load(ours)[0].notebook == str(paths.NOTEBOOKS / "sweep_point.ipynb")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "at"),
+    [
+        ("notebook", "product: {x: [&a [*a]]}", "product.x[0][0]"),
+        ("notebook", "product: {x: [&a {k: *a}]}", "product.x[0].k"),
+        ("notebook", "points: [&p {x: *p}]", "points[0].x"),
+        ("scenario", "product: {description: [&a [*a]]}", "product.description[0][0]"),
+    ],
+)
+def test_a_value_that_holds_itself_is_refused_in_one_line(run_cli, tmp_path, kind, text, at):
+    """A YAML alias inside its own anchor (``&a [*a]``) in a notebook grid's value gave a
+    RecursionError traceback (the values were walked for file names); a scenario grid refused it
+    only as a value of the wrong kind. Both refuse it as what it is, named where it is."""
+    notebook(tmp_path / "point.ipynb", "x = 1\nresult_path = ''\n")
+    target = (
+        "notebook: point.ipynb\nengine: papermill\n"
+        if kind == "notebook"
+        else "scenario: atlas_intellistation\n"
+    )
+    path = tmp_path / "grid.yaml"
+    path.write_text(f"name: t\n{target}{text}\n")
+    _one_line(
+        run_cli("sweep", str(path), "--trust-notebook"),
+        f"grid.yaml: {at}: holds itself (a YAML alias inside its own anchor)",
+    )
+
+
+def test_a_value_nested_deeper_through_aliases_than_a_file_may_is_refused(run_cli, tmp_path):
+    """A file nests at most 32 levels, but an alias inside an anchor nests the anchor's value
+    again: 25 anchors of 28 levels each, within the aliases' 10,000 nodes, made a value 700 levels
+    deep, whose walk was a RecursionError traceback."""
+    notebook(tmp_path / "point.ipynb", "x = 1\nresult_path = ''\n")
+    anchors = [f"  - &a{k} {'[' * 28}{f'*a{k - 1}' if k else 1}{']' * 28}\n" for k in range(25)]
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: t\nnotebook: point.ipynb\nengine: papermill\npoints:\n- x:\n" + "".join(anchors)
+    )
+    _one_line(
+        run_cli("sweep", str(path), "--trust-notebook"),
+        "points[0].x[1]",
+        "nested deeper than 32 levels through YAML aliases",
+    )
+
+
+def test_a_value_an_alias_repeats_without_holding_itself_loads(tmp_path):
+    notebook(tmp_path / "point.ipynb", "x = 1\nresult_path = ''\n")
+    path = tmp_path / "grid.yaml"
+    text = "points: [{x: &v [1, {k: 2}]}, {x: *v}, {x: [*v, *v]}]"
+    path.write_text(f"name: t\nnotebook: point.ipynb\nengine: papermill\n{text}\n")
+    points = grid_module.load(path, trust_notebook=True)[1]
+    shared = [1, {"k": 2}]
+    assert points == [{"x": shared}, {"x": shared}, {"x": [shared, shared]}]
+
+
+def _counting_loads(monkeypatch):
+    """The settings of every scenario load the grid's check makes, in a list that grows."""
+    loads = []
+    real = grid_module._load
+
+    def counted(grid, base, settings, body_cls):
+        loads.append(settings)
+        return real(grid, base, settings, body_cls)
+
+    monkeypatch.setattr(grid_module, "_load", counted)
+    return loads
+
+
+def test_a_word_among_thousands_of_numbers_is_refused_before_they_are_loaded(
+    run_cli, tmp_path, monkeypatch
+):
+    """The audit's case: a 10,000-value product ending in a word was refused only after every
+    value before it had been loaded (9.8 s, about 1 ms a value). A value its key's type refuses is
+    checked first, in the scenario's words."""
+    loads = _counting_loads(monkeypatch)
+    values = list(range(1, 3001)) + ["abc"]
+    _one_line(
+        run_cli("sweep", str(_grid(tmp_path, product={"workload.total_MB": values}))),
+        "product.workload.total_MB: must be a positive number, got 'abc'",
+    )
+    assert len(loads) <= 2, len(loads)  # the scenario alone, then with 'abc'
+
+
+def test_a_value_refused_alone_is_tried_beside_each_distinct_combination_once(
+    tmp_path, monkeypatch
+):
+    """The audit's case: 39 sizes that fit only on 5 drives, listed beside 255 repeats of 1 drive
+    and then 5, were each loaded beside all 256 (repeats included) before 5 admitted them: 10 s.
+    The repeats are one value, and the combination that admitted the last size is tried first."""
+    loads = _counting_loads(monkeypatch)
+    sizes = list(range(400_000, 400_020))  # 400 GB do not fit on 3 drives of 120 GB, do on 5
+    product = {"volumes.md0.disks.count": [1] * 255 + [5], "workload.total_MB": sizes}
+    points = grid_module.load(_grid(tmp_path, product=product))[1]
+    assert len(points) == 256 * 20
+    assert len(loads) <= 2 + 3 + 2 * 19, len(loads)  # each count; 400000 alone, beside 1, 5; ...
+    assert {"volumes.md0.disks.count": 5, "workload.total_MB": 400_019} in loads
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("scenario: {long}.yaml\nproduct:\n  workload.total_MB: [1000]\n", "no such file"),
+        ("notebook: {long}.ipynb\nengine: papermill\nproduct:\n  x: [1]\n", "no such notebook"),
+        ("scenario: em_ingest_microscopes\nproduct:\n  storage: [{long}.yaml]\n", "no such file"),
+    ],
+)
+def test_a_file_name_too_long_to_look_up_is_no_such_file(run_cli, tmp_path, text, said):
+    """The input audit's case: a 300-byte name raised OSError (File name too long)."""
+    path = tmp_path / "grid.yaml"
+    path.write_text("name: t\n" + text.format(long="a" * 300))
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), said)

@@ -157,11 +157,42 @@ def test_a_kernel_that_dies_is_retried(tmp_path):
         engine="papermill",
         product={"x": [3], "marker": [str(marker)]},
     )
-    grid, points = grid_module.load(path)
+    grid, points = grid_module.load(path, trust_notebook=True)
     run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert table.status.tolist() == ["ok"] and table.attempts.tolist() == [2], table.error
     assert table.x_squared.tolist() == [9] and marker.exists()
+
+
+def test_a_notebook_runs_on_the_lab_s_kernel_whatever_its_metadata_names(tmp_path):
+    """papermill took the parameters' language from the notebook's metadata when not told: a
+    notebook naming bash there had the grid's values written in bash's quoting into its parameters
+    cell, which the Python kernel ran (a SyntaxError, or other code). The kernel is the lab's
+    python3, and the parameters are Python, whatever the metadata names."""
+    source = [
+        "word = ''\nresult_path = ''\n",
+        "import json, pathlib, sys\n"
+        "figures = {'got': word, 'python': sys.executable}\n"
+        "pathlib.Path(result_path).write_text(json.dumps(figures))\n",
+    ]
+    nb = notebook(tmp_path / "own.ipynb", *source)
+    data = json.loads(nb.read_text())
+    data["metadata"]["kernelspec"] = {
+        "name": "no_such_kernel",
+        "display_name": "B",
+        "language": "bash",
+    }
+    data["metadata"]["language_info"] = {"name": "bash"}
+    nb.write_text(json.dumps(data))
+    word = 'it\'s "$(quoted)"; `ls`'
+    spec = {"scenario": None, "notebook": "own.ipynb", "engine": "papermill"}
+    path = _grid(tmp_path, **spec, product={"word": [word]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.status.tolist() == ["ok"], table.error.tolist()
+    assert table.got.tolist() == [word]
+    assert os.path.samefile(table.python[0], sys.executable)
 
 
 def test_failures_are_classified():
@@ -233,7 +264,7 @@ def test_a_full_disk_stops_the_sweep_with_one_line(tmp_path, monkeypatch, run_cl
     def write_table(table, target, **kwargs):
         writes.append(target)
         if len(writes) > 1:  # the disk fills up during the second point's file
-            open(target, "wb").write(b"PAR1")
+            target.write(b"PAR1")  # the partial file, opened by the store
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(table, target, **kwargs)
 

@@ -54,7 +54,7 @@ def _sleepy_grid(tmp_path, seconds):
 def _start(path, out, workers, **env):
     return subprocess.Popen(
         [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out)]
-        + ["--workers", str(workers)],
+        + ["--workers", str(workers), "--trust-notebook"],
         cwd=paths.PROJECT_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

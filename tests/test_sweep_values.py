@@ -12,7 +12,7 @@ from model.sweep import run as run_module
 def _run(tmp_path, cell, points):
     nb = notebook(tmp_path / "nb.ipynb", "x = None\nresult_path = ''\n", cell)
     path = grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", points=points)
-    loaded, expanded = grid_module.load(path)
+    loaded, expanded = grid_module.load(path, trust_notebook=True)
     run_module.run(loaded, expanded, tmp_path / "out", workers=1, progress=False)
     return pd.read_parquet(tmp_path / "out" / "results.parquet")
 

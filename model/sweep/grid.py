@@ -10,11 +10,14 @@ overrides every point shares; ``seed`` (or a point's own ``seed`` key) is the sc
 the scenario's declared unknowns among them), for ``model.sweep.sensitivity``.
 
 A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
-folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when a
-notebook grid's parameter is not a name its notebook's ``parameters`` cell declares (papermill
-writes the names into the notebook as code), and when a sampled range's end, a listed point (whole)
-or a product's value (beside every combination of the product's other values it is tried with) is
-one the scenario refuses.
+folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when it
+names a notebook of its own folder rather than of the project's ``notebooks/`` (a notebook is code:
+``load``'s ``trust_notebook``, ``--trust-notebook``, runs it), when a value holds itself (a YAML
+alias inside its own anchor) or nests deeper through aliases than a file may, when a notebook
+grid's parameter is not a name its notebook's ``parameters`` cell declares (papermill writes the
+names into the notebook as code), and when a sampled range's end, a listed point (whole) or a
+product's value (beside the combinations of the product's other values it is tried with) is one
+the scenario refuses.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError
-from ..schema import NonNegativeInt, PositiveInt, build_dataclass, field_type, stepped
+from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -227,14 +230,16 @@ def _check_file(grid: Grid, key: str, value: Any, at: str) -> None:
             f"must be a scenario name or a file in {folder} or below it (the grid's folder), "
             f"got {value!r}",
         )
-    if not file.is_file():
+    if not paths.is_file(file):
         raise UserError(grid.path, at, f"no such file {value!r} in {folder} (the grid's folder)")
 
 
-def _resolved(grid: Grid, folder: Path) -> Grid:
+def _resolved(grid: Grid, folder: Path, trust_notebook: bool) -> Grid:
     """``grid`` with the files it names resolved: a scenario named by a path, and a notebook, are
     read only in the grid's ``folder`` or below it, or for a notebook in the project's
-    ``notebooks/`` (named from the project's root, as ``notebooks/sweep_point.ipynb``)."""
+    ``notebooks/`` (named from the project's root, as ``notebooks/sweep_point.ipynb``). A notebook
+    is code, which the sweep runs: one of the grid's own (not of ``notebooks/``) is refused unless
+    ``trust_notebook`` (``--trust-notebook``, the word of the person running the sweep)."""
     where = grid.path
     if grid.scenario is not None:
         file = scenario_module.named_scenario(grid.scenario, folder, where, "scenario")
@@ -243,14 +248,26 @@ def _resolved(grid: Grid, folder: Path) -> Grid:
     if grid.notebook is not None:
         file = paths.inside(folder, grid.notebook)
         project = paths.inside(paths.NOTEBOOKS, paths.PROJECT_ROOT / grid.notebook)
-        if file is None or not file.exists():
-            file = project if project is not None and project.exists() else file
+        if file is None or not paths.exists(file):
+            file = project if project is not None and paths.exists(project) else file
         if file is None:
             raise UserError(
                 where,
                 "notebook",
                 f"must be a notebook in notebooks/ or in {paths.shown(folder)} or below it, "
                 f"got {grid.notebook!r}",
+            )
+        if (
+            paths.exists(file)
+            and paths.inside(paths.NOTEBOOKS, file) is None
+            and not trust_notebook
+        ):
+            raise UserError(
+                where,
+                "notebook",
+                f"{paths.shown(file)} is the grid's own notebook, and a notebook is code the "
+                "sweep would run: name one of notebooks/, or pass --trust-notebook if you trust "
+                "whoever wrote it",
             )
         grid = replace(grid, notebook=str(file))
     return grid
@@ -259,7 +276,8 @@ def _resolved(grid: Grid, folder: Path) -> Grid:
 def declared_parameters(notebook: Path, where: str) -> set[str]:
     """The names the notebook's cell tagged ``parameters`` assigns."""
     try:
-        if not notebook.is_file():  # a pipe would block the read below, a folder cannot be read
+        # a pipe would block the read below, a folder cannot be read
+        if not paths.is_file(notebook):
             raise OSError("not a regular file")
         cells = json.loads(notebook.read_text())["cells"]
         source = next(
@@ -284,7 +302,7 @@ def _check_parameters(grid: Grid) -> None:
     """A notebook grid's keys are Python names its notebook declares; anything else is refused."""
     where = grid.path
     notebook = notebook_path(grid)
-    if not notebook.is_file():
+    if not paths.is_file(notebook):
         raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
     declared = declared_parameters(notebook, where) - {"result_path"}
     keys = grid.keys() + (["seed"] if grid.seed is not None else [])
@@ -344,6 +362,32 @@ def _each_text(value: Any, change: Callable[[str], str]) -> Any:
     return value
 
 
+def _check_nesting(value: Any, where: str, at: str = "", within: tuple[int, ...] = ()) -> None:
+    """Refuse a mapping or list in ``value``, read from the grid file ``where`` (at its dotted key
+    ``at``), that holds itself (a YAML alias inside its own anchor: ``&a [*a]``) or lies deeper than
+    ``yamlio.MAX_DEPTH`` levels, which aliases reach where the file's text may not: no point could
+    be written out as either (walking one was a RecursionError). Named by its key, ``x[0][0]``."""
+    if not isinstance(value, dict | list):
+        return
+    if id(value) in within:
+        raise UserError(
+            where, at, "holds itself (a YAML alias inside its own anchor); write the value out"
+        )
+    if len(within) > yamlio.MAX_DEPTH:
+        raise UserError(
+            where,
+            at,
+            f"nested deeper than {yamlio.MAX_DEPTH} levels through YAML aliases; write the value "
+            "out",
+        )
+    if isinstance(value, dict):
+        inner = [(f"{at}.{k}" if at else str(k), v) for k, v in value.items()]
+    else:
+        inner = [(f"{at}[{i}]", v) for i, v in enumerate(value)]
+    for key, v in inner:
+        _check_nesting(v, where, key, (*within, id(value)))
+
+
 def _check_keys(grid: Grid) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
     where = grid.path
@@ -358,6 +402,7 @@ def _check_keys(grid: Grid) -> None:
             scenario_module.locate_key(body_cls, key, where)
         except UserError as exc:
             raise UserError(where, at, exc.message) from None
+    beside = _Beside({k: _distinct(vs) for k, vs in grid.product.items()})
     if grid.sample is not None:  # a range's ends: a value between them is admitted as they are
         for key, span in grid.sample.ranges.items():
             if stepped(field_type(body_cls, key.split("."))):
@@ -368,20 +413,18 @@ def _check_keys(grid: Grid) -> None:
                     "values under product: instead",
                 )
             for end in span:
-                _check_value(grid, base, f"sample.ranges.{key}", key, end, body_cls)
-    seen: set[tuple[str, str]] = set()
+                _check_value(grid, base, f"sample.ranges.{key}", key, end, body_cls, beside)
     parts = loaded.catalog or catalog_module.load()
     for at, k, v in grid.values_given():
         if takes_text(body_cls, k):  # a number's key refuses text in the scenario's words
             _check_file(grid, k, v, at)
         _check_part(parts, loaded.body, where, at, k, v)
-    # each distinct value of the product once (the grid's cost stays in the points), beside the
-    # other keys' values where it is refused alone; each listed point whole
-    for key, values in grid.product.items():
-        for v in values:
-            if (key, repr(v)) not in seen:
-                seen.add((key, repr(v)))
-                _check_value(grid, base, f"product.{key}", key, v, body_cls)
+    # each distinct value of the product once (the grid's cost stays in the points), those its
+    # key's type refuses first (a mistake among thousands of values is found before they are all
+    # loaded), beside the other keys' values where it is refused alone; each listed point whole
+    values = [(k, v) for k, vs in beside.product.items() for v in vs]
+    for key, v in sorted(values, key=lambda kv: not _type_refuses(body_cls, *kv)):
+        _check_value(grid, base, f"product.{key}", key, v, body_cls, beside)
     for i, point in enumerate(grid.points):
         _check_point(grid, base, i, point, body_cls)
 
@@ -452,25 +495,62 @@ def load_point(grid: Grid, overrides: list[str], where_overrides: str = "--set")
 COMBINATIONS_TRIED = 256
 
 
+def _distinct(values: tuple[Any, ...]) -> list[Any]:
+    """``values`` in order without repeats (told apart by their repr, as a grid's points are)."""
+    return list({repr(v): v for v in values}.values())
+
+
+def _type_refuses(body_cls: type, key: str, value: Any) -> bool:
+    """Whether ``key``'s declared type refuses ``value`` on its own (text where a number is due, a
+    number out of its range): microseconds, where loading the scenario takes a millisecond. It only
+    orders the checks: a value it passes is loaded all the same."""
+    tp = field_type(body_cls, key.split("."))
+    if tp is None:  # a header key (variant, seed): the scenario's to check
+        return False
+    try:
+        build(tp, value, "", key)
+    except UserError:
+        return True
+    return False
+
+
+@dataclass
+class _Beside:
+    """The product's distinct values of each key, which a value refused alone is tried beside, and
+    for each key the combination of the others' values that last admitted one of its values."""
+
+    product: dict[str, list[Any]]
+    admitted: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def combinations(self, key: str) -> list[dict[str, Any]]:
+        """The first ``COMBINATIONS_TRIED`` combinations of the other keys' values, the one that
+        last admitted a value of ``key`` first (a key's values are often admitted beside the same
+        ones: drives enough for a RAID level)."""
+        others = {k: vs for k, vs in self.product.items() if k != key}
+        combos = itertools.islice(itertools.product(*others.values()), COMBINATIONS_TRIED)
+        tried = [dict(zip(others, combo, strict=True)) for combo in combos] if others else []
+        return sorted(tried, key=lambda combo: combo != self.admitted.get(key))
+
+
 def _check_value(
-    grid: Grid, base: list[str], at: str, key: str, value: Any, body_cls: type
+    grid: Grid, base: list[str], at: str, key: str, value: Any, body_cls: type, beside: _Beside
 ) -> None:
-    """Load the scenario with ``key`` at ``value``; refused alone, with each combination of the
-    product's other keys' values in turn (the first ``COMBINATIONS_TRIED``): a value admitted
-    beside some of them is the grid's to run (a RAID6 level beside drive counts of 4 and 5, refused
-    beside the scenario's 3; the points it is refused in fail and are recorded). A value admitted
-    beside none is refused, named at ``at`` (``product.clients.protocol``) in the words of its
-    first refusal (``_refusal``)."""
+    """Load the scenario with ``key`` at ``value``; refused alone, with each of ``beside``'s
+    combinations of the product's other keys' values in turn: a value admitted beside one of them
+    is the grid's to run (a RAID6 level beside drive counts of 4 and 5, refused beside the
+    scenario's 3; the points it is refused in fail and are recorded). A value admitted beside none
+    is refused, named at ``at`` (``product.clients.protocol``) in the words of its first refusal
+    (``_refusal``)."""
     try:
         _load(grid, base, {key: value}, body_cls)
     except UserError as exc:
-        others = {k: vs for k, vs in grid.product.items() if k != key}
-        for combo in itertools.islice(itertools.product(*others.values()), COMBINATIONS_TRIED):
+        for combo in beside.combinations(key):
             try:
-                _load(grid, base, {**dict(zip(others, combo, strict=True)), key: value}, body_cls)
-                return
+                _load(grid, base, {**combo, key: value}, body_cls)
             except UserError:
                 continue
+            beside.admitted[key] = combo
+            return
         raise _refusal(grid, exc, at, {key: value}) from None
 
 
@@ -521,18 +601,20 @@ def _refusal(grid: Grid, exc: UserError, at: str, settings: dict[str, Any]) -> U
     return UserError(grid.path, at, f"with {said}, {exc.line()}")
 
 
-def load(path: str | Path) -> tuple[Grid, list[dict[str, Any]]]:
-    """The validated grid at ``path`` and its points; a mistake exits 2 before anything runs."""
+def load(path: str | Path, *, trust_notebook: bool = False) -> tuple[Grid, list[dict[str, Any]]]:
+    """The validated grid at ``path`` and its points; a mistake exits 2 before anything runs. A
+    notebook of the grid's own folder is refused as code unless ``trust_notebook``."""
     path = Path(path)
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
+    _check_nesting(raw, where)
     # unnamed, the file's name made plain ("my grid.yaml": my_grid; ".x.yaml": x), as a results
     # folder's name may be
     plain = re.sub(r"[^A-Za-z0-9_-]", "_", path.stem).lstrip("_-")[:64]
     raw.setdefault("name", plain or "grid")
     folder = path.resolve().parent
     grid = replace(build_dataclass(Grid, raw, where), path=where, folder=str(folder))
-    grid = _resolved(_base_files(grid), folder)
+    grid = _resolved(_base_files(grid), folder, trust_notebook)
     if grid.notebook is not None:
         _check_parameters(grid)
         _check_notebook_files(grid)

@@ -64,6 +64,12 @@ def kernel_options(folder: Path) -> dict[str, Any]:
     """papermill's options for a quiet kernel that talks over Unix sockets in ``folder`` and is
     stopped within ``KERNEL_SHUTDOWN_WAIT_S`` once its notebook is done.
 
+    The kernel is the lab's ``python3`` (the environment's own Python) and the parameters are
+    written as Python, whatever kernel or language the notebook's metadata names: papermill takes
+    the parameters' language from the metadata unless told (the kernel's name does not tell it),
+    and with ``language: bash`` there it wrote the grid's values into the parameters cell in bash's
+    quoting, which the Python kernel then ran.
+
     Over TCP jupyter_client picks five free ports, closes them and lets the kernel bind them;
     kernels started at once on a pool can take each other's port ("Address already in use") and
     the client then waits 60 s for a kernel that never answers. Sockets in the point's own temporary
@@ -79,6 +85,7 @@ def kernel_options(folder: Path) -> dict[str, Any]:
         manager.update(transport="ipc", ip=str(sockets))
     return {
         "kernel_name": "python3",
+        "language": "python",
         "progress_bar": False,
         "extra_arguments": QUIET_KERNEL,
         "config": Config({"KernelManager": manager}),

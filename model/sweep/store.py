@@ -9,6 +9,12 @@ One sweep at a time writes a folder: a second one on the same folder is refused 
 lock, which the system drops with its process however it ends), and the one holding the lock
 removes what a killed run left half-written. A write that fails (a full disk) removes its partial
 file and stops the sweep with one line; the points stored before it stay.
+
+A symbolic link where the sweep writes or deletes in its folder (``.lock``, ``points/``,
+``notebooks/``, ``results.parquet``, ``drivers.csv`` or a file in ``points/`` or ``notebooks/``) is
+refused with one line: a results folder someone else prepared could otherwise take the sweep's
+writes, and its clean-up, wherever the link points (a ``.lock`` linked to another file was
+truncated and overwritten with the sweep's pid).
 """
 
 from __future__ import annotations
@@ -28,6 +34,21 @@ import pyarrow.parquet as pq
 
 from .. import paths
 from ..errors import UserError
+
+# what a sweep writes in its folder besides its two folders' files (drivers.csv: the ranking of a
+# grid with intervals)
+WRITTEN = (".lock", "points", "notebooks", "results.parquet", "drivers.csv")
+
+
+def _refuse_link(path: Path) -> None:
+    """Refuse ``path`` with one line naming it (not where it points) when it is a symbolic link."""
+    if path.is_symlink():
+        raise UserError(
+            str(Path(paths.shown(path.parent)) / path.name),
+            None,
+            "is a symbolic link, which the sweep would write through; remove it or choose "
+            "another --out (a sweep writes only inside its results folder)",
+        )
 
 
 class Stopped(UserError):
@@ -101,6 +122,8 @@ class Store:
         self.out = Path(out)
         self.points = self.out / "points"
         self.notebooks = self.out / "notebooks"
+        for name in WRITTEN:
+            _refuse_link(self.out / name)
         try:
             self.points.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -110,14 +133,18 @@ class Store:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the folder for this sweep alone; refuse with one line when another holds it."""
-        try:
-            f = open(self.out / ".lock", "a+")  # closed by the with below, which ends the lock
+        """Hold the folder for this sweep alone; refuse with one line when another holds it, or
+        when a point's file or notebook is a symbolic link. Removes what a run killed while
+        writing left."""
+        path = self.out / ".lock"
+        try:  # never through a link, which would truncate the file it points to
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as exc:
+            _refuse_link(path)  # a link made since the store was opened
             raise UserError(
                 paths.shown(self.out), None, f"cannot write it ({exc.strerror})"
             ) from None
-        with f:
+        with open(fd, "r+") as f:  # closing it ends the lock
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -134,7 +161,10 @@ class Store:
             f.write(str(os.getpid()))
             f.flush()
             for stale in [*self.out.glob(".results.*.partial"), *self.points.glob(".*.partial")]:
-                stale.unlink(missing_ok=True)  # left by a run killed while writing
+                stale.unlink(missing_ok=True)  # left by a run killed while writing (a link too)
+            for folder in (self.points, self.notebooks):
+                for entry in folder.iterdir() if folder.is_dir() else ():
+                    _refuse_link(entry)
             yield
 
     def done(self, ok_only: bool = False) -> set[str]:
@@ -146,9 +176,10 @@ class Store:
         return {p.stem for p in files if _rows(p, ["status"])[0]["status"] == "ok"}
 
     def _atomic(self, final: Path, partial: Path, table: pa.Table) -> None:
-        try:
-            pq.write_table(table, partial)
-            os.replace(partial, final)
+        try:  # a new file: never one a link there points to
+            with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as f:
+                pq.write_table(table, f)
+            os.replace(partial, final)  # replaces a link at final, never writes through it
         except BaseException as exc:
             partial.unlink(missing_ok=True)
             if isinstance(exc, OSError):
