@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from . import registry, unknowns
+from .design_points import MAX_SIMULATIONS
 from .errors import UserError
 from .parts import CATEGORIES
+from .scenario import MAX_VARIANTS
 from .schema import Bound, type_hints
 from .unknowns import Unknown
 
@@ -92,7 +94,9 @@ HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allow
         "mapping",
         "none",
         "",
-        "Named sets of dotted.key: value overrides; --set variant=NAME picks one.",
+        "Named sets of dotted.key: value overrides; --set variant=NAME picks one. At most "
+        f"{MAX_VARIANTS} (every one is checked when the file loads); a sweep grid is the place for "
+        "more.",
     ),
     "unknowns": (
         "mapping",
@@ -105,8 +109,10 @@ HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allow
         "carry an array's wires sets the link each wire hangs from) is one unknown: a NAME (words, "
         "no dots) whose options each set the same keys, so that what they do together is ranked "
         "as that fact's; the scenario's own values must be one option's. Predictions carry their "
-        "spread (model.uncertainty). A catalog part may declare them too (one key each), keyed "
-        "beside the key that names it.",
+        "spread (model.uncertainty), whose simulations grow with them: an interval that would "
+        f"need more than {MAX_SIMULATIONS} is refused (predict --point gives the prediction "
+        "alone). A catalog "
+        "part may declare them too (one key each), keyed beside the key that names it.",
     ),
 }
 

@@ -477,7 +477,8 @@ class StorageWorkload:
     # what the streams do: read or write the target volume, or copy the source volume onto it
     op: Literal["read", "write", "copy"]
     target: str  # the volume read or written (a name under volumes)
-    total_MB: PositiveFloat  # what each stream moves
+    # what each stream moves (the memory-mapped test simulates at most 2^23 chunks over its runs)
+    total_MB: PositiveFloat
     request_KiB: PositiveFloat  # the size of each read() or write() a stream makes
     source: str | None = None  # the volume a copy reads (another under volumes); op copy only
     io: Literal["buffered", "direct", "mmap"] = "buffered"
