@@ -163,20 +163,73 @@ def test_property_prediction_never_exceeds_its_bound(disks, total_MB, op, effici
 
 
 def test_single_disk_analytic_check():
-    """One disk streaming: time = first access + bytes / min(media, channel, bus, core) rates."""
-    from model import catalog, params
-    from model.storage import disk as disk_model
+    """One disk streaming: time = first access + bytes / min(rates), the rates worked out here from
+    the catalog's datasheet figures and the calibrated shares, the bottleneck named.
 
+    The WD1200JB gives its 602 Mbit/s 'buffer to disk' rate, no sustained one: its outer zone
+    moves 602 / 8 x disk_format_efficiency MB/s of user data, falling with the radius to 0.55 of it
+    at the inner edge (model.storage.disk: constant linear density, capacity spread over the
+    area), so a stream over the first s of the capacity reads at the harmonic mean
+    outer x s / ((2 / k) (1 - sqrt(1 - k s))), k = 1 - 0.55^2. ext2 reads a 4-byte block pointer
+    for each 4 KiB block, so every resource on the path carries 1 + 4/4096 bytes a file byte. The
+    Promise card's UDMA100 channel runs at its burst rate, its own 32-bit, 66 MHz PCI interface and
+    the 64-bit, 66 MHz segment at their peaks, each times bus_efficiency (a 32-bit card moves 4
+    bytes a data phase, so it holds the 64-bit segment for twice its bytes); the reading process's
+    core copies each byte io_copy_passes times at the host's copy rate (a 128 KiB read's fixed
+    io_cycles_per_request is far less than its bytes' cost)."""
+    import math
+
+    from model import catalog, params
+
+    total_MB = 2000.0
     s = scenario.load(
-        "atlas_intellistation", ["volumes.md0.disks.count=1", "workload.total_MB=2000"]
+        "atlas_intellistation", ["volumes.md0.disks.count=1", f"workload.total_MB={total_MB}"]
     )
     values = params.calibrated()
-    part = catalog.load().parts["disks"][s.body.volumes["md0"].disks.part]
+    parts = catalog.load().parts
+    disk = parts["disks"]["wd1200jb"]
+    assert s.body.volumes["md0"].disks.part == "wd1200jb"
+    assert s.body.volumes["md0"].disks.attach[0] == "promise1.0"
+    assert disk.media_rate_outer_MBps is None  # the drive's rate is the internal one, formatted
+    promise = parts["controllers"]["promise_ultra100_tx2"]
+    host = parts["hosts"]["ibm_intellistation_m_pro_6850"]
+    efficiency = values["bus_efficiency"]
+    block_map = 4 / 4096  # ext2: a 4-byte block pointer for each 4 KiB block
+    per_byte = 1 + block_map
+
+    outer_MBps = disk.internal_rate_max_Mbps / 8 * values["disk_format_efficiency"]
+    k = 1 - 0.55**2
+    span = total_MB * per_byte / (disk.capacity_GB * 1e3)
+    media_MBps = outer_MBps * span / (2 / k * (1 - math.sqrt(1 - k * span)))
+    pci = parts["buses"]["pci_64_66"]
+    card = parts["buses"][promise.host_bus]
+
+    def peak_MBps(bus):  # a parallel bus: its width times its clock
+        return bus.width_bits / 8 * bus.clock_MHz * bus.transfers_per_clock
+
+    held = pci.width_bits / card.width_bits  # the card's 4 bytes a data phase of the segment's 8
+    channel_MBps = parts["buses"][promise.channel_bus].burst_rate_MBps
+    rates = {
+        "disk md0.0": media_MBps / per_byte,
+        "channel promise1.0": channel_MBps * efficiency / per_byte,
+        "controller promise1": peak_MBps(card) * efficiency / per_byte,
+        "bus pci_64": peak_MBps(pci) * efficiency / (held * per_byte),
+        "core 0": host.copy_rate_MBps / values["io_copy_passes"],
+    }
+    request_B = s.body.workload.request_KiB * 1024
+    per_request_s = values["io_cycles_per_request"] / (host.clock_GHz * 1e9)
+    assert per_request_s / request_B < values["io_copy_passes"] / (host.copy_rate_MBps * 1e6)
+    expected_MBps = min(rates.values())
+    first_access_s = disk.avg_seek_read_ms / 1e3 + 0.5 * 60.0 / disk.rpm
     result = simulate(s, values)
-    assert result.elapsed_s >= disk_model.first_access_s(part)
-    assert result.elapsed_s == pytest.approx(
-        disk_model.first_access_s(part) + 2000e6 / (result.bound_MBps * 1e6)
-    )
+    assert result.bottleneck == min(rates, key=rates.get) == "disk md0.0", rates
+    assert result.bound_MBps == pytest.approx(expected_MBps, rel=1e-9)
+    assert result.elapsed_s == pytest.approx(first_access_s + total_MB / expected_MBps, rel=1e-9)
+    # each resource on the path is as busy as the stream's bytes over its rate allow
+    for name, rate in rates.items():
+        assert result.utilization[name] == pytest.approx(
+            total_MB / rate / result.elapsed_s, rel=1e-9
+        ), name
 
 
 @pytest.mark.parametrize("mode", ["ide_mwdma2", "ide_udma33"])

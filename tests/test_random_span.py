@@ -229,8 +229,24 @@ OVERHEAD_KEY = "volumes.disk.disks.command_overhead_ms"
 
 
 def test_the_scenario_s_time_per_command_replaces_the_catalog_s():
+    """A time per command set on the scenario's drives (0.72 ms, the low end of its declared range)
+    is the one their random requests pay, not the catalog's 1.5 ms: the variant's four streams of
+    32 direct 4 KiB reads hold the drive's 32 NCQ slots full in its first 30 GB, so the drive,
+    the bottleneck, serves what ``requests.drive_Bps`` gives the catalog part with its figure
+    replaced."""
     data = yaml.safe_load((paths.SCENARIOS / "ext_arr_hw_16tb.yaml").read_text())
     assert data["volumes"]["disk"]["disks"]["command_overhead_ms"] == 1.5  # the stand-in's own
+    assert NCQ.command_overhead_ms == 1.5  # the catalog's
+    s = loader.load("ext_arr_hw_16tb", ["variant=rand_read", f"{OVERHEAD_KEY}=0.72"])
+    result = simulate(s)
+    span = 30 / NCQ.capacity_GB
+    replaced = _iops(dataclasses.replace(NCQ, command_overhead_ms=0.72), "read", span, 32)
+    catalog_s = _iops(NCQ, "read", span, 32)
+    assert result.bottleneck == "disk disk.0"
+    assert result.bound_MBps * 1e6 / 4096 == pytest.approx(replaced, rel=1e-12)
+    # each command takes the 1.5 - 0.72 = 0.78 ms less
+    assert 1 / catalog_s - 1 / replaced == pytest.approx(0.78e-3, rel=1e-9)
+    assert result.bound_MBps * 1e6 / 4096 > 1.5 * catalog_s
 
 
 @pytest.mark.parametrize(("faster", "slower"), [(0.72, 1.5), (1.5, 2.1), (0.0, 0.72)])

@@ -2,9 +2,11 @@
 and writes each record in whole sectors with its parity and padding; a mirror reads from both
 copies; the ARC serves a repeated read from memory."""
 
+import math
+
 import pytest
 from flash_parts import scenario
-from quote_parts import write
+from quote_parts import PARTS, write
 
 from model import scenario as loader
 from model.simulate import simulate
@@ -347,5 +349,13 @@ def test_a_mirror_of_64_kib_sectors_streams_a_512_b_record_s_whole_sector(tmp_pa
         workload = {"op": "read", "request_KiB": 1024, "total_MB": 20}
         runs.append(_run(tmp_path, scenario(volume, workload))[1])
     small, large = runs
-    assert large.bottleneck.startswith(("disk v", "mirror copy v"))
-    assert large.throughput_MBps < small.throughput_MBps / 20
+    for run in runs:
+        assert run.bottleneck.startswith(("disk v", "mirror copy v"))
+    # a 512 B record moves 2^16 / 2^9 = 128 times its bytes; the copy's head crosses 128 times the
+    # span for them, where the media rate can fall at most to its value at the span's far end,
+    # sqrt(1 - k s) of the outer zone's (k = 1 - (inner / outer)^2, ``model.storage.disk``)
+    part = PARTS["disks"]["quote_hdd_fifo"]
+    k = 1 - (part["media_rate_inner_MBps"] / part["media_rate_outer_MBps"]) ** 2
+    span = 128 * 20e6 / (part["capacity_GB"] * 1e9)
+    ratio = large.bound_MBps / small.bound_MBps
+    assert (1 / 128) * math.sqrt(1 - k * span) <= ratio <= 1 / 128
