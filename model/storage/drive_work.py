@@ -95,12 +95,18 @@ def drive_work(
     start = 0.0 if w.pattern == "random" else w.start_fraction
     _check_fits(attachment, spot, bytes_per_stream, start)
     drive_B = w.streams * bytes_per_stream * max(spot.groups) * surface
+    # the bytes each drive holds, whose span its media rate is averaged over: a mirror's copy holds
+    # the whole file though a read takes half of it from each copy
+    held_B = w.streams * bytes_per_stream * max(spot.groups) * _shares(spot, "write")[0]
+    held_B *= 1.0 + block_map
     # the share of each drive random requests fall in (the volume's first span_GB)
     random_span = requests.span_share(
         spot.volume, spot.name, part, w.span_GB, spot.groups, attachment.where
     )
     copies = LEVELS[level].copies_in(per_group)
-    rate_Bps, note = _streaming_Bps(attachment, host, spot, drive_B, start, random_span, copies)
+    rate_Bps, note = _streaming_Bps(
+        attachment, host, spot, drive_B, held_B, start, random_span, copies
+    )
     # a RAID card told to read from the first copy (its mirror_reads) sends every read there
     primary = spot.op == "read" and copies > 1 and attachment.mirror_reads(spot.name) == "primary"
     if w.pattern == "random":
@@ -162,16 +168,18 @@ def _streaming_Bps(
     host: Host,
     spot: Placement,
     drive_B: float,
+    held_B: float,
     start: float,
     random_span: float,
     copies: int,
 ) -> tuple[float, str | None]:
-    """A drive's media rate over the bytes it holds, and a note where the streams' turns cost
-    (none where a mirror has a copy for each stream)."""
+    """A drive's media rate over the ``held_B`` bytes it holds (a flash drive's rate over the
+    ``drive_B`` it writes), and a note where the streams' turns cost (none where a mirror has a
+    copy for each stream)."""
     w, part = attachment.body.workload, spot.part
     if isinstance(part, Ssd):
         return flash.sequential_Bps(part, spot.op, drive_B), None
-    span = random_span if w.pattern == "random" else drive_B / (part.capacity_GB * 1e9)
+    span = random_span if w.pattern == "random" else held_B / (part.capacity_GB * 1e9)
     efficiency = attachment.params["disk_format_efficiency"]
     rate_Bps = disk_model.mean_rate_MBps(part, efficiency, start, span) * 1e6
     if (
