@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import catalog, params, paths, scenario
-from model.network import tcp
 from model.simulate import simulate
 
 
@@ -19,29 +18,31 @@ def _run(mode, test="baseline", clients=1, *extra, values=None):
     return simulate(s, values)
 
 
-def _phases(values, body=None):
-    """One thin read's phases with the system to itself: (request, server compute, send) in
-    seconds."""
-    body = body or scenario.load("mdsplus").body
+def _phases(values):
+    """One thin read's phases with the system to itself, in seconds, each from its own figures:
+
+    - the request: one LAN round trip (``lan_rtt_ms``);
+    - the server's compute on one core, its share not taken by other users'
+      (``server_background_load``): ``mds_serve_cycles_per_byte`` for each byte of the stored,
+      compressed record (``read_MB`` over ``compression_ratio``), and ``decompress_cycles_per_byte``
+      for each byte it expands to, at the server's clock (datasheet);
+    - the reply, ``read_MB`` at the TCP payload rate of the gigabit NIC (catalog): a 1500-byte
+      frame carries 1448 bytes (IP 20, TCP 20 and 12 of timestamps: RFC 791, 793, 1323) in 1538 on
+      the wire (Ethernet's preamble 8, header 14, FCS 4 and gap 12: IEEE 802.3): the NIC, not the
+      hosts' copies and per-frame work, sets a lone reply's pace."""
+    body = scenario.load("mdsplus").body
     cat = catalog.load()
     server = cat.parts["hosts"][body.server_host]
-    client = cat.parts["hosts"][body.client_host]
-    free = 1.0 - values["server_background_load"]
+    nic = cat.parts["nics"][body.nic]
     read_B = body.workload.read_MB * 1e6
-    cycles = (
-        values["mds_serve_cycles_per_byte"] / body.compression_ratio
-        + body.decompress_cycles_per_byte
-    )
-    compute = read_B * cycles / (server.clock_GHz * 1e9) / free
-    frame = body.net_cycles_per_frame * tcp.tcp_packets_per_byte(body.mtu_B)
-    per_byte = max(
-        tcp.tcp_wire_per_byte(body.mtu_B) / (1e9 / 8),
-        (1 / (server.copy_rate_MBps * 1e6)) / free,
-        frame / (server.clock_GHz * 1e9) / free,
-        1 / (client.copy_rate_MBps * 1e6),
-        frame / (client.clock_GHz * 1e9),
-    )
-    return body.lan_rtt_ms / 1e3, compute, read_B * per_byte
+    stored_B = read_B / body.compression_ratio
+    server_Hz = server.clock_GHz * 1e9 * (1.0 - values["server_background_load"])
+    compute = (
+        stored_B * values["mds_serve_cycles_per_byte"] + read_B * body.decompress_cycles_per_byte
+    ) / server_Hz
+    assert body.mtu_B == 1500
+    payload_Bps = nic.rate_Gbps * 1e9 / 8 * (1500 - 20 - 32) / (1500 + 38)
+    return body.lan_rtt_ms / 1e3, compute, read_B / payload_Bps
 
 
 def test_one_thin_read_is_its_phases_one_after_another():
@@ -51,13 +52,39 @@ def test_one_thin_read_is_its_phases_one_after_another():
     assert r.elapsed_s == pytest.approx(rtt + compute + send, rel=1e-6)
 
 
+def test_a_thin_reply_runs_at_the_nic_s_payload_rate():
+    """The NICs are busy for the reply alone, its wire bytes at the gigabit line rate: the send
+    phase of ``_phases``, the whole of it."""
+    values = params.calibrated()
+    _, _, send = _phases(values)
+    r = _run("thin", values=values)
+    assert r.utilization["nic server0.0"] * r.elapsed_s == pytest.approx(send, rel=1e-9)
+    assert r.utilization["nic client0.0"] * r.elapsed_s == pytest.approx(send, rel=1e-9)
+
+
+def test_the_server_s_compute_is_its_cycles_per_stored_byte():
+    """More serve cycles a byte lengthen a thin read by them on each stored (compressed) byte at
+    the server's clock, and nothing else: the reply is the NIC's."""
+    values = params.calibrated()
+    more = dict(values, mds_serve_cycles_per_byte=values["mds_serve_cycles_per_byte"] + 100.0)
+    body = scenario.load("mdsplus").body
+    server = catalog.load().parts["hosts"][body.server_host]
+    stored_B = body.workload.read_MB * 1e6 / body.compression_ratio
+    free_Hz = server.clock_GHz * 1e9 * (1.0 - values["server_background_load"])
+    longer_s = _run("thin", values=more).elapsed_s - _run("thin", values=values).elapsed_s
+    assert longer_s == pytest.approx(stored_B * 100.0 / free_Hz, rel=1e-6)
+
+
 def test_six_thin_clients_share_two_server_cores_and_one_nic():
     """Processor sharing: six reads at once on a two-core server take three times the compute phase,
     and their six replies share the server's NIC, six times one reply's time."""
     values = params.calibrated()
     rtt, compute, send = _phases(values)
+    body = scenario.load("mdsplus").body
+    cores = catalog.load().parts["hosts"][body.server_host].cores
+    assert cores == 2  # dual Xeon DP, one core each (hyper-threads are not cores)
     r = _run("thin", clients=6, values=values)
-    assert r.elapsed_s == pytest.approx(rtt + 3 * compute + 6 * send, rel=1e-6)
+    assert r.elapsed_s == pytest.approx(rtt + 6 / cores * compute + 6 * send, rel=1e-6)
 
 
 def test_distributed_gains_as_load_grows():

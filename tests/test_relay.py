@@ -25,6 +25,45 @@ def predict(*overrides):
     return simulate(scenario.load("psu_relay", list(overrides)))
 
 
+def _offered_MBps(s):
+    """The feed every site asks for, all the sites together."""
+    return s.body.feed.sites * s.body.feed.rate_GBph * 1e3 / 3600
+
+
+def _real_server_link_MBps(s, servers):
+    """The most the sites get, all together (MB/s), from ``servers`` equal real servers with the
+    sites dealt among them, when the busiest real server's link out binds (direct routing): it
+    sends the feed to each of its sites as full TCP segments and acknowledges its own stream from
+    the director. A segment of a 1500-byte MTU carries 1448 bytes (IP 20, TCP 20 and the 12-byte
+    timestamp option: RFC 791, RFC 793, RFC 1323) in 1538 on the wire (Ethernet's preamble 8,
+    header 14, FCS 4 and gap 12, IEEE 802.3); a bare ACK of 52 bytes takes 90, one every second
+    segment (RFC 1122's delayed ACK). The line rate is the LAN link's (the NICs' the same)."""
+    cat, body = s.catalog, s.body
+    link = cat.get("links", body.link, "", "")
+    assert cat.get("nics", body.real_servers.nic, "", "").rate_Gbps == link.capacity_Gbps
+    mss_B = link.mtu_B - 20 - 32
+    data_per_B = (link.mtu_B + 38) / mss_B
+    acks_per_B = (20 + 32 + 38) / (2 * mss_B)
+    held = math.ceil(body.feed.sites / servers)
+    per_site_Bps = link.capacity_Gbps * 1e9 / 8 / (held * data_per_B + acks_per_B)
+    return body.feed.sites * per_site_Bps / 1e6
+
+
+HOURS_PER_YEAR = 365.25 * 24
+
+
+def _all_needed(s):
+    """(availability, downtime h/year, outages/year) of ``s``'s real servers when every one of
+    the n must be up, one repair crew: the birth-death chain's balance across each cut, k units up
+    failing at k / mtbf_h and one repair at a time at 1 / mttr_h, gives P(n - j up) = P(n up)
+    n! / (n - j)! rho^j with rho = mttr_h / mtbf_h; an outage is the first failure of the n."""
+    n, r = s.body.real_servers.count, s.body.reliability
+    assert r.repair_crews == 1
+    rho = r.mttr_h / r.mtbf_h
+    up = 1.0 / sum(math.perm(n, j) * rho**j for j in range(n + 1))
+    return up, (1 - up) * HOURS_PER_YEAR, up * n / r.mtbf_h * HOURS_PER_YEAR
+
+
 @settings(max_examples=12, deadline=None)
 @given(
     mode=st.sampled_from(["nat", "dr", "tun"]),
@@ -54,12 +93,22 @@ def test_below_capacity_the_cluster_carries_the_offered_feed():
     """30 sites of a 10 GB/h feed, well within two gigabit links: the offered load is the
     bottleneck, the busiest link (35 % busy) is named as the busiest, not as the bottleneck (it
     was, with nothing saying the cluster keeps up)."""
-    out = predict()
-    offered_MBps = 30 * 10e3 / 3600
+    s = scenario.load("psu_relay")
+    out = simulate(s)
+    offered_MBps = _offered_MBps(s)
+    capacity_MBps = _real_server_link_MBps(s, s.body.real_servers.count)
     assert out.throughput_MBps == pytest.approx(offered_MBps, rel=0.01)
     assert out.bottleneck == "offered load"
-    assert out.notes[1].startswith("keeps up: the 83.3 MB/s offered is within the 234.9 MB/s")
-    assert "the busiest resource, real server 0 link out, is 35 % busy" in out.notes[1]
+    assert out.notes[1].startswith(
+        f"keeps up: the {offered_MBps:,.1f} MB/s offered is within the {capacity_MBps:,.1f} MB/s "
+        "the cluster can carry (bottleneck law, real server 0 link out first full)"
+    )
+    # the utilisation law: the link is busy for the share of its capacity the sites get
+    busy = out.utilization["real server 0 link out"]
+    assert busy == pytest.approx(out.throughput_MBps / capacity_MBps, rel=1e-9)
+    assert busy == max(out.resources.values())
+    shown = f"{100 * offered_MBps / capacity_MBps:.0f} % busy"
+    assert f"the busiest resource, real server 0 link out, is {shown}" in out.notes[1]
 
 
 def test_the_printed_prediction_says_whether_it_keeps_up(run_cli):
@@ -132,28 +181,35 @@ def test_the_real_servers_are_up_only_while_those_alive_carry_the_offered_load()
     """The template's cluster: three real servers, 60 sites of a 20 GB/h feed (333 MB/s), two of
     which carry at most 235 MB/s, so all three are needed: the real servers are up while all three
     are (about 99.952 %, 4.2 h/year down), not while one is (100.00000 %, as the notes said)."""
-    out = predict("feed.sites=60", "feed.rate_GBph=20", "real_servers.count=3")
+    s = scenario.load("psu_relay", ["feed.sites=60", "feed.rate_GBph=20", "real_servers.count=3"])
+    out = simulate(s)
     note = _note(out.notes, "real servers (")
+    two, three = (_real_server_link_MBps(s, k) for k in (2, 3))
+    assert two < _offered_MBps(s) <= three
     assert note.startswith(
-        "real servers (3 of 3 needed to carry the 333.3 MB/s offered, since 2 carry at most "
-        "235.1 MB/s and 3 carry up to 352.5 MB/s): "
+        f"real servers (3 of 3 needed to carry the {_offered_MBps(s):,.1f} MB/s offered, since 2 "
+        f"carry at most {two:,.1f} MB/s and 3 carry up to {three:,.1f} MB/s): "
     )
-    three = availability.serving(3, [False, False, False, True], 50000.0, 8.0)
-    assert _availability_pct(out.notes, note.split(":")[0]) == pytest.approx(
-        100 * three.availability, abs=1e-5
-    )
-    assert 99.95 < 100 * three.availability < 99.96
-    assert "downtime 4.207 h/year in 0.53 outages/year" in note
+    up, downtime_h, outages = _all_needed(s)
+    assert _availability_pct(out.notes, note.split(":")[0]) == pytest.approx(100 * up, abs=1e-5)
+    assert 99.95 < 100 * up < 99.96
+    assert f"downtime {downtime_h:.3f} h/year in {outages:.2f} outages/year" in note
+    # the chain the notes come from agrees with the closed form
+    chain = availability.serving(3, [False, False, False, True], 50000.0, 8.0)
+    assert chain.availability == pytest.approx(up, rel=1e-12)
+    assert chain.outages_per_year == pytest.approx(outages, rel=1e-9)
+    r = s.body.reliability
     service = _availability_pct(out.notes, "the virtual server (1 director and the real servers)")
-    assert service == pytest.approx(100 * three.availability * 50000 / 50008, abs=1e-5)
+    assert service == pytest.approx(100 * up * r.mtbf_h / (r.mtbf_h + r.mttr_h), abs=1e-5)
 
 
 def test_one_real_server_of_two_suffices_for_the_penn_state_planning_figures():
-    out = predict()  # 83 MB/s offered, one real server's link carries 117.6
+    s = scenario.load("psu_relay")  # 83 MB/s offered, one real server's link carries 117.6
+    out = simulate(s)
     note = _note(out.notes, "real servers (")
     assert note.startswith(
-        "real servers (1 of 2 needed to carry the 83.3 MB/s offered, since one carries up to "
-        "117.6 MB/s): "
+        f"real servers (1 of 2 needed to carry the {_offered_MBps(s):,.1f} MB/s offered, since "
+        f"one carries up to {_real_server_link_MBps(s, 1):,.1f} MB/s): "
     )
     either = availability.units(2, 50000.0, 8.0)
     assert _availability_pct(out.notes, note.split(":")[0]) == pytest.approx(
@@ -279,9 +335,17 @@ def test_the_model_error_line_says_a_cluster_that_keeps_up_was_not_widened_below
     with headroom keeps carrying its offered load (uncertainty.headroom)."""
     line, below, factor = _model_error_line(run_cli)
     assert "each way" not in line and below < 1.01
+    # headroom: the busiest resource's capacity over what it carries, by the utilisation law the
+    # link's capacity over the sites' rate (the offered feed, as the cluster keeps up)
+    s = scenario.load("psu_relay")
+    capacity_MBps = _real_server_link_MBps(s, s.body.real_servers.count)
+    point = simulate(s).throughput_MBps
+    assert point == pytest.approx(_offered_MBps(s), rel=0.01)
+    headroom = capacity_MBps / point
     assert (
-        "not widened below: it keeps up with its offered load with 2.82 times headroom, more than "
-        f"the model's error of {factor:.2f} times; above, only to the path's capacity"
+        f"not widened below: it keeps up with its offered load with {headroom:.2f} times "
+        f"headroom, more than the model's error of {factor:.2f} times; above, only to the path's "
+        "capacity"
     ) in line
     # near capacity its headroom (1.12 times) takes only part of the error
     line, below, factor = _model_error_line(run_cli, "feed.sites=75")
