@@ -404,7 +404,7 @@ def nic_notes(
 
 
 def check_references(
-    catalog: Catalog, table: dict[str, Part], category: str, where: str, prefix: str = ""
+    catalog: Catalog, table: dict[str, Part], where: str, prefix: str = ""
 ) -> None:
     """Every bus, controller and NIC a part names is in ``catalog``; a key is named as the file
     names it (``prefix``: a scenario's ``parts.CATEGORY.``)."""
@@ -642,5 +642,5 @@ def _load_and_check() -> Catalog:
     }
     catalog = Catalog(parts)
     for category, table in parts.items():
-        check_references(catalog, table, category, paths.shown(paths.HARDWARE / f"{category}.yaml"))
+        check_references(catalog, table, paths.shown(paths.HARDWARE / f"{category}.yaml"))
     return catalog

@@ -454,7 +454,7 @@ def validation(
     summary = _cited(summarise(predictions))
     shown = [_shown(p) for p in predictions] if holdout else _shown_rows(predictions, summary)
     if write_files:
-        _write_reports(shown, summary)
+        _write_reports(shown)
     if as_json:
         return json.dumps(
             {
@@ -516,7 +516,7 @@ def _unmeasured() -> dict[str, str]:
     return {name: r.unmeasured for name, r in registry.MODELS.items() if r.unmeasured}
 
 
-def _write_reports(shown: list[dict], summary: dict) -> None:
+def _write_reports(shown: list[dict]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -60,9 +60,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts)
     for category, table in added.items():
-        check_references(
-            catalog, table, category, where, f"{key}.{category}." if key else f"{category}."
-        )
+        check_references(catalog, table, where, f"{key}.{category}." if key else f"{category}.")
     return catalog
 
 

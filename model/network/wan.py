@@ -94,6 +94,8 @@ class _Prefixed:
 
 @dataclass
 class _Storage:
+    """What an end host's storage costs a transfer a byte: the resources it crosses, its CPU."""
+
     usage: dict[FlowResource, float]  # per byte read or written
     io_s_per_byte: float  # the buffered I/O path, on the process doing the I/O
     driver_s_per_byte: float  # host CPU outside the process (flusher, driver)
@@ -137,6 +139,8 @@ def _storage(
 
 @dataclass
 class _FlowSpec:
+    """One flow of the transfer before it starts: its name, its bytes and the resources it uses."""
+
     name: str
     size_B: float
     usage: dict[FlowResource, float]

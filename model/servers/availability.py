@@ -37,6 +37,8 @@ HOURS_PER_YEAR = 8766.0
 
 @dataclass(frozen=True)
 class Availability:
+    """A service's availability over a year: its share up, its outages and their hours."""
+
     availability: float  # share of time the service is up
     outages_per_year: float
     downtime_h_per_year: float

@@ -1,4 +1,7 @@
 """The download server's RAID volume in the compiled loop: its reads and write-backs on the drives.
+Its layouts and drives are ``model.storage.raidmap``'s and ``model.storage.spindle``'s, with their
+sources; it is calibrated with the download server (``model.servers.download``), on
+``002_d084885fd2f4dc68.txt``.
 
 A read of the volume (``read``: ``Array.read`` of tests/download_reference.py) is mapped onto its
 members in chunks (``commands_of``: ``raidmap.pieces`` written out, a member's contiguous pieces

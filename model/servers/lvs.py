@@ -27,10 +27,9 @@ LVS appears there only as the three machines the configuration needs, a setting 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-from ..sim.components import Station
 
 Mode = Literal["nat", "dr", "tun"]
 Scheduler = Literal["rr", "wrr", "lc", "wlc"]
@@ -62,10 +61,13 @@ def forwarded(
 
 
 class Dispatcher:
-    """The director's scheduler choosing a real server (a :class:`Station`) for each connection."""
+    """The director's scheduler choosing a real server for each connection. ``servers`` stand for
+    the real servers, in order: their ``model.sim.components.Station`` where a simulation serves
+    the connections (tests/lvs_cluster.py), or anything else where only the choice is wanted (the
+    relay deals its sites by index)."""
 
     def __init__(
-        self, servers: list[Station], scheduler: Scheduler, weights: list[float] | None = None
+        self, servers: Sequence[object], scheduler: Scheduler, weights: list[float] | None = None
     ):
         if not servers:
             raise ValueError("a director needs at least one real server")

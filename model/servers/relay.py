@@ -53,7 +53,7 @@ from ..network import tcp
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
-from ..sim.components import FifoServer, Station
+from ..sim.components import FifoServer
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from . import availability, lvs
@@ -327,10 +327,7 @@ def bound_MBps(stages: Stages, caps: dict[str, float], sites_per_server: list[in
 
 def assign_sites(scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: int, sites: int):
     """Connect ``sites`` sites one after another through the director's scheduler."""
-    env = simpy.Environment()
-    dispatcher = lvs.Dispatcher(
-        [Station(env, f"real server {i}") for i in range(servers)], scheduler, list(weights) or None
-    )
+    dispatcher = lvs.Dispatcher(range(servers), scheduler, list(weights) or None)
     for _ in range(sites):
         dispatcher.assign()
     return dispatcher

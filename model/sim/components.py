@@ -1,4 +1,5 @@
-"""A small component base on SimPy and the queueing station every request-level model builds on.
+"""A small component base on SimPy: the queueing station the course's queues and the LVS tests
+simulate, and the FIFO server of the relay's real servers.
 
 Processes are plain generator functions taking ``env``; a stateful part is a small class holding
 ``env`` and its resources (the SimPy style). A :class:`Station` is a FCFS queue with ``servers``

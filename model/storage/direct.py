@@ -1,5 +1,5 @@
-"""Direct I/O (``O_DIRECT``): one request in flight, no page cache, so a request's drives set the
-pace.
+"""Direct I/O (``O_DIRECT``): requests in flight only as the program keeps them (one for ``dd``,
+``queue_depth`` for an asynchronous program), no page cache, so a request's drives set the pace.
 
 A ``dd iflag=direct`` or ``oflag=direct`` stream issues ``request_KiB`` at a time and waits for it.
 Nothing reads ahead or writes behind on the host, so only the member drives one request lands on

@@ -1,7 +1,8 @@
 """Disk drives as arrays, compiled with numba: ``model.storage.spindle.Spindle``'s state and
-arithmetic for the compiled loops, the download server's (``model.servers.download_loop``, its
-volume's reads in ``model.servers.download_volume``) and the memory-mapped test's pass
-(``model.storage.mmap_loop``).
+arithmetic (its datasheet figures and the calibrated ``disk_format_efficiency``: no figure or
+parameter of its own) for the compiled loops, the download server's
+(``model.servers.download_loop``, its volume's reads in ``model.servers.download_volume``) and the
+memory-mapped test's pass (``model.storage.mmap_loop``).
 
 A drive is a row of ``drive_f`` (floats) and ``drive_i`` (integers), its look-ahead cache's segments
 (starts, lengths, ages: at most ``MAX_SEGMENTS`` of them, oldest dropped first) and a ring of its
@@ -130,7 +131,7 @@ def cached_B(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, take):
 
 @jit(f"void({D}, i8, f8, f8)")
 def keep(c, drive_f, drive_i, seg_s, seg_l, seg_t, d, start_B, length_B):
-    """``Spindle.keep``: a segment from ``start_B`` (one already there keeps its age), then the
+    """``Spindle._keep``: a segment from ``start_B`` (one already there keeps its age), then the
     oldest dropped while the cache is over its size or its segment count."""
     if length_B <= 0:
         return

@@ -1,8 +1,9 @@
 """The memory-mapped test's pass, compiled with numba: ``model.storage.mmap`` run as arrays.
 
 The same program, page cache, reclaim, write caches and drives as ``model.storage.mmap`` describes
-(its docstring is the model), written as loops over arrays so that a pass of the 4 GB file's
-131,072 chunks takes 40 ms rather than half a second:
+(its docstring is the model, its sources and the table that calibrates it, ``psu_mmap``), written as
+loops over arrays so that a pass of the 4 GB file's 131,072 chunks takes 40 ms rather than half a
+second:
 
 - the page cache is a ring of block numbers, oldest first (``order``), with a byte a block saying
   whether it is in memory and whether it has been written since it was read;
@@ -133,8 +134,8 @@ def _write(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, runs, n)
 
 @jit
 def _read(drives, done_at, mirror, now_s, offset_B, length_B):
-    """``MirrorOrDrive.read``: the read goes to the copy ``mirror`` (a code of
-    ``spindle.MIRROR_READS``) picks (``copy_to_read``)."""
+    """``MirrorOrDrive.read`` of tests/mmap_reference.py: the read goes to the copy ``mirror`` (a
+    code of ``spindle.MIRROR_READS``) picks (``copy_to_read``)."""
     c, drive_f, drive_i, seg_s, seg_l, seg_t = drives
     d = copy_to_read(drive_f, drive_i, done_at, 0, drive_f.shape[0], mirror, now_s, offset_B)
     return _submit(c, drive_f, drive_i, seg_s, seg_l, seg_t, done_at, d, now_s, offset_B, length_B)
@@ -169,8 +170,9 @@ def _merge(blocks, n, block_B, max_B, runs):
 
 @jit
 def _destage(drives, done_at, cache, block_B, now_s, counters):
-    """``WriteBackCache.destage``: everything held to every copy, ascending, merged where
-    contiguous (extents may overlap: only a run ending where the next begins is joined)."""
+    """``WriteBackCache.destage`` of tests/mmap_reference.py: everything held to every copy,
+    ascending, merged where contiguous (extents may overlap: only a run ending where the next begins
+    is joined)."""
     extent_B, held, runs = cache
     n = counters[HELD]
     held[:n].sort()
@@ -190,9 +192,9 @@ def _destage(drives, done_at, cache, block_B, now_s, counters):
 
 @jit
 def _write_back(drives, done_at, cache, cache_B, pages, block_B, max_request_B, now_s, counters):
-    """``MappedFile.write_back``: the dirty blocks reclaim evicted, sorted and merged as the
-    elevator does, through the write-back cache (``cache_B`` of it, none when 0) or to every
-    copy."""
+    """``MappedFile.write_back`` of tests/mmap_reference.py: the dirty blocks reclaim evicted,
+    sorted and merged as the elevator does, through the write-back cache (``cache_B`` of it, none
+    when 0) or to every copy."""
     _, _, _, _, to_write, queued, runs = pages
     n = counters[TO_WRITE]
     m = _merge(to_write, n, block_B, max_request_B, runs)
@@ -228,8 +230,8 @@ def _queue_write(block, dirty, queued, to_write, counters):
 
 @jit
 def _evict(drives, done_at, cache, cache_B, pages, block_B, batch, max_request_B, now_s, counters):
-    """``MappedFile._evict``: the oldest block leaves the page cache; every ``batch`` evictions,
-    kswapd writes back the dirty ones among them."""
+    """``MappedFile._evict`` of tests/mmap_reference.py: the oldest block leaves the page cache;
+    every ``batch`` evictions, kswapd writes back the dirty ones among them."""
     resident, dirty, order, _, to_write, queued, _ = pages
     old = order[counters[ORDER_FROM]]
     counters[ORDER_FROM] = (counters[ORDER_FROM] + 1) % order.shape[0]

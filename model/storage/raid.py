@@ -4,7 +4,7 @@ penalty.
 Every part of the lab that needs a level's layout reads it here: a scenario's validation (how many
 drives a group needs), the fluid storage path (how many bytes land on each drive's surface), the
 request-level read mapping (``model.storage.raidmap``) and small-write costs
-(``model.storage.direct``).
+(``model.storage.requests.small_write_commands``).
 
 - ``single``: one drive. ``raid0``: chunks striped over every member.
 - ``raid1``: every member holds a copy; a read goes to one of them.

@@ -3,9 +3,10 @@
 RAID0 stripes chunks over every member; RAID5 and RAID6 rotate one or two parity chunks per stripe
 row (left-symmetric: the parity moves one member to the left each row and the data chunks follow
 it), and a read touches only the data chunks; RAID10 stripes over mirrored pairs, and either drive
-of a pair can serve a read. Used by the request-level models (the download server of
-``002_d084885fd2f4dc68.txt``) and by direct I/O for stripe widths; the fluid storage path needs
-only the shares in ``topology``.
+of a pair can serve a read. Used by the download server of ``002_d084885fd2f4dc68.txt``; direct I/O
+takes its stripe widths from ``raid.LEVELS`` and the fluid storage path only the shares in
+``topology``. The left-symmetric layout is md's default for RAID5 and RAID6
+(``ALGORITHM_LEFT_SYMMETRIC``, drivers/md/raid5.h and raid5.c's raid5_compute_sector).
 """
 
 from __future__ import annotations

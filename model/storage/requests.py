@@ -2,13 +2,14 @@
 host CPU a request costs.
 
 A random request of ``request_KiB`` lands on one drive of a striped group (a piece of at most one
-chunk) or on one copy of a mirror; a write smaller than a RAID5/6 stripe costs the level's write
-penalty in drive commands (``raid.Level.write_penalty``: read data and parity, write both back),
-spread over the group's drives, and waits for the reads before it writes. Requests fall anywhere in
-the volume, or in its first ``workload.span_GB`` (``span_share``). A hard disk serves a piece in a
-positioning time (``positioning_s``: seek, then the rotation to its first sector) plus its transfer
-at the drive's mean media rate over the span (``model.storage.disk``); a flash drive in the larger
-of its latency and its transfer, many at once (``model.storage.flash``).
+chunk) or on one copy of a mirror; a write smaller than a RAID5/6 stripe costs the drive commands of
+read-modify-write or reconstruct-write, the one with fewer reads as md and RAID cards choose
+(``small_write_commands``: 1 + 3 on four drives of md RAID6, 3 + 3 from six on, not a fixed penalty
+of 6), spread over the group's drives, and waits for the reads before it writes. Requests fall
+anywhere in the volume, or in its first ``workload.span_GB`` (``span_share``). A hard disk serves a
+piece in a positioning time (``positioning_s``: seek, then the rotation to its first sector) plus
+its transfer at the drive's mean media rate over the span (``model.storage.disk``); a flash drive in
+the larger of its latency and its transfer, many at once (``model.storage.flash``).
 
 A disk also spends its own time on each command (``disk.command_overhead_s``: the catalog's
 ``command_overhead_ms``, 0 where it gives none), read from a data sheet's queued random IOPS.

@@ -12,6 +12,11 @@ its inactive list, which the rest of the pass flushes), so every run is the firs
 
 Clients over a LAN (``front``) would be served from memory through the host's network path, which
 the model does not simulate without the drives: repeated runs that fit are refused there.
+
+Sources: Linux's page cache puts a page read once on its inactive list and moves it to the active
+list only when it is referenced again (mm/swap.c, ``mark_page_accessed``), so a pass larger than
+the cache flushes itself; OpenZFS sizes the ARC at half the memory by default (``zfs_arc_max``).
+No measured table calibrates it: the reports' read tests are single passes.
 """
 
 from __future__ import annotations
