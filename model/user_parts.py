@@ -10,7 +10,7 @@ import typing
 from dataclasses import MISSING, fields, is_dataclass
 
 from .catalog import CPU_KEYS, Catalog, check_references, with_cpu
-from .errors import UserError
+from .errors import UserError, readable
 from .parts import CATEGORIES, Part
 from .schema import build_dataclass, type_hints
 
@@ -32,7 +32,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
         if not isinstance(table, dict):
             raise UserError(where, section, "must be a mapping from part id to parameters")
         for pid, spec in table.items():
-            at = f"{section}.{pid}"
+            at = f"{section}.{pid if isinstance(pid, str) else readable(pid)}"
             if not isinstance(pid, str) or not pid:
                 raise UserError(where, at, "a part's id must be a word (quote it in YAML)")
             if not isinstance(spec, dict):

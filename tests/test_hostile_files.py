@@ -199,12 +199,12 @@ def test_a_variant_that_is_not_a_mapping_is_refused_though_not_picked(run_cli, t
 
 
 def test_a_part_id_must_be_a_word(run_cli, tmp_path):
-    """A null id (~:) became the part 'None'."""
+    """A null id (~:) became the part 'None'; it is named as YAML writes it."""
     parts = tmp_path / "parts.yaml"
     parts.write_text("disks:\n  ~: {like: wd1200jb, sources: {}}\n")
     _one_line(
         run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
-        "disks.None",
+        "disks.null",
         "a word",
     )
 
