@@ -94,7 +94,8 @@ def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cl
     )
     assert status == 3 and err.count("\n") == 1
     assert (
-        "processor's speed is not in the catalog" in err
+        "processor's clock is not in the catalog" in err
+        and "until controllers.hba.processor_MHz gives one" in err
         and "engine: md, the host's RAID over its drives, is" in err
     ), err
     status, out, _ = run_cli("predict", str(quote), *card, "--point")

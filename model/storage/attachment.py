@@ -264,12 +264,15 @@ class Attachment:
                 f"controllers.{cname}.part",
                 f"{ctrl.name} is a plain controller; engine: controller needs a RAID controller",
             )
-        if ctrl.processor_MHz is None:
+        clock_MHz = self.body.controllers[cname].processor_MHz or ctrl.processor_MHz
+        if clock_MHz is None:
             raise NotModelled(
-                f"{ctrl.name}: its RAID processor's speed is not in the catalog, so its own RAID "
-                f"engine is not modelled; engine: md, the host's RAID over its drives, is"
+                f"{ctrl.name}: its RAID processor's clock is not in the catalog, so its own RAID "
+                f"engine is not modelled until controllers.{cname}.processor_MHz gives one (or "
+                "declares it an unknown with the clocks its documentation allows); engine: md, "
+                "the host's RAID over its drives, is"
             )
-        block_s = self.params["raid_cycles_per_cache_block"] / (ctrl.processor_MHz * 1e6)
+        block_s = self.params["raid_cycles_per_cache_block"] / (clock_MHz * 1e6)
         return self.buses.resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0), block_s
 
     def driver_cost(self, cname: str) -> float:

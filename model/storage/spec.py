@@ -56,6 +56,10 @@ class ControllerSlot:
     ``driver_cost`` names the free parameter for the host CPU this controller's driver path costs
     per byte written on this system (the Penn State report's 64-bit RAID write problem), paid by
     whoever submits the write: the writing process once it is throttled, the flusher threads before.
+    ``processor_MHz`` is the clock of a RAID card's processor where the catalog gives none (its
+    maker publishes none, or the report names no card) or you know better: a clock the sources
+    leave unsaid is a fact to declare as an unknown (``unknowns:``) with the clocks its
+    documentation allows, so that the interval shows what it costs.
     """
 
     part: str  # a controller of the catalog (data/hardware/controllers.yaml)
@@ -67,6 +71,8 @@ class ControllerSlot:
     driver_cost: str | None = (
         None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
     )
+    # the RAID processor's clock (MHz) where the catalog gives none, or in place of the catalog's
+    processor_MHz: PositiveFloat | None = None
 
 
 @dataclass(frozen=True)

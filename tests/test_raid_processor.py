@@ -1,0 +1,72 @@
+"""A RAID card's processor clock where the catalog gives none: a scenario gives it
+(``controllers.NAME.processor_MHz``) or declares it an unknown, and the card's own RAID engine is
+modelled; without one it is "not modelled", the message naming the key."""
+
+import json
+
+import pytest
+import yaml
+
+from model import catalog, paths, scenario
+from model.errors import NotModelled
+from model.params import calibrated
+from model.simulate import simulate
+
+BROWNIE = "atlas_brownie"  # slide 7's unnamed 2002 IDE RAID box: no published processor
+
+
+def _run(*overrides):
+    return simulate(scenario.load(BROWNIE, list(overrides)), calibrated())
+
+
+def test_without_a_clock_the_card_s_engine_is_not_modelled_and_the_key_is_named():
+    with pytest.raises(NotModelled, match=r"controllers\.brownie\.processor_MHz"):
+        _run()
+
+
+def test_a_raid_processor_s_rate_is_its_clock_over_the_calibrated_cycles_a_block():
+    """Where the processor binds, its rate is proportional to its clock: each cache block costs
+    it raid_cycles_per_cache_block cycles (model.storage.attachment.raid_processor)."""
+    slow, slower = (
+        _run("controllers.brownie.processor_MHz=100"),
+        _run("controllers.brownie.processor_MHz=50"),
+    )
+    assert slow.bottleneck == slower.bottleneck == "raid brownie.0"
+    assert slow.bound_MBps == pytest.approx(2 * slower.bound_MBps, rel=1e-9)
+
+
+def test_a_scenario_s_clock_replaces_the_catalog_s():
+    """The IOP332 has a catalog clock; a scenario's, set low enough that the engine binds, rules
+    in its place: half the clock, half the engine's rate."""
+    body = scenario.load("psu_write", ["variant=raid"]).body
+    (name,) = [n for n, c in body.controllers.items() if c.part == "intel_iop332_raid"]
+    clock = catalog.load().parts["controllers"]["intel_iop332_raid"].processor_MHz
+    assert clock is not None
+    runs = [
+        simulate(
+            scenario.load("psu_write", ["variant=raid", f"controllers.{name}.processor_MHz={mhz}"]),
+            calibrated(),
+        )
+        for mhz in (clock / 100, clock / 200)
+    ]
+    assert runs[0].bottleneck == runs[1].bottleneck == f"raid {name}.0"
+    assert runs[0].bound_MBps == pytest.approx(2 * runs[1].bound_MBps, rel=1e-9)
+
+
+def test_an_unknown_clock_spreads_the_interval_and_is_named_as_its_driver(run_cli, tmp_path):
+    """A clock the sources leave unsaid, declared over a range: the interval spans what the range
+    costs, and the prediction names the unknown as what moved it most."""
+    data = yaml.safe_load((paths.SCENARIOS / f"{BROWNIE}.yaml").read_text())
+    data["controllers"]["brownie"]["processor_MHz"] = 200
+    data["unknowns"] = {
+        "controllers.brownie.processor_MHz": {"range": [100, 600], "source": "a test's range"}
+    }
+    path = tmp_path / "brownie.yaml"
+    path.write_text(yaml.safe_dump(data))
+    status, out, err = run_cli("predict", str(path), "--json")
+    assert status == 0, err
+    result = json.loads(out)
+    low, high = result["throughput_MBps_interval"]
+    at_100 = _run("controllers.brownie.processor_MHz=100").throughput_MBps
+    assert low <= at_100 < result["throughput_MBps"] < high
+    assert max(result["drivers"], key=result["drivers"].get) == "controllers.brownie.processor_MHz"
