@@ -393,11 +393,11 @@ class Controller(Part):
 class Nic(Part):
     """A network interface card: one port's line rate and the bus of its own host interface. Each
     NIC of a host (a bond member, a circuit's end) moves each way the lesser of its line rate and
-    what its link into the host carries (``model.catalog.nic_rate_Bps``: a 100 GbE card on PCIe 3.0
-    x8 moves the 7,202 MB/s of frames its 256 B packets leave of the link's 7,877, 7,316 MB/s of
+    what its link into the host carries (``model.nic_links.nic_rate_Bps``: a 100 GbE card on PCIe
+    3.0 x8 moves the 7,202 MB/s of frames its 256 B packets leave of the link's 7,877, 7,316 MB/s of
     the wire's bytes at a 1,500-byte MTU, a PCI card its bus's peak times the fitted
-    ``bus_efficiency``; the result's notes say so). A host's nics and the
-    scenarios' nic keys (nic, client_nic) name it."""
+    ``bus_efficiency``; the result's notes say so). A host's nics and the scenarios' nic keys (nic,
+    client_nic) name it."""
 
     # one port's line rate, Gbit/s (0.1, 1, 10, 25, 40, 100): the wire bytes, Ethernet framing
     # included, each NIC of a host moves each way where its host bus is not slower
@@ -484,7 +484,7 @@ class Host(Part):
     # scenario's top-level bus segments must each be of a kind one of them holds (a PCI Express
     # slot of no older generation and no fewer lanes, a PCI bus as wide and as fast:
     # ``model.storage.slots``); how many is checked only for PCI Express NIC cards (the host's
-    # own and a transfer's circuits, ``model.catalog.check_nic_cards``). Empty: the buses are not
+    # own and a transfer's circuits, ``model.nic_links.check_nic_cards``). Empty: the buses are not
     # described, and a scenario's segments are taken as declared
     buses: tuple[Slot, ...] = ()
     # whether buses lists every kind of slot and segment the host has (true), or only those the

@@ -12,8 +12,9 @@ from collections.abc import Callable
 
 import simpy
 
-from model.catalog import Catalog, nic_rate_Bps
+from model.catalog import Catalog
 from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
+from model.nic_links import nic_rate_Bps
 from model.parts import Disk
 from model.result import Result
 from model.servers.download import check, round_trips_s, slow_start_s, window_Bps

@@ -4,9 +4,9 @@ the slot's DMA bursts sustain of its 533 MB/s peak (the storage path's ``bus_eff
 import pytest
 import yaml
 
-from model import catalog, scenario, user_parts
-from model.catalog import nic_rate_Bps
+from model import catalog, nic_links, scenario, user_parts
 from model.network import tcp
+from model.nic_links import nic_rate_Bps
 from model.params import calibrated
 from model.servers import ingest
 
@@ -47,11 +47,11 @@ def test_a_gigabit_card_on_a_32_bit_33_mhz_pci_bus_moves_what_the_bus_sustains()
     bus_Bps = 133.33e6 * EFFICIENCY
     rate = nic_rate_Bps(parts, parts.get("nics", "old", "", ""), **framing)
     assert rate == pytest.approx(wire_Bps(bus_Bps), rel=1e-3) and rate < 1e9 / 8
-    (note,) = catalog.nic_notes(parts, ("old", None), **framing)
+    (note,) = nic_links.nic_notes(parts, ("old", None), **framing)
     assert f"pci_32_33 ({bus_Bps / 1e6:,.0f} MB/s of data) is slower" in note
     gigabit = catalog.load().get("nics", "nic_gbe", "", "")
     assert nic_rate_Bps(catalog.load(), gigabit, **framing) == pytest.approx(1e9 / 8)
-    assert catalog.nic_notes(catalog.load(), ("nic_gbe", None), **framing) == ()
+    assert nic_links.nic_notes(catalog.load(), ("nic_gbe", None), **framing) == ()
 
 
 def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
@@ -230,7 +230,7 @@ def test_cards_take_the_host_s_fastest_slots_first(tmp_path):
     path.write_text(yaml.safe_dump(data))
     parts = user_parts.with_parts(catalog.load(), data["parts"], str(path))
     framing = {"mtu_B": data["mtu_B"], "bus_efficiency": EFFICIENCY}
-    x16, x8, x8_too = catalog.card_links_Bps(parts, "pcie3_x16", "esnet_100g_host", 3, **framing)
+    x16, x8, x8_too = nic_links.card_links_Bps(parts, "pcie3_x16", "esnet_100g_host", 3, **framing)
     assert x16 > 100e9 / 8 > x8 == x8_too
     streams = ["workload.streams=24", "bonding=round_robin"]
     one = simulate(scenario.load(path, ["circuits=1", *streams]))

@@ -33,8 +33,9 @@ import math
 
 import simpy
 
-from ..catalog import Catalog, check_mtu, nic_notes
+from ..catalog import Catalog
 from ..errors import NotModelled
+from ..nic_links import check_mtu, nic_notes
 from ..result import Result
 from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
@@ -77,7 +78,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env = simpy.Environment()
     net = FlowNetwork(env)
     free = 1.0 - params["server_background_load"]
-    # what each host's NIC carries over its link into the host (catalog.nic_rate_Bps)
+    # what each host's NIC carries over its link into the host (nic_links.nic_rate_Bps)
     framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
     servers = [
         host_net(
@@ -281,7 +282,7 @@ def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
 
 def check_parts(body: DbBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
-    (``catalog.check_mtu``)."""
+    (``nic_links.check_mtu``)."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic})
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..catalog import Catalog, cards_Bps
+from ..catalog import Catalog
+from ..nic_links import cards_Bps
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
 
@@ -81,7 +82,7 @@ def cards_of(
     net: FlowNetwork, label: str, nic: Nic, cards_Bps: list[tuple[int, float]]
 ) -> list[FlowResource | None]:
     """Each NIC's card: consecutive NICs are one card's ports, sharing its link into the host
-    (``cards_Bps``: each card's ports and link, ``catalog.cards_Bps``). Once one card's ports
+    (``cards_Bps``: each card's ports and link, ``nic_links.cards_Bps``). Once one card's ports
     together could outrun its link (two 40 GbE ports on PCIe 3.0 x8), every card is a resource, at
     its link or its ports' lines where less (a card of one port), so that the bottleneck law can
     partition the flows over them; else none is (None for every NIC)."""
@@ -116,14 +117,14 @@ def host_net(
 ) -> HostNet:
     """Declare ``label``'s CPU, interrupt core and ``members`` NICs (``available``: share of each
     core free; ``mtu_B`` and ``bus_efficiency``: what a NIC's link into the host carries,
-    ``catalog.nic_rate_Bps``)."""
+    ``nic_links.nic_rate_Bps``)."""
     host: Host = catalog.get("hosts", host_id, where, host_key)
     nic: Nic = catalog.get("nics", nic_id, where, nic_key)
     cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
-    # each card in the host's fastest slot left (catalog.cards_Bps), each of its ports moving its
-    # line or the card's link where less (catalog.nic_rate_Bps, for the first)
+    # each card in the host's fastest slot left (nic_links.cards_Bps), each of its ports moving its
+    # line or the card's link where less (nic_links.nic_rate_Bps, for the first)
     on_cards = cards_Bps(catalog, nic, host_id, members, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
     rates_Bps = [min(line_Bps, link) for n, link in on_cards for _ in range(n)]

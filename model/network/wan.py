@@ -53,8 +53,9 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, check_mtu, check_nic_cards, check_rss, nic_notes
+from ..catalog import Catalog
 from ..errors import NotModelled
+from ..nic_links import check_mtu, check_nic_cards, check_rss, nic_notes
 from ..parts import Link
 from ..result import Result
 from ..sim.flows import Flow, FlowNetwork, FlowResource, max_min_rates
@@ -222,8 +223,8 @@ def _bytes(size_B: float) -> str:
 
 
 def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
-    """What a transfer's parts allow of it: its MTU on its NIC and link (``catalog.check_mtu``),
-    receive-side scaling on its NIC (``catalog.check_rss``), its circuits in its hosts' slots
+    """What a transfer's parts allow of it: its MTU on its NIC and link (``nic_links.check_mtu``),
+    receive-side scaling on its NIC (``nic_links.check_rss``), its circuits in its hosts' slots
     (``check_circuits``)."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic}, {"link": body.link})
     check_rss(body.irq_affinity, catalog, where, {"nic": body.nic})
@@ -232,7 +233,7 @@ def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
 
 def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
     """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
-    (``catalog.check_nic_cards``)."""
+    (``nic_links.check_nic_cards``)."""
     for role in ("sender", "receiver"):
         host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
         check_nic_cards(

@@ -118,7 +118,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..catalog import Catalog, check_mtu, check_rss, nic_notes, nic_rate_Bps
+from ..catalog import Catalog
 from ..errors import UserError
 from ..network.tcp import (
     mss_B,
@@ -128,6 +128,7 @@ from ..network.tcp import (
     tcp_frame_work_per_byte,
     tcp_wire_per_byte,
 )
+from ..nic_links import check_mtu, check_rss, nic_notes, nic_rate_Bps
 from ..parts import Disk, Host, Nic
 from ..result import Result
 from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
@@ -523,8 +524,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
-    (``catalog.check_mtu``): the server's NIC or a client's; the server's NIC has the receive
-    queues its ``irq_affinity`` spreads (``catalog.check_rss``)."""
+    (``nic_links.check_mtu``): the server's NIC or a client's; the server's NIC has the receive
+    queues its ``irq_affinity`` spreads (``nic_links.check_rss``)."""
     nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
     check_mtu(body.mtu_B, catalog, where, nics)
     check_rss(body.irq_affinity, catalog, where, {"server_nic": body.server_nic})

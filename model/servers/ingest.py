@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import simpy
 
 from .. import catalog as catalog_module
+from .. import nic_links
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import OFFERED_LOAD, Result
@@ -257,7 +258,7 @@ def simulate(
         f"{body.microscope_TBph:g} TB/h",
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
-        *catalog_module.nic_notes(
+        *nic_links.nic_notes(
             catalog,
             (body.client_nic, None),
             mtu_B=catalog.get("links", body.link, scenario.path, "link").frame_mtu_B,

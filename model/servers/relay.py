@@ -47,9 +47,10 @@ from dataclasses import dataclass
 
 import simpy
 
-from ..catalog import Catalog, cards_Bps, check_rss, nic_notes
+from ..catalog import Catalog
 from ..errors import UserError
 from ..network import tcp
+from ..nic_links import cards_Bps, check_rss, nic_notes
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
@@ -128,7 +129,7 @@ def bonded_Bps(
 ) -> float:
     """What ``ports`` ports of ``nic`` bonded move each way, wire bytes a second: their cards, each
     the lesser of its ports' lines and its link into the host, the cards in the host's fastest
-    slots first (``catalog.cards_Bps``); one port is ``catalog.nic_rate_Bps``."""
+    slots first (``nic_links.cards_Bps``); one port is ``nic_links.nic_rate_Bps``."""
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
     on_cards = cards_Bps(catalog, nic, host_id, ports, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
     return sum(min(n * line_Bps, link) for n, link in on_cards)
@@ -136,7 +137,7 @@ def bonded_Bps(
 
 def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Machines:
     """The director's and real servers' hosts, NICs and LAN, each checked against the catalog
-    (``bus_efficiency``: what a NIC's link into its host carries, ``catalog.nic_rate_Bps``)."""
+    (``bus_efficiency``: what a NIC's link into its host carries, ``nic_links.nic_rate_Bps``)."""
     body: RelayBody = scenario.body
     where = scenario.path
     link = catalog.get("links", body.link, where, "link")
@@ -372,7 +373,7 @@ def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> 
 
 def check_parts(body: RelayBody, catalog: Catalog, where: str) -> None:
     """Every machine's NIC has the receive queues its ``irq_affinity`` spreads
-    (``catalog.check_rss``)."""
+    (``nic_links.check_rss``)."""
     nics = {"director.nic": body.director.nic, "real_servers.nic": body.real_servers.nic}
     check_rss(body.irq_affinity, catalog, where, nics)
 

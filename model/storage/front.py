@@ -34,10 +34,11 @@ from dataclasses import dataclass, replace
 
 import simpy
 
-from ..catalog import Catalog, nic_notes, nic_rate_Bps
+from ..catalog import Catalog
 from ..errors import NotModelled, UserError
 from ..network import tcp
 from ..network.hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
+from ..nic_links import nic_notes, nic_rate_Bps
 from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp

@@ -31,8 +31,9 @@ neither (an external array's SAS port, whose segment is the HBA link it hangs fr
 
 from __future__ import annotations
 
-from ..catalog import Catalog, link_words, nic_cards
+from ..catalog import Catalog
 from ..errors import UserError
+from ..nic_links import link_words, nic_cards
 from ..parts import Bus, Controller, Host
 from .spec import StorageBody
 
