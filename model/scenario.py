@@ -421,22 +421,23 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     return _rebuilt(scenario, raw, where)
 
 
+def _no_parts_file(file: Path) -> str:
+    """Why ``--catalog``'s ``file``, no regular file, is no parts file."""
+    if paths.is_dir(file):
+        return "is a folder, not a parts file"
+    if paths.exists(file):
+        return "is not a regular file (a pipe or a device); a parts file is a YAML file"
+    return "no such parts file"
+
+
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
     """The project's catalog with the user's parts: files given on the command line, files the
     scenario names (inside its own folder only) and its inline ``parts:``."""
     parts = catalog_module.load()
-    for file in catalogs:
-        if not paths.is_file(Path(file)):
-            raise UserError(
-                "--catalog",
-                str(file),
-                "is a folder, not a parts file"
-                if paths.is_dir(Path(file))
-                else "no such parts file"
-                if not paths.exists(Path(file))
-                else "is not a regular file (a pipe or a device); a parts file is a YAML file",
-            )
-        parts = user_parts.with_parts(parts, read_yaml(Path(file)), paths.shown(Path(file)), "")
+    for file in map(Path, catalogs):
+        if not paths.is_file(file):
+            raise UserError("--catalog", str(file), _no_parts_file(file))
+        parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     named = raw.get("catalogs") or []
     if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
         raise UserError(where, "catalogs", "must be a list of parts files beside the scenario")

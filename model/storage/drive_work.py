@@ -93,12 +93,13 @@ def drive_work(
     transferred = on_link * (1.0 + block_map)
     surface = transferred if isinstance(part, Ssd) else on_surface * (1.0 + block_map)
     start = 0.0 if w.pattern == "random" else w.start_fraction
-    _check_fits(attachment, spot, bytes_per_stream, start)
+    # the bytes each drive of the busiest group holds of the workload's data: they must fit, and
+    # its media rate is averaged over their span (a mirror's copy holds the whole file though a
+    # read takes half of it from each copy)
+    footprint_B = w.streams * bytes_per_stream * max(spot.groups) * _shares(spot, "write")[0]
+    _check_fits(attachment, spot, footprint_B, bytes_per_stream, start)
     drive_B = w.streams * bytes_per_stream * max(spot.groups) * surface
-    # the bytes each drive holds, whose span its media rate is averaged over: a mirror's copy holds
-    # the whole file though a read takes half of it from each copy
-    held_B = w.streams * bytes_per_stream * max(spot.groups) * _shares(spot, "write")[0]
-    held_B *= 1.0 + block_map
+    held_B = footprint_B * (1.0 + block_map)
     # the share of each drive random requests fall in (the volume's first span_GB)
     random_span = requests.span_share(
         spot.volume, spot.name, part, w.span_GB, spot.groups, attachment.where
@@ -140,11 +141,15 @@ def _shares(spot: Placement, op: str) -> tuple[float, float]:
 
 
 def _check_fits(
-    attachment: Attachment, spot: Placement, bytes_per_stream: float, start: float
+    attachment: Attachment,
+    spot: Placement,
+    footprint_B: float,
+    bytes_per_stream: float,
+    start: float,
 ) -> None:
-    """The workload's data must fit on each drive of the volume's busiest group from ``start``."""
+    """The workload's data, ``footprint_B`` on each drive of the volume's busiest group, must fit
+    on it from ``start``."""
     w, part = attachment.body.workload, spot.part
-    footprint_B = w.streams * bytes_per_stream * max(spot.groups) * _shares(spot, "write")[0]
     if footprint_B > (1.0 - start) * part.capacity_GB * 1e9:
         need_GB = w.streams * bytes_per_stream / 1e9
         fits_from_the_edge = footprint_B <= part.capacity_GB * 1e9
