@@ -15,7 +15,7 @@
    through papermill's Python API as many times in the same run, after a warm-up (target within
    1.2x of it). Both are medians: a point's is its own wall time plus its share of the sweep's
    work around the points (the store, the progress). A kernel that hangs at exit is stopped after
-   ``sweep.run.KERNEL_SHUTDOWN_WAIT_S`` (1 s), which moves a mean of 20 runs by about 0.03 s for
+   ``sweep.point.KERNEL_SHUTDOWN_WAIT_S`` (1 s), which moves a mean of 20 runs by about 0.03 s for
    each such kernel, a median hardly; the means are printed beside the medians.
 """
 
@@ -275,7 +275,7 @@ def sweeps() -> None:
 
     from .sweep import grid as grid_module
     from .sweep import run as run_module
-    from .sweep.run import kernel_options
+    from .sweep.point import kernel_options
 
     with tempfile.TemporaryDirectory() as tmp:
         grid, points = grid_module.load(paths.DATA / "sweeps" / "sas_lanes_lhs.yaml")

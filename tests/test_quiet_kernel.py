@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from model import paths
-from model.sweep.run import kernel_options
+from model.sweep.point import kernel_options
 
 SCRIPT = """
 import sys
@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from model.sweep.run import kernel_options
+from model.sweep.point import kernel_options
 
 folder = Path(sys.argv[1])
 nb = nbformat.v4.new_notebook()
@@ -83,7 +83,7 @@ def test_a_kernel_that_hangs_at_exit_is_stopped_within_the_sweeps_wait(tmp_path,
     papermill builds, on Unix sockets and on TCP alike (a misspelt option would be ignored)."""
     from jupyter_client.manager import KernelManager
 
-    from model.sweep.run import KERNEL_SHUTDOWN_WAIT_S
+    from model.sweep.point import KERNEL_SHUTDOWN_WAIT_S
 
     options = kernel_options(tmp_path / ("d" * depth))
     manager = KernelManager(config=options["config"], kernel_name=options["kernel_name"])

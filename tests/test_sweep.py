@@ -16,7 +16,9 @@ from grid_files import one_line as _one_line
 from model import paths
 from model.errors import UserError
 from model.sweep import grid as grid_module
+from model.sweep import point as point_module
 from model.sweep import run as run_module
+from model.sweep import specs as specs_module
 from model.sweep.store import Stopped, Store
 
 
@@ -180,8 +182,8 @@ def test_papermill_point_keeps_its_executed_notebook(tmp_path):
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert table.status.tolist() == ["ok"]
     assert (tmp_path / "out" / "notebooks" / f"{table.point_id.iloc[0]}.ipynb").exists()
-    inprocess = run_module.run_point(
-        run_module.specs(dataclasses.replace(grid, engine="inprocess"), points, tmp_path / "x")[0]
+    inprocess = point_module.run_point(
+        specs_module.specs(dataclasses.replace(grid, engine="inprocess"), points, tmp_path / "x")[0]
     )
     assert table.throughput_MBps.iloc[0] == pytest.approx(inprocess["throughput_MBps"])
 
@@ -330,18 +332,18 @@ def test_a_change_to_the_fit_s_intervals_or_the_point_notebook_renames_the_point
 
     path = _grid(tmp_path, engine="papermill", product={"volumes.md0.disks.count": [1, 2]})
     grid, _ = grid_module.load(path)
-    before = run_module.inputs_fingerprint(grid, "s")
+    before = specs_module.inputs_fingerprint(grid, "s")
     fit = tmp_path / "parameters.json"
     fit.write_bytes(paths.CALIBRATED_PARAMETERS.read_bytes() + b" ")
     monkeypatch.setattr(paths, "CALIBRATED_PARAMETERS", fit)
-    refit = run_module.inputs_fingerprint(grid, "s")
+    refit = specs_module.inputs_fingerprint(grid, "s")
     assert refit != before
     root = tmp_path / "root"
     (root / "notebooks").mkdir(parents=True)
-    notebook = paths.PROJECT_ROOT / run_module.SWEEP_POINT_NOTEBOOK
-    (root / run_module.SWEEP_POINT_NOTEBOOK).write_bytes(notebook.read_bytes() + b" ")
+    notebook = paths.PROJECT_ROOT / point_module.SWEEP_POINT_NOTEBOOK
+    (root / point_module.SWEEP_POINT_NOTEBOOK).write_bytes(notebook.read_bytes() + b" ")
     monkeypatch.setattr(paths, "PROJECT_ROOT", root)
-    assert run_module.inputs_fingerprint(grid, "s") != refit
+    assert specs_module.inputs_fingerprint(grid, "s") != refit
 
 
 def test_a_sigterm_to_the_process_group_ends_the_run_as_ctrl_c_does(tmp_path):

@@ -17,7 +17,9 @@ from grid_files import ended, notebook
 from grid_files import grid as _grid
 
 from model.sweep import grid as grid_module
+from model.sweep import point as point_module
 from model.sweep import run as run_module
+from model.sweep import specs as specs_module
 from model.sweep import store as store_module
 from model.sweep.store import Store
 
@@ -38,7 +40,7 @@ def _counts(tmp_path, name):
 
 def _flaky(tmp_path, fails, error):
     """_inprocess that raises ``error`` the first ``fails`` times it runs a point."""
-    real = run_module._inprocess
+    real = point_module._inprocess
 
     def flaky(spec):
         counts = _counts(tmp_path, "runs.json")
@@ -54,7 +56,7 @@ def _flaky(tmp_path, fails, error):
 
 def test_an_infrastructure_failure_is_retried_and_a_model_failure_is_not(tmp_path, monkeypatch):
     in_use = OSError(errno.EADDRINUSE, "Address already in use")
-    monkeypatch.setattr(run_module, "_inprocess", _flaky(tmp_path, 2, in_use))
+    monkeypatch.setattr(point_module, "_inprocess", _flaky(tmp_path, 2, in_use))
     path = _grid(tmp_path, product={"controllers.promise1.transfer": ["dma", "pio"]})
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=1, progress=False) == (2, 1, 0)
@@ -72,7 +74,7 @@ def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
     out = str(tmp_path / "out")
     in_use = OSError(errno.EADDRINUSE, "Address already in use")
     with monkeypatch.context() as patch:  # the port stays taken for every try
-        patch.setattr(run_module, "_inprocess", _flaky(tmp_path, 99, in_use))
+        patch.setattr(point_module, "_inprocess", _flaky(tmp_path, 99, in_use))
         status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
     assert status == 0 and "2 run now (2 failed)" in stdout
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
@@ -92,14 +94,14 @@ def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
 
 def test_a_worker_the_system_kills_costs_only_its_point(tmp_path, monkeypatch):
     """A worker killed (out of memory) ended the sweep with a BrokenProcessPool traceback."""
-    real = run_module._inprocess
+    real = point_module._inprocess
 
     def oom(spec):
         if spec["point"]["volumes.md0.disks.count"] == 3:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(spec)
 
-    monkeypatch.setattr(run_module, "_inprocess", oom)
+    monkeypatch.setattr(point_module, "_inprocess", oom)
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5]})
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=2, progress=False) == (5, 1, 0)
@@ -116,7 +118,7 @@ def test_a_killed_worker_takes_what_it_started_with_it(tmp_path, monkeypatch):
     system_tmp, started = tmp_path / "system_tmp", tmp_path / "started"
     system_tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system_tmp))
-    real = run_module._inprocess
+    real = point_module._inprocess
 
     def oom(spec):
         if spec["point"]["volumes.md0.disks.count"] == 2:
@@ -128,7 +130,7 @@ def test_a_killed_worker_takes_what_it_started_with_it(tmp_path, monkeypatch):
             os.kill(os.getpid(), signal.SIGKILL)
         return real(spec)
 
-    monkeypatch.setattr(run_module, "_inprocess", oom)
+    monkeypatch.setattr(point_module, "_inprocess", oom)
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2]})
     grid, points = grid_module.load(path)
     assert run_module.run(grid, points, tmp_path / "out", workers=2, progress=False) == (2, 1, 0)
@@ -198,14 +200,14 @@ def test_a_notebook_runs_on_the_lab_s_kernel_whatever_its_metadata_names(tmp_pat
 def test_failures_are_classified():
     from model.errors import NotModelled, UserError
 
-    assert run_module.failure_kind(NotModelled("programmed I/O")) == "model"
-    assert run_module.failure_kind(UserError("a.yaml", "k", "bad")) == "model"
-    assert run_module.failure_kind(ZeroDivisionError()) == "model"
-    assert run_module.failure_kind(OSError(errno.EADDRINUSE, "in use")) == "infrastructure"
-    assert run_module.failure_kind(MemoryError()) == "infrastructure"
+    assert point_module.failure_kind(NotModelled("programmed I/O")) == "model"
+    assert point_module.failure_kind(UserError("a.yaml", "k", "bad")) == "model"
+    assert point_module.failure_kind(ZeroDivisionError()) == "model"
+    assert point_module.failure_kind(OSError(errno.EADDRINUSE, "in use")) == "infrastructure"
+    assert point_module.failure_kind(MemoryError()) == "infrastructure"
     from nbclient.exceptions import DeadKernelError
 
-    assert run_module.failure_kind(DeadKernelError("Kernel died")) == "infrastructure"
+    assert point_module.failure_kind(DeadKernelError("Kernel died")) == "infrastructure"
 
 
 def test_workers_never_outnumber_the_points(tmp_path, monkeypatch):
@@ -371,10 +373,10 @@ def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path)
     code and calibration; a worker that does not fails the point, which a rerun runs again."""
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
     grid, points = grid_module.load(path)
-    (spec,) = run_module.specs(grid, points, tmp_path / "out")
-    assert run_module.run_point(spec)["status"] == "ok"
-    record = run_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
-    assert record["status"] == "failed" and record["failure"] == run_module.MODEL
+    (spec,) = specs_module.specs(grid, points, tmp_path / "out")
+    assert point_module.run_point(spec)["status"] == "ok"
+    record = point_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
+    assert record["status"] == "failed" and record["failure"] == point_module.MODEL
     assert "other model code, calibration or catalog" in record["error"]
 
 
@@ -399,7 +401,7 @@ def test_a_sampled_design_s_equal_points_are_kept_apart():
     """Saltelli's design repeats some points on purpose: each repeat is a point of its own."""
     spec = {"name": "t", "scenario": "atlas_intellistation", "engine": "inprocess"}
     grid = grid_module.Grid(**spec, points=[{"seed": 1}, {"seed": 1}, {"seed": 2}])
-    ids = [s["point_id"] for s in run_module.specs(grid, grid_module.expand(grid), "out")]
+    ids = [s["point_id"] for s in specs_module.specs(grid, grid_module.expand(grid), "out")]
     assert len(set(ids)) == 3
 
 
@@ -426,7 +428,7 @@ def test_a_failed_point_s_error_is_one_line_naming_the_point(tmp_path, run_cli):
     cell = PapermillExecutionError(
         0, 1, "raise ValueError('x')", "ValueError", "bad value\nsecond", ["line 1", "line 2"]
     )
-    assert run_module.error_line(cell) == "ValueError: bad value\\nsecond"
+    assert point_module.error_line(cell) == "ValueError: bad value\\nsecond"
 
 
 def test_a_papermill_kernel_imports_the_sweep_s_own_checkout(tmp_path, monkeypatch):
@@ -435,7 +437,7 @@ def test_a_papermill_kernel_imports_the_sweep_s_own_checkout(tmp_path, monkeypat
     from model import paths
 
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
-    run_module._this_checkout_first()
+    point_module._this_checkout_first()
     assert os.environ["PYTHONPATH"] == os.pathsep.join([str(paths.PROJECT_ROOT), "/elsewhere"])
-    run_module._this_checkout_first()  # once is enough
+    point_module._this_checkout_first()  # once is enough
     assert os.environ["PYTHONPATH"].count(str(paths.PROJECT_ROOT)) == 1

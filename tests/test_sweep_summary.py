@@ -19,6 +19,7 @@ from grid_files import grid
 
 from model import paths
 from model.sweep import grid as grid_module
+from model.sweep import point as point_module
 from model.sweep import run as run_module
 from model.sweep import sensitivity
 
@@ -75,7 +76,7 @@ def _summary(tmp_path, grid_path):
             "workers": 1,
         },
         cwd=str(paths.NOTEBOOKS),
-        **run_module.kernel_options(tmp_path / "k"),
+        **point_module.kernel_options(tmp_path / "k"),
     )
     cells = []
     for cell in ran["cells"]:

@@ -1,0 +1,150 @@
+"""What each point of a grid runs with, and the id it is stored under.
+
+A point's id holds everything its result depends on (``inputs_fingerprint``): the calibrated
+parameters, the catalog, the model's code, the scenario's files or the notebook, and what the
+point's own values name (``_named_by_values``), so that a sweep resumed after any of them changed
+runs its points again instead of keeping stale results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .. import paths, provenance
+from ..errors import UserError
+from .grid import Grid, names_a_file, setting
+from .point import SWEEP_POINT_NOTEBOOK, lab_fingerprint
+from .store import point_id, point_settings
+
+
+def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
+    """What a point's result depends on besides the point: calibrated parameters, catalog, scenario
+    (``scenario_print``: its ``_scenario_fingerprint``, None for a notebook grid) or notebook, and
+    the model's code.
+
+    It enters each point's id, so that resuming after a recalibration, a catalog change or a change
+    to the code (an update, or a local edit git has not seen) reruns the points instead of keeping
+    stale results. What a point's own values name enters its id alone (``_named_by_values``)."""
+    from .. import params
+
+    digest = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
+    digest.update(provenance.code_fingerprint().encode())
+    files = sorted(paths.HARDWARE.glob("*.yaml"))
+    if paths.CALIBRATED_PARAMETERS.exists():  # the fit's intervals and covariance too
+        files.append(paths.CALIBRATED_PARAMETERS)
+    if grid.intervals:  # an interval also depends on the model's measured error
+        from .. import model_error
+
+        digest.update(b"intervals")
+        files += [model_error.MODEL_ERROR] if model_error.MODEL_ERROR.exists() else []
+    if scenario_print is not None:  # its file, the files of the scenarios it names, their parts
+        digest.update(scenario_print.encode())
+    notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
+    if notebook is not None:  # the notebook each point runs, the project's own included
+        files.append(paths.PROJECT_ROOT / notebook)
+    for f in files:
+        digest.update(Path(f).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
+    """The contents of the scenario ``name`` loaded with ``overrides``: its file, the files of the
+    scenarios it names (and those they name), and the user's parts each was loaded with."""
+    from .. import scenario as scenario_module
+
+    digest = hashlib.sha1()
+    pending = [scenario_module.load(name, overrides, typed=True)]
+    while pending:
+        loaded = pending.pop()
+        digest.update((Path(loaded.folder) / Path(loaded.path).name).read_bytes())
+        digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
+        pending += loaded.refs.values()
+    return digest.hexdigest()[:12]
+
+
+def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None) -> list[str]:
+    """For each point, the contents of what its values name that the grid's scenario alone
+    (``alone``: its ``_scenario_fingerprint``, None for a notebook grid) does not: a value that
+    names another scenario (``storage: b.yaml``), or a variant that does. Each distinct one is
+    loaded once, with the point it is first met in (a variant may need the point's other values);
+    any other value (a number, a part's or a level's name, a list) names no file and is skipped."""
+    if alone is None:
+        return [""] * len(points)
+    base = list(grid.base)
+    named: dict[tuple[str, str], str] = {}
+    out = []
+    for point in points:
+        parts = []
+        for k, v in sorted(point.items()):
+            if not isinstance(v, str) or not (k == "variant" or names_a_file(k, v)):
+                continue
+            key = (k, v)
+            if key not in named:
+                settings = [setting(k2, v2, grid.folder) for k2, v2 in point.items()]
+                try:
+                    found = _scenario_fingerprint(grid.scenario, base + settings)
+                except UserError:  # the point is refused: it fails, recorded, when it runs
+                    found = f"refused with {setting(k, v, grid.folder)}"
+                named[key] = "" if found == alone else f"{k}:{found}"
+            if named[key]:
+                parts.append(named[key])
+        out.append(",".join(parts))
+    return out
+
+
+def grid_seed(grid: Grid) -> int | None:
+    """The seed a grid's points run with unless a point sets its own: the grid's, else the
+    scenario's; a notebook grid's, when it gives one."""
+    if grid.seed is not None or grid.scenario is None:
+        return grid.seed
+    from .. import scenario as scenario_module
+
+    return scenario_module.load(grid.scenario, list(grid.base), typed=True).seed
+
+
+def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    alone = None if grid.scenario is None else _scenario_fingerprint(grid.scenario, list(grid.base))
+    target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid, alone)}"
+    notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
+    versions = json.dumps(provenance.versions(), sort_keys=True)
+    commit = provenance.commit()
+    lab = lab_fingerprint()
+    seed = grid_seed(grid)
+    base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
+    named = _named_by_values(grid, points, alone)
+    seen: Counter[str] = Counter()  # how many times each point came before (a design's repeats)
+    repeats = []
+    for p in points:
+        text = json.dumps(point_settings(p))
+        repeats.append(seen[text])
+        seen[text] += 1
+    return [
+        {
+            "point_id": point_id(
+                f"{target}{named[i]}",
+                grid.engine,
+                1 if seed is None else seed,
+                grid.base,
+                repeats[i],
+                p,
+            ),
+            "index": i,
+            "point": p,
+            "scenario": grid.scenario,
+            "notebook": notebook,
+            "engine": grid.engine,
+            "base": base,
+            "seed": p.get("seed", seed),
+            "intervals": grid.intervals,
+            "versions": versions,
+            "commit": commit,
+            "lab": lab,
+            "folder": grid.folder,
+            "out": str(out),
+        }
+        for i, p in enumerate(points)
+    ]
