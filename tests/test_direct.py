@@ -253,16 +253,19 @@ def _small_reads(queue_depth, command_us=None):
 
 
 def test_small_direct_reads_on_a_disk_wait_for_its_cached_command_not_its_platters():
-    """512 B requests in a row from one disk: its look-ahead has them, but each waits for the
-    drive's time on a cached command (IBM's '<30 us' cache hit) and its trip across UDMA100, so
-    many in flight reach that rate and no more, one at a time less (the host's turn between), far
-    below the platters' 44 MB/s (which the model gave them before: 85,744 requests a second)."""
+    """512 B requests in a row from a RAID0 of 64 KiB chunks: the drives' look-ahead has them, but
+    each waits for its drive's time on a cached command (IBM's '<30 us' cache hit) and its trip
+    across UDMA100, so many in flight reach that rate on each drive their 16 KiB reaches together
+    (one, and a second while it crosses a chunk boundary: 1 + 15.5/64 on average) and no more, one
+    at a time less (the host's turn between), far below the platters' 44 MB/s (which the model
+    gave them before: 85,744 requests a second)."""
     disk = catalog.load().get("disks", "wd1200jb", "test", "disk")
     command_s = params.calibrated()["disk_cache_command_us"] / 1e6
     command_s += 512 / (disk.interface_rate_MBps * 1e6)
     many, one = _small_reads(32), _small_reads(1)
-    assert many.throughput_MBps == pytest.approx(512 / command_s / 1e6, rel=0.01)
-    assert 0.8 * many.throughput_MBps < one.throughput_MBps < many.throughput_MBps
+    reached = 1 + (32 * 512 - 512) / (64 * 1024)
+    assert many.throughput_MBps == pytest.approx(reached * 512 / command_s / 1e6, rel=0.01)
+    assert 0.8 * many.throughput_MBps / reached < one.throughput_MBps < many.throughput_MBps
     assert one.throughput_MBps < 0.4 * _raid0(1, "workload.io=direct").throughput_MBps
     assert _small_reads(1, command_us=10.0).throughput_MBps > 2 * one.throughput_MBps
 
@@ -291,3 +294,51 @@ def test_a_set_that_leaves_the_file_s_queue_depth_without_direct_io_is_named(run
     status, _, err = run_cli("predict", template, "--set", "workload.io=buffered", "--point")
     assert status == 2
     assert err.startswith("--set: workload.io: only io: direct keeps more than one request")
+
+
+def _sas_raid0(chunk_kib, queue_depth, op="read", request_kib=1024):
+    """Eight SAS drives of the storage server template striped, one direct stream."""
+    return simulate(
+        scenario.load(
+            str(templates.FOLDER / "storage_server.yaml"),
+            [
+                "volumes.data.level=raid0",
+                f"volumes.data.chunk_KiB={chunk_kib}",
+                "workload.io=direct",
+                "workload.streams=1",
+                "workload.total_MB=4000",
+                f"workload.request_KiB={request_kib}",
+                f"workload.queue_depth={queue_depth}",
+                f"workload.op={op}",
+            ],
+        )
+    )
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_requests_in_flight_in_one_chunk_share_its_drive_not_the_array(op):
+    """The what-if audit's case: four 1 MiB requests in flight, all in one 4 MiB chunk, had run at
+    four times one drive's rate, as if each had a drive of its own. They reach 1 + 3/4 drives on
+    average (the window crosses a chunk boundary three times in four), each at its platters' rate
+    (a drive holding the next write writes on); four 4 MiB requests, each in a chunk of its own,
+    keep four drives at one request's rate each (a write with none queued behind it at its drive
+    waiting its turn, as one alone does)."""
+    alone = _sas_raid0(4096, 1, op, 4096).throughput_MBps
+    platters = _sas_raid0(4096, 1, "read", 4096).throughput_MBps  # one drive, no turn lost
+    four_in_a_chunk = _sas_raid0(4096, 4, op)
+    assert four_in_a_chunk.throughput_MBps == pytest.approx(1.75 * platters, rel=0.005)
+    assert four_in_a_chunk.bottleneck == "requests 0"
+    four_chunks = _sas_raid0(4096, 4, op, 4096).throughput_MBps
+    assert four_chunks == pytest.approx(4 * alone, rel=0.005)
+
+
+def test_the_drives_a_window_reaches_are_its_first_piece_s_and_one_a_chunk_boundary_crossed():
+    volume = scenario.load(
+        str(templates.FOLDER / "storage_server.yaml"),
+        ["volumes.data.level=raid0", "volumes.data.chunk_KiB=1024"],
+    ).body.volumes["data"]
+    MiB = 2**20
+    assert direct.window_drives(volume, MiB, 1) == 1  # one request, one chunk
+    assert direct.window_drives(volume, MiB / 16, 8) == pytest.approx(1 + 7 / 16)
+    assert direct.window_drives(volume, 2 * MiB, 3) == 6  # whole chunks: six of them
+    assert direct.window_drives(volume, 2 * MiB, 32) == 8  # at most the array's data drives

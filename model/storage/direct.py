@@ -14,7 +14,9 @@ queues commands: it writes on). A sequential read pays no such turn: the drive's
 the next request's data, and answers it from its cache; but each such request still waits for the
 host to turn round and for the drive's own time on a cached command (``disk_cache_command_us``,
 from IBM's drive specifications), so small requests move far less than the platters could
-(``request_limit_Bps``).
+(``request_limit_Bps``). Requests in flight overlap on a hard disk's stream only over the drives
+they reach together (``window_drives``), each drive working on one command at a time: four 1 MiB
+requests in one 4 MiB chunk keep 1.75 drives busy on average, not four.
 
 Write caches as ``model.storage.writecache.write_cache_on`` says (ATA drives' own on, SCSI and SAS
 drives' off under md, a hardware RAID volume's controller's ``write_back``). A write smaller than
@@ -132,6 +134,25 @@ def pieces_held(volume: Volume, request_B: float, queue_depth: int, disk: Disk) 
     return min(pieces, disk.queue_depth)
 
 
+def window_drives(volume: Volume, request_B: float, queue_depth: int) -> float:
+    """The drives a stream's ``queue_depth`` requests in flight reach together, on average.
+
+    The requests lie one after another: a window of their bytes, dealt over the groups it reaches
+    (``lvm_groups_touched``), each group's share in pieces of a request's piece there. A share of
+    ``W`` bytes in pieces of ``p`` each starting where the last ended covers the ``ceil(p / chunk)``
+    chunks of its first piece and one more for each chunk boundary the rest crosses,
+    ``(W - p) / chunk`` on average, at most the group's data drives (one copy of a mirror for a
+    read, as ``group_request``). One request in flight reaches ``group_request``'s drives; four
+    1 MiB requests in a 4 MiB chunk reach 1.75 drives, not four."""
+    chunk_B = volume.chunk_KiB * 1024
+    group_B, _ = group_request(volume, request_B)
+    window_B = request_B * queue_depth
+    groups = lvm_groups_touched(volume, window_B, chunk_B)
+    width = LEVELS[volume.level].data_members(volume.disks.count // volume.groups)
+    covered = math.ceil(group_B / chunk_B) + max(0.0, window_B / groups - group_B) / chunk_B
+    return groups * min(width, covered)
+
+
 def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
     """The groups one request reaches at once: LVM striped deals a request out in ``chunk_KiB``
     stripes over ``lvm_stripes`` groups (consecutive stripes on one group lie side by side in it,
@@ -158,15 +179,16 @@ def request_limit_Bps(
     series, against the platters' time in parallel (a write with no cache waits for its sectors
     to come round, which spans the host's turn, unless its drives hold the next piece queued,
     ``pieces_held``: a drive that queues commands writes it on, 'above 1, the drive orders its
-    writes and loses no turn between two', ``model.parts.Disk.queue_depth``). The drive spends its
-    command time on one command at a time: requests in flight overlap it only over the drives they
-    reach together."""
+    writes and loses no turn between two', ``model.parts.Disk.queue_depth``). A hard disk spends
+    its command time and its platters' time on one command at a time: requests in flight overlap
+    them only over the drives they reach together (``window_drives``), however many are queued at
+    one drive."""
     w = body.workload
     request_B = w.request_KiB * 1024
     legs = [(w.source, "read"), (w.target, "write")] if w.op == "copy" else [(w.target, w.op)]
     platters_s = in_series_s = 0.0
     host_waits = False
-    commands_Bps = math.inf
+    platters_Bps = commands_Bps = math.inf
     for vname, op in legs:
         disk = path.disks[vname][0][1]
         volume = body.volumes[vname]
@@ -174,21 +196,23 @@ def request_limit_Bps(
         queued = isinstance(disk, Disk) and pieces_held(volume, request_B, w.queue_depth, disk) >= 2
         seconds = request_s(body, vname, op, disk, drive_Bps, queued)
         platters_s += seconds
+        group_B, touched = group_request(volume, request_B)
+        reached = window_drives(volume, request_B, w.queue_depth)
+        if isinstance(disk, Disk):  # a disk works on one piece at a time: the requests in flight
+            # overlap only over the drives they reach together
+            drive_s = request_B / group_B * touched * seconds  # drive-seconds a request takes
+            platters_Bps = min(platters_Bps, reached * request_B / drive_s)
         if isinstance(disk, Ssd) or (
             op == "write" and not write_cache_on(body, vname, disk) and not queued
         ):  # flash waits for the host; a write with no cache and none queued behind it waits
             in_series_s += seconds  # for its sectors
             host_waits = host_waits or isinstance(disk, Ssd)
             continue
-        group_B, touched = group_request(volume, request_B)
         piece_B = group_B / touched
         command_s = cache_command_s + piece_B / (disk.interface_rate_MBps * 1e6)
         in_series_s += command_s
         host_waits = True
-        # the drives the requests in flight reach together: so many groups, ``reach`` drives each
-        reach_B, reach = group_request(volume, request_B * w.queue_depth)
-        groups = round(w.queue_depth * request_B / reach_B)
-        commands_Bps = min(commands_Bps, groups * reach * piece_B / command_s)
+        commands_Bps = min(commands_Bps, reached * piece_B / command_s)
     if host_waits:
         in_series_s += core_s
-    return min(w.queue_depth * request_B / max(platters_s, in_series_s), commands_Bps)
+    return min(w.queue_depth * request_B / max(platters_s, in_series_s), platters_Bps, commands_Bps)
