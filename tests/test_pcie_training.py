@@ -131,3 +131,25 @@ def test_a_switch_s_uplink_trains_to_what_the_switch_and_its_slot_share(slot, ra
     )
     assert switched.throughput_MBps == pytest.approx(rate_MBps, rel=0.01)
     assert switched.bottleneck == named
+    # a link that trains below its slot says why, and how to give a faster switch
+    said = [n for n in switched.notes if n.startswith("link up0:")]
+    assert len(said) == (named == "link up0")
+    assert all("fastest segment below it (PCIe 4.0 x16)" in n for n in said)
+
+
+def test_a_switch_of_a_later_generation_than_its_drives_is_given_by_the_segments_below_it():
+    """The what-if audit's case: a PCIe 5.0 switch over PCIe 4.0 drives. Its ports, the segments
+    below it, are 5.0; its uplink in a 5.0 x16 slot then carries 5.0 x16, and each drive's own
+    link trains to the drive's 4.0 x4, so the eight drives' 54,400 MB/s pass."""
+    switched = simulate(
+        scenario.load(
+            "data/templates/nvme_server.yaml",
+            [
+                "buses.up0={part: pcie5_x16}",
+                "buses.bays0={part: pcie5_x16, via: up0}",
+                "buses.bays1={part: pcie5_x16, via: up0}",
+            ],
+        )
+    )
+    assert switched.throughput_MBps == pytest.approx(8 * 6800, rel=0.01)
+    assert not any(n.startswith("link up0:") for n in switched.notes)

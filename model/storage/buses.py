@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..catalog import Catalog
+from ..nic_links import link_words
 from ..parts import Bus, Controller, pcie_trained
 from ..sim.flows import FlowNetwork, FlowResource
 from . import framing
@@ -57,6 +58,8 @@ class Buses:
         self.efficiency = params["bus_efficiency"]
         self.declared: dict[str, FlowResource] = {}
         self.direction: str | None = None
+        # for each segment whose PCIe switch link trains below it, what to tell the user
+        self.switch_notes: dict[str, str] = {}
 
     def resource(
         self, name: str, capacity: Callable[[], float], duplex: bool = False
@@ -145,6 +148,13 @@ class Buses:
         link = pcie_trained(switch, bus)
         if self.sustained_Bps(link) >= self.sustained_Bps(bus):
             return None
+        self.switch_notes[parent] = (
+            f"link {parent}: the PCIe switch in segment {parent} ({link_words(bus)}) is taken as "
+            f"fast and as wide as the fastest segment below it ({link_words(switch)}), so its "
+            f"link trains at {link_words(link)}; for a switch of a later generation or more lanes "
+            "than the devices below it, give the segments below it the switch's ports (each "
+            "device's own link still trains down to the device)"
+        )
         return self.resource(f"link {parent}", lambda: self.sustained_Bps(link), full_duplex(link))
 
     def slot_costs(self, cname: str) -> dict[FlowResource, float]:

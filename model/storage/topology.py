@@ -145,6 +145,7 @@ def build(
         note = _add_volume(path, attachment, vname, bytes_per_stream)
         if note is not None:
             notes.append(note)
+    notes += [attachment.buses.switch_notes[name] for name in sorted(attachment.buses.switch_notes)]
     trusted = slots.trusted_segments_note(body, catalog, where)
     if trusted is not None:
         notes.append(trusted)
