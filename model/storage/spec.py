@@ -470,6 +470,10 @@ class StorageWorkload:
     volume ``source`` names onto it. ``io`` is how: through the page cache (``buffered``),
     bypassing it (``direct``, ``O_DIRECT``) or memory-mapped (``mmap``).
 
+    ``op: write`` is timed until the data are on the drives, as ``dd conv=fdatasync`` or fio's
+    ``end_fsync=1`` time it (and as a write far larger than the page cache's dirty limit runs): a
+    small buffered write with no sync returns at the page cache's rate, which is not predicted.
+
     ``io: mmap`` is the LDM queue test instead: one program maps the target file and reads it front
     to back while writing it back to front (``model.storage.mmap``).
     ``pattern: random`` places each request at a random offset of the volume, so every request
