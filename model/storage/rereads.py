@@ -61,15 +61,24 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
     """``result`` (the first pass, from the drives) with the runs after it from memory, for a test
     ``served_again``: a run's mean, as every repeated test's figures are (``workload.runs``; a run
     from the drives alone is every run's figure as it is), the bytes of one run over the mean of
-    the runs' times."""
+    the runs' times; the CPU time too (the later runs' streams reading ``read_s_per_byte`` a byte
+    on their cores) and the share of the time a lone stream waits for I/O (none in the later
+    runs)."""
     w = body.workload
     pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
     memory_s = (w.runs - 1) * pass_s
     elapsed_s = result.elapsed_s + memory_s
     where = "the ARC" if body.volumes[w.target].engine == "zfs" else "the page cache"
     utilization = {k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()}
-    # the later runs keep the streams' cores busy reading from memory
-    utilization[f"cores reading {where}"] = memory_s / elapsed_s
+    # the later runs keep each stream's core (``core i``, or ``process i`` where they time-share
+    # the cores) and so the host's CPU busy reading from memory
+    later_s = (w.runs - 1) * w.total_MB * 1e6 * read_s_per_byte  # a stream's own core time
+    for i in range(w.streams):
+        for name in (f"core {i}", f"process {i}"):
+            if name in utilization:
+                utilization[name] += later_s / elapsed_s
+    if "cpu host" in utilization:
+        utilization["cpu host"] += w.streams * later_s / host.cores / elapsed_s
     # the bottleneck law over all runs: the first at its own bound, the others from memory
     first_s = result.bytes_moved / (result.bound_MBps * 1e6)
     return replace(
@@ -77,7 +86,11 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
         elapsed_s=elapsed_s / w.runs,
         utilization=utilization,
         bound_MBps=result.bytes_moved * w.runs / (first_s + memory_s) / 1e6,
-        cpu_sys_s=None,
-        io_wait_pct=None,
+        cpu_sys_s=None
+        if result.cpu_sys_s is None
+        else (result.cpu_sys_s + w.streams * later_s) / w.runs,
+        io_wait_pct=None
+        if result.io_wait_pct is None
+        else result.io_wait_pct * result.elapsed_s / elapsed_s,
         notes=(*result.notes, f"runs 2 to {w.runs} read from {where} (the figures: a run's mean)"),
     )
