@@ -163,7 +163,7 @@ def _check_fits(
                 else ""
             )
             + f" do not fit on volume {spot.name}: it would take "
-            f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:g} GB drive"
+            f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:,.6g} GB drive"
             + (f" from {start:.6g} of the way in" if start else ""),
         )
 
