@@ -934,6 +934,14 @@ def test_a_server_whose_workers_wait_on_reads_says_it_is_latency_bound():
     waiting = _run("variant=r6_def", "workload.files=2502")
     (note,) = [n for n in waiting.notes if n.startswith("latency-bound")]
     assert "each worker waits for its reads one file at a time" in note
+    # one client a worker: only more workers keep more files in flight (the what-if audit read
+    # "more workers or clients" at 64 clients on four workers, which gave less than 16)
+    assert note.endswith(
+        "(Little's law: more workers keep more in flight; clients beyond the workers add none)"
+    )
+    fewer = _run("variant=r6_def", "server.workers=4", "workload.files=2502")
+    (note,) = [n for n in fewer.notes if n.startswith("latency-bound")]
+    assert note.endswith("more clients, up to one a worker (4), keep more in flight)")
     cached = _run(*SMALL_SET, ROOMY, "server.memory_MB=1200", "server.atime=noatime")
     assert not [n for n in cached.notes if n.startswith("latency-bound")]
 

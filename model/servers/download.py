@@ -498,10 +498,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
     waiting = utilization["drives (a read in flight)"]
     if waiting > 0.9 and busiest_drive < 0.9:  # what binds is the wait, not a full drive
+        workers = body.server.workers
+        more = (
+            "more workers keep more in flight; clients beyond the workers add none"
+            if clients >= workers
+            else f"more clients, up to one a worker ({workers}), keep more in flight"
+        )
         notes += (
             f"latency-bound: a read is in flight {100 * waiting:.0f}% of the time, yet no drive is "
             f"over {100 * busiest_drive:.0f}% busy: each worker waits for its reads one file at a "
-            "time (Little's law: more workers or clients keep more reads in flight)",
+            f"time, so no more files are read at once than workers (Little's law: {more})",
         )
     elif busiest < 0.9:  # nothing full: the clients' own pace, pair by pair
         # beside the resources, as the share of it the run kept, so that it is named as what binds
