@@ -520,8 +520,10 @@ def simulate(
     bound_MBps = min(n * pair_B / d for d, n in demand_s.values() if d > 0) / 1e6
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
-    # drive is saturated: the share of the time the volume has a read in flight.
-    utilization["drives (a read in flight)"] = server.array.waited_s() / ran
+    # drive is saturated: the share of the time the volume has a read in flight; where a drive is
+    # full, the drive names what binds.
+    if max(utilization[f"drive {i}"] for i in range(len(drives))) < 0.9:
+        utilization["drives (a read in flight)"] = server.array.waited_s() / ran
     reads = sum(d.reads for d in drives)
     hits = sum(d.cache_hits for d in drives)
     notes = (

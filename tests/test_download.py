@@ -1130,3 +1130,24 @@ def test_only_a_file_s_first_read_in_the_run_writes_its_access_time():
     relatime = _run(*few)
     noatime = _run(*few, "server.atime=noatime")
     assert relatime.throughput_MBps == pytest.approx(noatime.throughput_MBps, rel=0.02)
+
+
+def test_a_full_drive_names_what_binds_not_the_reads_in_flight():
+    """The what-if audit's case: a RAID0 of eight drives under sixteen workers, one drive (the
+    directories' and inodes' chunk) 100 % busy, had named 'drives (a read in flight)' the
+    bottleneck: a drive busy is a read in flight, so that share always tied a full drive. The
+    full drive is named, and the share is left out."""
+    template = paths.PROJECT_ROOT / "data" / "templates" / "download_server.yaml"
+    busy = simulate(
+        scenario.load(
+            str(template),
+            ["level=raid0", "disks=8", "server.workers=16", "workload.clients=16"],
+        ),
+        calibrated(),
+    )
+    full = max((k for k in busy.utilization if k.startswith("drive ")), key=busy.utilization.get)
+    assert busy.utilization[full] >= 0.9
+    assert busy.bottleneck == full
+    assert "drives (a read in flight)" not in busy.utilization
+    waiting = _run("variant=r6_def", "workload.files=2502")
+    assert waiting.bottleneck == "drives (a read in flight)"

@@ -481,8 +481,13 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     busiest = max(utilization.values())
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
-    # drive is saturated: the share of the time the volume has a read in flight.
-    utilization["drives (a read in flight)"] = waited_s / ran
+    # drive is saturated: the share of the time the volume has a read in flight. A drive busy is a
+    # read in flight, so that share is never below a drive's: where one is full, the drive names
+    # what binds, and the share is left out.
+    busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
+    waiting = waited_s / ran
+    if busiest_drive < 0.9:
+        utilization["drives (a read in flight)"] = waiting
     reads, hits = (
         int(drive_i[:, column].sum()) for column in (drive_arrays.READS, drive_arrays.HITS)
     )
@@ -495,8 +500,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         f"{100 * cached.mean():.1f}% of the pairs from the page cache",
         *nic_notes(catalog, (body.server_nic, body.host), (body.client_nic, None), **framing),
     )
-    busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
-    waiting = utilization["drives (a read in flight)"]
     if waiting > 0.9 and busiest_drive < 0.9:  # what binds is the wait, not a full drive
         workers = body.server.workers
         more = (
