@@ -72,10 +72,14 @@ def request_s(
     disk: Disk | Ssd,
     drive_Bps: float,
     queued: bool = False,
+    working: bool = False,
 ) -> float:
     """Seconds one request of the stream keeps the volume's drives busy; ``queued``: each drive
     holds its next piece of the stream when one ends (``pieces_held`` of 2 or more, at a drive that
-    queues commands), so a write that reads nothing first writes on without waiting a turn."""
+    queues commands), so a write that reads nothing first writes on without waiting a turn.
+    ``working``: only the time the drives work on it, its transfer and the reads a partial
+    stripe's parity needs, not the turn they then wait for its sectors (which another command a
+    queuing drive holds can fill)."""
     volume = body.volumes[vname]
     if volume.engine == "zfs":
         raise NotModelled("sequential direct I/O on a ZFS pool (records, the ARC) is not modelled")
@@ -93,7 +97,7 @@ def request_s(
     # stripes part-written at their ends: taken as one, its reads in parallel on its drives)
     partial_B = request_B % (width * chunk_B) if layout.parity_chunks else 0.0
     reads_s = min(partial_B, chunk_B) / drive_Bps
-    if write_cache_on(body, vname, disk):  # the drive takes the write into its cache
+    if working or write_cache_on(body, vname, disk):  # the drive takes the write into its cache
         return seconds + reads_s
     if queued and reads_s == 0.0:  # the next write's sectors follow this one's under the head
         return seconds
@@ -199,8 +203,10 @@ def request_limit_Bps(
         group_B, touched = group_request(volume, request_B)
         reached = window_drives(volume, request_B, w.queue_depth)
         if isinstance(disk, Disk):  # a disk works on one piece at a time: the requests in flight
-            # overlap only over the drives they reach together
-            drive_s = request_B / group_B * touched * seconds  # drive-seconds a request takes
+            # overlap only over the drives they reach together; the drive-seconds a request takes,
+            # less the turns a drive holding the next piece fills with it
+            working_s = request_s(body, vname, op, disk, drive_Bps, queued, working=queued)
+            drive_s = request_B / group_B * touched * working_s
             platters_Bps = min(platters_Bps, reached * request_B / drive_s)
         if isinstance(disk, Ssd) or (
             op == "write" and not write_cache_on(body, vname, disk) and not queued
