@@ -535,6 +535,9 @@ def _ratio_of(row, value: float) -> float:
     return 1 + value / 100 if row.relative_to else value
 
 
+ROW_STEP = 0.08  # the distance between two rows' points in the ratio figure, in columns
+
+
 def ratio_figure(shown):
     """Predicted over measured for every predicted row, one column and one colour per table: rows
     in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
@@ -544,30 +547,33 @@ def ratio_figure(shown):
     interval where the bar crosses 1. ``shown``: validate's rows as a DataFrame."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 6))
     tables = list(dict.fromkeys(shown.table))
+    # a table's points side by side, ``ROW_STEP`` apart, in a column as wide as they need (one unit
+    # at least): a table of 54 rows is not piled into the width of one of 5
+    spans = [ROW_STEP * (int((shown.table == t).sum()) - 1) for t in tables]
+    widths = [max(1.0, span + 0.4) for span in spans]
+    centres = [sum(widths[:i]) + w / 2 for i, w in enumerate(widths)]
+    fig, ax = plt.subplots(figsize=(max(9.0, 0.6 * sum(widths) + 3), 6))
     colours = plt.get_cmap("tab10")
     for i, table in enumerate(tables):
         group = shown[shown.table == table]
-        # a table's points side by side around its column, closer the fewer they are
-        width = min(0.8, 0.08 * (len(group) - 1))
         offsets = (
-            [0.0]
+            [centres[i]]
             if len(group) == 1
-            else [width * (k / (len(group) - 1) - 0.5) for k in range(len(group))]
+            else [centres[i] + spans[i] * (k / (len(group) - 1) - 0.5) for k in range(len(group))]
         )
-        for offset, (_, row) in zip(offsets, group.iterrows(), strict=True):
+        for x, (_, row) in zip(offsets, group.iterrows(), strict=True):
             if row.relative_to:
                 ratio = (1 + row.predicted / 100) / (1 + row.measured / 100)
             else:
                 ratio = row.predicted / row.measured
             marker = {"lower": "^", "upper": "v"}.get(row.bound, "o")
-            ax.scatter(i + offset, ratio, color=colours(i % 10), marker=marker, s=28, zorder=3)
+            ax.scatter(x, ratio, color=colours(i % 10), marker=marker, s=28, zorder=3)
             low, high = row.get("interval_90_low"), row.get("interval_90_high")
             if low is not None and high is not None and low == low:  # NaN where no interval
                 scale = ratio / _ratio_of(row, row.predicted)
                 band = [scale * _ratio_of(row, v) for v in (low, high)]
-                ax.vlines(i + offset, *band, color=colours(i % 10), lw=1.2, alpha=0.45, zorder=2)
+                ax.vlines(x, *band, color=colours(i % 10), lw=1.2, alpha=0.45, zorder=2)
     ax.axhline(1.0, color="black", lw=1)
     ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
     ax.set_yscale("log")
@@ -578,8 +584,8 @@ def ratio_figure(shown):
     )
     ax.minorticks_off()
     # each table's name under its own column of points (a rotated name ends at its tick)
-    ax.set_xticks(range(len(tables)), tables, rotation=30, ha="right", rotation_mode="anchor")
-    ax.set_xlim(-0.6, len(tables) - 0.4)
+    ax.set_xticks(centres, tables, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_xlim(0, sum(widths))
     ax.set_xlabel("measured table (data/measured/)")
     ax.set_ylabel("predicted / measured (ratio, log scale)")
     ax.set_title(f"Predicted over measured: the {len(shown)} predicted rows, by table")
