@@ -361,3 +361,18 @@ def test_a_mirror_of_64_kib_sectors_streams_a_512_b_record_s_whole_sector(tmp_pa
     span = 128 * 20e6 / (part["capacity_GB"] * 1e9)
     ratio = large.bound_MBps / small.bound_MBps
     assert (1 / 128) * math.sqrt(1 - k * span) <= ratio <= 1 / 128
+
+
+@pytest.mark.parametrize(
+    ("drives", "vdevs", "said"), [(8, 1, True), (8, 2, True), (8, 4, False), (6, 2, False)]
+)
+def test_a_pool_of_mirrors_four_copies_wide_or_more_says_so(tmp_path, drives, vdevs, said):
+    """The what-if audit's case: `vdevs: {type: mirror, count: 2}` over 24 drives is two
+    twelve-way mirrors, which write what two drives write; a user meaning twelve two-way mirrors
+    is told. Two- and three-way mirrors, ZFS's usual pools, say nothing."""
+    _, result = _run(tmp_path, scenario(_pool("mirror", drives, vdevs), _read()))
+    notes = [n for n in result.notes if "copies of every block" in n]
+    assert len(notes) == said
+    if said:
+        assert f"holds {drives // vdevs} copies of every block" in notes[0]
+        assert notes[0].endswith(f"two-way mirrors of these drives are vdevs.count {drives // 2}")

@@ -162,3 +162,26 @@ def check_arc(body: StorageBody, host: Host, where: str) -> None:
 
 def arc_B(volume: Volume, host: Host) -> float:
     return volume.arc_GB * 1e9 if volume.arc_GB is not None else host.memory_MB * 1e6 / 2
+
+
+# Copies of every block a mirror vdev holds from which the path says so: two-way mirrors are
+# ZFS's usual pool of mirrors, three-way ones its own "for more redundancy" (zpool-create(8)'s
+# example pools), wider ones most often a pool meant as two-way written with a small vdevs.count
+WIDE_MIRROR_COPIES = 4
+
+
+def wide_mirror_note(vname: str, volume: Volume) -> str | None:
+    """What to tell the user of a pool whose mirror vdevs each hold ``WIDE_MIRROR_COPIES`` or more
+    copies of every block (``disks.count`` split over ``vdevs.count``), else None."""
+    vdevs = volume.vdevs
+    if volume.engine != "zfs" or vdevs is None or vdevs.type != "mirror":
+        return None
+    copies = volume.disks.count // vdevs.count
+    if copies < WIDE_MIRROR_COPIES:
+        return None
+    return (
+        f"volume {vname}: each of its {vdevs.count} mirror vdev(s) holds {copies} copies of every "
+        f"block (disks.count {volume.disks.count} over vdevs.count {vdevs.count}), so it writes "
+        f"what one drive of each writes; two-way mirrors of these drives are vdevs.count "
+        f"{volume.disks.count // 2}"
+    )
