@@ -564,3 +564,11 @@ def test_the_director_s_fan_out_to_its_real_servers_is_said():
     assert any(
         "the director sends the whole feed to each of the 2 real servers" in n for n in notes
     )
+
+
+def test_the_relay_says_its_elapsed_time_is_a_stretch_of_a_feed_that_does_not_end():
+    """The what-if audit read "elapsed 2.71 s for 896.4 MB" as meaningless for a continuous feed:
+    the simulated stretch says what it is, in the figures the result carries."""
+    result = simulate(scenario.load("psu_relay"))
+    (said,) = [n for n in result.notes if n.startswith("simulated: a stretch of the feed")]
+    assert f"({result.bytes_moved / 1e6:,.1f} MB in {result.elapsed_s:.3g} s)" in said

@@ -447,6 +447,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         # the sites get at most what they are sent: the feed is an input, not a capacity to doubt
         bound_MBps=min(bound, offered_MBps),
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
+        + (
+            f"simulated: a stretch of the feed, {feed.products:,} products to each of the "
+            f"{feed.sites} sites ({float(sizes_B.sum()) * feed.sites / 1e6:,.1f} MB in "
+            f"{elapsed:.3g} s); the feed does not end, so its rates are the figures, not that time",
+        )
         + nic_notes(
             catalog,
             (body.director.nic, body.director.host, body.director.ports),
