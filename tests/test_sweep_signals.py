@@ -254,3 +254,26 @@ def test_a_killed_dask_scheduler_ends_the_sweep_with_one_line(tmp_path):
         for p in (scheduler, worker, proc):
             if p is not None:
                 p.wait()
+
+
+def test_a_ctrl_c_while_a_point_is_stored_counts_the_point_it_keeps(tmp_path, monkeypatch):
+    """The fresh clone's run: a Ctrl-C that came between a point's record written and its count
+    kept nine points and said eight. It waits until the point is counted, then stops the sweep."""
+    from model.sweep import grid as grid_module
+    from model.sweep import run as run_module
+    from model.sweep.store import Stopped, Store
+
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1, 2, 3, 4, 5]})
+    g, points = grid_module.load(path)
+    written = Store.write
+
+    def write_then_ctrl_c(self, record):
+        written(self, record)
+        if len(list(self.points.glob("*.parquet"))) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # after the file is there, before it is counted
+
+    monkeypatch.setattr(Store, "write", write_then_ctrl_c)
+    out = tmp_path / "out"
+    with pytest.raises(Stopped, match=r"interrupted; 2 points finished now are kept \(3 left\)"):
+        run_module.run(g, points, out, workers=1, progress=False)
+    assert len(pd.read_parquet(out / "results.parquet")) == 2

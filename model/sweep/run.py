@@ -188,6 +188,28 @@ def _sigterm_as_ctrl_c() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """A Ctrl-C (or SIGTERM) during the block is held until it ends, then raised: a point's record
+    written and counted together (a Ctrl-C between the two had kept a point the interrupted
+    sweep's line did not count)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {
+        sig: signal.signal(sig, lambda signum, frame: held.append(signum))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
 def _ignoring_ctrl_c() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -234,9 +256,10 @@ def run(
             else:
                 records = _local(todo, workers)
             for record in records:
-                store.write(record)
-                finished += 1
-                failed_now += record["status"] == "failed"
+                with _ctrl_c_after():  # a point stored is a point counted
+                    store.write(record)
+                    finished += 1
+                    failed_now += record["status"] == "failed"
                 bar.update(1)
         except KeyboardInterrupt:
             with _ignoring_ctrl_c():  # a second Ctrl-C waits for the table
