@@ -33,9 +33,11 @@ one :class:`~model.sim.flows.FlowNetwork`:
   CLOSE answered across the LAN (``lan_rtt_ms`` each) while its WRITEs go behind: a client writes
   at most a file per two round trips (``file_round_trips_Bps``), which binds small files (1 KiB
   files: about 10 MB/s a client at 0.05 ms), not the report's 612 KiB images (6.3 GB/s a client).
+- A client's TCP window carries at most a window a round trip (``model.storage.front``, where a
+  round trip could bind it): its own stage, ``TCP windows``, not its NIC's.
 
 Not modelled (the report does not describe them): the acquisition servers' CPUs, the switch,
-smbd's per-request work, XFS metadata, TCP windows (a LAN's round trip is short). The aggregate is
+smbd's per-request work, XFS metadata. The aggregate is
 the steady state with every client writing at once: the weighted max-min fair rates of the
 clients' flows.
 
@@ -70,12 +72,14 @@ SMB2_WRITE_REQUEST_B = (
 SMB_TRANSPORT_B = 4  # MS-SMB2 2.1: Direct TCP transport, a 4-byte stream-length header per message
 STAGES = (
     "acquisition NICs",
+    "TCP windows",  # a client's window a round trip: its connection's, not its NIC's
     "bond (as hashed)",
     "interrupts",
     "smbd processes",
     "host CPU",
     "storage path",
 )
+NICS, WINDOWS, BOND, INTERRUPTS, SMBD, HOST_CPU, STORAGE = STAGES
 
 
 @dataclass(frozen=True)
@@ -92,9 +96,9 @@ class IngestResult:
     microscopes: int  # whole microscopes of ``microscope_TBph`` the aggregate carries
     bottleneck: str  # the resource that limits the aggregate
     bottleneck_stage: str
-    # what each stage alone lets these clients write; the storage path's is simulate()'s
-    # bound_MBps, its steady rate with one writer per client (its throughput_MBps also counts the
-    # drives' first access)
+    # what each stage alone lets these clients write (TCP windows only where a round trip could
+    # bind them); the storage path's is simulate()'s bound_MBps, its steady rate with one writer
+    # per client (its throughput_MBps also counts the drives' first access)
     stage_capacity_MBps: dict[str, float]
     stage_utilization: dict[str, float]  # each stage's busiest resource, 0..1
     bound_MBps: float  # the bottleneck law's upper bound on the aggregate
@@ -173,18 +177,19 @@ def predict(
     side, usages, members = clients.side, clients.usages, clients.members
     bytes_per_stream = clients.bytes_per_flow
     stage_of: dict[FlowResource, str] = {
-        res: STAGES[5] for res in clients.path.usage_per_byte[body.workload.target]
+        res: STORAGE for res in clients.path.usage_per_byte[body.workload.target]
     }
-    stage_of.update({side.irq: STAGES[2], side.cpu: STAGES[4]})
-    stage_of.update({nic: STAGES[1] for nic in side.nics})
-    stage_of.update({card: STAGES[1] for card in side.cards if card is not None})
+    stage_of.update({side.irq: INTERRUPTS, side.cpu: HOST_CPU})
+    stage_of.update({nic: BOND for nic in side.nics})
+    stage_of.update({card: BOND for card in side.cards if card is not None})
     # the one core a flow's TCP work takes at a time (spread interrupts): the interrupt stage
     stage_of.update(
-        {core: STAGES[2] for name, core in side.processes.items() if name.startswith("flow ")}
+        {core: INTERRUPTS for name, core in side.processes.items() if name.startswith("flow ")}
     )
     # a client's connection: its NIC, and its window a round trip where that could bind
-    stage_of.update({nic: STAGES[0] for nic in clients.client_nics + clients.windows})
-    stage_of.update({smbd: STAGES[3] for smbd in clients.servers})
+    stage_of.update({nic: NICS for nic in clients.client_nics})
+    stage_of.update({window: WINDOWS for window in clients.windows})
+    stage_of.update({smbd: SMBD for smbd in clients.servers})
     cap_Bps = math.inf if config.client_cap_MBps is None else config.client_cap_MBps * 1e6
     files_Bps = file_round_trips_Bps(config)
     # every client writing at once: one share-out for all of them
@@ -207,9 +212,11 @@ def predict(
             [math.inf] * len(usages),
         )
         / 1e6
-        for s in STAGES[:5]
+        for s in STAGES
+        # the windows where a round trip could bind them (``front``): a stage of none is left out
+        if s != STORAGE and (s != WINDOWS or clients.windows)
     }
-    capacity[STAGES[5]] = (
+    capacity[STORAGE] = (
         storage.bound_MBps
     )  # the storage path's steady rate with one writer per client
     load = {r: min(1.0, r.load / r.capacity) for r in used}
@@ -237,7 +244,9 @@ def predict(
         bottleneck_stage=limit or stage_of[busiest],
         stage_capacity_MBps=capacity,
         stage_utilization={
-            s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0) for s in STAGES
+            s: max((v for r, v in load.items() if stage_of[r] == s), default=0.0)
+            for s in STAGES
+            if s in capacity
         },
         bound_MBps=bound,
         file_round_trips_MBps=files_Bps / 1e6,
