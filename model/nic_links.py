@@ -221,8 +221,27 @@ def nic_notes(
     (once each) whose link into the host is slower than its line, whose later cards sit in slots
     that bind them, or whose host has no slot of its kind."""
     framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
-    return tuple(
-        dict.fromkeys(note for n in nics if (note := nic_bus_note(catalog, *n, **framing)))
+    notes = [note for n in nics if (note := nic_bus_note(catalog, *n, **framing))]
+    notes += [note for n in nics if (note := unknown_mtu_note(catalog, n[0], mtu_B))]
+    return tuple(dict.fromkeys(notes))
+
+
+# jumbo frames' most common limit: 'The payload limit for jumbo frames is variable: while 9000 bytes
+# is the most commonly used limit, smaller and larger limits exist' (Wikipedia, 'Jumbo frame');
+# no IEEE 802.3 standard sets one
+USUAL_JUMBO_MTU_B = 9000
+
+
+def unknown_mtu_note(catalog: Catalog, nic_id: str, mtu_B: int) -> str | None:
+    """What to say of an MTU above ``USUAL_JUMBO_MTU_B`` on a NIC whose largest the catalog does
+    not know (no ``max_mtu_B``): taken as given, not checked; None where there is nothing to say."""
+    nic: Nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
+    if mtu_B <= USUAL_JUMBO_MTU_B or nic.max_mtu_B is not None:
+        return None
+    return (
+        f"{nic_id}: an MTU of {mtu_B:,} bytes is taken as given: the catalog has no largest MTU "
+        f"for this NIC (max_mtu_B), and jumbo frames most often stop at {USUAL_JUMBO_MTU_B:,}; "
+        "its driver's is maxmtu in `ip -d link show`"
     )
 
 

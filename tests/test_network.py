@@ -684,6 +684,21 @@ def test_a_nic_takes_no_mtu_over_its_driver_s(run_cli, name, nic, most):
     )
 
 
+def test_an_mtu_past_the_usual_jumbo_on_a_nic_of_unknown_limit_is_said_to_be_taken_as_given():
+    """The network audit's case: 65,535-byte frames on a ConnectX-5 (no max_mtu_B in the catalog)
+    raised the 100 GbE rate silently; it is said to be taken as given, with where its limit is
+    found. A NIC whose limit the catalog knows refuses past it instead (above), and 9,000 bytes,
+    jumbo frames' usual limit, says nothing."""
+
+    def said(mtu):
+        loaded = scenario.load("ext_net_fasterdata_100g", [f"mtu_B={mtu}"])
+        return [n for n in simulate(loaded).notes if "is taken as given" in n]
+
+    (note,) = said(65535)
+    assert note.startswith("mellanox_cx5_100g: an MTU of 65,535 bytes is taken as given")
+    assert not said(9000)
+
+
 def test_a_wan_transfer_too_large_for_its_sender_says_what_each_reader_reads(run_cli):
     """bbftp's 16 streams each read 1/16 of 50,000,000 MB: the line's figures multiply (it printed
     the storage scenario's own 10,000 MB a stream, the second storage fuzz)."""
