@@ -524,3 +524,16 @@ def test_a_file_name_too_long_to_look_up_is_no_such_file(run_cli, tmp_path, text
     path = tmp_path / "grid.yaml"
     path.write_text("name: t\n" + text.format(long="a" * 300))
     _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), said)
+
+
+@pytest.mark.parametrize(
+    ("base", "said"),
+    [
+        (["workload.op=delete"], ": base: workload.op: must be one of 'read', 'write', 'copy'"),
+        (["novalue"], ": base[0]: novalue: an override must read dotted.key=value"),
+    ],
+)
+def test_a_mistake_in_base_is_named_file_colon_base_colon_key(tmp_path, run_cli, base, said):
+    """The sweep audit: 'FILE base: workload.op: ...' where every other line reads 'FILE: key'."""
+    path = _grid(tmp_path, base=base, product={"volumes.md0.disks.count": [1]})
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), f"{path}{said}")

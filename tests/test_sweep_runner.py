@@ -292,6 +292,8 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch, run_cli):
     [
         ("tls://127.0.0.1:9", "needs its certificates in Dask's configuration"),
         ("ucx://127.0.0.1:9", "cannot connect to ucx://127.0.0.1:9: "),
+        # the sweep audit's: a malformed address had been "no Dask scheduler answers at foo"
+        ("foo", "foo is not a Dask scheduler address (missing port number"),
     ],
 )
 def test_a_scheduler_dask_cannot_open_as_configured_is_one_line(tmp_path, run_cli, scheduler, said):

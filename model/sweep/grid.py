@@ -210,7 +210,7 @@ def _base_files(grid: Grid) -> Grid:
     naming it in full, read in the grid's folder or below it (refused outside)."""
     base = []
     for i, override in enumerate(grid.base):
-        key, value = scenario_module.parse_assignment(override, f"{grid.path} base[{i}]")
+        key, value = scenario_module.parse_assignment(override, f"{grid.path}: base[{i}]")
         _check_file(grid, key, value, f"base[{i}].{key}")
         base.append(setting(key, value, grid.folder) if names_a_file(key, value) else override)
     return replace(grid, base=tuple(base))
@@ -392,7 +392,7 @@ def _check_keys(grid: Grid) -> None:
     """Refuse a key the scenario does not have, and a value it does not admit, before running."""
     where = grid.path
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
-    loaded = load_point(grid, base, f"{where} base")
+    loaded = load_point(grid, base, f"{where}: base")
     scenario_module.check_catalog(loaded)
     body_cls = registry.MODELS[loaded.model].body
     for key, at in grid.origins().items():

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..errors import INTERRUPTED_STATUS, UserError
+from ..errors import INTERRUPTED_STATUS, UserError, one_line
 from ..progress import counter
 from .grid import Grid
 from .point import INFRASTRUCTURE, failed, run_point
@@ -87,7 +87,14 @@ def _connect(scheduler: str):
 
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except ValueError as exc:  # not an address Dask can parse
+        raise UserError(
+            "--scheduler",
+            None,
+            f"{scheduler} is not a Dask scheduler address ({one_line(str(exc))}): give "
+            "tcp://HOST:PORT, as the scheduler prints it",
+        ) from None
+    except (OSError, TimeoutError) as exc:
         raise UserError(
             "--scheduler",
             None,
