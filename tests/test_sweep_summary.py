@@ -113,6 +113,9 @@ def test_the_summary_runs_on_a_product_grid_of_a_number_and_a_word(tmp_path):
         text
     )
     assert "No point failed." in text
+    # where its results are and whether any ran now (the sweep audit: a results_path it did not
+    # find had run the whole grid again without a word)
+    assert f"results: {tmp_path / 'out' / 'results.parquet'} (6 points found, 0 run now)" in text
     # the facets and the bottleneck map are drawn; no Sobol ranking, said in one line
     assert sum(images for _, images in cells) == 2
     sobol = _cell(cells, "Sobol ranking not computed")[0]
