@@ -548,15 +548,15 @@ def ratio_figure(shown):
     import matplotlib.pyplot as plt
 
     tables = list(dict.fromkeys(shown.table))
+    groups = [shown[shown.table == table] for table in tables]
     # a table's points side by side, ``ROW_STEP`` apart, in a column as wide as they need (one unit
     # at least): a table of 54 rows is not piled into the width of one of 5
-    spans = [ROW_STEP * (int((shown.table == t).sum()) - 1) for t in tables]
+    spans = [ROW_STEP * (len(group) - 1) for group in groups]
     widths = [max(1.0, span + 0.4) for span in spans]
     centres = [sum(widths[:i]) + w / 2 for i, w in enumerate(widths)]
     fig, ax = plt.subplots(figsize=(max(9.0, 0.6 * sum(widths) + 3), 6))
     colours = plt.get_cmap("tab10")
-    for i, table in enumerate(tables):
-        group = shown[shown.table == table]
+    for i, group in enumerate(groups):
         offsets = (
             [centres[i]]
             if len(group) == 1

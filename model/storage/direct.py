@@ -130,7 +130,10 @@ def group_request(volume: Volume, request_B: float) -> tuple[float, float]:
 def pieces_held(volume: Volume, request_B: float, queue_depth: int, disk: Disk) -> float:
     """The pieces of a stream's ``queue_depth`` requests in flight each drive they reach holds at
     once (each request's pieces over the drives the requests reach together, ``group_request``),
-    at most what the drive queues (its part's ``queue_depth``: a drive of one command holds one)."""
+    at most what the drive queues (its part's ``queue_depth``: a drive of one command holds one).
+    The drives are counted whole, not on average as ``window_drives`` counts them: two requests in
+    one chunk are both on its drive but while the window crosses a boundary, which the average
+    (1.25 drives) would read as every write losing its turn."""
     group_B, touched = group_request(volume, request_B)
     reach_B, reach = group_request(volume, request_B * queue_depth)
     groups = queue_depth * request_B / reach_B
@@ -205,7 +208,9 @@ def request_limit_Bps(
         if isinstance(disk, Disk):  # a disk works on one piece at a time: the requests in flight
             # overlap only over the drives they reach together; the drive-seconds a request takes,
             # less the turns a drive holding the next piece fills with it
-            working_s = request_s(body, vname, op, disk, drive_Bps, queued, working=queued)
+            working_s = (
+                request_s(body, vname, op, disk, drive_Bps, working=True) if queued else seconds
+            )
             drive_s = request_B / group_B * touched * working_s
             platters_Bps = min(platters_Bps, reached * request_B / drive_s)
         if isinstance(disk, Ssd) or (

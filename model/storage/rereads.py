@@ -27,7 +27,7 @@ from ..errors import NotModelled
 from ..parts import Host
 from ..result import Result
 from ..settings import page_cache_B
-from . import zfs
+from . import stream, zfs
 from .spec import StorageBody
 
 
@@ -65,18 +65,15 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
     on their cores) and the share of the time a lone stream waits for I/O (none in the later
     runs)."""
     w = body.workload
-    pass_s = w.total_MB * 1e6 * read_s_per_byte * max(1.0, w.streams / host.cores)
-    memory_s = (w.runs - 1) * pass_s
+    own_s = w.total_MB * 1e6 * read_s_per_byte  # a stream's core time to read its data once
+    memory_s = (w.runs - 1) * own_s * max(1.0, w.streams / host.cores)
     elapsed_s = result.elapsed_s + memory_s
     where = "the ARC" if body.volumes[w.target].engine == "zfs" else "the page cache"
     utilization = {k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()}
-    # the later runs keep each stream's core (``core i``, or ``process i`` where they time-share
-    # the cores) and so the host's CPU busy reading from memory
-    later_s = (w.runs - 1) * w.total_MB * 1e6 * read_s_per_byte  # a stream's own core time
-    for i in range(w.streams):
-        for name in (f"core {i}", f"process {i}"):
-            if name in utilization:
-                utilization[name] += later_s / elapsed_s
+    # the later runs keep each stream's core and so the host's CPU busy reading from memory
+    later_s = (w.runs - 1) * own_s
+    for name in stream.stream_cores(w.streams, host.cores):
+        utilization[name] += later_s / elapsed_s
     if "cpu host" in utilization:
         utilization["cpu host"] += w.streams * later_s / host.cores / elapsed_s
     # the bottleneck law over all runs: the first at its own bound, the others from memory

@@ -113,6 +113,13 @@ def checkpoint_wait(
         usage[own_time] = usage[process] + wait
 
 
+def stream_cores(streams: int, cores: int) -> list[str]:
+    """The names of the streams' processors: each its own ``core i`` while the host has a core a
+    stream, else ``process i``, time-sharing the cores."""
+    thread = "core {}" if streams <= cores else "process {}"
+    return [thread.format(i) for i in range(streams)]
+
+
 def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
     """Share of the written bytes the writers write back themselves: what lies beyond the dirty
     limit, a share of the page cache's memory (``settings.page_cache_B``)."""
@@ -170,8 +177,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # each process runs on one core at a time; with more processes than cores they time-share the
     # host's cores, an equal share each and what one leaves to the others (max-min, as the
     # scheduler)
-    thread = "core {}" if w.streams <= path.host.cores else "process {}"
-    cores = [net.resource(thread.format(i), 1.0, unit="core-s") for i in range(w.streams)]
+    cores = [
+        net.resource(name, 1.0, unit="core-s") for name in stream_cores(w.streams, path.host.cores)
+    ]
     direct_io = w.io == "direct"
     request_B = w.request_KiB * 1024
     read_s, write_s = (

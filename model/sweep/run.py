@@ -180,18 +180,27 @@ def _terminated(signum, frame) -> None:
 
 
 @contextlib.contextmanager
+def _signals_to(handler, signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """``handler`` for ``signals`` during the block, the ones before it after; nothing off the main
+    thread (a Dask worker's threads), where Python sets no handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before)
+
+
+@contextlib.contextmanager
 def _sigterm_as_ctrl_c() -> Iterator[None]:
     """A SIGTERM (timeout, a batch scheduler ending the job, kill) ends the run as Ctrl-C does:
     the points finished are stored and the table written; by default it killed the process before
     that, leaving the workers' scratch folders behind."""
-    if threading.current_thread() is not threading.main_thread():
+    with _signals_to(_terminated, (signal.SIGTERM,)):
         yield
-        return
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -199,34 +208,17 @@ def _ctrl_c_after() -> Iterator[None]:
     """A Ctrl-C (or SIGTERM) during the block is held until it ends, then raised: a point's record
     written and counted together (a Ctrl-C between the two had kept a point the interrupted
     sweep's line did not count)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     held: list[int] = []
-    previous = {
-        sig: signal.signal(sig, lambda signum, frame: held.append(signum))
-        for sig in (signal.SIGINT, signal.SIGTERM)
-    }
-    try:
+    with _signals_to(lambda signum, frame: held.append(signum)):
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if held:
         raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _ignoring_ctrl_c() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
+    with _signals_to(signal.SIG_IGN):
         yield
-        return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def run(
