@@ -1,4 +1,5 @@
 import os
+import signal
 
 import pytest
 from hypothesis import settings
@@ -10,6 +11,13 @@ from model import cli
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# The tests that press Ctrl-C on a command mean a terminal's: a run started with SIGINT ignored (a
+# script's background job, where the shell ignores it for what it starts) passes that on to every
+# command a test starts, which then keeps ignoring it as it should. Those tests' commands get the
+# default back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -277,3 +277,24 @@ def test_a_ctrl_c_while_a_point_is_stored_counts_the_point_it_keeps(tmp_path, mo
     with pytest.raises(Stopped, match=r"interrupted; 2 points finished now are kept \(3 left\)"):
         run_module.run(g, points, out, workers=1, progress=False)
     assert len(pd.read_parquet(out / "results.parquet")) == 2
+
+
+def test_a_sweep_started_ignoring_ctrl_c_runs_to_its_end(tmp_path):
+    """A script's background job starts with Ctrl-C ignored, and so does what it runs: the sweep
+    held a Ctrl-C that came while it stored a point, and stopped. Pressed every 10 ms, it is
+    ignored throughout."""
+    out, n = tmp_path / "out", 300
+    sample = {"method": "random", "n": n, "seed": 3, "ranges": {"workload.total_MB": [1e5, 2e5]}}
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the sweep
+    try:
+        proc = _start(_grid(tmp_path, sample=sample), out, 1)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    _wait_for(lambda: out.exists() and _stored(out) >= 1)
+    deadline = time.monotonic() + BACKSTOP_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.01)
+    _, err = proc.communicate(timeout=BACKSTOP_S)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert len(pd.read_parquet(out / "results.parquet")) == n

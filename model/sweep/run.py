@@ -182,11 +182,17 @@ def _terminated(signum, frame) -> None:
 @contextlib.contextmanager
 def _signals_to(handler, signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
     """``handler`` for ``signals`` during the block, the ones before it after; nothing off the main
-    thread (a Dask worker's threads), where Python sets no handler."""
+    thread (a Dask worker's threads), where Python sets no handler. A signal the sweep was started
+    ignoring (a shell script's background job ignores Ctrl-C) stays ignored: holding it
+    had stopped such a sweep when it came while a point was stored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, handler) for sig in signals}
+    previous = {
+        sig: signal.signal(sig, handler)
+        for sig in signals
+        if signal.getsignal(sig) != signal.SIG_IGN
+    }
     try:
         yield
     finally:
