@@ -376,3 +376,14 @@ def test_a_pool_of_mirrors_four_copies_wide_or_more_says_so(tmp_path, drives, vd
     if said:
         assert f"holds {drives // vdevs} copies of every block" in notes[0]
         assert notes[0].endswith(f"two-way mirrors of these drives are vdevs.count {drives // 2}")
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_direct_io_on_a_pool_is_one_line_not_a_traceback(tmp_path, run_cli, op):
+    """The purchase audit's 60-bay raidz2 with io: direct: a KeyError traceback and status 1 (the
+    in-flight bound looked up the pool's md level, which it has none of). Before OpenZFS 2.3,
+    O_DIRECT goes through the ARC; 2.3's path past it is not modelled: status 3, one line."""
+    path = write(tmp_path / "s.yaml", scenario(_pool("raidz2", 6), _read(op=op, io="direct")))
+    status, out, err = run_cli("predict", str(path))
+    assert status == 3 and out == "" and len(err.splitlines()) == 1, err
+    assert "direct I/O on ZFS pool" in err and "io: buffered" in err
