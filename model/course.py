@@ -323,7 +323,7 @@ def bdp_MB(circuit_Bps, rtt_ms):
     return circuit_Bps * rtt_ms / 1e3 / 1e6
 
 
-@exercise("4.2", "MB/s", rel=0.05)
+@exercise("4.2", "MB/s", rel=0.01)
 def one_stream_MBps(memory_to_memory):
     """The lab's model of one stream over the 193 ms double loopback (slide 34)."""
     return memory_to_memory(1, 193.0).throughput_MBps

@@ -338,9 +338,15 @@ _LINK_RUN = SimpleNamespace(utilization={"server link": _RUN_MBPS / _LINK_MBPS},
 _CLIENTS = np.arange(1, 10)
 _CLIENT_RATES = course.usl_MBps(_CLIENTS, 22.0, 0.25, 0.0)  # a curve whose sigma is 0.25
 
+
 # Every check of lessons 1, 2, 5 and 6: (key, what the lesson passes, answer, the line's start).
 # The right answer and its equivalent forms are accepted; the wrong answers the course audit
 # names, and the slips each exercise invites, are refused.
+def _one_stream(streams, rtt_ms):
+    """The lab's one stream over the double loopback as the model gave it (16.263 MB/s)."""
+    return SimpleNamespace(throughput_MBps=16.263)
+
+
 LESSON_CHECKS = [
     # 1.1: wire 0's share of 1751.4 MB/s over what its frames carry, 2318.5 MB/s
     ("1.1", ({"bus sas0": 0.2266},), 1751.4 * 0.3 / 2318.5, "correct"),
@@ -389,6 +395,12 @@ LESSON_CHECKS = [
     ("2.3", (np.full(4, 0.014503),), 1 / 0.01452, "correct"),
     ("2.3", (np.full(4, 0.014503),), 1 / 14.503, "wrong: 0.06895 reads/s is about 1,000 times"),
     ("2.3", (np.full(4, 0.014503),), 0.7 / 0.014503, "wrong: 48.27 reads/s is too low by 10 to"),
+    # 4.2: 3 MiB a 193 ms round trip (the model's stream 0.2 % below it, slow start); not the
+    # notebook's 200 ms rtt_ms, nor MiB/s (the audit's two slips the 5 % check had let through)
+    ("4.2", (_one_stream,), 0.75 * 4 * 2**20 / 0.193 / 1e6, "correct: 16.3 MB/s"),
+    ("4.2", (_one_stream,), 0.75 * 4 * 2**20 / 0.200 / 1e6, "wrong: 15.73 MB/s is too low"),
+    ("4.2", (_one_stream,), 0.75 * 4 * 2**20 / 0.193 / 2**20, "wrong: 15.54 MB/s is too low"),
+    ("4.2", (_one_stream,), 4 * 2**20 / 0.193 / 1e6, "wrong: 21.73 MB/s is too high"),
     # 5.1: the USL at 4 drives; not 4 lambda, which leaves the crosstalk out
     ("5.1", (46.19, 0.0, 0.01791), 46.19 * 4 / (1 + 0.01791 * 12), "correct: 152.1 MB/s"),
     ("5.1", (46.19, 0.0, 0.01791), 152, "correct"),
