@@ -738,3 +738,32 @@ def test_more_threads_than_streams_is_refused(run_cli):
         "workload.threads",
         "at most streams (12), got 20",
     )
+
+
+_WIDE = ["rtt_ms=80", "workload.total_MB=10000"]  # ext_net_cx6dx_100g over a continent
+
+
+def _notes(*overrides):
+    return " ".join(simulate(scenario.load("ext_net_cx6dx_100g", [*_WIDE, *overrides])).notes)
+
+
+def test_a_window_of_linux_2_4_s_default_buffers_says_so_and_what_a_current_kernel_has():
+    """The purchase audit's 100 GbE at 80 ms: the buffers left unset gave 1.64 MB/s, 2.4's window,
+    with nothing saying a current kernel's defaults give 24 times it."""
+    old = ["tcp.tcp_rmem_B=[4096,87380,174760]", "tcp.tcp_wmem_B=[4096,16384,131072]"]
+    said = _notes(*old, "tcp.tcp_adv_win_scale=2")
+    assert "Linux 2.4" in said and "6,291,456 and 4,194,304 B" in said
+    assert "Linux 2.4" not in _notes()  # the scenario's own, Linux 5.15's: nothing to say
+
+
+def test_streams_whose_buffers_tcp_mem_cuts_say_what_linux_would_have_set_from_memory():
+    """Eight tuned 256 MB buffers under 2.4's 768 MiB tcp_mem: 96 MiB each, silently."""
+    big = "[4096,131072,268435456]"
+    tuned = [f"tcp.tcp_rmem_B={big}", f"tcp.tcp_wmem_B={big}", "workload.streams=8"]
+    said = _notes(*tuned, "tcp.tcp_mem_pages=[195584,196096,196608]")
+    booted = tcp.linux_tcp_mem_high_pages(137438.953472, 4096)
+    assert (
+        "8 streams share tcp.tcp_mem_pages' high, 768 MiB" in said and f"{booted:,} pages" in said
+    )
+    assert booted == pytest.approx(0.0937 * 128 * 2**30 / 4096, rel=1e-6)
+    assert "tcp_mem" not in _notes(*tuned)  # the scenario's 11.7 GiB: each its 256 MB

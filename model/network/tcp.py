@@ -242,6 +242,18 @@ def socket_buffers_B(
     return min(rcv, pool), min(snd, pool)
 
 
+# the share of a host's memory current Linux gives all TCP sockets together at boot, tcp_mem's
+# high: a sixteenth of the pages it can buffer in, three quarters of that doubled, '9.37 %'
+# (net/ipv4/tcp.c, tcp_init_mem); kernels before it took an eighth, 18.75 %
+LINUX_TCP_MEM_HIGH_SHARE = 0.0937
+
+
+def linux_tcp_mem_high_pages(memory_MB: float, page_B: int) -> int:
+    """tcp_mem's high that current Linux sets at boot on a host of ``memory_MB``
+    (``LINUX_TCP_MEM_HIGH_SHARE`` of its pages, all taken as ones it can buffer in)."""
+    return int(LINUX_TCP_MEM_HIGH_SHARE * memory_MB * 1e6 / page_B)
+
+
 # the largest receive window TCP can advertise: 16 bits shifted by at most 14 (RFC 7323 section
 # 2.3, 'the maximum scale exponent is limited to 14 for a maximum permissible receive window size of
 # 1 GiB'; Linux's TCP_MAX_WSCALE, include/net/tcp.h, and tcp_select_initial_window's cap of the

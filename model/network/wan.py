@@ -58,6 +58,13 @@ from ..errors import NotModelled
 from ..nic_links import check_mtu, check_nic_cards, check_rss, nic_notes
 from ..parts import Link
 from ..result import Result
+from ..settings import (
+    LAN_ADV_WIN_SCALE,
+    LAN_TCP_RMEM_B,
+    LAN_TCP_WMEM_B,
+    TcpBuffers,
+    TcpSettings,
+)
 from ..sim.flows import Flow, FlowNetwork, FlowResource, max_min_rates
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
@@ -477,6 +484,12 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                 f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
                 f"{_rate(loss_Bps)} per stream"
             )
+        # a window below what the path would carry each stream without it binds the transfer
+        if flow_limit == "tcp window" and n * window_Bps < partition_bound_Bps(
+            usages, [math.inf] * n
+        ):
+            memory_MB = min(sender.host.memory_MB, receiver.host.memory_MB)
+            notes.extend(_window_notes(body.tcp, w.socket_buffer_B, n, memory_MB))
 
     return Built(
         env,
@@ -488,6 +501,39 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         flow_limit,
         SETUP if w.protocol == "tsunami" else RAMP,
     )
+
+
+def _window_notes(
+    settings: TcpSettings, requested_B: int | None, streams: int, memory_MB: float
+) -> list[str]:
+    """What sized a window that binds, where the scenario left it to a default a current host
+    does not have: the buffers of Linux 2.4 (``TcpBuffers``' defaults, the reports' kernels), or
+    a ``tcp_mem`` the streams share that current Linux would have sized from the host's memory."""
+    notes = []
+    defaults = (TcpBuffers.tcp_rmem_B, TcpBuffers.tcp_wmem_B, TcpBuffers.tcp_adv_win_scale)
+    given = (settings.tcp_rmem_B, settings.tcp_wmem_B, settings.tcp_adv_win_scale)
+    if requested_B is None and given == defaults:
+        notes.append(
+            f"this window is what Linux 2.4, the reports' kernel, gives: tcp.tcp_rmem_B and "
+            f"tcp_wmem_B left at their defaults (at most {defaults[0][2]:,} and "
+            f"{defaults[1][2]:,} B, a quarter kept for overhead, tcp_adv_win_scale 2); a Linux "
+            f"since 4.20 has {LAN_TCP_RMEM_B[2]:,} and {LAN_TCP_WMEM_B[2]:,} B and keeps half "
+            f"(tcp_adv_win_scale {LAN_ADV_WIN_SCALE}): set them for a current host"
+        )
+    alone = tcp.socket_buffers_B(settings, requested_B, 1)
+    shared = tcp.socket_buffers_B(settings, requested_B, streams)
+    if shared != alone:
+        pool_B = settings.tcp_mem_pages[2] * settings.page_B
+        booted = tcp.linux_tcp_mem_high_pages(memory_MB, settings.page_B)
+        notes.append(
+            f"the {streams} streams share tcp.tcp_mem_pages' high, {_bytes(pool_B)} for all of "
+            f"a host's sockets, which cuts each one's buffers to {_bytes(min(shared))}; current "
+            f"Linux sets it at boot to {100 * tcp.LINUX_TCP_MEM_HIGH_SHARE:.2f} % of the memory "
+            f"(net/ipv4/tcp.c, tcp_init_mem), {booted:,} pages "
+            f"({_bytes(booted * settings.page_B)}) on the smaller host's {memory_MB:,.0f} MB: set "
+            "tcp.tcp_mem_pages as the hosts have it"
+        )
+    return notes
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
