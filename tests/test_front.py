@@ -486,3 +486,17 @@ def test_more_connections_than_the_simulation_holds_are_refused(run_cli):
     )  # fmt: skip
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "clients.connections: count x connections must be at most 10,000" in err
+
+
+def test_a_host_held_by_its_frames_with_offloads_off_says_what_a_current_linux_has_on():
+    """The purchase audit's 100 GbE file server, offloads left at their default: 'cpu storage' at
+    100 %, half the NICs' rate, and nothing saying TSO and GRO were off. With them on, no note."""
+    off = ["clients.irq_affinity=cpu0", "clients.tso=false", "clients.gro=false"]
+    r = simulate(scenario.load("purchase_nvme", off))
+    said = [n for n in r.notes if "clients.tso and clients.gro off" in n]
+    assert r.bottleneck == "irq storage" and len(said) == 1 and said[0].startswith("irq storage")
+    r = simulate(scenario.load("purchase_nvme", [*off, "clients.tso=true", "clients.gro=true"]))
+    assert not any("off, as on the reports'" in n for n in r.notes)
+    held = simulate(scenario.load("purchase_nvme", ["clients.count=1", "clients.gro=false"]))
+    assert held.bottleneck == "core storage.smbd0"  # a server process, not the frames' cores
+    assert not any("off, as on the reports'" in n for n in held.notes)
