@@ -767,3 +767,14 @@ def test_streams_whose_buffers_tcp_mem_cuts_say_what_linux_would_have_set_from_m
     )
     assert booted == pytest.approx(0.0937 * 128 * 2**30 / 4096, rel=1e-6)
     assert "tcp_mem" not in _notes(*tuned)  # the scenario's 11.7 GiB: each its 256 MB
+
+
+def test_a_socket_buffer_asked_for_above_net_core_s_caps_says_it_was_cut():
+    """bbftp -w 64 MB under caps of 131,071 B: a 192 KiB window, the classic WAN tuning slip, which
+    the run took without a word."""
+    asked = ["workload.socket_buffer_B=67108864"]
+    caps = ["tcp.core_rmem_max_B=131071", "tcp.core_wmem_max_B=131071"]
+    said = _notes(*asked, *caps)
+    assert "67,108,864 B socket buffer" in said and "tcp.core_rmem_max_B 131,071 B" in said
+    raised = ["tcp.core_rmem_max_B=67108864", "tcp.core_wmem_max_B=67108864"]
+    assert "socket buffer the tool asks for" not in _notes(*asked, *raised)

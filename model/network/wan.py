@@ -506,8 +506,9 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
 def _window_notes(
     settings: TcpSettings, requested_B: int | None, streams: int, memory_MB: float
 ) -> list[str]:
-    """What sized a window that binds, where the scenario left it to a default a current host
-    does not have: the buffers of Linux 2.4 (``TcpBuffers``' defaults, the reports' kernels), or
+    """What sized a window that binds, where it is not what the scenario asked for or what a
+    current host has: the buffers of Linux 2.4 (``TcpBuffers``' defaults, the reports' kernels),
+    a buffer the tool asks for above net.core's caps (setsockopt takes at most twice the cap), or
     a ``tcp_mem`` the streams share that current Linux would have sized from the host's memory."""
     notes = []
     defaults = (TcpBuffers.tcp_rmem_B, TcpBuffers.tcp_wmem_B, TcpBuffers.tcp_adv_win_scale)
@@ -519,6 +520,15 @@ def _window_notes(
             f"{defaults[1][2]:,} B, a quarter kept for overhead, tcp_adv_win_scale 2); a Linux "
             f"since 4.20 has {LAN_TCP_RMEM_B[2]:,} and {LAN_TCP_WMEM_B[2]:,} B and keeps half "
             f"(tcp_adv_win_scale {LAN_ADV_WIN_SCALE}): set them for a current host"
+        )
+    caps = {"tcp.core_rmem_max_B": settings.core_rmem_max_B}
+    caps["tcp.core_wmem_max_B"] = settings.core_wmem_max_B
+    capped = [f"{key} {cap:,} B" for key, cap in caps.items() if requested_B and requested_B > cap]
+    if capped:
+        notes.append(
+            f"the {requested_B:,} B socket buffer the tool asks for (workload.socket_buffer_B) is "
+            f"cut to twice net.core's cap, {' and '.join(capped)} (Linux 5.15's default is "
+            "212,992 B, Documentation/networking/ip-sysctl.rst): raise the caps for it to take"
         )
     alone = tcp.socket_buffers_B(settings, requested_B, 1)
     shared = tcp.socket_buffers_B(settings, requested_B, streams)
