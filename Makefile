@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 # compiles nothing, and where PYTHONDONTWRITEBYTECODE is set (many container images) every process
 # would compile them again, each kernel of a papermill sweep about 60 ms. Only what changed is
 # compiled again.
-compile: $(STAMP)
+compile: $(STAMP) ## byte-compile the lab's modules (done by run, sweep, bench and lab)
 	$(PY) -m compileall -q model
 
 setup: compile  ## create .venv and install the pinned packages (done by every target)

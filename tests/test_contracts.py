@@ -362,3 +362,24 @@ def test_a_sigint_ends_a_running_command_without_a_traceback(after_s):
     # re-raise it at exit: a shell reports both as 130
     assert proc.returncode in (130, -signal.SIGINT) and out == "", err
     assert err.splitlines()[-1] == "validate: interrupted" and "Traceback" not in err, err
+
+
+def test_a_ctrl_c_in_a_finalizer_still_ends_the_command_with_status_130(run_cli, monkeypatch):
+    """The README audit's validate: a Ctrl-C that landed in numba's type-disposal callback was
+    'Exception ignored' with its traceback, and the command exited 0."""
+    import gc
+
+    from model import cli
+
+    class Freed:
+        def __del__(self):
+            raise KeyboardInterrupt
+
+    def schema(args):
+        Freed()  # freed at once: its finalizer's Ctrl-C is one Python ignores
+        gc.collect()
+        print("done")
+        return 0
+
+    monkeypatch.setattr(cli, "_schema", schema)
+    assert run_cli("schema") == (130, "done\n", "schema: interrupted\n")
