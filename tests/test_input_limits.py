@@ -192,3 +192,15 @@ def test_a_number_in_a_message_reads_as_the_user_would_write_it(run_cli, overrid
     status, out, err = run_cli("predict", "purchase_hdd_md", "--set", override, "--point")
     assert status == 2 and not out and err.count("\n") == 1
     assert message in err, err
+
+
+def test_clients_and_reads_each_in_range_are_refused_past_what_a_run_simulates_quickly(run_cli):
+    """The speed audit's 1,000 clients of 10,000 reads each, each key within its own limit: 10
+    million reads, some 13 minutes. 12 clients of 1,667 reads (20,004) are refused, 1,666 run."""
+    many = ["--set", "workload.clients=12", "--set", "workload.reads_per_client=1667"]
+    status, out, err = run_cli("predict", "mdsplus", "--point", *many)
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "workload.reads_per_client: clients x reads_per_client must be at most 20,000" in err
+    assert "got 12 x 1667" in err
+    many[-1] = "workload.reads_per_client=1666"
+    assert run_cli("predict", "mdsplus", "--point", *many)[0] == 0
