@@ -32,12 +32,13 @@ def test_an_override_mistake_is_one_line_naming_its_key(run_cli, override, messa
 
 
 def test_too_many_writers_for_the_store_are_told_as_the_ingest_file_that_adds_them(run_cli):
+    bigger = "storage_overrides=[variant=striped,workload.total_MB=1000000]"
     status, out, err = run_cli(
-        "predict", "em_ingest_microscopes", "--set", "clients=10000", "--point"
+        "predict", "em_ingest_microscopes", "--set", "clients=2000", "--set", bigger, "--point"
     )
     assert status == 2 and not out and err.count("\n") == 1
     assert err.startswith("data/scenarios/em_ingest_microscopes.yaml: storage: 'em_ingest' with ")
-    assert "10,000 streams of 100,000 MB) do not fit on volume lv" in err
+    assert "2,000 streams of 1e+06 MB) do not fit on volume lv" in err
 
 
 def test_a_model_named_by_a_list_is_one_line(run_cli, tmp_path):
@@ -204,3 +205,14 @@ def test_clients_and_reads_each_in_range_are_refused_past_what_a_run_simulates_q
     assert "got 12 x 1667" in err
     many[-1] = "workload.reads_per_client=1666"
     assert run_cli("predict", "mdsplus", "--point", *many)[0] == 0
+
+
+def test_ingest_clients_are_refused_past_what_a_run_simulates_on_the_store_s_drives(run_cli):
+    """The speed audit's 10,000 microscopes on the striped store's 180 drives: 10 s for the point,
+    some 130 s for its interval. 2,222 clients (399,960 pairs) run; 2,223 are refused."""
+    status, out, err = run_cli(
+        "predict", "em_ingest_microscopes", "--point", "--set", "clients=2223"
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "clients x the store's drives must be at most 400,000" in err and "2223 x 180" in err
+    assert run_cli("predict", "em_ingest_microscopes", "--point", "--set", "clients=2222")[0] == 0

@@ -40,6 +40,11 @@ from .lvs import Mode, Scheduler
 # each client, worker, site, product and machine is simulated on its own; past these a run would
 # not end while its user waits
 Clients = count_up_to(10_000, "each client is simulated")
+# an ingest's clients each write a stream over its store's drives, each pair simulated (about 5 us
+# a pair on this lab's machine, sixteen times over for an interval): past this many pairs a run
+# would not end while its user waits (4,096 clients on 180 drives: 3.3 s, some 40 s with its
+# interval; 10,000: 10 s and 130 s)
+INGEST_CLIENT_DRIVES = 400_000
 Sites = count_up_to(10_000, "each site is simulated")
 Workers = count_up_to(10_000, "each worker process is simulated")
 Products = count_up_to(10_000, "each product is followed through the cluster")
@@ -212,7 +217,8 @@ class IngestBody:
     """Acquisition servers writing images over CIFS into the store of a storage scenario (003).
 
     ``storage`` names that scenario and ``storage_overrides`` configure it (``variant=NAME``,
-    ``dotted.key=value``); each client writes one stream. ``hashing`` spreads the clients over the
+    ``dotted.key=value``); each client writes one stream, simulated on each of the store's drives,
+    so clients x the store's drives is at most 400,000. ``hashing`` spreads the clients over the
     storage host's bond: ``balanced`` (client i on member i mod members), ``collide`` (all on one)
     or ``seeded`` (drawn from the scenario's seed); ``assignment`` gives each client's member
     outright. The defaults are the report's where it gives them."""
@@ -288,9 +294,20 @@ class IngestBody:
         return (Reference("storage", self.storage, "storage", (*self.storage_overrides, streams)),)
 
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
-        if loaded["storage"].body.workload.op != "write":
+        store = loaded["storage"].body
+        if store.workload.op != "write":
             raise UserError(
                 where, "storage", f"must be a storage scenario that writes, got {self.storage}"
+            )
+        drives = sum(volume.disks.count for volume in store.volumes.values())
+        if self.clients * drives > INGEST_CLIENT_DRIVES:
+            raise UserError(
+                where,
+                "clients",
+                f"clients x the store's drives must be at most {INGEST_CLIENT_DRIVES:,} (each "
+                f"client's stream is simulated on each drive it writes to), got {self.clients} x "
+                f"{drives}",
+                related=("storage",),
             )
 
 
