@@ -104,6 +104,16 @@ def test_a_raid6_sequential_write_on_many_nvme_drives_is_bound_by_raid5d(tmp_pat
     assert result.bottleneck == "raid5d v.0"
     assert result.throughput_MBps == pytest.approx(1 / per_byte_s / 1e6, rel=1e-3)
     assert 1_500 < result.throughput_MBps < 2_200
+    # the purchase audit's 8 NVMe RAID6 at 1,138 MB/s named raid5d and said no more
+    (said,) = [n for n in result.notes if n.startswith("raid5d v.0 binds")]
+    assert "group_thread_cnt 0, the default" in said and "one thread's rate" in said
+
+
+def test_a_raid6_write_its_drives_hold_says_nothing_of_raid5d(tmp_path):
+    """The hard-disk purchase written locally: its stream's core binds, raid5d short of it."""
+    result = simulate(loader.load("purchase_hdd_md", ["clients=null"]))
+    assert not result.bottleneck.startswith("raid5d")
+    assert not any("raid5d" in n for n in result.notes)
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
-from . import flash, requests, topology
+from . import flash, raid5d, requests, topology
 from . import stream as storage_stream
 from .spec import Clients, StorageBody
 
@@ -424,7 +424,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         utilization[OFFERED_LOAD] = min(
             1.0, front.bytes_per_flow / ((env.now - latency_s) * cap_Bps)
         )
-    notes += _offload_note(c, front.side, utilization)
+    notes += _offload_note(c, front.side, utilization) + raid5d.thread_note(utilization)
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_flow * flows,

@@ -32,7 +32,7 @@ from ..result import Result
 from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
-from . import direct, flash, requests, topology, writecache, zfs
+from . import direct, flash, raid5d, requests, topology, writecache, zfs
 from . import disk as disk_model
 from .spec import StorageBody
 
@@ -237,15 +237,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     cpu_sys_s = sum(core.carried for core in cores)  # the writers' own time, as `time` reports it
     # a lone synchronous stream is either on its core or waiting for the disks
     io_wait_pct = 100.0 * (1.0 - cpu_sys_s / elapsed) if w.streams == 1 else None
+    utilization = net.utilization(elapsed)
     return Result(
         scenario=scenario.name,
         bytes_moved=bytes_per_stream * w.streams,
         elapsed_s=elapsed,
-        utilization=net.utilization(elapsed),
+        utilization=utilization,
         bound_MBps=bottleneck_bound_MBps(usages),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
-        notes=path.notes,
+        notes=path.notes + raid5d.thread_note(utilization),
         unpredicted=(
             (
                 "cpu_user_s",
