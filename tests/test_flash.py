@@ -208,3 +208,20 @@ def test_an_nvme_drive_set_on_a_controller_s_channel_is_named_at_the_set(run_cli
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert err.startswith("--set: volumes.data.disks.part: an NVMe drive attaches as"), err
     assert "put them on a PCIe segment" in err
+
+
+@pytest.mark.parametrize("level, reads, writes", [("raid5", 2, 2), ("raid6", 3, 3)])
+def test_a_parity_write_s_reads_cost_flash_a_read_s_time(level, reads, writes):
+    """The second purchase audit's RAID5 of 12 PM1643 (400,000 read, 50,000 write IOPS) behind a
+    RAID card: each 4 KiB write's two reads had been charged as writes, 150,000 writes a second
+    where 12 / (2 / 400,000 + 2 / 50,000) = 266,667 hold (RAID6: 177,778, not 100,000)."""
+    from model.storage import requests
+    from model.storage.spec import DiskSet, Volume
+
+    pm1643 = CAT.get("ssds", "samsung_pm1643_30tb", "", "")
+    volume = Volume(level=level, engine="controller", chunk_KiB=256, disks=DiskSet("x", 12, ()))
+    lay = requests.layout(volume, "write", 4096, 12)
+    assert lay.at_once == (reads, writes)
+    commands_per_s = requests.flash_write_Bps(pm1643, lay, 1e12) / lay.piece_B
+    writes_per_s = 12 * commands_per_s / (reads + writes)
+    assert writes_per_s == pytest.approx(12 / (reads / 400_000 + writes / 50_000), rel=1e-9)

@@ -249,5 +249,7 @@ def _random_requests(
     ):  # the drive's cache takes the writes and destages them among all it holds
         commands = max(commands, requests.cached_writes(part, lay.piece_B))
         request_s = requests.acknowledged_s(part, lay.piece_B)
+    if isinstance(part, Ssd) and op == "write":
+        return lay, request_s, requests.flash_write_Bps(part, lay, rate_Bps)
     rate_Bps = requests.drive_Bps(part, op, lay.piece_B, rate_Bps, random_span, commands)
     return lay, request_s, rate_Bps
