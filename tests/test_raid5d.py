@@ -221,3 +221,20 @@ def test_a_small_write_over_two_chunks_moves_each_command_a_chunk():
     assert lay.share == pytest.approx(6 * 65536 / (128 * 1024) / 8)
     cycles = raid5d.md_raid5d_cycles_per_byte("raid5", 8, 65536, 128 * 1024, 6) * 128 * 1024
     assert cycles == pytest.approx(16 * (6 * REQUEST + 8 * SLOT))
+
+
+def test_a_raid_card_whose_processor_binds_says_what_it_is_charged_and_for_what():
+    """The second purchase audit: a RAID card's processor held RAID5 and RAID10, reads and
+    writes, 1 MiB and 4 KiB, at one rate (382 MB/s at 1.2 GHz), the cost per cache block fitted on
+    the MD3260's writes taken for all of them, with nothing saying so."""
+    from model import params
+
+    for variant in ([], ["variant=linear_4k"]):
+        r = simulate(loader.load("em_ingest", variant))
+        (said,) = [n for n in r.notes if "raid_cycles_per_cache_block" in n]
+        assert r.bottleneck.startswith("raid md3260.") and said.startswith(r.bottleneck)
+        cycles = params.calibrated()["raid_cycles_per_cache_block"]
+        assert f"{cycles:,.0f} cycles for each cache block" in said
+        assert "taken for reads and every RAID level alike" in said
+    md = simulate(loader.load("purchase_hdd_md"))  # md over an HBA: no RAID card
+    assert not any("raid_cycles_per_cache_block" in n for n in md.notes)

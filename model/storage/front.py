@@ -48,6 +48,7 @@ from ..spec import Scenario
 from . import disk as disk_model
 from . import flash, raid5d, requests, topology
 from . import stream as storage_stream
+from .attachment import raid_processor_note
 from .spec import Clients, StorageBody
 
 # Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
@@ -425,6 +426,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             1.0, front.bytes_per_flow / ((env.now - latency_s) * cap_Bps)
         )
     notes += _offload_note(c, front.side, utilization) + raid5d.thread_note(utilization)
+    notes += raid_processor_note(utilization, params)
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_flow * flows,

@@ -34,6 +34,7 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
 from . import direct, flash, raid5d, requests, topology, writecache, zfs
 from . import disk as disk_model
+from .attachment import raid_processor_note
 from .spec import StorageBody
 
 
@@ -246,7 +247,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bottleneck_bound_MBps(usages),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
-        notes=path.notes + raid5d.thread_note(utilization),
+        notes=path.notes
+        + raid5d.thread_note(utilization)
+        + raid_processor_note(utilization, params),
         unpredicted=(
             (
                 "cpu_user_s",
