@@ -238,3 +238,19 @@ def test_a_raid_card_whose_processor_binds_says_what_it_is_charged_and_for_what(
         assert "taken for reads and every RAID level alike" in said
     md = simulate(loader.load("purchase_hdd_md"))  # md over an HBA: no RAID card
     assert not any("raid_cycles_per_cache_block" in n for n in md.notes)
+
+
+def test_a_write_that_fits_a_raid_card_s_write_back_cache_says_its_burst_is_not_modelled():
+    """The second purchase audit: 1 GB into a card's 4 GB protected cache was priced at the
+    drives' steady state, 730 s, with write-back on or off alike. The MD3260's 4,096 MB cache:
+    100 MB fits (noted), 5,000 MB does not, and with write-back off nothing is said."""
+
+    def said(*overrides):
+        notes = simulate(loader.load("em_ingest", list(overrides))).notes
+        return [n for n in notes if "write-back cache" in n]
+
+    on = "controllers.md3260.write_back=true"
+    (note,) = said(on, "workload.total_MB=100")
+    assert note.startswith("the whole write, 100 MB, fits in md3260's 4,096 MB write-back cache")
+    assert not said(on, "workload.total_MB=5000")
+    assert not said("controllers.md3260.write_back=false", "workload.total_MB=100")

@@ -249,7 +249,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         io_wait_pct=io_wait_pct,
         notes=path.notes
         + raid5d.thread_note(utilization)
-        + raid_processor_note(utilization, params),
+        + raid_processor_note(utilization, params)
+        + writecache.burst_note(body, catalog, scenario.path, bytes_per_stream * w.streams),
         unpredicted=(
             (
                 "cpu_user_s",

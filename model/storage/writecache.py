@@ -33,6 +33,7 @@ drive that holds one command at a time is taken to destage in arrival order, as 
 
 from __future__ import annotations
 
+from ..catalog import Catalog
 from ..parts import Controller, Disk, Ssd
 from .disk import revolution_s
 from .spec import StorageBody
@@ -90,3 +91,27 @@ def destages_random_writes(body: StorageBody, vname: str, disk: Disk | Ssd) -> b
     if isinstance(disk, Ssd) or body.volumes[vname].engine != "md":
         return False
     return queues_commands(disk) and write_cache_on(body, vname, disk)
+
+
+def burst_note(
+    body: StorageBody, catalog: Catalog, where: str, written_B: float
+) -> tuple[str, ...]:
+    """A note where a whole write fits in the write-back cache of its volume's RAID card: the
+    model gives the drives' steady state, where a run timed to fdatasync would end once the data
+    were in that cache (battery- or flash-backed), a burst it does not model."""
+    w = body.workload
+    if w.op not in ("write", "copy") or w.target not in body.volumes:
+        return ()
+    volume = body.volumes[w.target]
+    if volume.engine != "controller":
+        return ()
+    cname = volume.disks.attach[0].partition(".")[0]
+    ctrl = body.controllers[cname]
+    part = catalog.get("controllers", ctrl.part, where, f"controllers.{cname}.part")
+    if not ctrl.write_back or part.cache_MB is None or written_B > part.cache_MB * 1e6:
+        return ()
+    return (
+        f"the whole write, {written_B / 1e6:,.0f} MB, fits in {cname}'s {part.cache_MB:,.0f} MB "
+        "write-back cache: a run timed to fdatasync ends once the data are there, sooner than "
+        "the drives' steady state given here (a burst into the cache is not modelled)",
+    )
