@@ -58,7 +58,7 @@ class Result:
     @property
     def bottleneck(self) -> str:
         """The component with the highest utilisation."""
-        return max(self.utilization, key=self.utilization.get)
+        return busiest(self.utilization)
 
     @property
     def resources(self) -> dict[str, float]:
@@ -95,3 +95,9 @@ METRICS = (
     "cpu_util_pct",
     "io_wait_pct",
 )
+
+
+def busiest(utilization: dict[str, float]) -> str:
+    """The component of ``utilization`` with the highest, '' where there is none: a result's
+    bottleneck, which a model's notes may name before the result is made."""
+    return max(utilization, key=utilization.__getitem__) if utilization else ""

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import NotModelled, UserError
 from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, check_bay, pcie_trained
+from ..result import busiest
 from ..sim.flows import FlowResource
 from .buses import Buses, full_duplex
 from .spec import NVME
@@ -301,13 +302,11 @@ class Attachment:
 def raid_processor_note(utilization: dict[str, float], params: dict[str, float]) -> tuple[str, ...]:
     """A note where a RAID card's processor binds: it is charged one calibrated cost a cache block
     whatever the block's I/O, fitted on one array's writes."""
-    if not utilization:
-        return ()
-    busiest = max(utilization, key=utilization.__getitem__)
-    if not busiest.startswith("raid "):
+    bound = busiest(utilization)
+    if not bound.startswith("raid "):
         return ()
     return (
-        f"{busiest} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
+        f"{bound} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
         f"{params['raid_cycles_per_cache_block']:,.0f} cycles for each cache block (the volume's "
         "cache_block_KiB) it moves, fitted on the MD3260's writes (caching, mirroring to its "
         "partner, destaging, parity set-up) and taken for reads and every RAID level alike; a "

@@ -40,7 +40,7 @@ from ..network import tcp
 from ..network.hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
 from ..nic_links import nic_notes, nic_rate_Bps
 from ..parts import Ssd
-from ..result import OFFERED_LOAD, Result
+from ..result import OFFERED_LOAD, Result, busiest
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
@@ -444,15 +444,15 @@ def _offload_note(c: Clients, side: HostNet, utilization: dict[str, float]) -> t
     """A note where the host's cores bind with its TCP offloads off (the default, the reports'
     2.4 and 2.6.9 hosts): each frame's TCP work is then the host's, which TSO and GRO, on by
     default on a current Linux with NICs that support them, would take in 64 KiB pieces."""
-    if c.tso and c.gro or not utilization:
+    bound = busiest(utilization)
+    if c.tso and c.gro or not bound:
         return ()
-    busiest = max(utilization, key=utilization.__getitem__)
-    kind, _, where = busiest.partition(" ")
+    kind, _, where = bound.partition(" ")
     if kind not in ("cpu", "irq", "flow", "rss") or where.split(".")[0] != side.label:
         return ()
     off = " and ".join(f"clients.{k}" for k in ("tso", "gro") if not getattr(c, k))
     return (
-        f"{busiest} binds with {off} off, as on the reports' 2.4 and 2.6.9 hosts: the host does "
+        f"{bound} binds with {off} off, as on the reports' 2.4 and 2.6.9 hosts: the host does "
         "each frame's TCP work; a current Linux has TSO and GRO on with NICs that support them "
         "(set clients.tso: true and clients.gro: true for such a host)",
     )
