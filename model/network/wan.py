@@ -521,8 +521,10 @@ def _window_notes(
             f"since 4.20 has {LAN_TCP_RMEM_B[2]:,} and {LAN_TCP_WMEM_B[2]:,} B and keeps half "
             f"(tcp_adv_win_scale {LAN_ADV_WIN_SCALE}): set them for a current host"
         )
-    caps = {"tcp.core_rmem_max_B": settings.core_rmem_max_B}
-    caps["tcp.core_wmem_max_B"] = settings.core_wmem_max_B
+    caps = {
+        "tcp.core_rmem_max_B": settings.core_rmem_max_B,
+        "tcp.core_wmem_max_B": settings.core_wmem_max_B,
+    }
     capped = [f"{key} {cap:,} B" for key, cap in caps.items() if requested_B and requested_B > cap]
     if capped:
         notes.append(

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from ..errors import NotModelled, UserError
 from ..parts import Bus, Controller, Disk, Enclosure, Expander, Ssd, check_bay, pcie_trained
-from ..result import busiest
 from ..sim.flows import FlowResource
 from .buses import Buses, full_duplex
 from .spec import NVME
@@ -299,14 +298,14 @@ class Attachment:
         return self.body.controllers[cname].mirror_reads
 
 
-def raid_processor_note(utilization: dict[str, float], params: dict[str, float]) -> tuple[str, ...]:
-    """A note where a RAID card's processor binds: it is charged one calibrated cost a cache block
-    whatever the block's I/O, fitted on one array's writes."""
-    bound = busiest(utilization)
-    if not bound.startswith("raid "):
+def raid_processor_note(bottleneck: str, params: dict[str, float]) -> tuple[str, ...]:
+    """A note where a RAID card's processor binds (``bottleneck``, the result's): it is
+    charged one calibrated cost a cache block whatever the block's I/O, fitted on one array's
+    writes."""
+    if not bottleneck.startswith("raid "):
         return ()
     return (
-        f"{bound} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
+        f"{bottleneck} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
         f"{params['raid_cycles_per_cache_block']:,.0f} cycles for each cache block (the volume's "
         "cache_block_KiB) it moves, fitted on the MD3260's writes (caching, mirroring to its "
         "partner, destaging, parity set-up) and taken for reads and every RAID level alike; a "

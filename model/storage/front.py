@@ -46,9 +46,8 @@ from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import disk as disk_model
-from . import flash, raid5d, requests, topology
+from . import flash, requests, topology
 from . import stream as storage_stream
-from .attachment import raid_processor_note
 from .spec import Clients, StorageBody
 
 # Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
@@ -425,8 +424,9 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         utilization[OFFERED_LOAD] = min(
             1.0, front.bytes_per_flow / ((env.now - latency_s) * cap_Bps)
         )
-    notes += _offload_note(c, front.side, utilization) + raid5d.thread_note(utilization)
-    notes += raid_processor_note(utilization, params)
+    bottleneck = busiest(utilization)
+    notes += _offload_note(c, front.side, bottleneck)
+    notes += storage_stream.bottleneck_notes(bottleneck, params)
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_flow * flows,
@@ -440,19 +440,19 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
 
-def _offload_note(c: Clients, side: HostNet, utilization: dict[str, float]) -> tuple[str, ...]:
-    """A note where the host's cores bind with its TCP offloads off (the default, the reports'
-    2.4 and 2.6.9 hosts): each frame's TCP work is then the host's, which TSO and GRO, on by
-    default on a current Linux with NICs that support them, would take in 64 KiB pieces."""
-    bound = busiest(utilization)
-    if c.tso and c.gro or not bound:
+def _offload_note(c: Clients, side: HostNet, bottleneck: str) -> tuple[str, ...]:
+    """A note where the host's cores bind (``bottleneck``, the result's) with its TCP
+    offloads off (the default, the reports' 2.4 and 2.6.9 hosts): each frame's TCP work is then the
+    host's, which TSO and GRO, on by default on a current Linux with NICs that support them, would
+    take in 64 KiB pieces."""
+    if c.tso and c.gro or not bottleneck:
         return ()
-    kind, _, where = bound.partition(" ")
+    kind, _, where = bottleneck.partition(" ")
     if kind not in ("cpu", "irq", "flow", "rss") or where.split(".")[0] != side.label:
         return ()
     off = " and ".join(f"clients.{k}" for k in ("tso", "gro") if not getattr(c, k))
     return (
-        f"{bound} binds with {off} off, as on the reports' 2.4 and 2.6.9 hosts: the host does "
+        f"{bottleneck} binds with {off} off, as on the reports' 2.4 and 2.6.9 hosts: the host does "
         "each frame's TCP work; a current Linux has TSO and GRO on with NICs that support them "
         "(set clients.tso: true and clients.gro: true for such a host)",
     )

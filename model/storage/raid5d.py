@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 from ..parts import Host
-from ..result import busiest
 from .raid import LEVELS
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
@@ -119,14 +118,14 @@ def raid5d_s_per_byte(
     )
 
 
-def thread_note(utilization: dict[str, float]) -> tuple[str, ...]:
-    """A note where an array's raid5d is what binds: its one thread is the default, and md can
-    share its stripes with worker threads, which the model does not."""
-    bound = busiest(utilization)
-    if not bound.startswith("raid5d "):
+def thread_note(bottleneck: str) -> tuple[str, ...]:
+    """A note where an array's raid5d is what binds (``bottleneck``, the result's): its one
+    thread is the default, and md can share its stripes with worker threads, which the model does
+    not."""
+    if not bottleneck.startswith("raid5d "):
         return ()
     return (
-        f"{bound} binds: md handles an array's stripes and parity in its one raid5d thread at "
+        f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d thread at "
         "group_thread_cnt 0, the default (/sys/block/mdN/md/group_thread_cnt); from Linux 3.12 "
         "worker threads can share that work, which the model does not take: this is one thread's "
         "rate",

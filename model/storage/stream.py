@@ -28,7 +28,7 @@ import simpy
 
 from ..catalog import Catalog
 from ..parts import Ssd
-from ..result import Result
+from ..result import Result, busiest
 from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
@@ -114,6 +114,12 @@ def checkpoint_wait(
         usage[own_time] = usage[process] + wait
 
 
+def bottleneck_notes(bottleneck: str, params: dict[str, float]) -> tuple[str, ...]:
+    """The notes only the result's bottleneck (``bottleneck``) calls for, a stream's and a client's
+    alike: md's one raid5d thread, a RAID card's processor."""
+    return raid5d.thread_note(bottleneck) + raid_processor_note(bottleneck, params)
+
+
 def stream_cores(streams: int, cores: int) -> list[str]:
     """The names of the streams' processors: each its own ``core i`` while the host has a core a
     stream, else ``process i``, time-sharing the cores."""
@@ -137,13 +143,8 @@ def write_through_limit_Bps(
     part = path.disks[vname][0][1]
     if isinstance(part, Ssd):
         return None
-    cname = body.volumes[vname].disks.attach[0].partition(".")[0]
-    ctrl = (
-        catalog.get("controllers", body.controllers[cname].part, where, f"controllers.{cname}.part")
-        if cname in body.controllers
-        else None
-    )
-    request_B = writecache.max_request_B(ctrl)
+    held = writecache.holding_controller(body, catalog, vname, where)
+    request_B = writecache.max_request_B(held[1] if held else None)
     limits = []
     for name, _ in path.disks[vname]:
         drive = path.network.resources[name]
@@ -248,8 +249,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
         notes=path.notes
-        + raid5d.thread_note(utilization)
-        + raid_processor_note(utilization, params)
+        + bottleneck_notes(busiest(utilization), params)
         + writecache.burst_note(body, catalog, scenario.path, bytes_per_stream * w.streams),
         unpredicted=(
             (

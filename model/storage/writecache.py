@@ -93,6 +93,18 @@ def destages_random_writes(body: StorageBody, vname: str, disk: Disk | Ssd) -> b
     return queues_commands(disk) and write_cache_on(body, vname, disk)
 
 
+def holding_controller(
+    body: StorageBody, catalog: Catalog, vname: str, where: str
+) -> tuple[str, Controller] | None:
+    """The controller that holds volume ``vname``'s first drive, by name and catalog part; None
+    where a shelf or the NVMe lanes hold it."""
+    cname = body.volumes[vname].disks.attach[0].partition(".")[0]
+    if cname not in body.controllers:
+        return None
+    part = body.controllers[cname].part
+    return cname, catalog.get("controllers", part, where, f"controllers.{cname}.part")
+
+
 def burst_note(
     body: StorageBody, catalog: Catalog, where: str, written_B: float
 ) -> tuple[str, ...]:
@@ -102,13 +114,14 @@ def burst_note(
     w = body.workload
     if w.op not in ("write", "copy") or w.target not in body.volumes:
         return ()
-    volume = body.volumes[w.target]
-    if volume.engine != "controller":
+    if body.volumes[w.target].engine != "controller":
         return ()
-    cname = volume.disks.attach[0].partition(".")[0]
-    ctrl = body.controllers[cname]
-    part = catalog.get("controllers", ctrl.part, where, f"controllers.{cname}.part")
-    if not ctrl.write_back or part.cache_MB is None or written_B > part.cache_MB * 1e6:
+    cname, part = holding_controller(body, catalog, w.target, where)
+    if (
+        not body.controllers[cname].write_back
+        or part.cache_MB is None
+        or written_B > part.cache_MB * 1e6
+    ):
         return ()
     return (
         f"the whole write, {written_B / 1e6:,.0f} MB, fits in {cname}'s {part.cache_MB:,.0f} MB "
