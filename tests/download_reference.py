@@ -13,11 +13,18 @@ from collections.abc import Callable
 import simpy
 
 from model.catalog import Catalog
-from model.network.tcp import mss_B, send_buffer_payload_B, tcp_wire_per_byte
+from model.network.tcp import mss_B, send_buffer_payload_B
 from model.nic_links import nic_rate_Bps
 from model.parts import Disk
 from model.result import Result
-from model.servers.download import check, round_trips_s, slow_start_s, window_Bps
+from model.servers.download import (
+    check,
+    data_Bps,
+    request_s,
+    round_trips_s,
+    slow_start_s,
+    window_Bps,
+)
 from model.servers.download_files import (
     MD5_FILE_B,
     SPLICE_PAGES,
@@ -298,7 +305,8 @@ class Server:
         env: simpy.Environment,
         body: DownloadBody,
         disk: Disk,
-        nic_Bps: float,
+        link_Bps: float,
+        request_s: float,
         params: dict[str, float],
         read_ahead_KiB: float,
         rng: Replay,
@@ -312,7 +320,8 @@ class Server:
         self.cached = iter(cached)  # whether each pair's pages are all in the page cache
         self.array = Array(env, body, disk, params["disk_format_efficiency"])
         self.net = FlowNetwork(env)
-        self.link = self.net.resource("server link", nic_Bps / tcp_wire_per_byte(body.mtu_B))
+        self.link = self.net.resource("server link", link_Bps)
+        self.request_s = request_s
         self.workers = [simpy.Resource(env, 1) for _ in range(body.server.workers)]
         self.worker_connections = [0] * body.server.workers
         self.worker_busy_s = 0.0
@@ -366,6 +375,7 @@ class Server:
         hit = next(self.cached)
         read = (lambda offset_B, length_B: None) if hit else self.array.read
         turn = yield from self._take(worker)
+        yield self.env.timeout(self.request_s)  # the worker takes the request
         for offset_B in (root, directory.leaf_B(index, leaves[0]), directory.inode_page_B(index)):
             if offset_B is not None:  # (a root in memory is not read)
                 yield from self._until(read(offset_B, self.page_B), "opening")
@@ -417,6 +427,7 @@ class Server:
         ):  # the md5 file comes on a new connection, to whichever worker takes it
             worker = self._accept(closing=worker)
         turn = yield from self._take(worker)
+        yield self.env.timeout(self.request_s)  # the worker takes the md5 file's request
         if leaves[1] != leaves[0]:  # the md5 file's name is in another leaf
             yield from self._until(read(directory.leaf_B(index, leaves[1]), self.page_B), "opening")
         yield from self._until(read(start + self.file_pages_B, MD5_FILE_B), "data")
@@ -482,15 +493,18 @@ def simulate(
         stream(scenario.seed, "download cache"),
     )
     framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
-    nic_Bps = nic_rate_Bps(catalog, nic, **framing)
-    server = Server(env, body, disk, nic_Bps, params, read_ahead, rng, root_read, cached)
+    link_Bps = data_Bps(nic_rate_Bps(catalog, nic, **framing), file_B, body.mtu_B)
+    host = catalog.get("hosts", body.host, scenario.path, "host")
+    server = Server(
+        env, body, disk, link_Bps, request_s(body, host), params, read_ahead, rng, root_read, cached
+    )
     # a connection: its client's link or its window a round trip; a new connection's slow start
     # (per_file) loses time at what one connection alone gets
     client_Bps = min(
-        nic_rate_Bps(catalog, client_nic, **framing) / tcp_wire_per_byte(body.mtu_B),
+        data_Bps(nic_rate_Bps(catalog, client_nic, **framing), file_B, body.mtu_B),
         window_Bps(body),
     )
-    one_flow_Bps = min(nic_Bps / tcp_wire_per_byte(body.mtu_B), client_Bps)
+    one_flow_Bps = min(link_Bps, client_Bps)
     server.md5_check_s += slow_start_s(body, server.file_B, one_flow_Bps)
     remaining = [simulated]
 
@@ -511,8 +525,8 @@ def simulate(
     drives = server.array.drives
     ran = env.now
     # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
-    # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps
-    # (nil in this model, which gives a worker no CPU cost, so the workers bound nothing).
+    # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps,
+    # its requests' work.
     worker_cpu_s = max(0.0, server.worker_busy_s - sum(server.worker_asleep_s.values()))
     demand_s = {"server link": (server.link.carried / server.link.capacity / simulated, 1)}
     demand_s.update({f"drive {i}": (d.busy_s / simulated, 1) for i, d in enumerate(drives)})

@@ -53,10 +53,9 @@ if TYPE_CHECKING:  # numpy is loaded where a run needs it: a storage scenario ne
 
 PAGE_B = PageCache.page_B  # the default page size; a scenario's is its kernel.page_B
 SPLICE_PAGES = 16  # sendfile reads through a pipe of 16 pages
-# the md5 file as the server reads it: one page (its 32-hex-digit sum and the file's name, some 60
-# bytes, on a page of its own); its bytes on the link, some 60 beside a file of 2 MiB, are left
-# out, and what a run moves is its data files, as the report counts them (2,502 x 2,050 KiB is
-# its "5009 MB downloaded", MiB)
+# the md5 file as the server reads it: one page (its sum and the file's name, download.MD5_SUM_B,
+# on a page of its own); its bytes cross the link (download.pair_wire), but what a run moves is its
+# data files, as the report counts them (2,502 x 2,050 KiB is its "5009 MB downloaded", MiB)
 MD5_FILE_B = 4096
 INODE_B = 256  # an ext3/4 inode as mkfs makes them (the report does not name the file system)
 # An ext3 directory entry: 8 bytes and the name, padded to 4. The data files' names are not given;

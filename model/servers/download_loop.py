@@ -52,6 +52,8 @@ from .download_volume import (
 from .nginx_workers import connect, loop, take, turn_ends
 
 ACCEPTED = 9  # a client's state: its connection waits in the listen queue until a worker takes it
+# a client's states: its worker reads and parses its request for the data file, or the md5 file
+REQUESTED, MD5_REQUESTED = 10, 11
 
 
 def scratch(clients: int, workers: int, drives: int, commands: int):
@@ -103,6 +105,7 @@ def run(
     quickacks,
     acks_per_segment,
     md5_check_s,
+    request_s,
     write_back_s,
     drive,
     flow_heap,
@@ -112,15 +115,18 @@ def run(
     waiting,
     commands,
     accept,
+    served,
 ):
     """Simulate ``pairs`` pairs fetched by ``clients`` clients; returns (elapsed s, link bytes
     carried, worker turns s, asleep on opening reads s, asleep on data s, s with a volume read in
-    flight); the drives' busy time, reads and cache hits are left in ``drive``.
+    flight); the drives' busy time, reads and cache hits are left in ``drive``, and when each pair
+    was served, in the order they were, in ``served`` (one slot a pair).
 
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
     the same, the data file's start); ``cached``: whether a pair's pages are all in the page cache;
     ``link_Bps``: what the server link carries with 1, 2, ... flows active (index: the flows);
-    ``flow_cap_Bps``: each client's link; ``write_back_s``: how long after its read each pair's
+    ``flow_cap_Bps``: each client's link; ``request_s``: a worker's time on a request, the
+    connection holding it; ``write_back_s``: how long after its read each pair's
     inode page, its access times updated, is written back (negative: never); ``windows``: the
     read-ahead windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps:
@@ -177,7 +183,7 @@ def run(
     turn_end = (held, waiting, wait_from, wait_count, turn_began, worker_of, connections)
     remaining = pairs
     finished, end_s = 0, 0.0  # clients with no pair left to fetch, when the last one had its last
-    drawn = 0
+    drawn, n_served = 0, 0
     now = 0.0
     while True:
         link_next = math.inf
@@ -272,11 +278,11 @@ def run(
                 drawn += 1
                 written[cl] = delivered[cl] = sending[cl] = 0.0
                 step[cl] = 0
-                w = connect(cl, 1, turn_end, accept)
+                w = connect(cl, REQUESTED, turn_end, accept)
                 if w < 0:  # in the listen queue until a worker takes the accept mutex
                     state[cl] = ACCEPTED
                     break
-                state[cl] = 1
+                state[cl] = REQUESTED
                 if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
                 continue
@@ -397,17 +403,23 @@ def run(
             elif st == 5:  # the client has the data file: the md5 file, on a new connection
                 if not keep_alive:
                     connections[w] -= 1
-                    w = connect(cl, 6, turn_end, accept)
+                    w = connect(cl, MD5_REQUESTED, turn_end, accept)
                     if w < 0:
                         state[cl] = ACCEPTED
                         break
-                state[cl] = 6
+                state[cl] = MD5_REQUESTED
                 if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
                     break
                 continue
             elif st == ACCEPTED:  # a worker took the accept mutex and this connection
                 state[cl] = after_accept[cl]
                 if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+                    break
+                continue
+            elif st == REQUESTED or st == MD5_REQUESTED:  # the worker takes the request (its CPU)
+                state[cl] = 1 if st == REQUESTED else 6
+                if request_s > 0.0:
+                    push(ev_t, ev_rows, events, now + request_s, RESUME, cl, 0)
                     break
                 continue
             elif st == 6:  # the md5 file's leaf, when its name hashes to another one
@@ -425,6 +437,8 @@ def run(
                 sleep_kind = 1
                 state[cl] = 8
             else:  # served: the client checks the file's md5 sum, then asks for the next pair
+                served[n_served] = now
+                n_served += 1
                 worker_turns_s += now - turn_began[cl]
                 connections[w] -= 1
                 turn_ends(w, now, turn_end, accept, event_heap)

@@ -108,6 +108,18 @@ class DownloadServer:
     # of a new connection and an idle one takes it. One worker uses no mutex.
     accept_mutex: bool = True
     accept_mutex_delay_ms: PositiveFloat = 500.0  # nginx's default
+    # CPU cycles a worker spends on each request, the data file's and the md5 file's, besides its
+    # bytes' sending work: reading and parsing it, opening the file, writing the header, the
+    # sendfile call, the access log. Its connections wait meanwhile; workers beyond the host's
+    # cores share them. From NGINX's own test of nginx as a web server (A. Ravdat, "Testing the
+    # Performance of NGINX and NGINX Plus Web Servers", NGINX blog, 2017-08-24): one worker served
+    # 74,091 requests a second for a 1 KB file over 50 kept-alive connections, 13.50 us a request,
+    # and 33,125 for a 100 KB file, 30.19 us; the 0.169 us a KB between them is the bytes' sending
+    # work, which the model charges on the cores that take the NIC's interrupts, so a request is
+    # 13.33 us. Its hosts were 2 x Xeon E5-2699 v3 ("almost identical" to "NGINX Plus Sizing
+    # Guide: How We Tested", 2016): 48,000 cycles at the 3.6 GHz its one busy core turbos to,
+    # 30,700 at its 2.3 GHz base clock
+    request_cycles: NonNegativeFloat = 48_000.0
 
 
 @dataclass(frozen=True)
@@ -151,9 +163,9 @@ class DownloadBody:
 
     # the server, a host of the catalog (data/hardware/hosts.yaml): its memory bounds
     # server.memory_MB, and its cores and clock do the sending work of TCP on the core(s) that take
-    # the NIC's interrupts (irq_affinity); the workers' own CPU is not modelled: a worker asleep on
-    # a disk read uses none, and one serving with sendfile hands the file's pages to the socket
-    # without copying them through user space (model.servers.download)
+    # the NIC's interrupts (irq_affinity), and the workers' requests (server.request_cycles): a
+    # worker asleep on a disk read uses none, and one serving with sendfile hands the file's pages
+    # to the socket without copying them through user space (model.servers.download)
     host: str
     controller: str  # the RAID controller, a controller of the catalog (controllers.yaml)
     disk: str  # each drive, a drive of the catalog (disks.yaml)
