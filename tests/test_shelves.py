@@ -227,3 +227,30 @@ def test_a_sata_drive_fills_no_lane_that_already_runs_at_its_rate(tmp_path):
     assert r.bottleneck == "uplink jbod"
     assert r.bound_MBps == pytest.approx(8 * six_MBps * framing.payload_share(LANE, 256), rel=0.02)
     assert r.utilization["bus slot"] == pytest.approx(r.utilization["bus slot2"], rel=0.05)
+
+
+def _raid_card_shelf(op: str, io: str) -> dict:
+    """Two drives mirrored by a RAID card (write-back on) in a JBOD cabled to its ports."""
+    s = _shelf(2, [f"raid.{i}" for i in range(4)])
+    s["controllers"] = {
+        "raid": {
+            "part": "megaraid_9460_8i",
+            "bus": "slot",
+            "processor_MHz": 1200,
+            "write_back": True,
+        }
+    }
+    s["volumes"]["md0"].update({"level": "raid1", "engine": "controller"})
+    s["workload"] = {"op": op, "target": "md0", "total_MB": 100, "request_KiB": 32, "io": io}
+    return s
+
+
+@pytest.mark.parametrize("io", ["buffered", "mmap"])
+def test_a_raid_card_s_volume_in_a_shelf_is_held_by_the_card_its_uplink_reaches(tmp_path, io):
+    """A RAID card's mirror in a JBOD: its write-back cache and its policies are those of the card
+    the shelf's uplink is cabled to (a write of it and a memory map over it had been a KeyError
+    traceback, the shelf taken for a controller); 100 MB fits the card's 2,048 MB cache."""
+    r = simulate(scenario.load(write(tmp_path / "s.yaml", _raid_card_shelf("write", io))))
+    assert 0 < r.throughput_MBps <= r.bound_MBps * (1 + 1e-9)
+    if io == "buffered":
+        assert any("fits in raid's 2,048 MB write-back cache" in n for n in r.notes)

@@ -62,7 +62,7 @@ from ..spec import Scenario
 from . import disk as disk_model
 from .spec import StorageBody
 from .spindle import MIRROR_READS, Spindle
-from .writecache import max_request_B, write_cache_on
+from .writecache import holding_controller, max_request_B, write_cache_on
 
 # each chunk of the mapped file is simulated in every run (a run is repeated without simulating it
 # only once it starts from the page cache the last one did, which some sizes never reach: 4 KiB
@@ -98,9 +98,9 @@ def build_volume(
             "covers one drive and a RAID1 pair"
         )
     disk: Disk = catalog.get("disks", volume.disks.part, where, f"volumes.{vname}.disks.part")
-    cname = volume.disks.attach[0].partition(".")[0]
+    # a hard disk sits on a controller's channel or in a shelf cabled to one
+    cname, ctrl = holding_controller(body, catalog, vname, where)
     slot = body.controllers[cname]
-    ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{cname}.part")
     efficiency = disk_model.format_efficiency(disk, params)
     drives = [Spindle(disk, efficiency) for _ in range(volume.disks.count)]
     cache_B = 0.0

@@ -50,15 +50,16 @@ def write_cache_on(body: StorageBody, vname: str, disk: Disk) -> bool:
     on, SCSI and SAS drives taken with it off."""
     volume = body.volumes[vname]
     if volume.engine == "controller":
-        return body.controllers[volume.disks.attach[0].partition(".")[0]].write_back
+        return body.controllers[holding_name(body, vname)].write_back
     if volume.drive_write_cache != "as_shipped":
         return volume.drive_write_cache == "enabled"
     return disk.interface in ("ide", "sata")
 
 
 def max_request_B(ctrl: Controller | None) -> float:
-    """The largest request the block layer sends through ``ctrl``'s driver (None: a drive bay
-    of a shelf, whose expander sets no limit), in bytes."""
+    """The largest request the block layer sends through ``ctrl``'s driver (a shelf's drive goes
+    through the driver of the controller its uplink reaches; None: an NVMe drive on the PCIe lanes,
+    whose driver's limit is not in the catalog), in bytes."""
     limit_KiB = ctrl.max_request_KiB if ctrl is not None else None
     return (limit_KiB or DEFAULT_MAX_REQUEST_KIB) * 1024
 
@@ -93,13 +94,23 @@ def destages_random_writes(body: StorageBody, vname: str, disk: Disk | Ssd) -> b
     return queues_commands(disk) and write_cache_on(body, vname, disk)
 
 
+def holding_name(body: StorageBody, vname: str) -> str | None:
+    """The name of the controller that holds volume ``vname``'s first drive: the one it is
+    attached to, or the one its shelf's first uplink lane is cabled to; None for an NVMe drive on
+    the PCIe lanes."""
+    holder = body.volumes[vname].disks.attach[0].partition(".")[0]
+    if holder in body.shelves:
+        holder = body.shelves[holder].uplink[0].partition(".")[0]
+    return holder if holder in body.controllers else None
+
+
 def holding_controller(
     body: StorageBody, catalog: Catalog, vname: str, where: str
 ) -> tuple[str, Controller] | None:
-    """The controller that holds volume ``vname``'s first drive, by name and catalog part; None
-    where a shelf or the NVMe lanes hold it."""
-    cname = body.volumes[vname].disks.attach[0].partition(".")[0]
-    if cname not in body.controllers:
+    """The controller that holds volume ``vname``'s first drive (``holding_name``), by name and
+    catalog part; None where the NVMe lanes hold it."""
+    cname = holding_name(body, vname)
+    if cname is None:
         return None
     part = body.controllers[cname].part
     return cname, catalog.get("controllers", part, where, f"controllers.{cname}.part")
