@@ -146,7 +146,8 @@ def build(
     own server process and bond member, all on the client's one port and its limit on what it
     keeps in flight). With ``server_threads`` (the kernel NFS server's) every connection's calls
     share that many threads, one call a thread, so a connection with several calls in flight
-    (``calls_in_flight``) runs on as many at once; without (``None``: smbd, nginx) each connection
+    (``calls_in_flight``) runs on as many at once, and a random read holds its thread through its
+    wait for the drives too; without (``None``: smbd, nginx) each connection
     has its one server process. ``where`` is the storage scenario's file, ``front_where`` the file
     that configured the clients (their NIC at ``nic_key``, their LAN at ``link_key``)."""
     host = catalog.get("hosts", body.host, where, "host")
@@ -220,9 +221,14 @@ def build(
     threads = None
     # a connection's server process: its one core, or as many pool threads as it has calls
     share = 1.0
+    # what holds a pool thread a byte besides its CPU: a random read's wait for the drives (the
+    # thread reads the file and sleeps until the read is done, nfsd_read into vfs_read)
+    thread_wait_s = 0.0
     if server_threads is not None:  # the pool every connection's calls share
-        threads = net.resource(f"{process} threads", float(min(server_threads, host.cores)))
+        threads = net.resource(f"{process} threads", float(server_threads), unit="thread-s")
         share = float(min(server_threads, calls))
+        if op == "read" and body.workload.pattern == "random":
+            thread_wait_s = path.request_s[body.workload.target] / request_B
     limit_Bps = client_limit_Bps(
         body,
         path,
@@ -264,8 +270,8 @@ def build(
             windows.append(net.resource(f"tcp window {i}", window_Bps))
             usage[windows[-1]] = 1.0
         storage_stream.checkpoint_wait(path, body, usage, server)
-        if threads is not None:  # all its server work on the pool's threads too
-            usage[threads] = usage[server]
+        if threads is not None:  # its server work, and its waits, hold the pool's threads
+            usage[threads] = usage[server] + thread_wait_s
         add(usage, client, wire)
         side.charge_nic(usage, member, wire)
         usages.append(usage)

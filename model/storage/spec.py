@@ -628,9 +628,9 @@ class Clients:
     # 2023). Other protocols' clients keep the connection full
     read_ahead_KiB: PositiveInt = 128
     # the kernel NFS server's threads (protocol nfs only): every connection's calls share them,
-    # each call one thread, so one connection's calls in flight may run on several at once;
-    # unset: 8, rpc.nfsd(8)'s default ('By default, eight threads are started'; RPCNFSDCOUNT,
-    # nfs.conf's [nfsd] threads)
+    # each call one thread, so one connection's calls in flight may run on several at once, and a
+    # random read holds its thread while the drives read; unset: 8, rpc.nfsd(8)'s default ('By
+    # default, eight threads are started'; RPCNFSDCOUNT, nfs.conf's [nfsd] threads)
     nfsd_threads: PositiveInt | None = None
     # the storage host's TCP segmentation offload (on by default with NICs that support it on
     # current Linux; off for the 2.4 and 2.6.9 hosts of the reports): what it sends costs per
