@@ -12,7 +12,7 @@ from model import scenario as loader
 from model.simulate import simulate
 from model.storage import disk as disk_model
 from model.storage import zfs
-from model.storage.spec import DiskSet, FileSystem, Vdevs, Volume
+from model.storage.spec import DiskSet, FileSystem, StorageWorkload, Vdevs, Volume
 
 
 def _pool(vdev: str, count: int, vdevs: int = 1, part: str = "quote_hdd", **more) -> dict:
@@ -387,3 +387,36 @@ def test_direct_io_on_a_pool_is_one_line_not_a_traceback(tmp_path, run_cli, op):
     status, out, err = run_cli("predict", str(path))
     assert status == 3 and out == "" and len(err.splitlines()) == 1, err
     assert "direct I/O on ZFS pool" in err and "io: buffered" in err
+
+
+def _workload(**given) -> StorageWorkload:
+    return StorageWorkload(**{"target": "v", "total_MB": 100, **given})
+
+
+def test_a_random_read_checksums_the_whole_record_it_reads():
+    """A 4 KiB read of a 1 MiB record verifies the record's 1 MiB (fletcher4 over the block it
+    read): 256 times its bytes, where the host's checksum CPU had been charged on the 4 KiB; in
+    order, or a read of whole records, each byte is checksummed once. The third purchase audit's
+    24 NVMe drives read 165 GB/s of records for 647 MB/s of 4 KiB requests, the host 0.6 % busy."""
+    pool = _vdev(6, 1024)
+    random = {"op": "read", "pattern": "random", "io": "direct"}
+    assert zfs.checksummed_per_byte(pool, _workload(**random, request_KiB=4)) == 256
+    assert zfs.checksummed_per_byte(pool, _workload(**random, request_KiB=2048)) == 1
+    assert zfs.checksummed_per_byte(pool, _workload(op="read", request_KiB=4)) == 1
+    small = _vdev(6, 16, ashift=12)
+    assert zfs.checksummed_per_byte(small, _workload(**random, request_KiB=4)) == 4
+
+
+def test_random_reads_of_large_records_cost_the_host_the_records_checksums(tmp_path):
+    """Sixteen direct streams reading 4 KiB at random from a RAIDZ2 of catalog SATA SSDs: with
+    1 MiB records the host verifies 256 times what it delivers, so its CPU works far harder than
+    with 4 KiB records for fewer requests."""
+    workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
+    workload.update(queue_depth=32, streams=16, total_MB=40)
+
+    def cpu(record_KiB):
+        volume = _pool("raidz2", 6, part="samsung_870_evo_1tb", record_KiB=record_KiB)
+        r = _run(tmp_path, scenario(volume, workload))[1]
+        return r.utilization["cpu host"] / r.throughput_MBps
+
+    assert cpu(1024) > 50 * cpu(4)

@@ -245,7 +245,8 @@ def _add_group_costs(
     """Add what group ``g``'s user bytes cost the driver and whoever keeps the group's layout."""
     volume = spot.volume
     if volume.engine == "zfs":
-        usage.parity_s += g_share * zfs.host_s_per_byte(volume, spot.op)
+        checksummed = zfs.checksummed_per_byte(volume, attachment.body.workload)
+        usage.parity_s += g_share * zfs.host_s_per_byte(volume, spot.op) * checksummed
         return
     # the group's user bytes between the host and whoever keeps its layout
     first = volume.disks.attach[g * spot.per_group]

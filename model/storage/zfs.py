@@ -75,6 +75,19 @@ def host_s_per_byte(volume: Volume, op: str) -> float:
     return seconds
 
 
+def checksummed_per_byte(volume: Volume, workload: StorageWorkload) -> float:
+    """Bytes of records the pool checksums per byte a stream moves: a random read verifies each
+    whole record it reads (``random_layout``: a 4 KiB read of a 1 MiB record checksums 256 times
+    its bytes); anything else its own bytes, each record once."""
+    w = workload
+    if w.pattern != "random" or w.op != "read":
+        return 1.0
+    request_B = w.request_KiB * 1024
+    logical_B = volume.record_KiB * 1024
+    record_B = _data_sectors(logical_B, volume.ashift) * 2**volume.ashift
+    return max(1.0, request_B / logical_B) * record_B / request_B
+
+
 def raidz_sectors(record_B: float, ashift: int, drives: int, parity: int) -> int:
     """Sectors of 2^``ashift`` bytes a RAIDZ vdev of ``drives`` drives and ``parity`` parity
     allocates for a record of ``record_B`` bytes: its data sectors, ``parity`` sectors for each row
