@@ -180,25 +180,25 @@ class TcpBuffers:
     and ``tcp_wmem``; ``tcp_mem_pages`` those of ``net.ipv4.tcp_mem`` (low, pressure, high, in pages
     of ``page_B``). A buffer the kernel chooses (``tcp_rmem_B``, ``tcp_wmem_B``) starts at the
     default and may grow to the max; all TCP sockets of a host together never hold more than
-    ``tcp_mem_pages``' high, so the buffers of many streams share that. ``tcp_adv_win_scale`` (Linux
-    default 2) keeps 1/2^scale of a receive buffer for overhead, the rest is window. ``tso``: the
-    sender builds segments of up to 64 KiB (TCP segmentation offload, on by default on today's
-    NICs), whose bookkeeping is a few percent of their payload, so the whole send buffer can be in
-    flight; without it (the 2.4 kernels) each 1500-byte segment's overhead counts against the send
-    buffer as the receive buffer's does (``tcp_adv_win_scale``). With ``tso`` the sending stack also
-    handles one 64 KiB super-segment where it handled one frame (the NIC cuts it into frames, Linux
-    kernel documentation, networking/segmentation-offloads.rst), and its CPU cost is what a Linux
-    5.4 sender measured (Cai et al.: 846 cycles a 1,448-byte segment besides the copy, part per
-    frame and part per byte) in place of ``NET_CYCLES_PER_FRAME`` a frame, scaled as a host's
-    ``net_cycles_per_frame`` scales that (``model.network.tcp.offloaded_frames_per_byte``). ``gro``:
-    generic receive offload, the receiving kernel merges a flow's frames into one packet of up to 64
-    KiB (``gro_max_size``, 65536 by default) before IP and TCP see it (segmentation-offloads.rst,
-    'Generic Receive Offload'), so the receiver pays what a Linux 5.4 receiver measured (1,821
-    cycles a segment, some 1,100 of them on the interrupt core and the rest in the reading process,
-    ``model.network.tcp.reader_share``), and, as it acknowledges each packet it sees of more than
-    one segment at once, sends one ACK per merged packet instead of one per two segments. GRO exists
-    from Linux 2.6.29 and is on by default with drivers that support it; off (the default) for the
-    2.4 and 2.6.9 kernels of the reports.
+    ``tcp_mem_pages``' high, so the buffers of many streams share that. ``tcp_adv_win_scale`` (2,
+    the reports' kernels' default; 1 from Linux 3.6) keeps 1/2^scale of a receive buffer for
+    overhead, the rest is window. ``tso``: the sender builds segments of up to 64 KiB (TCP
+    segmentation offload, on by default on today's NICs), whose bookkeeping is a few percent of
+    their payload, so the whole send buffer can be in flight; without it (the 2.4 kernels) each
+    1500-byte segment's overhead counts against the send buffer as the receive buffer's does
+    (``tcp_adv_win_scale``). With ``tso`` the sending stack also handles one 64 KiB super-segment
+    where it handled one frame (the NIC cuts it into frames, Linux kernel documentation,
+    networking/segmentation-offloads.rst), and its CPU cost is what a Linux 5.4 sender measured (Cai
+    et al.: 846 cycles a 1,448-byte segment besides the copy, part per frame and part per byte) in
+    place of ``NET_CYCLES_PER_FRAME`` a frame, scaled as a host's ``net_cycles_per_frame`` scales
+    that (``model.network.tcp.offloaded_frames_per_byte``). ``gro``: generic receive offload, the
+    receiving kernel merges a flow's frames into one packet of up to 64 KiB (``gro_max_size``, 65536
+    by default) before IP and TCP see it (segmentation-offloads.rst, 'Generic Receive Offload'), so
+    the receiver pays what a Linux 5.4 receiver measured (1,821 cycles a segment, some 1,100 of them
+    on the interrupt core and the rest in the reading process, ``model.network.tcp.reader_share``),
+    and, as it acknowledges each packet it sees of more than one segment at once, sends one ACK per
+    merged packet instead of one per two segments. GRO exists from Linux 2.6.29 and is on by default
+    with drivers that support it; off (the default) for the 2.4 and 2.6.9 kernels of the reports.
     """
 
     # net.ipv4.tcp_rmem: a TCP receive buffer's min, default and max, bytes
