@@ -143,7 +143,16 @@ def build(
         # a copy moves bytes both ways: a link that carries each way at once is a resource a way
         attachment.buses.direction = _placement(attachment, vname).op if w.op == "copy" else None
         note = _add_volume(path, attachment, vname, bytes_per_stream)
-        notes += [n for n in (note, zfs.wide_mirror_note(vname, body.volumes[vname])) if n]
+        volume = body.volumes[vname]
+        notes += [
+            n
+            for n in (
+                note,
+                zfs.wide_mirror_note(vname, volume),
+                zfs.record_read_note(vname, volume, w),
+            )
+            if n
+        ]
     notes += [attachment.buses.switch_notes[name] for name in sorted(attachment.buses.switch_notes)]
     trusted = slots.trusted_segments_note(body, catalog, where)
     if trusted is not None:

@@ -88,6 +88,21 @@ def checksummed_per_byte(volume: Volume, workload: StorageWorkload) -> float:
     return max(1.0, request_B / logical_B) * record_B / request_B
 
 
+def record_read_note(vname: str, volume: Volume, workload: StorageWorkload) -> str | None:
+    """What to tell the user of random reads smaller than the pool's records: each reads, and
+    checksums, its whole record (``checksummed_per_byte``); else None."""
+    if volume.engine != "zfs" or vname != workload.target:
+        return None
+    times = checksummed_per_byte(volume, workload)
+    if times <= 1.0:
+        return None
+    return (
+        f"volume {vname}: each {workload.request_KiB:g} KiB random read reads and checksums its "
+        f"whole {volume.record_KiB:g} KiB record, {times:,.0f} times its bytes (a record_KiB "
+        "nearer the request size reads less)"
+    )
+
+
 def raidz_sectors(record_B: float, ashift: int, drives: int, parity: int) -> int:
     """Sectors of 2^``ashift`` bytes a RAIDZ vdev of ``drives`` drives and ``parity`` parity
     allocates for a record of ``record_B`` bytes: its data sectors, ``parity`` sectors for each row
