@@ -23,9 +23,12 @@ done. The server side, request by request:
   connections (RFC 9112 section 9.3; nginx keeps them 75 s, and wget or curl fetching several files
   in one run reuses one): ``connections: keep_alive``, a connection whose send buffer has grown to
   ``tcp_wmem[2]`` and takes a whole file, so one ``sendfile`` runs through it and a worker serves
-  files one at a time. The other reading, a declared unknown, is a new TCP connection a file
-  (``per_file``, a client started once a file): its send buffer starts at ``tcp_wmem[1]``, 16 KiB,
-  and grows with the congestion window as the client acknowledges what it has received
+  files one at a time. A pair's two files share it, and each pair comes to the server as a new
+  connection through the accept mutex (a client run once a pair), which the table's four workers,
+  slower than eight at two to four clients, call for; a connection kept across pairs would stay with
+  the worker that first took it. The other reading, a declared unknown, is a new TCP connection a
+  file (``per_file``, a client started once a file): its send buffer starts at ``tcp_wmem[1]``, 16
+  KiB, and grows with the congestion window as the client acknowledges what it has received
   (``model.network.tcp.send_buffer_payload_B``), so a worker can run only so far ahead of the link
   before it must leave a file for another. Taken as the point, ``per_file`` fits the table worse
   (median |error| 15.0 against 6.8 % at this version; the one-worker tuned RAID6 column slowest).
@@ -75,22 +78,21 @@ done. The server side, request by request:
   besides its bytes (parsing it, opening the file, the header, the sendfile call, the log; NGINX's
   own 1 KB test, as ``model.servers.spec`` derives it), its other connections waiting meanwhile:
   some 19 us a request at the report's estimated 2.5 GHz, nothing beside a 2 MiB file's 20 ms on
-  1 GbE, but with small files from memory it is what binds. Workers beyond the host's cores share
-  them (``request_s``).
-- What a worker writes into a socket crosses the server's one 1 GbE link as TCP flows, sharing it
-  max-min fairly with the other connections (``model.sim.flows``); the client has a file when its
-  last byte has crossed. Each response carries nginx's header (``HTTP_RESPONSE_HEADER_B``) and
-  goes in whole frames, and the md5 file's bytes cross too (``pair_wire``): the link's rate is
+  1 GbE, but with small files from memory it is what binds. Workers computing at once beyond the
+  host's cores share them (``request_s``).
+- What a worker writes into a socket crosses the server's link (``server_nic``) as TCP flows,
+  sharing it max-min fairly with the other connections (``model.sim.flows``); the client has a file
+  when its last byte has crossed. Each response carries nginx's header (``HTTP_RESPONSE_HEADER_B``)
+  and goes in whole frames, and the md5 file's bytes cross too (``pair_wire``): the link's rate is
   taken as its rate of data-file bytes, those taking their share (1 KiB files get 57 % of it).
-  Sending it is work for the core(s) that take the NIC's interrupts: a
-  socket holding more than the congestion window sends the rest as the client's ACKs arrive, in
-  softirq context there (``model.network.hosts``), at the host's ``net_cycles_per_frame`` per
-  frame and half an ACK a segment (the clients acknowledge every second segment), or with
-  ``tcp.tso`` what a Linux 5.4 sender measured (``model.network.tcp.tcp_frame_work_per_byte``).
-  The link carries no more than those cores keep up with (``irq_affinity``: one core, or with
-  ``spread`` and ``rss`` one a connection up to all): a third of one of the report's cores at its
-  1 GbE, so it binds nothing there, but one core without TSO sends some 380 MB/s, less than a
-  10 GbE link.
+  Sending it is work for the core(s) that take the NIC's interrupts: a socket holding more than the
+  congestion window sends the rest as the client's ACKs arrive, in softirq context there
+  (``model.network.hosts``), at the host's ``net_cycles_per_frame`` per frame and half an ACK a
+  segment (the clients acknowledge every second segment), or with ``tcp.tso`` what a Linux 5.4
+  sender measured (``model.network.tcp.tcp_frame_work_per_byte``). The link carries no more than
+  those cores keep up with (``irq_affinity``: one core, or with ``spread`` and ``rss`` one a
+  connection up to all): a third of one of the report's cores at its 1 GbE, so it binds nothing
+  there, but one core without TSO sends some 380 MB/s, less than a 10 GbE link.
 - A client computes the md5 sum of the data file it received and compares it before it asks for
   the next pair (the report: "done on the client"), and each of the pair's two files waits for its
   LAN round trips (``lan_rtt_ms``, ``round_trips_s``): its request out and its reply's first byte
@@ -190,13 +192,13 @@ def simulated_pairs(pairs: int, windows_per_pair: int, clients: int) -> int:
 
 # With nginx's accept mutex a worker that missed it tries again only accept_mutex_delay later
 # (model.servers.nginx_workers), so the first delay of a run is its start: by its end each idle
-# worker has tried once. A loop whose pairs all end within WARM_UP_RUNS delays follows more of the
-# run's pairs, in proportion and a fifth more, at most WARM_PAIRS (about 0.1 s of loop for pairs
-# from memory), and a run's time counts its pairs after the start at the rate the loop kept after
-# it (``steady_elapsed_s``): 1 KiB files from memory on 10 GbE to 64 clients, eight workers, gave
-# 38.8 MB/s from 2,000 pairs in 53 ms, a start's rate
-WARM_UP_RUNS = 4
-WARM_PAIRS = 100_000
+# worker has tried once. A run's time is its loop's scaled to its pairs, start and all, so a loop
+# whose pairs all end within WARM_UP_RUNS delays follows more of the run's pairs, in proportion
+# and a fifth more, at most WARM_PAIRS (some 0.3 s of loop for pairs from memory), until the start
+# is at most a tenth of it: 1 KiB files from memory on 10 GbE to 64 clients, eight workers, had
+# been 2,000 pairs in 53 ms, a start's rate scaled up to a run of any length
+WARM_UP_RUNS = 10
+WARM_PAIRS = 300_000
 
 
 def warm_up_s(body: DownloadBody) -> float:
@@ -215,20 +217,6 @@ def longer_run(pairs: int, simulated: int, ran_s: float, warm_s: float) -> int:
         return simulated
     wanted = math.ceil(1.2 * simulated * WARM_UP_RUNS * warm_s / ran_s)
     return max(simulated, min(pairs, WARM_PAIRS, wanted))
-
-
-def steady_elapsed_s(ran_s: float, served_s: np.ndarray, pairs: int, warm_s: float) -> float:
-    """A run of ``pairs`` from a loop over ``len(served_s)`` of them, which ran ``ran_s`` and served
-    them at ``served_s`` (in order): the pairs served in the start (``warm_s``) as the loop served
-    them, the rest at the rate it kept after; the loop's own time where it followed the whole run,
-    and its rate throughout where it did not outlast the start."""
-    import numpy as np
-
-    simulated = len(served_s)
-    started = int(np.searchsorted(served_s, warm_s, side="right"))
-    if simulated == pairs or started >= simulated or ran_s <= warm_s:
-        return ran_s * pairs / simulated
-    return warm_s + (pairs - started) * (ran_s - warm_s) / (simulated - started)
 
 
 # Linux writes a dirty page back once it is this old (vm.dirty_expire_centisecs, 3000 by default:
@@ -250,8 +238,9 @@ MD5_SUM_B = 32 + 2 + 48 + 1
 def pair_wire(file_B: int, mtu_B: int) -> tuple[int, int]:
     """What the server sends for a pair: (bytes on the wire, frames). Each file's response is its
     header and its bytes in whole segments, each frame with its IP, TCP and Ethernet overhead: a
-    pair of 1 KiB files is 1,807 bytes on the wire at MTU 1500, 76 % more than its data file, where
-    the report's pair of 2,050 KiB files is 0.03 % more than its data file in full frames."""
+    1 KiB data file and its md5 file are 1,807 bytes on the wire at MTU 1500, 76 % more than the
+    data file, where the report's 2,050 KiB file and its md5 file are 0.03 % more than the data
+    file in full frames."""
     mss = mss_B(mtu_B)
     frames = sum(math.ceil((HTTP_RESPONSE_HEADER_B + B) / mss) for B in (file_B, MD5_SUM_B))
     payload_B = 2 * HTTP_RESPONSE_HEADER_B + file_B + MD5_SUM_B
@@ -282,12 +271,10 @@ def send_s_per_byte(body: DownloadBody, host: Host, file_B: int) -> float:
 
 
 def request_s(body: DownloadBody, host: Host) -> float:
-    """A worker's time on one request (``server.request_cycles`` at the host's clock), its other
-    connections waiting. Workers beyond the host's cores share them: each request then takes
-    workers / cores times as long, as when all are busy at once, where they bind (fewer busy, it
-    is too long)."""
-    share = max(1.0, body.server.workers / host.cores)
-    return body.server.request_cycles / (host.clock_GHz * 1e9) * share
+    """A worker's CPU time on one request (``server.request_cycles`` at the host's clock), its
+    other connections waiting; the loop shares the host's cores among the workers computing at
+    once beyond them."""
+    return body.server.request_cycles / (host.clock_GHz * 1e9)
 
 
 def workers_note(body: DownloadBody, host: Host) -> str:
@@ -489,8 +476,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
 
     def follow(simulated: int):
         """The loop over ``simulated`` of the run's pairs: the pairs' reads (``Directory.places``),
-        whether the page cache holds each, the drives' state and the loop's results, and when each
-        pair was served."""
+        whether the page cache holds each, the drives' state and the loop's results."""
         places = directory.places(
             stream(scenario.seed, "download"),
             files,
@@ -520,7 +506,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             body.disks, MAX_SEGMENTS, pending, body.drive_queue_depth > 1
         )
         chunk_B = body.chunk_KiB * 1024
-        served_s = np.zeros(simulated)
         outcome = download_loop.run(
             drive_arrays.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
             body.disks,
@@ -551,6 +536,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
             between_s,
             request_s(body, host),
+            host.cores,
             write_back_s,
             drives,
             download_events.new_heap(clients),  # the link's flows, one a connection
@@ -571,27 +557,22 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                 # each worker's first try: the phase at which it started in its delay's cycle
                 stream(scenario.seed, "nginx accept").uniform(0.0, delay_s, body.server.workers),
             ),
-            served_s,
         )
-        return places, cached, drives, outcome, served_s
+        return places, cached, drives, outcome
 
     simulated = simulated_pairs(pairs, len(windows), clients)
-    places, cached, drives, outcome, served_s = follow(simulated)
+    places, cached, drives, outcome = follow(simulated)
     warm_s = warm_up_s(body)
-    longer = longer_run(pairs, simulated, outcome[0], warm_s)
-    if longer > simulated:
+    while (longer := longer_run(pairs, simulated, outcome[0], warm_s)) > simulated:
         simulated = longer
-        places, cached, drives, outcome, served_s = follow(simulated)
-    ran, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited_s = outcome
-    elapsed = steady_elapsed_s(ran, served_s, pairs, warm_s)
+        places, cached, drives, outcome = follow(simulated)
+    ran, carried_B, asleep_opening_s, asleep_data_s, waited_s = outcome
+    elapsed = ran * pairs / simulated
     pair_B = file_B  # what a pair delivers: its data file, as the report counts a run's bytes
     drive_f, drive_i = drives[:2]
     asleep_s = {"opening": asleep_opening_s, "data": asleep_data_s}
     # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
-    # serve at once. A worker asleep on a read uses no CPU: its CPU is its turns less its sleeps,
-    # its requests' work (request_s, stretched where the workers outnumber the cores, so that the
-    # workers' count serves here).
-    worker_cpu_s = max(0.0, worker_turns_s - asleep_opening_s - asleep_data_s)
+    # serve at once.
     demand_s = {
         "server link": (carried_B / link_Bps / simulated, 1),
         "server irq (TCP sending)": (
@@ -609,7 +590,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             for i, busy in enumerate(drive_f[:, drive_arrays.BUSY])
         }
     )
-    demand_s["nginx workers"] = (worker_cpu_s / simulated, body.server.workers)
+    # a worker asleep on a read uses no CPU: the workers' CPU is their two requests a pair, on as
+    # many cores as there are workers, at most the host's
+    demand_s["nginx workers"] = (
+        2 * request_s(body, host),
+        min(body.server.workers, host.cores),
+    )
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
     pace_s = file_B / one_flow_Bps + between_s + 2 * request_s(body, host)
@@ -660,13 +646,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"{clients} client(s) fetches a pair, then checks its md5 sum, then asks for the next "
             "(more clients keep more pairs in flight)",
         )
-    if busiest == utilization["nginx workers"]:
+    if busiest >= 0.9 and busiest == utilization["nginx workers"]:
         notes += (workers_note(body, host),)
+    if warm_s and busiest < 0.9:
+        notes += (
+            f"nginx's accept mutex is on (server.accept_mutex, nginx's default before 1.11.3): a "
+            f"worker that misses it tries again {warm_s * 1e3:.0f} ms later, so new connections "
+            "go to the workers that just served while the others idle; off, nginx's default since, "
+            "spreads them",
+        )
     if simulated < pairs and warm_s and ran < WARM_UP_RUNS * warm_s:
         notes += (
             f"the {simulated:,} pairs simulated last {ran:.2f} s, under {WARM_UP_RUNS} of nginx's "
-            f"{warm_s * 1e3:.0f} ms accept-mutex starts (idle workers trying it again): the rate "
-            "is partly a start's, below a long run's",
+            f"{warm_s * 1e3:.0f} ms accept-mutex starts (an idle worker's wait to try it again): "
+            "the run's rate weighs its start more than a longer run would",
         )
     return Result(
         scenario=scenario.name,

@@ -65,7 +65,8 @@ def scratch(clients: int, workers: int, drives: int, commands: int):
     counts[9][:] = -1  # no client waits on the read
     counts += tuple(np.zeros(workers, np.int64) for _ in range(4))
     counts += (np.zeros(clients, np.int64), np.full(drives, -1, np.int64))
-    times = tuple(np.zeros(clients) for _ in range(6)) + (np.zeros(2 * clients), np.zeros(5))
+    counts += (np.zeros(clients, np.int64),)  # whether a client's worker computes its request
+    times = tuple(np.zeros(clients) for _ in range(5)) + (np.zeros(2 * clients), np.zeros(5))
     return (
         counts,
         times,
@@ -106,6 +107,7 @@ def run(
     acks_per_segment,
     md5_check_s,
     request_s,
+    cores,
     write_back_s,
     drive,
     flow_heap,
@@ -115,20 +117,18 @@ def run(
     waiting,
     commands,
     accept,
-    served,
 ):
     """Simulate ``pairs`` pairs fetched by ``clients`` clients; returns (elapsed s, link bytes
-    carried, worker turns s, asleep on opening reads s, asleep on data s, s with a volume read in
-    flight); the drives' busy time, reads and cache hits are left in ``drive``, and when each pair
-    was served, in the order they were, in ``served`` (one slot a pair).
+    carried, asleep on opening reads s, asleep on data s, s with a volume read in flight); the
+    drives' busy time, reads and cache hits are left in ``drive``.
 
     ``places``: a pair's reads, (index root, leaf, inode page, the md5 file's leaf or -1 when it is
     the same, the data file's start); ``cached``: whether a pair's pages are all in the page cache;
     ``link_Bps``: what the server link carries with 1, 2, ... flows active (index: the flows);
-    ``flow_cap_Bps``: each client's link; ``request_s``: a worker's time on a request, the
-    connection holding it; ``write_back_s``: how long after its read each pair's
-    inode page, its access times updated, is written back (negative: never); ``windows``: the
-    read-ahead windows (offset, length);
+    ``flow_cap_Bps``: each client's link; ``request_s``: a worker's CPU time on a request, the
+    connection holding it, on one of the host's ``cores``; ``write_back_s``: how long after its
+    read each pair's inode page, its access times updated, is written back (negative: never);
+    ``windows``: the read-ahead windows (offset, length);
     ``wmem``: tcp_wmem (min, default, max); ``drive``: ``drive_state``; the heaps:
     ``download_events.new_heap``; ``counts``, ``times``, ``waiting``, ``commands``: ``scratch``;
     ``accept``: ``nginx_workers.accepting``."""
@@ -152,8 +152,9 @@ def run(
         wait_count,
         ended,
         last,
+        computing,
     ) = counts
-    left_B, turn_began, asleep_since, written, delivered, sending, read_done, busy = times
+    left_B, asleep_since, written, delivered, sending, read_done, busy = times
     # the link, shared equally by its active flows: a virtual clock of bytes given to each
     flow_t, flow_rows, flows = flow_heap
     virtual_B, link_since_s, carried_B = 0.0, 0.0, 0.0
@@ -169,7 +170,8 @@ def run(
         read_left,
         event_heap,
     )
-    worker_turns_s, asleep_opening_s, asleep_data_s = 0.0, 0.0, 0.0
+    asleep_opening_s, asleep_data_s = 0.0, 0.0
+    in_cpu = 0  # workers computing a request
     ev_t, ev_rows, events = event_heap
     # the clients start a check time apart in all, evenly: started at once and served from memory
     # (nothing random drawn), they would stay in step, each sending while all the others send and
@@ -180,10 +182,10 @@ def run(
     for w in range(workers):
         if not math.isinf(next_try[w]):
             push(ev_t, ev_rows, events, next_try[w], TRY, w, 0)
-    turn_end = (held, waiting, wait_from, wait_count, turn_began, worker_of, connections)
+    turn_end = (held, waiting, wait_from, wait_count, worker_of, connections)
     remaining = pairs
     finished, end_s = 0, 0.0  # clients with no pair left to fetch, when the last one had its last
-    drawn, n_served = 0, 0
+    drawn = 0
     now = 0.0
     while True:
         link_next = math.inf
@@ -256,6 +258,9 @@ def run(
                 drive_i[a, SERVING] = 0
             continue
         cl = a
+        if computing[cl]:  # its worker's request is done
+            computing[cl] = 0
+            in_cpu -= 1
         if asleep_kind[cl] >= 0:
             if asleep_kind[cl] == 0:
                 asleep_opening_s += now - asleep_since[cl]
@@ -283,7 +288,7 @@ def run(
                     state[cl] = ACCEPTED
                     break
                 state[cl] = REQUESTED
-                if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+                if not take(held, waiting, wait_from, wait_count, flags, w, cl):
                     break
                 continue
             elif st == 1:  # open the file: the directory index's root, its leaf, the inode page
@@ -378,7 +383,6 @@ def run(
                         sending[cl] = written[cl] - delivered[cl]
                         push(flow_t, flow_rows, flows, virtual_B + sending[cl], cl, 0, 0)
                 if left_B[cl] > 0:  # EAGAIN: the worker serves its other connections meanwhile
-                    worker_turns_s += now - turn_began[cl]
                     turn_ends(w, now, turn_end, accept, event_heap)
                     waits_writable[cl] = True
                     state[cl] = 4
@@ -387,7 +391,6 @@ def run(
                     step[cl] += 1
                     state[cl] = 2
                     continue
-                worker_turns_s += now - turn_began[cl]
                 turn_ends(w, now, turn_end, accept, event_heap)
                 state[cl] = 5
                 if written[cl] == delivered[cl]:
@@ -397,7 +400,7 @@ def run(
                 break
             elif st == 4:  # the socket has room again: back to the worker
                 state[cl] = 3
-                if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+                if not take(held, waiting, wait_from, wait_count, flags, w, cl):
                     break
                 continue
             elif st == 5:  # the client has the data file: the md5 file, on a new connection
@@ -408,18 +411,23 @@ def run(
                         state[cl] = ACCEPTED
                         break
                 state[cl] = MD5_REQUESTED
-                if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+                if not take(held, waiting, wait_from, wait_count, flags, w, cl):
                     break
                 continue
             elif st == ACCEPTED:  # a worker took the accept mutex and this connection
                 state[cl] = after_accept[cl]
-                if not take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+                if not take(held, waiting, wait_from, wait_count, flags, w, cl):
                     break
                 continue
             elif st == REQUESTED or st == MD5_REQUESTED:  # the worker takes the request (its CPU)
                 state[cl] = 1 if st == REQUESTED else 6
                 if request_s > 0.0:
-                    push(ev_t, ev_rows, events, now + request_s, RESUME, cl, 0)
+                    # workers computing at once beyond the host's cores share them (as they stand
+                    # when the request starts)
+                    in_cpu += 1
+                    computing[cl] = 1
+                    share = in_cpu / cores if in_cpu > cores else 1.0
+                    push(ev_t, ev_rows, events, now + request_s * share, RESUME, cl, 0)
                     break
                 continue
             elif st == 6:  # the md5 file's leaf, when its name hashes to another one
@@ -437,9 +445,6 @@ def run(
                 sleep_kind = 1
                 state[cl] = 8
             else:  # served: the client checks the file's md5 sum, then asks for the next pair
-                served[n_served] = now
-                n_served += 1
-                worker_turns_s += now - turn_began[cl]
                 connections[w] -= 1
                 turn_ends(w, now, turn_end, accept, event_heap)
                 state[cl] = 0
@@ -454,7 +459,7 @@ def run(
                     push(ev_t, ev_rows, events, read_done[slot], RESUME, cl, 0)
                 break
     waited = busy[WAITED] + busy[SPAN_TO] - busy[SPAN_FROM]
-    return end_s, carried_B, worker_turns_s, asleep_opening_s, asleep_data_s, waited
+    return end_s, carried_B, asleep_opening_s, asleep_data_s, waited
 
 
 @jit(inline="always")

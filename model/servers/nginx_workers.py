@@ -15,7 +15,7 @@ Which worker serves a connection, and when, as ``model.servers.download`` descri
   idle one takes it, else the one with the fewest connections.
 
 The workers' arrays are the loop's (``download_loop.scratch``), passed as ``turn_end``: (held,
-waiting, wait_from, wait_count, turn_began, worker_of, connections); ``accept`` is
+waiting, wait_from, wait_count, worker_of, connections); ``accept`` is
 ``accepting``'s.
 """
 
@@ -63,8 +63,8 @@ def _fewest(connections):
     return best
 
 
-@jit("b1(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], f8[::1], i8, i8, f8)")
-def take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
+@jit("b1(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8[::1], i8, i8)")
+def take(held, waiting, wait_from, wait_count, flags, w, cl):
     """Whether ``cl`` has worker ``w`` now, its turn beginning (a worker that held the accept
     mutex lets it go first: nginx unlocks before it handles the events it posted); else it waits
     its turn (FIFO)."""
@@ -72,7 +72,6 @@ def take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
         held[w] = True
         if flags[HOLDER] == w:
             flags[HOLDER] = -1
-        turn_began[cl] = now
         return True
     ring = waiting.shape[1]
     waiting[w, (wait_from[w] + wait_count[w]) % ring] = cl
@@ -80,8 +79,8 @@ def take(held, waiting, wait_from, wait_count, flags, turn_began, w, cl, now):
     return False
 
 
-@jit("void(i8[::1], i8[:, ::1], i8[::1], i8[::1], f8[::1], i8, f8, f8[::1], i8[:, ::1], i8[::1])")
-def _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events):
+@jit("void(i8[::1], i8[:, ::1], i8[::1], i8[::1], i8, f8, f8[::1], i8[:, ::1], i8[::1])")
+def _give(held, waiting, wait_from, wait_count, w, now, ev_t, ev_rows, events):
     """Worker ``w`` turns to the next connection waiting for it, if any."""
     if not wait_count[w]:
         held[w] = False
@@ -89,7 +88,6 @@ def _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_row
     nxt = waiting[w, wait_from[w]]
     wait_from[w] = (wait_from[w] + 1) % waiting.shape[1]
     wait_count[w] -= 1
-    turn_began[nxt] = now
     push(ev_t, ev_rows, events, now, RESUME, nxt, 0)
 
 
@@ -99,7 +97,7 @@ def connect(cl, after, turn_end, accept):
     listen queue (it goes on to state ``after`` once a worker has it). Without the accept mutex,
     every worker hears of it and an idle one takes it (``_fewest``); with it, the worker waiting
     with the mutex accepts it and lets the mutex go."""
-    connections = turn_end[6]
+    connections = turn_end[5]
     flags, listen, after_accept = accept[0], accept[1], accept[2]
     if not flags[MUTEX_ON]:
         w = _fewest(connections)
@@ -118,7 +116,7 @@ def connect(cl, after, turn_end, accept):
 @jit(inline="always")
 def _assign(cl, w, turn_end):
     """Client ``cl``'s new connection is worker ``w``'s."""
-    worker_of, connections = turn_end[5], turn_end[6]
+    worker_of, connections = turn_end[4], turn_end[5]
     worker_of[cl] = w
     connections[w] += 1
 
@@ -127,9 +125,9 @@ def _assign(cl, w, turn_end):
 def turn_ends(w, now, turn_end, accept, event_heap):
     """Worker ``w``'s turn at a connection ends: it turns to the next waiting one, if any
     (``_give``), and runs its event loop once (``loop``)."""
-    held, waiting, wait_from, wait_count, turn_began = turn_end[:5]
+    held, waiting, wait_from, wait_count = turn_end[:4]
     ev_t, ev_rows, events = event_heap
-    _give(held, waiting, wait_from, wait_count, turn_began, w, now, ev_t, ev_rows, events)
+    _give(held, waiting, wait_from, wait_count, w, now, ev_t, ev_rows, events)
     if accept[0][MUTEX_ON]:
         loop(w, now, turn_end, accept, event_heap)
 
