@@ -110,15 +110,17 @@ class DownloadServer:
     accept_mutex_delay_ms: PositiveFloat = 500.0  # nginx's default
     # CPU cycles a worker spends on each request, the data file's and the md5 file's, besides its
     # bytes' sending work: reading and parsing it, opening the file, writing the header, the
-    # sendfile call, the access log. Its connections wait meanwhile; workers beyond the host's
-    # cores share them. From NGINX's own test of nginx as a web server (A. Ravdat, "Testing the
-    # Performance of NGINX and NGINX Plus Web Servers", NGINX blog, 2017-08-24): one worker served
-    # 74,091 requests a second for a 1 KB file over 50 kept-alive connections, 13.50 us a request,
-    # and 33,125 for a 100 KB file, 30.19 us; the 0.169 us a KB between them is the bytes' sending
-    # work, which the model charges on the cores that take the NIC's interrupts, so a request is
-    # 13.33 us. Its hosts were 2 x Xeon E5-2699 v3 ("almost identical" to "NGINX Plus Sizing
-    # Guide: How We Tested", 2016): 48,000 cycles at the 3.6 GHz its one busy core turbos to,
-    # 30,700 at its 2.3 GHz base clock
+    # sendfile call, the access log. Its connections wait meanwhile; workers computing at once
+    # beyond the host's cores share them. From NGINX's own test of nginx as a web server (A. Ravdat,
+    # "Testing the Performance of NGINX and NGINX Plus Web Servers", NGINX blog, 2017-08-24): one
+    # worker served 74,091 requests a second for a 1 KB file over 50 kept-alive connections, 13.50
+    # us a request, and 33,125 for a 100 KB file, 30.19 us; the 0.169 us a KB between them is the
+    # bytes' sending work, so a request is 13.33 us. In that test the worker did that work itself,
+    # in its sendfile calls; the model charges it on the cores that take the NIC's interrupts, so
+    # one worker sending large files from memory on a fast link is predicted above what it sends
+    # (some 5 GB/s at 3.6 GHz, by the test's slope). Its hosts were 2 x Xeon E5-2699 v3 ("almost
+    # identical" to "NGINX Plus Sizing Guide: How We Tested", 2016): 48,000 cycles at the 3.6 GHz
+    # its one busy core turbos to, 30,700 at its 2.3 GHz base clock
     request_cycles: NonNegativeFloat = 48_000.0
 
 
