@@ -247,6 +247,24 @@ def test_the_real_servers_survivors_with_weights_are_the_worst_left():
     assert _note(out.notes, "real servers (").startswith("real servers (3 of 3 needed")
 
 
+def test_with_every_real_server_up_availability_deals_the_sites_as_the_run_did():
+    """Weights 1, 1, 4 under wrr: the run deals 100 sites 17, 17, 66, and its link carries 178.2
+    MB/s; availability had re-dealt them heaviest first, 67, 17, 16 by the scheduler's tie-break,
+    and found 175.6 MB/s, so an offer of 177.0 kept up in the run and fell behind with every
+    machine up (availability 0 %). Both now deal the servers in their own order."""
+    out = predict(
+        "real_servers.count=3",
+        "feed.sites=100",
+        "director.scheduler=wrr",
+        "real_servers.weights=[1,1,4]",
+        "feed.rate_GBph=6.372",
+    )
+    assert "sites per real server 17, 17, 66" in out.notes[0]
+    assert out.bottleneck.startswith("offered load")
+    assert _note(out.notes, "real servers (").startswith("real servers (3 of 3 needed")
+    assert "falls behind" not in " ".join(out.notes)
+
+
 def test_the_reliability_keys_mean_any_cluster():
     """The schema and the template speak of any relay cluster; the report's "all three chassis
     are identical" is the Penn State scenario's comment, not the key's meaning."""

@@ -347,14 +347,15 @@ def sites_per_server(
 
 
 def worst_survivors(weights: tuple[float, ...], alive: int) -> tuple[int, ...]:
-    """Which ``alive`` real servers left carry the least (their numbers): the heaviest (the most
-    sites on one server) with the lightest others (the fewest sites taken off it); equal weights
-    (empty) leave any ``alive`` alike, the first."""
+    """Which ``alive`` real servers left carry the least (their numbers, in order, as the director
+    lists them and deals the sites; with all up, the simulation's own order and so its deal): the
+    heaviest (the most sites on one server) with the lightest others (the fewest sites taken off
+    it); equal weights (empty) leave any ``alive`` alike, the first."""
     if not weights:
         return tuple(range(alive))
     heaviest = max(range(len(weights)), key=lambda i: weights[i])
     others = sorted((i for i in range(len(weights)) if i != heaviest), key=lambda i: weights[i])
-    return (heaviest, *others[: alive - 1])
+    return tuple(sorted((heaviest, *others[: alive - 1])))
 
 
 def carried_with(body: RelayBody, stages: Stages, kit: Machines, alive: int) -> tuple[float, str]:
