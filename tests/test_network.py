@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scenario_copies import copy_scenario
 
-from model import catalog, params, reference, scenario
+from model import catalog, params, reference, scenario, templates
 from model.network import tcp, wan
 from model.settings import TcpSettings
 from model.simulate import simulate
@@ -778,3 +778,29 @@ def test_a_socket_buffer_asked_for_above_net_core_s_caps_says_it_was_cut():
     assert "67,108,864 B socket buffer" in said and "tcp.core_rmem_max_B 131,071 B" in said
     raised = ["tcp.core_rmem_max_B=67108864", "tcp.core_wmem_max_B=67108864"]
     assert "socket buffer the tool asks for" not in _notes(*asked, *raised)
+
+
+@pytest.mark.parametrize("storage", ["nonexistent", "psu_relay"])
+def test_a_storage_scenario_named_is_checked_from_memory_too(run_cli, storage):
+    """A transfer from memory reads no storage, but a sender_storage it names that does not exist,
+    or is no storage scenario, is a mistake: it had been accepted with status 0 (the network
+    audit)."""
+    status, _, err = run_cli(
+        "predict",
+        "atlas_lightpath",
+        "--set",
+        "variant=memory_to_memory",
+        "--set",
+        f"sender_storage={storage}",
+    )
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "sender_storage" in err
+
+
+def test_the_bandwidth_delay_product_is_the_circuit_s_at_its_slower_end():
+    """The WAN template's hosts with their 1 GbE NICs on a 100 GbE link run at 1 Gb/s: at its
+    150 ms a circuit holds 18.75 MB in flight (17.9 MiB), not the link's 1.875 GB (the note had
+    taken the link's rate)."""
+    s = scenario.load(str(templates.FOLDER / "wan_transfer.yaml"), ["link=lan_100gbe"])
+    note = next(n for n in simulate(s).notes if "bandwidth-delay product" in n)
+    assert "bandwidth-delay product of one circuit 17.9 MiB" in note

@@ -164,11 +164,12 @@ class WanBody:
                 )
 
     def references(self) -> tuple[Reference, ...]:
-        sides = (("source", "sender_storage"), ("sink", "receiver_storage"))
+        # a storage scenario named is checked even where the transfer is from or to memory, and
+        # so not read: a name that is wrong is a mistake either way
         return tuple(
             Reference(key, getattr(self, key), "storage")
-            for side, key in sides
-            if getattr(self.workload, side) == "disk"
+            for key in ("sender_storage", "receiver_storage")
+            if getattr(self, key) is not None
         )
 
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:

@@ -472,7 +472,13 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
                     within_slow_start=not ramp.reached,
                 )
             )
-        circuit_bdp_B = tcp.bandwidth_delay_product_B(link.capacity_Gbps * 1e9 / 8, rtt_s)
+        # a circuit runs at its link's rate, or its hosts' NIC ports' where slower
+        circuit_Bps = min(
+            link.capacity_Gbps * 1e9 / 8,
+            sender.nics[0].capacity,
+            receiver.nics[0].capacity,
+        )
+        circuit_bdp_B = tcp.bandwidth_delay_product_B(circuit_Bps, rtt_s)
         notes.append(
             f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
             f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream"
