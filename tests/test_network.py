@@ -780,6 +780,24 @@ def test_a_socket_buffer_asked_for_above_net_core_s_caps_says_it_was_cut():
     assert "socket buffer the tool asks for" not in _notes(*asked, *raised)
 
 
+def test_a_window_the_send_buffer_sets_says_so():
+    """The receive buffers tuned to 512 MiB, the send buffers left at 4 MiB: the window is the
+    send buffer's 4 MiB (52.4 MB/s at 80 ms), which no note named (the network audit)."""
+    rcv = "tcp.tcp_rmem_B=[4096,131072,536870912]"
+    said = _notes(rcv, "tcp.tcp_wmem_B=[4096,16384,4194304]")
+    assert "the send buffer sets the window: 4.00 MiB" in said
+    assert "send buffer sets" not in _notes(rcv, "tcp.tcp_wmem_B=[4096,16384,536870912]")
+
+
+def test_a_socket_buffer_asked_for_below_autotuning_says_it_turned_it_off():
+    """bbftp -w 1 MB with the caps raised: a 1 MiB window where the kernel's own buffers would
+    have grown to a 3 MiB one, slower for asking, without a word (the network audit)."""
+    caps = ["tcp.core_rmem_max_B=16777216", "tcp.core_wmem_max_B=16777216"]
+    said = _notes("workload.socket_buffer_B=1048576", *caps)
+    assert "turns the kernel's buffer autotuning off" in said and "3.00 MiB window" in said
+    assert "autotuning" not in _notes("workload.socket_buffer_B=67108864", *caps)
+
+
 @pytest.mark.parametrize("storage", ["nonexistent", "psu_relay"])
 def test_a_storage_scenario_named_is_checked_from_memory_too(run_cli, storage):
     """A transfer from memory reads no storage, but a sender_storage it names that does not exist,

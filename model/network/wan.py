@@ -538,6 +538,24 @@ def _window_notes(
             f"cut to twice net.core's cap, {' and '.join(capped)} (Linux 5.15's default is "
             "212,992 B, Documentation/networking/ip-sysctl.rst): raise the caps for it to take"
         )
+    if requested_B is not None:
+        auto = tcp.window_B(settings, None, streams)
+        if tcp.window_B(settings, requested_B, streams) < auto:
+            notes.append(
+                f"the {requested_B:,} B socket buffer the tool asks for "
+                "(workload.socket_buffer_B) turns the kernel's buffer autotuning off for its "
+                f"sockets: left to the kernel, they would grow to a {_bytes(auto)} window "
+                "(tcp.tcp_rmem_B and tcp_wmem_B's max)"
+            )
+    rcv, snd = tcp.socket_buffers_B(settings, requested_B, streams)
+    receive_B = rcv * (1.0 - 2.0**-settings.tcp_adv_win_scale)
+    send_B = tcp.send_window_B(snd, settings.tso, settings.tcp_adv_win_scale)
+    if send_B < receive_B and given != defaults:
+        notes.append(
+            f"the send buffer sets the window: {_bytes(snd)} keeps {_bytes(send_B)} in flight "
+            f"where the receive window would be {_bytes(receive_B)} (raise tcp.tcp_wmem_B's max"
+            + (", or core_wmem_max_B for the buffer the tool asks for)" if requested_B else ")")
+        )
     alone = tcp.socket_buffers_B(settings, requested_B, 1)
     shared = tcp.socket_buffers_B(settings, requested_B, streams)
     if shared != alone:
