@@ -35,6 +35,10 @@ state (the bottleneck law) rather than product by product. The notes say which, 
 availability of the virtual server (``model.servers.availability``): one director against a failover
 pair, and the real servers, counted up only while those alive carry the offered load (k of n, by the
 bottleneck law with the sites reconnected to them).
+What lies beyond the cluster is not modelled: each site's own connection (its round trip, TCP window
+and loss) is taken to keep up with the feed. A site far away may not: at 80 ms, the report's
+2.6.9 hosts' default send buffer (131,072 B, 98,304 of it in flight) holds one connection to 1.23
+MB/s; the ``wan_transfer`` model gives one such site's rate.
 No report gives a figure for the relay's capacity or availability, so nothing calibrates it; the
 machines and the gigabit LAN are the report's, the per-packet costs the literature's (see the
 scenario body, ``model.servers.spec``).
