@@ -392,6 +392,8 @@ class Feed:
     ``real_servers.count`` is at most 100,000, so that a run ends while its user waits)."""
 
     rate_GBph: PositiveFloat
+    # each site's own connection is taken to keep up with the feed: its round trip, TCP window and
+    # loss are not modelled (the wan_transfer model gives a remote site's rate)
     sites: Sites
     product_kB: PositiveFloat = 40.0
     products: Products = 400
