@@ -49,6 +49,7 @@ _LINK_WORDS = {
 @dataclass(frozen=True)
 class Catalog:
     parts: dict[str, dict[str, Part]]
+    with_users_parts: bool = False  # parts files of the user's joined the project's
 
     @functools.cached_property
     def users_parts(self) -> tuple[tuple[str, str, str], ...]:
@@ -79,7 +80,7 @@ class Catalog:
                     "give one of them another id",
                 )
             parts[category][pid] = part
-        return Catalog(parts)
+        return Catalog(parts, with_users_parts=True)
 
     def get(self, category: str, part_id: str, where: str, key: str) -> Part:
         """The part ``part_id`` of ``category``; a missing one is the user's mistake at ``key``."""
@@ -93,6 +94,8 @@ class Catalog:
                 return self.parts[category][part_id]
         kinds = " or ".join(_SINGULAR.get(c, c[:-1]) for c in categories)
         files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
+        if self.with_users_parts:
+            files += ", with the parts this scenario adds"
         known = [p for c in categories for p in sorted(self.parts[c])]
         raise UserError(
             where,

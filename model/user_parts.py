@@ -58,7 +58,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
                 raw = with_cpu(raw, parts["cpus"], where, at)
             built = build_dataclass(CATEGORIES[category], raw, where, at)
             parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
-    catalog = Catalog(parts)
+    catalog = Catalog(parts, with_users_parts=True)
     for category, table in added.items():
         check_references(catalog, table, where, f"{key}.{category}." if key else f"{category}.")
     return catalog

@@ -221,3 +221,12 @@ def test_a_host_names_its_processor_and_takes_its_figures():
     assert mine.sources["clock_GHz"].endswith("(data/hardware/cpus.yaml intel_xeon_gold_6430)")
     with pytest.raises(UserError, match=r"parts.hosts.odd.cpu: names no cpu; allowed: amd_epyc"):
         with_parts(base, {"hosts": {"odd": {"like": "lenovo_sr665_v3", "cpu": "z80"}}}, "t")
+
+
+def test_an_unknown_part_s_list_says_when_it_holds_the_scenario_s_own_parts(run_cli):
+    """The purchase audit: the list after 'unknown nic' named the project's catalog file alone
+    while it held the parts the scenario adds too."""
+    status, _, err = run_cli("predict", "purchase_nvme", "--set", "clients.nic=nosuchnic")
+    assert status == 2 and "nics.yaml, with the parts this scenario adds) has:" in err
+    status, _, err = run_cli("predict", "eah_download", "--set", "server_nic=nosuchnic")
+    assert status == 2 and "(data/hardware/nics.yaml) has:" in err
