@@ -289,7 +289,7 @@ def workers_note(body: DownloadBody, host: Host) -> str:
     return (
         f"the workers' requests bind: {body.server.request_cycles:,.0f} cycles each "
         f"(server.request_cycles, from NGINX's own 1 KB test), "
-        f"{1e6 * body.server.request_cycles / (host.clock_GHz * 1e9):.1f} us at "
+        f"{1e6 * request_s(body, host):.1f} us at "
         f"{host.clock_GHz:g} GHz, two a pair; {more}"
     )
 
@@ -472,6 +472,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # between a pair's last byte and the next pair's first: the client checks the data file's md5
     # sum, then each of the next pair's two files waits for its round trips and slow start
     check_s = file_B / (body.workload.client_md5_MBps * 1e6)
+    cpu_s = request_s(body, host)  # a worker's CPU on one request
     between_s = check_s + round_trips_s(body) + slow_start_s(body, file_B, one_flow_Bps)
 
     def follow(simulated: int):
@@ -535,7 +536,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             body.tcp.initial_window_segments,
             *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
             between_s,
-            request_s(body, host),
+            cpu_s,
             host.cores,
             write_back_s,
             drives,
@@ -593,12 +594,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # a worker asleep on a read uses no CPU: the workers' CPU is their two requests a pair, on as
     # many cores as there are workers, at most the host's
     demand_s["nginx workers"] = (
-        2 * request_s(body, host),
+        2 * cpu_s,
         min(body.server.workers, host.cores),
     )
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
-    pace_s = file_B / one_flow_Bps + between_s + 2 * request_s(body, host)
+    pace_s = file_B / one_flow_Bps + between_s + 2 * cpu_s
     bound_MBps = (
         min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
         / 1e6

@@ -83,9 +83,14 @@ def checksummed_per_byte(volume: Volume, workload: StorageWorkload) -> float:
     if w.pattern != "random" or w.op != "read":
         return 1.0
     request_B = w.request_KiB * 1024
-    logical_B = volume.record_KiB * 1024
-    record_B = _data_sectors(logical_B, volume.ashift) * 2**volume.ashift
-    return max(1.0, request_B / logical_B) * record_B / request_B
+    return _records_read_B(volume, request_B) / request_B
+
+
+def _records_read_B(volume: Volume, request_B: float) -> float:
+    """The bytes a random read of ``request_B`` reads: its records' whole data sectors (a record
+    smaller than a sector takes a whole one), one record at least."""
+    record_B = _data_sectors(volume.record_KiB * 1024, volume.ashift) * 2**volume.ashift
+    return max(1.0, request_B / (volume.record_KiB * 1024)) * record_B
 
 
 def record_read_note(vname: str, volume: Volume, workload: StorageWorkload) -> str | None:
@@ -147,14 +152,13 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
             "ZFS random writes (copy-on-write records gathered in transaction groups) "
             "are not modelled"
         )
-    logical_B = volume.record_KiB * 1024
     parity = LEVELS[volume.layout()[0]].parity_chunks
-    data = _data_sectors(logical_B, volume.ashift)
-    # the record's data sectors (a record smaller than a sector takes a whole one), on a RAIDZ
-    # vdev each column's mean (the longest is at most a sector more)
+    data = _data_sectors(volume.record_KiB * 1024, volume.ashift)
+    # the record's data sectors, on a RAIDZ vdev each column's mean (the longest is at most a
+    # sector more)
     record_B = data * 2**volume.ashift
     columns = min(data, drives - parity) if parity else 1
-    read_B = max(1.0, request_B / logical_B) * record_B
+    read_B = _records_read_B(volume, request_B)
     # a RAIDZ record's columns are read at once, at the same place on each drive (their heads
     # together, one request at a time): the read ends with the latest turn
     return RandomLayout(
