@@ -119,6 +119,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# the unit of each figure ``predict --json`` prints whose name does not carry it (a name ending in
+# _MBps, _s or _pct does), and of those that do, so that a reader finds every one in one place
+JSON_UNITS = {
+    "throughput_MBps": "MB/s (10^6 B/s)",
+    "bound_MBps": "MB/s",
+    "interval_90": "MB/s",
+    "throughput_MBps_interval": "MB/s",
+    "path_limit": "MB/s",
+    "bytes_moved": "B",
+    "elapsed_s": "s",
+    "cpu_s": "s",
+    "cpu_sys_s": "s",
+    "cpu_user_s": "s",
+    "cpu_util_pct": "% of one core",
+    "io_wait_pct": "% of a lone stream's time",
+    "requests_per_s": "requests/s",
+    "utilization": "1 (share of each component's capacity used)",
+    "drivers": "1 (each factor's share of the interval's spread)",
+    "model_error": "log_widen_90: 1 (natural log of the factor the interval's ends are widened by)",
+}
+
+
 def _predict(args) -> int:
     from . import params, uncertainty
     from . import scenario as scenario_module
@@ -156,6 +178,7 @@ def _predict(args) -> int:
         out["seed"] = scenario.seed
         out["parameters"] = {name: values[name] for name in read}
         out["parameter_units"] = params.units(read)
+        out["units"] = {key: unit for key, unit in JSON_UNITS.items() if key in out}
         out["versions"] = provenance.versions()
         out["commit"] = provenance.commit()
         print(json.dumps(out, sort_keys=True))

@@ -30,6 +30,15 @@ def test_predict_json_contract(run_cli):
     assert all(0.0 <= u <= 1.0 for u in data["utilization"].values())
     # every parameter's bare value has its unit beside it (the provenance audit)
     assert data["parameters"] and set(data["parameter_units"]) == set(data["parameters"])
+    # and every other figure's unit is in one place (the --json audit: path_limit, interval_90
+    # and bytes_moved had none)
+    words = {"overrides", "unknowns", "notes", "parameters", "parameter_units", "versions", "seed"}
+    figures = {
+        key
+        for key, value in data.items()
+        if key not in words | {"units"} and value is not None and not isinstance(value, str)
+    }
+    assert figures <= set(data["units"]), figures - set(data["units"])
     low, high = data["throughput_MBps_interval"]
     assert low <= data["throughput_MBps"] <= high
     assert data["throughput_MBps"] <= data["bound_MBps"]
