@@ -246,6 +246,20 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     assert uncertainty.NOISE not in plain.drivers
 
 
+def test_every_further_seed_runs_where_a_draw_has_few_outcomes():
+    """Eight clients hashed onto a two-port bond at random: seeds 1 and 2 put them alike
+    (purchase_nvme with clients.hashing=seeded: 4,707 MB/s at both) and seed 3 evenly (5,883).
+    The noise was measured only where the first further seed moved the result, so the interval
+    at the scenario's seed 1 carried none."""
+    by_seed = {1: 4707.0, 2: 4707.0, 3: 5883.0}
+    samples = design_points.sample(
+        lambda config, values, seed: by_seed[seed], (), {}, [], 1, seedless=False, where=WHERE
+    )
+    assert samples.at_seed == [4707.0, 5883.0]
+    summary = uncertainty._summarise(samples, "throughput_MBps", "storage", model_error=False)
+    assert summary.drivers == {uncertainty.NOISE: 1.0} and summary.high > 5000.0
+
+
 def _two_parameters(monkeypatch, cov, low=0.0, high=10.0, b_scale=1.0):
     """Two fitted parameters a and b with covariance ``cov`` and bounds [low, high] (b's times
     ``b_scale``: b declared in other units)."""
