@@ -70,11 +70,11 @@ ZFS_ASYNC_READS = 3
 
 
 def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: int) -> float:
-    """What one stream has in flight on a group of ``drives``: a direct stream's requests, a
-    buffered one's read-ahead window (on an md array of a striped level at least two stripes; on a
-    ZFS pool its prefetch, a vdev's share)."""
+    """What one stream has in flight on a group of ``drives``: a direct stream's requests, dealt
+    out over the groups an LVM volume stripes over; a buffered one's read-ahead window (on an md
+    array of a striped level at least two stripes; on a ZFS pool its prefetch, a vdev's share)."""
     if workload.io == "direct":
-        return workload.request_KiB * 1024 * workload.queue_depth
+        return _group_share(volume, workload.request_KiB * 1024 * workload.queue_depth)
     if volume.engine == "zfs":  # the prefetcher's distance, spread over the pool's vdevs
         return volume.zfetch_max_distance_MiB * 2**20 / volume.layout()[1]
     read_ahead_B = kernel.read_ahead_KiB * 1024
@@ -83,6 +83,17 @@ def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: 
         return read_ahead_B
     stripe_B = level.data_members(drives) * volume.chunk_KiB * 1024
     return max(read_ahead_B, 2 * stripe_B)
+
+
+def _group_share(volume: Volume, window: float) -> float:
+    """The bytes of a window of consecutive requests on one group: all of it where the volume is
+    one group or LVM concatenates them (a stream's file on one), where LVM stripes (lvcreate -i)
+    its ``chunk_KiB`` stripes dealt out over ``lvm_stripes`` groups: a window of whole stripes
+    puts its share on each, a smaller one a chunk on some."""
+    if volume.lvm != "striped":
+        return window
+    stripes = volume.lvm_stripes or volume.groups
+    return min(window, max(volume.chunk_KiB * 1024, window / stripes))
 
 
 def piece_B(volume: Volume, window: float, drives: int) -> float:
@@ -156,11 +167,18 @@ def note(
             f"{head}: a stream's {distance:g} MiB prefetch (zfetch_max_distance_MiB) puts "
             f"{window / 1024:,.0f} KiB on a vdev, {piece} on a drive, a positioning each"
         )
-    what = "requests in flight" if workload.io == "direct" else "read-ahead window"
-    return (
-        f"{head}: a stream's {window / 1024:,.0f} KiB {what} reaches a drive as {piece}, "
-        "a positioning each"
-    )
+    if workload.io != "direct":
+        what = f"{window / 1024:,.0f} KiB read-ahead window"
+    elif volume.lvm == "striped":
+        stripes = volume.lvm_stripes or volume.groups
+        flight_KiB = workload.request_KiB * workload.queue_depth
+        what = (
+            f"{flight_KiB:,.0f} KiB requests in flight, {window / 1024:,.0f} KiB on each of the "
+            f"{stripes} groups LVM stripes over,"
+        )
+    else:
+        what = f"{window / 1024:,.0f} KiB requests in flight"
+    return f"{head}: a stream's {what} reaches a drive as {piece}, a positioning each"
 
 
 def _shared_Bps(
