@@ -3,6 +3,7 @@
 import pytest
 
 from model import catalog, params, scenario, templates
+from model.result import busiest
 from model.simulate import simulate
 from model.storage import direct
 from model.storage import disk as disk_model
@@ -342,3 +343,33 @@ def test_the_drives_a_window_reaches_are_its_first_piece_s_and_one_a_chunk_bound
     assert direct.window_drives(volume, MiB / 16, 8) == pytest.approx(1 + 7 / 16)
     assert direct.window_drives(volume, 2 * MiB, 3) == 6  # whole chunks: six of them
     assert direct.window_drives(volume, 2 * MiB, 32) == 8  # at most the array's data drives
+
+
+def test_requests_in_flight_that_tie_with_the_drives_they_reach_name_the_drives():
+    """The storage audit: one direct reader of 32 MiB in flight on 24 drives, 8 SAS lanes, named
+    'requests 0' its bottleneck at 16, 32 or 64 in flight alike: its limit is what the drives it
+    reaches carry, and the drives bind (a planner raising iodepth would change nothing)."""
+    one_reader = [
+        "clients=null",
+        "workload.op=read",
+        "workload.io=direct",
+        "workload.streams=1",
+        "workload.request_KiB=1024",
+        "volumes.data.level=raid0",
+        "volumes.data.groups=1",
+        "volumes.data.lvm=none",
+        "volumes.data.lvm_stripes=null",
+        "shelves.jbod.uplink=[hba.0,hba.1,hba.2,hba.3,hba.4,hba.5,hba.6,hba.7]",
+    ]
+    values = params.calibrated()
+    for depth in (16, 32, 64):
+        deep = scenario.load("purchase_hdd_md", [*one_reader, f"workload.queue_depth={depth}"])
+        assert simulate(deep, values).bottleneck.startswith("disk data.")
+    # a window that reaches too few drives is what binds, and is named so
+    shallow = scenario.load("purchase_hdd_md", [*one_reader, "workload.queue_depth=1"])
+    assert simulate(shallow, values).bottleneck == "requests 0"
+
+
+def test_a_tie_is_to_rounding_only():
+    assert busiest({"requests 0": 0.9962664237108744, "disk d.0": 0.996266423710874}) == "disk d.0"
+    assert busiest({"requests 0": 0.999, "disk d.0": 0.99}) == "requests 0"
