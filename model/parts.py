@@ -138,6 +138,10 @@ WriteLatency = Annotated[
 ]
 
 
+# the commands a SATA drive's Native Command Queuing holds at most (Serial ATA revision 3.0)
+SATA_NCQ_DEPTH = 32
+
+
 @dataclass(frozen=True, kw_only=True)
 class Disk(Part):
     """A hard disk drive as its datasheet or product manual rates it: capacity, spindle speed, seek
@@ -214,6 +218,13 @@ class Disk(Part):
                 f"a {self.interface.upper()} drive queues tagged commands: give the commands it "
                 "holds (its product manual's queue depth, 2 or more), with its source",
             )
+        if self.interface == "sata" and self.queue_depth > SATA_NCQ_DEPTH:
+            raise UserError(
+                where,
+                f"{key}.queue_depth",
+                f"a SATA drive's Native Command Queuing holds at most {SATA_NCQ_DEPTH} commands "
+                f"(Serial ATA revision 3.0), got {self.queue_depth}",
+            )
         pair = (self.media_rate_outer_MBps is None) == (self.media_rate_inner_MBps is None)
         if not pair or (self.media_rate_outer_MBps is None and self.internal_rate_max_Mbps is None):
             raise UserError(
@@ -221,6 +232,16 @@ class Disk(Part):
                 key,
                 "needs media_rate_outer_MBps with media_rate_inner_MBps, or internal_rate_max_Mbps",
             )
+        if pair and self.media_rate_inner_MBps is not None:
+            if self.media_rate_inner_MBps > self.media_rate_outer_MBps:
+                raise UserError(
+                    where,
+                    f"{key}.media_rate_inner_MBps",
+                    "at most media_rate_outer_MBps: the rate falls from the outer zone inwards, "
+                    f"with the tracks' length ({self.media_rate_outer_MBps:g} MB/s at the outer), "
+                    f"got {self.media_rate_inner_MBps:g}",
+                    related=(f"{key}.media_rate_outer_MBps",),
+                )
         # a seek's curve runs from the next track to the whole stroke through its average
         averages = [("avg_seek_read_ms", self.avg_seek_read_ms)]
         if self.avg_seek_write_ms is not None:
@@ -597,6 +618,16 @@ class Ssd(Part):
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
+        random_MBps = self.random_read_iops * 4096 / 1e6
+        if random_MBps > self.seq_read_MBps:
+            raise UserError(
+                where,
+                f"{key}.seq_read_MBps",
+                f"at least what random_read_iops move in 4 KiB reads ({random_MBps:,.0f} MB/s): "
+                f"a drive reads in order at least as fast as at random (a GB/s figure typed as "
+                f"MB/s?), got {self.seq_read_MBps:g}",
+                related=(f"{key}.random_read_iops",),
+            )
         if self.write_cache_GB > 0 and self.post_cache_write_MBps is None:
             raise UserError(
                 where, key, "a drive with write_cache_GB > 0 needs post_cache_write_MBps"

@@ -119,4 +119,3 @@ def busiest(utilization: dict[str, float]) -> str:
         if tied:
             return max(tied, key=tied.__getitem__)
     return name
-

@@ -113,6 +113,36 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             },
             "parts.disks.huge.capacity_GB: must be a capacity up to 1,000,000 GB",
         ),
+        # the storage audit's wrong units, each accepted with status 0 and a figure moved
+        (
+            {"disks": {"inward": {**PARTS["disks"]["quote_hdd"], "media_rate_inner_MBps": 400}}},
+            "parts.disks.inward.media_rate_inner_MBps: at most media_rate_outer_MBps",
+        ),
+        (
+            {
+                "disks": {
+                    "ncq": {
+                        "like": "exos_x18_st18000nm000j",
+                        "queue_depth": 128,
+                        "sources": {"queue_depth": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.disks.ncq.queue_depth: a SATA drive's Native Command Queuing holds at most 32",
+        ),
+        (
+            {
+                "ssds": {
+                    "gbps": {
+                        "like": "micron_9550_max_6400",
+                        "seq_read_MBps": 14,
+                        "sources": {"seq_read_MBps": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.ssds.gbps.seq_read_MBps: at least what random_read_iops move in 4 KiB reads "
+            "(13,517 MB/s)",
+        ),
     ],
 )
 def test_a_mistake_in_a_part_is_one_line_and_status_2(tmp_path, run_cli, parts, message):
