@@ -358,8 +358,8 @@ class Controller(Part):
     its drives' bytes through its channels, in the mode the driver set, and through its host
     interface in its slot (trained to what both share, at most a stated maximum); a volume the card
     keeps (engine: controller) costs its processor the calibrated raid_cycles_per_cache_block a
-    cache block (``model.storage.attachment``). A storage scenario's controllers.NAME.part (or a
-    download server's controller) names it."""
+    cache block it writes (``model.storage.attachment``). A storage scenario's
+    controllers.NAME.part (or a download server's controller) names it."""
 
     # what the card is: hba (a host bus adapter: the host sees each drive, and md or ZFS keeps any
     # RAID) or raid (a card that keeps RAID groups itself, the only kind a volume with engine:
@@ -385,9 +385,10 @@ class Controller(Part):
     # the RAID processor, as the datasheet names it (Intel IOP332, XScale core): for the reader,
     # no model reads it
     processor: str = ""
-    # the RAID processor's clock, MHz: each cache block a volume of the card stores costs it the
-    # calibrated raid_cycles_per_cache_block cycles. Unset (no published clock), a scenario that
-    # uses the card's own RAID engine reports "not modelled"; engine: md over its drives predicts
+    # the RAID processor's clock, MHz: each cache block a volume of the card writes costs it the
+    # calibrated raid_cycles_per_cache_block cycles (a read none). Unset (no published clock), a
+    # scenario that uses the card's own RAID engine reports "not modelled"; engine: md over its
+    # drives predicts
     processor_MHz: PositiveFloat | None = None
     # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
     # a volume's RAID groups alternate between them

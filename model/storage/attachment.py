@@ -6,7 +6,8 @@ A controller's host interface carries what its link to the slot trains to (``par
 and at most its datasheet's stated maximum; a drive channel runs in the mode its driver set; a
 shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
 cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
-``raid_cycles_per_cache_block`` on each cache block it stores. The rates are the catalog's
+``raid_cycles_per_cache_block`` on each cache block it writes, and nothing a read
+(``model.storage.topology``). The rates are the catalog's
 datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 ``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:
 ``atlas_disk``, ``atlas_hosts`` and, for the RAID cards, ``em_ingest`` and the psu tables).
@@ -300,14 +301,15 @@ class Attachment:
 
 def raid_processor_note(bottleneck: str, params: dict[str, float]) -> tuple[str, ...]:
     """A note where a RAID card's processor binds (``bottleneck``, the result's): it is
-    charged one calibrated cost a cache block whatever the block's I/O, fitted on one array's
-    writes."""
+    charged one calibrated cost a cache block it writes, fitted on one array's writes."""
     if not bottleneck.startswith("raid "):
         return ()
     return (
         f"{bottleneck} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
         f"{params['raid_cycles_per_cache_block']:,.0f} cycles for each cache block (the volume's "
-        "cache_block_KiB) it moves, fitted on the MD3260's writes (caching, mirroring to its "
-        "partner, destaging, parity set-up) and taken for reads and every RAID level alike; a "
-        "card that does less for a read or a mirror moves more",
+        "cache_block_KiB, 4 KiB unless set: an MD-series array's setting, which a card without "
+        "one is charged as if it had) it writes, fitted on the MD3260's writes (caching, "
+        "mirroring to its partner, destaging, parity set-up) and taken for every RAID level "
+        "alike; a card that does less for a mirror or keeps no partner moves more (reads are "
+        "not charged: a vendor's reads reach the drives' and the links' limit)",
     )
