@@ -106,16 +106,20 @@ def _scores(held_out: list[Prediction], spreads: dict[int, Spread]) -> list[tupl
     return out
 
 
-def _widening(pools: list[tuple], scored: list[tuple], leave_out=None) -> tuple[float, tuple, int]:
+def _widening(
+    pools: list[tuple], scored: list[tuple], leave_out=None, lenders: frozenset[str] | None = None
+) -> tuple[float, tuple, int]:
     """The conformal quantile of the narrowest of ``pools`` (the row's model and kind, its model)
     with enough scores (``leave_out``'s own excluded), that pool and how many scores it holds; with
-    too few, the largest such quantile of another model, or the model's own worst score where
-    that is larger (the pool then named as the model's own)."""
+    too few, the largest such quantile of another model (of ``lenders``, where any of them is
+    measured enough: ``lenders_of``), or the model's own worst score where that is larger (the
+    pool then named as the model's own)."""
     own = _own_widening(pools, scored, leave_out)
     if own is not None:
         return own
     (model, figure), _ = pools
-    others = sorted({ps[1][0] for ps, _, _ in scored} - {model})
+    measured = {ps[1][0] for ps, _, _ in scored} - {model}
+    others = sorted(measured & lenders if lenders and measured & lenders else measured)
     found = [_own_widening([(m, figure), (m,)], scored, leave_out) for m in others]
     found = [f for f in found if f is not None]
     borrowed = max(found, key=lambda f: f[0]) if found else (math.inf, (), 0)
@@ -149,17 +153,32 @@ COVERS = {
 }
 
 
+def lenders_of(reads: dict[str, frozenset[str]], owns: dict[str, frozenset[str]]):
+    """Per model, the models whose own free parameters it reads (``reads``: the parameters each
+    model's scenarios read; ``owns``: those each model declares): whose errors on what their
+    tables never measured it can inherit. A model's miss there comes from the parameters that do
+    not transfer, so one that reads none of another's (the MDSplus server's cost a byte, which only
+    the database clients read) does not inherit its misses."""
+    return {
+        model: frozenset(m for m, own in owns.items() if m != model and own & read)
+        for model, read in reads.items()
+    }
+
+
 def model_widening(
     held_out: list[Prediction],
     spreads: dict[int, Spread] | None = None,
     models: tuple[str, ...] = (),
     held_out_by: str = "configuration",
+    lenders: dict[str, frozenset[str]] | None = None,
 ) -> dict:
     """Per model, the log widening of its throughput intervals (``log_widen_90``, what
     ``predict`` applies) and of each kind of figure, with the rows and tables behind each; each of
     ``models`` no held-out row measures takes the largest of the models measured enough (its error
-    is not known to be smaller than theirs). ``held_out_by``: what ``held_out`` left out of each
-    row's fit, its ``configuration`` or its ``table`` (``COVERS``)."""
+    is not known to be smaller than theirs), of those whose parameters it reads where ``lenders``
+    names any (``lenders_of``). ``held_out_by``: what ``held_out`` left out of each row's fit, its
+    ``configuration`` or its ``table`` (``COVERS``)."""
+    lenders = lenders or {}
     scored = _scores(held_out, spreads or {})
     out: dict[str, dict] = {}
     for ps, _, h in scored:
@@ -168,14 +187,16 @@ def model_widening(
         entry["tables"].add(h.row.table)
         k = kind(h.row.metric)
         if k not in entry["by_kind"]:
-            widen, pool, rows = _widening(ps, scored)
+            widen, pool, rows = _widening(ps, scored, lenders=lenders.get(model))
             entry["by_kind"][k] = {
                 "log_widen_90": widen,
                 "pooled_over": "/".join(pool),
                 "rows": rows,
             }
     for model in sorted(set(models) - set(out)):
-        widen, pool, rows = _widening([(model, "rate"), (model,)], scored)
+        widen, pool, rows = _widening(
+            [(model, "rate"), (model,)], scored, lenders=lenders.get(model)
+        )
         out[model] = {
             "by_kind": {
                 "rate": {"log_widen_90": widen, "pooled_over": "/".join(pool), "rows": rows}
@@ -187,15 +208,20 @@ def model_widening(
         entry["log_widen_90"] = rate["log_widen_90"]
         entry["tables"] = sorted(entry["tables"])
         borrowed = rate["pooled_over"].split("/")[0]
+        among = (
+            "the models measured enough whose parameters it reads"
+            if borrowed in lenders.get(model, ())
+            else "the models measured enough"
+        )
         if not entry["tables"]:
             entry["covers"] = (
-                f"no measured row tests {model}, so it takes the largest error of the models "
-                f"measured enough, {rate['pooled_over']}'s"
+                f"no measured row tests {model}, so it takes the largest error of {among}, "
+                f"{rate['pooled_over']}'s"
             )
         elif borrowed != model:
             entry["covers"] = (
                 f"{model} has too few held-out rows to measure its own error, so it takes the "
-                f"largest of the models measured enough, {rate['pooled_over']}'s"
+                f"largest of {among}, {rate['pooled_over']}'s"
             )
         elif not math.isfinite(conformal_quantile([0.0] * rate["rows"])):
             entry["covers"] = (

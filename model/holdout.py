@@ -153,6 +153,32 @@ def held_out_spreads(
     return out
 
 
+def parameters_read(values: dict[str, float]) -> dict[str, frozenset[str]]:
+    """Per model, the free parameters its shipped scenarios and their variants read at
+    ``values``."""
+    from . import scenario as scenario_module
+    from . import uncertainty
+    from .errors import NotModelled
+
+    read: dict[str, set[str]] = {}
+    for path in sorted(paths.SCENARIOS.glob("*.yaml")):
+        for variant in [None, *scenario_module.variants_of(path)]:
+            loaded = scenario_module.load(path, [f"variant={variant}"] if variant else [])
+            try:
+                names = uncertainty.simulated(loaded, {}, values, loaded.seed)[1]
+            except NotModelled:
+                continue
+            read.setdefault(loaded.model, set()).update(names)
+    return {model: frozenset(names) for model, names in read.items()}
+
+
+def _parameters_owned() -> dict[str, frozenset[str]]:
+    return {
+        name: frozenset(p.name for p in record.parameters)
+        for name, record in registry.MODELS.items()
+    }
+
+
 def _fields(prefix: str, spread: coverage.Spread) -> dict[str, float | None]:
     return {f"{prefix}{k}": v for k, v in dataclasses.asdict(spread).items()}
 
@@ -198,10 +224,13 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     # hardware has (its parameters are the calibrated ones; the spread the fit without the table
     # gives, with the parameters only that table informs back at their declared bounds, held the
     # table's misses and so widened nothing)
+    lenders = coverage.lenders_of(parameters_read(start), _parameters_owned())
     errors = {
-        "models": coverage.model_widening(loco, spread | held_spread, tuple(registry.MODELS)),
+        "models": coverage.model_widening(
+            loco, spread | held_spread, tuple(registry.MODELS), lenders=lenders
+        ),
         "new_hardware": coverage.model_widening(
-            loto, spread, tuple(registry.MODELS), held_out_by="table"
+            loto, spread, tuple(registry.MODELS), held_out_by="table", lenders=lenders
         ),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],

@@ -12,18 +12,25 @@ PARAMETERS = (
     FreeParameter(
         "mds_serve_cycles_per_byte",
         "cycle/B",
-        150.0,
+        20.0,
         10.0,
         1000.0,
         "CPU cycles a data server process (the MDSplus mdsip server or the PTDATA server) spends "
         "per byte of stored record it reads for a client: tree and record lookup, the read "
-        "through the file system, building the reply. Default: an assumption; no published "
-        "figure of an MDSplus server's cost per byte was found. The one published rate of a "
-        "single mdsip stream of large signals found, MDSplus/mdsplus issue #2912 (2025: 160 "
-        "signals, about 7 GB, read one at a time over General Atomics' LAN in about 500 s, some "
-        "14 MB/s), names neither the server's CPU nor what bound it, so it gives no cycle count. "
-        "The report's table, the only one that informs this parameter, puts it well above the "
-        "default (validate --holdout: the table predicted without itself)",
+        "through the file system, building the reply. Default: a count of what MDSplus's own "
+        "code does with a record (MDSplus/mdsplus: treeshr/TreeGetRecord.c reads it in one "
+        "read(), mdsshr/MdsSerialize.c and tdishr/TdiDecompress.c each copy the stored bytes, "
+        "the reply's message takes one memcpy of the result before its one send(), each into "
+        "freshly mapped pages): three copies a stored byte and one a result byte, a copy 2 to 4 "
+        "cycles a byte on the servers' 533 MT/s front-side bus (4.26 GB/s, a copy moving 2 to 3 "
+        "bytes over it, lmbench's bw_mem) and a fresh page 0.5 to 1.5 (an assumption): some 11 "
+        "to 33 cycles a stored byte, 20 at the middle. No published figure of an MDSplus "
+        "server's cost was found (MDSplus/mdsplus issue #2912's mdsip rate names no CPU). The "
+        "report's table, the only one that informs it, puts it some twenty times higher: its "
+        "servers did far more a byte than the code shows, for a reason the report does not give "
+        "(they were in daily use by others; a RAMDisk and larger TCP buffers made reads slower), "
+        "or a cost a read that one read size cannot tell from a cost a byte; so it does not "
+        "transfer (validate --holdout: the table predicted without itself)",
     ),
     FreeParameter(
         "tdi_math_cycles_per_value",
