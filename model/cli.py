@@ -9,6 +9,7 @@ line and status 130.
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import sys
@@ -18,6 +19,9 @@ from . import paths
 from .errors import INTERRUPTED_STATUS, NotModelled, UserError, one_line
 
 NOT_MODELLED_STATUS = 3
+# a sweep that ran to its end with some of its points failed (each recorded with its reason): a
+# script or a scheduler's job sees it, as it sees a failed command
+POINTS_FAILED_STATUS = 4
 # a sweep's processes at most: each holds a Python (and a kernel for a papermill point); more than
 # this would exhaust a workstation long before it ran faster
 MAX_WORKERS = 256
@@ -207,13 +211,36 @@ def _calibrate(args) -> int:
     return 0
 
 
-def _failed_in(results) -> int:
-    """How many of a sweep's points are stored as failed in its ``results.parquet``."""
+def _failures_in(results) -> list[str]:
+    """Each failed point's kind and error, as a sweep's ``results.parquet`` stores them."""
     if not results.exists():
-        return 0
+        return []
     import pyarrow.parquet as pq
 
-    return pq.read_table(results, columns=["status"]).column("status").to_pylist().count("failed")
+    table = pq.read_table(results, columns=["status", "failure", "error"]).to_pydict()
+    return [
+        f"{kind}: {error}"
+        for status, kind, error in zip(
+            table["status"], table["failure"], table["error"], strict=True
+        )
+        if status == "failed"
+    ]
+
+
+def _failure_lines(failures: list[str], shown: int = 3) -> list[str]:
+    """The commonest reasons the points failed, with how many points each, at most ``shown``."""
+    counts = collections.Counter(failures)
+    lines = [
+        f"  {n:,} point{'s' if n > 1 else ''}: {reason}" for reason, n in counts.most_common(shown)
+    ]
+    if len(counts) > shown:
+        rest = sum(n for _, n in counts.most_common()[shown:])
+        lines.append(
+            f"  {rest:,} more, for {len(counts) - shown:,} other "
+            f"reason{'s' if len(counts) - shown > 1 else ''} (each point's in the results' "
+            "error column)"
+        )
+    return lines
 
 
 def _sweep(args) -> int:
@@ -228,6 +255,13 @@ def _sweep(args) -> int:
         )
     if args.out is not None and not args.out.strip():
         raise UserError("--out", None, "must name a folder, got an empty string")
+    if args.scheduler is not None and not args.scheduler.strip():  # an unset variable in a script
+        raise UserError(
+            "--scheduler",
+            None,
+            "must be a Dask scheduler address (tcp://HOST:PORT), got an empty string; leave the "
+            "option out to run the points on this machine",
+        )
     try:
         grid, points = grid_module.load(args.grid, trust_notebook=args.trust_notebook)
         out = Path(args.out) if args.out is not None else paths.PROJECT_ROOT / "sweeps" / grid.name
@@ -243,13 +277,17 @@ def _sweep(args) -> int:
         print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
         return INTERRUPTED_STATUS
     results = out / "results.parquet"
-    earlier = _failed_in(results) - failed  # stored failures a resumed run did not run again
+    failures = _failures_in(results)
+    earlier = len(failures) - failed  # stored failures a resumed run did not run again
     print(
-        f"{grid.name}: {len(points)} points; {finished} run now ({failed} failed), "
-        f"{skipped} already done"
-        + (f" ({earlier} of them failed: --retry-failed runs them again)" if earlier else "")
+        f"{grid.name}: {len(points):,} point{'s' if len(points) != 1 else ''}; {finished:,} run "
+        f"now ({failed:,} failed), {skipped:,} already done"
+        + (f" ({earlier:,} of them failed: --retry-failed runs them again)" if earlier else "")
         + f"; results in {paths.openable(results)}"
     )
+    if failures:
+        print("failed, by reason:")
+        print("\n".join(_failure_lines(failures)))
     if grid.intervals and (out / "results.parquet").exists():
         from .sweep import sensitivity
 
@@ -260,7 +298,7 @@ def _sweep(args) -> int:
                 f"spread; all in {paths.openable(out / 'drivers.csv')}):"
             )
             print("\n".join(lines))
-    return 0
+    return POINTS_FAILED_STATUS if failures else 0
 
 
 def _schema(args) -> int:

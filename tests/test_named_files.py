@@ -227,6 +227,9 @@ def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_p
         "storage": [str(inner / "store.yaml"), 2]
     }
     assert grid_module.notebook_value("em_ingest", str(inner)) == "em_ingest"
+    # a text that names no file in the folder reaches the notebook as written (the sweep audit)
+    for text in ("MB/s", "2024/05/01", "R/W test", "notes.yaml"):
+        assert grid_module.notebook_value({"label": [text]}, str(inner)) == {"label": [text]}
 
 
 def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):

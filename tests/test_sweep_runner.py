@@ -16,6 +16,7 @@ import pytest
 from grid_files import ended, notebook
 from grid_files import grid as _grid
 
+from model.errors import UserError
 from model.sweep import grid as grid_module
 from model.sweep import point as point_module
 from model.sweep import run as run_module
@@ -76,12 +77,14 @@ def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
     with monkeypatch.context() as patch:  # the port stays taken for every try
         patch.setattr(point_module, "_inprocess", _flaky(tmp_path, 99, in_use))
         status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
-    assert status == 0 and "2 run now (2 failed)" in stdout
+    # the sweep audit: a sweep whose every point failed exited 0, the reasons only in the table
+    assert status == 4 and "2 run now (2 failed)" in stdout
+    assert "failed, by reason:\n  2 points: infrastructure: OSError: [Errno 98]" in stdout
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert set(table.failure) == {"infrastructure"} and set(table.attempts) == {3}
     assert "Address already in use" in table.error.iloc[0]
     status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
-    assert "0 run now" in stdout and "2 already done" in stdout
+    assert status == 4 and "0 run now" in stdout and "2 already done" in stdout
     # the stored failures are told, not hidden behind "0 failed"
     assert "2 already done (2 of them failed: --retry-failed runs them again)" in stdout
     status, stdout, _ = run_cli(
@@ -305,6 +308,46 @@ def test_a_scheduler_dask_cannot_open_as_configured_is_one_line(tmp_path, run_cl
     assert status == 2 and stdout == "" and said in _message(err)
 
 
+def test_an_empty_scheduler_is_refused_not_taken_as_none(tmp_path, run_cli):
+    """The sweep audit: --scheduler "$DASK_SCHEDULER_ADDRESS" with the variable unset ran every
+    point on the machine the job script ran on, without a word."""
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    status, stdout, err = run_cli(
+        "sweep", str(path), "--out", str(tmp_path / "o"), "--scheduler", ""
+    )
+    assert status == 2 and stdout == "" and "got an empty string" in _message(err)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_refused_scheduler_leaves_no_half_made_client():
+    """A Client that failed to connect stayed alive in reference cycles, 'connecting'; its
+    __del__, run by a later collection inside another Client's start, hung a test run."""
+    import gc
+
+    from dask.distributed import Client
+
+    gc.disable()
+    try:
+        with pytest.raises(UserError, match="is not a Dask scheduler address"):
+            run_module._connect("nonsense:::")
+        alive = [o for o in gc.get_objects() if isinstance(o, Client)]
+    finally:
+        gc.enable()
+    assert alive == []
+
+
+def test_a_sweep_with_failed_points_names_the_commonest_reasons():
+    from model.cli import _failure_lines
+
+    failures = ["model: A"] * 3 + ["model: B"] + ["infrastructure: C"] * 2 + ["model: D"]
+    assert _failure_lines(failures) == [
+        "  3 points: model: A",
+        "  2 points: infrastructure: C",
+        "  1 point: model: B",
+        "  1 more, for 1 other reason (each point's in the results' error column)",
+    ]
+
+
 @pytest.mark.parametrize("error", ["CommClosedError", "CancelledError"])
 def test_a_lost_scheduler_is_one_line_and_keeps_the_points(tmp_path, monkeypatch, run_cli, error):
     """A killed Dask scheduler gave a CommClosedError traceback: the client sees its futures fail
@@ -422,10 +465,10 @@ def test_a_failed_point_s_error_is_one_line_naming_the_point(tmp_path, run_cli):
     product = {"volumes.md0.level": ["raid6"], "volumes.md0.disks.count": [3, 4]}
     out = str(tmp_path / "out")
     status, _, err = run_cli("sweep", str(_grid(tmp_path, product=product)), "--out", out)
-    assert status == 0, err
+    assert status == 4, err  # a point failed
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     error = table.error.iloc[0]
-    assert error.startswith("model.errors.UserError: point: volumes.md0."), error
+    assert error.startswith("UserError: point: volumes.md0."), error
     assert error.endswith("raid6 needs at least 4 drives; got 3 drives per group"), error
     cell = PapermillExecutionError(
         0, 1, "raise ValueError('x')", "ValueError", "bad value\nsecond", ["line 1", "line 2"]

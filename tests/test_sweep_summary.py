@@ -57,13 +57,13 @@ def _sweep(folder, **spec):
     return path, pd.read_parquet(folder / "out" / "results.parquet")
 
 
-def _summary(tmp_path, grid_path):
+def _summary(tmp_path, grid_path, probe=PROBE):
     """The notebook run by papermill on ``grid_path``'s results, with a last cell that prints
     what it derived from the grid's keys: its cells' printed text and images, one entry a cell,
     and the probe's answer."""
     nb = json.loads(NOTEBOOK.read_text())
-    probe = {"cell_type": "code", "id": "probe", "metadata": {}, "outputs": []}
-    nb["cells"].append(dict(probe, source="import json\n" + PROBE, execution_count=None))
+    last = {"cell_type": "code", "id": "probe", "metadata": {}, "outputs": []}
+    nb["cells"].append(dict(last, source="import json\n" + probe, execution_count=None))
     copy = tmp_path / "summary.ipynb"
     copy.write_text(json.dumps(nb))
     (tmp_path / "k").mkdir()
@@ -115,7 +115,8 @@ def test_the_summary_runs_on_a_product_grid_of_a_number_and_a_word(tmp_path):
     assert "No point failed." in text
     # where its results are and whether any ran now (the sweep audit: a results_path it did not
     # find had run the whole grid again without a word)
-    assert f"results: {tmp_path / 'out' / 'results.parquet'} (6 points found, 0 run now)" in text
+    assert f"results: {tmp_path / 'out' / 'results.parquet'} (6 points, 0 run now)" in text
+    assert "not this grid's" not in text
     # the facets and the bottleneck map are drawn; no Sobol ranking, said in one line
     assert sum(images for _, images in cells) == 2
     sobol = _cell(cells, "Sobol ranking not computed")[0]
@@ -208,3 +209,41 @@ def test_a_grid_without_a_sobol_sample_is_not_ranked(tmp_path):
     g, _ = grid_module.load(path)
     with pytest.raises(sensitivity.NotRanked, match="sample is lhs, not sobol"):
         sensitivity.sobol_ranking(g, table)
+
+
+def test_points_spread_on_a_log_axis_stay_near_their_value_and_on_the_axis(tmp_path):
+    """The sweep audit: jittered in MB before the axis turned logarithmic, points at 1,000 MB
+    were drawn at 10,000 to 16,000 MB, and two of four below zero, off the axis. A scheduler that
+    changes nothing for one stream puts two points at each place."""
+    path, table = _sweep(
+        tmp_path,
+        product={
+            "workload.total_MB": [1000, 200000],
+            "volumes.md0.io_scheduler": ["mq-deadline", "none"],
+        },
+    )
+    assert (table.status == "ok").all()
+    probe = (
+        "order, position = values('workload.total_MB')\n"
+        "x = jittered(position, 'workload.total_MB', ok[figure].reindex(position.index))\n"
+        "print(json.dumps({'logged': bool(log_axis('workload.total_MB')), "
+        "'ratios': [float(r) for r in x / position]}))"
+    )
+    _, derived = _summary(tmp_path, path, probe)
+    assert derived["logged"]
+    ratios = derived["ratios"]
+    assert any(r != 1.0 for r in ratios)  # they were spread
+    assert all(0.5 < r < 2.0 for r in ratios), ratios  # by a factor, each near its value
+
+
+def test_a_report_on_another_grid_s_results_reads_them_and_says_so(tmp_path):
+    """The sweep audit: given a grid that did not match the results, the notebook ran that grid's
+    points into the results' folder and replaced its table."""
+    path, before = _sweep(tmp_path / "a", product={"volumes.md0.disks.count": [1, 2, 3, 4]})
+    (tmp_path / "b").mkdir()
+    other = grid(tmp_path / "b", product={"workload.request_KiB": [64, 128]})
+    cells, _ = _summary(tmp_path / "a", other)
+    text = "\n".join(t for t, _ in cells)
+    assert "these results are not this grid's as the lab computes it now: 2 of its 2 points" in text
+    after = pd.read_parquet(tmp_path / "a" / "out" / "results.parquet")
+    assert after.equals(before)

@@ -341,11 +341,13 @@ def _in_folder(grid: Grid, at: str, text: str) -> str:
 def notebook_value(value: Any, folder: str) -> Any:
     """A notebook grid's value as its notebook gets it: a file named by a path (checked in the
     grid's ``folder`` or below it, ``_check_notebook_files``) given in full, in a mapping or a list
-    too; anything else as it is."""
+    too; anything else as it is: a text that names no file there ('MB/s', '2024/05/01') is not
+    made a path (the sweep audit: it reached the notebook as the grid's folder/MB/s, where the
+    results recorded 'MB/s')."""
 
     def in_full(text: str) -> str:
         file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
-        return text if file is None else str(file)
+        return str(file) if file is not None and paths.is_file(file) else text
 
     return _each_text(value, in_full)
 

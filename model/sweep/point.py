@@ -234,7 +234,11 @@ def error_line(exc: BaseException) -> str:
     as its name and value, not the cell's traceback papermill's message carries (27 lines)."""
     if type(exc).__name__ == "PapermillExecutionError":
         return one_line(f"{exc.ename}: {exc.evalue}")
-    return one_line(traceback.format_exception_only(type(exc), exc)[-1].strip())
+    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    qualified = f"{type(exc).__module__}.{type(exc).__qualname__}"
+    if line.startswith(qualified):  # the class without its module: UserError, not model.errors.
+        line = type(exc).__qualname__ + line[len(qualified) :]
+    return one_line(line)
 
 
 def run_point(spec: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ the rest at once (status 130); a full disk or a lost scheduler stops the sweep w
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -87,32 +88,47 @@ def _connect(scheduler: str):
 
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
-    except ValueError as exc:  # not an address Dask can parse
-        raise UserError(
+    except Exception as exc:
+        failure = exc
+    # The half-made Client lives on in reference cycles, some still 'connecting'. Left to a later
+    # collection, its __del__ closes it wherever that falls: inside another Client's start, which
+    # holds the lock its close takes, the process hung (a test run stopped by pytest-timeout in
+    # distributed's LoopRunner.stop). Dropped with the tracebacks that hold it, and collected here.
+    failure.__traceback__ = failure.__context__ = failure.__cause__ = None
+    gc.collect()
+    raise _refusal(scheduler, failure) from None
+
+
+def _refusal(scheduler: str, failure: Exception) -> UserError:
+    """The one line a scheduler Dask could not connect to gets."""
+    if isinstance(failure, ValueError):  # not an address Dask can parse
+        return UserError(
             "--scheduler",
             None,
-            f"{scheduler} is not a Dask scheduler address ({one_line(str(exc))}): give "
+            f"{scheduler} is not a Dask scheduler address ({one_line(str(failure))}): give "
             "tcp://HOST:PORT, as the scheduler prints it",
-        ) from None
-    except (OSError, TimeoutError) as exc:
-        raise UserError(
+        )
+    if isinstance(failure, (OSError, TimeoutError)):
+        return UserError(
             "--scheduler",
             None,
             f"no Dask scheduler answers at {scheduler} within {SCHEDULER_TIMEOUT_S} s "
-            f"({type(exc).__name__})",
-        ) from None
-    except Exception as exc:  # a protocol Dask cannot open as configured (tls:// with no
-        # certificates in the Dask configuration, ucx:// without UCX)
-        hints = {
-            "tls://": " (a tls:// scheduler needs its certificates in Dask's configuration, "
-            "distributed.comm.tls)",
-            "ucx://": " (a ucx:// scheduler needs UCX and its Dask support, distributed-ucxx, "
-            "which the lab does not install)",
-        }
-        hint = next((h for scheme, h in hints.items() if scheduler.startswith(scheme)), "")
-        raise UserError(
-            "--scheduler", None, f"cannot connect to {scheduler}: {type(exc).__name__}: {exc}{hint}"
-        ) from None
+            f"({type(failure).__name__})",
+        )
+    # a protocol Dask cannot open as configured (tls:// with no certificates in the Dask
+    # configuration, ucx:// without UCX)
+    hints = {
+        "tls://": " (a tls:// scheduler needs its certificates in Dask's configuration, "
+        "distributed.comm.tls)",
+        "ucx://": " (a ucx:// scheduler needs UCX and its Dask support, distributed-ucxx, "
+        "which the lab does not install)",
+    }
+    hint = next((h for scheme, h in hints.items() if scheduler.startswith(scheme)), "")
+    return UserError(
+        "--scheduler",
+        None,
+        f"cannot connect to {scheduler}: {type(failure).__name__}: {failure}{hint}",
+    )
 
 
 def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[str, Any]]:
