@@ -477,8 +477,29 @@ def test_streams_to_fill_counts_past_64():
     assert course.EXERCISES["4.3"].expected(125e6, 1500, 200.0, 65536) == 958
 
 
+def test_streams_fill_each_circuit_with_whole_windows():
+    """The course audit: the key pooled both circuits, 15 streams at 200 ms with 4 MiB buffers,
+    which leaves one circuit 7 streams, 93 % full; a stream rides one circuit, so 8 a circuit."""
+    assert course.EXERCISES["4.3"].expected(125e6, 1500, 200.0, 4 * 2**20) == 16
+    assert course.EXERCISES["4.3"].verdict(15, 16).startswith("wrong: 15 streams is too low")
+    assert course.EXERCISES["4.3"].expected(125e6, 1500, 161.8, 4 * 2**20) == 14
+
+
 def test_a_share_outside_zero_to_one_is_refused_only_where_the_share_lies_within():
     # a share a model may put past 1 (a measured run shorter than the model's busy time) is
     # sized as a number, not refused as out of range
     assert course.EXERCISES["1.5"].verdict(1.2, 1.1).startswith("wrong: 1.2 of the time is too")
     assert course.EXERCISES["1.5"].verdict(1.1, 1.1) == "correct: 1.1 of the time"
+
+
+def test_a_check_never_raises_on_a_parameter_its_exercise_cannot_take(capsys):
+    """The course audit: a repair time of 0 raised ValueError from the availability model, and a
+    capstone whose servers_per_microscope the sweep left out an IndexError; a check prints one
+    line."""
+    import pandas as pd
+
+    course.check(0.5, "6.1", 20000.0, 0.0)
+    course.check(2, "7.2", None, pd.DataFrame({"throughput_MBps": []}), 3.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith("no answer with these parameters: ") for line in lines)
