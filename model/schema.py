@@ -114,11 +114,15 @@ def _describe(tp: Any) -> str:
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
+    described = _describe(tp)
     if isinstance(value, (dict, list)):
         shown = "a mapping" if isinstance(value, dict) else "a list"
+    elif isinstance(value, float) and value.is_integer() and "integer" in described:
+        # a whole number written with a point: "got 2" read as if 2 were refused (the sweep audit)
+        shown = f"{value!r}, a decimal number (write {readable(value)})"
     else:
         shown = readable(value)
-    return UserError(where, key or "(top level)", f"must be {_describe(tp)}, got {shown}")
+    return UserError(where, key or "(top level)", f"must be {described}, got {shown}")
 
 
 def _refuse_non_finite(value: Any, where: str, key: str) -> None:

@@ -639,3 +639,13 @@ def test_an_unknown_named_by_no_text_is_refused_as_yaml_writes_it(run_cli, tmp_p
         "unknowns: a key is a scenario key (dotted text)",
         shown,
     )
+
+
+def test_a_whole_number_written_with_a_point_is_said_so_where_an_integer_is_due(run_cli):
+    """The sweep audit: workload.streams=2.0 was refused as 'must be a positive integer ...,
+    got 2', which reads as if 2 were refused."""
+    status, out, err = run_cli(
+        "predict", "atlas_intellistation", "--set", "workload.streams=2.0", "--point"
+    )
+    assert status == 2 and not out
+    assert err.rstrip().endswith("got 2.0, a decimal number (write 2)"), err

@@ -486,3 +486,18 @@ def test_a_papermill_kernel_imports_the_sweep_s_own_checkout(tmp_path, monkeypat
     assert os.environ["PYTHONPATH"] == os.pathsep.join([str(paths.PROJECT_ROOT), "/elsewhere"])
     point_module._this_checkout_first()  # once is enough
     assert os.environ["PYTHONPATH"].count(str(paths.PROJECT_ROOT)) == 1
+
+
+def test_points_of_another_grid_or_other_code_in_the_folder_are_said(tmp_path, run_cli):
+    """The sweep audit: after a comment added to a module every stored point ran again, said only
+    as '250 run now, 0 already done'; two grids of one name shared sweeps/NAME without a word."""
+    out = str(tmp_path / "out")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = _grid(tmp_path / "a", product={"volumes.md0.disks.count": [1, 2]})
+    second = _grid(tmp_path / "b", product={"volumes.md0.disks.count": [2, 3]})
+    status, _, err = run_cli("sweep", str(first), "--out", out, "--workers", "1")
+    assert status == 0 and "not this grid's" not in err
+    status, stdout, err = run_cli("sweep", str(second), "--out", out, "--workers", "1")
+    assert status == 0 and "1 run now (0 failed), 1 already done" in stdout
+    assert "1 stored point is not this grid's as the lab computes it now" in err

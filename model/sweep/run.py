@@ -243,6 +243,23 @@ def _ignoring_ctrl_c() -> Iterator[None]:
         yield
 
 
+def _tell_others(store: Store, places: dict[str, int], todo: list, out: Path) -> None:
+    """One line on standard error where the folder holds points that are not the grid's as the
+    lab computes it now, and some of the grid's run: a grid of the same name (sweeps/NAME), or
+    points run on other model code, calibration or catalog (the sweep audit: after a comment added
+    to a module, 250 stored points ran again, said only as '250 run now, 0 already done')."""
+    others = len(store.done() - set(places))
+    if others and todo:
+        print(
+            f"{paths.shown(out)}: {others:,} stored point{'s' if others > 1 else ''} "
+            f"{'are' if others > 1 else 'is'} not this grid's as the lab computes it now "
+            "(another grid's, or run on other model code, calibration or catalog): kept in "
+            "points/, and the grid's own run",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def run(
     grid: Grid,
     points: list[dict[str, Any]],
@@ -264,6 +281,7 @@ def run(
         done = store.done(ok_only=retry_failed)
         todo = [s for s in todo_all if s["point_id"] not in done]
         skipped = len(todo_all) - len(todo)
+        _tell_others(store, places, todo, out)
         client = _connect(scheduler) if scheduler and todo else None
         bar = counter(len(todo), f"sweep {grid.name}" if progress else None, "point")
         finished = failed_now = 0
