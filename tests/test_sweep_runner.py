@@ -501,3 +501,38 @@ def test_points_of_another_grid_or_other_code_in_the_folder_are_said(tmp_path, r
     status, stdout, err = run_cli("sweep", str(second), "--out", out, "--workers", "1")
     assert status == 0 and "1 run now (0 failed), 1 already done" in stdout
     assert "1 stored point is not this grid's as the lab computes it now" in err
+
+
+def test_a_papermill_point_past_the_grid_s_timeout_fails_alone(tmp_path, run_cli):
+    """The sweep audit: a hung notebook point held the sweep for ever. With timeout_s a cell that
+    runs past it fails its point, once (not retried as the machine's failure), and the rest go
+    on."""
+    notebook(
+        tmp_path / "hang.ipynb",
+        'mode = "ok"\nresult_path = ""',
+        "import json, time\n"
+        "if mode == 'hang':\n    time.sleep(60)\n"
+        "open(result_path, 'w').write(json.dumps({'x': 1}))",
+    )
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: hang\nnotebook: hang.ipynb\nengine: papermill\ntimeout_s: 3\n"
+        "product: {mode: [ok, hang]}\n"
+    )
+    out = tmp_path / "out"
+    status, stdout, _ = run_cli(
+        "sweep", str(path), "--out", str(out), "--workers", "1", "--trust-notebook"
+    )
+    assert status == 4 and "2 run now (1 failed)" in stdout
+    table = pd.read_parquet(out / "results.parquet").set_index("param:mode")
+    assert table.loc["ok", "status"] == "ok"
+    hung = table.loc["hang"]
+    assert (hung.status, hung.failure, hung.attempts) == ("failed", "model", 1)
+    assert hung.error == "a cell ran past the grid's timeout_s (3 s)"
+    assert hung.wall_s < 30
+
+
+def test_a_time_limit_is_only_for_papermill_points(tmp_path, run_cli):
+    path = _grid(tmp_path, timeout_s=10, product={"volumes.md0.disks.count": [1]})
+    status, stdout, err = run_cli("sweep", str(path), "--out", str(tmp_path / "o"))
+    assert status == 2 and stdout == "" and "timeout_s: only a papermill grid's" in err

@@ -44,7 +44,15 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError
-from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
+from ..schema import (
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    build,
+    build_dataclass,
+    field_type,
+    stepped,
+)
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -72,6 +80,10 @@ class Grid:
     sample: Sample | None = None
     # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
     intervals: bool = False
+    # a papermill point's time limit for each of its notebook's cells, s (papermill's
+    # execution_timeout): a cell that runs longer fails its point (CellTimeoutError) and the rest
+    # go on; unset, none. An in-process point's cost the lab bounds itself (its models' limits)
+    timeout_s: PositiveFloat | None = None
     path: str = field(default="", metadata={"internal": True})  # the grid file, as shown
     # the grid file's folder, in full: a value that names a file is read in it or below it
     folder: str = field(default="", metadata={"internal": True})
@@ -100,6 +112,13 @@ class Grid:
             raise UserError(where, "engine", "a notebook grid runs with engine: papermill")
         if self.intervals and self.engine != "inprocess":
             raise UserError(where, "intervals", "only an inprocess grid stores intervals")
+        if self.timeout_s is not None and self.engine != "papermill":
+            raise UserError(
+                where,
+                "timeout_s",
+                "only a papermill grid's points have a time limit (an in-process point's models "
+                "bound their own cost); remove it",
+            )
         for k, values in self.product.items():
             if not values:
                 raise UserError(where, f"product.{k}", "must list at least one value")

@@ -153,6 +153,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
                 str(running_nb),
                 parameters=parameters,
                 cwd=str(notebook.parent),
+                execution_timeout=spec.get("timeout_s"),
                 **kernel_options(Path(tmp)),
             )
         except Exception:
@@ -262,7 +263,13 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
         record.update({k: _storable(v) for k, v in figures.items()})
         record.update(status="ok", failure="", error="")
     except Exception as exc:  # a failed point is data: recorded, and the rest go on
-        record.update(status="failed", failure=failure_kind(exc), error=error_line(exc))
+        kind, error = failure_kind(exc), error_line(exc)
+        if type(exc).__name__ == "CellTimeoutError" and spec.get("timeout_s"):
+            # past the grid's own limit: the point's, not the machine's (run again, it would
+            # take as long)
+            kind = MODEL
+            error = one_line(f"a cell ran past the grid's timeout_s ({spec['timeout_s']:g} s)")
+        record.update(status="failed", failure=kind, error=error)
     record["wall_s"] = time.perf_counter() - started
     return record
 
