@@ -140,6 +140,12 @@ WriteLatency = Annotated[
 
 # the commands a SATA drive's Native Command Queuing holds at most (Serial ATA revision 3.0)
 SATA_NCQ_DEPTH = 32
+# a floor under any hard disk's average seek, ms: a third of a 15,000 rpm drive's (Hitachi's
+# Ultrastar 15K450 specification, 4.5.1.1: reads 3.1 to 3.3 ms typical,
+# https://manualsdump.com/en/manuals/hitachi-hus154545vlf400-hus154530vlf400/112307/27), far
+# above what a figure typed in seconds gives (the storage audit's 0.007 read 2.75 times the
+# random IOPS)
+FASTEST_AVERAGE_SEEK_MS = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,6 +253,13 @@ class Disk(Part):
         if self.avg_seek_write_ms is not None:
             averages.append(("avg_seek_write_ms", self.avg_seek_write_ms))
         for name, average in averages:
+            if average < FASTEST_AVERAGE_SEEK_MS:
+                raise UserError(
+                    where,
+                    f"{key}.{name}",
+                    f"an average seek is at least {FASTEST_AVERAGE_SEEK_MS:g} ms on any hard disk "
+                    f"(in ms, not seconds), got {average:g}",
+                )
             if not self.track_to_track_ms <= average <= self.full_stroke_ms:
                 raise UserError(
                     where,

@@ -115,6 +115,20 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
         ),
         # the storage audit's wrong units, each accepted with status 0 and a figure moved
         (
+            {
+                "disks": {
+                    "seconds": {
+                        **PARTS["disks"]["quote_hdd"],
+                        "avg_seek_read_ms": 0.007,
+                        "track_to_track_ms": 0.00025,
+                        "full_stroke_ms": 0.015,
+                    }
+                }
+            },
+            "parts.disks.seconds.avg_seek_read_ms: an average seek is at least 1 ms on any hard "
+            "disk (in ms, not seconds), got 0.007",
+        ),
+        (
             {"disks": {"inward": {**PARTS["disks"]["quote_hdd"], "media_rate_inner_MBps": 400}}},
             "parts.disks.inward.media_rate_inner_MBps: at most media_rate_outer_MBps",
         ),
