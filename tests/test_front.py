@@ -250,6 +250,24 @@ def test_an_nfs_thread_is_held_through_its_random_read_s_wait_for_the_drives():
     assert many.throughput_MBps > 8 * one.throughput_MBps
 
 
+def test_a_client_s_requests_in_flight_multiply_its_rate_until_something_shared_binds(run_cli):
+    """The purchase audit: NFS clients could keep only one random request in flight, where fio
+    (--direct=1 --iodepth) keeps many. One client with four in flight moves four times one
+    (Little's law); on the disks, eight clients with 16 each fill the drives, which one each
+    left mostly idle. A sequential reader or a writer keeps its window or write-behind instead."""
+    one = _random_read("purchase_nvme", "clients.count=1")
+    four = _random_read("purchase_nvme", "clients.count=1", "clients.queue_depth=4")
+    assert four.bottleneck == "requests client.0"
+    assert four.throughput_MBps == pytest.approx(4 * one.throughput_MBps, rel=0.02)
+    shallow = _random_read("purchase_hdd_md", "clients.count=8")
+    deep = _random_read("purchase_hdd_md", "clients.count=8", "clients.queue_depth=16")
+    assert shallow.bottleneck.startswith("requests client")
+    assert deep.bottleneck.startswith("disk") and deep.throughput_MBps > 2 * shallow.throughput_MBps
+    status, out, err = run_cli("predict", "purchase_nvme", "--set", "clients.queue_depth=8")
+    assert status == 2 and not out
+    assert "clients.queue_depth: sets a client's requests in flight reading at random" in err
+
+
 def test_many_clients_reading_at_random_fill_the_disks_not_more():
     """On the near-line disks one client's request takes a seek and a turn (about 12 ms: 0.35
     MB/s); 64 clients keep the 24 drives busy, and the drives bind."""

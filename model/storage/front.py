@@ -17,7 +17,8 @@ TCP connections, one by default):
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below;
 - what a client keeps in flight over each answer's wait, its LAN round trip (``clients.rtt_ms``)
-  included (Little's law, ``client_limit_Bps``): a client reading at random one request, an NFS
+  included (Little's law, ``client_limit_Bps``): a client reading at random its requests in flight
+  (``clients.queue_depth``, one unless set), an NFS
   client reading a file through its read-ahead one window (``clients.read_ahead_KiB``); and a
   connection at most its TCP window a round trip (``model.network.tcp.window_B`` of the hosts'
   ``clients.tcp_rmem_B`` and ``tcp_wmem_B``), a resource ``tcp window N`` where it could bind.
@@ -299,11 +300,11 @@ def client_limit_Bps(
     host's bond member (``port_s_per_byte``) and the server process's time for them (``read_s``,
     ``write_s`` a byte, the socket's copy included) included.
 
-    - A client reading at random keeps one request in flight (``requests.in_flight``), which also
-      waits for the drives (``path.request_s``). A writer's requests the client's write-behind
-      sends on without waiting, so only the host's flusher queue and the drives limit them (an
-      SMB client's credits and a server's per-call work, which would hold a lone small writer
-      lower, are not modelled).
+    - A client reading at random keeps its ``queue_depth`` requests in flight (one, a reader
+      through its page cache), each of which also waits for the drives (``path.request_s``). A
+      writer's requests the client's write-behind sends on without waiting, so only the host's
+      flusher queue and the drives limit them (an SMB client's credits and a server's per-call
+      work, which would hold a lone small writer lower, are not modelled).
     - A client reading a file in order keeps its read-ahead window in flight (``read_ahead_B``, an
       NFS client's; None where the client's read-ahead keeps the connection full): the kernel asks
       for the next window as the reader enters the current one (mm/readahead.c, the async
@@ -330,13 +331,14 @@ def client_limit_Bps(
 
 
 def calls_in_flight(body: StorageBody, read_ahead_B: float | None, connections: int) -> float:
-    """Calls one connection keeps at the server: a reader at random its client's one request, an
+    """Calls one connection keeps at the server: a reader at random its client's requests in
+    flight (``Clients.queue_depth``, one unless set) spread over its connections, an
     NFS reader its read-ahead window in READ calls of up to ``NFS_READ_B`` spread over the
     client's connections; a writer's write-behind, or a client that keeps its connection full,
     as many as the server takes (infinite)."""
     w = body.workload
-    if w.op == "read" and w.pattern == "random":
-        return 1.0
+    if w.op == "read" and w.pattern == "random":  # its requests in flight over its connections
+        return float(math.ceil(body.client_depth / connections))
     if w.op == "read" and read_ahead_B is not None:
         return max(1.0, math.ceil(read_ahead_B / NFS_READ_B / connections))
     return math.inf

@@ -627,6 +627,15 @@ class Clients:
     # MB/s at 128 KiB and 850 MB/s at 2,560 KiB (honnef.co, 'NFS sequential read performance',
     # 2023). Other protocols' clients keep the connection full
     read_ahead_KiB: PositiveInt = 128
+    # the requests each client keeps in flight reading at random: 1, a program reading through
+    # its page cache (cat, cp, an application's read()); more, a benchmark's asynchronous reads
+    # past the client's cache (fio --direct=1 --iodepth over NFS, diskspd -o over SMB); the
+    # server still reads its files through its own page cache. The drives hold clients x
+    # queue_depth of them (at most each drive's own queue), nfsd_threads serve them, and each
+    # client's rate is queue_depth requests a response (Little's law, model.storage.front). A
+    # call's own server work beyond its I/O's (RPC and XDR, a thread's wake-up) is not modelled,
+    # so deep queues of small reads on fast flash may be predicted above what the server gives
+    queue_depth: Annotated[int, Bound(1.0, 1024.0, words="an integer from 1 to 1,024")] = 1
     # the kernel NFS server's threads (protocol nfs only): every connection's calls share them,
     # each call one thread, so one connection's calls in flight may run on several at once, and a
     # random read holds its thread while the drives read; unset: 8, rpc.nfsd(8)'s default ('By
@@ -682,6 +691,12 @@ class StorageBody:
     # the PCIe Max_Payload_Size the platform set (lspci -vv, DevCtl: MaxPayload): bytes a PCIe
     # packet carries behind its 24 B of header (model/storage/framing.py)
     pcie_max_payload_B: Literal[128, 256, 512, 1024, 2048, 4096] = 256
+
+    @property
+    def client_depth(self) -> int:
+        """The requests each LAN client keeps in flight reading at random
+        (``Clients.queue_depth``); 1 for local streams, whose depth is the workload's own."""
+        return self.clients.queue_depth if self.clients is not None else 1
 
     def check(self, where: str, key: str) -> None:
         """The body's own consistency: names, attach points, the workload's volumes, each
@@ -805,7 +820,16 @@ class StorageBody:
                     where,
                     "clients",
                     "clients read or write the host's files through its page "
-                    "cache: needs workload.op read or write and workload.io buffered",
+                    "cache: needs workload.op read or write and workload.io buffered (a "
+                    "client's own requests in flight reading at random: clients.queue_depth)",
+                )
+            if self.clients.queue_depth > 1 and (w.op, w.pattern) != ("read", "random"):
+                raise UserError(
+                    where,
+                    "clients.queue_depth",
+                    "sets a client's requests in flight reading at random (workload.op read, "
+                    "workload.pattern random); a client reading in order keeps its read-ahead "
+                    "window, a writer its write-behind",
                 )
             if w.streams not in (1, self.clients.count):
                 raise UserError(

@@ -170,11 +170,15 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
     )
 
 
-def in_flight(volume: Volume, workload: StorageWorkload) -> float:
+def in_flight(volume: Volume, workload: StorageWorkload, client_depth: int = 1) -> float:
     """Requests one of the workload's streams keeps at ``volume``'s drives: those it queues
-    (``requests.in_flight``), and on a zvol a share of its threads at most."""
+    (``requests.in_flight``; a LAN client's reader at random, its ``client_depth``,
+    ``Clients.queue_depth``), and on a zvol a share of its threads at most."""
     w = workload
-    queued = requests.in_flight(w.io, w.op, w.queue_depth)
+    if client_depth > 1:
+        queued = client_depth
+    else:
+        queued = requests.in_flight(w.io, w.op, w.queue_depth)
     if volume.engine != "zfs" or volume.filesystem.type != "raw":
         return queued
     return min(queued, volume.zvol_threads / w.streams)
