@@ -4,7 +4,7 @@
 A ``dd iflag=direct`` or ``oflag=direct`` stream issues ``request_KiB`` at a time and waits for it.
 Nothing reads ahead or writes behind on the host, so only the member drives one request lands on
 work at once: k = min(data drives, request / chunk) of a striped group, one drive of a mirror for a
-read, every copy for a write. Over LVM groups (``lvm_groups_touched``) a striped volume deals the
+read, every copy for a write. Over LVM groups (``Volume.groups_reached``) a striped volume deals the
 request out over min(stripes, request / chunk) groups, each taking its piece as above; a linear one
 keeps it in one group. The stream runs at most at request / (request / k / drive rate),
 plus, for a write that must reach the platters before the next one is sent (no write cache on the
@@ -120,7 +120,7 @@ def group_request(volume: Volume, request_B: float) -> tuple[float, float]:
     at once: k = min(data drives, piece / chunk) of a striped group (a group is its own md array
     or LUN), one drive of a mirror for a read."""
     chunk_B = volume.chunk_KiB * 1024
-    request_B /= lvm_groups_touched(volume, request_B, chunk_B)
+    request_B /= volume.groups_reached(request_B)
     width = LEVELS[volume.level].data_members(volume.disks.count // volume.groups)
     return request_B, min(width, math.ceil(request_B / chunk_B))
 
@@ -143,7 +143,7 @@ def window_drives(volume: Volume, request_B: float, queue_depth: int) -> float:
     """The drives a stream's ``queue_depth`` requests in flight reach together, on average.
 
     The requests lie one after another: a window of their bytes, dealt over the groups it reaches
-    (``lvm_groups_touched``), each group's share in pieces of a request's piece there. A share of
+    (``Volume.groups_reached``), each group's share in pieces of a request's piece there. A share of
     ``W`` bytes in pieces of ``p`` each starting where the last ended covers the ``ceil(p / chunk)``
     chunks of its first piece and one more for each chunk boundary the rest crosses,
     ``(W - p) / chunk`` on average, at most the group's data drives (one copy of a mirror for a
@@ -152,21 +152,10 @@ def window_drives(volume: Volume, request_B: float, queue_depth: int) -> float:
     chunk_B = volume.chunk_KiB * 1024
     group_B, _ = group_request(volume, request_B)
     window_B = request_B * queue_depth
-    groups = lvm_groups_touched(volume, window_B, chunk_B)
+    groups = volume.groups_reached(window_B)
     width = LEVELS[volume.level].data_members(volume.disks.count // volume.groups)
     covered = math.ceil(group_B / chunk_B) + max(0.0, window_B / groups - group_B) / chunk_B
     return groups * min(width, covered)
-
-
-def lvm_groups_touched(volume: Volume, request_B: float, chunk_B: float) -> int:
-    """The groups one request reaches at once: LVM striped deals a request out in ``chunk_KiB``
-    stripes over ``lvm_stripes`` groups (consecutive stripes on one group lie side by side in it,
-    so each group's share is one piece); linear keeps it in one group (what straddles a boundary is
-    too rare to count); one group, itself."""
-    if volume.lvm != "striped":
-        return 1
-    stripes = volume.lvm_stripes or volume.groups
-    return min(stripes, math.ceil(request_B / chunk_B))
 
 
 def request_limit_Bps(

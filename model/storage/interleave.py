@@ -86,14 +86,21 @@ def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: 
 
 
 def _group_share(volume: Volume, window: float) -> float:
-    """The bytes of a window of consecutive requests on one group: all of it where the volume is
-    one group or LVM concatenates them (a stream's file on one), where LVM stripes (lvcreate -i)
-    its ``chunk_KiB`` stripes dealt out over ``lvm_stripes`` groups: a window of whole stripes
-    puts its share on each, a smaller one a chunk on some."""
-    if volume.lvm != "striped":
-        return window
-    stripes = volume.lvm_stripes or volume.groups
-    return min(window, max(volume.chunk_KiB * 1024, window / stripes))
+    """The bytes of a window of consecutive requests on a group it reaches: all of it where the
+    volume is one group or LVM concatenates them (a stream's file on one), where LVM stripes
+    (lvcreate -i) its ``chunk_KiB`` stripes dealt over the groups the window reaches at once
+    (``Volume.groups_reached``)."""
+    return window / volume.groups_reached(window)
+
+
+def _reach(volume: Volume, workload: StorageWorkload) -> float:
+    """The share of the groups LVM stripes over that a direct stream's window reaches at once:
+    a stream is at a group's drives that share of the time (1 for any other volume, and for a
+    buffered reader, whose window is each group's own)."""
+    if workload.io != "direct" or volume.lvm != "striped":
+        return 1.0
+    window = workload.request_KiB * 1024 * workload.queue_depth
+    return volume.groups_reached(window) / volume.stripe_groups
 
 
 def piece_B(volume: Volume, window: float, drives: int) -> float:
@@ -129,12 +136,14 @@ def drive_Bps(
     copies = level.copies_in(drives)
     window = window_B(volume, kernel, workload, drives)
     piece = piece_B(volume, window, drives)
+    # the streams at this group's drives: each as much of the time as its window reaches it
+    streams = workload.streams * _reach(volume, workload)
     if copies == 1:
         # pieces of one window on a drive: the window's pieces over the group, each its share
-        at_drive = workload.streams * window / piece * level.drive_share(drives, "read")
+        at_drive = streams * window / piece * level.drive_share(drives, "read")
         # (streams whose small windows rarely meet at a drive still take turns at it)
         return _shared_Bps(part, volume, media_Bps, span, piece, at_drive, own_processes)
-    fewer, more = divmod(workload.streams, copies)  # `more` copies hold one stream more
+    fewer, more = divmod(max(1, round(streams)), copies)  # `more` copies hold one stream more
     total = 0.0
     for streams, count in ((fewer, copies - more), (fewer + 1, more)):
         if count and streams == 1:  # a copy of its own: it streams
@@ -170,11 +179,11 @@ def note(
     if workload.io != "direct":
         what = f"{window / 1024:,.0f} KiB read-ahead window"
     elif volume.lvm == "striped":
-        stripes = volume.lvm_stripes or volume.groups
-        flight_KiB = workload.request_KiB * workload.queue_depth
+        flight_B = workload.request_KiB * 1024 * workload.queue_depth
+        reached = volume.groups_reached(flight_B)
         what = (
-            f"{flight_KiB:,.0f} KiB requests in flight, {window / 1024:,.0f} KiB on each of the "
-            f"{stripes} groups LVM stripes over,"
+            f"{flight_B / 1024:,.0f} KiB requests in flight, {window / 1024:,.0f} KiB on each of "
+            f"the {reached} of {volume.stripe_groups} groups LVM stripes over it reaches at once,"
         )
     else:
         what = f"{window / 1024:,.0f} KiB requests in flight"

@@ -3,6 +3,7 @@ workload and kernel, as validated frozen dataclasses. Defaults live only in thes
 
 from __future__ import annotations
 
+import math
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
@@ -330,6 +331,21 @@ class Volume:
         if self.vdevs is not None:
             return self.vdevs.level(), self.vdevs.count
         return self.level, self.groups
+
+    def groups_reached(self, window_B: float) -> int:
+        """The groups ``window_B`` consecutive bytes reach at once: LVM striped deals them out in
+        ``chunk_KiB`` stripes over ``stripe_groups`` groups (consecutive stripes on one group lie
+        side by side in it, so each group's share is one piece); linear keeps them in one group
+        (what straddles a boundary is too rare to count); one group, itself."""
+        if self.lvm != "striped":
+            return 1
+        return min(self.stripe_groups, math.ceil(window_B / (self.chunk_KiB * 1024)))
+
+    @property
+    def stripe_groups(self) -> int:
+        """The groups the volume's bytes are dealt over: LVM striped's ``lvm_stripes``, else every
+        group (a ZFS pool's vdevs)."""
+        return self.lvm_stripes or self.layout()[1]
 
     def check(self, where: str, key: str) -> None:
         self._check_engine(where, key)

@@ -40,7 +40,7 @@ from ..errors import UserError
 from ..parts import Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import raid5d, slots, zfs
-from .attachment import Attachment
+from .attachment import RAID_READ_CYCLES_PER_IO, Attachment
 from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
 from .filesystem import journal, metadata_share
@@ -99,7 +99,7 @@ def group_shares(
         return [min(group_GB, max(0.0, span_GB - g * group_GB)) / span_GB for g in range(groups)]
     if volume.lvm == "linear" or groups == 1:
         return [1.0] + [0.0] * (groups - 1)
-    stripes = volume.lvm_stripes or groups
+    stripes = volume.stripe_groups
     return [1.0 / stripes] * stripes + [0.0] * (groups - stripes)
 
 
@@ -312,15 +312,10 @@ def _add_raid5d(
 def _add_raid_card(
     usage: _Usage, attachment: Attachment, spot: Placement, cname: str, g: int, g_share: float
 ) -> None:
-    """Add the RAID card's path for group ``g``'s user bytes and, for a write, its processor's
-    time. A read's is not charged: the cost is fitted on writes (the MD3260's), and a vendor's
-    measurements show reads set by the drives and the links, not the processor (HP, 'Smart Array
-    Controllers and basic RAID performance factors', 2012: 'Neither the Smart Array processor nor
-    the cache size affects the read performance greatly'; its Figure 6, a P421 with a 1000 MHz
-    RAID-on-Chip: 256 KiB sequential reads of RAID 0, 10, 5 and 6 scale with the drives up to the
-    4 x 6 Gb/s SAS link, some 2,000 MiB/s at 16 drives, where the write cost would hold a 1 GHz
-    card's 4 KiB blocks to about 320 MB/s). The brief's 200,000 4 KB random IOPS for that
-    processor is not taken as a cost a read: it is one card's, and later cards do more a cycle."""
+    """Add the RAID card's path for group ``g``'s user bytes and its processor's time: a write's
+    cache blocks at the cost the MD3260's writes fitted, a read's requests at
+    ``attachment.RAID_READ_CYCLES_PER_IO`` each (HP's P421, whose processor does not hold its
+    sequential reads: the write cost would have held a 1 GHz card to some 320 MB/s)."""
     buses, volume = attachment.buses, spot.volume
     ctrl = attachment.controller(cname)
     if volume.group_paths:  # the group's wire, and the links it hangs from
@@ -333,6 +328,21 @@ def _add_raid_card(
         costs = {**buses.slot_costs(cname), attachment.host_interface(cname): 1.0}
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
-    processor, block_s = attachment.raid_processor(ctrl, cname, g)
+    processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
     if spot.op == "write":
-        usage.add(processor, g_share * block_s / (volume.cache_block_KiB * 1024))
+        cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
+            volume.cache_block_KiB * 1024
+        )
+    else:
+        cycles_per_byte = RAID_READ_CYCLES_PER_IO / _read_request_B(attachment.body)
+    usage.add(processor, g_share * cycles_per_byte / clock_Hz)
+
+
+def _read_request_B(body: StorageBody) -> float:
+    """The requests a read sends the card: the workload's own at random or with direct I/O, else
+    at least the read-ahead window the kernel asks for (Kernel.read_ahead_KiB)."""
+    w = body.workload
+    request_B = w.request_KiB * 1024
+    if w.pattern == "random" or w.io == "direct":
+        return request_B
+    return max(request_B, body.kernel.read_ahead_KiB * 1024)
