@@ -41,7 +41,7 @@ validate: $(STAMP) ## measured beside predicted, table by table (no refit)
 	$(PY) -m model validate
 
 sweep: compile   ## run a grid of design points: make sweep GRID=data/sweeps/sas_lanes.yaml [WORKERS=2] [OUT=folder] [SCHEDULER=tcp://host:8786]
-	$(PY) -m model sweep $(GRID) $(if $(WORKERS),--workers $(WORKERS)) $(if $(OUT),--out $(OUT)) $(if $(SCHEDULER),--scheduler $(SCHEDULER))
+	$(PY) -m model sweep "$(GRID)" $(if $(WORKERS),--workers $(WORKERS)) $(if $(filter command line,$(origin OUT)),--out "$(OUT)") $(if $(filter command line,$(origin SCHEDULER)),--scheduler "$(SCHEDULER)")
 
 bench: compile   ## speed figures: engine against raw SimPy, simulate() per scenario, validate, scaling curves
 	$(PY) -m model.bench

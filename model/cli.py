@@ -2,8 +2,8 @@
 docs/design.md).
 
 A user's mistake prints one line naming the file, the key and what is allowed, and exits 2.
-A configuration no model covers yet prints one line and exits 3. Ctrl-C ends any command with one
-line and status 130.
+A configuration no model covers yet prints one line and exits 3; a sweep that ends with failed
+points exits 4. Ctrl-C ends any command with one line and status 130.
 """
 
 from __future__ import annotations

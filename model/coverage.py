@@ -118,10 +118,14 @@ def _widening(
     if own is not None:
         return own
     (model, figure), _ = pools
-    measured = {ps[1][0] for ps, _, _ in scored} - {model}
-    others = sorted(measured & lenders if lenders and measured & lenders else measured)
-    found = [_own_widening([(m, figure), (m,)], scored, leave_out) for m in others]
-    found = [f for f in found if f is not None]
+    measured = sorted({ps[1][0] for ps, _, _ in scored} - {model})
+
+    def enough(models):  # each of ``models`` measured enough: its widening
+        found = [_own_widening([(m, figure), (m,)], scored, leave_out) for m in models]
+        return [f for f in found if f is not None]
+
+    # of the lenders measured enough, else of every model measured enough
+    found = enough([m for m in measured if m in (lenders or ())]) or enough(measured)
     borrowed = max(found, key=lambda f: f[0]) if found else (math.inf, (), 0)
     mine = [s for ps, s, h in scored if ps[1][0] == model and h is not leave_out]
     if mine and max(mine) > borrowed[0]:

@@ -168,7 +168,7 @@ class Disk(Part):
     rpm: Rpm
     # the datasheet's average seek for reads, ms (rotation not counted): random seeks along the
     # seek curve average it, and a first access waits it and half a turn; writes seek by it too
-    # where avg_seek_write_ms is unset
+    # where avg_seek_write_ms is unset. At least 1 ms (FASTEST_AVERAGE_SEEK_MS)
     avg_seek_read_ms: PositiveFloat
     # the datasheet's average seek for writes, ms (a write settles longer), where it gives one: the
     # writes' seek curve, through the same end points, averages it; unset, writes seek as reads
@@ -190,7 +190,8 @@ class Disk(Part):
     media_rate_outer_MBps: DiskMBps | None = None
     # sustained user-data rate at the inner zone (where the drive ends, its slowest), MB/s: given
     # with media_rate_outer_MBps; their ratio sets how the rate falls across the platters (without
-    # the pair the inner zone runs at 0.55 of the outer, a 3.5-inch drive's recorded band)
+    # the pair the inner zone runs at 0.55 of the outer, a 3.5-inch drive's recorded band); at
+    # most media_rate_outer_MBps
     media_rate_inner_MBps: DiskMBps | None = None
     # the datasheet's maximum internal ("buffer to disk", media) rate, Mbit/s, raw bits with their
     # servo and error-correction overhead: without the media-rate pair the outer zone runs at it / 8
@@ -207,7 +208,7 @@ class Disk(Part):
     # at most this many of a volume's requests are at the drive together, and a download server's
     # drive_queue_depth may not exceed it; above 1, the drive orders its writes and loses no turn
     # between two. Default 1, a drive that takes one command at a time; required (2 or more) of a
-    # scsi or sas drive
+    # scsi or sas drive; at most 32 of a sata one (Native Command Queuing)
     queue_depth: PositiveInt = 1
     # the drive's own time per random command beyond seek, rotation and transfer, ms (command
     # processing, settling, head switches), read from a datasheet's queued random IOPS as what they
@@ -592,7 +593,8 @@ class Ssd(Part):
     # user capacity, GB (10^9 B): a volume's size (a workload's data and its random span must fit)
     capacity_GB: DriveCapacity
     # the datasheet's sequential read rate, MB/s: a stream reads at it, and a large request's bytes
-    # beyond the first 4 KiB take their time at it
+    # beyond the first 4 KiB take their time at it; at least what random_read_iops move in 4 KiB
+    # reads
     seq_read_MBps: FlashMBps
     # the datasheet's sequential write rate, MB/s (into the write cache, where there is one): a
     # stream writes at it until write_cache_GB is written, then at post_cache_write_MBps

@@ -127,7 +127,13 @@ def _interval_lines(interval: Interval) -> list[str]:
     low, high = _fmt(interval.low, "MB/s"), _fmt(interval.high, "MB/s")
     lines = [f"  90 %         between {low} and {high}, most likely {_fmt(interval.point, 'MB/s')}"]
     leading = interval.leading
-    if leading is None:
+    if leading is None and interval.seeds:  # a draw of few outcomes can land alike at each seed
+        lines.append(
+            "  moved by     no declared unknown or parameter moves it, and its "
+            f"{interval.seeds + 1} seeds gave one result (a draw of few outcomes, as an LACP "
+            "hash's, may still give another at other seeds: --set seed=N)"
+        )
+    elif leading is None:
         lines.append("  moved by     no declared unknown, parameter or seed moves it")
     else:
         unknown = not leading.startswith(("parameter ", "simulation"))

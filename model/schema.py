@@ -119,7 +119,7 @@ def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
         shown = "a mapping" if isinstance(value, dict) else "a list"
     elif isinstance(value, float) and value.is_integer() and "integer" in described:
         # a whole number written with a point: "got 2" read as if 2 were refused (the sweep audit)
-        shown = f"{value!r}, a decimal number (write {readable(value)})"
+        shown = f"{value!r}, a decimal number"
     else:
         shown = readable(value)
     return UserError(where, key or "(top level)", f"must be {described}, got {shown}")

@@ -82,6 +82,8 @@ class Interval:
     # how far a system that keeps up with its offered load could carry more (``headroom``): the
     # model's error lowers the low end only as far as it exceeds this; 1 where capacity binds
     headroom: float = 1.0
+    # the further seeds the simulation's noise was measured on (0: the run drew no random number)
+    seeds: int = 0
 
     @property
     def leading(self) -> str | None:
@@ -286,6 +288,7 @@ def _summarise(
         path_limit=limit,
         judged_ends=(min(judged_ends[0], point), max(judged_ends[1], point)),
         headroom=spare,
+        seeds=len(samples.at_seed),
     )
 
 

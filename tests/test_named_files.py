@@ -230,6 +230,8 @@ def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_p
     # a text that names no file in the folder reaches the notebook as written (the sweep audit)
     for text in ("MB/s", "2024/05/01", "R/W test", "notes.yaml"):
         assert grid_module.notebook_value({"label": [text]}, str(inner)) == {"label": [text]}
+    (inner / "runs" / "day1").mkdir(parents=True)  # a folder beside the grid, in full (the review)
+    assert grid_module.notebook_value("runs/day1", str(inner)) == str(inner / "runs" / "day1")
 
 
 def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):

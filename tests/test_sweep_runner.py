@@ -532,7 +532,13 @@ def test_a_papermill_point_past_the_grid_s_timeout_fails_alone(tmp_path, run_cli
     assert hung.wall_s < 30
 
 
-def test_a_time_limit_is_only_for_papermill_points(tmp_path, run_cli):
+def test_a_time_limit_is_only_for_papermill_points_in_whole_seconds(tmp_path, run_cli):
     path = _grid(tmp_path, timeout_s=10, product={"volumes.md0.disks.count": [1]})
     status, stdout, err = run_cli("sweep", str(path), "--out", str(tmp_path / "o"))
     assert status == 2 and stdout == "" and "timeout_s: only a papermill grid's" in err
+    # papermill takes whole seconds: 2.5 had failed every point with a TraitError (the review)
+    path = _grid(
+        tmp_path, timeout_s=2.5, engine="papermill", product={"volumes.md0.disks.count": [1]}
+    )
+    status, stdout, err = run_cli("sweep", str(path), "--out", str(tmp_path / "p"))
+    assert status == 2 and stdout == "" and "timeout_s: must be a positive integer" in err

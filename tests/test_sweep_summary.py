@@ -247,3 +247,24 @@ def test_a_report_on_another_grid_s_results_reads_them_and_says_so(tmp_path):
     assert "these results are not this grid's as the lab computes it now: 2 of its 2 points" in text
     after = pd.read_parquet(tmp_path / "a" / "out" / "results.parquet")
     assert after.equals(before)
+
+
+def test_a_report_runs_a_sweep_only_where_it_has_no_results_and_tells_an_unfinished_one(tmp_path):
+    """The review: given a results_path with no results yet, the notebook raised
+    FileNotFoundError (it had run the sweep there before); and a sweep cut short was told as
+    another grid's results."""
+    (tmp_path / "a").mkdir()
+    path = grid(tmp_path / "a", product={"volumes.md0.disks.count": [1, 2, 3, 4]})
+    cells, _ = _summary(tmp_path / "a", path)
+    text = "\n".join(t for t, _ in cells)
+    assert f"results: {tmp_path / 'a' / 'out' / 'results.parquet'} (4 points, 4 run now)" in text
+    # half of a grid's points run (a sweep cut short, as a smaller grid leaves them)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    half = grid(tmp_path / "c", product={"volumes.md0.disks.count": [1, 2]})
+    g, points = grid_module.load(half)
+    run_module.run(g, points, tmp_path / "b" / "out", workers=1, progress=False)
+    whole = grid(tmp_path / "b", product={"volumes.md0.disks.count": [1, 2, 3, 4]})
+    cells, _ = _summary(tmp_path / "b", whole)
+    text = "\n".join(t for t, _ in cells)
+    assert "2 of the grid's 4 points have no result here yet (an interrupted sweep" in text

@@ -46,7 +46,6 @@ from ..catalog import Catalog
 from ..errors import UserError
 from ..schema import (
     NonNegativeInt,
-    PositiveFloat,
     PositiveInt,
     build,
     build_dataclass,
@@ -80,10 +79,11 @@ class Grid:
     sample: Sample | None = None
     # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
     intervals: bool = False
-    # a papermill point's time limit for each of its notebook's cells, s (papermill's
-    # execution_timeout): a cell that runs longer fails its point (CellTimeoutError) and the rest
-    # go on; unset, none. An in-process point's cost the lab bounds itself (its models' limits)
-    timeout_s: PositiveFloat | None = None
+    # a papermill point's time limit for each of its notebook's cells, whole seconds (papermill's
+    # execution_timeout, which takes an integer): a cell that runs longer fails its point
+    # (CellTimeoutError) and the rest go on; unset, none. An in-process point's cost the lab
+    # bounds itself (its models' limits)
+    timeout_s: PositiveInt | None = None
     path: str = field(default="", metadata={"internal": True})  # the grid file, as shown
     # the grid file's folder, in full: a value that names a file is read in it or below it
     folder: str = field(default="", metadata={"internal": True})
@@ -358,17 +358,26 @@ def _in_folder(grid: Grid, at: str, text: str) -> str:
 
 
 def notebook_value(value: Any, folder: str) -> Any:
-    """A notebook grid's value as its notebook gets it: a file named by a path (checked in the
-    grid's ``folder`` or below it, ``_check_notebook_files``) given in full, in a mapping or a list
-    too; anything else as it is: a text that names no file there ('MB/s', '2024/05/01') is not
-    made a path (the sweep audit: it reached the notebook as the grid's folder/MB/s, where the
-    results recorded 'MB/s')."""
+    """A notebook grid's value as its notebook gets it: a file or folder named by a path (checked
+    in the grid's ``folder`` or below it, ``_check_notebook_files``) given in full, in a mapping or
+    a list too; anything else as it is: a text that names nothing there ('MB/s', '2024/05/01') is
+    not made a path (the sweep audit: it reached the notebook as the grid's folder/MB/s, where
+    the results recorded 'MB/s')."""
 
     def in_full(text: str) -> str:
         file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
-        return str(file) if file is not None and paths.is_file(file) else text
+        return str(file) if file is not None and _names_something(file) else text
 
     return _each_text(value, in_full)
+
+
+def _names_something(path: Path) -> bool:
+    """Whether ``path`` is a file or a folder there (a name the system cannot look up is
+    neither)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _each_text(value: Any, change: Callable[[str], str]) -> Any:

@@ -253,8 +253,8 @@ def _tell_others(store: Store, places: dict[str, int], todo: list, out: Path) ->
         print(
             f"{paths.shown(out)}: {others:,} stored point{'s' if others > 1 else ''} "
             f"{'are' if others > 1 else 'is'} not this grid's as the lab computes it now "
-            "(another grid's, or run on other model code, calibration or catalog): kept in "
-            "points/, and the grid's own run",
+            "(another grid's, or run on other model code, calibration or catalog): they stay "
+            "in points/, out of this grid's results, and its own points run",
             file=sys.stderr,
             flush=True,
         )
