@@ -117,8 +117,13 @@ def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
     described = _describe(tp)
     if isinstance(value, (dict, list)):
         shown = "a mapping" if isinstance(value, dict) else "a list"
-    elif isinstance(value, float) and value.is_integer() and "integer" in described:
-        # a whole number written with a point: "got 2" read as if 2 were refused (the sweep audit)
+    elif (
+        isinstance(value, float)
+        and value.is_integer()
+        and abs(value) < 1e6
+        and "integer" in described
+    ):  # a whole number written with a point: "got 2" read as if 2 were refused (the sweep
+        # audit); a larger one shows its exponent (1e+12) already
         shown = f"{value!r}, a decimal number"
     else:
         shown = readable(value)
