@@ -13,6 +13,7 @@ writes none: the result alone, as before.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Collection, Iterable, Iterator
 from typing import TypeVar
@@ -34,30 +35,50 @@ def _duration(seconds: float) -> str:
 
 
 class _Lines:
-    """Progress as plain lines (see the module's docstring): ``update`` counts work done."""
+    """Progress as plain lines (see the module's docstring): ``update`` counts work done. With
+    ``heartbeat_s``, a line also comes when that long has passed since the last one and no tenth
+    was done (a sweep whose points run long, or one that hangs, says it is still running: the
+    sweep audit saw 86 s without a word)."""
 
-    def __init__(self, total: int, what: str, unit: str) -> None:
+    def __init__(self, total: int, what: str, unit: str, heartbeat_s: float | None = None) -> None:
         self.total, self.what, self.unit = total, what, unit
         self.done = 0
         self.started = self.last_line = time.monotonic()
         self.tenths_shown = 0
+        self.lock = threading.Lock()
+        self.closed = threading.Event()
+        if heartbeat_s is not None:
+            threading.Thread(target=self._beat, args=(heartbeat_s,), daemon=True).start()
 
     def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        tenths = 10 * self.done // self.total if self.total else 0
-        if tenths > self.tenths_shown and now - self.last_line >= LINE_EVERY_S:
-            self.tenths_shown, self.last_line = tenths, now
-            units = self.unit if self.total == 1 else f"{self.unit}s"
-            print(
-                f"{self.what}: {self.done:,} of {self.total:,} {units} "
-                f"({100 * self.done / self.total:.0f} %) after {_duration(now - self.started)}",
-                file=sys.stderr,
-                flush=True,
-            )
+        with self.lock:
+            self.done += n
+            now = time.monotonic()
+            tenths = 10 * self.done // self.total if self.total else 0
+            if tenths > self.tenths_shown and now - self.last_line >= LINE_EVERY_S:
+                self.tenths_shown = tenths
+                self._line(now)
+
+    def _beat(self, every_s: float) -> None:
+        while not self.closed.wait(every_s / 4):
+            with self.lock:
+                now = time.monotonic()
+                if now - self.last_line >= every_s and not self.closed.is_set():
+                    self._line(now, still=True)
+
+    def _line(self, now: float, still: bool = False) -> None:
+        self.last_line = now
+        units = self.unit if self.total == 1 else f"{self.unit}s"
+        print(
+            f"{self.what}: {'still running, ' if still else ''}{self.done:,} of {self.total:,} "
+            f"{units} ({100 * self.done / self.total:.0f} %) after {_duration(now - self.started)}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         """Nothing left to show: the command's own lines follow."""
+        self.closed.set()
 
 
 class _Silent:
@@ -70,10 +91,17 @@ class _Silent:
         pass
 
 
-def counter(total: int, what: str | None, unit: str, bar_after_s: float = 0.0):
+def counter(
+    total: int,
+    what: str | None,
+    unit: str,
+    bar_after_s: float = 0.0,
+    heartbeat_s: float | None = None,
+):
     """A count of ``total`` ``unit``s of the work ``what`` on standard error: ``update(n)`` as they
     are done, ``close()`` at the end; a bar on a terminal (drawn once the work has taken
-    ``bar_after_s``: a quick one draws none), plain lines elsewhere, nothing when ``what`` is
+    ``bar_after_s``: a quick one draws none), plain lines elsewhere
+    (with ``heartbeat_s``, one at least that often while work runs), nothing when ``what`` is
     None."""
     if what is None:
         return _Silent()
@@ -87,7 +115,7 @@ def counter(total: int, what: str | None, unit: str, bar_after_s: float = 0.0):
             dynamic_ncols=True,
             delay=bar_after_s,
         )
-    return _Lines(total, what, unit)
+    return _Lines(total, what, unit, heartbeat_s)
 
 
 def steps(items: Collection[T], what: str | None, unit: str) -> Iterable[T]:

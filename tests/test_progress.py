@@ -73,6 +73,21 @@ def test_a_log_gets_a_line_a_tenth_at_most_every_30_s(monkeypatch):
     assert len(lines) == 10
 
 
+def test_a_log_hears_from_a_sweep_whose_points_run_long(monkeypatch):
+    """The sweep audit: a point that hung held a sweep 86 s without a word; with a heartbeat a
+    line comes at least that often while nothing finishes, and none once the count is closed."""
+    import time
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    count = progress.counter(3, "sweep t", "point", heartbeat_s=0.2)
+    time.sleep(0.7)
+    count.close()
+    shown = sys.stderr.getvalue().splitlines()
+    assert shown and all(line.startswith("sweep t: still running, 0 of 3 points") for line in shown)
+    time.sleep(0.4)
+    assert len(sys.stderr.getvalue().splitlines()) == len(shown)
+
+
 def test_a_short_run_writes_no_line_to_a_log(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     monkeypatch.setattr(progress, "time", Clock(0.1))

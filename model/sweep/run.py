@@ -243,6 +243,10 @@ def _ignoring_ctrl_c() -> Iterator[None]:
         yield
 
 
+# a sweep whose points run long, or hang, says so at least this often in a log (model.progress)
+HEARTBEAT_S = 120.0
+
+
 def _tell_others(store: Store, places: dict[str, int], todo: list, out: Path) -> None:
     """One line on standard error where the folder holds points that are not the grid's as the
     lab computes it now, and some of the grid's run: a grid of the same name (sweeps/NAME), or
@@ -283,7 +287,9 @@ def run(
         skipped = len(todo_all) - len(todo)
         _tell_others(store, places, todo, out)
         client = _connect(scheduler) if scheduler and todo else None
-        bar = counter(len(todo), f"sweep {grid.name}" if progress else None, "point")
+        bar = counter(
+            len(todo), f"sweep {grid.name}" if progress else None, "point", heartbeat_s=HEARTBEAT_S
+        )
         finished = failed_now = 0
         records = None
         workers = min(workers or usable_cores(), len(todo))
