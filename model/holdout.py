@@ -161,14 +161,12 @@ def parameters_read(values: dict[str, float]) -> dict[str, frozenset[str]]:
     from .errors import NotModelled
 
     read: dict[str, set[str]] = {}
-    for path in sorted(paths.SCENARIOS.glob("*.yaml")):
-        for variant in [None, *scenario_module.variants_of(path)]:
-            loaded = scenario_module.load(path, [f"variant={variant}"] if variant else [])
-            try:
-                names = uncertainty.simulated(loaded, {}, values, loaded.seed)[1]
-            except NotModelled:
-                continue
-            read.setdefault(loaded.model, set()).update(names)
+    for _, loaded in scenario_module.shipped():
+        try:
+            names = uncertainty.simulated(loaded, {}, values, loaded.seed)[1]
+        except NotModelled:
+            continue
+        read.setdefault(loaded.model, set()).update(names)
     return {model: frozenset(names) for model, names in read.items()}
 
 

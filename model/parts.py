@@ -372,7 +372,8 @@ class Controller(Part):
     its drives' bytes through its channels, in the mode the driver set, and through its host
     interface in its slot (trained to what both share, at most a stated maximum); a volume the card
     keeps (engine: controller) costs its processor the calibrated raid_cycles_per_cache_block a
-    cache block it writes (``model.storage.attachment``). A storage scenario's
+    cache block it writes and ``RAID_READ_CYCLES_PER_IO`` a request it reads
+    (``model.storage.attachment``). A storage scenario's
     controllers.NAME.part (or a download server's controller) names it."""
 
     # what the card is: hba (a host bus adapter: the host sees each drive, and md or ZFS keeps any
@@ -400,9 +401,9 @@ class Controller(Part):
     # no model reads it
     processor: str = ""
     # the RAID processor's clock, MHz: each cache block a volume of the card writes costs it the
-    # calibrated raid_cycles_per_cache_block cycles (a read none). Unset (no published clock), a
-    # scenario that uses the card's own RAID engine reports "not modelled"; engine: md over its
-    # drives predicts
+    # calibrated raid_cycles_per_cache_block cycles, each request it reads 5,000. Unset (no
+    # published clock), a scenario that uses the card's own RAID engine reports "not modelled";
+    # engine: md over its drives predicts
     processor_MHz: PositiveFloat | None = None
     # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
     # a volume's RAID groups alternate between them

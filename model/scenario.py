@@ -16,6 +16,7 @@ import copy
 import dataclasses
 import functools
 import typing
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -557,6 +558,15 @@ def _header_text(value: Any, where: str, key: str) -> str:
 def variants_of(name_or_path: str | Path) -> list[str]:
     """The variant names a scenario file declares."""
     return list(read_yaml(resolve(name_or_path)).get("variants") or {})
+
+
+def shipped() -> Iterator[tuple[str, Scenario]]:
+    """Every scenario the project ships (``data/scenarios/``) and each variant its file declares,
+    loaded, with its label: the file's name, and the variant's in brackets."""
+    for path in sorted(paths.SCENARIOS.glob("*.yaml")):
+        for variant in [None, *variants_of(path)]:
+            label = path.stem + (f" [{variant}]" if variant else "")
+            yield label, load(path, [f"variant={variant}"] if variant else [])
 
 
 def check_catalog(loaded: Scenario) -> None:

@@ -240,7 +240,7 @@ def _random_requests(
         lay = replace(lay, share=lay.share * copies)
     request_s = requests.response_s(part, op, lay, rate_Bps, random_span)
     # the requests in flight spread over the groups: the busiest's share reach its drives
-    in_flight = w.streams * zfs.in_flight(volume, w, body.client_depth) * max(spot.groups)
+    in_flight = w.streams * zfs.in_flight(volume, body) * max(spot.groups)
     commands = requests.queued(part, lay, request_B, in_flight)
     if (
         op == "write"

@@ -74,7 +74,7 @@ def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: 
     out over the groups an LVM volume stripes over; a buffered one's read-ahead window (on an md
     array of a striped level at least two stripes; on a ZFS pool its prefetch, a vdev's share)."""
     if workload.io == "direct":
-        return _group_share(volume, workload.request_KiB * 1024 * workload.queue_depth)
+        return _group_share(volume, _in_flight_B(workload))
     if volume.engine == "zfs":  # the prefetcher's distance, spread over the pool's vdevs
         return volume.zfetch_max_distance_MiB * 2**20 / volume.layout()[1]
     read_ahead_B = kernel.read_ahead_KiB * 1024
@@ -83,6 +83,11 @@ def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: 
         return read_ahead_B
     stripe_B = level.data_members(drives) * volume.chunk_KiB * 1024
     return max(read_ahead_B, 2 * stripe_B)
+
+
+def _in_flight_B(workload: StorageWorkload) -> float:
+    """A direct stream's requests in flight, bytes: one window of consecutive requests."""
+    return workload.request_KiB * 1024 * workload.queue_depth
 
 
 def _group_share(volume: Volume, window: float) -> float:
@@ -99,8 +104,7 @@ def _reach(volume: Volume, workload: StorageWorkload) -> float:
     buffered reader, whose window is each group's own)."""
     if workload.io != "direct" or volume.lvm != "striped":
         return 1.0
-    window = workload.request_KiB * 1024 * workload.queue_depth
-    return volume.groups_reached(window) / volume.stripe_groups
+    return volume.groups_reached(_in_flight_B(workload)) / volume.stripe_groups
 
 
 def piece_B(volume: Volume, window: float, drives: int) -> float:
@@ -179,7 +183,7 @@ def note(
     if workload.io != "direct":
         what = f"{window / 1024:,.0f} KiB read-ahead window"
     elif volume.lvm == "striped":
-        flight_B = workload.request_KiB * 1024 * workload.queue_depth
+        flight_B = _in_flight_B(workload)
         reached = volume.groups_reached(flight_B)
         what = (
             f"{flight_B / 1024:,.0f} KiB requests in flight, {window / 1024:,.0f} KiB on each of "

@@ -57,11 +57,11 @@ PARAMETERS = (
         1000.0,
         200000.0,
         "processor cycles a hardware RAID controller spends on each cache block of user data "
-        "it writes (cache allocation, mirroring to its partner, destaging, parity set-up); "
-        "reads are not charged (HP's Smart Array brief of 2012: the processor does not affect "
-        "read performance greatly, a P421's sequential reads reach the SAS link: "
-        "model.storage.topology._add_raid_card). Informed by em_ingest (the MD3260's "
-        "controllers); taken for every RAID controller whose processor the catalog gives",
+        "it writes (cache allocation, mirroring to its partner, destaging, parity set-up); a "
+        "read costs it model.storage.attachment.RAID_READ_CYCLES_PER_IO a request instead (HP's "
+        "Smart Array brief of 2012: the processor does not affect read performance greatly). "
+        "Informed by em_ingest (the MD3260's controllers); taken for every RAID controller whose "
+        "processor the catalog gives",
     ),
     FreeParameter(
         "iop332_driver_write_ns_per_byte",

@@ -52,7 +52,7 @@ def random_limit_Bps(
     in flight (``zfs.in_flight``) over each one's response, the drives' time, the host's
     ``core_s`` and ``wait_s`` more (a LAN client's round trip, ``model.storage.front``)."""
     w = body.workload
-    depth = zfs.in_flight(body.volumes[w.target], w, body.client_depth)
+    depth = zfs.in_flight(body.volumes[w.target], body)
     return depth * w.request_KiB * 1024 / (path.request_s[w.target] + core_s + wait_s)
 
 

@@ -170,13 +170,13 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
     )
 
 
-def in_flight(volume: Volume, workload: StorageWorkload, client_depth: int = 1) -> float:
-    """Requests one of the workload's streams keeps at ``volume``'s drives: those it queues
-    (``requests.in_flight``; a LAN client's reader at random, its ``client_depth``,
-    ``Clients.queue_depth``), and on a zvol a share of its threads at most."""
-    w = workload
-    if client_depth > 1:
-        queued = client_depth
+def in_flight(volume: Volume, body: StorageBody) -> float:
+    """Requests one of the body's streams keeps at ``volume``'s drives: those it queues
+    (``requests.in_flight``; a LAN client's reader at random, its ``StorageBody.client_depth``),
+    and on a zvol a share of its threads at most."""
+    w = body.workload
+    if body.client_depth > 1:
+        queued = body.client_depth
     else:
         queued = requests.in_flight(w.io, w.op, w.queue_depth)
     if volume.engine != "zfs" or volume.filesystem.type != "raw":

@@ -44,14 +44,7 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError
-from ..schema import (
-    NonNegativeInt,
-    PositiveInt,
-    build,
-    build_dataclass,
-    field_type,
-    stepped,
-)
+from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -366,18 +359,9 @@ def notebook_value(value: Any, folder: str) -> Any:
 
     def in_full(text: str) -> str:
         file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
-        return str(file) if file is not None and _names_something(file) else text
+        return str(file) if file is not None and paths.exists(file) else text
 
     return _each_text(value, in_full)
-
-
-def _names_something(path: Path) -> bool:
-    """Whether ``path`` is a file or a folder there (a name the system cannot look up is
-    neither)."""
-    try:
-        return path.exists()
-    except (OSError, ValueError):
-        return False
 
 
 def _each_text(value: Any, change: Callable[[str], str]) -> Any:

@@ -247,12 +247,13 @@ def _ignoring_ctrl_c() -> Iterator[None]:
 HEARTBEAT_S = 120.0
 
 
-def _tell_others(store: Store, places: dict[str, int], todo: list, out: Path) -> None:
-    """One line on standard error where the folder holds points that are not the grid's as the
+def _tell_others(stored: set[str], places: dict[str, int], todo: list, out: Path) -> None:
+    """One line on standard error where the folder holds points (``stored``: their ids) that are
+    not the grid's as the
     lab computes it now, and some of the grid's run: a grid of the same name (sweeps/NAME), or
     points run on other model code, calibration or catalog (the sweep audit: after a comment added
     to a module, 250 stored points ran again, said only as '250 run now, 0 already done')."""
-    others = len(store.done() - set(places))
+    others = len(stored - set(places))
     if others and todo:
         print(
             f"{paths.shown(out)}: {others:,} stored point{'s' if others > 1 else ''} "
@@ -282,10 +283,11 @@ def run(
     with store.lock(), quiet, _sigterm_as_ctrl_c():
         todo_all = specs(grid, points, out)
         places = {s["point_id"]: s["index"] for s in todo_all}  # each point's place in the grid
-        done = store.done(ok_only=retry_failed)
+        stored = store.done()
+        done = store.done(ok_only=True) if retry_failed else stored
         todo = [s for s in todo_all if s["point_id"] not in done]
         skipped = len(todo_all) - len(todo)
-        _tell_others(store, places, todo, out)
+        _tell_others(stored, places, todo, out)
         client = _connect(scheduler) if scheduler and todo else None
         bar = counter(
             len(todo), f"sweep {grid.name}" if progress else None, "point", heartbeat_s=HEARTBEAT_S
