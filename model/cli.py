@@ -263,7 +263,9 @@ def _sweep(args) -> int:
             "option out to run the points on this machine",
         )
     try:
-        grid, points = grid_module.load(args.grid, trust_notebook=args.trust_notebook)
+        grid, points = grid_module.load(
+            args.grid, trust_notebook=args.trust_notebook, progress=True
+        )
         out = Path(args.out) if args.out is not None else paths.PROJECT_ROOT / "sweeps" / grid.name
         finished, failed, skipped = run_module.run(
             grid,

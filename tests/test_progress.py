@@ -112,6 +112,17 @@ def test_a_sweep_into_a_log_writes_plain_lines(run_cli, tmp_path, monkeypatch):
     assert "sweep t: 2 of 2 points (100 %) after" in err, err
 
 
+def test_a_sweep_counts_its_checks_before_its_points(run_cli, tmp_path, monkeypatch):
+    """10,000 listed points took 74 s to check, each loaded whole, with nothing on standard error
+    before the first point ran."""
+    monkeypatch.setattr(progress, "time", Clock(31.0))
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}, {"workload.total_MB": 200}])
+    status, _, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0, err
+    assert "checking grid t: 2 of 2 checks (100 %) after" in err, err
+    assert err.index("checking grid t:") < err.index("sweep t:"), err
+
+
 def test_ctrl_c_clears_the_bar_before_its_line(monkeypatch):
     """The line Ctrl-C ends a command with starts where the bar was, not after it."""
     stream = Terminal()

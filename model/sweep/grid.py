@@ -44,6 +44,7 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError
+from ..progress import counter
 from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
@@ -402,8 +403,10 @@ def _check_nesting(value: Any, where: str, at: str = "", within: tuple[int, ...]
         _check_nesting(v, where, key, (*within, id(value)))
 
 
-def _check_keys(grid: Grid) -> None:
-    """Refuse a key the scenario does not have, and a value it does not admit, before running."""
+def _check_keys(grid: Grid, progress: bool = False) -> None:
+    """Refuse a key the scenario does not have, and a value it does not admit, before running;
+    with ``progress``, counted on standard error (``model.progress``: 10,000 listed points take
+    over a minute to check, which had passed without a word)."""
     where = grid.path
     base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
     loaded = load_point(grid, base, f"{where}: base")
@@ -437,10 +440,21 @@ def _check_keys(grid: Grid) -> None:
     # key's type refuses first (a mistake among thousands of values is found before they are all
     # loaded), beside the other keys' values where it is refused alone; each listed point whole
     values = [(k, v) for k, vs in beside.product.items() for v in vs]
-    for key, v in sorted(values, key=lambda kv: not _type_refuses(body_cls, *kv)):
-        _check_value(grid, base, f"product.{key}", key, v, body_cls, beside)
-    for i, point in enumerate(grid.points):
-        _check_point(grid, base, i, point, body_cls)
+    checks = counter(
+        len(values) + len(grid.points),
+        f"checking grid {grid.name}" if progress else None,
+        "check",
+        bar_after_s=1.0,
+    )
+    try:
+        for key, v in sorted(values, key=lambda kv: not _type_refuses(body_cls, *kv)):
+            _check_value(grid, base, f"product.{key}", key, v, body_cls, beside)
+            checks.update(1)
+        for i, point in enumerate(grid.points):
+            _check_point(grid, base, i, point, body_cls)
+            checks.update(1)
+    finally:
+        checks.close()
 
 
 def _check_part(parts: Catalog, body: Any, where: str, at: str, key: str, value: Any) -> None:
@@ -615,9 +629,12 @@ def _refusal(grid: Grid, exc: UserError, at: str, settings: dict[str, Any]) -> U
     return UserError(grid.path, at, f"with {said}, {exc.line()}")
 
 
-def load(path: str | Path, *, trust_notebook: bool = False) -> tuple[Grid, list[dict[str, Any]]]:
+def load(
+    path: str | Path, *, trust_notebook: bool = False, progress: bool = False
+) -> tuple[Grid, list[dict[str, Any]]]:
     """The validated grid at ``path`` and its points; a mistake exits 2 before anything runs. A
-    notebook of the grid's own folder is refused as code unless ``trust_notebook``."""
+    notebook of the grid's own folder is refused as code unless ``trust_notebook``; with
+    ``progress``, the checks are counted on standard error."""
     path = Path(path)
     where = paths.shown(path)
     raw = scenario_module.read_yaml(path)
@@ -634,5 +651,5 @@ def load(path: str | Path, *, trust_notebook: bool = False) -> tuple[Grid, list[
         _check_notebook_files(grid)
     points = expand(grid)
     if grid.scenario is not None:
-        _check_keys(grid)
+        _check_keys(grid, progress)
     return grid, points
