@@ -544,13 +544,18 @@ def _ratio_of(row, value: float) -> float:
 ROW_STEP = 0.08  # the distance between two rows' points in the ratio figure, in columns
 
 
+# the ring drawn round a point whose measurement lies outside its 90 % interval
+MISSED_RING = {"s": 110, "facecolors": "none", "edgecolors": "black", "lw": 1.2, "zorder": 4}
+
+
 def ratio_figure(shown):
     """Predicted over measured for every predicted row, one column and one colour per table: rows
     in seconds, %, MB/s and Gbit/s side by side as one dimensionless ratio. A relative row's ratio
     is that of (1 + predicted %) to (1 + measured %); a row the report gives as a bound is drawn as
     a triangle pointing the way the bound allows; a row's 90 % interval (``interval_90_low`` and
     ``_high`` columns, where present) is a vertical bar over the same ratio: measured inside its
-    interval where the bar crosses 1. ``shown``: validate's rows as a DataFrame."""
+    interval where the bar crosses 1, ringed where it does not. ``shown``: validate's rows as a
+    DataFrame."""
     import matplotlib.pyplot as plt
 
     tables = list(dict.fromkeys(shown.table))
@@ -580,6 +585,8 @@ def ratio_figure(shown):
                 scale = ratio / _ratio_of(row, row.predicted)
                 band = [scale * _ratio_of(row, v) for v in (low, high)]
                 ax.vlines(x, *band, color=colours(i % 10), lw=1.2, alpha=0.45, zorder=2)
+                if row.bound not in ("lower", "upper") and not low <= row.measured <= high:
+                    ax.scatter(x, ratio, **MISSED_RING)
     ax.axhline(1.0, color="black", lw=1)
     ax.axhspan(0.9, 1.1, color="grey", alpha=0.2, label="within 10 %")
     ax.set_yscale("log")
@@ -599,6 +606,7 @@ def ratio_figure(shown):
     ax.vlines([], 1, 1, color="grey", lw=1.2, alpha=0.45, label="its 90 % interval")
     ax.scatter([], [], color="grey", marker="^", label="a lower bound (met above 1)")
     ax.scatter([], [], color="grey", marker="v", label="an upper bound (met below 1)")
+    ax.scatter([], [], **MISSED_RING, label="measured outside its 90 % interval")
     # below the axes, where no point can lie under it
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=3)
     ax.grid(axis="y", alpha=0.3)
