@@ -218,6 +218,9 @@ def build(
         if rtt_s > 0.0
         else math.inf
     )
+    if process == "nfsd":  # a call's own work in its thread, spread over the call's bytes
+        call_s = params["nfs_call_cycles"] / (host.clock_GHz * 1e9) / nfs_call_B(body, read_ahead_B)
+        read_s, write_s = read_s + call_s, write_s + call_s
     calls = calls_in_flight(body, read_ahead_B, connections)
     threads = None
     # a connection's server process: its one core, or as many pool threads as it has calls
@@ -303,8 +306,8 @@ def client_limit_Bps(
     - A client reading at random keeps its ``queue_depth`` requests in flight (one, a reader
       through its page cache), each of which also waits for the drives (``path.request_s``). A
       writer's requests the client's write-behind sends on without waiting, so only the host's
-      flusher queue and the drives limit them (an SMB client's credits and a server's per-call
-      work, which would hold a lone small writer lower, are not modelled).
+      flusher queue and the drives limit them (an SMB client's credits and an SMB server's
+      per-call work, which would hold a lone small writer lower, are not modelled).
     - A client reading a file in order keeps its read-ahead window in flight (``read_ahead_B``, an
       NFS client's; None where the client's read-ahead keeps the connection full): the kernel asks
       for the next window as the reader enters the current one (mm/readahead.c, the async
@@ -342,6 +345,20 @@ def calls_in_flight(body: StorageBody, read_ahead_B: float | None, connections: 
     if w.op == "read" and read_ahead_B is not None:
         return max(1.0, math.ceil(read_ahead_B / NFS_READ_B / connections))
     return math.inf
+
+
+def nfs_call_B(body: StorageBody, read_ahead_B: float | None) -> float:
+    """The bytes one NFS call carries: a request at random, or one that bypasses the client's
+    page cache, its own (up to ``NFS_READ_B``); a reader in order its read-ahead window's calls;
+    a writer's write-back calls of ``NFS_READ_B`` (a Linux client's wsize takes the server's
+    largest, as its rsize does)."""
+    w = body.workload
+    request_B = w.request_KiB * 1024
+    if w.pattern == "random" or w.io == "direct":
+        return min(request_B, NFS_READ_B)
+    if w.op == "read" and read_ahead_B is not None:
+        return min(read_ahead_B, NFS_READ_B)
+    return NFS_READ_B
 
 
 # The largest READ a Linux NFS server answers, which a Linux client's rsize takes by default: 1 MiB
@@ -434,6 +451,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         )
     bottleneck = busiest(utilization)
     notes += _offload_note(c, front.side, bottleneck)
+    if c.protocol == "nfs":
+        host = catalog.get("hosts", body.host, scenario.path, "host")
+        call_KiB = nfs_call_B(body, c.read_ahead_KiB * 1024) / 1024
+        notes += (
+            f"an NFS call's own work in its nfsd thread (sunrpc's hand-off and wake-up, XDR, the "
+            f"file handle's check): {params['nfs_call_cycles']:,.0f} cycles, "
+            f"{params['nfs_call_cycles'] / (host.clock_GHz * 1e3):.1f} us on the host's "
+            f"{host.clock_GHz:g} GHz cores, a call of {call_KiB:,.0f} KiB (nfs_call_cycles: an "
+            "estimate, its range in the interval)",
+        )
     notes += storage_stream.bottleneck_notes(bottleneck, params)
     return Result(
         scenario=scenario.name,

@@ -88,6 +88,28 @@ PARAMETERS = (
         "1-5 us block layer of a 2020s kernel",
     ),
     FreeParameter(
+        "nfs_call_cycles",
+        "cycle/call",
+        25000.0,
+        10000.0,
+        60000.0,
+        "host CPU cycles a Linux kernel NFS server's thread spends on one call beyond the I/O "
+        "it asks for (io_cycles_per_request and the data's copy) and its TCP frames: sunrpc's "
+        "hand-off of the call to an idle nfsd thread and that thread's wake-up, the call's XDR "
+        "decoding, the file handle's check (fh_verify), the reply's encoding. No published "
+        "figure isolates it; the range brackets those that exist: the hand-off alone took 0.9 "
+        "to 2.5 us a call on Linux 6.5 with 8 to 512 threads (Chuck Lever, linux-nfs list, "
+        "2023, svc_xprt_enqueue to wake_idle, 914 to 2,506 ns mean, "
+        "http://mail.spinics.net/lists/linux-nfs/msg99093.html), and a whole call, TCP and "
+        "interrupts included, at most 66.7 us on a 4-CPU SGI Altix held CPU-bound at 60,000 "
+        "calls a second (Greg Banks, Linux commit 59a252ff8c0f, 'sustained call rate in excess "
+        "of 60000 calls/sec before being CPU-bound on the server'), of which an NFS server's "
+        "own path is the larger part (twice an iSCSI target's, Radkov et al., FAST '04). "
+        "Default 25,000, some 8 us on a 3 GHz core, an estimate between them; low 10,000 (the "
+        "hand-off and as much again), high 60,000 (20 us). No table informs it: it keeps its "
+        "default, and a prediction's interval spans its range",
+    ),
+    FreeParameter(
         "disk_cache_command_us",
         "us",
         30.0,

@@ -648,9 +648,10 @@ class Clients:
     # past the client's cache (fio --direct=1 --iodepth over NFS, diskspd -o over SMB); the
     # server still reads its files through its own page cache. The drives hold clients x
     # queue_depth of them (at most each drive's own queue), nfsd_threads serve them, and each
-    # client's rate is queue_depth requests a response (Little's law, model.storage.front). A
-    # call's own server work beyond its I/O's (RPC and XDR, a thread's wake-up) is not modelled,
-    # so deep queues of small reads on fast flash may be predicted above what the server gives
+    # client's rate is queue_depth requests a response (Little's law, model.storage.front). An
+    # NFS call's own server work beyond its I/O's (RPC and XDR, a thread's wake-up) holds its
+    # nfsd thread too (the free parameter nfs_call_cycles, an estimate whose range the interval
+    # spans); an SMB call's is not modelled
     queue_depth: Annotated[int, Bound(1.0, 1024.0, words="an integer from 1 to 1,024")] = 1
     # the kernel NFS server's threads (protocol nfs only): every connection's calls share them,
     # each call one thread, so one connection's calls in flight may run on several at once, and a
