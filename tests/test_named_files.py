@@ -234,6 +234,35 @@ def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_p
     assert grid_module.notebook_value("runs/day1", str(inner)) == str(inner / "runs" / "day1")
 
 
+def test_a_notebook_grid_s_settings_cannot_reach_a_file_outside_its_folder(run_cli, tmp_path):
+    """The input audit: the sweep_point notebook joined its settings as key=value and read that as
+    YAML a second time, so a grid's text "\\x2Ftmp\\x2F..." became an absolute path, and a key
+    'storage=/outside.yaml\\n#' smuggled one in; both points read a file outside the grid's
+    folder. Each value is now written as YAML that reads back as it was given, a key holding '='
+    is refused, and a path named nowhere in the folder is looked for there, not in notebooks/."""
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("model: storage\nname: x\nREAD_FROM_OUTSIDE: 1\n")
+    escaped = '"' + str(outside).replace("/", "\\x2F") + '"'
+    key, value = scenario.parse_assignment(grid_module.setting("storage", escaped), "--set")
+    assert (key, value) == ("storage", escaped)
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    path = grid(
+        inner,
+        scenario=None,
+        notebook="notebooks/sweep_point.ipynb",
+        engine="papermill",
+        product={
+            "scenario": ["em_ingest_microscopes"],
+            "settings": [{"storage": escaped}, {f"storage={outside}\n#": "x"}],
+        },
+    )
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 4, err
+    assert "READ_FROM_OUTSIDE" not in out + err and "no variant" not in out + err, out
+    assert "no such file" in out and "a scenario key holds no '='" in out, out
+
+
 def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):
     """Python 3.11's resolve raises RuntimeError on a loop of links: a traceback and status 1
     wherever a file was named (the input audit)."""

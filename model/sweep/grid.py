@@ -481,18 +481,23 @@ def setting(key: str, value: Any, folder: str = "") -> str:
     scenario file's would be; it was read as 4), but for text written as a flow collection, read as
     the list or mapping it writes ("[sas0,sas1]"). A value that names a file by a path
     (``storage: my_store.yaml``) is that file in the grid's ``folder`` or below it, given in full
-    (a scenario loaded with ``typed``, as ``load_point`` does, reads it as it is)."""
-    return f"{key}={setting_text(key, value, folder)}"
-
-
-def setting_text(key: str, value: Any, folder: str = "") -> str:
-    """The YAML text ``setting`` gives ``key``'s ``value`` (a papermill point's settings carry it
-    alone, its notebook joining key=value)."""
-    if folder and (file := grid_file(key, value, folder)) is not None:
-        value = str(file)
+    (a scenario loaded with ``typed``, as ``load_point`` does, reads it as it is). A key holding
+    '=' is refused: the override would split there, the rest read as the value (the input audit's
+    ``storage=/outside/file.yaml\\n#`` key of a notebook grid's settings)."""
+    if "=" in key:
+        raise UserError("settings", key, "a scenario key holds no '='; give key: value")
+    value = in_full(key, value, folder)
     if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
-        return value  # a list or mapping written as a flow collection ("[sas0,sas1]")
-    return yamlio.flow_text(value)
+        return f"{key}={value}"  # a list or mapping written as a flow collection ("[sas0,sas1]")
+    return f"{key}={yamlio.flow_text(value)}"
+
+
+def in_full(key: str, value: Any, folder: str = "") -> Any:
+    """``key``'s ``value``, or, where it names a file by a path (``names_a_file``), that file in
+    the grid's ``folder`` or below it, in full."""
+    if folder and (file := grid_file(key, value, folder)) is not None:
+        return str(file)
+    return value
 
 
 def names_a_file(key: str, value: Any) -> bool:

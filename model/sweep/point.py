@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import paths, provenance
 from ..errors import one_line
-from .grid import notebook_value, setting, setting_text
+from .grid import in_full, notebook_value, setting
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
 # A point's kernel logs nothing: jupyter_client shuts a kernel down by interrupting it first, which
@@ -126,17 +126,18 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     import papermill
 
+    from .. import scenario as scenario_module
+
     notebook = paths.PROJECT_ROOT / spec["notebook"]
     out_nb = Path(spec["out"]) / "notebooks" / f"{spec['point_id']}.ipynb"
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         result_path = Path(tmp) / "result.json"
         if spec["scenario"] is not None:  # scenario keys are dotted: they travel as one mapping
-            # every value as the YAML text --set reads (the notebook joins key=value)
-            settings = dict(o.split("=", 1) for o in spec["base"])
-            settings.update(
-                {k: setting_text(k, v, spec["folder"]) for k, v in spec["point"].items()}
-            )
+            # every value as the grid gave it (a file it names in full), which the notebook writes
+            # as the YAML text --set reads (model.sweep.grid.setting)
+            settings = dict(scenario_module.parse_assignment(o, "base") for o in spec["base"])
+            settings.update({k: in_full(k, v, spec["folder"]) for k, v in spec["point"].items()})
             parameters = {"scenario": spec["scenario"], "settings": settings}
         else:
             parameters = {k: notebook_value(v, spec["folder"]) for k, v in spec["point"].items()}
@@ -152,7 +153,10 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
                 str(notebook),
                 str(running_nb),
                 parameters=parameters,
-                cwd=str(notebook.parent),
+                # the grid's folder, where a value that names a file by a path is read (one that
+                # names none there, passed as written, found nothing else: in notebooks/, the
+                # notebook's own, the input audit's relative path had been looked for there)
+                cwd=spec["folder"],
                 execution_timeout=spec.get("timeout_s"),
                 **kernel_options(Path(tmp)),
             )
