@@ -200,6 +200,29 @@ def test_an_edit_to_a_scenario_a_grid_s_point_names_reruns_that_point(tmp_path):
     assert run_module.run(loaded, points, out, workers=1, progress=False) == (1, 0, 1)
 
 
+def test_an_edit_to_a_file_a_notebook_grid_s_point_names_reruns_that_point(run_cli, tmp_path):
+    """The input audit: a notebook grid's point naming a scenario file kept its stored result (0
+    run now, 1 already done) after the file was edited to move four times the data."""
+    (tmp_path / "store.yaml").write_text(STORE.read_text())
+    path = grid(
+        tmp_path,
+        scenario=None,
+        notebook="notebooks/sweep_point.ipynb",
+        engine="papermill",
+        product={"scenario": ["store.yaml"], "settings": [{"variant": "striped"}]},
+    )
+    sweep = ("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    status, out, err = run_cli(*sweep)
+    assert status == 0 and "1 run now (0 failed), 0 already done" in out, out + err
+    status, out, err = run_cli(*sweep)
+    assert status == 0 and "0 run now (0 failed), 1 already done" in out, out + err
+    raw = yaml.safe_load(STORE.read_text())
+    raw["workload"]["streams"] = 4
+    (tmp_path / "store.yaml").write_text(yaml.safe_dump(raw))
+    status, out, err = run_cli(*sweep)
+    assert status == 0 and "1 run now (0 failed), 0 already done" in out, out + err
+
+
 def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_path):
     """The project's sweep_point notebook loads its scenario parameter: a grid could name any file
     for it (an absolute path, ../../..), which the notebook then read (the input audit). A path
