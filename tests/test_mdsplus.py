@@ -181,6 +181,30 @@ def test_more_clients_than_machines_is_refused(run_cli):
     assert status == 2 and "workload.clients" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("overrides", "said"),
+    [
+        (["workload.indirection_levels=100000000"], "a positive integer up to 10,000"),
+        (
+            ["workload.clients=6", "workload.indirection_levels=5000"],
+            "clients x reads_per_client x (indirection_levels + 1) must be at most 20,000",
+        ),
+    ],
+)
+def test_references_a_distributed_client_follows_are_bounded(run_cli, overrides, said):
+    """The input audit: 100 million levels of indirection ran past a minute (a million took 25 s):
+    each reference a distributed client follows is a simulated round trip, bounded with the
+    reads."""
+    sets = [
+        a
+        for o in ["workload.test=indirection", "client_mode=dist", *overrides]
+        for a in ("--set", o)
+    ]
+    status, out, err = run_cli("predict", "mdsplus", "--point", *sets)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "workload.indirection_levels" in err and said in err, err
+
+
 def test_tree_on_more_servers_than_exist_is_refused(run_cli):
     status, _, err = run_cli("predict", "mdsplus", "--set", "tree_servers=4")
     assert status == 2 and "tree_servers" in err

@@ -110,3 +110,22 @@ def test_the_template_listing_aligns_each_name_beside_its_first_sentence(run_cli
     starts = {line.index(line.split()[1], len(line.split()[0]) + 2) for line in lines}
     assert len(starts) == 1  # one column, the longest name's width and two spaces
     assert all(line.rstrip().endswith(".") for line in lines)  # whole sentences
+
+
+@pytest.mark.parametrize("op", ["read", "write"])
+def test_nvme_drives_on_a_segment_refuse_a_card_s_engine_in_one_line(run_cli, op):
+    """The purchase audit: the NVMe candidate's RAID10 read under engine: controller was a
+    traceback (KeyError: 'nvme', a mirror's reads looking up a card that is not there); its write
+    was refused in one line. Both are refused as the scenario loads."""
+    status, out, err = run_cli(
+        "predict",
+        "purchase_nvme",
+        "--set",
+        "volumes.data.engine=controller",
+        "--set",
+        f"workload.op={op}",
+    )
+    assert status == 2 and out == "" and "Traceback" not in err, err
+    assert err.strip() == (
+        "--set: volumes.data.engine: NVMe drives on a bus segment need md (no card holds them)"
+    )

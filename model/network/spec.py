@@ -37,6 +37,9 @@ Reads = count_up_to(10_000, "each read is simulated")
 # reads_per_client) a run would not end while its user waits (1,000 clients of 100 reads: 8.4 s,
 # 36 s with its interval)
 SIMULATED_READS = 20_000
+# the test and client mode in which a client follows each node reference itself, one round trip
+# each (model.network.dbclients): every one is simulated as a read is
+FOLLOWED = ("indirection", "dist")
 
 
 @dataclass(frozen=True)
@@ -206,7 +209,9 @@ class DbWorkload:
     read_MB: PositiveFloat
     values_per_read: PositiveInt = 2000000
     reads_per_client: Reads = 1
-    indirection_levels: PositiveInt = 9  # node references the indirection test follows to the data
+    # node references the indirection test follows to the data (a distributed client follows each
+    # itself, one round trip each, simulated: DbBody.check bounds them with the reads)
+    indirection_levels: count_up_to(10_000, "each reference is simulated") = 9
     reference_record_B: PositiveInt = 64  # the size of one node reference an indirection reads
 
 
@@ -262,6 +267,17 @@ class DbBody:
                 f"clients x reads_per_client must be at most {SIMULATED_READS:,} reads (each is "
                 f"simulated), got {w.clients} x {w.reads_per_client}",
                 related=("workload.clients",),
+            )
+        steps = w.indirection_levels + 1 if (w.test, self.client_mode) == FOLLOWED else 1
+        if steps > 1 and w.clients * w.reads_per_client * steps > SIMULATED_READS:
+            raise UserError(
+                where,
+                "workload.indirection_levels",
+                f"clients x reads_per_client x (indirection_levels + 1) must be at most "
+                f"{SIMULATED_READS:,} (a distributed client follows each reference itself, each "
+                f"simulated), got {w.clients} x {w.reads_per_client} x "
+                f"({w.indirection_levels} + 1)",
+                related=("workload.clients", "workload.reads_per_client"),
             )
         if self.workload.clients > self.client_machines:
             raise UserError(

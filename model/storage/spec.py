@@ -451,6 +451,14 @@ class Volume:
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
         else:  # a controller's volume: its drives follow the controller's cache setting
             self._only_for(where, key, "md", ("drive_write_cache",))
+            if any(p.partition(".")[0] == NVME for p in self.disks.attach):
+                # no card stands between a segment's lanes and its drives (a mirror's reads had
+                # looked one up: a traceback, the input audit)
+                raise UserError(
+                    where,
+                    f"{key}.engine",
+                    "NVMe drives on a bus segment need md (no card holds them)",
+                )
 
     def _only_for(self, where: str, key: str, engines: str, names: tuple[str, ...]) -> None:
         """Refuse any of ``names`` set away from its default: it means nothing on this engine."""

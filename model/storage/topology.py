@@ -259,14 +259,7 @@ def _add_group_costs(
         return
     # the group's user bytes between the host and whoever keeps its layout
     first = volume.disks.attach[g * spot.per_group]
-    if first.partition(".")[0] == NVME:
-        if volume.engine == "controller":
-            raise UserError(
-                attachment.where,
-                f"volumes.{spot.name}.engine",
-                "NVMe drives on a bus segment need md",
-            )
-    else:
+    if first.partition(".")[0] != NVME:  # no card between NVMe drives and a segment (Volume.check)
         controllers = attachment.drive_links(first, "")[0]
         if spot.op == "write":  # the driver path a writer pays (stream_usage)
             for cname, carried in controllers:
