@@ -115,7 +115,7 @@ def _as_requests_or_bits(scenario: Scenario, result: Result) -> list[str]:
     network transfer), the figures those users read."""
     iops = requests_per_s(scenario, result)
     if iops is not None:
-        size = f"{scenario.body.workload.request_KiB:g} KiB"
+        size = f"{scenario.body.workload.request_KiB:,.10g} KiB"  # 1,048,576, not 1.04858e+06
         return [f"  requests     {_fmt(iops, 'a second')} of {size} (IOPS)"]
     if scenario.model == "wan_transfer" and result.throughput_MBps is not None:
         return [f"  in bits      {_fmt(result.throughput_MBps * 8 / 1e3, 'Gbit/s')}"]

@@ -445,6 +445,12 @@ def test_a_source_for_a_workload_that_is_not_a_copy_is_refused(run_cli):
     status, out, err = run_cli("predict", "psu_copy", "--point", "--set", "workload.source=null")
     assert status == 2 and err.startswith("--set: workload.source: a copy needs the volume")
     assert "allowed: raid1" in err
+    # one volume only: the list of others was empty, 'allowed: ' and nothing (the purchase audit)
+    status, out, err = run_cli("predict", "purchase_nvme", "--point", "--set", "workload.op=copy")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert err.rstrip().endswith(
+        "the scenario has none but its target 'data': add one under volumes"
+    )
 
 
 def test_a_drive_count_the_groups_do_not_divide_names_the_count_that_was_set(run_cli):

@@ -370,6 +370,12 @@ def test_random_requests_print_their_rate_as_requests_a_second(run_cli):
     status, out, _ = run_cli("predict", "purchase_nvme", *sets, "--point", "--json")
     figures = json.loads(out)
     assert figures["requests_per_s"] == pytest.approx(figures["throughput_MBps"] * 1e6 / 4096)
+    # a request's size as it was given, grouped: 1 GiB read '1.04858e+06 KiB' (the purchase audit)
+    big = ["workload.io=direct", "workload.request_KiB=1048576", "workload.total_MB=2000"]
+    status, out, _ = run_cli(
+        "predict", "atlas_intellistation", *[a for s in big for a in ("--set", s)], "--point"
+    )
+    assert status == 0 and " a second of 1,048,576 KiB (IOPS)" in out, out
     status, out, _ = run_cli("predict", "purchase_nvme", "--point")  # sequential: no such line
     assert "IOPS" not in out
 

@@ -157,6 +157,28 @@ def test_a_grid_that_cannot_run_is_refused_before_any_point(run_cli, tmp_path, s
     _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), key)
 
 
+def test_an_out_name_longer_than_the_system_takes_is_one_line(run_cli, tmp_path):
+    """The input audit: a 300-character --out was a traceback (OSError: File name too long, from
+    the check for a symbolic link)."""
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}])
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / ("x" * 300))),
+        "cannot create it (File name too long)",
+    )
+
+
+def test_a_request_of_less_than_a_byte_is_refused(run_cli):
+    """The input audit: buffered requests of 1e-10 KiB ran, 1.9 trillion seconds for the stream."""
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--set", "workload.request_KiB=1e-10"),
+        "workload.request_KiB: a read() or write() moves one byte at least",
+    )
+    status, _, err = run_cli(
+        "predict", "atlas_intellistation", "--point", "--set", "workload.request_KiB=0.0009765625"
+    )
+    assert status == 0, err
+
+
 def test_an_empty_out_folder_is_refused(run_cli, tmp_path):
     """--out '' wrote into the project's sweeps/ folder."""
     path = grid(tmp_path, points=[{"workload.total_MB": 100}])

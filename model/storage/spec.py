@@ -587,6 +587,15 @@ class StorageWorkload:
                 f"{readable(self.request_KiB)} KiB",
                 related=(f"{key}.total_MB",),
             )
+        request_B = self.request_KiB * 1024
+        if request_B < 1:  # 1e-10 KiB ran 1.9 trillion seconds (the input audit)
+            raise UserError(
+                where,
+                f"{key}.request_KiB",
+                "a read() or write() moves one byte at least: request_KiB is 1/1,024 "
+                f"(0.0009765625) at least, got {readable(self.request_KiB)} KiB "
+                f"({readable(request_B)} B)",
+            )
         if self.io == "direct" and (self.request_KiB * 1024) % LOGICAL_BLOCK_B:
             raise UserError(
                 where,
@@ -814,11 +823,16 @@ class StorageBody:
                     f"unknown volume {name!r}; allowed: {', '.join(self.volumes) or 'none'}",
                 )
         if w.op == "copy" and w.source is None:
+            others = [name for name in self.volumes if name != w.target]
             raise UserError(
                 where,
                 "workload.source",
-                "a copy needs the volume it reads from; allowed: "
-                + ", ".join(name for name in self.volumes if name != w.target),
+                "a copy needs the volume it reads from; "
+                + (
+                    f"allowed: {', '.join(others)}"
+                    if others
+                    else f"the scenario has none but its target {w.target!r}: add one under volumes"
+                ),
                 related=("workload.op",),
             )
         if w.op != "copy" and w.source is not None:

@@ -122,9 +122,9 @@ class Store:
         self.out = Path(out)
         self.points = self.out / "points"
         self.notebooks = self.out / "notebooks"
-        for name in WRITTEN:
-            _refuse_link(self.out / name)
-        try:
+        try:  # a name longer than the system takes fails even the check for a link
+            for name in WRITTEN:
+                _refuse_link(self.out / name)
             self.points.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(
