@@ -5,6 +5,7 @@ with ``like: ID``, checked as the catalog's files are.
 
 from __future__ import annotations
 
+import graphlib
 import types
 import typing
 from dataclasses import MISSING, fields, is_dataclass
@@ -25,6 +26,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
         raise UserError(where, key, "must be a mapping from category to part ids to parameters")
     parts = {category: dict(table) for category, table in base.parts.items()}
     added: dict[str, dict[str, Part]] = {}
+    entries: dict[tuple[str, str], tuple[str, dict]] = {}  # (category, id): (where in file, spec)
     for category, table in data.items():
         section = f"{key}.{category}" if key else str(category)
         if category not in CATEGORIES:
@@ -44,24 +46,53 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
                     f"the catalog already has a {category[:-1]} {pid!r}; "
                     "give your part a new id, or extend it with like:",
                 )
-            raw = dict(spec)
-            like = raw.pop("like", None)
-            if like is not None:
-                raw = _extended(parts, category, like, raw, where, at)
-            if category == "hosts" and spec.get("cpu") is not None:
-                # the processor named here gives what this part does not (not the like: base's)
-                mine = {k for k in spec if k != "sources"} | set(spec.get("sources") or {})
-                raw = {k: v for k, v in raw.items() if k in mine or k not in CPU_KEYS}
-                raw["sources"] = {
-                    k: v for k, v in (raw.get("sources") or {}).items() if k not in CPU_KEYS
-                } | dict(spec.get("sources") or {})
-                raw = with_cpu(raw, parts["cpus"], where, at)
-            built = build_dataclass(CATEGORIES[category], raw, where, at)
-            parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
+            entries[(category, pid)] = (at, spec)
+    for category, pid in _in_order_of_use(entries, where):
+        at, spec = entries[(category, pid)]
+        raw = dict(spec)
+        like = raw.pop("like", None)
+        if like is not None:
+            raw = _extended(parts, category, like, raw, where, at)
+        if category == "hosts" and spec.get("cpu") is not None:
+            # the processor named here gives what this part does not (not the like: base's)
+            mine = {k for k in spec if k != "sources"} | set(spec.get("sources") or {})
+            raw = {k: v for k, v in raw.items() if k in mine or k not in CPU_KEYS}
+            raw["sources"] = {
+                k: v for k, v in (raw.get("sources") or {}).items() if k not in CPU_KEYS
+            } | dict(spec.get("sources") or {})
+            raw = with_cpu(raw, parts["cpus"], where, at)
+        built = build_dataclass(CATEGORIES[category], raw, where, at)
+        parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts, with_users_parts=True)
     for category, table in added.items():
         check_references(catalog, table, where, f"{key}.{category}." if key else f"{category}.")
     return catalog
+
+
+def _in_order_of_use(
+    entries: dict[tuple[str, str], tuple[str, dict]], where: str
+) -> list[tuple[str, str]]:
+    """The file's parts, each after the parts of the same file it is built from (the part its
+    ``like:`` names, a host's ``cpu``), otherwise in the file's order: a part extending one defined
+    further down had been refused as naming no part (the purchase audit)."""
+    graph: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for (category, pid), (_, spec) in entries.items():
+        uses = [(category, spec.get("like"))]
+        if category == "hosts":
+            uses.append(("cpus", spec.get("cpu")))
+        graph[(category, pid)] = {
+            u for u in uses if isinstance(u[1], str) and u in entries and u != (category, pid)
+        }
+    try:
+        return list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        loop = exc.args[1]
+        raise UserError(
+            where,
+            entries[loop[0]][0],
+            "its like: (or cpu:) leads back to itself through "
+            + " -> ".join(f"{c}.{p}" for c, p in loop),
+        ) from None
 
 
 def _extended(parts: dict, category: str, like: object, raw: dict, where: str, at: str) -> dict:

@@ -267,6 +267,34 @@ def test_a_host_names_its_processor_and_takes_its_figures():
         with_parts(base, {"hosts": {"odd": {"like": "lenovo_sr665_v3", "cpu": "z80"}}}, "t")
 
 
+def test_a_part_may_be_built_from_one_further_down_its_file():
+    """The purchase audit: 'c: {like: d}' with d below it was refused ('names no controller',
+    listing the catalog's alone), where the schema says like: names the catalog's part or
+    another of the file's; a host's cpu: of the same file likewise. A loop is one line."""
+    from model.errors import UserError
+
+    base = catalog.load()
+    cpu = dict(user_parts._raw(base.parts["cpus"]["intel_xeon_gold_6430"]), name="my cpu")
+    cpu.pop("reports", None)
+    mine = user_parts.with_parts(
+        base,
+        {
+            "controllers": {
+                "c": {"like": "d", "name": "c card"},
+                "d": {"like": "promise_ultra100_tx2", "name": "d card"},
+            },
+            "hosts": {"h": {"like": "lenovo_sr665_v3", "cpu": "my_cpu"}},
+            "cpus": {"my_cpu": cpu},
+        },
+        "t",
+    )
+    assert mine.parts["controllers"]["c"].name == "c card"
+    assert mine.parts["hosts"]["h"].clock_GHz == cpu["base_clock_GHz"]
+    loop = {"c": {"like": "d", "name": "c"}, "d": {"like": "c", "name": "d"}}
+    with pytest.raises(UserError, match=r"leads back to itself through controllers.c -> "):
+        user_parts.with_parts(base, {"controllers": loop}, "t")
+
+
 def test_an_unknown_part_s_list_says_when_it_holds_the_scenario_s_own_parts(run_cli):
     """The purchase audit: the list after 'unknown nic' named the project's catalog file alone
     while it held the parts the scenario adds too."""
