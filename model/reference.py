@@ -112,7 +112,8 @@ HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allow
         "spread (model.uncertainty), whose simulations grow with them: an interval that would "
         f"need more than {MAX_SIMULATIONS} is refused (predict --point gives the prediction "
         "alone). A catalog "
-        "part may declare them too (one key each), keyed beside the key that names it.",
+        "part may declare them too (one key each), keyed beside the key that names it; where the "
+        "scenario leaves that key null to take the part's own figure, the figure is the default.",
     ),
 }
 

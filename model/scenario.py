@@ -381,9 +381,10 @@ def _open_unknowns(
             declared = any(key in known.scenario_keys for known in found.values())
             if declared or field_type(body_cls, key.split(".")) is None:
                 continue  # the scenario's own declaration wins; a key of another model
+            own = getattr(part, u.key, None) if not u.keys else None  # the part's figure, if any
             u = replace(u, key=key, variants=())
             if unknowns.in_effect(u, chosen, overridden):
-                found[key] = unknowns.check(u, body_cls, body, variants, where_key)
+                found[key] = unknowns.check(u, body_cls, body, variants, where_key, own)
     return tuple(found.values())
 
 

@@ -277,11 +277,19 @@ def _exists(body_cls: type, key: str, where_key: str, where: str) -> Any:
 
 
 def check(
-    unknown: Unknown, body_cls: type, body: Any, variants: list[str], where_key: str
+    unknown: Unknown,
+    body_cls: type,
+    body: Any,
+    variants: list[str],
+    where_key: str,
+    part_value: Any = None,
 ) -> Unknown:
     """``unknown`` checked against a model's body: its key exists, its values are values of that
     key, its variants are the scenario's, and the scenario's own value (``body``) lies among them;
-    returned with that default."""
+    returned with that default. A part's unknown whose key the scenario leaves null, to take the
+    part's own figure (a controller's ``processor_MHz``), has that figure, ``part_value``, as its
+    default (a part giving 1,500 MHz and declaring 1,200 to 2,000 had been refused: 'the
+    scenario's own value null')."""
     where = unknown.declared_in
     for name in unknown.variants:
         if name not in variants:
@@ -321,6 +329,8 @@ def check(
         default = value_at(body, unknown.key)
     except (AttributeError, KeyError, IndexError, ValueError):
         raise UserError(where, where_key, "names an entry the scenario does not have") from None
+    if default is None:
+        default = part_value
     inside = (
         default in unknown.options
         if unknown.options is not None

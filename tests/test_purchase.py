@@ -100,6 +100,21 @@ def test_a_raid_card_whose_processor_is_unpublished_says_what_is_modelled(run_cl
     ), err
     status, out, _ = run_cli("predict", str(quote), *card, "--point")
     assert status == 0 and "MB/s" in out
+    # what the line says to do works: a parts file's card gives a clock and declares the clocks
+    # its documentation allows (refused before: 'the scenario's own value null', the purchase
+    # audit, for the scenario leaves processor_MHz null to take the part's)
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "controllers:\n  megaraid_x:\n    like: megaraid_9560_8i\n    name: my card\n"
+        "    processor_MHz: 1500\n    sources: {processor_MHz: 'estimated: a quote'}\n"
+        "    unknowns:\n      processor_MHz: {range: [1200, 2000], source: 'estimated: x'}\n"
+    )
+    mine = ["--catalog", str(parts), "--set", "controllers.hba.part=megaraid_x"]
+    status, out, err = run_cli(
+        "predict", str(quote), *mine, "--set", "volumes.data.engine=controller"
+    )
+    assert status == 0, err
+    assert "moved most   by the unknown controllers.hba.processor_MHz" in out, out
 
 
 def test_the_template_listing_aligns_each_name_beside_its_first_sentence(run_cli):

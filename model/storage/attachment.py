@@ -279,9 +279,9 @@ class Attachment:
         if clock_MHz is None:
             raise NotModelled(
                 f"{ctrl.name}: its RAID processor's clock is not in the catalog, so its own RAID "
-                f"engine is not modelled until controllers.{cname}.processor_MHz gives one (or "
-                "declares it an unknown with the clocks its documentation allows); engine: md, "
-                "the host's RAID over its drives, is"
+                f"engine is not modelled until controllers.{cname}.processor_MHz gives one (and, "
+                "unsure of it, the scenario's or a parts file's unknowns declare the clocks its "
+                "documentation allows); engine: md, the host's RAID over its drives, is"
             )
         processor = self.buses.resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0)
         return processor, clock_MHz * 1e6
