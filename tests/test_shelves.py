@@ -254,3 +254,24 @@ def test_a_raid_card_s_volume_in_a_shelf_is_held_by_the_card_its_uplink_reaches(
     assert 0 < r.throughput_MBps <= r.bound_MBps * (1 + 1e-9)
     if io == "buffered":
         assert any("fits in raid's 2,048 MB write-back cache" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("name", ["purchase_hdd_zfs", "purchase_hdd_md"])
+def test_the_catalog_s_60_bay_shelf_leaves_its_rate_matching_open(run_cli, name):
+    """The purchase audit: SATA drives in the Data60 predicted half the SAS drives' rate, its
+    interval 'moved by no declared unknown', though its guide says neither how its expanders rate
+    match nor that they buffer: the catalog's Data60 and Data102 declare both, so the interval
+    reaches the buffered figure; 12 Gb/s SAS drives, which neither moves, keep theirs."""
+    sata = ["--set", "volumes.data.disks.part=exos_x24_st24000nm002h"]
+    status, out, err = run_cli("predict", name, *sata, "--json")
+    assert status == 0, err
+    shown = json.loads(out)
+    status, out, err = run_cli(
+        "predict", name, *sata, "--set", "shelves.jbod.rate_matching=buffered", "--point", "--json"
+    )
+    buffered = json.loads(out)["throughput_MBps"]
+    assert buffered > 1.5 * shown["throughput_MBps"]
+    assert shown["throughput_MBps_interval"][1] >= 0.999 * buffered
+    assert "shelves.jbod.rate_matching" in json.dumps(shown["drivers"])
+    status, out, err = run_cli("predict", name, "--json")
+    assert "rate_matching" not in json.dumps(json.loads(out)["drivers"])
