@@ -249,6 +249,16 @@ class Disk(Part):
                     f"got {self.media_rate_inner_MBps:g}",
                     related=(f"{key}.media_rate_outer_MBps",),
                 )
+        if pair and self.media_rate_outer_MBps is not None:
+            if self.interface_rate_MBps < self.media_rate_outer_MBps:  # 50 typed for 500
+                raise UserError(
+                    where,
+                    f"{key}.interface_rate_MBps",
+                    "at least media_rate_outer_MBps: a drive's link carries what its platters "
+                    f"read ({self.media_rate_outer_MBps:g} MB/s at the outer zone), got "
+                    f"{self.interface_rate_MBps:g}",
+                    related=(f"{key}.media_rate_outer_MBps",),
+                )
         # a seek's curve runs from the next track to the whole stroke through its average
         averages = [("avg_seek_read_ms", self.avg_seek_read_ms)]
         if self.avg_seek_write_ms is not None:

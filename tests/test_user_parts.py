@@ -157,6 +157,19 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             "parts.ssds.gbps.seq_read_MBps: at least what random_read_iops move in 4 KiB reads "
             "(13,517 MB/s)",
         ),
+        (  # the input audit: 50 MB/s beside a 270 MB/s outer zone predicted 269.7 MB/s
+            {
+                "disks": {
+                    "slow": {
+                        "like": "exos_x18_st18000nm004j",
+                        "interface_rate_MBps": 50,
+                        "sources": {"interface_rate_MBps": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.disks.slow.interface_rate_MBps: at least media_rate_outer_MBps: a drive's link "
+            "carries what its platters read (270 MB/s at the outer zone), got 50",
+        ),
     ],
 )
 def test_a_mistake_in_a_part_is_one_line_and_status_2(tmp_path, run_cli, parts, message):
