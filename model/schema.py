@@ -16,6 +16,7 @@ import functools
 import math
 import types
 import typing
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from .errors import UserError, readable
@@ -228,6 +229,17 @@ def type_hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, include_extras=True)
 
 
+def _look_alike(key: str) -> str:
+    """Where ``key`` holds a character outside ASCII, which every key of the lab is written in,
+    the first of them named: a Cyrillic 'о' in 'wоrkload' reads as the 'workload' the refusal
+    lists (the input audit)."""
+    odd = next((c for c in key if not c.isascii()), None)
+    if odd is None:
+        return ""
+    name = unicodedata.name(odd, "unnamed")
+    return f" (it holds {odd!r}, U+{ord(odd):04X} {name}, outside ASCII, which keys are written in)"
+
+
 def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
     """Construct ``cls`` from a mapping, refusing unknown keys and reporting missing ones."""
     if not isinstance(value, dict):
@@ -241,7 +253,9 @@ def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
     if unknown:
         allowed = ", ".join(fields)
         name = f"{key}.{unknown[0]}" if key else str(unknown[0])
-        raise UserError(where, name, f"unknown key; allowed here: {allowed}")
+        raise UserError(
+            where, name, f"unknown key{_look_alike(str(unknown[0]))}; allowed here: {allowed}"
+        )
     kwargs = {}
     for name, f in fields.items():
         dotted = f"{key}.{name}" if key else name
@@ -318,5 +332,5 @@ def locate(
             else ""
         )
         kind = f"a {model} scenario" if model else "the scenario"
-        raise UserError(where, key, f"no such key in {kind}{hint}")
+        raise UserError(where, key, f"no such key in {kind}{_look_alike(key)}{hint}")
     return tp

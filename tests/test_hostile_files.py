@@ -179,6 +179,17 @@ def test_a_request_of_less_than_a_byte_is_refused(run_cli):
     assert status == 0, err
 
 
+def test_a_key_with_a_look_alike_letter_names_the_letter(run_cli):
+    """The input audit: a Cyrillic 'о' in 'wоrkload' was refused with a list of allowed keys
+    holding a 'workload' that looks the same."""
+    _one_line(
+        run_cli("predict", "atlas_intellistation", "--set", "w\u043erkload.streams=2"),
+        "no such key in a storage scenario (it holds 'о', U+043E CYRILLIC SMALL LETTER O",
+    )
+    status, _, err = run_cli("predict", "atlas_intellistation", "--set", "workload.streems=2")
+    assert status == 2 and "U+" not in err, err
+
+
 def test_an_empty_out_folder_is_refused(run_cli, tmp_path):
     """--out '' wrote into the project's sweeps/ folder."""
     path = grid(tmp_path, points=[{"workload.total_MB": 100}])
