@@ -381,10 +381,10 @@ class Controller(Part):
     drive channels or ports and, for a RAID card, its processor and cache. The storage models carry
     its drives' bytes through its channels, in the mode the driver set, and through its host
     interface in its slot (trained to what both share, at most a stated maximum); a volume the card
-    keeps (engine: controller) costs its processor the calibrated raid_cycles_per_cache_block a
-    cache block it writes and ``RAID_READ_CYCLES_PER_IO`` a request it reads
-    (``model.storage.attachment``). A storage scenario's
-    controllers.NAME.part (or a download server's controller) names it."""
+    keeps (engine: controller) costs its processor ``RAID_CYCLES_PER_COMMAND`` a request it reads
+    and, a write, the calibrated raid_cycles_per_cache_block a cache block on an array that keeps
+    them (``cache_blocks``), else that cost a drive command (``model.storage.attachment``). A
+    storage scenario's controllers.NAME.part (or a download server's controller) names it."""
 
     # what the card is: hba (a host bus adapter: the host sees each drive, and md or ZFS keeps any
     # RAID) or raid (a card that keeps RAID groups itself, the only kind a volume with engine:
@@ -410,11 +410,16 @@ class Controller(Part):
     # the RAID processor, as the datasheet names it (Intel IOP332, XScale core): for the reader,
     # no model reads it
     processor: str = ""
-    # the RAID processor's clock, MHz: each cache block a volume of the card writes costs it the
-    # calibrated raid_cycles_per_cache_block cycles, each request it reads 5,000. Unset (no
-    # published clock), a scenario that uses the card's own RAID engine reports "not modelled";
-    # engine: md over its drives predicts
+    # the RAID processor's clock, MHz: each request it reads costs it 5,000 cycles, and each write
+    # as ``cache_blocks`` says. Unset (no published clock), a scenario that uses the card's own
+    # RAID engine reports "not modelled"; engine: md over its drives predicts
     processor_MHz: PositiveFloat | None = None
+    # whether the controller keeps its writes in cache blocks of the volume's cache_block_KiB, an
+    # MD-series array's setting (Dell's MD3200-family manuals: write-back cache 'mirrored to the
+    # cache of the second controller before completion status is issued'), each costing the
+    # calibrated raid_cycles_per_cache_block fitted on the MD3260; a card without (the default)
+    # pays 5,000 cycles a drive command its writes send, as its reads a request
+    cache_blocks: bool = False
     # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
     # a volume's RAID groups alternate between them
     processors: PositiveInt = 1

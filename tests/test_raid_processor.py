@@ -24,12 +24,12 @@ def test_without_a_clock_the_card_s_engine_is_not_modelled_and_the_key_is_named(
         _run()
 
 
-def test_a_raid_processor_s_rate_is_its_clock_over_the_calibrated_cycles_a_block():
-    """Where the processor binds, its rate is proportional to its clock: each cache block written
-    costs it raid_cycles_per_cache_block cycles (model.storage.attachment.raid_processor)."""
+def test_a_raid_processor_s_rate_is_its_clock_over_the_cycles_its_writes_cost():
+    """Where the processor binds, its rate is proportional to its clock: each drive command a
+    card's write sends costs it RAID_CYCLES_PER_COMMAND cycles (model.storage.topology)."""
     slow, slower = (
-        _run("controllers.brownie.processor_MHz=100", "workload.op=write"),
-        _run("controllers.brownie.processor_MHz=50", "workload.op=write"),
+        _run("controllers.brownie.processor_MHz=2", "workload.op=write"),
+        _run("controllers.brownie.processor_MHz=1", "workload.op=write"),
     )
     assert slow.bottleneck == slower.bottleneck == "raid brownie.0"
     assert slow.bound_MBps == pytest.approx(2 * slower.bound_MBps, rel=1e-9)
@@ -47,7 +47,7 @@ def test_a_scenario_s_clock_replaces_the_catalog_s():
             scenario.load("psu_write", ["variant=raid", f"controllers.{name}.processor_MHz={mhz}"]),
             calibrated(),
         )
-        for mhz in (clock / 100, clock / 200)
+        for mhz in (clock / 1000, clock / 2000)
     ]
     assert runs[0].bottleneck == runs[1].bottleneck == f"raid {name}.0"
     assert runs[0].bound_MBps == pytest.approx(2 * runs[1].bound_MBps, rel=1e-9)
@@ -57,10 +57,10 @@ def test_an_unknown_clock_spreads_the_interval_and_is_named_as_its_driver(run_cl
     """A clock the sources leave unsaid, declared over a range: the interval spans what the range
     costs, and the prediction names the unknown as what moved it most."""
     data = yaml.safe_load((paths.SCENARIOS / f"{BROWNIE}.yaml").read_text())
-    data["controllers"]["brownie"]["processor_MHz"] = 200
+    data["controllers"]["brownie"]["processor_MHz"] = 2
     data["workload"]["op"] = "write"
     data["unknowns"] = {
-        "controllers.brownie.processor_MHz": {"range": [100, 600], "source": "a test's range"}
+        "controllers.brownie.processor_MHz": {"range": [1, 6], "source": "a test's range"}
     }
     path = tmp_path / "brownie.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -68,8 +68,8 @@ def test_an_unknown_clock_spreads_the_interval_and_is_named_as_its_driver(run_cl
     assert status == 0, err
     result = json.loads(out)
     low, high = result["throughput_MBps_interval"]
-    at_100 = _run("controllers.brownie.processor_MHz=100", "workload.op=write").throughput_MBps
-    assert low <= at_100 < result["throughput_MBps"] < high
+    at_1 = _run("controllers.brownie.processor_MHz=1", "workload.op=write").throughput_MBps
+    assert low <= at_1 < result["throughput_MBps"] < high
     assert max(result["drivers"], key=result["drivers"].get) == "controllers.brownie.processor_MHz"
 
 
@@ -82,7 +82,7 @@ def test_a_read_costs_the_card_s_processor_a_request_not_a_write_s_blocks():
     reads = [_run(f"controllers.brownie.processor_MHz={mhz}") for mhz in (50, 600)]
     assert reads[0].throughput_MBps == pytest.approx(reads[1].throughput_MBps, rel=1e-9)
     assert not reads[0].bottleneck.startswith("raid ")
-    write = _run("controllers.brownie.processor_MHz=50", "workload.op=write")
+    write = _run("controllers.brownie.processor_MHz=2", "workload.op=write")
     assert write.bottleneck == "raid brownie.0"
     assert write.throughput_MBps < reads[0].throughput_MBps / 2
     at_random = (
@@ -94,3 +94,39 @@ def test_a_read_costs_the_card_s_processor_a_request_not_a_write_s_blocks():
     slow = _run("controllers.brownie.processor_MHz=1", *at_random)
     assert slow.bottleneck == "raid brownie.0"
     assert slow.throughput_MBps * 1e6 / 4096 == pytest.approx(200, rel=0.01)
+
+
+def test_a_card_without_cache_blocks_pays_its_writes_drive_commands(run_cli, tmp_path):
+    """The purchase audit: the MD3260's cost a 4 KiB cache block held any card to its clock over
+    12,870 cycles, a 1.5 GHz MegaRAID's RAID0 of eight SATA SSDs to 477 MB/s, an eighth of what its
+    drives write. A card that keeps no cache blocks pays 5,000 cycles a drive command its writes
+    send (HP's P421): there the drives bind; and 4 KiB random RAID5 writes, read-modify-writes
+    of two reads and two writes, hold a 1 MHz card to 1e6 / (5,000 x 4) = 50 a second."""
+    quote = tmp_path / "quote.yaml"
+    assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
+    card = [
+        "controllers.hba.part=megaraid_9560_8i",
+        "controllers.hba.processor_MHz=1500",
+        "volumes.data.engine=controller",
+        "volumes.data.disks.part=samsung_870_evo_1tb",
+        "workload.total_MB=10000",
+    ]
+    direct = ["workload.io=direct", "workload.queue_depth=32"]
+    raid0 = simulate(
+        scenario.load(str(quote), [*card, *direct, "volumes.data.level=raid0"]), calibrated()
+    )
+    assert raid0.bottleneck.startswith("disk ") and raid0.throughput_MBps > 4000
+    small = [
+        *card,
+        "controllers.hba.processor_MHz=1",
+        "volumes.data.level=raid5",
+        *direct,
+        "workload.pattern=random",
+        "workload.request_KiB=4",
+    ]
+    r = simulate(scenario.load(str(quote), small), calibrated())
+    assert r.bottleneck == "raid hba.0"
+    assert r.throughput_MBps * 1e6 / 4096 == pytest.approx(1e6 / (5000 * 4), rel=0.01)
+    assert any("5,000 cycles for each drive command its writes send" in n for n in r.notes)
+    # the MD3260, which keeps cache blocks, is charged its fitted cost a block as before
+    assert catalog.load().parts["controllers"]["dell_md3260"].cache_blocks

@@ -7,7 +7,7 @@ and at most its datasheet's stated maximum; a drive channel runs in the mode its
 shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
 cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
 ``raid_cycles_per_cache_block`` on each cache block it writes, and a read
-``RAID_READ_CYCLES_PER_IO`` a request (``model.storage.topology``). The rates are the catalog's
+``RAID_CYCLES_PER_COMMAND`` a request (``model.storage.topology``). The rates are the catalog's
 datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 ``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:
 ``atlas_disk``, ``atlas_hosts`` and, for the RAID cards, ``em_ingest`` and the psu tables).
@@ -24,15 +24,20 @@ from ..sim.flows import FlowResource
 from .buses import Buses, full_duplex
 from .spec import NVME
 
-# A RAID card's processor cycles a read request: HP's 'Smart Array Controllers and basic RAID
+# A RAID card's processor cycles a read request, or a drive command a write sends (a card that
+# keeps no cache blocks, Controller.cache_blocks): HP's 'Smart Array Controllers and basic RAID
 # performance factors' (2012) gives its P421's 1000 MHz RAID-on-Chip 'up to 200,000 4 KB random
 # Input/Output Operations Per Second', 5,000 cycles an I/O, and says 'Neither the Smart Array
 # processor nor the cache size affects the read performance greatly': its Figure 6's 256 KiB
 # sequential reads of RAID 0, 10, 5 and 6 scale with the drives up to the 4 x 6 Gb/s SAS link
 # (some 2,000 MiB/s at 16 drives), which 5,000 cycles a 256 KiB read allow many times over. The
 # cost a cache block the MD3260's writes fitted (raid_cycles_per_cache_block) would hold that
-# card's reads to some 320 MB/s. Taken for every card with a clock, as the write cost is
-RAID_READ_CYCLES_PER_IO = 1e9 / 200_000
+# card's reads to some 320 MB/s. Taken for every card with a clock; a write on a card that keeps
+# no cache blocks pays it for each drive command it sends (a small parity write's reads and writes
+# each one: the firmware runs a read-modify-write's steps as operations of their own, and Linux's
+# megaraid_sas takes their offsets' arithmetic off it 'as controller's ARM CPU is very slow',
+# commit 7fc557005c45, 2019), the dearer reading of HP's I/Os, which may count host requests
+RAID_CYCLES_PER_COMMAND = 1e9 / 200_000
 
 
 @dataclass(frozen=True)
@@ -309,18 +314,25 @@ class Attachment:
         return self.body.controllers[cname].mirror_reads
 
 
-def raid_processor_note(bottleneck: str, params: dict[str, float]) -> tuple[str, ...]:
-    """A note where a RAID card's processor binds (``bottleneck``, the result's): it is
-    charged one calibrated cost a cache block it writes, fitted on one array's writes."""
+def raid_processor_note(
+    bottleneck: str, params: dict[str, float], cache_blocks: bool
+) -> tuple[str, ...]:
+    """A note where a RAID card's processor binds (``bottleneck``, the result's): what it is
+    charged a write (a cache block on a controller that keeps them, ``cache_blocks``, else a drive
+    command) and a read."""
     if not bottleneck.startswith("raid "):
         return ()
+    writes = (
+        f"raid_cycles_per_cache_block, {params['raid_cycles_per_cache_block']:,.0f} cycles for "
+        "each cache block it writes (the volume's cache_block_KiB, 4 KiB unless set), fitted on "
+        "the MD3260's writes (caching, mirroring to its partner, destaging, parity set-up) and "
+        "taken for every RAID level alike"
+        if cache_blocks
+        else f"{RAID_CYCLES_PER_COMMAND:,.0f} cycles for each drive command its writes send (a "
+        "mirror's copies, a stripe row's parity, a small parity write's reads and writes)"
+    )
     return (
-        f"{bottleneck} binds: a RAID card's processor is charged raid_cycles_per_cache_block, "
-        f"{params['raid_cycles_per_cache_block']:,.0f} cycles for each cache block (the volume's "
-        "cache_block_KiB, 4 KiB unless set: an MD-series array's setting, which a card without "
-        "one is charged as if it had) it writes, fitted on the MD3260's writes (caching, "
-        "mirroring to its partner, destaging, parity set-up) and taken for every RAID level "
-        "alike; a card that does less for a mirror or keeps no partner moves more; a read "
-        f"{RAID_READ_CYCLES_PER_IO:,.0f} cycles a request (HP's P421: 200,000 4 KB reads a "
+        f"{bottleneck} binds: a RAID card's processor is charged {writes}; a read "
+        f"{RAID_CYCLES_PER_COMMAND:,.0f} cycles a request (HP's P421: 200,000 4 KB I/Os a "
         "second at 1000 MHz)",
     )

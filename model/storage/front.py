@@ -461,7 +461,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"{host.clock_GHz:g} GHz cores, a call of {call_KiB:,.0f} KiB (nfs_call_cycles: an "
             "estimate, its range in the interval)",
         )
-    notes += storage_stream.bottleneck_notes(bottleneck, params)
+    notes += storage_stream.bottleneck_notes(bottleneck, params, body, catalog)
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_flow * flows,

@@ -56,12 +56,13 @@ PARAMETERS = (
         20000.0,
         1000.0,
         200000.0,
-        "processor cycles a hardware RAID controller spends on each cache block of user data "
-        "it writes (cache allocation, mirroring to its partner, destaging, parity set-up); a "
-        "read costs it model.storage.attachment.RAID_READ_CYCLES_PER_IO a request instead (HP's "
-        "Smart Array brief of 2012: the processor does not affect read performance greatly). "
-        "Informed by em_ingest (the MD3260's controllers); taken for every RAID controller whose "
-        "processor the catalog gives",
+        "processor cycles a RAID array's controller that keeps its writes in cache blocks (an "
+        "MD-series array's cache_block_KiB setting, the catalog's cache_blocks) spends on each "
+        "cache block of user data it writes (cache allocation, mirroring to its partner, "
+        "destaging, parity set-up); a read costs it model.storage.attachment."
+        "RAID_CYCLES_PER_COMMAND a request instead (HP's Smart Array brief of 2012: the "
+        "processor does not affect read performance greatly), as does each drive command a card "
+        "without cache blocks writes. Informed by em_ingest (the MD3260's controllers)",
     ),
     FreeParameter(
         "iop332_driver_write_ns_per_byte",

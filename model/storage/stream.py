@@ -114,10 +114,16 @@ def checkpoint_wait(
         usage[own_time] = usage[process] + wait
 
 
-def bottleneck_notes(bottleneck: str, params: dict[str, float]) -> tuple[str, ...]:
+def bottleneck_notes(
+    bottleneck: str, params: dict[str, float], body: StorageBody, catalog: Catalog
+) -> tuple[str, ...]:
     """The notes only the result's bottleneck (``bottleneck``) calls for, a stream's and a client's
-    alike: md's one raid5d thread, a RAID card's processor."""
-    return raid5d.thread_note(bottleneck) + raid_processor_note(bottleneck, params)
+    alike: md's one raid5d thread, a RAID card's processor (``raid CONTROLLER.N``: whether the
+    catalog's controller keeps cache blocks)."""
+    cname = bottleneck.removeprefix("raid ").rpartition(".")[0]
+    slot = body.controllers.get(cname) if bottleneck.startswith("raid ") else None
+    cache_blocks = slot is not None and catalog.parts["controllers"][slot.part].cache_blocks
+    return raid5d.thread_note(bottleneck) + raid_processor_note(bottleneck, params, cache_blocks)
 
 
 def stream_cores(streams: int, cores: int) -> list[str]:
@@ -249,7 +255,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
         notes=path.notes
-        + bottleneck_notes(busiest(utilization), params)
+        + bottleneck_notes(busiest(utilization), params, body, catalog)
         + writecache.burst_note(body, catalog, scenario.path, bytes_per_stream * w.streams),
         unpredicted=(
             (

@@ -40,7 +40,7 @@ from ..errors import UserError
 from ..parts import Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import raid5d, slots, zfs
-from .attachment import RAID_READ_CYCLES_PER_IO, Attachment
+from .attachment import RAID_CYCLES_PER_COMMAND, Attachment
 from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
 from .filesystem import journal, metadata_share
@@ -272,7 +272,7 @@ def _add_group_costs(
                     "a RAID card keeps a volume on its own channels; this volume's shelf is "
                     "cabled to " + ", ".join(c for c, _ in controllers) + " (engine: md or zfs)",
                 )
-            _add_raid_card(usage, attachment, spot, controllers[0][0], g, g_share)
+            _add_raid_card(usage, attachment, spot, work, controllers[0][0], g, g_share)
     if volume.engine == "md" and LEVELS[spot.level].parity_chunks and spot.op == "write":
         _add_raid5d(usage, attachment, host, spot, work, g, g_share)
 
@@ -303,12 +303,20 @@ def _add_raid5d(
 
 
 def _add_raid_card(
-    usage: _Usage, attachment: Attachment, spot: Placement, cname: str, g: int, g_share: float
+    usage: _Usage,
+    attachment: Attachment,
+    spot: Placement,
+    work: DriveWork,
+    cname: str,
+    g: int,
+    g_share: float,
 ) -> None:
-    """Add the RAID card's path for group ``g``'s user bytes and its processor's time: a write's
-    cache blocks at the cost the MD3260's writes fitted, a read's requests at
-    ``attachment.RAID_READ_CYCLES_PER_IO`` each (HP's P421, whose processor does not hold its
-    sequential reads: the write cost would have held a 1 GHz card to some 320 MB/s)."""
+    """Add the RAID card's path for group ``g``'s user bytes and its processor's time: a read's
+    requests at ``attachment.RAID_CYCLES_PER_COMMAND`` each (HP's P421, whose processor does not
+    hold its sequential reads), and a write's cache blocks at the cost the MD3260's writes fitted
+    on a controller that keeps them (``cache_blocks``), else its drive commands at
+    ``RAID_CYCLES_PER_COMMAND`` each (``_write_commands_per_byte``): the MD3260's cost a block
+    had held any card, a RAID0 of eight SSDs on a 1.5 GHz MegaRAID included, to 477 MB/s."""
     buses, volume = attachment.buses, spot.volume
     ctrl = attachment.controller(cname)
     if volume.group_paths:  # the group's wire, and the links it hangs from
@@ -322,13 +330,26 @@ def _add_raid_card(
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
     processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
-    if spot.op == "write":
+    if spot.op == "write" and ctrl.cache_blocks:
         cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
             volume.cache_block_KiB * 1024
         )
+    elif spot.op == "write":
+        cycles_per_byte = RAID_CYCLES_PER_COMMAND * _write_commands_per_byte(attachment, spot, work)
     else:
-        cycles_per_byte = RAID_READ_CYCLES_PER_IO / _read_request_B(attachment.body)
+        cycles_per_byte = RAID_CYCLES_PER_COMMAND / _read_request_B(attachment.body)
     usage.add(processor, g_share * cycles_per_byte / clock_Hz)
+
+
+def _write_commands_per_byte(attachment: Attachment, spot: Placement, work: DriveWork) -> float:
+    """The drive commands a card sends a byte written to one of its groups: a random request's
+    (each copy and parity piece, a small parity write's reads and writes, ``RandomLayout.at_once``)
+    over its bytes; a stream's, whose write-back cache gathers whole chunks, one a chunk on each
+    drive the level writes it to (a mirror's copies, a stripe row's parity)."""
+    if work.layout is not None:
+        return sum(work.layout.at_once) / (attachment.body.workload.request_KiB * 1024)
+    drives_written = LEVELS[spot.level].transfer_share(spot.per_group, "write") * spot.per_group
+    return drives_written / (spot.volume.chunk_KiB * 1024)
 
 
 def _read_request_B(body: StorageBody) -> float:
