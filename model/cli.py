@@ -281,11 +281,13 @@ def _sweep(args) -> int:
     results = out / "results.parquet"
     failures = _failures_in(results)
     earlier = len(failures) - failed  # stored failures a resumed run did not run again
-    print(
-        f"{grid.name}: {len(points):,} point{'s' if len(points) != 1 else ''}; {finished:,} run "
-        f"now ({failed:,} failed), {skipped:,} already done"
-        + (f" ({earlier:,} of them failed: --retry-failed runs them again)" if earlier else "")
-        + f"; results in {paths.openable(results)}"
+    print(  # one line whatever the folder's name holds (an --out with a line break had split it)
+        one_line(
+            f"{grid.name}: {len(points):,} point{'s' if len(points) != 1 else ''}; {finished:,} "
+            f"run now ({failed:,} failed), {skipped:,} already done"
+            + (f" ({earlier:,} of them failed: --retry-failed runs them again)" if earlier else "")
+            + f"; results in {paths.openable(results)}"
+        )
     )
     if failures:
         print("failed, by reason:")
@@ -297,7 +299,7 @@ def _sweep(args) -> int:
         if lines:
             print(
                 "what moves the predictions most (each driver's share of the 90 % intervals' "
-                f"spread; all in {paths.openable(out / 'drivers.csv')}):"
+                f"spread; all in {one_line(paths.openable(out / 'drivers.csv'))}):"
             )
             print("\n".join(lines))
     return POINTS_FAILED_STATUS if failures else 0

@@ -190,6 +190,16 @@ def test_a_key_with_a_look_alike_letter_names_the_letter(run_cli):
     assert status == 2 and "U+" not in err, err
 
 
+def test_a_sweep_s_summary_is_one_line_whatever_its_folder_holds(run_cli, tmp_path):
+    """The input audit: an --out holding a line break split the summary line in two."""
+    path = grid(tmp_path, points=[{"workload.total_MB": 100}])
+    status, out, err = run_cli(
+        "sweep", str(path), "--out", str(tmp_path / "a\nb"), "--workers", "1"
+    )
+    assert status == 0, err
+    assert len(out.strip().splitlines()) == 1 and "a\\nb" in out, out
+
+
 def test_an_empty_out_folder_is_refused(run_cli, tmp_path):
     """--out '' wrote into the project's sweeps/ folder."""
     path = grid(tmp_path, points=[{"workload.total_MB": 100}])
