@@ -200,6 +200,21 @@ def test_an_edit_to_a_scenario_a_grid_s_point_names_reruns_that_point(tmp_path):
     assert run_module.run(loaded, points, out, workers=1, progress=False) == (1, 0, 1)
 
 
+def test_a_papermill_point_imports_nothing_from_its_grid_s_folder(run_cli, tmp_path):
+    """The review: with the grid's folder as the kernel's working folder, a model/ package beside
+    the grid came first on the kernel's import path and ran as the lab's code, without
+    --trust-notebook. A point of the project's notebook runs in its own empty folder."""
+    marker = tmp_path / "ran"
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\nraise SystemExit('the grid folder ran')\n"
+    )
+    path = grid(tmp_path, engine="papermill", points=[{"workload.total_MB": 100}])
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0 and "1 run now (0 failed)" in out, out + err
+    assert not marker.exists()
+
+
 def test_an_edit_to_a_file_a_notebook_grid_s_point_names_reruns_that_point(run_cli, tmp_path):
     """The input audit: a notebook grid's point naming a scenario file kept its stored result (0
     run now, 1 already done) after the file was edited to move four times the data."""

@@ -123,6 +123,16 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _kernel_folder(notebook: Path, tmp: str) -> str:
+    """Where a point's kernel runs: a notebook of the grid's own (run on --trust-notebook) in its
+    folder, beside the files it may read; one of the project's in the point's own empty folder,
+    where a value that names no file in the grid's folder finds nothing either (in notebooks/ it
+    had been looked for there: the input audit), and from which no file of the grid's folder
+    comes first on the kernel's import path (with the grid's folder there, a model/ beside the
+    grid ran as the lab's code: the review)."""
+    return tmp if paths.inside(paths.NOTEBOOKS, notebook) is not None else str(notebook.parent)
+
+
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     import papermill
 
@@ -153,10 +163,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
                 str(notebook),
                 str(running_nb),
                 parameters=parameters,
-                # the grid's folder, where a value that names a file by a path is read (one that
-                # names none there, passed as written, found nothing else: in notebooks/, the
-                # notebook's own, the input audit's relative path had been looked for there)
-                cwd=spec["folder"],
+                cwd=_kernel_folder(notebook, tmp),
                 execution_timeout=spec.get("timeout_s"),
                 **kernel_options(Path(tmp)),
             )
