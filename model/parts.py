@@ -381,10 +381,11 @@ class Controller(Part):
     drive channels or ports and, for a RAID card, its processor and cache. The storage models carry
     its drives' bytes through its channels, in the mode the driver set, and through its host
     interface in its slot (trained to what both share, at most a stated maximum); a volume the card
-    keeps (engine: controller) costs its processor ``RAID_CYCLES_PER_COMMAND`` a request it reads
-    and, a write, the calibrated raid_cycles_per_cache_block a cache block on an array that keeps
-    them (``cache_blocks``), else that cost a drive command (``model.storage.attachment``). A
-    storage scenario's controllers.NAME.part (or a download server's controller) names it."""
+    keeps (engine: controller) costs its processor ``RAID_READ_CYCLES_PER_REQUEST`` a request it
+    reads and, a write, the calibrated raid_cycles_per_cache_block a cache block on an array that
+    keeps them (``cache_blocks``), else raid_cycles_per_write_command a drive command
+    (``model.storage.attachment``). A storage scenario's controllers.NAME.part (or a download
+    server's controller) names it."""
 
     # what the card is: hba (a host bus adapter: the host sees each drive, and md or ZFS keeps any
     # RAID) or raid (a card that keeps RAID groups itself, the only kind a volume with engine:
@@ -418,7 +419,7 @@ class Controller(Part):
     # MD-series array's setting (Dell's MD3200-family manuals: write-back cache 'mirrored to the
     # cache of the second controller before completion status is issued'), each costing the
     # calibrated raid_cycles_per_cache_block fitted on the MD3260; a card without (the default)
-    # pays 5,000 cycles a drive command its writes send, as its reads a request
+    # pays raid_cycles_per_write_command a drive command its writes send
     cache_blocks: bool = False
     # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
     # a volume's RAID groups alternate between them

@@ -44,7 +44,12 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
     # every storage parameter but the CPU per request, an NFS call's and a disk's cached command,
     # which no table's requests reach (they keep their defaults; see tests/test_random_io.py,
     # tests/test_front.py and tests/test_direct.py)
-    unreached = {"io_cycles_per_request", "nfs_call_cycles", "disk_cache_command_us"}
+    unreached = {
+        "io_cycles_per_request",
+        "nfs_call_cycles",
+        "disk_cache_command_us",
+        "raid_cycles_per_write_command",
+    }
     assert set(truth) == {p.name for p in storage_parameters.PARAMETERS} - unreached
     synthetic = []
     for r in ROWS:

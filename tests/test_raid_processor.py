@@ -26,7 +26,7 @@ def test_without_a_clock_the_card_s_engine_is_not_modelled_and_the_key_is_named(
 
 def test_a_raid_processor_s_rate_is_its_clock_over_the_cycles_its_writes_cost():
     """Where the processor binds, its rate is proportional to its clock: each drive command a
-    card's write sends costs it RAID_CYCLES_PER_COMMAND cycles (model.storage.topology)."""
+    card's write sends costs it raid_cycles_per_write_command cycles (model.storage.topology)."""
     slow, slower = (
         _run("controllers.brownie.processor_MHz=2", "workload.op=write"),
         _run("controllers.brownie.processor_MHz=1", "workload.op=write"),
@@ -73,7 +73,7 @@ def test_an_unknown_clock_spreads_the_interval_and_is_named_as_its_driver(run_cl
     assert max(result["drivers"], key=result["drivers"].get) == "controllers.brownie.processor_MHz"
 
 
-def test_a_read_costs_the_card_s_processor_a_request_not_a_write_s_blocks():
+def test_a_read_costs_the_card_s_processor_a_request_and_a_write_its_commands():
     """The storage audit: a card given a clock held reads to its write cost (60 drives behind a
     1.2 GHz MegaRAID at 382 MB/s, where md on the same drives gave 4,625). A read costs it 5,000
     cycles a request (HP's P421: 200,000 4 KB reads a second at 1000 MHz), so a sequential read
@@ -128,5 +128,21 @@ def test_a_card_without_cache_blocks_pays_its_writes_drive_commands(run_cli, tmp
     assert r.bottleneck == "raid hba.0"
     assert r.throughput_MBps * 1e6 / 4096 == pytest.approx(1e6 / (5000 * 4), rel=0.01)
     assert any("5,000 cycles for each drive command its writes send" in n for n in r.notes)
-    # the MD3260, which keeps cache blocks, is charged its fitted cost a block as before
+    # its range (1,250 to 5,000: HP's I/Os counted as a RAID5 write's host requests or as drive
+    # commands) is in the interval: four times the IOPS at its low end
+    cheap = simulate(
+        scenario.load(str(quote), small), {**calibrated(), "raid_cycles_per_write_command": 1250}
+    )
+    assert cheap.throughput_MBps == pytest.approx(4 * r.throughput_MBps, rel=0.01)
+    # the MD3260, which keeps cache blocks, is charged its fitted cost a block as before; a card
+    # without refuses the array's setting, which moved nothing on it (the review)
     assert catalog.load().parts["controllers"]["dell_md3260"].cache_blocks
+    status, _, err = run_cli(
+        "predict",
+        str(quote),
+        "--point",
+        *[a for o in card for a in ("--set", o)],
+        "--set",
+        "volumes.data.cache_block_KiB=32",
+    )
+    assert status == 2 and "volumes.data.cache_block_KiB" in err and "keeps no cache blocks" in err

@@ -6,11 +6,12 @@ A controller's host interface carries what its link to the slot trains to (``par
 and at most its datasheet's stated maximum; a drive channel runs in the mode its driver set; a
 shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
 cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
-``raid_cycles_per_cache_block`` on each cache block it writes, and a read
-``RAID_CYCLES_PER_COMMAND`` a request (``model.storage.topology``). The rates are the catalog's
-datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
+``RAID_READ_CYCLES_PER_REQUEST`` a request it reads and, a write, ``raid_cycles_per_cache_block``
+a cache block on an array that keeps them (``Controller.cache_blocks``), else
+``raid_cycles_per_write_command`` a drive command (``model.storage.topology``). The rates are the
+catalog's datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 ``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:
-``atlas_disk``, ``atlas_hosts`` and, for the RAID cards, ``em_ingest`` and the psu tables).
+``atlas_disk``, ``atlas_hosts`` and, for the MD3260's controllers, ``em_ingest``).
 """
 
 from __future__ import annotations
@@ -24,20 +25,16 @@ from ..sim.flows import FlowResource
 from .buses import Buses, full_duplex
 from .spec import NVME
 
-# A RAID card's processor cycles a read request, or a drive command a write sends (a card that
-# keeps no cache blocks, Controller.cache_blocks): HP's 'Smart Array Controllers and basic RAID
+# A RAID card's processor cycles a read request: HP's 'Smart Array Controllers and basic RAID
 # performance factors' (2012) gives its P421's 1000 MHz RAID-on-Chip 'up to 200,000 4 KB random
 # Input/Output Operations Per Second', 5,000 cycles an I/O, and says 'Neither the Smart Array
 # processor nor the cache size affects the read performance greatly': its Figure 6's 256 KiB
 # sequential reads of RAID 0, 10, 5 and 6 scale with the drives up to the 4 x 6 Gb/s SAS link
 # (some 2,000 MiB/s at 16 drives), which 5,000 cycles a 256 KiB read allow many times over. The
 # cost a cache block the MD3260's writes fitted (raid_cycles_per_cache_block) would hold that
-# card's reads to some 320 MB/s. Taken for every card with a clock; a write on a card that keeps
-# no cache blocks pays it for each drive command it sends (a small parity write's reads and writes
-# each one: the firmware runs a read-modify-write's steps as operations of their own, and Linux's
-# megaraid_sas takes their offsets' arithmetic off it 'as controller's ARM CPU is very slow',
-# commit 7fc557005c45, 2019), the dearer reading of HP's I/Os, which may count host requests
-RAID_CYCLES_PER_COMMAND = 1e9 / 200_000
+# card's reads to some 320 MB/s. Taken for every card with a clock (a write's drive commands on a
+# card without cache blocks: raid_cycles_per_write_command, model.storage.parameters)
+RAID_READ_CYCLES_PER_REQUEST = 1e9 / 200_000
 
 
 @dataclass(frozen=True)
@@ -328,11 +325,13 @@ def raid_processor_note(
         "the MD3260's writes (caching, mirroring to its partner, destaging, parity set-up) and "
         "taken for every RAID level alike"
         if cache_blocks
-        else f"{RAID_CYCLES_PER_COMMAND:,.0f} cycles for each drive command its writes send (a "
-        "mirror's copies, a stripe row's parity, a small parity write's reads and writes)"
+        else f"raid_cycles_per_write_command, {params['raid_cycles_per_write_command']:,.0f} "
+        "cycles for each drive command its writes send (a mirror's copies, a stripe row's parity, "
+        "a small parity write's reads and writes; an estimate from one card's published I/Os, its "
+        "range in the interval)"
     )
     return (
         f"{bottleneck} binds: a RAID card's processor is charged {writes}; a read "
-        f"{RAID_CYCLES_PER_COMMAND:,.0f} cycles a request (HP's P421: 200,000 4 KB I/Os a "
+        f"{RAID_READ_CYCLES_PER_REQUEST:,.0f} cycles a request (HP's P421: 200,000 4 KB I/Os a "
         "second at 1000 MHz)",
     )

@@ -458,7 +458,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"an NFS call's own work in its nfsd thread (sunrpc's hand-off and wake-up, XDR, the "
             f"file handle's check): {params['nfs_call_cycles']:,.0f} cycles, "
             f"{params['nfs_call_cycles'] / (host.clock_GHz * 1e3):.1f} us on the host's "
-            f"{host.clock_GHz:g} GHz cores, a call of {call_KiB:,.0f} KiB (nfs_call_cycles: an "
+            f"{host.clock_GHz:g} GHz cores, a call of {call_KiB:,.4g} KiB (nfs_call_cycles: an "
             "estimate, its range in the interval)",
         )
     notes += storage_stream.bottleneck_notes(bottleneck, params, body, catalog)

@@ -102,6 +102,9 @@ class Shelf:
 # the attach-point holder of an NVMe drive on a bus segment's own lanes: ``nvme.SEGMENT.N``
 NVME = "nvme"
 
+# an MD-series array's cache block unless a volume sets one (cache_block_KiB), KiB
+CACHE_BLOCK_KiB = 4.0
+
 
 @dataclass(frozen=True)
 class DiskSet:
@@ -226,7 +229,8 @@ class Volume:
     ``group_paths`` names the bus segments that carry each group's traffic to the host, in turn
     (the SAS wires of an external array), each with the segments it hangs from (``via``: the HBA's
     PCIe link); without it, traffic takes the controller's own slot.
-    ``cache_block_KiB`` is a RAID controller's cache block size.
+    ``cache_block_KiB`` is a RAID array's cache block size, the MD-series setting of a controller
+    whose catalog part keeps cache blocks (``cache_blocks``); refused on a card without them.
     ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
     (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
     ``disabled`` (a drive that holds one command at a time then waits a revolution between two
@@ -305,7 +309,7 @@ class Volume:
     # drive's (md's --chunk, a RAID controller's stripe or segment size); with lvm striped, also
     # the stripe LVM deals a request out in over the groups (lvcreate -I)
     chunk_KiB: StripeChunk = 64.0
-    cache_block_KiB: PositiveFloat = 4.0
+    cache_block_KiB: PositiveFloat = CACHE_BLOCK_KiB
     group_paths: tuple[str, ...] = ()
     drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"
     # whether md's RAID6 may update a stripe by read-modify-write (read the old data and both

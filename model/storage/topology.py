@@ -13,7 +13,8 @@ drive, which reads only what it is asked for, spends only that 1/d). Every
 drive's transfer crosses its device channel and controller (``model.storage.attachment``); an md
 volume's drive traffic then crosses the controller's bus segment (``model.storage.buses``), a
 hardware RAID volume's user traffic crosses the path of its group (a SAS wire of an external array)
-and a write costs the group's RAID processor its time per cache block. An md RAID5/6 array's
+and a read costs the group's RAID processor its time a request, a write its time a cache block
+or a drive command (``_add_raid_card``). An md RAID5/6 array's
 writes cost its one raid5d thread, and the host's CPU, the parity's copies and its stripe_heads'
 requests (``model.storage.raid5d``); a read of a whole array passes it by.
 Each drive is a resource at its rate for the stream (``model.storage.drive_work``). A flash drive
@@ -40,12 +41,12 @@ from ..errors import UserError
 from ..parts import Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import raid5d, slots, zfs
-from .attachment import RAID_CYCLES_PER_COMMAND, Attachment
+from .attachment import RAID_READ_CYCLES_PER_REQUEST, Attachment
 from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
 from .filesystem import journal, metadata_share
 from .raid import LEVELS
-from .spec import NVME, StorageBody, Volume
+from .spec import NVME, CACHE_BLOCK_KiB, StorageBody, Volume
 
 
 @dataclass
@@ -312,11 +313,11 @@ def _add_raid_card(
     g_share: float,
 ) -> None:
     """Add the RAID card's path for group ``g``'s user bytes and its processor's time: a read's
-    requests at ``attachment.RAID_CYCLES_PER_COMMAND`` each (HP's P421, whose processor does not
-    hold its sequential reads), and a write's cache blocks at the cost the MD3260's writes fitted
-    on a controller that keeps them (``cache_blocks``), else its drive commands at
-    ``RAID_CYCLES_PER_COMMAND`` each (``_write_commands_per_byte``): the MD3260's cost a block
-    had held any card, a RAID0 of eight SSDs on a 1.5 GHz MegaRAID included, to 477 MB/s."""
+    requests at ``attachment.RAID_READ_CYCLES_PER_REQUEST`` each (HP's P421, whose processor
+    does not hold its sequential reads), and a write's cache blocks at the cost the MD3260's
+    writes fitted on a controller that keeps them (``cache_blocks``), else its drive commands at
+    ``raid_cycles_per_write_command`` each (``_write_commands_per_byte``): the MD3260's cost a
+    block had held any card, a RAID0 of eight SSDs on a 1.5 GHz MegaRAID included, to 477 MB/s."""
     buses, volume = attachment.buses, spot.volume
     ctrl = attachment.controller(cname)
     if volume.group_paths:  # the group's wire, and the links it hangs from
@@ -330,14 +331,23 @@ def _add_raid_card(
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
     processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
+    if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
+        raise UserError(  # it moved nothing there (the review)
+            attachment.where,
+            f"volumes.{spot.name}.cache_block_KiB",
+            f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the catalog's "
+            "cache_blocks): its writes cost it their drive commands; remove the key",
+        )
     if spot.op == "write" and ctrl.cache_blocks:
         cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
             volume.cache_block_KiB * 1024
         )
     elif spot.op == "write":
-        cycles_per_byte = RAID_CYCLES_PER_COMMAND * _write_commands_per_byte(attachment, spot, work)
+        cycles_per_byte = attachment.params["raid_cycles_per_write_command"] * (
+            _write_commands_per_byte(attachment, spot, work)
+        )
     else:
-        cycles_per_byte = RAID_CYCLES_PER_COMMAND / _read_request_B(attachment.body)
+        cycles_per_byte = RAID_READ_CYCLES_PER_REQUEST / _read_request_B(attachment.body)
     usage.add(processor, g_share * cycles_per_byte / clock_Hz)
 
 

@@ -358,11 +358,18 @@ def notebook_value(value: Any, folder: str) -> Any:
     not made a path (the sweep audit: it reached the notebook as the grid's folder/MB/s, where
     the results recorded 'MB/s')."""
 
-    def in_full(text: str) -> str:
+    def named_in_full(text: str) -> str:
         file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
         return str(file) if file is not None and paths.exists(file) else text
 
-    return _each_text(value, in_full)
+    return _each_text(value, named_in_full)
+
+
+def texts(value: Any) -> list[str]:
+    """Every string in ``value``, in its mappings and lists too (``_each_text``'s)."""
+    found: list[str] = []
+    _each_text(value, lambda text: found.append(text) or text)
+    return found
 
 
 def _each_text(value: Any, change: Callable[[str], str]) -> Any:

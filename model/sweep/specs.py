@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import paths, provenance
 from ..errors import UserError
-from .grid import Grid, names_a_file, notebook_value, setting
+from .grid import Grid, names_a_file, notebook_value, setting, texts
 from .point import SWEEP_POINT_NOTEBOOK, lab_fingerprint
 from .store import point_id, point_settings
 
@@ -109,7 +109,7 @@ def _named_by_notebook_values(grid: Grid, points: list[dict[str, Any]]) -> list[
             {
                 text
                 for value in point.values()
-                for text in _texts(notebook_value(value, grid.folder))
+                for text in texts(notebook_value(value, grid.folder))
                 if Path(text).is_absolute() and paths.is_file(Path(text))
             }
         )
@@ -122,17 +122,6 @@ def _named_by_notebook_values(grid: Grid, points: list[dict[str, Any]]) -> list[
                         prints[file] = hashlib.file_digest(f, "sha1").hexdigest()[:12]
         out.append(",".join(f"{file}:{prints[file]}" for file in named))
     return out
-
-
-def _texts(value: Any) -> list[str]:
-    """Every string in ``value``, in its mappings and lists too."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, list | tuple):
-        return [t for v in value for t in _texts(v)]
-    return []
 
 
 def grid_seed(grid: Grid) -> int | None:
