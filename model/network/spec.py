@@ -193,8 +193,9 @@ class WanBody:
 
 @dataclass(frozen=True)
 class DbWorkload:
-    """``clients`` client processes (one per client machine) each making ``reads_per_client``
-    reads at once; every read is simulated, so clients x reads_per_client is at most 20,000.
+    """``clients`` client processes (one per client machine), started together, each making
+    ``reads_per_client`` reads one after another (the report's one-at-a-time reads); every read is
+    simulated, so clients x reads_per_client is at most 20,000.
 
     A read returns ``read_MB`` of evaluated data (``values_per_read`` values). The tests of the
     MDSplus report: ``baseline`` (a numeric node), ``math`` (sin+cos+tan of the data in the node's
