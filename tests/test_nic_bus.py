@@ -54,6 +54,17 @@ def test_a_gigabit_card_on_a_32_bit_33_mhz_pci_bus_moves_what_the_bus_sustains()
     assert nic_links.nic_notes(catalog.load(), ("nic_gbe", None), **framing) == ()
 
 
+def test_a_card_s_ports_together_past_its_link_are_said_to_be_held_by_it():
+    """The network audit: a real server's dual 40 GbE card in a PCIe 3.0 x8 slot moved 6,888 MB/s
+    named as its 'link out', with no word of the card's link, which the note checked against one
+    port's line alone (5,000 MB/s, below the link's 7,202)."""
+    framing = {"mtu_B": 1500, "bus_efficiency": 0.9}
+    parts = catalog.load()
+    assert nic_links.nic_notes(parts, ("intel_xl710_qda2", None, 1), **framing) == ()
+    (note,) = nic_links.nic_notes(parts, ("intel_xl710_qda2", None, 2), **framing)
+    assert "slower than the 2 ports' lines on the card (2 x 40 Gbit/s, 10,000 MB/s)" in note
+
+
 def test_an_acquisition_server_s_slot_caps_what_it_writes(tmp_path):
     data = yaml.safe_load(scenario.resolve("em_ingest_microscopes").read_text())
     data.update(clients=1, client_nic="slow", parts={"nics": {"slow": SLOW_SLOT_NIC}})
