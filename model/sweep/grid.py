@@ -36,9 +36,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import numpy as np
-from scipy.stats import qmc
-
 from .. import catalog as catalog_module
 from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
@@ -173,6 +170,11 @@ class Grid:
 
 
 def _sampled(sample: Sample) -> list[dict[str, Any]]:
+    # here, not at the top: a papermill point's notebook imports this module for ``setting``, and
+    # scipy.stats took some 2 s of each point's start (make bench: 2.7x an empty notebook)
+    import numpy as np
+    from scipy.stats import qmc
+
     keys = list(sample.ranges)
     rng = np.random.default_rng(sample.seed)
     if sample.method == "lhs":
