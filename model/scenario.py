@@ -218,6 +218,11 @@ def plain_name(name: str) -> bool:
     return not any(sep in name for sep in "/\\") and Path(name).suffix not in (".yaml", ".yml")
 
 
+def shipped_names() -> list[str]:
+    """The project's scenarios, by name (data/scenarios/NAME.yaml)."""
+    return sorted(p.stem for p in paths.SCENARIOS.glob("*.yaml"))
+
+
 def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     """The file of a scenario another file names (a scenario's reference, a grid's ``scenario``):
     a plain name is one of the project's (``data/scenarios/NAME.yaml``); a path is read only in the
@@ -225,7 +230,7 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     if plain_name(name):
         file = paths.SCENARIOS / f"{name}.yaml"
         if not paths.is_file(file):
-            shipped = ", ".join(sorted(p.stem for p in paths.SCENARIOS.glob("*.yaml")))
+            shipped = ", ".join(shipped_names())
             raise UserError(
                 where,
                 key,
@@ -264,6 +269,13 @@ def load(
     the user typed (``predict --set``) name files as a shell does, from the working directory."""
     path = resolve(name_or_path)
     where = paths.shown(path)
+    if plain_name(str(name_or_path)) and not paths.exists(path):  # a name, not a path: say which
+        raise UserError(
+            where,
+            None,
+            f"no such scenario {str(name_or_path)!r}; the project's: {', '.join(shipped_names())}"
+            " (or give your own as a file, mine.yaml)",
+        )
     raw = read_yaml(path)
     model = raw.get("model")
     if not isinstance(model, str) or model not in registry.MODELS:

@@ -655,3 +655,12 @@ def test_a_whole_number_written_with_a_point_is_said_so_where_an_integer_is_due(
     )
     assert status == 2 and not out
     assert err.rstrip().endswith("got 2.0, a decimal number"), err
+
+
+def test_a_scenario_name_that_is_none_of_the_project_s_lists_them(run_cli):
+    """The docs audit: 'predict nosuch' said only 'data/scenarios/nosuch.yaml: no such file', with
+    no word of the names there are and no list of them anywhere but the folder."""
+    status, out, err = run_cli("predict", "nosuch")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "no such scenario 'nosuch'; the project's: atlas_brownie, " in err
+    assert "purchase_nvme (or give your own as a file, mine.yaml)" in err
