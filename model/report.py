@@ -57,6 +57,9 @@ def prediction_text(
                 f"offered load (it keeps up; the busiest resource, {name}, "
                 f"{_fmt(100 * others[name], '%')} busy)"
             )
+    # one client's figures where the model's are (MDSplus): said beside each, not in a note alone
+    per = registry.MODELS[scenario.model].per
+    each, a = (f" per {per}", f" a {per}") if per else ("", "")
     lines = [
         f"{scenario.name}"
         + (f" (variant {scenario.variant})" if scenario.variant else "")
@@ -65,11 +68,12 @@ def prediction_text(
             if any(not o.startswith("variant=") for o in scenario.overrides)
             else ""
         ),
-        f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}  {spread}".rstrip(),
+        f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}{each}  {spread}".rstrip(),
         *_as_requests_or_bits(scenario, result),
         *lines_before,
-        f"  bound        {_fmt(result.bound_MBps, 'MB/s')}  {_bound_words(result)}",
-        f"  elapsed      {_fmt(result.elapsed_s, 's')} for {_fmt(result.bytes_moved / 1e6, 'MB')}",
+        f"  bound        {_fmt(result.bound_MBps, 'MB/s')}{each}  {_bound_words(result)}",
+        f"  elapsed      {_fmt(result.elapsed_s, 's')} for "
+        f"{_fmt(result.bytes_moved / 1e6, 'MB')}{a}",
         f"  bottleneck   {limit}",
     ]
     if result.cpu_s is not None:  # models without a CPU figure leave the line out

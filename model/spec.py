@@ -101,3 +101,6 @@ class ModelRecord:
     check_parts: Callable[[Any, Any, dict[str, float], str], None] = field(
         default=lambda body, catalog, params, where: None
     )
+    # whose figures a result's throughput, bound and bytes are where not the whole system's: one
+    # client's (db_clients, the report's rate per client), said beside each
+    per: str = ""

@@ -1,6 +1,8 @@
 """The MDSplus client model: processor sharing on the server, thin against distributed, the extra
 hop."""
 
+import json
+
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -296,3 +298,19 @@ def test_clients_in_step_that_leave_every_resource_idle_part_of_the_time_say_so(
     assert any("no resource is busy all the time (the busiest 51 %)" in n for n in r.notes)
     for mode in ("thin", "dist"):
         assert not any("busy all the time" in n for n in _run(mode, "baseline", 1).notes)
+
+
+def test_one_client_s_figures_say_so_beside_each(run_cli):
+    """The docs audit: MDSplus's throughput, bound and bytes are one client's (the report's rate
+    per client), said only in a note, so 0.0164 MB/s at 1,000 clients read as the whole; the text
+    and --json's units say 'per client' beside each, and a storage scenario's say nothing so."""
+    status, out, err = run_cli("predict", "mdsplus", "--point", "--set", "workload.clients=6")
+    assert status == 0, err
+    assert "MB/s per client  (the point" in out and "for 8.00 MB a client" in out, out
+    status, out, err = run_cli("predict", "mdsplus", "--point", "--json")
+    units = json.loads(out)["units"]
+    assert (
+        units["throughput_MBps"].endswith(" per client") and units["bytes_moved"] == "B per client"
+    )
+    status, out, err = run_cli("predict", "atlas_intellistation", "--point", "--json")
+    assert "per client" not in json.dumps(json.loads(out)["units"])

@@ -306,4 +306,5 @@ MODEL = ModelRecord(
     simulate,
     PARAMETERS,
     check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
+    per="client",
 )
