@@ -266,3 +266,18 @@ def test_a_parameter_fitted_to_zero_is_still_seen_to_move_its_rows():
 
     moved = calibrate._moved(residuals, values, "server_background_load", residuals(values))
     assert moved.tolist() == [True, False]
+
+
+def test_a_table_s_rows_that_only_choose_a_level_are_said_to():
+    """The docs audit: calibrate opened 'Calibrated on 37 measured results' and its tables' lines
+    below added up to 73 (eah_download 36): the rows only the read-ahead level is chosen on are
+    said beside their table's count."""
+    from model import report
+
+    rows = measured.load_all()["eah_download"]
+    values = params.calibrated()
+    used = [r for r in rows if calibrate.used(r, values)]
+    (line,) = report.fit_lines(used, values)
+    only = sum(not calibrate.fitted(r) for r in used)
+    assert only > 0
+    assert f"{len(used)} rows ({only} of them only to choose a stepped parameter's level)" in line
