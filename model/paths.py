@@ -59,6 +59,17 @@ def exists(path: Path) -> bool:
         return False
 
 
+def is_project_notebook(path: Path) -> bool:
+    """Whether ``path`` is one of the project's notebooks: in ``notebooks/`` or its ``course/``,
+    not in a folder a grid brought below them (its own notebook, which a sweep runs only on
+    ``--trust-notebook``: one in notebooks/study/ had been trusted for where it lay, the review)."""
+    try:
+        parent = Path(path).resolve().parent
+    except (OSError, ValueError, RuntimeError):
+        return False
+    return parent in (NOTEBOOKS.resolve(), (NOTEBOOKS / "course").resolve())
+
+
 def inside(folder: Path, name: str | Path) -> Path | None:
     """``name`` (relative to ``folder``, or absolute) resolved, links followed, when it lies in
     ``folder`` or below it; else None: how a file named in a user's file is kept to its folder."""

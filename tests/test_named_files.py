@@ -5,10 +5,12 @@ scenarios a scenario names."""
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from grid_files import grid, notebook, one_line
 
 from model import paths, scenario
+from model.errors import UserError
 from model.sweep import grid as grid_module
 
 MICROSCOPES = paths.SCENARIOS / "em_ingest_microscopes.yaml"
@@ -213,6 +215,45 @@ def test_a_papermill_point_imports_nothing_from_its_grid_s_folder(run_cli, tmp_p
     status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
     assert status == 0 and "1 run now (0 failed)" in out, out + err
     assert not marker.exists()
+
+
+def test_papermill_points_side_by_side_in_one_process_keep_their_own_folders(tmp_path):
+    """The review: papermill's cwd= changes the whole process's working folder, so points run side
+    by side on a Dask worker's threads, each in its own temporary folder, failed in one another's
+    deleted folders (3 of 6, FileNotFoundError). The folder is the kernel's alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from model.sweep.point import run_point
+    from model.sweep.specs import specs
+
+    path = grid(
+        tmp_path, engine="papermill", points=[{"workload.total_MB": 100 + i} for i in range(4)]
+    )
+    loaded, points = grid_module.load(path)
+    todo = specs(loaded, points, tmp_path / "out")
+    with ThreadPoolExecutor(2) as pool:
+        records = list(pool.map(run_point, todo))
+    assert [r["status"] for r in records] == ["ok"] * 4, [r.get("error") for r in records]
+
+
+def test_a_grid_s_own_notebook_below_notebooks_is_its_own(tmp_path, monkeypatch):
+    """The review: a grid's own notebook in notebooks/study/ was taken for one of the project's,
+    for where it lay: run without --trust-notebook, and in an empty folder away from the files
+    beside it. Only notebooks/ and notebooks/course/ hold the project's."""
+    from model.sweep.point import _kernel_folder
+
+    monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
+    study = tmp_path / "notebooks" / "study"
+    study.mkdir(parents=True)
+    notebook(study / "own.ipynb", "x = 1", "print(open('beside.txt').read())")
+    path = grid(study, scenario=None, notebook="own.ipynb", engine="papermill", points=[{"x": 2}])
+    with pytest.raises(UserError, match="is the grid's own notebook"):
+        grid_module.load(path)
+    assert grid_module.load(path, trust_notebook=True)[0].notebook == str(study / "own.ipynb")
+    assert _kernel_folder(study / "own.ipynb", "/tmp/point") == str(study)
+    assert (
+        _kernel_folder(tmp_path / "notebooks" / "sweep_point.ipynb", "/tmp/point") == "/tmp/point"
+    )
 
 
 def test_an_edit_to_a_file_a_notebook_grid_s_point_names_reruns_that_point(run_cli, tmp_path):

@@ -272,11 +272,7 @@ def _resolved(grid: Grid, folder: Path, trust_notebook: bool) -> Grid:
                 f"must be a notebook in notebooks/ or in {paths.shown(folder)} or below it, "
                 f"got {grid.notebook!r}",
             )
-        if (
-            paths.exists(file)
-            and paths.inside(paths.NOTEBOOKS, file) is None
-            and not trust_notebook
-        ):
+        if paths.exists(file) and not paths.is_project_notebook(file) and not trust_notebook:
             raise UserError(
                 where,
                 "notebook",

@@ -130,7 +130,7 @@ def _kernel_folder(notebook: Path, tmp: str) -> str:
     had been looked for there: the input audit), and from which no file of the grid's folder
     comes first on the kernel's import path (with the grid's folder there, a model/ beside the
     grid ran as the lab's code: the review)."""
-    return tmp if paths.inside(paths.NOTEBOOKS, notebook) is not None else str(notebook.parent)
+    return tmp if paths.is_project_notebook(notebook) else str(notebook.parent)
 
 
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +163,10 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
                 str(notebook),
                 str(running_nb),
                 parameters=parameters,
-                cwd=_kernel_folder(notebook, tmp),
+                # the kernel's own working folder (nbclient's metadata path), not the process's:
+                # papermill's cwd= changes this whole process's, which points run side by side on
+                # a Dask worker's threads then left for one another's deleted folders (the review)
+                resources={"metadata": {"path": _kernel_folder(notebook, tmp)}},
                 execution_timeout=spec.get("timeout_s"),
                 **kernel_options(Path(tmp)),
             )
