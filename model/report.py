@@ -45,7 +45,10 @@ def prediction_text(
 ) -> str:
     """``interval``: the throughput's 90 % interval (``model.uncertainty``); None when it was not
     asked for (``point_only``)."""
-    lines_before = [] if point_only or interval is None else _interval_lines(interval)
+    # one client's figures where the model's are (MDSplus): said beside each, not in a note alone
+    per = registry.MODELS[scenario.model].per
+    each, a = (f" per {per}", f" a {per}") if per else ("", "")
+    lines_before = [] if point_only or interval is None else _interval_lines(interval, each)
     spread = "(the point prediction alone: --point)" if point_only else ""
     busiest = 100 * result.utilization[result.bottleneck]
     limit = f"{result.bottleneck} ({_fmt(busiest, '%')} busy)"
@@ -57,9 +60,6 @@ def prediction_text(
                 f"offered load (it keeps up; the busiest resource, {name}, "
                 f"{_fmt(100 * others[name], '%')} busy)"
             )
-    # one client's figures where the model's are (MDSplus): said beside each, not in a note alone
-    per = registry.MODELS[scenario.model].per
-    each, a = (f" per {per}", f" a {per}") if per else ("", "")
     lines = [
         f"{scenario.name}"
         + (f" (variant {scenario.variant})" if scenario.variant else "")
@@ -126,10 +126,13 @@ def _as_requests_or_bits(scenario: Scenario, result: Result) -> list[str]:
     return []
 
 
-def _interval_lines(interval: Interval) -> list[str]:
-    """The 90 % interval, the factor that moves it most and whether the model's error is in it."""
+def _interval_lines(interval: Interval, each: str = "") -> list[str]:
+    """The 90 % interval, the factor that moves it most and whether the model's error is in it;
+    ``each`` says whose figures they are where not the whole system's (" per client")."""
     low, high = _fmt(interval.low, "MB/s"), _fmt(interval.high, "MB/s")
-    lines = [f"  90 %         between {low} and {high}, most likely {_fmt(interval.point, 'MB/s')}"]
+    lines = [
+        f"  90 %         between {low} and {high}, most likely {_fmt(interval.point, 'MB/s')}{each}"
+    ]
     leading = interval.leading
     if leading is None and interval.seeds:  # a draw of few outcomes can land alike at each seed
         lines.append(
@@ -155,8 +158,8 @@ def _interval_lines(interval: Interval) -> list[str]:
         lines.append(f"  model error  {_widening(interval, factor)} (validation{covers})")
     if _capped(interval):
         lines.append(
-            f"  capped       at the path's capacity: {_fmt(interval.path_limit, 'MB/s')}, the "
-            "bottleneck law's bound at its loosest over the parameters and unknowns"
+            f"  capped       at the path's capacity: {_fmt(interval.path_limit, 'MB/s')}{each}, "
+            "the bottleneck law's bound at its loosest over the parameters and unknowns"
         )
     return lines
 

@@ -298,6 +298,12 @@ def test_clients_in_step_that_leave_every_resource_idle_part_of_the_time_say_so(
     assert any("no resource is busy all the time (the busiest 51 %)" in n for n in r.notes)
     for mode in ("thin", "dist"):
         assert not any("busy all the time" in n for n in _run(mode, "baseline", 1).notes)
+    # a rate at its bound (a lone read's phases in turn, a window's round trips) gets none, though
+    # nothing is near full (the review: it was said of distributed math at 63 %)
+    for at_bound in (_run("dist", "math", 1), _run("thin", "baseline", 1, "lan_rtt_ms=20")):
+        assert max(at_bound.utilization.values()) < 0.9
+        assert at_bound.throughput_MBps == pytest.approx(at_bound.bound_MBps, rel=0.01)
+        assert not any("busy all the time" in n for n in at_bound.notes)
 
 
 def test_one_client_s_figures_say_so_beside_each(run_cli):
@@ -307,6 +313,8 @@ def test_one_client_s_figures_say_so_beside_each(run_cli):
     status, out, err = run_cli("predict", "mdsplus", "--point", "--set", "workload.clients=6")
     assert status == 0, err
     assert "MB/s per client  (the point" in out and "for 8.00 MB a client" in out, out
+    status, out, err = run_cli("predict", "mdsplus")
+    assert "most likely 8.83 MB/s per client" in out, out
     status, out, err = run_cli("predict", "mdsplus", "--point", "--json")
     units = json.loads(out)["units"]
     assert (
