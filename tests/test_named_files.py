@@ -309,6 +309,10 @@ def test_a_notebook_grid_reads_a_scenario_file_only_in_its_folder(run_cli, tmp_p
     # a text that names no file in the folder reaches the notebook as written (the sweep audit)
     for text in ("MB/s", "2024/05/01", "R/W test", "notes.yaml"):
         assert grid_module.notebook_value({"label": [text]}, str(inner)) == {"label": [text]}
+    # a bare name with a suffix too: the project's notebook runs in its own empty folder, where
+    # 'beside.txt' as written finds nothing (the later review)
+    (inner / "beside.txt").write_text("42")
+    assert grid_module.notebook_value("beside.txt", str(inner)) == str(inner / "beside.txt")
     (inner / "runs" / "day1").mkdir(parents=True)  # a folder beside the grid, in full (the review)
     assert grid_module.notebook_value("runs/day1", str(inner)) == str(inner / "runs" / "day1")
 

@@ -357,7 +357,11 @@ def notebook_value(value: Any, folder: str) -> Any:
     the results recorded 'MB/s')."""
 
     def named_in_full(text: str) -> str:
-        file = None if scenario_module.plain_name(text) else paths.inside(Path(folder), text)
+        # a word (no separator, no suffix: a scenario's name, 'striped') names no file here; a
+        # name with a suffix may ('beside.txt', which a kernel in its own folder no longer finds
+        # as written: the review)
+        word = not any(sep in text for sep in "/\\") and not Path(text).suffix
+        file = None if word else paths.inside(Path(folder), text)
         return str(file) if file is not None and paths.exists(file) else text
 
     return _each_text(value, named_in_full)
