@@ -330,14 +330,16 @@ def _add_raid_card(
         costs = {**buses.slot_costs(cname), attachment.host_interface(cname): 1.0}
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
-    processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
     if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
+        # set away from its default, as an engine's keys are checked (Volume._only_for); before
+        # the card's clock, whose absence would leave it unsaid
         raise UserError(  # it moved nothing there (the review)
             attachment.where,
             f"volumes.{spot.name}.cache_block_KiB",
             f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the catalog's "
             "cache_blocks): its writes cost it their drive commands; remove the key",
         )
+    processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
     if spot.op == "write" and ctrl.cache_blocks:
         cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
             volume.cache_block_KiB * 1024
