@@ -667,11 +667,8 @@ def fit_lines(used: list[measured.Row], values: dict[str, float]) -> list[str]:
     lines = []
     for name, t in summarise(predict_rows(used, values)).items():
         if t["covered"]:
-            only = (
-                f" ({choosing[name]} of them only to choose a stepped parameter's level)"
-                if choosing.get(name)
-                else ""
-            )
+            n = choosing.get(name, 0)
+            only = f" ({n} used only to choose a stepped parameter's level)" if n else ""
             lines.append(
                 f"  fit on {name}: {t['covered']} rows{only}, median |error| "
                 f"{t['median_abs_error_pct']:.1f} %, max {t['max_abs_error_pct']:.1f} %"

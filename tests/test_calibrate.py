@@ -280,4 +280,4 @@ def test_a_table_s_rows_that_only_choose_a_level_are_said_to():
     (line,) = report.fit_lines(used, values)
     only = sum(not calibrate.fitted(r) for r in used)
     assert only > 0
-    assert f"{len(used)} rows ({only} of them only to choose a stepped parameter's level)" in line
+    assert f"{len(used)} rows ({only} used only to choose a stepped parameter's level)" in line
