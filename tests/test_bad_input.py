@@ -664,3 +664,14 @@ def test_a_scenario_name_that_is_none_of_the_project_s_lists_them(run_cli):
     assert status == 2 and not out and err.count("\n") == 1, err
     names = ", ".join(scenario.shipped_names())
     assert f"no such scenario 'nosuch'; the project's: {names} (or give your own as a file" in err
+
+
+def test_a_flash_drive_behind_the_download_server_is_not_modelled_not_unknown(run_cli):
+    """The network audit: an SSD of the catalog named as the download server's disk was refused as
+    'unknown disk', listing hard disks only; its model follows hard disks' seeks, so it is a
+    configuration not modelled (status 3), with where flash behind a LAN is."""
+    status, out, err = run_cli(
+        "predict", "eah_download", "--point", "--set", "disk=samsung_pm9a3_7680"
+    )
+    assert status == 3 and not out and err.count("\n") == 1, err
+    assert "flash drives are not modelled here" in err and "storage_behind_network" in err

@@ -131,7 +131,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ..catalog import Catalog
-from ..errors import UserError
+from ..errors import NotModelled, UserError
 from ..network.tcp import (
     ETHERNET_OVERHEAD_B,
     mss_B,
@@ -391,6 +391,13 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     problem = LEVELS[body.level].problem(body.disks)
     if problem:
         raise UserError(where, "disks", f"{problem}, got {body.disks}")
+    if body.disk in catalog.parts["ssds"]:  # not 'unknown disk', as it was (the network audit)
+        raise NotModelled(
+            f"{body.disk}: a flash drive behind the download server; its model follows each hard "
+            "disk's seeks and turns request by request, and flash drives are not modelled here "
+            "(a storage scenario with clients over a LAN models them: python -m model new "
+            "storage_behind_network)"
+        )
     disk = catalog.get("disks", body.disk, where, "disk")
     if body.drive_queue_depth > disk.queue_depth:
         raise UserError(
