@@ -438,7 +438,8 @@ class Controller(Part):
     # 255-sector default
     max_request_KiB: PositiveFloat | None = None
     # the RAID levels the card offers (raid0, raid1, raid5, raid6, raid10, jbod...), from its
-    # datasheet: for the reader, not checked against a scenario's level
+    # datasheet: a volume the card heads (engine: controller) must use one of them, one drive
+    # alone its jbod or raid0; empty where no source gives them, and then not checked
     raid_levels: tuple[str, ...] = ()
 
 

@@ -152,3 +152,42 @@ def test_a_card_without_cache_blocks_pays_its_writes_drive_commands(run_cli, tmp
         )
         assert status == 2, err
         assert "volumes.data.cache_block_KiB" in err and "keeps no cache blocks" in err, err
+
+
+def test_a_card_s_volume_at_a_level_its_datasheet_does_not_list_is_refused(run_cli, tmp_path):
+    """The provenance audit: the catalog's raid_levels were "for the reader", so a card offering
+    RAID1 alone was modelled at RAID6. A level outside a card's listed levels is one line and
+    status 2; one drive alone is its JBOD; a card whose levels no source gives is not checked."""
+    quote = tmp_path / "quote.yaml"
+    assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "controllers:\n  mirror_card:\n    like: megaraid_9560_8i\n"
+        "    name: a card that mirrors only\n    raid_levels: [raid1, jbod]\n"
+    )
+    card = ["controllers.hba.part=mirror_card", "controllers.hba.processor_MHz=1500"]
+    card += ["volumes.data.engine=controller", "--point"]
+    at = [a for o in card for a in (("--set", o) if "=" in o else (o,))]
+    status, out, err = run_cli("predict", str(quote), "--catalog", str(parts), *at)
+    assert status == 2 and out == ""
+    assert err.strip().endswith(
+        "volumes.data.level: mirror_card offers raid1, jbod (the catalog's raid_levels), not "
+        "raid6: choose one of those, or engine: md over the card's drives"
+    )
+    assert len(err.strip().splitlines()) == 1
+    for level, count in (("raid1", 2), ("single", 1)):
+        status, _, err = run_cli(
+            "predict",
+            str(quote),
+            "--catalog",
+            str(parts),
+            *at,
+            "--set",
+            f"volumes.data.level={level}",
+            "--set",
+            f"volumes.data.disks.count={count}",
+        )
+        assert status == 0, err
+    # the Brownie's box, whose slide names no level, takes any
+    assert not catalog.load().parts["controllers"]["brownie_raid"].raid_levels
+    assert _run("controllers.brownie.processor_MHz=100", "volumes.array.level=raid6").bottleneck

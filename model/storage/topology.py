@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from ..catalog import Catalog
 from ..errors import UserError
-from ..parts import Disk, Host, Ssd
+from ..parts import Controller, Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import raid5d, slots, zfs
 from .attachment import RAID_READ_CYCLES_PER_REQUEST, Attachment
@@ -330,6 +330,7 @@ def _add_raid_card(
         costs = {**buses.slot_costs(cname), attachment.host_interface(cname): 1.0}
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
+    _check_level_offered(attachment, ctrl, spot, attachment.body.controllers[cname].part)
     if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
         # set away from its default, as an engine's keys are checked (Volume._only_for); before
         # the card's clock, whose absence would leave it unsaid
@@ -351,6 +352,24 @@ def _add_raid_card(
     else:
         cycles_per_byte = RAID_READ_CYCLES_PER_REQUEST / _read_request_B(attachment.body)
     usage.add(processor, g_share * cycles_per_byte / clock_Hz)
+
+
+def _check_level_offered(
+    attachment: Attachment, ctrl: Controller, spot: Placement, part: str
+) -> None:
+    """Refuse a volume the card heads at a RAID level its datasheet does not list (the catalog's
+    ``raid_levels``; an empty list is a card whose levels no source gives, and is not checked).
+    One drive on its own is the card's JBOD or a one-drive RAID0."""
+    level = spot.volume.level
+    offered = set(ctrl.raid_levels)
+    if not offered or level in offered or (level == "single" and offered & {"jbod", "raid0"}):
+        return
+    raise UserError(
+        attachment.where,
+        f"volumes.{spot.name}.level",
+        f"{part} offers {', '.join(ctrl.raid_levels)} (the catalog's raid_levels), not "
+        f"{level}: choose one of those, or engine: md over the card's drives",
+    )
 
 
 def _write_commands_per_byte(attachment: Attachment, spot: Placement, work: DriveWork) -> float:
