@@ -532,7 +532,9 @@ class StorageWorkload:
     pattern: Literal["sequential", "random"] = "sequential"  # where each request lands
     # requests a direct stream keeps in flight (io: direct only); a drive serves at most its own
     # queue_depth of them at once (a SATA drive's NCQ, 32: model.storage.requests), the block
-    # layer holding the rest. The bound is a sanity limit on the key, not a queue's size: 65,536,
+    # layer holding the rest; a reader of a ZFS pool's file keeps one whatever its depth (ZFS sends
+    # a file's reads down its synchronous path: model.storage.zfs.in_flight), a zvol its threads'
+    # share. The bound is a sanity limit on the key, not a queue's size: 65,536,
     # the libaio requests a Linux host keeps in flight at all unless fs.aio-max-nr is raised
     # (fs/aio.c, aio_max_nr = 0x10000); no drive's queue holds that many (an NVMe queue of 65,536
     # entries, the most CAP.MQES allows, holds 65,535 commands: it is full when head = tail + 1)

@@ -172,11 +172,18 @@ def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> Ran
 
 def in_flight(volume: Volume, body: StorageBody) -> float:
     """Requests one of the body's streams keeps at ``volume``'s drives: those it queues
-    (``requests.in_flight``; a LAN client's reader at random, its ``StorageBody.client_depth``),
-    and on a zvol a share of its threads at most."""
+    (``requests.in_flight``; a LAN client's reader at random, its ``StorageBody.client_depth``,
+    each served by a server thread of its own); on a zvol a share of its threads at most; and on
+    a ZFS dataset one, whatever its queue depth: ZFS has no asynchronous path for a file's reads,
+    so an asynchronous engine's submission waits for each (one fio job at io depth 64, libaio,
+    direct, async off: 11.3k 16 KiB reads a second, each submission 88 us, openzfs/zfs issue
+    #18660, 2026; 'There is no asynchronous hooks in ZFS currently and all those IO calls get
+    sent down the synchronous paths', Brian Atkinson, openzfs/zfs pull request #10018)."""
     w = body.workload
     if body.client_depth > 1:
         queued = body.client_depth
+    elif volume.engine == "zfs" and volume.filesystem.type == "zfs":
+        return 1
     else:
         queued = requests.in_flight(w.io, w.op, w.queue_depth)
     if volume.engine != "zfs" or volume.filesystem.type != "raw":
