@@ -317,10 +317,11 @@ class Volume:
     # as its RAID5 always could: Linux 4.1 and later (true; md's raid5.c handle_stripe_dirtying
     # takes the fewer reads, reconstruct-write on a tie); before 4.1 its RAID6 knew only
     # reconstruct-write (false), so a small write to a wide array reads every other data chunk
+    # (md only: a card takes the fewer reads, a ZFS pool writes whole records)
     md_raid6_rmw: bool = True
-    # the block layer's I/O scheduler of an md volume's drives, /sys/block/DEV/queue/scheduler (it
-    # changes nothing on a RAID card's LUN, whose readers stay flows here, nor on a ZFS pool, which
-    # issues its own reads). mq-deadline is what Linux gives a disk with one hardware queue since
+    # the block layer's I/O scheduler of an md volume's drives, /sys/block/DEV/queue/scheduler (md
+    # only: a RAID card's LUN, whose readers stay flows here, and a ZFS pool, which issues its own
+    # reads, refuse it). mq-deadline is what Linux gives a disk with one hardware queue since
     # blk-mq became the only path (5.0; block/elevator.c); it, none and kyber serve what is queued
     # without waiting, as deadline and noop did. cfq (the default of most distributions' 2.6.18 to
     # 4.x kernels) and bfq idle a while for a process's next request, so two processes reading
@@ -431,7 +432,7 @@ class Volume:
                     f"only for a zvol (filesystem type raw); {_remove(key, 'zvol_threads')}",
                 )
             self._only_for(where, key, "md or controller", ("chunk_KiB",))
-            self._only_for(where, key, "md", ("drive_write_cache",))
+            self._only_for(where, key, "md", MD_ONLY)
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
             return
         if self.vdevs is not None:
@@ -454,7 +455,7 @@ class Volume:
         if self.engine == "md":
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
         else:  # a controller's volume: its drives follow the controller's cache setting
-            self._only_for(where, key, "md", ("drive_write_cache",))
+            self._only_for(where, key, "md", MD_ONLY)
             if any(p.partition(".")[0] == NVME for p in self.disks.attach):
                 # no card stands between a segment's lanes and its drives (a mirror's reads had
                 # looked one up: a traceback, the input audit)
@@ -474,6 +475,11 @@ class Volume:
                     f"only for engine: {engines}; this volume's engine is {self.engine}: "
                     + _remove(key, name),
                 )
+
+
+# the keys of md's own RAID (the drives' write caches it leaves as they are, its RAID6's
+# read-modify-write, the drives' I/O scheduler, which no card's LUN or ZFS pool follows here)
+MD_ONLY = ("drive_write_cache", "md_raid6_rmw", "io_scheduler")
 
 
 def _remove(key: str, name: str) -> str:
