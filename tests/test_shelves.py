@@ -105,6 +105,14 @@ def test_a_bay_the_shelf_does_not_have_and_a_lane_used_twice_are_refused(tmp_pat
     data = _shelf(2, ["hba.0", "hba.0"])
     status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
     assert status == 2 and "shelves.jbod.uplink[1]: hba.0 is already taken" in err
+    # a bay or a lane written twice with a leading zero (the code review: eight drives in four bays)
+    data = _shelf(2, ["hba.0"])
+    data["volumes"]["md0"]["disks"]["attach"] = ["jbod.0", "jbod.00"]
+    status, _, err = run_cli("predict", write(tmp_path / "c.yaml", data))
+    assert status == 2 and "attach[1]: must be" in err and "got 'jbod.00'" in err, err
+    data = _shelf(2, ["hba.0", "hba.00"])
+    status, _, err = run_cli("predict", write(tmp_path / "d.yaml", data))
+    assert status == 2 and "uplink[1]: must be CONTROLLER.CHANNEL" in err and "'hba.00'" in err
 
 
 @pytest.mark.parametrize("level", ["raid5", "raid6"])

@@ -916,3 +916,9 @@ class StorageBody:
                 f"with one of {', '.join(holders)}" if holders else "(this scenario declares none)"
             )
             raise UserError(where, at, f"must be {form} {named}, got {given or point!r}")
+        if number != str(int(number)):  # 'x.00' beside 'x.0' was a second drive on one channel
+            raise UserError(
+                where,
+                at,
+                f"must be {form} with N written without leading zeros, got {given or point!r}",
+            )
