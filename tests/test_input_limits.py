@@ -25,6 +25,15 @@ import pytest
             "attach[1]: must be CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N with N written "
             "without leading zeros, got 'promise1.00'",
         ),
+        # the code review: any parameter was read as ns a byte (a cache block's cycles held a
+        # write to 0.09 MB/s), and a misspelt one passed on a read, no write crossing the card
+        (
+            "controllers.promise1.driver_cost=raid_cycles_per_cache_block",
+            "controllers.promise1.driver_cost: must name a free parameter of a driver's host CPU "
+            "a byte written (ns/B); allowed: iop332_driver_write_ns_per_byte; got "
+            "'raid_cycles_per_cache_block'",
+        ),
+        ("controllers.promise1.driver_cost=nonesuch", "got 'nonesuch'"),
         (
             "workload.total_MB=1000000000000.0",
             "workload.total_MB: 1e+09 GB of data do not fit on volume md0",

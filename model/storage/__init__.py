@@ -10,13 +10,16 @@ test repeated over data the ARC or the page cache holds is served from memory af
 import simpy
 
 from ..catalog import Catalog
-from ..errors import NotModelled
+from ..errors import NotModelled, UserError
 from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
 from . import front, mmap, rereads, slots, stream, topology, zfs
 from .parameters import PARAMETERS
 from .spec import StorageBody
+
+# the free parameters a controller's driver_cost may name: a driver path's host CPU a byte written
+DRIVER_COSTS = tuple(p.name for p in PARAMETERS if p.unit == "ns/B")
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -48,6 +51,15 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
         catalog.get("buses", segment.part, where, f"buses.{name}.part")
     for name, slot in body.controllers.items():
         catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
+        if slot.driver_cost is not None and slot.driver_cost not in DRIVER_COSTS:
+            # any parameter was read as ns a byte, and a misspelt one passed where no write
+            # crossed the card (the code review)
+            raise UserError(
+                where,
+                f"controllers.{name}.driver_cost",
+                "must name a free parameter of a driver's host CPU a byte written (ns/B); "
+                f"allowed: {', '.join(DRIVER_COSTS)}; got {slot.driver_cost!r}",
+            )
     for name, shelf in body.shelves.items():
         catalog.get_one_of(("enclosures", "expanders"), shelf.part, where, f"shelves.{name}.part")
     for name, volume in body.volumes.items():

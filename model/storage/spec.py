@@ -70,7 +70,7 @@ class ControllerSlot:
     write_back: bool = False
     mirror_reads: MirrorReads = "balanced"
     driver_cost: str | None = (
-        None  # a declared free parameter: host CPU (ns) its driver path costs per byte written
+        None  # a declared free parameter in ns/B: host CPU its driver path costs a byte written
     )
     # the RAID processor's clock (MHz) where the catalog gives none, or in place of the catalog's
     processor_MHz: PositiveFloat | None = None
