@@ -34,6 +34,14 @@ import pytest
             "'raid_cycles_per_cache_block'",
         ),
         ("controllers.promise1.driver_cost=nonesuch", "got 'nonesuch'"),
+        # a RAID card's settings on a plain IDE card were accepted and moved nothing
+        (
+            "controllers.promise1.write_back=true",
+            "controllers.promise1.write_back: only for a controller whose RAID heads a volume "
+            "(engine: controller); no volume here is promise1's",
+        ),
+        ("controllers.promise1.mirror_reads=primary", "promise1.mirror_reads: only for"),
+        ("controllers.promise2.processor_MHz=1", "promise2.processor_MHz: only for"),
         (
             "workload.total_MB=1000000000000.0",
             "workload.total_MB: 1e+09 GB of data do not fit on volume md0",

@@ -264,3 +264,18 @@ def test_the_largest_mapped_file_the_message_names_still_predicts(run_cli, monke
     assert status == 2 and "with 3 runs, total_MB is at most 1,431 MB, got 1,432 MB" in err, err
     status, out, _ = run_cli("predict", "psu_mmap", "--point", "--set", "workload.total_MB=1431")
     assert status == 0 and "MB/s" in out
+
+
+def test_an_md_mirror_reads_as_md_s_raid1_and_a_card_s_as_its_setting():
+    """The code review: an md mirror under the mapping read as the card's mirror_reads, a key of a
+    RAID card that heads no volume there (now refused); md's raid1 reads the nearest copy."""
+    from model.storage.mmap import build_volume
+    from model.storage.spindle import NEAREST, PRIMARY
+
+    def policy(*overrides):
+        s = scenario.load("psu_mmap", ["variant=raid", *overrides])
+        return build_volume(s.body, s.catalog, calibrated(), s.path)[2]
+
+    assert policy("controllers.iop332.mirror_reads=primary") == PRIMARY
+    md = ("volumes.raid1.engine=md", "controllers.iop332.mirror_reads=null")
+    assert policy(*md) == NEAREST

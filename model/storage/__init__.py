@@ -14,7 +14,7 @@ from ..errors import NotModelled, UserError
 from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
-from . import front, mmap, rereads, slots, stream, topology, zfs
+from . import front, mmap, rereads, slots, stream, topology, writecache, zfs
 from .parameters import PARAMETERS
 from .spec import StorageBody
 
@@ -67,6 +67,31 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
             ("disks", "ssds"), volume.disks.part, where, f"volumes.{name}.disks.part"
         )
     slots.check_cards(body, catalog, where)
+    _check_raid_settings(body, where)
+
+
+# a RAID card's own settings, with their defaults: each means something only where the card heads
+# a volume (engine: controller), and was accepted and ignored elsewhere (the code review: a plain
+# IDE card's write_back=true moved nothing)
+RAID_SETTINGS = {"write_back": False, "mirror_reads": "balanced", "processor_MHz": None}
+
+
+def _check_raid_settings(body: StorageBody, where: str) -> None:
+    heads = {
+        writecache.holding_name(body, name)
+        for name, volume in body.volumes.items()
+        if volume.engine == "controller"
+    }
+    for name, slot in body.controllers.items():
+        for key, default in RAID_SETTINGS.items():
+            if name not in heads and getattr(slot, key) != default:
+                raise UserError(
+                    where,
+                    f"controllers.{name}.{key}",
+                    "only for a controller whose RAID heads a volume (engine: controller); no "
+                    f"volume here is {name}'s: remove the key, or --set controllers.{name}.{key}="
+                    "null",
+                )
 
 
 def _not_fitted(body: StorageBody) -> str | None:

@@ -21,14 +21,14 @@ The file lies at the start of its volume (the report does not say where). What L
   leave in batches of ``pages_high - pages_low`` of evictions; the elevator sorts a batch and
   merges contiguous blocks up to the driver's largest request. What is still dirty when the program
   exits is written back before the next run.
-- The volume is one drive or a RAID1 pair (``model.storage.spindle``). A mirror's read goes where
-  the controller's ``mirror_reads`` sends it (``spindle.MIRROR_READS``): the drive with fewer
+- The volume is one drive or a RAID1 pair (``model.storage.spindle``). A card's mirror's read
+  goes where its ``mirror_reads`` sends it (``spindle.MIRROR_READS``): the drive with fewer
   commands pending (``balanced``), the one Linux 2.6 md's raid1 picks (``nearest``: the drive
   the last read went to if this one continues it, else the other if idle, else the nearer head),
-  or the first drive (``primary``). Writes
-  go to every copy: through a write-back cache (``model.storage.writecache``) when there is one (an
-  ATA drive's own, enabled as drives ship; a RAID controller's when ``write_back`` is on, the
-  controller then turning its drives' caches off), else straight to the platters.
+  or the first drive (``primary``); an md mirror's, where md's raid1 sends it (``nearest``).
+  Writes go to every copy: through a write-back cache (``model.storage.writecache``) when there
+  is one (an ATA drive's own, enabled as drives ship; a RAID controller's when ``write_back`` is
+  on, the controller then turning its drives' caches off), else straight to the platters.
 
 Reclaim, not the program, submits the write-back, so the CPU a controller's driver path costs per
 byte written (``driver_cost``, the RAID write problem of the same report) lands on kswapd and never
@@ -116,7 +116,9 @@ def build_volume(
             )
         else:
             cache_B = disk.cache_MB * 1e6
-    return drives, cache_B, MIRROR_READS.index(slot.mirror_reads), ctrl
+    # md's own mirror reads as its raid1's read_balance; a card's as its mirror_reads
+    policy = slot.mirror_reads if volume.engine == "controller" else "nearest"
+    return drives, cache_B, MIRROR_READS.index(policy), ctrl
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:

@@ -45,7 +45,9 @@ class ControllerSlot:
     the controller's drive channels when it is not the controller's fastest (a ``channel`` bus of
     the catalog, no faster than the controller's ``channel_bus``): Linux's ServerWorks driver never
     enables Ultra DMA for disks on the OSB4, so they run at multiword DMA mode 2.
-    ``write_back`` is a RAID controller's cache policy.
+    ``write_back``, ``mirror_reads`` and ``processor_MHz`` are a RAID card's, for a card that
+    heads a volume (engine: controller), and refused on any other (an md mirror reads as md's
+    raid1, ``nearest``). ``write_back`` is its cache policy.
     ``mirror_reads`` is how it picks a mirror's copy for a read (``model.storage.spindle``'s
     ``MIRROR_READS``): ``balanced``, the drive with fewer commands pending, the first of equals (the
     read load balancing RAID vendors document); ``nearest``, Linux 2.6 md's raid1 ``read_balance``:
