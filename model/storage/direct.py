@@ -86,7 +86,7 @@ def request_s(
     layout = LEVELS[volume.level]
     width = layout.data_members(volume.disks.count // volume.groups)
     seconds = request_B / touched / drive_Bps
-    if isinstance(disk, Ssd):  # no turn to wait: the larger of its latency and its transfer
+    if isinstance(disk, Ssd):  # no turn to wait: its latency and the rest of its transfer
         return flash.request_s(disk, op, request_B / touched, drive_Bps)
     if op != "write":
         return seconds

@@ -1,10 +1,12 @@
 """A flash drive (SATA, SAS or NVMe SSD): no seek or rotation, internal parallelism, a write cache.
 
-A request costs the larger of its per-request time (the drive's latency) and its per-byte time (its
-bytes at the sequential rate), not their sum. The drive serves ``parallelism`` requests at once
-(its flash channels and dies): by Little's law the rated random IOPS at the rated queue depth keep
-random_read_iops x read_latency requests in flight, so one stream at queue depth 1 gets only
-1 / latency requests a second and d in flight get min(d, parallelism) / latency.
+A request alone takes the sheet's latency, a 4 KiB request's, and the rest of its bytes at the
+sequential rate (``request_s``, what the host waits); with every internal unit busy, a unit is held
+the larger of its flash time and its bytes' time (``random_Bps``). The drive serves
+``parallelism`` requests at once (its flash channels and dies): by Little's law the rated random
+IOPS at the rated queue depth keep random_read_iops x read_latency requests in flight, so one
+stream at queue depth 1 gets only 1 / latency requests a second and d in flight get
+min(d, parallelism) / latency.
 
 A write has two times. Its flash time, what one internal unit is busy programming it, follows from
 the same parallelism: parallelism / random_write_iops, so every unit busy gives the rated write

@@ -127,7 +127,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     if w.op != "write" or w.streams != 1:
         raise UserError(
             scenario.path,
-            "workload.op",
+            "workload.op" if w.op != "write" else "workload.streams",
             "io: mmap models one program reading the mapped file "
             "forward while writing it backward: needs op: write and streams: 1",
         )
