@@ -571,3 +571,11 @@ def test_a_host_held_by_its_frames_with_offloads_off_says_what_a_current_linux_h
     held = simulate(scenario.load("purchase_nvme", ["clients.count=1", "clients.gro=false"]))
     assert held.bottleneck == "core storage.smbd0"  # a server process, not the frames' cores
     assert not any("off, as on the reports'" in n for n in held.notes)
+
+
+def test_an_http_client_s_requests_carry_nginx_s_itemised_response_header():
+    """The code review: the file server's http framing was 'about 250 bytes', the download
+    server's itemised nginx header 260; one constant now serves both, and the note says it."""
+    overrides = ["clients.protocol=http", "workload.op=read", "workload.total_MB=1000"]
+    r = simulate(scenario.load("purchase_hdd_md", overrides), params.calibrated())
+    assert any(n.startswith("8 http client(s)") and "; 260 B of http headers" in n for n in r.notes)

@@ -147,6 +147,7 @@ from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
+from ..storage.front import HTTP_RESPONSE_HEADER_B
 from ..storage.raid import LEVELS
 from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
 from .download_files import (
@@ -224,12 +225,6 @@ def longer_run(pairs: int, simulated: int, ran_s: float, warm_s: float) -> int:
 DIRTY_EXPIRE_S = 30.0
 
 
-# nginx's response header for a static file, as ngx_http_header_filter_module writes it: the status
-# line (17 bytes), Server: nginx/1.x.y (22), Date (37), Content-Type: application/octet-stream (40,
-# default_type for a name mime.types does not list), Content-Length (25 at seven digits),
-# Last-Modified (46), Connection: keep-alive (24), ETag (25), Accept-Ranges: bytes (22) and the
-# blank line (2)
-HTTP_RESPONSE_HEADER_B = 260
 # the md5 file's bytes: md5sum's line, the sum's 32 hex digits, two spaces, the data file's name
 # (48 characters, download_files.DIRENT_B's estimate) and a newline
 MD5_SUM_B = 32 + 2 + 48 + 1

@@ -65,11 +65,6 @@ from ..storage import front
 from ..storage import simulate as simulate_storage
 from .spec import IngestBody
 
-SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
-SMB2_WRITE_REQUEST_B = (
-    48  # MS-SMB2 2.2.21: the WRITE request's fixed part (StructureSize 49 counts a byte of Buffer)
-)
-SMB_TRANSPORT_B = 4  # MS-SMB2 2.1: Direct TCP transport, a 4-byte stream-length header per message
 STAGES = (
     "acquisition NICs",
     "TCP windows",  # a client's window a round trip: its connection's, not its NIC's
@@ -114,7 +109,7 @@ def smb_payload_per_byte(config: IngestBody) -> float:
     """TCP payload bytes per image byte: the image plus the SMB2 framing of each write it takes."""
     file_B = config.file_KiB * 1024
     writes = math.ceil(file_B / (config.smb_write_KiB * 1024))
-    return 1.0 + writes * (SMB2_HEADER_B + SMB2_WRITE_REQUEST_B + SMB_TRANSPORT_B) / file_B
+    return 1.0 + writes * front.FRAMING_B[("smb", "write")] / file_B
 
 
 FILE_ROUND_TRIPS = "file round trips"

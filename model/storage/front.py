@@ -51,26 +51,34 @@ from . import flash, requests, topology
 from . import stream as storage_stream
 from .spec import Clients, StorageBody
 
+SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
+SMB2_WRITE_REQUEST_B = 48  # 2.2.21: a WRITE request's fixed part (StructureSize 49 counts a byte)
+SMB2_READ_RESPONSE_B = 16  # 2.2.20: a READ response's fixed part
+SMB_TRANSPORT_B = 4  # 2.1: Direct TCP transport, a 4-byte stream-length header per message
+# nginx's response header for a static file, as ngx_http_header_filter_module writes it: the status
+# line (17 bytes), Server: nginx/1.x.y (22), Date (37), Content-Type: application/octet-stream (40,
+# default_type for a name mime.types does not list), Content-Length (25 at seven digits),
+# Last-Modified (46), Connection: keep-alive (24), ETag (25), Accept-Ranges: bytes (22) and the
+# blank line (2)
+HTTP_RESPONSE_HEADER_B = 260
+
 # Bytes of a protocol's own framing per request, besides TCP/IP and Ethernet:
-# - smb: the SMB2 header (64, MS-SMB2 2.2.1), a WRITE request's fixed part (48, 2.2.21:
-#   StructureSize 49 counts a byte of Buffer) or a READ response's (16, 2.2.20), and the 4-byte
-#   Direct TCP transport header (2.1);
+# - smb: the SMB2 header, a WRITE request's fixed part or a READ response's, and the Direct TCP
+#   transport header (above);
 # - nfs: NFSv3 over TCP: the 4-byte record mark (RFC 5531 11), the RPC reply header with its null
 #   verifier (24) and READ's post-op attributes, count, eof and data length (RFC 1813 3.3.6:
 #   88 + 12) for a read; the RPC call header (24), AUTH_UNIX credentials of a uid and a gid and no
 #   groups (RFC 5531 A: 40) and verifier (8), the file handle (36) and offset, count, stable and
 #   data length (20) for a write;
-# - http: an nginx response header (status line, Server, Date, Content-Type, Content-Length,
-#   Last-Modified, Connection, ETag, Accept-Ranges: about 250 bytes; estimated from nginx's
-#   defaults) for a read, the same for a request carrying a body;
+# - http: nginx's response header (above) for a read, the same for a request carrying a body;
 # - tcp: a plain stream, no framing.
 FRAMING_B = {
-    ("smb", "read"): 64 + 16 + 4,
-    ("smb", "write"): 64 + 48 + 4,
+    ("smb", "read"): SMB2_HEADER_B + SMB2_READ_RESPONSE_B + SMB_TRANSPORT_B,
+    ("smb", "write"): SMB2_HEADER_B + SMB2_WRITE_REQUEST_B + SMB_TRANSPORT_B,
     ("nfs", "read"): 4 + 24 + 88 + 12,
     ("nfs", "write"): 4 + 24 + 40 + 8 + 36 + 20,
-    ("http", "read"): 250,
-    ("http", "write"): 250,
+    ("http", "read"): HTTP_RESPONSE_HEADER_B,
+    ("http", "write"): HTTP_RESPONSE_HEADER_B,
     ("tcp", "read"): 0,
     ("tcp", "write"): 0,
 }
