@@ -71,6 +71,7 @@ UNITS: dict[str, str] = {
     "_cycles_per_byte": "CPU cycles per byte",
     "_cycles_per_frame": "CPU cycles per Ethernet frame",
     "_cycles_per_packet": "CPU cycles per packet",
+    "_cycles": "CPU cycles",
 }
 
 # The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).

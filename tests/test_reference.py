@@ -103,6 +103,7 @@ def test_every_key_named_with_a_unit_carries_it(name):
         ("decompress_cycles_per_byte", "CPU cycles per byte"),
         ("forward_cycles_per_packet", "CPU cycles per packet"),
         ("net_cycles_per_frame", "CPU cycles per Ethernet frame"),
+        ("request_cycles", "CPU cycles"),  # the audit: the schema printed it without one
         ("streams", ""),
         ("loss_rate", ""),
         ("tcp_adv_win_scale", ""),
@@ -126,6 +127,8 @@ def test_defaults_bounds_and_options_come_from_the_fields():
     assert storage["volumes.NAME.lvm_stripes"].default == "unset"
     assert storage["volumes.NAME.chunk_KiB"].default == "64"
     assert storage["workload.total_MB"].allowed == "a positive number"
+    # the audit: 'zero or a positive number', where 5 is refused as 'must be below 1'
+    assert _reference_keys("wan_transfer")["loss_rate"].allowed == "a share from 0 to below 1"
     assert storage["kernel.page_B"].default == "4096"
     db = _reference_keys("db_clients")  # the tuned section's own defaults, not its base's
     assert db["tcp_tuned.tcp_rmem_B"].default == "[4096, 87380, 16777216]"

@@ -4,10 +4,10 @@ MDSplus data servers with their clients (``db_clients``). Defaults live only in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
 from ..errors import UserError
-from ..schema import Mtu, NonNegativeFloat, PositiveFloat, PositiveInt, count_up_to
+from ..schema import Bound, Mtu, PositiveFloat, PositiveInt, count_up_to
 from ..settings import (
     NET_CYCLES_PER_FRAME,
     SIMULATED_FLOWS,
@@ -125,7 +125,8 @@ class WanBody:
     link: str
     circuits: Circuits
     rtt_ms: PositiveFloat  # the round-trip time between the hosts, as ping reports it
-    loss_rate: NonNegativeFloat  # the share of packets the path loses (0 to below 1)
+    # the share of packets the path loses (0 to below 1)
+    loss_rate: Annotated[float, Bound(0.0, words="a share from 0 to below 1")]
     workload: WanWorkload
     mtu_B: Mtu = 1500  # the Ethernet MTU of the path (9000 is jumbo frames)
     bonding: Literal["hash", "round_robin"] = "hash"
