@@ -23,6 +23,11 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
   the I/O.
 
 Every core's work also counts against the host's total of ``cores`` core-seconds per second.
+
+Calibrated: ``io_copy_passes`` and ``io_write_extra_passes`` (``model.storage.parameters``, fitted
+on atlas_disk, atlas_hosts, atlas_wan, em_ingest, psu_copy and psu_write) and ``bus_efficiency``
+(fitted on atlas_disk's IDE channels and PCI buses), which a NIC's link into the host carries;
+the per-frame cost and the copy rate come from the literature and the catalog.
 """
 
 from __future__ import annotations

@@ -26,6 +26,11 @@ TCP connections, one by default):
 The protocol's framing per request, from the protocols' own specifications (``FRAMING_B``). Used by
 the storage model when a scenario has ``clients`` and by the microscope ingest (``model.servers``),
 whose clients write images over SMB2.
+
+Calibrated: the buffered path's ``io_copy_passes`` and ``io_write_extra_passes`` and the links'
+``bus_efficiency`` (``model.storage.parameters``; fitted on the tables their docstrings name); an
+NFS call's own work, ``nfs_call_cycles``, is an unfitted estimate whose range the interval spans.
+No table measures clients in front of a store: em_ingest measures the store alone.
 """
 
 from __future__ import annotations
