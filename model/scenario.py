@@ -353,6 +353,7 @@ def load(
     try:
         with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
             built = build_dataclass(body_cls, body, where)
+            configured = _configured(body, built, body_cls, variants, chosen, declared, where)
         as_typed = frozenset(k for k, w in set_by if w == where_overrides) if typed else frozenset()
         refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
@@ -361,21 +362,51 @@ def load(
         unbuilt,
         body=built,
         refs=refs,
-        unknowns=_open_unknowns(declared, built, parts, chosen, list(variants), set_by),
+        unknowns=_open_unknowns(declared, built, parts, configured, list(variants), set_by)
+        + _through(refs),
     )
 
 
+def _configured(
+    body: dict, built: Any, body_cls: type, variants: dict, chosen: str | None, declared, where
+) -> set[str]:
+    """The variants the configuration is: the one chosen, and each other an unknown is limited to
+    whose settings, applied to the configuration (``body``, built: ``built``), change none of its
+    values (``psu_mmap`` with no variant reads the mirror, as its ``raid`` does). A variant that
+    sets nothing is no configuration but a circumstance (the runs of one slide): only choosing it
+    makes a configuration its."""
+    configured = {chosen} - {None}
+    named = {name for u in declared for name in u.variants if variants.get(name)} - configured
+    for name in sorted(named):
+        raw = copy.deepcopy(body)
+        try:
+            for key, value in variants[name].items():
+                _assign(raw, body_cls, str(key), copy.deepcopy(value), where)
+            if build_dataclass(body_cls, raw, where) == built:
+                configured.add(name)
+        except UserError:
+            continue  # a key it sets is not this configuration's (a volume it lacks)
+    return configured
+
+
+def _through(refs: dict[str, Scenario]) -> tuple:
+    """The open unknowns of the scenarios a body names (``refs``: the key naming each, and it),
+    as the naming scenario's (``unknowns.through``)."""
+    return tuple(unknowns.through(key, u) for key, ref in refs.items() for u in ref.unknowns)
+
+
 def _open_unknowns(
-    declared: tuple, body: Any, parts: catalog_module.Catalog, chosen, variants, set_by
+    declared: tuple, body: Any, parts: catalog_module.Catalog, configured, variants, set_by
 ) -> tuple:
     """The scenario's and its parts' declared unknowns, each checked against the model, that are
-    open in this configuration (its variant, not set by an override), with their defaults."""
+    open in this configuration (one of their variants among those it is, ``configured``; not set
+    by an override), with their defaults."""
     body_cls = type(body)
     # a value an override gives (--set, a measured row's, a referring scenario's) is known
     overridden = {key for key, where in set_by if " variants." not in where}
     found: dict[str, unknowns.Unknown] = {}
     for u in declared:
-        live = unknowns.in_effect(u, chosen, overridden)
+        live = unknowns.in_effect(u, configured, overridden)
         checked = unknowns.check(u, body_cls, body if live else None, variants, f"unknowns.{u.key}")
         if live:
             found[u.key] = checked
@@ -395,7 +426,7 @@ def _open_unknowns(
                 continue  # the scenario's own declaration wins; a key of another model
             own = getattr(part, u.key, None) if not u.keys else None  # the part's figure, if any
             u = replace(u, key=key, variants=())
-            if unknowns.in_effect(u, chosen, overridden):
+            if unknowns.in_effect(u, configured, overridden):
                 found[key] = unknowns.check(u, body_cls, body, variants, where_key, own)
     return tuple(found.values())
 
@@ -425,14 +456,32 @@ def _dataclasses_in(tp: Any) -> list[type]:
 
 def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     """``scenario`` with dotted keys set to Python values (a design point of its unknowns), built
-    and checked as a file's would be; its references and unknowns are kept."""
-    if not values:
-        return scenario
+    and checked as a file's would be; its references and unknowns are kept. A key through a
+    scenario it names (``storage.volumes.lv.cache_block_KiB``: an unknown of the ingest's store,
+    ``unknowns.through``) is set in that scenario, which its body's checks of the scenarios it
+    names then check again."""
     where = f"{scenario.path} (unknowns)"
-    raw = _plain(scenario.body)
+    own: dict[str, Any] = {}
+    named: dict[str, dict[str, Any]] = {}  # the key naming a scenario -> the values set there
     for key, value in values.items():
-        _assign(raw, type(scenario.body), key, _plain(value), where)
-    return _rebuilt(scenario, raw, where)
+        ref = next((r for r in scenario.refs if key.startswith(r + ".")), None)
+        if ref is None:
+            own[key] = value
+        else:
+            named.setdefault(ref, {})[key.removeprefix(ref + ".")] = value
+    changed = scenario
+    if own:
+        raw = _plain(scenario.body)
+        for key, value in own.items():
+            _assign(raw, type(scenario.body), key, _plain(value), where)
+        changed = _rebuilt(scenario, raw, where)
+    if named:
+        refs = dict(changed.refs)
+        for ref, set_there in named.items():
+            refs[ref] = with_values(refs[ref], set_there)
+        _checked(changed.body, where, refs)
+        changed = replace(changed, refs=refs)
+    return changed
 
 
 def _no_parts_file(file: Path) -> str:
@@ -520,10 +569,15 @@ def _references(
                 raise
             raise UserError(where, ref.key, f"{ref.name!r}: {exc.line()}") from None
         loaded[ref.key] = scenario
+    _checked(body, where, loaded)
+    return loaded
+
+
+def _checked(body: Any, where: str, loaded: dict[str, Scenario]) -> None:
+    """The body's checks of the scenarios it names (``check_references``), if it has any."""
     check = getattr(body, "check_references", None)
     if check is not None:
         check(where, loaded)
-    return loaded
 
 
 def _plain(value: Any) -> Any:
@@ -554,11 +608,9 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    return replace(
-        scenario,
-        body=body,
-        refs=_references(body, where, Path(scenario.folder), scenario.catalogs, 0),
-    )
+    refs = _references(body, where, Path(scenario.folder), scenario.catalogs, 0)
+    own = tuple(u for u in scenario.unknowns if not u.via)  # the named ones', from those named now
+    return replace(scenario, body=body, refs=refs, unknowns=own + _through(refs))
 
 
 def _header_text(value: Any, where: str, key: str) -> str:

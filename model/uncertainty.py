@@ -382,12 +382,14 @@ def check_design(scenario: Scenario) -> None:
     """The checks the interval's design points meet, without simulating them (``predict
     --point``): each configuration of the scenario's unknowns built and checked against its
     catalog, a value the model refuses told at the unknown that asked for it, as ``interval``
-    tells it (after the scenario itself has run: its own refusal is told as it is). A refusal
-    only a simulation finds is not caught here."""
+    tells it (after the scenario itself has run: its own refusal is told as it is), and each
+    scenario it names (an unknown of its store changes that). A refusal only a simulation finds is
+    not caught here."""
     for config in design(scenario.unknowns)[1:]:  # the first, all defaults, is the scenario
         try:
             changed = scenario_module.with_values(scenario, assigned(scenario.unknowns, config))
-            scenario_module.check_catalog(changed)
+            for checked in (changed, *changed.refs.values()):
+                scenario_module.check_catalog(checked)
         except UserError as exc:
             raise refused(scenario.unknowns, config, exc) from None
 

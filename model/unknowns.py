@@ -23,6 +23,18 @@ A catalog part's keys are relative to the mapping that names the part (the Areca
 whose model has that key there (a part's unknown takes one key). A value set on the command line
 (``--set``) is known, not unknown.
 
+An unknown limited to ``variants`` is open in a configuration that is one of them: chosen by name,
+or equal to it, its settings changing no value of the configuration (``psu_mmap`` with no variant
+reads the RAID 1 mirror, as its variant ``raid`` does, so the mirror's read policy is unknown in
+both). A variant that sets nothing is no configuration but a circumstance (the runs of one slide,
+``atlas_intellistation``'s ``slide8``): its unknowns are open only where it is chosen.
+
+A scenario that names another (the ingest's ``storage``, a WAN transfer's ``sender_storage``)
+carries the named scenario's open unknowns as its own (:func:`through`), named by the key that
+names it (``storage.volumes.lv.cache_block_KiB``), so that its interval spans them and its drivers
+rank them; each value reaches the named scenario as its overrides do. A value the naming
+scenario's overrides give it (``storage_overrides``) is known there, as ``--set`` makes one known.
+
 Everything here is hostile input: a mistake is one line naming the file, the key and what is
 allowed (``UserError``, exit status 2).
 """
@@ -49,7 +61,8 @@ class Unknown:
     documentation allows, its ``source``, the variants it concerns (all when empty), where it was
     declared and the scenario's own (default) value once resolved. A joint unknown's ``key`` is its
     name and its ``options`` its options' names, each setting its ``keys`` to the values of its
-    entry in ``settings``."""
+    entry in ``settings``. One a named scenario declares is reached ``via`` the keys that name it
+    (``storage``), which prefix its key and its keys."""
 
     key: str
     source: str
@@ -60,6 +73,12 @@ class Unknown:
     default: Any = None
     keys: tuple[str, ...] = ()
     settings: tuple[tuple[Any, ...], ...] = ()
+    via: str = ""
+
+    @property
+    def declared_key(self) -> str:
+        """Its key (a joint one's name) as the file that declares it gives it."""
+        return self.key.removeprefix(self.via + ".") if self.via else self.key
 
     @property
     def scenario_keys(self) -> tuple[str, ...]:
@@ -95,6 +114,8 @@ class Unknown:
         if self.variants:
             out["variants"] = list(self.variants)
         out["declared_in"] = self.declared_in
+        if self.via:
+            out["via"] = self.via
         return out
 
 
@@ -376,15 +397,27 @@ def _check_joint(unknown: Unknown, body_cls: type, body: Any, where_key: str) ->
     return dataclasses.replace(unknown, default=unknown.options[unknown.settings.index(own)])
 
 
-def in_effect(unknown: Unknown, variant: str | None, set_keys: set[str]) -> bool:
-    """Whether ``unknown`` is open in a configuration: its variant, and no override setting (a
-    key of) it."""
-    if unknown.variants and variant not in unknown.variants:
+def in_effect(unknown: Unknown, configured: set[str], set_keys: set[str]) -> bool:
+    """Whether ``unknown`` is open in a configuration: one of its variants among those the
+    configuration is (``configured``: the variant chosen, and those it equals), and no override
+    setting (a key of) it."""
+    if unknown.variants and not configured & set(unknown.variants):
         return False
     return not any(
         key == k or key.startswith(k + ".") or k.startswith(key + ".")
         for key in unknown.scenario_keys
         for k in set_keys
+    )
+
+
+def through(reference: str, unknown: Unknown) -> Unknown:
+    """``unknown``, open in a scenario another names at the key ``reference``, as the naming
+    scenario's: its key and the keys it sets prefixed with ``reference``."""
+    return dataclasses.replace(
+        unknown,
+        key=f"{reference}.{unknown.key}",
+        keys=tuple(f"{reference}.{key}" for key in unknown.keys),
+        via=f"{reference}.{unknown.via}" if unknown.via else reference,
     )
 
 

@@ -7,6 +7,7 @@ import yaml
 
 from model import paths, scenario, unknowns
 from tests.grid_files import one_line
+from tests.scenario_copies import copy_scenario
 
 SOURCE = "a test's own documentation"
 
@@ -167,8 +168,16 @@ def test_every_shipped_unknown_cites_a_source_and_holds_its_default(path):
     for variant in [None, *(raw.get("variants") or {})]:
         loaded = scenario.load(path, [f"variant={variant}"] if variant else [])
         for u in loaded.unknowns:  # loading checked that the scenario's own value is allowed
-            own = {key: unknowns.value_at(loaded.body, key) for key in u.scenario_keys}
+            own = {key: _value(loaded, key) for key in u.scenario_keys}
             assert u.assignment(u.default) == own
+
+
+def _value(loaded, key):
+    """The value at ``key`` of a loaded scenario, or of a scenario it names (``storage.``...)."""
+    for ref, named in loaded.refs.items():
+        if key.startswith(ref + "."):
+            return _value(named, key.removeprefix(ref + "."))
+    return unknowns.value_at(loaded.body, key)
 
 
 def test_the_issue_s_unknowns_are_declared():
@@ -217,3 +226,99 @@ def test_an_option_the_model_refuses_is_told_as_the_declaration_s_mistake(run_cl
     block = {"kernel.dirty_ratio_pct": {"options": [40.0, 5.0], "source": SOURCE}}
     path = _scenario(tmp_path, block)
     one_line(run_cli("predict", str(path)), "mine.yaml", "unknowns.kernel.dirty_ratio_pct", "5.0")
+
+
+def _keys(loaded):
+    return [u.key for u in loaded.unknowns]
+
+
+LARGE_BLOCK = "storage_overrides=[variant=linear_large_block]"
+CACHE_BLOCK = "storage.volumes.lv.cache_block_KiB"
+
+
+def test_a_named_store_s_unknowns_are_the_ingest_s_and_each_value_reaches_the_store():
+    from model import uncertainty
+    from model.simulate import simulate
+
+    ingest = scenario.load("em_ingest_microscopes", [LARGE_BLOCK])
+    assert _keys(ingest) == ["storage.host adapters", CACHE_BLOCK]
+    assert ingest.unknowns[1].declared_key == "volumes.lv.cache_block_KiB"
+    at_8 = scenario.with_values(ingest, {CACHE_BLOCK: 8})
+    assert at_8.refs["storage"].body.volumes["lv"].cache_block_KiB == 8
+    slowest = simulate(at_8).throughput_MBps  # 509 MB/s, where 32 KiB gives 1,743
+    assert slowest < 0.5 * simulate(ingest).throughput_MBps
+    found = uncertainty.interval(ingest)
+    assert found.low < slowest and found.leading == CACHE_BLOCK
+
+
+def test_a_value_the_naming_scenario_gives_its_store_is_known():
+    told = "storage_overrides=[variant=linear_large_block, volumes.lv.cache_block_KiB=16]"
+    assert _keys(scenario.load("em_ingest_microscopes", [told])) == ["storage.host adapters"]
+
+
+def test_a_what_if_naming_another_configuration_of_the_store_carries_its_unknowns():
+    base = scenario.load("em_ingest_microscopes")
+    assert CACHE_BLOCK not in _keys(base)  # the striped store's cache block is the blog's
+    large = scenario.changed(base, storage_overrides=["variant=linear_large_block"])
+    assert CACHE_BLOCK in _keys(large)
+
+
+def test_a_transfer_s_interval_spans_its_receiving_store_s_unknowns(tmp_path):
+    from model import uncertainty
+    from model.simulate import simulate
+
+    # the CERN array as ext3 in its body, its two ext3 unknowns for every configuration
+    ext3 = ("filesystem: {type: ext2}", "filesystem: {type: ext3}")
+    copy_scenario(tmp_path, "atlas_cern_receive", "cern.yaml", ext3, ("    variants: [ext3]\n", ""))
+    named = ("receiver_storage: atlas_cern_receive", "receiver_storage: cern.yaml")
+    wan = scenario.load(copy_scenario(tmp_path, "atlas_lightpath", "wan.yaml", named))
+    ratio = "receiver_storage.kernel.ext3_write_ratio"
+    assert _keys(wan) == ["receiver_storage.volumes.md0.filesystem.journal", ratio]
+    slowest = simulate(scenario.with_values(wan, {ratio: 0.40})).throughput_MBps
+    found = uncertainty.interval(wan)
+    assert found.leading == ratio and found.low < slowest < found.point
+
+
+@pytest.mark.parametrize(
+    ("key", "options", "words"),
+    [  # refused by the store's check of its parts (--point makes it), by the ingest's of its store
+        ("volumes.lv.disks.part", "[st4000nm0023, no_such_disk]", "unknown disk or ssd"),
+        ("workload.op", "[write, read]", "must be a storage scenario that writes"),
+    ],
+)
+def test_a_value_a_named_store_refuses_is_told_at_the_store_s_declaration(
+    run_cli, tmp_path, key, options, words
+):
+    declared = f'unknowns:\n  {key}: {{options: {options}, source: "a test"}}\n'
+    copy_scenario(tmp_path, "em_ingest", "store.yaml", ("unknowns:\n", declared))
+    named = ("storage: em_ingest", "storage: store.yaml")
+    ingest = copy_scenario(tmp_path, "em_ingest_microscopes", "ingest.yaml", named)
+    where = f"store.yaml: unknowns.{key}: the model refuses"
+    one_line(run_cli("predict", ingest, "--point"), where, words)
+
+
+def test_a_configuration_equal_to_a_variant_has_that_variant_s_unknowns():
+    from model import uncertainty
+
+    # psu_mmap with no variant reads the mirror, as its raid; psu_copy's copies RAID to SATA
+    for name, variant, key in (
+        ("psu_mmap", "raid", "controllers.iop332.mirror_reads"),
+        ("psu_copy", "raid_to_sata", "volumes.sata.drive_write_cache"),
+    ):
+        base, chosen = scenario.load(name), scenario.load(name, [f"variant={variant}"])
+        assert key in _keys(base) and base.unknowns == chosen.unknowns
+    base, chosen = uncertainty.interval(base), uncertainty.interval(chosen)
+    assert (base.low, base.high) == (chosen.low, chosen.high)  # 12.71 to 56.71 MB/s
+    # decided by the configuration, not its name: the SATA drive set by hand is the variant sata
+    by_hand = scenario.load("psu_mmap", ["workload.target=sata"])
+    assert _keys(by_hand) == ["volumes.sata.drive_write_cache"]
+    # without the mirror, the variants reading it cannot apply: a configuration of neither
+    alone = scenario.load("psu_mmap", ["workload.target=sata", "volumes.raid1=null"])
+    assert _keys(alone) == ["volumes.sata.drive_write_cache"]
+
+
+def test_a_variant_that_sets_nothing_is_no_configuration_another_equals():
+    # slide 8's runs: the slides leave their Promise channels' mode open, slide 9's base states it
+    assert scenario.load("atlas_intellistation").unknowns == ()
+    chosen = scenario.load("atlas_intellistation", ["variant=slide8"])
+    assert _keys(chosen) == ["promise channel mode"]
