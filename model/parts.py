@@ -558,6 +558,16 @@ class Host(Part):
     # entry's source
     cpu: str | None = None
 
+    def check(self, where: str, key: str) -> None:
+        super().check(where, key)
+        if self.buses and "buses" not in self.sources:  # the slot counts refuse NIC cards
+            raise UserError(
+                where,
+                f"{key}.sources",
+                "no source for buses; every slot count needs one (a board's manual, or "
+                "'estimated: ...' with buses_complete: false where only the slots used are listed)",
+            )
+
     @property
     def cores(self) -> int:
         return self.cpus * self.cores_per_cpu

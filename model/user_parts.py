@@ -111,10 +111,11 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     changed = [
         k
         for k, v in raw.items()
-        if k in numeric
-        and isinstance(v, (int, float))
-        and not isinstance(v, bool)
-        and k not in sources
+        if k not in sources
+        and (
+            (k in numeric and isinstance(v, (int, float)) and not isinstance(v, bool))
+            or k == "buses"  # a host's slot counts (parts.Host.check)
+        )
     ]
     if changed:
         raise UserError(

@@ -67,6 +67,7 @@ PARTS = {
                     "copy_rate_MBps",
                     "memory_MB",
                     "arch_bits",
+                    "buses",
                 )
             },
         }

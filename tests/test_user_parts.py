@@ -97,6 +97,35 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "sources": {}}}},
             "parts.controllers.c.sources: no source for channels",
         ),
+        (  # the provenance audit: a host's slot counts, which refuse NIC cards, had no source
+            {
+                **PARTS,
+                "hosts": {
+                    "quote_server": {
+                        "like": "dell_r720",
+                        "buses": [{"bus": "pcie3_x16", "count": 4}],
+                        "sources": {},
+                    }
+                },
+            },
+            "parts.hosts.quote_server.sources: no source for buses, changed from dell_r720",
+        ),
+        (
+            {
+                **PARTS,
+                "hosts": {
+                    "quote_server": {
+                        **PARTS["hosts"]["quote_server"],
+                        "sources": {
+                            k: v
+                            for k, v in PARTS["hosts"]["quote_server"]["sources"].items()
+                            if k != "buses"
+                        },
+                    }
+                },
+            },
+            "parts.hosts.quote_server.sources: no source for buses; every slot count needs one",
+        ),
         (
             {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "host_bus": "warp9"}}},
             "c.host_bus: unknown bus 'warp9'",
