@@ -186,6 +186,9 @@ def _type_words(tp: Any) -> str:
         words = f"list of {_PLURAL.get(item, f'({item})')}"
     elif origin is dict or dataclasses.is_dataclass(core):
         words = "mapping"
+    elif origin in (typing.Union, types.UnionType):  # its kinds (true or false, or a string)
+        kinds = (_type_words(a) for a in typing.get_args(core) if a is not type(None))
+        words = " or ".join(dict.fromkeys(kinds))
     else:
         words = _WORDS.get(core, getattr(core, "__name__", str(core)))
     return f"{words}, or unset" if optional else words

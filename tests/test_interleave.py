@@ -148,6 +148,30 @@ def test_a_zfs_pool_s_readers_take_turns_at_its_prefetch_distance(tmp_path):
     assert result.throughput_MBps < 0.9 * 4 * media
 
 
+def test_a_compressed_pool_s_prefetch_reaches_its_drives_as_the_bytes_it_stores(tmp_path):
+    """The prefetcher reads ahead 8 MiB of records; at ratio 2 with lz4 they are stored in 4 MiB,
+    1 MiB on each of the four data columns: the drives take turns a positioning a MiB, where
+    they had one each 2 MiB, and the user is told so."""
+    from flash_parts import scenario as with_parts
+    from quote_parts import write
+
+    pool = {
+        "engine": "zfs",
+        "vdevs": {"type": "raidz2", "count": 1},
+        "disks": {"part": "quote_hdd", "count": 6, "attach": [f"hba.{i}" for i in range(6)]},
+        "filesystem": {"type": "zfs"},
+        "zfetch_max_distance_MiB": 8,
+        "compression": "lz4",
+        "compress_ratio": 2.0,
+    }
+    workload = {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4}
+    loaded = scenario.load(write(tmp_path / "s.yaml", with_parts(pool, workload)))
+    body = loaded.body
+    assert interleave.window_B(body.volumes["v"], body.kernel, body.workload, 6) == 4 * 2**20
+    said = [n for n in simulate(loaded, calibrated()).notes if "take turns" in n]
+    assert "puts 4,096 KiB on a vdev, 1,024 KiB on a drive" in said[0]
+
+
 def test_openzfs_2_2_s_longer_prefetch_lets_a_wide_pool_s_readers_stream_longer(tmp_path):
     """From OpenZFS 2.2 a stream's prefetch grows to 64 MiB (the default): eight times 2.1's 8 MiB
     pieces, so two readers of a RAIDZ2 pool lose a few percent of one reader's rate to positioning

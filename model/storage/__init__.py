@@ -31,8 +31,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         return front.simulate(scenario, catalog, params)
     if body.workload.io == "mmap":
         return mmap.simulate(scenario, catalog, params)
+    again = rereads.served_again(body, host)
+    if again:
+        rereads.check_compressed(body)
     result = stream.simulate(scenario, catalog, params)
-    if not rereads.served_again(body, host):
+    if not again:
         return result
     read_s = stream.io_s_per_byte(params, host.copy_rate_MBps, "read")
     return rereads.with_cache(result, body, host, read_s)

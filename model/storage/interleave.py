@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from ..parts import Disk
 from ..settings import Kernel
-from . import requests
+from . import requests, zfs
 from .raid import LEVELS
 from .spec import StorageWorkload, Volume
 
@@ -72,11 +72,13 @@ ZFS_ASYNC_READS = 3
 def window_B(volume: Volume, kernel: Kernel, workload: StorageWorkload, drives: int) -> float:
     """What one stream has in flight on a group of ``drives``: a direct stream's requests, dealt
     out over the groups an LVM volume stripes over; a buffered one's read-ahead window (on an md
-    array of a striped level at least two stripes; on a ZFS pool its prefetch, a vdev's share)."""
+    array of a striped level at least two stripes; on a ZFS pool its prefetch, a vdev's share, of
+    the bytes the pool stores its records in: ``zfs.stored_share``)."""
     if workload.io == "direct":
         return _group_share(volume, _in_flight_B(workload))
     if volume.engine == "zfs":  # the prefetcher's distance, spread over the pool's vdevs
-        return volume.zfetch_max_distance_MiB * 2**20 / volume.layout()[1]
+        distance_B = volume.zfetch_max_distance_MiB * 2**20 * zfs.stored_share(volume)
+        return distance_B / volume.layout()[1]
     read_ahead_B = kernel.read_ahead_KiB * 1024
     level = LEVELS[volume.layout()[0]]
     if volume.engine != "md" or not level.striped_reads or level.name == "single":

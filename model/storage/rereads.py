@@ -11,7 +11,10 @@ in order that is larger than it by the time the next pass asks for it (Linux rea
 its inactive list, which the rest of the pass flushes), so every run is the first one again.
 
 Clients over a LAN (``front``) would be served from memory through the host's network path, which
-the model does not simulate without the drives: repeated runs that fit are refused there.
+the model does not simulate without the drives: repeated runs that fit are refused there. So are
+repeated runs of a pool that keeps its records compressed (``zfs.kept_compressed``): its ARC holds
+them as stored (zfs(4), ``zfs_compressed_arc_enabled``, 1 by default) and decompresses each as it
+is read again, which the later runs' cost here leaves out.
 
 Sources: Linux's page cache puts a page read once on its inactive list and moves it to the active
 list only when it is referenced again (mm/swap.c, ``mark_page_accessed``), so a pass larger than
@@ -54,6 +57,17 @@ def check_front(body: StorageBody, host: Host) -> None:
         raise NotModelled(
             "repeated runs (workload.runs) over data the host's cache holds, read by clients over "
             "the LAN: the later runs would come from memory through the network path alone"
+        )
+
+
+def check_compressed(body: StorageBody) -> None:
+    """Repeated runs from the ARC of records ZFS keeps compressed are not modelled."""
+    volume = body.volumes[body.workload.target]
+    if volume.engine == "zfs" and zfs.kept_compressed(volume):
+        raise NotModelled(
+            "repeated runs (workload.runs) over data the ARC holds, of a pool whose records are "
+            "kept compressed (compression): the ARC holds them compressed and decompresses "
+            "them as they are read again"
         )
 
 

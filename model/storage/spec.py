@@ -240,8 +240,9 @@ class Volume:
     with the cache on it orders them among all its cache holds: ``model.storage.writecache``); a
     hardware RAID volume's drives follow their controller (``write_back``).
     A ZFS pool (``engine: zfs``, ``model.storage.zfs``) takes ``vdevs`` instead of ``level`` and
-    ``groups``, and its ``record_KiB``, sector size (``ashift``), ``arc_GB`` and prefetch distance
-    (``zfetch_max_distance_MiB``); a zvol (the pool's ``filesystem`` raw) serves
+    ``groups``, and its ``record_KiB``, sector size (``ashift``), ``arc_GB``, prefetch distance
+    (``zfetch_max_distance_MiB``) and ``compression`` of data whose ``compress_ratio`` it gets;
+    a zvol (the pool's ``filesystem`` raw) serves
     its requests on ``zvol_threads`` threads, each waiting for its own.
     """
 
@@ -296,6 +297,29 @@ class Volume:
         ]
         | None
     ) = None
+    # ZFS's compression property of the dataset or zvol (zfsprops(7)): off (false); on (true),
+    # which is lz4 (module/zfs/zio_compress.c, zio_compress_select: on is LZ4 where the pool has
+    # the lz4_compress feature, as every pool made since 0.6.5 has); lz4; zstd (its level 3, what
+    # compression=zstd names); gzip (gzip-6, what compression=gzip names). Each record is
+    # compressed as it is written and decompressed as it is read, on the host's CPU
+    # (model.storage.zfs), and kept compressed only where that saves an eighth of it. Unset: off,
+    # what the model assumed before it had the key; OpenZFS 2.2's own default is lz4 ('Since
+    # OpenZFS 2.2.0 the compression property defaults to on', OpenZFS documentation, Basic
+    # Concepts, Compression), so a planner who does not know how the pool will be set declares it
+    # an unknown (unknowns: {volumes.NAME.compression: {options: [lz4, off]}}), the scenario
+    # giving the compress_ratio the data are expected to have: off moves nothing at any ratio,
+    # nor lz4 at 1, and many unknowns are varied one at a time (model.design_points)
+    compression: bool | Literal["lz4", "zstd", "gzip"] = False
+    # the data's compression ratio under that compression: a record's bytes over what the
+    # compressor makes of them (the ratio `zfs get compressratio` reports of such data, less the
+    # records ZFS keeps whole). ZFS keeps a record compressed only where that saves at least an
+    # eighth of it and a whole sector (2^ashift B): below 8/7, every record is stored whole, its
+    # writes still paying the compressor (model.storage.zfs). A ratio the data's owner cannot
+    # give is a range to declare as an unknown (unknowns: {volumes.NAME.compress_ratio: {range:
+    # [LOW, HIGH]}}); with compression off it moves nothing (the result says so)
+    compress_ratio: Annotated[
+        float, Bound(1.0, words="a number at least 1 (a record's bytes over its compressed bytes)")
+    ] = 1.0
     # how many equal RAID groups of ``level`` the drives are split into: md arrays of their own, or
     # the LUNs a RAID controller shows the host; more than one are joined by LVM (``lvm``)
     groups: PositiveInt = 1
@@ -332,6 +356,13 @@ class Volume:
         "mq-deadline"
     )
     filesystem: FileSystem = field(default_factory=FileSystem)
+
+    @property
+    def compressor(self) -> str | None:
+        """The compressor ``compression`` names: none where it is off, lz4 where it is on."""
+        if self.compression is True:
+            return "lz4"
+        return self.compression or None
 
     def layout(self) -> tuple[str, int]:
         """The RAID table's level of each group and the number of groups (a ZFS pool's vdevs)."""
@@ -445,7 +476,15 @@ class Volume:
             where,
             key,
             "zfs",
-            ("record_KiB", "ashift", "arc_GB", "zvol_threads", "zfetch_max_distance_MiB"),
+            (
+                "record_KiB",
+                "ashift",
+                "arc_GB",
+                "zvol_threads",
+                "zfetch_max_distance_MiB",
+                "compression",
+                "compress_ratio",
+            ),
         )
         if fs.type == "zfs":
             raise UserError(

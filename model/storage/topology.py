@@ -22,7 +22,8 @@ Each drive is a resource at its rate for the stream (``model.storage.drive_work`
 an NVMe drive attached as ``nvme.SEGMENT.N`` sits on the lanes of bus segment SEGMENT with no
 controller, so every NVMe drive on one segment shares it. A ZFS pool (``model.storage.zfs``) keeps
 its layout on the host as md does, a RAIDZ vdev storing each record in whole sectors with its
-parity and padding (``zfs.vdev_shares``), and costs the host's CPU its checksums and parity. Random
+parity and padding (``zfs.vdev_shares``), compressed where its ``compression`` keeps it so
+(``zfs.stored_B``), and costs the host's CPU its checksums, parity and compression. Random
 requests (``model.storage.requests``) make each drive a resource at its random rate and land their
 write penalty and record reads on it. An ext2 or ext3 file's block map rides with its data, and
 ext3's journal writes it twice, the data too when it is mounted ``data=journal``
@@ -62,7 +63,7 @@ class StoragePath:
     ]  # volume -> host CPU seconds its drivers cost per byte written
     parity_s_per_byte: dict[
         str, float
-    ]  # volume -> host CPU seconds md's parity (ZFS's checksums too) costs per byte it serves
+    ]  # volume -> host CPU seconds md's parity (ZFS's checksums, compression too) costs a byte
     request_s: dict[str, float]  # volume -> device seconds of one random request alone
     checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
     notes: tuple[str, ...] = ()  # what the user should know of how the drives serve the streams
@@ -151,6 +152,7 @@ def build(
                 note,
                 zfs.wide_mirror_note(vname, volume),
                 zfs.record_read_note(vname, volume, w),
+                zfs.compression_note(vname, volume),
             )
             if n
         ]
@@ -255,8 +257,8 @@ def _add_group_costs(
     """Add what group ``g``'s user bytes cost the driver and whoever keeps the group's layout."""
     volume = spot.volume
     if volume.engine == "zfs":
-        checksummed = zfs.checksummed_per_byte(volume, attachment.body.workload)
-        usage.parity_s += g_share * zfs.host_s_per_byte(volume, spot.op) * checksummed
+        w = attachment.body.workload
+        usage.parity_s += g_share * zfs.host_s_per_byte(volume, w, host, spot.op)
         return
     # the group's user bytes between the host and whoever keeps its layout
     first = volume.disks.attach[g * spot.per_group]

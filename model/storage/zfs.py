@@ -13,34 +13,36 @@ A RAIDZ vdev allocates each record in whole sectors of 2^``ashift`` bytes (``rai
 D data sectors, p parity sectors for each row of N - p data sectors, and the total rounded up to a
 multiple of p + 1 so that no free gap too small for the smallest record is left (OpenZFS
 module/zfs/vdev_raidz.c, ``vdev_raidz_asize``: ``asize = ((psize - 1) >> ashift) + 1; asize +=
-nparity * ((asize + cols - nparity - 1) / (cols - nparity)); asize = roundup(asize, nparity + 1)
-<< ashift``). So a vdev writes asize / record of what it stores, not N / (N - p): a 10-wide RAIDZ2
-of 4 KiB sectors stores a 16 KiB record in 4 + 2 = 6 sectors (66.7 % of them data), 128 KiB in 32
-+ 8 = 40, padded to 42 (76.2 %), 1 MiB in 256 + 64 = 320, padded to 321 (79.8 %), where N - p of N
-is 80 %; a 4 KiB record, 1 + 2 = 3 sectors (33.3 %). The parity sectors are written with the data
-and the padding is written too (``vdev_raidz_io_start`` issues optional writes of the skipped
-sectors so that a drive's writes aggregate into one), so every allocated sector crosses a drive's
-link and its surface (``vdev_shares``). A read on a healthy pool moves only the data sectors over
-the links, while a platter turns past the parity and padding between them; a random read of a
-record keeps min(D, N - p) drives busy, each with its column of the record's rows (at most
-ceil(D / (N - p)) sectors). A record is taken as written whole at ``record_KiB`` (a file's last
-record, and a file smaller than a record, are stored at their own size: not modelled), without
-compression. A mirror vdev writes each record whole to every copy, with no parity or padding, and
-reads it from one; it too allocates, writes and reads a record in whole sectors (OpenZFS
-module/zfs/vdev.c, ``vdev_default_asize``, every vdev's but RAIDZ's: ``asize = P2ROUNDUP(psize, 1ULL
-<< vdev_top->vdev_ashift)``), so a record smaller than a sector costs a whole one on each copy that
-writes or reads it (``vdev_shares``, ``random_layout``; a 512 B record on 64 KiB sectors, 128
-times its bytes), and a record of a sector or more, a power of two as a sector is, its own bytes.
+nparity * ((asize + cols - nparity - 1) / (cols - nparity)); asize = roundup(asize, nparity + 1) <<
+ashift``). So a vdev writes asize / record of what it stores, not N / (N - p): a 10-wide RAIDZ2 of
+4 KiB sectors stores a 16 KiB record in 4 + 2 = 6 sectors (66.7 % of them data), 128 KiB in 32 + 8
+= 40, padded to 42 (76.2 %), 1 MiB in 256 + 64 = 320, padded to 321 (79.8 %), where N - p of N is
+80 %; a 4 KiB record, 1 + 2 = 3 sectors (33.3 %). The parity sectors are written with the data and
+the padding is written too (``vdev_raidz_io_start`` issues optional writes of the skipped sectors
+so that a drive's writes aggregate into one), so every allocated sector crosses a drive's link and
+its surface (``vdev_shares``). A read on a healthy pool moves only the data sectors over the links,
+while a platter turns past the parity and padding between them; a random read of a record keeps
+min(D, N - p) drives busy, each with its column of the record's rows (at most ceil(D / (N - p))
+sectors). A record is taken as written whole at ``record_KiB`` (a file's last record, and a file
+smaller than a record, are stored at their own size: not modelled), compressed as the volume's
+``compression`` has it (below). A mirror vdev writes each record whole to every copy, with no
+parity or padding, and reads it from one; it too allocates, writes and reads a record in whole
+sectors (OpenZFS module/zfs/vdev.c, ``vdev_default_asize``, every vdev's but RAIDZ's: ``asize =
+P2ROUNDUP(psize, 1ULL << vdev_top->vdev_ashift)``), so a record smaller than a sector costs a whole
+one on each copy that writes or reads it (``vdev_shares``, ``random_layout``; a 512 B record on 64
+KiB sectors, 128 times its bytes), and a record of a sector or more, a power of two as a sector is,
+its own bytes.
 
-The host's CPU checksums every byte read or written (fletcher4) and computes RAIDZ parity on every
-byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time benchmarks (kstats in
-/proc/spl/kstat/zfs), AVX2 implementations: ``fletcher_4_bench`` native 4,950,749,767 B/s
-(openzfs/zfs issue #5126, B. Behlendorf's sample output, 2016); ``vdev_raidz_bench`` gen_p
-4,789,944,802, gen_pq 3,302,606,591 and gen_pqr 1,483,093,911 B/s (openzfs/zfs pull request #4860,
-sample output, 2016). They are taken as one core's rates on any host (a host's own kstats would
-replace them). The ARC keeps what was read, up to ``arc_GB`` (by default half the host's memory,
-OpenZFS's ``zfs_arc_max`` default on Linux): a read test repeated (``workload.runs``) over data that
-fits is served from memory after its first pass (``model.storage.rereads``).
+The host's CPU checksums every byte stored, read or written (fletcher4), and computes RAIDZ parity
+on every stored byte written, on ZFS's own threads. Per-core rates from OpenZFS's boot-time
+benchmarks (kstats in /proc/spl/kstat/zfs), AVX2 implementations: ``fletcher_4_bench`` native
+4,950,749,767 B/s (openzfs/zfs issue #5126, B. Behlendorf's sample output, 2016);
+``vdev_raidz_bench`` gen_p 4,789,944,802, gen_pq 3,302,606,591 and gen_pqr 1,483,093,911 B/s
+(openzfs/zfs pull request #4860, sample output, 2016). They are taken as one core's rates on any
+host (a host's own kstats would replace them). The ARC keeps what was read, up to ``arc_GB`` (by
+default half the host's memory, OpenZFS's ``zfs_arc_max`` default on Linux): a read test repeated
+(``workload.runs``) over data that fits is served from memory after its first pass
+(``model.storage.rereads``).
 
 A zvol (the pool's block device, ``filesystem: raw``) hands each request to a task queue of
 ``zvol_threads`` threads (``zvol_request`` dispatches it to ``zvol_taskq`` unless
@@ -49,11 +51,40 @@ for it (``zvol_read``, ``dmu_read_uio_dnode``) before it takes the next: module/
 OpenZFS 0.7 and 0.8, ``unsigned int zvol_threads = 32``; zfs(4): "the number of requests which
 can be handled concurrently is controlled by zvol_threads". So however many requests the streams
 queue, at most ``zvol_threads`` are at the drives (``in_flight``).
+
+Compression (``compression``, of data whose ``compress_ratio`` it gets): ZFS compresses each
+record as it writes it and keeps the result only where it saves at least an eighth
+(module/zfs/zio_compress.c, ``zio_compress_data``: 'Compress at least 12.5%', ``d_len = s_len -
+(s_len >> 3)``, ``if (c_len > d_len) return (s_len)``) and, rounded up to whole sectors of the
+pool's smallest ashift, is still smaller than the record (module/zfs/zio.c,
+``zio_write_compress``: ``if (rounded >= lsize) compress = ZIO_COMPRESS_OFF``, else ``psize =
+rounded``): ``stored_B``. The drives, their links and the RAIDZ parity and padding then see the
+stored bytes, the sectors ``raidz_sectors`` allocates for them, and the checksum covers them (it
+is verified before the block is decompressed: zio_compress.c, 'we've already verified the
+checksum'). So below a ratio of 8/7 every record is stored whole, as with compression off, and
+read without decompressing. The host's CPU compresses every record written, kept or not, and
+decompresses every record read that was kept compressed (``_codec_cycles``), on the same threads
+as its checksums. lz4's compressor (module/zfs/lz4_zfs.c, LZ4 r85's) gives up early on data it
+finds no match in: its search steps further each 64 failed probes (``NOTCOMPRESSIBLE_CONFIRMATION
+6``: 'skip faster data segments considered "incompressible"') and it returns once its output
+would pass ZFS's eighth; a record that compresses a little (a ratio between 1 and 8/7) is
+compressed almost whole before its output passes the limit, while one with no match at all
+(encrypted or already compressed data, a ratio of 1) is skipped faster, by how much no published
+figure for this compressor says: the model charges it the compressor's whole time, the most it
+takes. zstd at level 3 and above, on records of 128 KiB or more, first tries lz4 and, where that
+cannot save an eighth, zstd-1, and gives up where both fail (module/zstd/zfs_zstd.c,
+``zfs_zstd_compress_buf``: ``zstd_earlyabort_pass = 1``, ``zstd_cutoff_level =
+ZIO_ZSTD_LEVEL_3``, ``zstd_abort_size = 128 * 1024``): a record it keeps costs lz4 and zstd-3, one
+it gives up lz4 and zstd-1 (a record lz4 cannot shrink by an eighth but zstd can also pays the
+zstd-1 pass, not charged: the model knows the data's ratio under zstd alone). Records of zeros
+(holes) and those small enough to ride in their block pointer (embedded_data) are not modelled:
+each keeps a sector at least.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..errors import NotModelled, UserError
 from ..parts import Host
@@ -66,31 +97,134 @@ FLETCHER4_Bps = 4_950_749_767.0  # fletcher_4_bench, avx2, native byte order
 RAIDZ_GEN_Bps = {1: 4_789_944_802.0, 2: 3_302_606_591.0, 3: 1_483_093_911.0}  # gen_p, pq, pqr
 
 
-def host_s_per_byte(volume: Volume, op: str) -> float:
-    """Host CPU seconds the pool's checksums (and, for a write, RAIDZ parity) cost per byte."""
+@dataclass(frozen=True)
+class Codec:
+    """A compressor's published single-core speeds on the Silesia corpus, MB/s of uncompressed
+    bytes, and the clock the benchmark names: a byte costs clock / speed cycles, which a host
+    spends at its own clock (``Host.clock_GHz``), as the model counts its other costs a byte."""
+
+    compress_MBps: float
+    decompress_MBps: float
+    clock_GHz: float
+
+    def cycles_per_byte(self, op: str) -> float:
+        """Cycles a byte of the record compressing it (``op`` write) or decompressing it."""
+        rate_MBps = self.compress_MBps if op == "write" else self.decompress_MBps
+        return self.clock_GHz * 1e3 / rate_MBps
+
+
+# lz4: its README's table, 'LZ4 default (v1.9.0)', 780 MB/s compressing and 4970 MB/s
+# decompressing a core of a 'Core i7-9700K CPU @ 4.9GHz (w/ turbo boost)' (lzbench, Silesia):
+# 6.3 and 0.99 cycles a byte. ZFS decompresses with lz4 1.9.3's code (module/zfs/lz4.c) and
+# compresses with r85's (lz4_zfs.c), which the README's 2013 table gives at 422 MB/s on a Core
+# i5-3340M @2.7GHz (LZ4 r101): 6.4 cycles a byte, the same. zstd and gzip: lzbench 2.0 on one
+# core of an AMD EPYC 9554 at 3.10 GHz, turbo off (inikep/lizard README, '2025 Update', Silesia),
+# the one table that gives zstd's level 3: zstd 1.5.6 -3 250 and 1,210 MB/s (12.4 and 2.6
+# cycles), -1 421 and 1,342 MB/s (7.4 and 2.3), zlib 1.3.1 -6 25.3 and 344 MB/s (123 and 9.0;
+# ZFS's gzip is deflate at level 6, the kernel's zlib on Linux). zstd's own README gives level 1
+# alone: 'zstd 1.5.1 -1', 530 and 1,700 MB/s on the i7-9700K at 4.9 GHz, 9.2 and 2.9 cycles, a
+# quarter above lzbench 2.0's (its 4.9 GHz a turbo clock)
+CODECS = {
+    "lz4": Codec(780.0, 4970.0, 4.9),
+    "zstd": Codec(250.0, 1210.0, 3.1),
+    "zstd-1": Codec(421.0, 1342.0, 3.1),
+    "gzip": Codec(25.3, 344.0, 3.1),
+}
+# zstd's early abort (module/zstd/zfs_zstd.c): records of zstd_abort_size or more
+ZSTD_ABORT_SIZE_B = 128 * 1024
+
+
+def host_s_per_byte(volume: Volume, workload: StorageWorkload, host: Host, op: str) -> float:
+    """Host CPU seconds a byte the stream moves costs the pool's threads: the checksums (and, for
+    a write, the RAIDZ parity) of the records' stored bytes (``checksummed_per_byte``), and
+    compressing or decompressing the records' own bytes (``codec_s_per_byte``)."""
     seconds = 1.0 / FLETCHER4_Bps
     parity = LEVELS[volume.layout()[0]].parity_chunks
     if op == "write" and parity:
         seconds += 1.0 / RAIDZ_GEN_Bps[parity]
-    return seconds
+    checksummed = checksummed_per_byte(volume, workload)
+    return seconds * checksummed + codec_s_per_byte(volume, workload, host, op)
+
+
+def codec_s_per_byte(volume: Volume, workload: StorageWorkload, host: Host, op: str) -> float:
+    """Host CPU seconds a byte the stream moves costs compressing the records it writes, or
+    decompressing those it reads that ZFS kept compressed: ``_codec_cycles`` a byte of each record
+    (a random read decompresses its whole record)."""
+    per_byte = 1.0
+    if _random_read(workload):
+        request_B = workload.request_KiB * 1024
+        per_byte = _records_per_request(volume, request_B) * volume.record_KiB * 1024 / request_B
+    return per_byte * _codec_cycles(volume, op) / (host.clock_GHz * 1e9)
+
+
+def _codec_cycles(volume: Volume, op: str) -> float:
+    """Cycles a byte of a record its compression costs: every record written is compressed (zstd's
+    early abort: an lz4 pass first, then zstd-3 where it keeps the record, zstd-1 where it gives
+    up), and a record read decompressed where ZFS kept it compressed (``kept_compressed``)."""
+    if volume.compressor is None:
+        return 0.0
+    codec = CODECS[volume.compressor]
+    if op != "write":
+        return codec.cycles_per_byte(op) if kept_compressed(volume) else 0.0
+    if volume.compressor != "zstd" or volume.record_KiB * 1024 < ZSTD_ABORT_SIZE_B:
+        return codec.cycles_per_byte(op)
+    second = codec if kept_compressed(volume) else CODECS["zstd-1"]
+    return CODECS["lz4"].cycles_per_byte(op) + second.cycles_per_byte(op)
+
+
+def kept_compressed(volume: Volume) -> bool:
+    """Whether ZFS keeps the pool's records compressed: its compressor's output, a record's bytes
+    over ``compress_ratio``, saves at least an eighth (``zio_compress_data``) and, in whole
+    sectors, is smaller than the record (``zio_write_compress``)."""
+    if volume.compressor is None:
+        return False
+    record_B = volume.record_KiB * 1024
+    eighth_saved = record_B / volume.compress_ratio <= record_B - (int(record_B) >> 3)
+    return eighth_saved and _compressed_B(volume) < record_B
+
+
+def _compressed_B(volume: Volume) -> float:
+    """The compressor's output for a record rounded up to whole sectors (``zio_write_compress``'s
+    ``rounded``)."""
+    sectors = _data_sectors(volume.record_KiB * 1024 / volume.compress_ratio, volume.ashift)
+    return float(sectors * 2**volume.ashift)
+
+
+def stored_B(volume: Volume) -> float:
+    """The bytes ZFS stores a record in (its psize): the record whole, or where it keeps it
+    compressed (``kept_compressed``) the compressor's output in whole sectors."""
+    return _compressed_B(volume) if kept_compressed(volume) else volume.record_KiB * 1024
+
+
+def stored_share(volume: Volume) -> float:
+    """The bytes ZFS stores a byte of its records in (``stored_B``): 1 where it keeps them whole."""
+    return stored_B(volume) / (volume.record_KiB * 1024)
 
 
 def checksummed_per_byte(volume: Volume, workload: StorageWorkload) -> float:
-    """Bytes of records the pool checksums per byte a stream moves: a random read verifies each
-    whole record it reads (``random_layout``: a 4 KiB read of a 1 MiB record checksums 256 times
-    its bytes); anything else its own bytes, each record once."""
-    w = workload
-    if w.pattern != "random" or w.op != "read":
-        return 1.0
-    request_B = w.request_KiB * 1024
+    """Bytes the pool checksums per byte a stream moves: a record's stored bytes (``stored_B``)
+    each, and a random read each whole record it reads (``random_layout``: a 4 KiB read of a 1
+    MiB record checksums 256 times its bytes)."""
+    if not _random_read(workload):
+        return stored_share(volume)
+    request_B = workload.request_KiB * 1024
     return _records_read_B(volume, request_B) / request_B
 
 
+def _random_read(workload: StorageWorkload) -> bool:
+    return workload.pattern == "random" and workload.op == "read"
+
+
+def _records_per_request(volume: Volume, request_B: float) -> float:
+    """Records a random read of ``request_B`` reads, one at least."""
+    return max(1.0, request_B / (volume.record_KiB * 1024))
+
+
 def _records_read_B(volume: Volume, request_B: float) -> float:
-    """The bytes a random read of ``request_B`` reads: its records' whole data sectors (a record
-    smaller than a sector takes a whole one), one record at least."""
-    record_B = _data_sectors(volume.record_KiB * 1024, volume.ashift) * 2**volume.ashift
-    return max(1.0, request_B / (volume.record_KiB * 1024)) * record_B
+    """The bytes a random read of ``request_B`` reads: its records' whole stored sectors (a
+    record smaller than a sector takes a whole one), one record at least."""
+    record_B = _data_sectors(stored_B(volume), volume.ashift) * 2**volume.ashift
+    return _records_per_request(volume, request_B) * record_B
 
 
 def record_read_note(vname: str, volume: Volume, workload: StorageWorkload) -> str | None:
@@ -105,6 +239,27 @@ def record_read_note(vname: str, volume: Volume, workload: StorageWorkload) -> s
         f"volume {vname}: each {workload.request_KiB:g} KiB random read reads and checksums its "
         f"whole {volume.record_KiB:g} KiB record, {times:,.0f} times its bytes (a record_KiB "
         "nearer the request size reads less)"
+    )
+
+
+def compression_note(vname: str, volume: Volume) -> str | None:
+    """What to tell the user of a pool whose ``compress_ratio`` stores nothing smaller: ZFS keeps
+    its records whole (``kept_compressed``), with compression off or at a ratio that saves less
+    than an eighth of a record or no sector; else None."""
+    if volume.engine != "zfs" or kept_compressed(volume):
+        return None
+    ratio = f"compress_ratio {volume.compress_ratio:g}"
+    if volume.compressor is None:
+        if volume.compress_ratio == 1.0:
+            return None
+        return (
+            f"volume {vname}: {ratio} moves nothing with compression off, every record stored "
+            "whole (OpenZFS 2.2's default compression is lz4)"
+        )
+    return (
+        f"volume {vname}: {volume.compressor} at {ratio} saves less than an eighth of each "
+        f"{volume.record_KiB:g} KiB record, or no whole {2**volume.ashift:,} B sector: ZFS stores "
+        "every record whole, its writes paying the compressor all the same"
     )
 
 
@@ -125,18 +280,19 @@ def _data_sectors(record_B: float, ashift: int) -> int:
 
 def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
     """Bytes on each drive's surface, and across its link, per byte of records a vdev of
-    ``drives`` reads or writes (``op``). RAIDZ: a write every sector ``raidz_sectors`` allocates,
-    spread over the drives; a read its data sectors over the link, the platter turning past them
-    all. A mirror: the level's shares (a write on every copy, a read from one) of the record's
-    whole sectors (``_data_sectors``)."""
+    ``drives`` reads or writes (``op``), of the bytes it stores each record in (``stored_B``).
+    RAIDZ: a write every sector ``raidz_sectors`` allocates, spread over the drives; a read its
+    data sectors over the link, the platter turning past them all. A mirror: the level's shares
+    (a write on every copy, a read from one) of the record's whole sectors (``_data_sectors``)."""
     level = LEVELS[volume.layout()[0]]
     record_B = volume.record_KiB * 1024
     sector_B = 2**volume.ashift
-    data_B = _data_sectors(record_B, volume.ashift) * sector_B
+    data_B = _data_sectors(stored_B(volume), volume.ashift) * sector_B
     if not level.parity_chunks:
         padded = data_B / record_B
         return level.drive_share(drives, op) * padded, level.transfer_share(drives, op) * padded
-    allocated = raidz_sectors(record_B, volume.ashift, drives, level.parity_chunks) * sector_B
+    allocated = raidz_sectors(stored_B(volume), volume.ashift, drives, level.parity_chunks)
+    allocated *= sector_B
     surface = allocated / record_B / drives
     if op == "write":
         return surface, surface
@@ -144,16 +300,16 @@ def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
 
 
 def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
-    """A random read's commands on one vdev: the whole record's sectors, from one copy or from
-    the data columns of a RAIDZ vdev's rows, min(D, N - p) drives for a record of D sectors; a
-    request of several records reads each one's."""
+    """A random read's commands on one vdev: the whole record's stored sectors (``stored_B``),
+    from one copy or from the data columns of a RAIDZ vdev's rows, min(D, N - p) drives for a
+    record of D sectors; a request of several records reads each one's."""
     if op == "write":
         raise NotModelled(
             "ZFS random writes (copy-on-write records gathered in transaction groups) "
             "are not modelled"
         )
     parity = LEVELS[volume.layout()[0]].parity_chunks
-    data = _data_sectors(volume.record_KiB * 1024, volume.ashift)
+    data = _data_sectors(stored_B(volume), volume.ashift)
     # the record's data sectors, on a RAIDZ vdev each column's mean (the longest is at most a
     # sector more)
     record_B = data * 2**volume.ashift
