@@ -491,10 +491,10 @@ class Host(Part):
     """A computer as the models see it: its processors (sockets, cores, clock and one core's copy
     rate), its memory, its word size, the bus slots it has and the controllers and NICs it carries.
     The models give a host's CPU its cores, turn the cycles they count into seconds at its clock and
-    each byte copied into seconds at its copy rate, and size the kernel's page cache from its
-    memory; a current host may take its processor's figures from a cpus entry (its cpu). A
-    scenario's host (a WAN's sender_host and receiver_host, a relay's director and real servers)
-    names it."""
+    each byte copied into seconds at its copy rate, bound its bytes' crossings of its memory by its
+    memory bandwidth (``model.memory``), and size the kernel's page cache from its memory; a
+    current host may take its processor's figures from a cpus entry (its cpu). A scenario's host
+    (a WAN's sender_host and receiver_host, a relay's director and real servers) names it."""
 
     # processor sockets fitted: the host has cpus x cores_per_cpu cores, the cores its CPU resource
     # has (a byte copied, a frame, a request each cost one of them for a while); with cpu, the
@@ -522,8 +522,10 @@ class Host(Part):
     # a download server's server.memory_MB must fit in it
     memory_MB: Annotated[float, Bound(1.0, words="at least 1 MB")]
     # the front side bus's rate, MHz as Intel gives it (400 for the quad-pumped 100 MHz NetBurst
-    # bus), where the host has one: no model reads it, but the copy_rate_MBps estimate of a host
-    # whose bus bounds its copy follows from it (0.8125 x fsb_MHz x 8 B / 2, a test checks)
+    # bus), where the host has one: that it has one sets the share of memory_bandwidth_MBps its
+    # memory sustains (``model.memory.sustained_share``: a front side bus platform's, not an
+    # on-die controller's); the copy_rate_MBps estimate of a host whose bus bounds its copy
+    # follows from it (0.8125 x fsb_MHz x 8 B / 2, a test checks)
     fsb_MHz: PositiveFloat | None = None
     # the CPU's word size, 32 or 64 bits: OpenZFS's default prefetch distance where a volume sets
     # no zfetch_max_distance_MiB (64 MiB on a 64-bit host, 8 on a 32-bit one)
@@ -532,7 +534,11 @@ class Host(Part):
     # type and speed (DDR5-4800) where the host leaves this out. For the reader, no model reads it
     memory_type: str = ""
     # peak memory bandwidth of all sockets, MB/s; with cpu, its channels x MT/s x 8 B times cpus
-    # where the host leaves this out. For the reader, no model reads it
+    # where the host leaves this out. The storage and network models' memory resource (``memory
+    # host``, ``memory LABEL``) sustains a STREAM run's share of it for the host's class of
+    # platform (``model.memory``), and every byte a path moves takes it as many times as it
+    # crosses the host's DRAM (a DMA once, a copy twice, a checksum once); unset, the host has no
+    # memory resource
     memory_bandwidth_MBps: PositiveFloat | None = None
     # the host's bus slots and segments, each {bus: an id of buses, count: how many}: a storage
     # scenario's top-level bus segments must each be of a kind one of them holds (a PCI Express

@@ -20,7 +20,10 @@ indirection: each of ``indirection_levels`` node references is one more small re
 
 Sending and receiving cost each host per frame (``net_cycles_per_frame``, with ``tcp.tso`` and
 ``tcp.gro`` as ``tcp.tcp_frame_work_per_byte`` counts it, a receiver's share of it in the reading
-process, ``tcp.reader_share``) and one copy (see ``hosts``). Server
+process, ``tcp.reader_share``) and one copy, and the byte crosses each host's memory by that copy
+and its NIC's DMA (``hosts.NET_CROSSINGS``, where the catalog gives the host's memory bandwidth;
+the servers' reads of their records and the clients' evaluation are cycles a byte with no pass
+over memory the model counts). Server
 cores are shared with other users' work (``server_background_load``); the clients' are not. The
 result is one client's: its bytes over the time until every client has finished (the per-client
 rate of the report's tables). Calibrated on ``mdsplus_read``
@@ -33,15 +36,16 @@ import math
 
 import simpy
 
+from .. import memory
 from ..catalog import Catalog
 from ..errors import NotModelled
 from ..nic_links import check_mtu, nic_notes
-from ..result import Result
+from ..result import Result, busiest
 from ..settings import TcpBuffers
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from . import tcp
-from .hosts import HostNet, charge, host_net
+from .hosts import NET_CROSSINGS, HostNet, charge, host_net
 from .parameters import PARAMETERS
 from .spec import DbBody
 
@@ -180,6 +184,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         charge(usage, src, src_core, src.copy_s_per_byte)
         _wire(usage, src, dst, dst_core, body.mtu_B, settings)
         charge(usage, dst, dst_core, dst.copy_s_per_byte)
+        for side in (src, dst):
+            memory.charge(usage, side.memory, NET_CROSSINGS)
         return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name, cap_Bps)
 
     finished: list[float] = []
@@ -262,18 +268,19 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         if f.size_B / (f.finished_s - f.started_s) >= f.max_rate_Bps * (1 - 1e-9)
     )
     utilization["tcp window"] = min(1.0, at_window_s / (makespan * w.clients))
-    busiest = max(utilization.values(), default=0.0)
+    busiest_share = max(utilization.values(), default=0.0)
     short = per_client_B / makespan / 1e6 < (1.0 - IN_STEP_SHORT) * bound  # below its bound
     in_step = (
         (
-            f"no resource is busy all the time (the busiest {100 * busiest:.0f} %): each read's "
-            "phases run one after another (the request, the server's work, the reply, the "
+            f"no resource is busy all the time (the busiest {100 * busiest_share:.0f} %): each "
+            "read's phases run one after another (the request, the server's work, the reply, the "
             "client's own), and clients started together keep in step, so the bound's figure, "
             "which has them overlap, is not reached",
         )
-        if busiest < IN_STEP_BELOW and short
+        if busiest_share < IN_STEP_BELOW and short
         else ()
     )
+    bottleneck = busiest(utilization)
     return Result(
         scenario=scenario.name,
         bytes_moved=per_client_B,
@@ -286,6 +293,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                 catalog, (body.nic, body.server_host), (body.nic, body.client_host), **framing
             ),
             *in_step,
+            *(
+                line
+                for side in (*servers, *clients)
+                for line in memory.note(bottleneck, side.label, side.host, NET_CROSSINGS)
+            ),
         ),
     )
 

@@ -22,7 +22,12 @@ CPU time per payload byte comes in three kinds, each charged where it runs:
   ``io_copy_passes``, and ``io_write_extra_passes`` more for a write), in the process that does
   the I/O.
 
-Every core's work also counts against the host's total of ``cores`` core-seconds per second.
+Every core's work also counts against the host's total of ``cores`` core-seconds per second. A
+byte sent or received crosses the host's memory (``model.memory``, a resource ``memory LABEL``
+where the catalog gives the host's memory bandwidth) by the passes charged here that move it: the
+socket's copy twice, the NIC's DMA once (``NET_CROSSINGS``; the frames' headers, a few percent,
+and a segment sent again after a loss are not counted), and the storage path's passes where the
+byte comes from or goes to disk (``model.storage.stream.memory_crossings``).
 
 Calibrated: ``io_copy_passes`` and ``io_write_extra_passes`` (``model.storage.parameters``, fitted
 on atlas_disk, atlas_hosts, atlas_wan, em_ingest, psu_copy and psu_write) and ``bus_efficiency``
@@ -34,10 +39,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import memory
 from ..catalog import Catalog
 from ..nic_links import cards_Bps
 from ..parts import Host, Nic
 from ..sim.flows import FlowNetwork, FlowResource
+
+# pass -> times a byte a host sends or receives crosses its memory: the copy between the program's
+# buffer and its socket (``copy_s_per_byte``), the NIC's DMA of it
+NET_CROSSINGS = {"socket's copy": memory.COPY, "NIC's DMA": memory.DMA}
 
 
 @dataclass
@@ -57,6 +67,9 @@ class HostNet:
     processes: dict[str, FlowResource] = field(default_factory=dict)
     net: FlowNetwork | None = None
     irq_affinity: str = "cpu0"
+    # the host's memory, bytes crossing it a second (``model.memory``); None where the catalog
+    # gives no memory bandwidth
+    memory: FlowResource | None = None
 
     def process(self, name: str, share: float = 1.0) -> FlowResource:
         """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded
@@ -146,6 +159,7 @@ def host_net(
         frame_s=frame_cycles / (host.clock_GHz * 1e9),
         net=net,
         irq_affinity=irq_affinity,
+        memory=memory.resource(net, host, label),
     )
 
 

@@ -20,6 +20,9 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   receive work, the TCP work of its sockets' backlogs, on its own core (``tcp.reader_share``):
   all of it for a thread per stream (iperf 2, bbcp), a k-th for a thread serving k streams
   (iperf3 before 3.16).
+- Memory: each end's, where the catalog gives its bandwidth (``model.memory``), by the passes that
+  move a byte there: the socket's copy and the NIC's DMA (``hosts.NET_CROSSINGS``), and on a disk
+  end the cache's copy and the storage path's own (``topology.StoragePath.memory_per_byte``).
 - A TCP stream is capped at window / RTT (socket buffers from the sysctls), of which 1 - loss is
   delivered (the segments sent again occupy the window too), and at the loss-limited rate of its
   congestion control (``tcp.congestion_control``: Reno's, Mathis et al., or CUBIC's, RFC 8312 and
@@ -49,10 +52,11 @@ tools'.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import simpy
 
+from .. import memory
 from ..catalog import Catalog
 from ..errors import NotModelled
 from ..nic_links import check_mtu, check_nic_cards, check_rss, nic_notes
@@ -70,9 +74,17 @@ from ..sim.flows import Flow, FlowNetwork, FlowResource, max_min_rates
 from ..spec import ModelRecord, Scenario
 from ..storage import topology
 from ..storage.spec import StorageBody
-from ..storage.stream import target_io_s_per_byte
+from ..storage.stream import cache_copy, target_io_s_per_byte
 from . import tcp
-from .hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
+from .hosts import (
+    NET_CROSSINGS,
+    HostNet,
+    add,
+    charge,
+    charge_frames,
+    host_net,
+    partition_bound_Bps,
+)
 from .spec import WanBody
 
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
@@ -110,6 +122,8 @@ class _Storage:
     driver_s_per_byte: float  # host CPU outside the process (flusher, driver)
     path: topology.StoragePath
     volume: str
+    # pass -> times a byte crosses the host's memory: the volume's and its cache's copy
+    memory: dict[str, float]
 
     def reader(self, reader: int) -> dict[FlowResource, float]:
         """What reader ``reader``'s bytes use besides: its own copy of each mirror it reads."""
@@ -143,6 +157,9 @@ def _storage(
         driver_s_per_byte=driver,
         path=path,
         volume=volume,
+        memory=memory.merged(
+            path.memory_per_byte[volume], {cache_copy(storage.volumes[volume]): memory.COPY}
+        ),
     )
 
 
@@ -205,6 +222,8 @@ class Built:
     # what the flows do before they run at their share, named as the bottleneck when it takes
     # most of the run (``RAMP``, ``SETUP``)
     ramp: str = "set-up and slow start"
+    # each end and the times a byte crosses its memory, pass by pass
+    memory: list[tuple[HostNet, dict[str, float]]] = field(default_factory=list)
 
 
 def _figure(value: float, unit: str) -> str:
@@ -357,6 +376,16 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             charge(usage, receiver, core, sink.io_s_per_byte)
             add(usage, receiver.cpu, sink.driver_s_per_byte)
 
+    # each end's memory: the socket's copy and the NIC's DMA, and its storage's passes
+    crossings = [
+        (side, memory.merged(NET_CROSSINGS, store.memory if store is not None else {}))
+        for side, store in ((sender, source), (receiver, sink))
+    ]
+
+    def memory_passes(usage: dict) -> None:
+        for side, passes in crossings:
+            memory.charge(usage, side.memory, passes)
+
     if w.protocol == "tsunami":
         flow_limit = "tsunami target rate"
         fragments = tcp.udp_fragments(w.block_B, body.mtu_B)
@@ -384,6 +413,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             charge(usage, receiver, None, arrived * receiver.frame_s, on_irq=True)
             charge(usage, receiver, receiver.process(f"tsunami{j}.net"), receiver.copy_s_per_byte)
             disk_write(usage, receiver.process(f"tsunami{j}.disk"))
+            memory_passes(usage)
             flows.append(
                 _FlowSpec(
                     f"tsunami {j}", per_session_B, usage, rate_Bps, SETUP_RTTS["tsunami"] * rtt_s
@@ -434,6 +464,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             )
             charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
             disk_write(usage, r_core)
+            memory_passes(usage)
             usages.append(usage)
         # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry
         path_share_Bps = partition_bound_Bps(usages, [cap] * n) / n
@@ -507,6 +538,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         notes,
         flow_limit,
         SETUP if w.protocol == "tsunami" else RAMP,
+        crossings,
     )
 
 
@@ -619,6 +651,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             *built.notes,
             *_ramp_note(ran, rtt_s, elapsed),
             *_offload_note(scenario.body, utilization),
+            *(
+                line
+                for side, passes in built.memory
+                for line in memory.note(busiest(utilization), side.label, side.host, passes)
+            ),
         ),
     )
 

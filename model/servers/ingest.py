@@ -25,6 +25,9 @@ one :class:`~model.sim.flows.FlowNetwork`:
 - CPU: per frame on the interrupt cores, one copy out of the socket in smbd, and the buffered write
   path (the storage model's ``io_copy_passes`` and ``io_write_extra_passes``) in smbd, each at the
   host's catalog clock and ``copy_rate_MBps`` (``model.network.hosts``, ``model.storage.stream``).
+- Memory: each byte crosses the host's memory by the NIC's DMA, the socket's copy, the page cache's
+  copy and the drives' DMA (``model.storage.front``), a stage of its own, ``host memory``, where
+  the catalog gives the host's memory bandwidth (``model.memory``).
 - The storage path alone is the storage model's prediction for the same scenario and overrides
   with one writer per client (the loader loads it so); the end-to-end flows cross the same
   storage resources (``model.storage.topology``), with smbd as the writer.
@@ -72,9 +75,10 @@ STAGES = (
     "interrupts",
     "smbd processes",
     "host CPU",
+    "host memory",  # where the catalog gives the host's memory bandwidth (``model.memory``)
     "storage path",
 )
-NICS, WINDOWS, BOND, INTERRUPTS, SMBD, HOST_CPU, STORAGE = STAGES
+NICS, WINDOWS, BOND, INTERRUPTS, SMBD, HOST_CPU, MEMORY, STORAGE = STAGES
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,8 @@ def predict(
         res: STORAGE for res in clients.path.usage_per_byte[body.workload.target]
     }
     stage_of.update({side.irq: INTERRUPTS, side.cpu: HOST_CPU})
+    if side.memory is not None:
+        stage_of[side.memory] = MEMORY
     stage_of.update({nic: BOND for nic in side.nics})
     stage_of.update({card: BOND for card in side.cards if card is not None})
     # the one core a flow's TCP work takes at a time (spread interrupts): the interrupt stage
@@ -208,8 +214,11 @@ def predict(
         )
         / 1e6
         for s in STAGES
-        # the windows where a round trip could bind them (``front``): a stage of none is left out
-        if s != STORAGE and (s != WINDOWS or clients.windows)
+        # the windows where a round trip could bind them (``front``), the host's memory where the
+        # catalog gives it: a stage of none is left out
+        if s != STORAGE
+        and (s != WINDOWS or clients.windows)
+        and (s != MEMORY or side.memory is not None)
     }
     capacity[STORAGE] = (
         storage.bound_MBps

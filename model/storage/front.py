@@ -16,6 +16,9 @@ TCP connections, one by default):
 - the buffered I/O path in that process (the storage model's ``io_copy_passes`` and
   ``io_write_extra_passes``, a write dearer on an ext3 store by the kernel's ``ext3_write_ratio``)
   and the drives, channels, controllers and buses below;
+- the host's memory (``model.memory``), by every pass above that moves the byte: the NIC's DMA
+  and the socket's copy (``model.network.hosts.NET_CROSSINGS``), the page cache's copy, the
+  checksums and parity and the drives' DMA (``stream.memory_crossings``);
 - what a client keeps in flight over each answer's wait, its LAN round trip (``clients.rtt_ms``)
   included (Little's law, ``client_limit_Bps``): a client reading at random its requests in flight
   (``clients.queue_depth``, one unless set), an NFS
@@ -40,10 +43,19 @@ from dataclasses import dataclass, replace
 
 import simpy
 
+from .. import memory
 from ..catalog import Catalog
 from ..errors import NotModelled, UserError
 from ..network import tcp
-from ..network.hosts import HostNet, add, charge, charge_frames, host_net, partition_bound_Bps
+from ..network.hosts import (
+    NET_CROSSINGS,
+    HostNet,
+    add,
+    charge,
+    charge_frames,
+    host_net,
+    partition_bound_Bps,
+)
 from ..nic_links import nic_notes, nic_rate_Bps
 from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result, busiest
@@ -274,12 +286,14 @@ def build(
             body,
             server,
             side.cpu,
+            side.memory,
             read_s_per_byte=read_s if op == "read" else 0.0,
             write_s_per_byte=write_s,
             writer_pays=pays,
             stream=i // connections,  # a client's connections read its one stream
         )
         charge(usage, side, server, side.copy_s_per_byte + in_server_s)  # socket to process
+        memory.charge(usage, side.memory, NET_CROSSINGS)
         charge_frames(usage, side, i, frames_s - in_server_s)
         if in_flight[i // connections] is not None:
             usage[in_flight[i // connections]] = 1.0
@@ -475,6 +489,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             "estimate, its range in the interval)",
         )
     notes += storage_stream.bottleneck_notes(bottleneck, params, body, catalog)
+    notes += memory.note(
+        bottleneck,
+        front.side.label,
+        front.side.host,
+        memory.merged(storage_stream.memory_crossings(front.path, body), NET_CROSSINGS),
+    )
     return Result(
         scenario=scenario.name,
         bytes_moved=front.bytes_per_flow * flows,

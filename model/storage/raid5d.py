@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from .. import memory
 from ..parts import Host
 from .raid import LEVELS
 
@@ -116,6 +117,17 @@ def raid5d_s_per_byte(
     return MD_PARITY_COPIES[level] / (host.copy_rate_MBps * 1e6) + stripe_cycles / (
         host.clock_GHz * 1e9
     )
+
+
+def memory_per_byte(level: str, drives: int, small: bool) -> dict[str, float]:
+    """Times each byte written to a group of ``drives`` crosses the host's memory in the parity's
+    pass (``MD_PARITY_COPIES``; ``model.memory``): it reads the data and writes the parity, the
+    level's parity chunks for each row of data chunks of a full stripe, or for each chunk a
+    ``small`` write changes (the read-modify-write's reads of the old data and parity, which the
+    pass reads too, not counted: a floor)."""
+    lvl = LEVELS[level]
+    rows = 1.0 if small else lvl.data_members(drives)
+    return {"parity reads": memory.READ_PASS, "parity writes": lvl.parity_chunks / rows}
 
 
 def thread_note(bottleneck: str) -> tuple[str, ...]:

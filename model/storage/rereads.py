@@ -5,7 +5,9 @@ A ZFS pool's reads land in its ARC (``zfs.arc_B``: ``arc_GB``, by default half t
 other volumes' buffered reads in the page cache (``settings.page_cache_B``: the host's memory less
 what the kernel and its daemons keep); a direct read keeps nothing. Data that fit are read again
 from memory, each stream on its core at the host's cost of reading from the page cache
-(``stream.io_s_per_byte``), time-shared beyond the host's cores. Data that do not fit are read from
+(``stream.io_s_per_byte``), time-shared beyond the host's cores, and no faster than the host's
+memory carries the copy out of the cache (``model.memory``: twice a byte, where the catalog gives
+the host's memory bandwidth). Data that do not fit are read from
 the drives every run: a cache that evicts the least recently used pages keeps none of a file read
 in order that is larger than it by the time the next pass asks for it (Linux reads a page once onto
 its inactive list, which the rest of the pass flushes), so every run is the first one again.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import memory
 from ..errors import NotModelled
 from ..parts import Host
 from ..result import Result
@@ -76,20 +79,33 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
     ``served_again``: a run's mean, as every repeated test's figures are (``workload.runs``; a run
     from the drives alone is every run's figure as it is), the bytes of one run over the mean of
     the runs' times; the CPU time too (the later runs' streams reading ``read_s_per_byte`` a byte
-    on their cores) and the share of the time a lone stream waits for I/O (none in the later
-    runs)."""
+    on their cores, or the host's memory carrying their copies where it is slower) and the share
+    of the time a lone stream waits for I/O (none in the later runs)."""
     w = body.workload
     own_s = w.total_MB * 1e6 * read_s_per_byte  # a stream's core time to read its data once
-    memory_s = (w.runs - 1) * own_s * max(1.0, w.streams / host.cores)
+    later_s = (w.runs - 1) * own_s
+    # the later runs' copies out of the cache: their bytes' crossings of the host's memory
+    sustained_Bps = memory.sustained_Bps(host)
+    crossed_B = (w.runs - 1) * w.streams * w.total_MB * 1e6 * memory.COPY
+    copies_s = crossed_B / sustained_Bps if sustained_Bps else 0.0
+    cores_s = later_s * max(1.0, w.streams / host.cores)
+    memory_s = max(cores_s, copies_s)
     elapsed_s = result.elapsed_s + memory_s
     where = "the ARC" if body.volumes[w.target].engine == "zfs" else "the page cache"
     utilization = {k: v * result.elapsed_s / elapsed_s for k, v in result.utilization.items()}
     # the later runs keep each stream's core and so the host's CPU busy reading from memory
-    later_s = (w.runs - 1) * own_s
     for name in stream.stream_cores(w.streams, host.cores):
         utilization[name] += later_s / elapsed_s
     if "cpu host" in utilization:
         utilization["cpu host"] += w.streams * later_s / host.cores / elapsed_s
+    if sustained_Bps:
+        utilization["memory host"] += copies_s / elapsed_s
+    paced = (
+        f", as fast as the host's memory carries their copies out of it ({memory.COPY:g} "
+        f"crossings a byte, {sustained_Bps / 1e6:,.0f} MB/s)"
+        if copies_s > cores_s
+        else ""
+    )
     # the bottleneck law over all runs: the first at its own bound, the others from memory
     first_s = result.bytes_moved / (result.bound_MBps * 1e6)
     return replace(
@@ -103,5 +119,8 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
         io_wait_pct=None
         if result.io_wait_pct is None
         else result.io_wait_pct * result.elapsed_s / elapsed_s,
-        notes=(*result.notes, f"runs 2 to {w.runs} read from {where} (the figures: a run's mean)"),
+        notes=(
+            *result.notes,
+            f"runs 2 to {w.runs} read from {where}{paced} (the figures: a run's mean)",
+        ),
     )

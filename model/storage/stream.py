@@ -17,6 +17,9 @@ as fast as they take the write-back's requests, a revolution lost between two
 twice and the writer waits for the second write (``filesystem.Journal``); on a kernel whose ext3
 takes the big kernel lock for every page (Linux 2.4), the writer's core spends more on each byte
 written (``settings.Kernel.ext3_write_ratio``).
+Where the catalog gives the host's memory bandwidth, the streams' bytes share it
+(``model.memory``, a resource ``memory host``) by every pass that moves them: the path's
+(``topology.StoragePath.memory_per_byte``) and the cache's copy to or from the program's buffer.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` and ``em_ingest``.
 """
 
@@ -26,6 +29,7 @@ import math
 
 import simpy
 
+from .. import memory
 from ..catalog import Catalog
 from ..parts import Ssd
 from ..result import Result, busiest
@@ -35,7 +39,7 @@ from ..spec import Scenario
 from . import direct, flash, raid5d, requests, topology, writecache, zfs
 from . import disk as disk_model
 from .attachment import raid_processor_note
-from .spec import StorageBody
+from .spec import StorageBody, Volume
 
 
 def io_s_per_byte(params: dict[str, float], copy_rate_MBps: float, op: str) -> float:
@@ -66,18 +70,41 @@ def target_io_s_per_byte(
     return io_s_per_byte(params, copy_rate_MBps, op) / ratio
 
 
+def cache_copy(volume: Volume) -> str:
+    """The pass by which a buffered stream's byte crosses the host's memory between the volume's
+    cache and the program's buffer (``model.memory``): the ARC's copy (a ZFS pool's), or the page
+    cache's."""
+    return "ARC's copy" if volume.engine == "zfs" else "page cache's copy"
+
+
+def memory_crossings(path: topology.StoragePath, body: StorageBody) -> dict[str, float]:
+    """Pass -> times a byte of ``body``'s streams crosses the host's memory: each volume's
+    (``StoragePath.memory_per_byte``) and, for a buffered stream, the cache's copy for each
+    volume it touches (``cache_copy``: the copy ``io_s_per_byte`` charges the core, a copy
+    reading the source and writing the target); a direct stream's drives move its buffer's bytes
+    themselves."""
+    w = body.workload
+    volumes = [w.target] + ([w.source] if w.op == "copy" else [])
+    passes = [path.memory_per_byte[v] for v in volumes]
+    if w.io != "direct":
+        passes += [{cache_copy(body.volumes[v]): memory.COPY} for v in volumes]
+    return memory.merged(*passes)
+
+
 def stream_usage(
     path: topology.StoragePath,
     body: StorageBody,
     core: FlowResource,
     host_cpu: FlowResource,
+    host_memory: FlowResource | None,
     read_s_per_byte: float,
     write_s_per_byte: float,
     writer_pays: float,
     stream: int = 0,
 ) -> dict[FlowResource, float]:
     """Resources a stream's byte uses: its volumes' paths, its own copy of a mirror it reads in
-    order (``StoragePath.own_copy``; ``stream``: its number), its own core and the host's CPU.
+    order (``StoragePath.own_copy``; ``stream``: its number), its own core, the host's CPU and its
+    memory (``host_memory``, ``memory_crossings``; None where the host has no memory resource).
 
     The core takes each byte through the page cache once per volume it touches (a copy reads the
     source and writes the target), and pays the write driver path for the share ``writer_pays`` of
@@ -99,6 +126,7 @@ def stream_usage(
     parity = sum(path.parity_s_per_byte[vname] for vname in volumes)
     usage[core] = core_s + writer_pays * driver
     usage[host_cpu] = core_s + driver + parity
+    memory.charge(usage, host_memory, memory_crossings(path, body))
     return usage
 
 
@@ -182,6 +210,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     net = FlowNetwork(env)
     path = topology.build(net, body, catalog, params, scenario.path, bytes_per_stream)
     host_cpu = net.resource("cpu host", float(path.host.cores), unit="core-s")
+    host_memory = memory.resource(net, path.host, "host")
     # each process runs on one core at a time; with more processes than cores they time-share the
     # host's cores, an equal share each and what one leaves to the others (max-min, as the
     # scheduler)
@@ -208,7 +237,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
     )
     usages = [
-        stream_usage(path, body, core, host_cpu, read_s, write_s, pays, stream=i)
+        stream_usage(path, body, core, host_cpu, host_memory, read_s, write_s, pays, stream=i)
         for i, core in enumerate(cores)
     ]
     for core, usage in zip(cores, usages, strict=True):
@@ -246,6 +275,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # a lone synchronous stream is either on its core or waiting for the disks
     io_wait_pct = 100.0 * (1.0 - cpu_sys_s / elapsed) if w.streams == 1 else None
     utilization = net.utilization(elapsed)
+    bottleneck = busiest(utilization)
     return Result(
         scenario=scenario.name,
         bytes_moved=bytes_per_stream * w.streams,
@@ -255,7 +285,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
         notes=path.notes
-        + bottleneck_notes(busiest(utilization), params, body, catalog)
+        + bottleneck_notes(bottleneck, params, body, catalog)
+        + memory.note(bottleneck, "host", path.host, memory_crossings(path, body))
         + writecache.burst_note(body, catalog, scenario.path, bytes_per_stream * w.streams),
         unpredicted=(
             (

@@ -28,6 +28,9 @@ requests (``model.storage.requests``) make each drive a resource at its random r
 write penalty and record reads on it. An ext2 or ext3 file's block map rides with its data, and
 ext3's journal writes it twice, the data too when it is mounted ``data=journal``
 (``model.storage.filesystem``).
+Each volume also counts the times its bytes cross the host's memory by the passes charged here
+(``StoragePath.memory_per_byte``, ``model.memory``): the drives' DMA of what they transfer (a RAID
+card's of the user bytes alone), ZFS's checksum, and the parity's read of the data and its writes.
 Calibrated on ``atlas_disk``, ``atlas_hosts`` (``001_4cf980d67b39ffac.txt``) and ``em_ingest``
 (``003_0a9a7721e3b096d5.txt``).
 """
@@ -37,6 +40,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .. import memory
 from ..catalog import Catalog
 from ..errors import UserError
 from ..parts import Controller, Disk, Host, Ssd
@@ -48,6 +52,10 @@ from .drive_work import DriveWork, Placement, drive_work, volume_drive
 from .filesystem import journal, metadata_share
 from .raid import LEVELS
 from .spec import NVME, CACHE_BLOCK_KiB, StorageBody, Volume
+
+# the passes by which a volume's bytes cross the host's memory (``StoragePath.memory_per_byte``)
+DRIVE_DMA = "drives' DMA"  # each drive's bytes, to or from the host (md, ZFS)
+CARD_DMA = "RAID card's DMA"  # the volume's user bytes, the card keeping its parity and copies
 
 
 @dataclass
@@ -66,6 +74,10 @@ class StoragePath:
     ]  # volume -> host CPU seconds md's parity (ZFS's checksums, compression too) costs a byte
     request_s: dict[str, float]  # volume -> device seconds of one random request alone
     checkpoint_s_per_byte: dict[str, float]  # volume -> a writer's wait for its journal checkpoint
+    # volume -> pass -> times each byte it serves crosses the host's memory (``model.memory``): the
+    # drives' DMA (a RAID card's, of its user bytes), and the checksum and parity passes
+    # parity_s_per_byte charges; the page cache's copy is the stream's (``stream.memory_crossings``)
+    memory_per_byte: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # what the user should know of how the drives serve the streams
     # volume -> a stream's drive seconds per byte at the copy of each mirror it reads alone (a
     # sequential read stays on one copy: each stream's own limit, not the drives' shared one);
@@ -120,11 +132,18 @@ class _Usage:
     parity_s: float = 0.0
     # a stream's time per byte at its own copy of each mirror, the most of any drive
     own_copy_s: float = 0.0
+    # pass -> times each byte crosses the host's memory (``StoragePath.memory_per_byte``)
+    memory: dict[str, float] = field(default_factory=dict)
 
     def add(self, res: FlowResource, share: float) -> None:
         """Add ``share`` of ``res`` per byte; a copy no read goes to is not on the path."""
         if share:
             self.use[res] = self.use.get(res, 0.0) + share
+
+    def cross(self, name: str, times: float) -> None:
+        """Add ``times`` crossings of the host's memory a byte by pass ``name``."""
+        if times:
+            self.memory[name] = self.memory.get(name, 0.0) + times
 
 
 def build(
@@ -192,6 +211,7 @@ def _add_volume(
     path.driver_s_per_byte[vname] = usage.driver_s * written
     path.parity_s_per_byte[vname] = usage.parity_s * written
     path.own_copy_s_per_byte[vname] = usage.own_copy_s * written
+    path.memory_per_byte[vname] = {name: times * written for name, times in usage.memory.items()}
     return work.note
 
 
@@ -235,10 +255,12 @@ def _add_members(
         if work.own_copy > 1:  # its reads all on one copy of the mirror: its own limit
             own = g_share * work.surface * weight * work.own_copy / work.rate_Bps
             usage.own_copy_s = max(usage.own_copy_s, own)
+        moved = g_share * work.transferred * weight
         for link, held in links:
-            usage.add(link, g_share * work.transferred * weight * held)
+            usage.add(link, moved * held)
+        if volume.engine != "controller":  # what the drive moves, DMA'd to or from the host
+            usage.cross(DRIVE_DMA, moved * memory.DMA)
         if not on_lanes and volume.engine != "controller":
-            moved = g_share * work.transferred * weight
             for cname, carried in controllers:  # a shelf's wide ports to several share its bytes
                 usage.add(attachment.host_interface(cname), moved * carried)
                 for res, cost in attachment.buses.slot_costs(cname).items():
@@ -259,6 +281,9 @@ def _add_group_costs(
     if volume.engine == "zfs":
         w = attachment.body.workload
         usage.parity_s += g_share * zfs.host_s_per_byte(volume, w, host, spot.op)
+        checksummed = zfs.checksummed_per_byte(volume, w)
+        for name, times in zfs.memory_per_byte(volume, spot.op, spot.per_group).items():
+            usage.cross(name, g_share * times * checksummed)
         return
     # the group's user bytes between the host and whoever keeps its layout
     first = volume.disks.attach[g * spot.per_group]
@@ -303,6 +328,8 @@ def _add_raid5d(
     thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: 1.0)
     usage.add(thread, g_share * raid5d_s)
     usage.parity_s += g_share * raid5d_s
+    for name, times in raid5d.memory_per_byte(spot.level, spot.per_group, small).items():
+        usage.cross(name, g_share * times)
 
 
 def _add_raid_card(
@@ -333,6 +360,7 @@ def _add_raid_card(
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
     _check_level_offered(attachment, ctrl, spot, attachment.body.controllers[cname].part)
+    usage.cross(CARD_DMA, g_share * memory.DMA)
     if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
         # set away from its default, as an engine's keys are checked (Volume._only_for); before
         # the card's clock, whose absence would leave it unsaid

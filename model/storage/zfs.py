@@ -86,6 +86,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .. import memory
 from ..errors import NotModelled, UserError
 from ..parts import Host
 from . import requests
@@ -201,6 +202,22 @@ def stored_share(volume: Volume) -> float:
     return stored_B(volume) / (volume.record_KiB * 1024)
 
 
+def memory_per_byte(volume: Volume, op: str, drives: int) -> dict[str, float]:
+    """Times each byte of records the pool checksums (``checksummed_per_byte``) crosses the host's
+    memory in the passes ``host_s_per_byte`` charges (``model.memory``): fletcher4 reads it; a
+    RAIDZ vdev of ``drives`` writing it reads it again for the parity and writes the record's
+    parity sectors (``raidz_sectors``'s, over the bytes it stores)."""
+    crossings = {"checksum": memory.READ_PASS}
+    parity = LEVELS[volume.layout()[0]].parity_chunks
+    if op == "write" and parity:
+        stored = stored_B(volume)  # the record's bytes, or its compressed sectors
+        data = _data_sectors(stored, volume.ashift)
+        parity_B = _parity_sectors(data, drives, parity) * 2**volume.ashift
+        crossings["parity reads"] = memory.READ_PASS
+        crossings["parity writes"] = parity_B / stored
+    return crossings
+
+
 def checksummed_per_byte(volume: Volume, workload: StorageWorkload) -> float:
     """Bytes the pool checksums per byte a stream moves: a record's stored bytes (``stored_B``)
     each, and a random read each whole record it reads (``random_layout``: a 4 KiB read of a 1
@@ -269,8 +286,14 @@ def raidz_sectors(record_B: float, ashift: int, drives: int, parity: int) -> int
     of ``drives - parity`` of them, and the total rounded up to a multiple of ``parity + 1``
     (OpenZFS module/zfs/vdev_raidz.c, ``vdev_raidz_asize``)."""
     data = _data_sectors(record_B, ashift)
-    sectors = data + parity * -(-data // (drives - parity))
+    sectors = data + _parity_sectors(data, drives, parity)
     return -(-sectors // (parity + 1)) * (parity + 1)
+
+
+def _parity_sectors(data: int, drives: int, parity: int) -> int:
+    """A record's parity sectors: ``parity`` for each row of ``drives - parity`` of its ``data``
+    sectors."""
+    return parity * -(-data // (drives - parity))
 
 
 def _data_sectors(record_B: float, ashift: int) -> int:
