@@ -119,3 +119,20 @@ def test_a_journal_mode_on_a_file_system_without_one_is_one_line(run_cli):
         "volumes.md0.filesystem.journal",
         "ext3",
     )
+
+
+def test_ext4_maps_extents_as_xfs_does_and_journals_its_data_under_data_journal():
+    """The ZFS audit: ext4, a planner's usual file system, was refused ('must be one of raw, ext2,
+    ext3, xfs, zfs'). It maps extents (no block map to read or write with the data) and journals
+    as ext3 does: ordered writes as XFS, data=journal writes each byte twice, the writer waiting
+    for its checkpoint (JBD2's __jbd2_log_wait_for_space)."""
+    write = ("workload.op=write",)
+    xfs = _cern(*write, "volumes.md0.filesystem.type=xfs")
+    ext4 = _cern(*write, "volumes.md0.filesystem.type=ext4")
+    assert ext4.throughput_MBps == pytest.approx(xfs.throughput_MBps, rel=1e-9)
+    assert _disk_bytes(ext4) == pytest.approx(_disk_bytes(xfs), rel=1e-9)
+    journalled = _cern(
+        *write, "volumes.md0.filesystem.type=ext4", "volumes.md0.filesystem.journal=journal"
+    )
+    assert _disk_bytes(journalled) == pytest.approx(2 * _disk_bytes(ext4), rel=1e-6)
+    assert journalled.throughput_MBps < 0.75 * ext4.throughput_MBps

@@ -1,13 +1,16 @@
 """What a volume's file system adds to the bytes a stream moves: ext2's and ext3's block map
-(``metadata_share``) and ext3's journal (``Journal``, the ``data=`` mount option).
+(``metadata_share``) and ext3's and ext4's journal (``Journal``, the ``data=`` mount option).
 
 An ext2 or ext3 file maps its data block by block, 4 bytes of indirect block a data block, read and
 written with the data; ext3 journals that map before it goes to its place, and under
-``data=journal`` the data too, the writer waiting for its own bytes' checkpoint. No free parameter:
-the figures are the formats' own (Card, Ts'o and Tweedie, "Design and Implementation of the Second
-Extended Filesystem", 1994; the kernel's Documentation/filesystems/ext3.txt and JBD's
-``__log_wait_for_space``); the CERN receive host's ext3 row (``atlas_cern_receive``) is predicted
-with them, its journal mode a declared unknown.
+``data=journal`` the data too, the writer waiting for its own bytes' checkpoint. ext4 maps
+extents, whose map is too small to model, and journals as ext3 does (JBD2's
+``__jbd2_log_wait_for_space`` calls ``jbd2_log_do_checkpoint`` in the writing process, as JBD's
+did), so only its ``data=journal`` moves a stream; XFS maps extents and journals metadata only.
+No free parameter: the figures are the formats' own (Card, Ts'o and Tweedie, "Design and
+Implementation of the Second Extended Filesystem", 1994; the kernel's
+Documentation/filesystems/ext3.txt and JBD's ``__log_wait_for_space``); the CERN receive host's
+ext3 row (``atlas_cern_receive``) is predicted with them, its journal mode a declared unknown.
 """
 
 from __future__ import annotations
@@ -56,13 +59,13 @@ class Journal:
 def journal(filesystem: FileSystem, op: str, where: str, key: str) -> Journal:
     """The journal's work on a byte ``op`` moves on ``filesystem``; a journal mode on a file
     system without one is the user's mistake."""
-    if filesystem.type != "ext3":
+    if filesystem.type not in ("ext3", "ext4"):
         if filesystem.journal != "ordered":
             raise UserError(
                 where,
                 key,
-                f"is ext3's data= mode; this volume's file system is {filesystem.type}, which "
-                "has none (leave journal out)",
+                f"is ext3's and ext4's data= mode; this volume's file system is "
+                f"{filesystem.type}, which has none (leave journal out)",
             )
         return Journal()
     if op != "write":

@@ -159,6 +159,7 @@ StripeChunk = Annotated[
 BLOCK_KIB = {
     "ext2": (1.0, 64.0, "mke2fs -b"),
     "ext3": (1.0, 64.0, "mke2fs -b"),
+    "ext4": (1.0, 64.0, "mke2fs -b"),
     "xfs": (0.5, 64.0, "mkfs.xfs -b size"),
 }
 
@@ -168,27 +169,30 @@ class FileSystem:
     """The file system on a volume: its ``type`` (``raw``, the block device itself, or one of the
     Linux file systems) and its ``block_KiB`` block size. An ext2 or ext3 file maps its data block
     by block: every block beyond the first twelve takes a 4-byte entry in an indirect block, read
-    and written with the data (``model.storage.filesystem.metadata_share``); XFS maps extents.
+    and written with the data (``model.storage.filesystem.metadata_share``); ext4 and XFS map
+    extents (an ext4 extent entry of 12 bytes maps up to 32,768 blocks: Documentation/filesystems/
+    ext4, 'Extent Tree'), a share too small to model.
 
-    ``journal`` is ext3's ``data=`` mount option (the kernel's Documentation/filesystems/ext3.txt):
-    ``ordered``, its default, and ``writeback`` journal the metadata only, ``journal`` writes every
-    data block to the journal first and to its place after (``model.storage.filesystem.journal``).
-    The other file systems have no such option and keep the default.
+    ``journal`` is ext3's and ext4's ``data=`` mount option (the kernel's
+    Documentation/filesystems/ext3.txt and ext4's): ``ordered``, their default, and ``writeback``
+    journal the metadata only, ``journal`` writes every data block to the journal first and to its
+    place after (``model.storage.filesystem.journal``). The other file systems have no such option
+    and keep the default.
 
     ``zfs`` is a ZFS dataset, the file system a pool (``engine: zfs``) holds: its block is the
     pool's ``record_KiB``, mapped by block pointers of 128 B a record (a share too small to model);
     a pool's other use is a zvol, ``raw``."""
 
-    # what the volume holds: raw (the block device itself; a pool's zvol), an ext2, ext3 or XFS
-    # file system, or zfs (a ZFS dataset, on a pool only)
-    type: Literal["raw", "ext2", "ext3", "xfs", "zfs"] = "ext2"
+    # what the volume holds: raw (the block device itself; a pool's zvol), an ext2, ext3, ext4 or
+    # XFS file system, or zfs (a ZFS dataset, on a pool only)
+    type: Literal["raw", "ext2", "ext3", "ext4", "xfs", "zfs"] = "ext2"
     # the file system's block size, KiB, as mkfs set it (a ZFS dataset's is its pool's record_KiB)
     block_KiB: Annotated[
         float,
         Bound(
             0.5,
             64.0,
-            words="a power of two from 0.5 to 64 KiB (ext2 and ext3: 1 to 64; xfs: 0.5 to 64)",
+            words="a power of two from 0.5 to 64 KiB (ext2 to ext4: 1 to 64; xfs: 0.5 to 64)",
             power_of_two=True,
         ),
     ] = 4.0
@@ -491,7 +495,7 @@ class Volume:
                 where,
                 f"{key}.filesystem.type",
                 f"a ZFS dataset lives on a ZFS pool (engine: zfs), not on engine {self.engine}; "
-                "allowed here: raw, ext2, ext3, xfs",
+                "allowed here: raw, ext2, ext3, ext4, xfs",
             )
         if self.engine == "md":
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
