@@ -603,6 +603,12 @@ class Link(Part):
         """The IP MTU its frames carry: ``mtu_B``, or Ethernet's standard 1,500 where unset."""
         return self.mtu_B or 1500
 
+    @property
+    def rate_Bps(self) -> float:
+        """One circuit's line rate, bytes a second on the wire (``capacity_Gbps``, its framing
+        included)."""
+        return self.capacity_Gbps * 1e9 / 8
+
 
 @dataclass(frozen=True, kw_only=True)
 class Ssd(Part):

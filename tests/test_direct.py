@@ -373,3 +373,23 @@ def test_requests_in_flight_that_tie_with_the_drives_they_reach_name_the_drives(
 def test_a_tie_is_to_rounding_only():
     assert busiest({"requests 0": 0.9962664237108744, "disk d.0": 0.996266423710874}) == "disk d.0"
     assert busiest({"requests 0": 0.999, "disk d.0": 0.99}) == "requests 0"
+
+
+def test_a_stream_s_request_cost_is_the_larger_of_its_bytes_and_its_fixed_cost_a_request():
+    """``stream.request_core_s``, which dd streams and a file server's process both pay: a read
+    stream pays no write's cost and reads none of its parameters; a direct byte costs the
+    published direct read, a buffered write more than a buffered read."""
+    from model.storage.stream import request_core_s
+
+    body = scenario.load("atlas_intellistation", ["workload.op=read"]).body
+    host = catalog.load().get("hosts", body.host, "", "")
+    recording = params.Recording(params.calibrated())
+    read_s, write_s = request_core_s(recording, body, host, paid_only=True)
+    assert write_s == 0.0 and read_s > 0.0
+    assert "io_write_extra_passes" not in recording.read
+    buffered = request_core_s(params.calibrated(), body, host)
+    assert buffered[0] == read_s and buffered[1] > read_s  # the writer's extra passes
+    fixed_s = params.calibrated()["io_cycles_per_request"] / (host.clock_GHz * 1e9)
+    per_request_s = fixed_s / (body.workload.request_KiB * 1024)
+    on_direct = request_core_s(params.calibrated(), body, host, direct_io=True)
+    assert on_direct == (max(direct.core_s_per_byte(host), per_request_s),) * 2

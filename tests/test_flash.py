@@ -225,3 +225,25 @@ def test_a_parity_write_s_reads_cost_flash_a_read_s_time(level, reads, writes):
     commands_per_s = requests.flash_write_Bps(pm1643, lay, 1e12) / lay.piece_B
     writes_per_s = 12 * commands_per_s / (reads + writes)
     assert writes_per_s == pytest.approx(12 / (reads / 400_000 + writes / 50_000), rel=1e-9)
+
+
+def test_every_stream_starts_after_the_slowest_drive_s_first_access(tmp_path):
+    """``StoragePath.first_access_s``: flash alone waits its read latency; a copy from flash to
+    disks waits a disk's average seek and half a turn as well (8.5 ms and 4.17 ms at 7,200 rpm)."""
+    import simpy
+
+    from model import params
+    from model.sim.flows import FlowNetwork
+    from model.storage import flash, topology
+
+    def path(data):
+        s = loader.load(write(tmp_path / "s.yaml", data))
+        net = FlowNetwork(simpy.Environment())
+        return topology.build(net, s.body, s.catalog, params.calibrated(), s.path, 1e9)
+
+    workload = {"request_KiB": 1024, "total_MB": 40}
+    alone = scenario(on_riser("samsung_970_evo_plus_1tb", 1, "single"), {"op": "read", **workload})
+    assert path(alone).first_access_s() == flash.latency_s(EVO, "read")
+    copy = scenario(on_hba("quote_hdd", 2, "raid0"), {"op": "copy", "source": "f", **workload})
+    copy["volumes"]["f"] = on_riser("samsung_970_evo_plus_1tb", 1, "single")
+    assert path(copy).first_access_s() == pytest.approx(8.5e-3 + 0.5 * 60 / 7200, rel=1e-12)

@@ -836,3 +836,13 @@ def test_cores_that_bind_with_the_offloads_off_say_what_a_frame_is_charged():
     on = simulate(scenario.load("ext_net_cx6dx_100g"))
     cost = simulate(scenario.load("ext_net_cx6dx_100g", [*off, "net_cycles_per_frame=2785"]))
     assert not any("binds with" in n for r in (on, cost) for n in r.notes)
+
+
+def test_each_circuit_carries_its_link_s_line_rate_in_bytes():
+    """``Link.rate_Bps``, the one conversion a WAN's circuits, a relay's LAN and a file server's
+    clients take: a GbE lightpath's 1 Gbit/s is 125,000,000 B/s of wire on each circuit."""
+    s = scenario.load("atlas_lightpath", ["circuits=2"])
+    link = s.catalog.get("links", s.body.link, "", "")
+    assert link.rate_Bps == 125e6
+    built = wan.build(s, catalog.load(), params.calibrated())
+    assert [built.net.resources[f"circuit.{i}"].capacity for i in (0, 1)] == [125e6, 125e6]

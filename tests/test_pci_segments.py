@@ -42,3 +42,21 @@ def test_32_bit_cards_on_the_3ware_s_segment_bind_it_where_their_own_segment_did
     assert own.bottleneck != "bus pcix_a"
     assert moved.bottleneck == "bus pcix_a"
     assert moved.throughput_MBps < 0.85 * own.throughput_MBps
+
+
+def test_a_66_mhz_segment_held_at_33_mhz_carries_what_a_33_mhz_segment_of_its_width_does():
+    """``Buses.segment_Bps``: the segment at its slowest card's clock, sustained as every parallel
+    bus is (``framing.sustained_Bps``): the catalog's own 64-bit, 33 MHz PCI to the bit."""
+    import simpy
+
+    from model.sim.flows import FlowNetwork
+    from model.storage import framing
+    from model.storage.buses import Buses
+
+    s = scenario.load("atlas_intellistation", FIVE_DRIVES + SLOW_CARD)
+    buses = Buses(FlowNetwork(simpy.Environment()), s.body, s.catalog, calibrated(), s.path)
+    at_33 = s.catalog.get("buses", "pci_64_33", "", "")
+    expected = framing.sustained_Bps(
+        at_33, s.body.pcie_max_payload_B, calibrated()["bus_efficiency"]
+    )
+    assert buses.segment_Bps("pci_64") == expected

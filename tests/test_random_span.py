@@ -17,7 +17,7 @@ from model.errors import UserError
 from model.schema import build_dataclass
 from model.simulate import simulate
 from model.storage import disk as disk_model
-from model.storage import requests
+from model.storage import requests, topology
 from model.storage.raid import LEVELS
 from model.storage.spec import DiskSet, Volume
 
@@ -442,3 +442,21 @@ def test_a_request_just_past_a_row_is_no_faster_than_one_row():
     row, past = (requests.layout(volume, "read", k * 1024, 4) for k in (256, 260))
     assert row.share * 256 * 1024 / row.piece_B == pytest.approx(1.0)
     assert past.share * 260 * 1024 / past.piece_B == pytest.approx(1.0)
+
+
+def test_a_group_holds_its_data_members_capacity_and_a_span_past_every_group_is_refused():
+    """``Volume.group_GB``, which LVM linear's random span (``topology.group_shares``) and the
+    span's check (``requests.span_share``) both take: six 18 TB drives in two RAID5 groups hold
+    36 TB a group, a RAID10 of four 36 TB; a span larger than the volume is the user's mistake."""
+    drives = 6
+    volume = Volume(level="raid5", groups=2, disks=DiskSet("x", drives, ("a.0",) * drives))
+    assert volume.group_GB(NCQ) == 2 * NCQ.capacity_GB == 36_000
+    mirror = Volume(level="raid10", disks=DiskSet("x", 4, ("a.0",) * 4))
+    assert mirror.group_GB(NCQ) == 2 * NCQ.capacity_GB
+    assert requests.span_share(volume, "v", NCQ, 36_000, [1.0, 0.0], "w") == 1.0
+    assert requests.span_share(volume, "v", NCQ, 18_000, [0.5, 0.5], "w") == 0.25
+    with pytest.raises(UserError, match="at most the 72,000 GB of volume v"):
+        requests.span_share(volume, "v", NCQ, 72_001, [1.0, 0.0], "w")
+    # joined linear, requests in the first 54 TB fill the first group and half the second
+    linear = dataclasses.replace(volume, lvm="linear")
+    assert topology.group_shares(linear, NCQ, 54_000) == [36 / 54, 18 / 54]

@@ -590,3 +590,23 @@ def test_the_relay_says_its_elapsed_time_is_a_stretch_of_a_feed_that_does_not_en
     result = simulate(scenario.load("psu_relay"))
     (said,) = [n for n in result.notes if n.startswith("simulated: a stretch of the feed")]
     assert f"({result.bytes_moved / 1e6:,.1f} MB in {result.elapsed_s:.3g} s)" in said
+
+
+@pytest.mark.parametrize("affinity", ["spread", "rss"])
+def test_a_relay_counts_a_machine_s_packet_cores_as_the_download_server_does(affinity):
+    """``model.network.hosts.flow_cores``: one core a flow, at least one and at most every core,
+    for a relay's stations as for a download server's sending work; cpu0 one core whatever the
+    flows."""
+    from model.network.hosts import flow_cores
+    from model.params import calibrated
+
+    s = scenario.load("psu_relay", [*CURRENT, f"irq_affinity={affinity}"])  # 64 cores a machine
+    machines = relay.machines(s, catalog.load(), calibrated()["bus_efficiency"])
+    real = machines.real_server
+    assert [flow_cores(affinity, real, n) for n in (0, 1, 3, 10_000)] == [1, 1, 3, real.cores]
+    assert [flow_cores("cpu0", real, n) for n in (0, 1, 3, 10_000)] == [1, 1, 1, 1]
+    caps = machines.capacities([3, 0])
+    core_Hz = real.clock_GHz * 1e9
+    assert caps["real server 0 packets (sites)"] == 3 * core_Hz
+    assert caps["real server 1 packets (sites)"] == core_Hz  # no site: still one core's station
+    assert caps["real server 0 packets"] == 4 * core_Hz  # the director's stream too

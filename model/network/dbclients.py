@@ -163,30 +163,35 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         alone_s[i] += seconds
         return env.timeout(seconds)
 
-    def compute(host: HostNet, core: FlowResource, size_B: float, s_per_byte: float, name: str):
-        """``s_per_byte`` of CPU on ``core`` for each of ``size_B`` bytes (``name`` ends in the
-        client)."""
+    def compute(
+        i: int, host: HostNet, core: FlowResource, size_B: float, s_per_byte: float, what: str
+    ):
+        """``s_per_byte`` of CPU on ``core`` for each of ``size_B`` bytes, for client ``i`` (a flow
+        named ``what`` and the client)."""
         if s_per_byte <= 0.0:
             return env.timeout(0.0)
         usage: dict[FlowResource, float] = {}
         charge(usage, host, core, s_per_byte)
-        return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name)
+        return transfer(i, size_B, usage, f"{what} {i}")
 
     def send(
+        i: int,
         src: HostNet,
         src_core: FlowResource,
         dst: HostNet,
         dst_core: FlowResource,
         size_B: float,
-        name: str,
+        what: str,
     ):
+        """``size_B`` bytes from ``src`` to ``dst`` for client ``i`` (a flow named ``what`` and the
+        client)."""
         usage: dict[FlowResource, float] = {}
         charge(usage, src, src_core, src.copy_s_per_byte)
         _wire(usage, src, dst, dst_core, body.mtu_B, settings)
         charge(usage, dst, dst_core, dst.copy_s_per_byte)
         for side in (src, dst):
             memory.charge(usage, side.memory, NET_CROSSINGS)
-        return transfer(int(name.rsplit(" ", 1)[1]), size_B, usage, name, cap_Bps)
+        return transfer(i, size_B, usage, f"{what} {i}", cap_Bps)
 
     finished: list[float] = []
 
@@ -198,16 +203,14 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                 source = servers[PTDATA_SERVER]
                 source_core = source.process(f"c{i}", free)
                 yield wait(i, rtt_s * (2 if thin else 1))
-                yield compute(
-                    source, source_core, read_B, cycles(source, serve), f"ptdata read {i}"
-                )
+                yield compute(i, source, source_core, read_B, cycles(source, serve), "ptdata read")
                 if thin:
                     relay = servers[MDS_SERVER]
                     relay_core = relay.process(f"c{i}", free)
-                    yield send(source, source_core, relay, relay_core, read_B, f"ptdata to mds {i}")
-                    yield send(relay, relay_core, me, mine, read_B, f"mds to client {i}")
+                    yield send(i, source, source_core, relay, relay_core, read_B, "ptdata to mds")
+                    yield send(i, relay, relay_core, me, mine, read_B, "mds to client")
                 else:
-                    yield send(source, source_core, me, mine, read_B, f"ptdata to client {i}")
+                    yield send(i, source, source_core, me, mine, read_B, "ptdata to client")
                 continue
             server = servers[MDS_SERVER if thin else i % body.tree_servers]
             core = server.process(f"c{i}", free)
@@ -218,37 +221,39 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
                     for _level in range(w.indirection_levels):
                         yield wait(i, rtt_s)
                         yield compute(
+                            i,
                             server,
                             core,
                             w.reference_record_B,
                             cycles(server, serve) + 2 * server.frame_s / w.reference_record_B,
-                            f"reference {i}",
+                            "reference",
                         )
                 else:
-                    yield compute(server, core, refs_B, cycles(server, serve), f"references {i}")
+                    yield compute(i, server, core, refs_B, cycles(server, serve), "references")
             if thin:
                 yield compute(
+                    i,
                     server,
                     core,
                     read_B,
                     cycles(server, serve) / body.compression_ratio
                     + cycles(server, decompress)
                     + cycles(server, evaluate),
-                    f"evaluate {i}",
+                    "evaluate",
                 )
-                yield send(server, core, me, mine, read_B, f"result {i}")
+                yield send(i, server, core, me, mine, read_B, "result")
             else:
                 on_wire = stored_B
                 server_work = cycles(server, serve) / body.compression_ratio
                 if w.test == "uncompressed":  # the server expands the record before sending it
                     server_work += cycles(server, decompress)
                     on_wire = read_B
-                yield compute(server, core, read_B, server_work, f"record {i}")
-                yield send(server, core, me, mine, on_wire, f"record to client {i}")
+                yield compute(i, server, core, read_B, server_work, "record")
+                yield send(i, server, core, me, mine, on_wire, "record to client")
                 client_work = cycles(me, evaluate) + (
                     0.0 if w.test == "uncompressed" else cycles(me, decompress)
                 )
-                yield compute(me, mine, read_B, client_work, f"evaluate {i}")
+                yield compute(i, me, mine, read_B, client_work, "evaluate")
         finished.append(env.now)
 
     for i in range(w.clients):

@@ -163,6 +163,15 @@ def host_net(
     )
 
 
+def flow_cores(irq_affinity: str, host: Host, flows: int) -> int:
+    """The cores that run the TCP work of ``flows`` connections, counted rather than declared (a
+    download server's sending work, a relay's packet cores): one (``cpu0``), or one a connection,
+    at least one and at most every core: with ``rss`` its hashed queue's, with ``spread`` whichever
+    takes its interrupt, a connection's TCP work on one core at a time, its socket locked
+    (``charge_frames``)."""
+    return 1 if irq_affinity == "cpu0" else min(max(flows, 1), host.cores)
+
+
 def add(usage: dict[FlowResource, float], resource: FlowResource, amount: float) -> None:
     """Add ``amount`` units per byte of ``resource`` to a flow's usage."""
     if amount > 0.0:

@@ -309,9 +309,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
     storage = {role: ref.body for role, ref in refs.items()}
     parts = {role: catalog.with_parts_of(ref.catalog, ref.path) for role, ref in refs.items()}
-    circuits = [
-        net.resource(f"circuit.{i}", link.capacity_Gbps * 1e9 / 8.0) for i in range(members)
-    ]
+    circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(members)]
     source = (
         _storage(
             net,
@@ -473,9 +471,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             # slow start ends at the stream's window or its share of its circuit or of the path,
             # whichever is least
             share_Bps = min(
-                link.capacity_Gbps
-                * 1e9
-                / 8.0
+                link.rate_Bps
                 / wire_per_byte
                 / max(per_member[m] for m, _ in _members_of(k, members, body.bonding)),
                 cap,
@@ -506,7 +502,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
             )
         # a circuit runs at its link's rate, or its hosts' NIC ports' where slower
         circuit_Bps = min(
-            link.capacity_Gbps * 1e9 / 8,
+            link.rate_Bps,
             sender.nics[0].capacity,
             receiver.nics[0].capacity,
         )

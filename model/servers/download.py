@@ -132,6 +132,7 @@ from typing import TYPE_CHECKING
 
 from ..catalog import Catalog
 from ..errors import NotModelled, UserError
+from ..network.hosts import flow_cores
 from ..network.tcp import (
     ETHERNET_OVERHEAD_B,
     mss_B,
@@ -339,14 +340,6 @@ def slow_start_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
     return max(0.0, run.seconds - run.sent_B / rate_Bps)
 
 
-def irq_cores(body: DownloadBody, host: Host, flows: int) -> int:
-    """The cores that run the sending work of ``flows`` connections: one (``cpu0``), or one a
-    connection, at most every core: with ``rss`` its hashed queue's, with ``spread`` whichever takes
-    its interrupt, a connection's TCP work on one core at a time, its socket locked
-    (``model.network.hosts.charge_frames``)."""
-    return 1 if body.irq_affinity == "cpu0" else min(flows, host.cores)
-
-
 def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: int, file_B: int):
     """The data files' bytes a second the server link carries with 0, 1, ... ``clients``
     connections sending: the NIC's rate of them (``nic_Bps``), or what the cores that run the
@@ -356,7 +349,10 @@ def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: i
     one_core_Bps = 1.0 / send_s_per_byte(body, host, file_B)
     return np.array(
         [nic_Bps]
-        + [min(nic_Bps, one_core_Bps * irq_cores(body, host, f)) for f in range(1, clients + 1)]
+        + [
+            min(nic_Bps, one_core_Bps * flow_cores(body.irq_affinity, host, f))
+            for f in range(1, clients + 1)
+        ]
     )
 
 
@@ -580,7 +576,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         "server link": (carried_B / link_Bps / simulated, 1),
         "server irq (TCP sending)": (
             carried_B * send_s_per_byte(body, host, file_B) / simulated,
-            irq_cores(body, host, clients),
+            flow_cores(body.irq_affinity, host, clients),
         ),
         "client links": (carried_B / client_link_Bps / simulated, clients),
         "tcp windows": (carried_B / window_Bps(body) / simulated, clients),

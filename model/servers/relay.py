@@ -54,6 +54,7 @@ import simpy
 from ..catalog import Catalog
 from ..errors import UserError
 from ..network import tcp
+from ..network.hosts import flow_cores
 from ..nic_links import cards_Bps, check_rss, nic_notes
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
@@ -74,9 +75,9 @@ class Machines:
     A link's flows are hashed over a machine's bonded ports (802.3ad) and a packet core's over
     its cores (receive-side scaling): a direction with k flows moves at most k ports' worth and
     works at most k cores, as the download server counts its connections' cores
-    (``download.irq_cores``); each class of data flows (the feed, the streams to the real
-    servers, a real server's to its sites) also has a station of as many ports and cores as it
-    has flows, so one upstream feed is one port and one core, whatever the bond, while the
+    (``model.network.hosts.flow_cores``); each class of data flows (the feed, the streams to the
+    real servers, a real server's to its sites) also has a station of as many ports and cores as
+    it has flows, so one upstream feed is one port and one core, whatever the bond, while the
     acknowledgements the other way take the other ports."""
 
     director: Host
@@ -86,14 +87,18 @@ class Machines:
     director_Bps_by_ports: tuple[float, ...]
     real_server_Bps_by_ports: tuple[float, ...]
     mtu_B: int
-    spread: bool  # packet work spread over a machine's cores by flow (false: all on cpu0)
+    irq_affinity: str  # where packet work runs: cpu0, or spread over a machine's cores by flow
+
+    @property
+    def spread(self) -> bool:
+        """Whether packet work is spread over a machine's cores by flow (else all on cpu0)."""
+        return self.irq_affinity != "cpu0"
 
     def _link(self, by_ports: tuple[float, ...], flows: int) -> float:
         return by_ports[min(len(by_ports), max(flows, 1)) - 1]
 
     def _packets(self, host: Host, flows: int) -> float:
-        cores = min(host.cores, max(flows, 1)) if self.spread else 1
-        return host.clock_GHz * 1e9 * cores
+        return host.clock_GHz * 1e9 * flow_cores(self.irq_affinity, host, flows)
 
     def capacities(self, sites_per_server: list[int]) -> dict[str, float]:
         """Each station's capacity per second (bytes for links, cycles for packet cores) with the
@@ -148,7 +153,7 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
     assert isinstance(link, Link)
     mtu_B = link.frame_mtu_B
 
-    lan_Bps = link.capacity_Gbps * 1e9 / 8
+    lan_Bps = link.rate_Bps
 
     def host_and_rates(
         key: str, host_id: str, nic_id: str, ports: int
@@ -200,7 +205,7 @@ def machines(scenario: Scenario, catalog: Catalog, bus_efficiency: float) -> Mac
         director_Bps_by_ports=director_Bps,
         real_server_Bps_by_ports=real_Bps,
         mtu_B=mtu_B,
-        spread=body.irq_affinity != "cpu0",
+        irq_affinity=body.irq_affinity,
     )
 
 

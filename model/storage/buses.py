@@ -99,22 +99,22 @@ class Buses:
         )
 
     def segment_Bps(self, name: str) -> float:
-        """What a segment carries; a multidrop one (PCI, PCI-X) runs at the clock of its slowest
-        card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI card puts a
-        PCI-X segment in conventional mode at that card's clock (PCI Local Bus Specification 2.2,
-        the M66EN pin; PCI-X Addendum 1.0)."""
+        """What a segment carries (``sustained_Bps``); a multidrop one (PCI, PCI-X) runs at the
+        clock of its slowest card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a
+        conventional PCI card puts a PCI-X segment in conventional mode at that card's clock (PCI
+        Local Bus Specification 2.2, the M66EN pin; PCI-X Addendum 1.0)."""
         bus = self.segment_bus(name)
-        if not bus.multidrop:
-            return self.sustained_Bps(bus)
-        clock_MHz = min(
-            [bus.clock_MHz]
-            + [
-                own.clock_MHz
-                for cname, slot in self.body.controllers.items()
-                if slot.bus == name and (own := self.card_bus(cname)).kind == "parallel"
-            ]
-        )
-        return bus.width_bits / 8 * clock_MHz * bus.transfers_per_clock * 1e6 * self.efficiency
+        if bus.multidrop:
+            clock_MHz = min(
+                [bus.clock_MHz]
+                + [
+                    own.clock_MHz
+                    for cname, slot in self.body.controllers.items()
+                    if slot.bus == name and (own := self.card_bus(cname)).kind == "parallel"
+                ]
+            )
+            bus = replace(bus, clock_MHz=clock_MHz)
+        return self.sustained_Bps(bus)
 
     def chain(self, name: str) -> list[str]:
         """A segment and those it hangs from (``BusSegment.via``), nearest first."""

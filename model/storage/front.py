@@ -57,15 +57,13 @@ from ..network.hosts import (
     partition_bound_Bps,
 )
 from ..nic_links import nic_notes, nic_rate_Bps
-from ..parts import Ssd
 from ..result import OFFERED_LOAD, Result, busiest
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
-from . import disk as disk_model
-from . import flash, requests, topology
 from . import stream as storage_stream
+from . import topology
 from .spec import Clients, StorageBody
 
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
@@ -219,22 +217,15 @@ def build(
     # it finds in the socket's backlog itself (tcp.reader_share)
     in_server_s = 0.0 if op == "read" else tcp.reader_share(mtu_B, tcp_buffers) * frames_s
     # a request's bytes, or its fixed cost (system call, file system, block layer) where that is
-    # more: small requests cost the server process per request (``requests.core_s_per_byte``)
+    # more: small requests cost the server process per request (``stream.request_core_s``, its
+    # buffered path)
     request_B = body.workload.request_KiB * 1024
-    read_s, write_s = (
-        requests.core_s_per_byte(
-            params,
-            host,
-            request_B,
-            storage_stream.target_io_s_per_byte(params, body, host.copy_rate_MBps, o),
-        )
-        for o in ("read", "write")
-    )
+    read_s, write_s = storage_stream.request_core_s(params, body, host)
     pays = storage_stream.writer_share(body, host.memory_MB, bytes_per_client * clients)
     # each client's port runs at its NIC's rate or its LAN link's, the slower (a 25 GbE card on a
     # 1 GbE LAN moves 1 Gb/s)
     client_Bps = nic_rate_Bps(catalog, nic, mtu_B=mtu_B, bus_efficiency=params["bus_efficiency"])
-    nic_Bps = min(client_Bps, lan.capacity_Gbps * 1e9 / 8.0)
+    nic_Bps = min(client_Bps, lan.rate_Bps)
     # a connection keeps at most its window in flight, one a round trip (``tcp_buffers``' sizes
     # over every connection on the host), its data what the protocol's framing leaves of it
     window_Bps = (
@@ -437,11 +428,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     # what each client asks for, spread over its connections
     cap_Bps = math.inf if c.offered_MBps is None else c.offered_MBps * 1e6 / c.connections
-    latency_s = max(
-        flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
-        for members in front.path.disks.values()
-        for _, part in members
-    )
+    latency_s = front.path.first_access_s()
 
     def clients():  # every client starts after the same first access: one share-out for all
         yield env.timeout(latency_s)

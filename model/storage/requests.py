@@ -171,8 +171,8 @@ def span_share(
     1 without a span. A span larger than the volume is the user's mistake."""
     if span_GB is None:
         return 1.0
-    level, n_groups = volume.layout()
-    group_GB = LEVELS[level].data_members(volume.disks.count // n_groups) * part.capacity_GB
+    n_groups = volume.layout()[1]
+    group_GB = volume.group_GB(part)
     if span_GB > n_groups * group_GB:
         raise UserError(
             where,

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from ..catalog import being_built
 from ..errors import UserError, readable
-from ..parts import check_bay
+from ..parts import Disk, Ssd, check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import (
     LAN_TCP_RMEM_B,
@@ -373,6 +373,12 @@ class Volume:
         if self.vdevs is not None:
             return self.vdevs.level(), self.vdevs.count
         return self.level, self.groups
+
+    def group_GB(self, part: Disk | Ssd) -> float:
+        """One group's (LUN's, vdev's) user capacity on drives of ``part``, GB: its data members'
+        (``raid.Level.data_members``)."""
+        level, groups = self.layout()
+        return LEVELS[level].data_members(self.disks.count // groups) * part.capacity_GB
 
     def groups_reached(self, window_B: float) -> int:
         """The groups ``window_B`` consecutive bytes reach at once: LVM striped deals them out in

@@ -31,13 +31,12 @@ import simpy
 
 from .. import memory
 from ..catalog import Catalog
-from ..parts import Ssd
+from ..parts import Host, Ssd
 from ..result import Result, busiest
 from ..settings import page_cache_B
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import Scenario
-from . import direct, flash, raid5d, requests, topology, writecache, zfs
-from . import disk as disk_model
+from . import direct, raid5d, requests, topology, writecache, zfs
 from .attachment import raid_processor_note
 from .spec import StorageBody, Volume
 
@@ -68,6 +67,36 @@ def target_io_s_per_byte(
     ext3 = body.volumes[body.workload.target].filesystem.type == "ext3"
     ratio = body.kernel.ext3_write_ratio if op == "write" and ext3 else 1.0
     return io_s_per_byte(params, copy_rate_MBps, op) / ratio
+
+
+def request_core_s(
+    params: dict[str, float],
+    body: StorageBody,
+    host: Host,
+    direct_io: bool = False,
+    paid_only: bool = False,
+) -> tuple[float, float]:
+    """Core seconds a byte of ``body``'s read requests, and a byte of its write requests, cost the
+    process that makes them (``requests.core_s_per_byte``): the byte's own cost, through the
+    kernel's buffered path on the target volume (``target_io_s_per_byte``) or, with ``direct_io``,
+    a published direct read's (``direct.core_s_per_byte``), or a request's fixed cost spread over
+    its bytes where that is more. With ``paid_only``, an op the workload never does (a copy does
+    both) costs 0.0, its parameters not read."""
+    request_B = body.workload.request_KiB * 1024
+    read_s, write_s = (
+        requests.core_s_per_byte(
+            params,
+            host,
+            request_B,
+            direct.core_s_per_byte(host)
+            if direct_io
+            else target_io_s_per_byte(params, body, host.copy_rate_MBps, op),
+        )
+        if not paid_only or body.workload.op in (op, "copy")
+        else 0.0
+        for op in ("read", "write")
+    )
+    return read_s, write_s
 
 
 def cache_copy(volume: Volume) -> str:
@@ -219,19 +248,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     ]
     direct_io = w.io == "direct"
     request_B = w.request_KiB * 1024
-    read_s, write_s = (
-        requests.core_s_per_byte(
-            params,
-            path.host,
-            request_B,
-            direct.core_s_per_byte(path.host)
-            if direct_io
-            else target_io_s_per_byte(params, body, path.host.copy_rate_MBps, op),
-        )
-        if w.op in (op, "copy")
-        else 0.0  # a cost the workload never pays: its parameters are not read
-        for op in ("read", "write")
-    )
+    read_s, write_s = request_core_s(params, body, path.host, direct_io, paid_only=True)
     # a direct stream writes back every byte itself
     pays = (
         1.0 if direct_io else writer_share(body, path.host.memory_MB, bytes_per_stream * w.streams)
@@ -258,11 +275,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             turns = net.resource(f"write-through {w.target}", turns_Bps)
             for usage in usages:
                 usage[turns] = 1.0
-    latency_s = max(
-        flash.latency_s(part, "read") if isinstance(part, Ssd) else disk_model.first_access_s(part)
-        for members in path.disks.values()
-        for _, part in members
-    )
+    latency_s = path.first_access_s()
 
     def streams():  # every stream starts after the same first access: one share-out for all
         yield env.timeout(latency_s)

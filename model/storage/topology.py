@@ -45,7 +45,8 @@ from ..catalog import Catalog
 from ..errors import UserError
 from ..parts import Controller, Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
-from . import raid5d, slots, zfs
+from . import disk as disk_model
+from . import flash, raid5d, slots, zfs
 from .attachment import RAID_READ_CYCLES_PER_REQUEST, Attachment
 from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
@@ -99,6 +100,18 @@ class StoragePath:
             )
         return {self._own_copies[key]: seconds}
 
+    def first_access_s(self) -> float:
+        """The time before every stream's first byte, the slowest drive's first access: a disk's
+        average seek and half a turn (``disk.first_access_s``), a flash drive's read latency
+        (``flash.latency_s``)."""
+        return max(
+            flash.latency_s(part, "read")
+            if isinstance(part, Ssd)
+            else disk_model.first_access_s(part)
+            for members in self.disks.values()
+            for _, part in members
+        )
+
 
 def group_shares(
     volume: Volume, part: Disk | Ssd, random_span_GB: float | None = None
@@ -106,9 +119,9 @@ def group_shares(
     """The share of a stream's bytes each group (LUN) of the volume carries: LVM linear puts a
     stream in order in the first group, and requests at random anywhere in the span they fall in
     (``random_span_GB``; ``inf``, the whole volume), each group the share of it it holds."""
-    level, groups = volume.layout()
+    groups = volume.layout()[1]
     if volume.lvm == "linear" and random_span_GB is not None and groups > 1:
-        group_GB = LEVELS[level].data_members(volume.disks.count // groups) * part.capacity_GB
+        group_GB = volume.group_GB(part)
         span_GB = min(random_span_GB, groups * group_GB)
         return [min(group_GB, max(0.0, span_GB - g * group_GB)) / span_GB for g in range(groups)]
     if volume.lvm == "linear" or groups == 1:
