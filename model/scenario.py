@@ -410,6 +410,7 @@ def _open_unknowns(
         checked = unknowns.check(u, body_cls, body if live else None, variants, f"unknowns.{u.key}")
         if live:
             found[u.key] = checked
+    copies: dict[tuple[str, str], list[unknowns.Unknown]] = {}  # a part's key -> found, each copy
     for prefix, pid, part in unknowns.part_keys(body, parts):
         for u in unknowns.parse(part.unknowns, part.declared_in, f"{pid}.unknowns"):
             key = prefix + u.key
@@ -428,6 +429,13 @@ def _open_unknowns(
             u = replace(u, key=key, variants=())
             if unknowns.in_effect(u, configured, overridden):
                 found[key] = unknowns.check(u, body_cls, body, variants, where_key, own)
+                copies.setdefault((pid, u.key.rsplit(".", 1)[-1]), []).append(found[key])
+    for (pid, _), each in copies.items():
+        joint = unknowns.one_fact(pid, each)
+        if joint is not None:
+            for u in each:
+                del found[u.key]
+            found[joint.key] = joint
     return tuple(found.values())
 
 

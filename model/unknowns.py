@@ -20,8 +20,10 @@ one option's, its default. A value ``--set`` gives any of its keys makes the who
 
 A catalog part's keys are relative to the mapping that names the part (the Areca's
 ``drive_queue_depth`` is the key beside ``controller: areca_1261ml``); they apply to every scenario
-whose model has that key there (a part's unknown takes one key). A value set on the command line
-(``--set``) is known, not unknown.
+whose model has that key there (a part's unknown takes one key). A part named in several places
+(two Data60 shelves) declares one fact of its model: its copies' keys are one joint unknown,
+varied together (:func:`one_fact`). A value set on the command line (``--set``) is known, not
+unknown.
 
 An unknown limited to ``variants`` is open in a configuration that is one of them: chosen by name,
 or equal to it, its settings changing no value of the configuration (``psu_mmap`` with no variant
@@ -429,6 +431,30 @@ def assigned(unknowns: tuple[Unknown, ...], config: dict[str, Any]) -> dict[str,
     for key, level in config.items():
         values.update(by_key[key].assignment(level))
     return values
+
+
+def one_fact(part_id: str, found: list[Unknown]) -> Unknown | None:
+    """The unknowns a part declares, each found beside every place a scenario names it
+    (``found``: one per Data60 shelf), as the one fact they are: the part's firmware or setting is
+    the same in every copy of it, so they are varied together, one joint unknown named by the key
+    and the part (``rate_matching of every wd_ultrastar_data60``). None where they cannot be one:
+    a range, fewer than two, or copies the scenario sets apart."""
+    first = found[0]
+    if len(found) < 2 or first.options is None or first.keys:
+        return None
+    if any(u.options != first.options or u.default != first.default for u in found):
+        return None
+    keys = tuple(u.key for u in found)
+    names = tuple(_shown(o) for o in first.options)
+    base = first.key.rsplit(".", 1)[-1]
+    return dataclasses.replace(
+        first,
+        key=f"{base} of every {part_id}",
+        options=names,
+        keys=keys,
+        settings=tuple((o,) * len(keys) for o in first.options),
+        default=names[first.options.index(first.default)],
+    )
 
 
 def part_keys(body: Any, catalog: Any) -> list[tuple[str, str, Any]]:

@@ -4,9 +4,10 @@ one lane group every drive behind it shares."""
 import json
 
 import pytest
+import yaml
 from quote_parts import PARTS, write
 
-from model import catalog, scenario
+from model import catalog, paths, scenario
 from model.simulate import simulate
 from model.storage import framing
 
@@ -283,3 +284,37 @@ def test_the_catalog_s_60_bay_shelf_leaves_its_rate_matching_open(run_cli, name)
     assert "shelves.jbod.rate_matching" in json.dumps(shown["drivers"])
     status, out, err = run_cli("predict", name, "--json")
     assert "rate_matching" not in json.dumps(json.loads(out)["drivers"])
+
+
+def test_two_shelves_of_one_model_share_one_rate_matching_unknown(run_cli, tmp_path):
+    """The fact is the shelf model's, one for every copy of it: two Data60s of SATA drives, an LVM
+    stripe over both, had an unknown each; each alone moved nothing (the other shelf still bound),
+    so the interval reached the buffered figure while 'moved by no declared unknown'. They are now
+    one unknown, varied together, and it takes the whole spread; a shelf the user sets is known,
+    and the other's unknown is its own again."""
+    data = yaml.safe_load((paths.SCENARIOS / "purchase_hdd_md.yaml").read_text())
+    data["shelves"]["jbod2"] = {
+        "part": "wd_ultrastar_data60",
+        "uplink": [f"hba.{i}" for i in (4, 5, 6, 7)],
+    }
+    volume = data["volumes"]["data"]
+    volume.update(groups=4, lvm_stripes=4)
+    volume["disks"].update(
+        part="exos_x24_st24000nm002h",
+        count=48,
+        attach=[f"jbod.{i}" for i in range(24)] + [f"jbod2.{i}" for i in range(24)],
+    )
+    path = write(tmp_path / "two.yaml", data)
+    status, out, err = run_cli("predict", path, "--json")
+    assert status == 0, err
+    shown = json.loads(out)
+    joint = "rate_matching of every wd_ultrastar_data60"
+    (declared,) = [u for u in shown["unknowns"] if "rate_matching" in json.dumps(u)]
+    assert declared["key"] == joint
+    assert declared["keys"] == ["shelves.jbod.rate_matching", "shelves.jbod2.rate_matching"]
+    assert shown["drivers"][joint] > 0.99
+    status, out, err = run_cli(
+        "predict", path, "--set", "shelves.jbod.rate_matching=buffered", "--json"
+    )
+    left = [u["key"] for u in json.loads(out)["unknowns"] if "rate_matching" in json.dumps(u)]
+    assert left == ["shelves.jbod2.rate_matching"]
