@@ -2,17 +2,22 @@
 median relative half-width and interval score.
 
 A row's interval is its spread (what the declared unknowns, the parameters' uncertainty and the
-seeds give, as factors of the point: ``spread``) widened by the model's own error and kept inside
-the path's capacity (``uncertainty.capped``; a printed measurement may round past a capped end),
-measured the
+seeds give, as factors of the point: ``spread``) widened by the model's own error as ``predict``
+widens it (``uncertainty.widened``: the low end of a system that keeps up with its offered load
+only past its headroom) and kept inside the path's capacity (``uncertainty.capped``; a printed
+measurement may round past a capped end). The error is measured the
 split-conformal way from held-out residuals (``model/holdout.py``): a row's score is how far its
 measurement lies outside its held-out spread when the row is predicted from a fit that never saw
 its configuration (the spread as that fit knows it: a parameter only the row itself informs is
-back at its declared default and bounds there, ``holdout.held_out_spreads``). To judge a row the
-widening comes from the *other* rows' scores (jackknife), so no row vouches for itself. Scores are
+back at its declared default and bounds there, ``holdout.held_out_spreads``); for a row of
+hardware no table measured (``model_error.beyond_tables``: the external table's), from each row
+predicted without its table, the ``new_hardware`` error ``predict`` takes for such hardware. To
+judge a row the widening comes from the *other* rows' scores (jackknife), so no row vouches for
+itself. Scores are
 pooled by model and kind of figure (a rate or time against a CPU figure), falling back to the whole
 model when a pool is too small. A model with too few scores of its own for a 90 % quantile (the
-WAN model's five) takes the largest widening of the models that have enough, or its own worst
+WAN model's five) takes the largest widening of the models that have enough (of those whose
+parameters it reads where any has, ``lenders_of``, as ``predict``'s error does), or its own worst
 score where that is larger: its error is not known to be smaller than theirs, nor than the largest
 it has shown; a model no measured row tests (the microscope ingest path, the relay cluster) takes
 that largest widening too, rather than none. (Pooling every model's scores instead let the largest
@@ -31,6 +36,7 @@ import statistics
 from dataclasses import dataclass
 
 from . import uncertainty
+from .model_error import beyond_tables
 from .validate import Prediction, scenario_of
 
 COVERAGE = 0.90  # the intervals' nominal coverage
@@ -252,25 +258,37 @@ def intervals(
     held_out: list[Prediction],
     spreads: dict[int, Spread] | None = None,
     held_out_spreads: dict[int, Spread] | None = None,
+    spares: dict[int, float] | None = None,
+    lenders: dict[str, frozenset[str]] | None = None,
 ) -> list[RowInterval]:
-    """The 90 % interval of every covered row of ``predictions`` (in-sample: ``spreads``), each
-    widened by the conformal quantile of the other rows' held-out scores (``held_out``: the same
-    rows predicted from fits without their configurations, with the spreads those fits give,
-    ``held_out_spreads``, ``spreads`` where not given). External rows are judged but never widen
-    others."""
+    """The 90 % interval of every covered row of ``predictions`` (in-sample: ``spreads``), widened
+    as ``predict`` widens it (``uncertainty.widened``: below the offered load of a system that
+    keeps up with it, by ``spares``, only past its headroom) by the conformal quantile of the
+    other rows' held-out scores: the same rows predicted from fits without their configurations
+    (``held_out``, with the spreads those fits give, ``held_out_spreads``, ``spreads`` where not
+    given); for a row of hardware no table measured (``model_error.beyond_tables``), from fits
+    without their tables (``held_out``'s ``table_out``, with ``spreads``), as ``predict`` takes
+    the ``new_hardware`` error. A model with too few scores borrows from its ``lenders``
+    (``model_widening``). External rows are judged but never widen others."""
     spreads = spreads or {}
     scored = _scores(held_out, spreads if held_out_spreads is None else held_out_spreads)
+    by_table = _scores([h.table_out for h in held_out if h.table_out is not None], spreads)
     out = []
     for p, h in zip(predictions, held_out, strict=True):
         if p.error_pct is None or p.predicted is None or _ratio(p, p.predicted) <= 0:
             continue
-        widen, _, _ = _widening(_pools(p), scored, leave_out=h)
+        loaded = scenario_of(p.row)
+        pool, leave_out = (by_table, h.table_out) if beyond_tables(loaded) else (scored, h)
+        widen, _, _ = _widening(
+            _pools(p), pool, leave_out=leave_out, lenders=(lenders or {}).get(loaded.model)
+        )
         spread = spreads.get(id(p.row), Spread())
         point = _ratio(p, p.predicted)
         limit = None if spread.limit is None else point * spread.limit
-        widened = (point * spread.low * math.exp(-widen), point * spread.high * math.exp(widen))
-        low, high = uncertainty.capped(*widened, point, p.row.metric, limit)
-        reach = uncertainty.capped(*widened, point, p.row.metric, limit, past=True)
+        spare = (spares or {}).get(id(p.row), 1.0)
+        ends = uncertainty.widened(point * spread.low, point * spread.high, point, widen, spare)
+        low, high = uncertainty.capped(*ends, point, p.row.metric, limit)
+        reach = uncertainty.capped(*ends, point, p.row.metric, limit, past=True)
         out.append(_judged(p, _figure(p, low), _figure(p, high), widen, reach))
     return out
 

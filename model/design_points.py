@@ -3,13 +3,29 @@ outcome at each (``sample``): configurations of the scenario's declared unknowns
 calibrated parameters it reads, and further seeds.
 
 (a) the scenario's declared unknowns (``model.unknowns``): options enumerated, a range at its ends,
-    its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence;
-    jointly when the combinations are few (``MAX_JOINT``), else one at a time and then at the two
-    corners (``corners``) that set every unknown where it alone moved the outcome furthest down,
-    and every one where furthest up: the vertex method (Dong and Shah 1987, "Vertex method for
-    computing functions of fuzzy variables", Fuzzy Sets and Systems 24(1), 65-78), exact where
-    the outcome is monotone in each unknown, so that unknowns which each move it a little the same
-    way are not taken as never acting together;
+    its documented default and ``RANGE_INTERIOR`` points of the one-dimensional Sobol sequence (its
+    ``levels``); jointly when the combinations are few (``MAX_JOINT``), else one at a time, and then
+    each end of the envelope searched for (``searched``): from the corner that sets every unknown
+    where it alone moved the outcome furthest down (for the low end; furthest up for the high), the
+    vertex method's (Dong and Shah 1987, "Vertex method for computing functions of fuzzy variables",
+    Fuzzy Sets and Systems 24(1), 65-78; exact where the outcome is monotone in each unknown), a
+    cyclic coordinate search (Wright 2015, "Coordinate descent algorithms", Mathematical Programming
+    151(1), 3-34: each step fixes every variable but one at the current iterate and optimises that
+    one): each unknown in turn at each of its levels, the others where the search stands, until a
+    pass moves nothing (``SEARCH_PASSES`` at most). It finds what two unknowns do only together,
+    where each alone points elsewhere (the download server's RAID10: a 32 KiB stripe alone reads
+    fastest, a 4 KiB one with reads sent to the nearer copy and noatime: 28.9 MB/s, against the
+    vertex corner's 23.8), at a cost that grows with the unknowns' levels, not their product: each
+    pass at most one run a level, a configuration run once however often the search meets it (the
+    one-at-a-time runs among them), the order fixed and the seeds too, so the same scenario always
+    gives the same search. A combination better only when two unknowns move at once from where the
+    search ends it misses, so an envelope is not proven never to narrow when an option is added,
+    only found so: the download server's four variants reach their full factorials' (960 and 1920
+    runs) lowest and highest outcomes but RAID6 tuned's highest, 28.0 against 28.1 MB/s (noatime and
+    an 8 KiB stripe; the search ends beside them, with the deepest drive queue and a connection a
+    file, where no single move gains), and on RAID10 with the default scheduler no set of its stripe
+    sizes beside the access times and mirror reads narrows the envelope of a set it holds (32 sets;
+    ``tests/test_uncertainty.py`` holds one pair);
 (b) the calibrated free parameters the model reads, jointly normal with the fit's covariance
     (``params.covariance``): the outcome is simulated at the 5 % and 95 % points of each principal
     axis of their covariance (eigenvectors, so that the axes are independent); where a declared
@@ -36,6 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -51,14 +68,18 @@ Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % int
 Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
 RANGE_INTERIOR = 3  # Sobol points inside a range (1/2, 1/4, 3/4 of it), besides ends and default
 MAX_JOINT = 12  # unknown configurations enumerated jointly; beyond, one unknown at a time
+# the most passes the search for one end of the envelope makes: one that moves, one that may move
+# again, one that finds nothing more (every shipped design's search ends within 2)
+SEARCH_PASSES = 3
 SEEDS = 2  # further seeds where the model is stochastic
-# the most simulations a 90 % interval runs: past it, a scenario of many unknowns and slow runs
-# would simulate for hours. Every shipped scenario, variant, template and measured row needs at
-# most 26 (eah_download's r10_opt: 16 configurations of its 8 unknowns, their 2 corners, 3
-# parameter steps and 2 further seeds); a range unknown adds up to 5 more, an option 1. Five range
-# unknowns on the memory-mapped test need 26 to 28, 2 more where its mirror's read policy is open
-# (its interval took up to 28 s, its point 2 s)
-MAX_SIMULATIONS = 50
+# the most simulations a 90 % interval may run, the search's passes counted in full: past it, a
+# scenario of many unknowns and slow runs would simulate for hours. Every shipped scenario,
+# variant, template and measured row needs at most 116 (eah_download's r10_opt: 16 configurations
+# of its 8 unknowns, 3 parameter steps, 2 further seeds, and for each end its corner and 3 passes
+# of at most 15 runs), and runs 71 (5 s); a range unknown adds up to 5 configurations and 30
+# passes' runs, an option 1 and 6. Five range unknowns on the memory-mapped test may need 164 and
+# run 72 (14 s besides compiling its loop once); its mirror's read policy, where open, 14 more (178)
+MAX_SIMULATIONS = 200
 
 
 # --- the unknowns' configurations -----------------------------------------------------------------
@@ -118,15 +139,19 @@ def refused(unknowns: tuple[Unknown, ...], config: dict[str, Any], exc: UserErro
     )
 
 
+def one_at_a_time(unknowns: tuple[Unknown, ...], configs: list[dict]) -> bool:
+    """Whether the design ``configs`` varies several unknowns one at a time (their combinations
+    are more than ``MAX_JOINT``), so that the envelope's ends are searched for (``searched``)."""
+    return len(unknowns) > 1 and all(len(c) <= 1 for c in configs)
+
+
 def corners(
     unknowns: tuple[Unknown, ...], configs: list[dict], outcomes: list[float]
-) -> list[dict[str, Any]]:
-    """Where the unknowns were varied one at a time, the two configurations that set each at the
-    value that moved the outcome furthest down, and each furthest up (the vertex method: a
-    function monotone in each factor takes its extremes over the box at those corners); none
-    where fewer than two unknowns move it that way."""
-    if any(len(c) > 1 for c in configs):
-        return []  # every combination was simulated
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Of the unknowns varied one at a time (``configs``, their ``outcomes``), the configuration
+    that sets each at the value that moved the outcome furthest down, and the one that sets each
+    furthest up: the vertex method's corners (a function monotone in each factor takes its
+    extremes over the box there), where the search for each end starts (``searched``)."""
     out = []
     for pick in (min, max):
         corner = {}
@@ -137,9 +162,39 @@ def corners(
             _, config = pick(alone, key=lambda vc: vc[0])
             if config:
                 corner[u.key] = config[u.key]
-        if len(corner) > 1:
-            out.append(corner)
-    return out
+        out.append(corner)
+    return out[0], out[1]
+
+
+def searched(
+    unknowns: tuple[Unknown, ...],
+    start: dict[str, Any],
+    value_of: Callable[[dict[str, Any]], float | None],
+    further: Callable[[float, float], bool],
+) -> dict[str, Any]:
+    """A coordinate search for one end of the envelope, where the unknowns' combinations are too
+    many to enumerate: from ``start`` (a corner), each unknown in turn set to each of its
+    ``levels``, the others held where the search stands, moving to any level that takes the
+    outcome ``further`` (``operator.lt`` for the low end, ``gt`` for the high); passes repeat
+    until one moves nothing, ``SEARCH_PASSES`` at most. Returns where it ends. ``value_of`` gives
+    the outcome of a configuration (None where the model refuses it), each run once however often
+    the search asks: a pass costs at most one simulation a level besides each unknown's own, and
+    the last pass, which moves nothing, finds those after the last move already run."""
+    at = dict(start)
+    best = value_of(at)
+    for _ in range(SEARCH_PASSES):
+        moved = False
+        for u in unknowns:
+            for level in levels(u):
+                trial = {k: v for k, v in at.items() if k != u.key}
+                if level != u.default:
+                    trial[u.key] = level
+                value = value_of(trial)
+                if value is not None and (best is None or further(value, best)):
+                    at, best, moved = trial, value, True
+        if not moved:
+            break
+    return at
 
 
 def varies_alone(config: dict[str, Any], key: str) -> bool:
@@ -293,10 +348,10 @@ def sample(
     name the simulations are counted under on standard error (``model.progress``: a bar once they
     have taken a second, a line a tenth at most every 30 s into a log), None for none. The count
     is out of the simulations planned: each design point, both ends of each parameter step, each
-    coupled parameter alone and the further seeds (not the corners, which depend on what the
+    coupled parameter alone and the further seeds (not the search's, which depend on what the
     points gave, and which the count is held below). A design that may need more than
-    ``MAX_SIMULATIONS``, corners included, is refused before any of it runs, at the ``unknowns``
-    of the scenario file ``where``."""
+    ``MAX_SIMULATIONS``, the search's passes counted in full, is refused before any of it runs,
+    at the ``unknowns`` of the scenario file ``where``."""
     configs = design(unknowns)
     steps = parameter_steps(sorted(read), base, unfitted)
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
@@ -322,32 +377,50 @@ def check_simulations(
     unknowns: tuple[Unknown, ...], configs: list[dict], planned: int, where: str
 ) -> None:
     """Refuse, at the ``unknowns`` of the scenario file ``where``, an interval whose ``planned``
-    simulations and the corners its one-at-a-time ``configs`` may add exceed ``MAX_SIMULATIONS``.
-    They grow linearly with the unknowns: each range adds up to 5 configurations, each option 1,
-    and the vertex method only its 2 corners, never a configuration per combination."""
-    one_at_a_time = len(unknowns) > 1 and all(len(c) <= 1 for c in configs)
-    corners_run = 2 if one_at_a_time else 0  # every unknown furthest down, and furthest up
-    needed = planned + corners_run
+    simulations and the search its one-at-a-time ``configs`` may add exceed ``MAX_SIMULATIONS``.
+    They grow linearly with the unknowns' levels, never with their combinations: each range adds
+    up to 5 configurations, each option 1, and the search for each end its corner and, each of
+    its ``SEARCH_PASSES`` passes, at most one run for each of those configurations."""
+    searching = 0
+    if one_at_a_time(unknowns, configs):  # each end: its corner, and its passes
+        searching = 2 * (1 + SEARCH_PASSES * (len(configs) - 1))
+    needed = planned + searching
     if needed > MAX_SIMULATIONS:
         raise UserError(
             where,
             "unknowns",
-            f"the 90 % interval needs up to {needed} simulations, {len(configs) - 1 + corners_run} "
+            f"the 90 % interval needs up to {needed} simulations, {len(configs) - 1 + searching} "
             f"of them for its {len(unknowns)} unknowns; at most {MAX_SIMULATIONS} are run: declare "
             "fewer, or predict with --point for the prediction without its interval",
         )
 
 
+def _named(config: dict[str, Any]) -> str:
+    """A configuration as a key: its unknowns' values in the order of their names."""
+    return repr(sorted(config.items()))
+
+
 def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
-    """``sample``'s simulations of the design points ``configs`` and the parameter ``steps``."""
+    """``sample``'s simulations of the design points ``configs``, the search for the envelope's
+    ends where they vary the unknowns one at a time (``searched``), and the parameter ``steps``."""
     at_config = []
     kept = []
+    seen: dict[str, float | None] = {}  # each configuration run (None: refused), by ``_named``
+
+    def run(config):
+        seen[_named(config)] = value = outcome(assigned(unknowns, config), base, seed)
+        if value is not None:
+            at_config.append(value)
+            kept.append(config)
+        return value
+
     for config in configs:
         try:
-            value = outcome(assigned(unknowns, config), base, seed)
+            value = run(config)
         except NotModelled:
             if not config:
                 raise
+            seen[_named(config)] = None
             continue  # a documented value no model covers yet: the others still bound it
         except UserError as exc:
             if not config:
@@ -355,16 +428,19 @@ def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
             raise refused(unknowns, config, exc) from None
         if value is None:
             return None
-        at_config.append(value)
-        kept.append(config)
-    for config in corners(unknowns, kept, at_config):
-        try:
-            value = outcome(assigned(unknowns, config), base, seed)
-        except (NotModelled, UserError):
-            continue  # a combination the model refuses: the values alone still bound it
-        if value is not None:
-            at_config.append(value)
-            kept.append(config)
+
+    def value_of(config):  # a combination the model refuses: the values alone still bound it
+        if _named(config) not in seen:
+            try:
+                run(config)
+            except (NotModelled, UserError):
+                seen[_named(config)] = None
+        return seen[_named(config)]
+
+    if one_at_a_time(unknowns, configs):
+        low, high = corners(unknowns, kept, at_config)
+        searched(unknowns, low, value_of, operator.lt)
+        searched(unknowns, high, value_of, operator.gt)
     at_parameter = {
         key: (outcome({}, dict(base, **step.down), seed), outcome({}, dict(base, **step.up), seed))
         for key, step in steps.items()

@@ -170,6 +170,12 @@ def parameters_read(values: dict[str, float]) -> dict[str, frozenset[str]]:
     return {model: frozenset(names) for model, names in read.items()}
 
 
+def lenders(values: dict[str, float]) -> dict[str, frozenset[str]]:
+    """Per model, the models whose errors it may borrow (``coverage.lenders_of``), by the free
+    parameters its shipped scenarios read at ``values``."""
+    return coverage.lenders_of(parameters_read(values), _parameters_owned())
+
+
 def _parameters_owned() -> dict[str, frozenset[str]]:
     return {
         name: frozenset(p.name for p in record.parameters)
@@ -222,13 +228,13 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     # hardware has (its parameters are the calibrated ones; the spread the fit without the table
     # gives, with the parameters only that table informs back at their declared bounds, held the
     # table's misses and so widened nothing)
-    lenders = coverage.lenders_of(parameters_read(start), _parameters_owned())
+    lenders_by_model = lenders(start)
     errors = {
         "models": coverage.model_widening(
-            loco, spread | held_spread, tuple(registry.MODELS), lenders=lenders
+            loco, spread | held_spread, tuple(registry.MODELS), lenders=lenders_by_model
         ),
         "new_hardware": coverage.model_widening(
-            loto, spread, tuple(registry.MODELS), held_out_by="table", lenders=lenders
+            loto, spread, tuple(registry.MODELS), held_out_by="table", lenders=lenders_by_model
         ),
         "coverage": coverage.COVERAGE,
         "made_by": stored["made_by"],

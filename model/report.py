@@ -266,8 +266,9 @@ def _stored_holdout_line() -> str:
 
 
 def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict, dict]:
-    """The leave-one-configuration-out prediction of each row, its spread and its held-out spread
-    (both by ``id(row)``), as ``calibrate`` stored them (no prediction for rows it did not store;
+    """The leave-one-configuration-out prediction of each row (its leave-one-table-out one beside
+    it, ``Prediction.table_out``), its spread and its held-out spread (both by ``id(row)``), as
+    ``calibrate`` stored them (no prediction for rows it did not store;
     a row stored with no held-out spread of its own, its held-out fit informing every parameter it
     reads or the file older than held-out spreads, has its spread for both)."""
     from . import coverage, holdout
@@ -276,11 +277,15 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
     held, spreads, held_spreads = [], {}, {}
     for p in predictions:
         entry = stored.get(f"{p.row.table}/{p.row.id}", {})
+        table_out = Prediction(
+            p.row, entry.get("table_out_predicted"), entry.get("table_out_error_pct")
+        )
         held.append(
             Prediction(
                 p.row,
                 entry.get("configuration_out_predicted"),
                 entry.get("configuration_out_error_pct"),
+                table_out=table_out,
             )
         )
         for into, prefixes in (
@@ -297,12 +302,19 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
 
 def _with_intervals(predictions: list[Prediction], summary: dict):
     """Each covered row's 90 % interval (``coverage.intervals``: its stored spread widened by the
-    model's error), and per table its coverage, median half-width and interval score added to
-    ``summary``; returns the intervals by row."""
-    from . import coverage
+    model's error as ``predict`` widens it, its headroom at the calibrated values), and per table
+    its coverage, median half-width and interval score added to ``summary``; returns the
+    intervals by row."""
+    from . import coverage, holdout, validate
 
+    values = params_module.calibrated()
     held_out, spreads, held_spreads = _stored_held_out(predictions)
-    judged = coverage.intervals(predictions, held_out, spreads, held_spreads)
+    spares = {
+        id(p.row): validate.headroom(p.row, values) for p in predictions if p.predicted is not None
+    }
+    judged = coverage.intervals(
+        predictions, held_out, spreads, held_spreads, spares, holdout.lenders(values)
+    )
     by_table: dict[str, list] = {}
     for r in judged:
         by_table.setdefault(r.prediction.row.table, []).append(r)

@@ -2,13 +2,20 @@
 
 Four sources of spread enter it, the first three sampled at the design points of
 ``model.design_points``: (a) the scenario's declared unknowns, every allowed value possible, so
-the interval spans the envelope of their outcomes; (b) the calibrated free parameters the model
+the interval spans the envelope of their outcomes: every combination where they are few, else
+each unknown alone and then, for each end, a coordinate search from the vertex method's corner
+(``design_points.searched``: each unknown in turn at each of its levels, the others where the
+search stands, until a pass moves nothing), which finds what unknowns do together at a cost that
+grows with their levels, not their product; (b) the calibrated free parameters the model
 reads, each direction's deviations at its 5 % and 95 % points (one simulated part of the way,
 where a declared bound cut the axis short, scaled to the full step; one that could not move at all
 mirroring the other) added in quadrature (first-order propagation); (c) simulation noise, the
 other seeds' root-mean-square deviation taken as a normal standard deviation; and (d) the model's
-own error as validation measured it (``model.model_error``): [low, high] widens to [low e^-q,
-high e^q], or, without its file, the interval leaves it out and says so.
+own error as validation measured it (``model.model_error``; for hardware no table measured, the
+error of predicting a table the fit never saw): [low, high] widens to [low e^-q, high e^q], the
+low end of a system that keeps up with its offered load only past its headroom (``widened``, by
+which ``validate`` widens its rows' intervals too), or, without its file, the interval leaves it
+out and says so.
 
 In ``drivers``, an axis of one parameter is that parameter's; the axes parameters share give their
 variance to them by how far each alone moves the outcome over its own 5 to 95 % step
@@ -28,7 +35,8 @@ Spreads combine in log space (on the metric itself where it is not positive): th
 unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. The point prediction
 is the documented-default configuration at the calibrated values and always lies inside. ``drivers``
 gives each unknown's, each parameter's and the noise's share of the spread: the variance of the
-outcome when that factor alone varies, over the sum of them.
+outcome when that factor alone varies, over the sum of them (an unknown's from the configurations
+that vary it alone, never the search's, which move several at once).
 
 A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
 same design points for both (:func:`ratio_interval`), so that what moves both cancels.
@@ -262,12 +270,7 @@ def _summarise(
     low, high = back(t0 + low_t), back(t0 + high_t)
     error = model_error_of(model_name, new_hardware) if model_error else None
     if error is not None:
-        q = error["log_widen_90"]
-        if spare > 1.0:  # the error is the capacity's: below the offered load only past spare
-            low = min(low, point * spare * math.exp(-q)) if low > 0 else low
-        else:
-            low = low * math.exp(-q) if low > 0 else low
-        high = high * math.exp(q) if high > 0 else high
+        low, high = widened(low, high, point, error["log_widen_90"], spare)
     limit = _loosest(metric, limits or [])
     judged_ends = capped(low, high, point, metric, limit, past=True)
     low, high = capped(low, high, point, metric, limit)
@@ -290,6 +293,19 @@ def _summarise(
         headroom=spare,
         seeds=len(samples.at_seed),
     )
+
+
+def widened(low: float, high: float, point: float, q: float, spare: float = 1.0):
+    """``low``/``high`` widened by the model's own error ``q`` (log; ``model_error``), as
+    ``predict`` and ``validate`` both widen: [low e^-q, high e^q] (an end not positive kept),
+    except that a system that keeps up with what it is offered with ``spare`` capacity
+    (``headroom``) keeps carrying it as long as its capacity is not overstated by more than that
+    error, so its low end falls below ``point`` only by what e^q exceeds ``spare``."""
+    if spare > 1.0:  # the error is the capacity's: below the offered load only past spare
+        low = min(low, point * spare * math.exp(-q)) if low > 0 else low
+    else:
+        low = low * math.exp(-q) if low > 0 else low
+    return low, high * math.exp(q) if high > 0 else high
 
 
 def _shares(alone: dict[str, tuple[float, float]], t: Callable[[float], float], t0: float):
@@ -374,7 +390,7 @@ def interval(
         model_error,
         limits,
         beyond_tables(scenario),
-        headroom(point_result) if metric == "throughput_MBps" else 1.0,
+        headroom(point_result, metric),
     )
 
 
@@ -394,11 +410,12 @@ def check_design(scenario: Scenario) -> None:
             raise refused(scenario.unknowns, config, exc) from None
 
 
-def headroom(result: Result) -> float:
+def headroom(result: Result, metric: str = "throughput_MBps") -> float:
     """How far a system that keeps up with what it is offered (its bottleneck the ``offered
     load``) could carry more: its capacity over what it carries, the inverse of its busiest
-    resource's share; 1 for a system its capacity binds."""
-    if result.bottleneck != OFFERED_LOAD:
+    resource's share; 1 for a system its capacity binds, and for a ``metric`` other than its
+    rate (the model's error on a time or a CPU figure is not its capacity's)."""
+    if result.bottleneck != OFFERED_LOAD or metric != "throughput_MBps":
         return 1.0
     busiest = max(result.resources.values(), default=0.0)
     return 1.0 / busiest if busiest > 0 else math.inf

@@ -19,6 +19,7 @@ import statistics
 from dataclasses import dataclass
 
 from . import scenario as scenario_module
+from . import uncertainty
 from .errors import NotModelled
 from .measured import CANONICAL, ROUNDING, Row
 from .params import Recording
@@ -66,6 +67,14 @@ def reads(row: Row, params: dict[str, float]) -> frozenset[str]:
     if row.relative_to:
         configs.append((row.scenario, row.relative_to))
     return frozenset(name for c in configs for name in _used.get(c, ()))
+
+
+def headroom(row: Row, params: dict[str, float]) -> float:
+    """The headroom at ``params`` of the system a row measured, as ``predict``'s interval takes it
+    (``uncertainty.headroom``): 1 for a row relative to another, whose ratio carries none."""
+    if row.relative_to is not None:
+        return 1.0
+    return uncertainty.headroom(_result(row.scenario, row.overrides, params), row.metric)
 
 
 def _metric(

@@ -4,6 +4,8 @@ drives, server."""
 import inspect
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -1267,3 +1269,23 @@ def test_idle_workers_take_no_core_from_the_busy_ones():
     rates = [_run(*few, f"server.workers={w}").throughput_MBps for w in (8, 64, 1024)]
     assert rates[1] == pytest.approx(rates[0], rel=1e-9)
     assert rates[2] == pytest.approx(rates[0], rel=1e-9)
+
+
+def test_a_window_over_many_small_chunks_fits_each_drive_s_queue():
+    """RAID6 with a 4 KiB stripe: a read-ahead window spans several stripe rows, and a member with
+    a parity chunk between two of its pieces takes two commands of one read. With noatime (no
+    write-backs among the queue's room), queueing drives and four workers serving both clients at
+    once, a queue sized for one command a read a client overflowed its array in the compiled loop
+    and aborted the process (the interval's search for its ends met it). Run in its own process:
+    an abort would take the test run with it."""
+    settings = ["variant=r6_opt", "server.workers=4", "workload.clients=2", "server.atime=noatime"]
+    settings += ["drive_queue_depth=32", "server.accept_mutex=false", "chunk_KiB=4"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "model", "predict", "eah_download", "--point"]
+        + [arg for setting in settings for arg in ("--set", setting)],
+        capture_output=True,
+        text=True,
+        cwd=paths.PROJECT_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-300:]
+    assert "MB/s" in proc.stdout

@@ -7,7 +7,17 @@ import statistics
 
 import pytest
 
-from model import calibrate, coverage, holdout, measured, params, report
+from model import (
+    calibrate,
+    coverage,
+    holdout,
+    measured,
+    params,
+    report,
+    scenario,
+    uncertainty,
+    validate,
+)
 from model.validate import Prediction, predict_rows, summarise
 
 ROWS = [r for rs in measured.load_all().values() for r in rs]
@@ -122,6 +132,45 @@ def test_a_rows_own_miss_never_widens_its_own_interval():
     assert first.widen_log == 0.0  # the other nine rows all hit
     # the others see the miss among nine others: the 9th smallest of 9 is it
     assert judged[id(rows[1])].widen_log == pytest.approx(math.log(1.5))
+
+
+def test_validate_widens_a_system_with_headroom_below_only_past_it_as_predict_does():
+    """A system that keeps up with its offered load with 5 % to spare: the model's error e^q
+    lowers its row's low end only past the headroom (to at least 1.05 e^-q of the point), where
+    a row without headroom falls e^q below its spread's low end (0.95 e^-q); both through
+    ``uncertainty.widened``, which ``predict`` widens by."""
+    rows = [r for r in ROWS if r.table == "mdsplus_read" and r.role == "result"]
+    first, second = [i for i, r in enumerate(rows) if not r.relative_to and not r.bound][:2]
+    pairs = [_row_pair(10.0, r) for r in rows]
+    shown, held = [p for p, _ in pairs], [h for _, h in pairs]
+    spreads = {id(r): coverage.Spread(0.95, 1.05) for r in rows}
+    judged = {
+        id(j.prediction.row): j
+        for j in coverage.intervals(shown, held, spreads, spares={id(rows[first]): 1.05})
+    }
+    spare, plain = judged[id(rows[first])], judged[id(rows[second])]
+    q = spare.widen_log
+    assert q == plain.widen_log > 0.0
+    point = rows[first].value
+    assert (spare.low, spare.high) == pytest.approx(
+        uncertainty.widened(0.95 * point, 1.05 * point, point, q, 1.05)
+    )
+    # the error (under 5 %) is less than the headroom: the low end stays the spread's own
+    assert 1.05 * math.exp(-q) > 0.95 and spare.low == pytest.approx(point * 0.95)
+    assert spare.high == pytest.approx(point * 1.05 * math.exp(q))
+    assert plain.low == pytest.approx(rows[second].value * 0.95 * math.exp(-q))
+
+
+def test_validate_takes_a_row_s_headroom_as_predict_s_interval_does():
+    """The relay cluster keeps up with what its clients offer: a row measured on it would be
+    widened with the headroom ``predict``'s interval has, and a row relative to another with
+    none (a ratio's interval is widened both ways)."""
+    row = next(r for r in ROWS if r.metric == "throughput_MBps" and not r.relative_to)
+    relay = dataclasses.replace(row, scenario="psu_relay", overrides=())
+    found = uncertainty.interval(scenario.load("psu_relay"))
+    assert validate.headroom(relay, params.calibrated()) == found.headroom > 1.0
+    ratio = dataclasses.replace(relay, relative_to=("workload.clients=1",))
+    assert validate.headroom(ratio, params.calibrated()) == 1.0
 
 
 def test_scores_are_zero_inside_and_on_a_bounds_allowed_side():

@@ -497,19 +497,23 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             simulated,
             stream(scenario.seed, "download cache"),
         )
-        # a drive holds at most each client's two reads and, behind them, two commands of each
-        # write-back
+        # a drive holds at most each client's two reads, each a command for every stripe row it
+        # spans (a member's pieces of two rows are one command only where no parity chunk of it
+        # lies between them: a window over many small chunks sends a member several), and, behind
+        # them, two commands of each write-back
+        chunk_B = body.chunk_KiB * 1024
+        width = raidmap.data_members(body.level, body.disks)
+        rows = max(n for _, n in windows) // (chunk_B * width) + 2
         write_back_s = access_time_writes_s(places, body.server.atime)
-        pending = 2 * clients + 1 + 2 * int((write_back_s >= 0).sum())
+        pending = 2 * clients * rows + 1 + 2 * int((write_back_s >= 0).sum())
         drives = drive_arrays.drive_state(
             body.disks, MAX_SEGMENTS, pending, body.drive_queue_depth > 1
         )
-        chunk_B = body.chunk_KiB * 1024
         outcome = download_loop.run(
             drive_arrays.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
             body.disks,
             chunk_B,
-            raidmap.data_members(body.level, body.disks),
+            width,
             layout.pairs,
             layout.parity_chunks,
             body.drive_queue_depth,
