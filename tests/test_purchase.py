@@ -143,3 +143,15 @@ def test_nvme_drives_on_a_segment_refuse_a_card_s_engine_in_one_line(run_cli, op
     assert err.strip() == (
         "--set: volumes.data.engine: NVMe drives on a bus segment need md (no card holds them)"
     )
+
+
+def test_one_worker_thread_an_array_lets_the_md_build_reach_its_jbod_s_port():
+    """The notebook's reading: md's build is held by its two raid5d threads at group_thread_cnt 0;
+    with one worker an array (two threads each, 1.70 times one) the JBOD's wide port binds
+    instead, at 3,864 MB/s, as ZFS's build is held by it."""
+    alone = simulate(scenario.load("purchase_hdd_md"))
+    shared = simulate(scenario.load("purchase_hdd_md", ["volumes.data.md_group_thread_cnt=1"]))
+    assert alone.bottleneck.startswith("raid5d data.")
+    assert shared.bottleneck == "uplink jbod"
+    assert shared.throughput_MBps == pytest.approx(3_864, abs=1)
+    assert max(u for k, u in shared.utilization.items() if k.startswith("raid5d")) < 1.0

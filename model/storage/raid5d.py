@@ -1,21 +1,30 @@
-"""md RAID5/6's raid5d thread: the host CPU an md array's writes cost, one thread per array.
+"""md RAID5/6's raid5d thread and its workers: the host CPU an md array's writes cost.
 
-Each write costs the array's raid5d ``MD_PARITY_COPIES`` memory copies per byte for the parity and,
-for every stripe_head it handles (``MD_STRIPE_B`` of each member), its dispatch and completion of
-the member requests and its pass over every member (``md_raid5d_cycles_per_byte``); a read of a
+Each write costs the array's stripe handling ``MD_PARITY_COPIES`` memory copies per byte for the
+parity and, for every stripe_head (``MD_STRIPE_B`` of each member), the dispatch and completion of
+the member requests and a pass over every member (``md_raid5d_cycles_per_byte``); a read of a
 whole array passes it by. The parity's copies come from the kernel's boot-time xor and RAID6
 benchmarks; the per-request and per-member cycles are calibrated on a published run of stock md
 RAID6 on RAM disks (scopedog/md-kmec, README.md, 'Benchmark -- raidkm vs stock raid6', 2026),
 checked against scopedog/mdraid's full-stripe bench and Shaohua Li's linux-raid figure (2012).
+At group_thread_cnt 0, Linux's default, the array's one raid5d thread does it all; worker threads
+(``volumes.X.md_group_thread_cnt``) share it at the rate Amdahl's law leaves them past the work
+they do one at a time under the array's device_lock (``stripe_threads_rate``), calibrated on the
+one published pair of stock runs at 0 and 4 workers (md-kmec's rebuild table) and checked against
+Shaohua Li's thread counts of 2012; past 4 workers no stock run is published, and the model
+refuses.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from .. import memory
+from ..errors import NotModelled
 from ..parts import Host
 from .raid import LEVELS
+from .spec import Volume
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
@@ -130,15 +139,106 @@ def memory_per_byte(level: str, drives: int, small: bool) -> dict[str, float]:
     return {"parity reads": memory.READ_PASS, "parity writes": lvl.parity_chunks / rows}
 
 
-def thread_note(bottleneck: str) -> tuple[str, ...]:
-    """A note where an array's raid5d is what binds (``bottleneck``, the result's): its one
-    thread is the default, and md can share its stripes with worker threads, which the model does
-    not."""
+# md's worker threads (Linux 3.12: Shaohua Li's 'raid5: offload stripe handle to workqueue',
+# 851c30c9badf, and 'raid5: sysfs entry to control worker thread number'): writing N
+# to /sys/block/mdN/md/group_thread_cnt gives the array N workers in each worker group, a group per
+# NUMA node (drivers/md/raid5.c alloc_thread_groups: group_cnt = num_possible_nodes(), cnt workers
+# each); the kernel takes 0 to 8192 (raid5_store_group_thread_cnt) and starts at 0 ('Don't enable
+# multi-threading by default', setup_conf). A stripe_head to handle goes to the group of the CPU
+# that made it (raid5_wakeup_stripe_thread, cpu_to_group(sh->cpu)), where a worker (raid5_do_work)
+# takes up to MAX_STRIPE_BATCH (8) at a time through handle_stripe, its analysis, parity and
+# member bios, as raid5d does; raid5d keeps its own passes (md_check_recovery, the bitmap, the
+# delayed stripes' activation, retried reads) and takes stripes from any group's list too
+# (__get_priority_stripe with ANY_GROUP): 1 + N x nodes threads handle the array's stripes, each
+# on a core while it works, so no more of them at once than the host has cores. md wakes a further
+# worker for each 8 stripe_heads its group holds (thread_cnt = stripes_cnt / MAX_STRIPE_BATCH - 1):
+# the model takes a write's queue as keeping them all busy. Every thread takes and releases
+# stripe_heads under the array's one device_lock, a spinlock (__get_priority_stripe,
+# __release_stripe, release_stripe_list: __must_hold(&conf->device_lock)): the share of the work
+# done under it goes one thread at a time (Amdahl's law), so n threads handle n / (1 + s (n - 1))
+# times what raid5d alone does, the others' spinning meanwhile not charged to the host's cores.
+# s is calibrated on the one published pair of stock md runs on one machine at 0 and at 4 workers:
+# scopedog/md-kmec, README.md, 'Rebuild / resync speed' (2026): stock RAID6 of 6 brd RAM disks on
+# a c3-standard-8 (8 vCPU, one NUMA node), rebuilding ~200 MB/s at group_thread_cnt 0 and ~585
+# MB/s at 4: 5 threads 2.925 times one, s = (5 / 2.925 - 1) / 4 = 0.177. A rebuild's stripe_heads
+# read five members and write one, a write's the same walk of the members; a wider array spends
+# more of a stripe_head's work outside the lock, so s errs high there, as a planner wants it.
+# Checks: Shaohua Li, linux-raid 2012 (mail.spinics.net/lists/raid/msg39330.html), his first
+# multi-thread patches: 'In a 3-disk raid5 setup, 2 extra threads can provide 130% throughput
+# improvement ... pretty close to theory value' (2.3 times; the model's 3 threads 2.22, short of
+# a run its disks held) and '200% for 4-disk setup' with a thread a disk (3 times; the model's
+# raid5d and 4 workers 2.93). Past 4 workers no run of stock md beside its own group_thread_cnt 0
+# is published (Artur Paszkiewicz's null_blk RAID5 at group_thread_cnt 8, 463k IOPS, '[PATCH 0/3]
+# Optimize wait_for_overlap', linux-raid, 27 August 2024, gives none; Shaohua Li's 765d704db1f5,
+# 9 hard disks, 600 MB/s at 0 and 750 at 4, was held by their seeks): more threads at once than
+# raid5d and MD_MEASURED_WORKERS is not modelled.
+MD_REBUILD_MBps = {0: 200.0, 4: 585.0}  # group_thread_cnt -> stock RAID6 rebuild, one node
+MD_MEASURED_WORKERS = max(MD_REBUILD_MBps)
+
+
+def _md_serial_share() -> float:
+    """The share of stripe handling done one thread at a time, from the rebuild rates at 0 and
+    ``MD_MEASURED_WORKERS`` workers (Amdahl's law: n threads n / (1 + s (n - 1)) times one)."""
+    threads = 1 + MD_MEASURED_WORKERS
+    speedup = MD_REBUILD_MBps[MD_MEASURED_WORKERS] / MD_REBUILD_MBps[0]
+    return (threads / speedup - 1) / (threads - 1)
+
+
+MD_SERIAL_SHARE = _md_serial_share()
+
+
+def numa_nodes(host: Host) -> int:
+    """The host's NUMA nodes, md's worker groups: a socket each, where each has its own memory; one
+    on a front-side-bus platform, whose sockets share one memory controller."""
+    return 1 if host.fsb_MHz is not None else host.cpus
+
+
+def stripe_threads(host: Host, group_thread_cnt: int) -> int:
+    """The threads that handle an array's stripe_heads at once: raid5d and ``group_thread_cnt``
+    workers in each NUMA node's group, no more than the host's cores."""
+    return min(1 + group_thread_cnt * numa_nodes(host), host.cores)
+
+
+def stripe_threads_rate(host: Host, group_thread_cnt: int, at: str) -> float:
+    """How many times raid5d's rate alone the array's stripe threads handle (``_amdahl``); ``at``,
+    the volume's key, for the refusal past the measured workers."""
+    threads = stripe_threads(host, group_thread_cnt)
+    if threads > 1 + MD_MEASURED_WORKERS:
+        raise NotModelled(
+            f"{at}.md_group_thread_cnt {group_thread_cnt}: {threads} threads at once on the "
+            f"host's {host.cores} cores (raid5d and {group_thread_cnt} workers in each NUMA "
+            f"node, of which it has {numa_nodes(host)}); published runs of stock md beside its "
+            f"one raid5d reach {MD_MEASURED_WORKERS} workers, past which the contention for the "
+            "array's device_lock is not measured"
+        )
+    return _amdahl(threads)
+
+
+def _amdahl(threads: int) -> float:
+    """``threads`` threads' rate in one's, ``MD_SERIAL_SHARE`` of their work one at a time."""
+    return threads / (1 + MD_SERIAL_SHARE * (threads - 1))
+
+
+def thread_note(bottleneck: str, volumes: Mapping[str, Volume], host: Host) -> tuple[str, ...]:
+    """A note where an array's stripe threads bind (``bottleneck``, the result's ``raid5d
+    VOLUME.GROUP``): raid5d alone at group_thread_cnt 0, the default, which the volume's
+    md_group_thread_cnt changes; else how many threads share it, at what rate."""
     if not bottleneck.startswith("raid5d "):
         return ()
+    group_thread_cnt = volumes[bottleneck.split()[1].rpartition(".")[0]].md_group_thread_cnt
+    if not group_thread_cnt:
+        return (
+            f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d "
+            "thread at group_thread_cnt 0, the default (/sys/block/mdN/md/group_thread_cnt); "
+            "worker threads (Linux 3.12) share that work where volumes.NAME.md_group_thread_cnt "
+            f"sets them (up to {MD_MEASURED_WORKERS} in all measured): this is one thread's rate",
+        )
+    threads = stripe_threads(host, group_thread_cnt)
     return (
-        f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d thread at "
-        "group_thread_cnt 0, the default (/sys/block/mdN/md/group_thread_cnt); from Linux 3.12 "
-        "worker threads can share that work, which the model does not take: this is one thread's "
-        "rate",
+        f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt}), "
+        f"{threads} threads at once on the host's {host.cores} cores, handle the array's "
+        f"stripes and parity at {_amdahl(threads):.2f} times "
+        "one thread's rate: the share they do under the array's device_lock goes one thread at "
+        f"a time ({MD_SERIAL_SHARE:.3f} of it, Amdahl's law, from stock md's rebuild at 0 and "
+        f"{MD_MEASURED_WORKERS} workers)",
     )

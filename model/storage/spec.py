@@ -349,6 +349,21 @@ class Volume:
     # reconstruct-write (false), so a small write to a wide array reads every other data chunk
     # (md only: a card takes the fewer reads, a ZFS pool writes whole records)
     md_raid6_rmw: bool = True
+    # the worker threads an md RAID5/6 array shares its stripes with, its
+    # /sys/block/mdN/md/group_thread_cnt (Linux 3.12 and later; the kernel takes 0 to 8192): that
+    # many workers in each NUMA node's group (a socket each; one on a front-side-bus host) beside
+    # the array's raid5d thread, which alone handles its stripes and parity at 0, Linux's default.
+    # Each thread works on a core of the host's (no more of them at once than it has cores, and
+    # their work is the host's CPU's), and the share of the work they do under the array's one
+    # device_lock goes one thread at a time, so n threads handle n / (1 + 0.177 (n - 1)) times
+    # raid5d's rate alone (Amdahl's law, model.storage.raid5d): stock md measured 2.9 times at 4
+    # workers (a rebuild, one NUMA node; Shaohua Li's 2012 patches 2.3 with 2 threads more, 3 with
+    # one a disk of 4). Past raid5d and 4 workers at once no stock run is published and the model
+    # refuses (not modelled). md RAID5 and RAID6 only (RAID0, 1 and 10 have no raid5d; a ZFS pool
+    # and a RAID card keep their own threads)
+    md_group_thread_cnt: Annotated[
+        int, Bound(0, 8192, words="an integer from 0 to 8,192 (the kernel's limit)")
+    ] = 0
     # the block layer's I/O scheduler of an md volume's drives, /sys/block/DEV/queue/scheduler (md
     # only: a RAID card's LUN, whose readers stay flows here, and a ZFS pool, which issues its own
     # reads, refuse it). mq-deadline is what Linux gives a disk with one hardware queue since
@@ -505,6 +520,13 @@ class Volume:
             )
         if self.engine == "md":
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
+            if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
+                raise UserError(
+                    where,
+                    f"{key}.md_group_thread_cnt",
+                    f"only for md RAID5 or RAID6 (raid5d's workers); this volume's level is "
+                    f"{self.level}: " + _remove(key, "md_group_thread_cnt"),
+                )
         else:  # a controller's volume: its drives follow the controller's cache setting
             self._only_for(where, key, "md", MD_ONLY)
             if any(p.partition(".")[0] == NVME for p in self.disks.attach):
@@ -529,8 +551,9 @@ class Volume:
 
 
 # the keys of md's own RAID (the drives' write caches it leaves as they are, its RAID6's
-# read-modify-write, the drives' I/O scheduler, which no card's LUN or ZFS pool follows here)
-MD_ONLY = ("drive_write_cache", "md_raid6_rmw", "io_scheduler")
+# read-modify-write, the drives' I/O scheduler, which no card's LUN or ZFS pool follows here, and
+# its RAID5/6's worker threads)
+MD_ONLY = ("drive_write_cache", "md_raid6_rmw", "io_scheduler", "md_group_thread_cnt")
 
 
 def _remove(key: str, name: str) -> str:

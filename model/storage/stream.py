@@ -175,12 +175,16 @@ def bottleneck_notes(
     bottleneck: str, params: dict[str, float], body: StorageBody, catalog: Catalog
 ) -> tuple[str, ...]:
     """The notes only the result's bottleneck (``bottleneck``) calls for, a stream's and a client's
-    alike: md's one raid5d thread, a RAID card's processor (``raid CONTROLLER.N``: whether the
-    catalog's controller keeps cache blocks)."""
+    alike: md's raid5d thread and its workers (``raid5d VOLUME.N``: the volume's
+    md_group_thread_cnt), a RAID card's processor (``raid CONTROLLER.N``: whether the catalog's
+    controller keeps cache blocks)."""
     cname = bottleneck.removeprefix("raid ").rpartition(".")[0]
     slot = body.controllers.get(cname) if bottleneck.startswith("raid ") else None
     cache_blocks = slot is not None and catalog.parts["controllers"][slot.part].cache_blocks
-    return raid5d.thread_note(bottleneck) + raid_processor_note(bottleneck, params, cache_blocks)
+    host = catalog.get("hosts", body.host, "", "host")
+    return raid5d.thread_note(bottleneck, body.volumes, host) + raid_processor_note(
+        bottleneck, params, cache_blocks
+    )
 
 
 def stream_cores(streams: int, cores: int) -> list[str]:

@@ -15,8 +15,9 @@ volume's drive traffic then crosses the controller's bus segment (``model.storag
 hardware RAID volume's user traffic crosses the path of its group (a SAS wire of an external array)
 and a read costs the group's RAID processor its time a request, a write its time a cache block
 or a drive command (``_add_raid_card``). An md RAID5/6 array's
-writes cost its one raid5d thread, and the host's CPU, the parity's copies and its stripe_heads'
-requests (``model.storage.raid5d``); a read of a whole array passes it by.
+writes cost its raid5d thread (and the worker threads md_group_thread_cnt gives it), and the
+host's CPU, the parity's copies and its stripe_heads' requests (``model.storage.raid5d``); a read
+of a whole array passes them by.
 Each drive is a resource at its rate for the stream (``model.storage.drive_work``). A flash drive
 (``model.storage.flash``) streams at its own rate behind its own link (its catalog ``host_bus``);
 an NVMe drive attached as ``nvme.SEGMENT.N`` sits on the lanes of bus segment SEGMENT with no
@@ -327,7 +328,8 @@ def _add_raid5d(
     g: int,
     g_share: float,
 ) -> None:
-    """Add the group's raid5d thread: the parity's copies and the stripe_heads' requests."""
+    """Add the group's stripe threads, raid5d and its workers at the rate they share
+    (``raid5d.stripe_threads_rate``): the parity's copies and the stripe_heads' requests."""
     w = attachment.body.workload
     small = w.pattern == "random" and work.layout.phases == 2
     raid5d_s = raid5d.raid5d_s_per_byte(
@@ -338,7 +340,8 @@ def _add_raid5d(
         w.request_KiB * 1024 if small else None,
         work.layout.commands if small else 0,
     )
-    thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: 1.0)
+    rate = raid5d.stripe_threads_rate(host, spot.volume.md_group_thread_cnt, f"volumes.{spot.name}")
+    thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: rate)
     usage.add(thread, g_share * raid5d_s)
     usage.parity_s += g_share * raid5d_s
     for name, times in raid5d.memory_per_byte(spot.level, spot.per_group, small).items():
