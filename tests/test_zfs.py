@@ -15,7 +15,7 @@ from model import scenario as loader
 from model import uncertainty
 from model.simulate import simulate
 from model.storage import disk as disk_model
-from model.storage import zfs
+from model.storage import requests, zfs
 from model.storage.spec import DiskSet, FileSystem, StorageWorkload, Vdevs, Volume
 from model.unknowns import Unknown
 
@@ -153,20 +153,23 @@ def test_a_mirror_vdev_takes_a_record_smaller_than_a_sector_in_a_whole_sector():
 
 
 def _mirror_random_reads(tmp_path, ashift: int):
+    """512 B random reads in the first 8 GB of the pool, whose 2 GB of indirect blocks (128 B for
+    each 512 B record) the ARC holds: the whole pool's 1 TB of them it would not."""
     volume = _pool("mirror", 2, part="quote_hdd_fifo", record_KiB=0.5, ashift=ashift)
     workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 0.5}
-    workload.update(total_MB=1)
+    workload.update(total_MB=1, span_GB=8)
     return _run(tmp_path, scenario(volume, workload))
 
 
 def test_a_mirror_of_64_kib_sectors_reads_a_512_b_record_s_whole_sector(tmp_path):
-    """One 512 B random read at a time on a mirror: each waits a seek, half a turn and its
-    sector's transfer, 64 KiB on ashift 16 against 512 B on ashift 9."""
+    """One 512 B random read at a time on a mirror: each waits a seek within the span, half a
+    turn and its sector's transfer, 64 KiB on ashift 16 against 512 B on ashift 9."""
     s, small = _mirror_random_reads(tmp_path, 9)
     _, large = _mirror_random_reads(tmp_path, 16)
     part = s.catalog.get("disks", "quote_hdd_fifo", "", "")
-    rate_Bps = disk_model.mean_rate_MBps(part, 1.0, 0.0, 1.0) * 1e6
-    positioning_s = part.avg_seek_read_ms / 1e3 + 0.5 * 60 / part.rpm
+    span = 8 / part.capacity_GB
+    rate_Bps = disk_model.mean_rate_MBps(part, 1.0, 0.0, span) * 1e6
+    positioning_s = requests.positioning_s(part, "read", span, 1)
     ratio = (positioning_s + 512 / rate_Bps) / (positioning_s + 65536 / rate_Bps)
     assert large.throughput_MBps / small.throughput_MBps == pytest.approx(ratio, rel=1e-3)
 
@@ -204,13 +207,14 @@ def test_the_arc_serves_a_repeated_read_that_fits(tmp_path):
 
 def _zvol_reads(tmp_path, threads=None, filesystem="raw"):
     """Eight catalog SATA SSDs in four mirrors on the quote's HBA, 32 direct streams of 4 KiB
-    random reads at depth 64 each (the fio of openzfs/zfs issue #10145)."""
+    random reads at depth 64 each over a 1,200 GiB zvol (the fio of openzfs/zfs issue #10145),
+    whose indirect blocks the ARC holds."""
     more = {} if threads is None else {"zvol_threads": threads}
     volume = _pool(
         "mirror", 8, 4, "samsung_870_evo_1tb", record_KiB=8, filesystem={"type": filesystem}, **more
     )
     workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
-    workload.update(queue_depth=64, streams=32, total_MB=40)
+    workload.update(queue_depth=64, streams=32, total_MB=40, span_GB=1288.49)
     return _run(tmp_path, scenario(volume, workload))[1]
 
 
@@ -634,3 +638,104 @@ def test_compression_takes_zfs_s_own_words_on_and_off(run_cli):
         status, out, err = run_cli("predict", "purchase_hdd_zfs", *overrides, "--point", "--json")
         assert status == 0, err
         assert (json.loads(out)["throughput_MBps"] > 1.2 * whole) == lz4, given
+
+
+# the indirect blocks that map a pool's records: 128 KiB each, of 1,024 pointers of 128 B
+INDIRECT_B = 128 * 1024
+
+
+def _level_blocks(records: int) -> list[int]:
+    """Indirect blocks at each level over ``records`` records, level 1 first, up to one."""
+    levels = [math.ceil(records / 1024)]
+    while levels[-1] > 1:
+        levels.append(math.ceil(levels[-1] / 1024))
+    return levels
+
+
+def test_indirect_blocks_follow_zfs_s_structure():
+    """The audit's pool, 60 x 18 TB drives in six 10-wide RAIDZ2 vdevs: 864 TB of 128 KiB
+    records, 6,591,796,875 of them, mapped by 6,437,302 level-1 blocks (843.8 GB), 6,287 at level
+    2, 7 at level 3 and one at level 4. An ARC of 400 GB holds the upper three levels (825 MB)
+    and the rest of its bytes' share of level 1: a read misses 0.53 indirect blocks; of 1 GB,
+    one."""
+    attach = tuple(f"hba.{i}" for i in range(60))
+    volume = Volume(
+        disks=DiskSet("quote_hdd", 60, attach),
+        engine="zfs",
+        vdevs=Vdevs("raidz2", 6),
+        filesystem=FileSystem("zfs"),
+        arc_GB=400,
+    )
+    drive = types.SimpleNamespace(capacity_GB=18000)
+    reads = _workload(op="read", pattern="random", request_KiB=4)
+    blocks = zfs.indirect_blocks(volume, reads, drive, None)
+    counts = _level_blocks(6_591_796_875)
+    assert counts == [6_437_302, 6_287, 7, 1]
+    assert blocks.levels_B == tuple(float(n * INDIRECT_B) for n in counts)
+    assert blocks.span_B == 864e12 and blocks.levels_B[0] == pytest.approx(843.8e9, rel=1e-4)
+    level1 = 1 - (400e9 - sum(counts[1:]) * INDIRECT_B) / (counts[0] * INDIRECT_B)
+    assert blocks.reads == pytest.approx(level1, rel=1e-12)
+    assert 0.52 < blocks.reads < 0.53
+    tiny = zfs.indirect_blocks(dataclasses.replace(volume, arc_GB=1), reads, drive, None)
+    assert 0.999 < tiny.reads < 1.0
+
+
+def test_a_miss_reads_an_indirect_block_s_sectors_as_a_record_s():
+    """1 MiB records on a 10-wide RAIDZ2: a record's 256 sectors over 8 data columns, an indirect
+    block's 32 over the same 8 (4 each); half a miss a read adds half an indirect block's 128 KiB
+    and 8 commands to the drives', which serve commands of their mean piece."""
+    lay = zfs.random_layout(_vdev(10, 1024), "read", 4096, 10, lookups=0.5)
+    assert (lay.at_once, lay.piece_B) == ((8,), 128 * 1024)
+    assert (lay.lookup.at_once, lay.lookup.piece_B) == ((8,), 16 * 1024)
+    moved_B = 1024 * 1024 + 0.5 * INDIRECT_B
+    assert lay.drive_share() == pytest.approx(moved_B / 4096 / 10, rel=1e-12)
+    assert lay.mean_piece_B() == pytest.approx(moved_B / (8 + 0.5 * 8), rel=1e-12)
+
+
+def _pool_reads(tmp_path, **more):
+    """One reader of 4 KiB at random, one at a time, on a 6-wide RAIDZ2 of the quote's 4 TB
+    drives (16 TB of 128 KiB records), on the 64 GiB server: its ARC is 32.8 GB by default."""
+    volume = _pool("raidz2", 6, part="quote_hdd_fifo", **more.pop("pool", {}))
+    workload = {"op": "read", "io": "direct", "pattern": "random", "request_KiB": 4}
+    return _run(tmp_path, scenario(volume, {**workload, "total_MB": 4, **more}))[1]
+
+
+@pytest.mark.parametrize("arc_GB", [1, 8])
+def test_arc_gb_moves_a_large_pool_s_random_reads(tmp_path, arc_GB):
+    """The audit: arc_GB had moved no random read. 16 TB of 128 KiB records are mapped by
+    119,210 level-1 blocks (15.6 GB), 117 at level 2 and one at level 3: the default ARC holds
+    them, an ARC of arc_GB the upper levels and its other bytes' share of level 1. A read first
+    reads the level-1 block it misses, as a record (its 32 sectors over the same four columns),
+    so it takes 1 + misses times a record's read."""
+    fits = _pool_reads(tmp_path)
+    small = _pool_reads(tmp_path, pool={"arc_GB": arc_GB})
+    counts = _level_blocks(math.ceil(16e12 / INDIRECT_B))
+    misses = 1 - (arc_GB * 1e9 - sum(counts[1:]) * INDIRECT_B) / (counts[0] * INDIRECT_B)
+    assert small.throughput_MBps / fits.throughput_MBps == pytest.approx(1 / (1 + misses), 2e-3)
+
+
+def test_a_pool_whose_indirect_blocks_fit_its_arc_reads_none(tmp_path):
+    """Reads in the pool's first 1,000 GB: 7,451 level-1 blocks, 8 and 1 above them (0.98 GB),
+    which an ARC of 1 GB holds: they read as with the default ARC. Half a GB holds half level 1:
+    half the reads read a block of it first."""
+    fits = _pool_reads(tmp_path, span_GB=1000)
+    held = _pool_reads(tmp_path, span_GB=1000, pool={"arc_GB": 1})
+    half = _pool_reads(tmp_path, span_GB=1000, pool={"arc_GB": 0.5})
+    assert held.throughput_MBps == fits.throughput_MBps
+    assert not any("indirect" in note for note in held.notes)
+    misses = 1 - (0.5e9 - 9 * INDIRECT_B) / (7451 * INDIRECT_B)
+    assert half.throughput_MBps / fits.throughput_MBps == pytest.approx(1 / (1 + misses), 2e-3)
+
+
+def test_the_result_says_how_many_indirect_blocks_a_read_reads_and_why(tmp_path):
+    """The note gives a read's misses, the span, the indirect blocks' bytes, the ARC and the
+    share of level 1 it holds, so a user sees that arc_GB matters."""
+    notes = [n for n in _pool_reads(tmp_path, pool={"arc_GB": 8}).notes if "indirect" in n]
+    assert len(notes) == 1
+    for said in (
+        "each 4 KiB random read first reads 0.49 indirect blocks of 128 KiB",
+        "the 16.0 TB it reads among, in 128 KiB records, is mapped by 15.6 GB of them (128 B a",
+        "of which the 8.0 GB ARC (arc_GB) holds 51.1 % at level 1 (15.6 GB;",
+        "they live on the pool's vdevs",
+    ):
+        assert said in notes[0]

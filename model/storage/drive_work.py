@@ -112,9 +112,10 @@ def drive_work(
     primary = spot.op == "read" and copies > 1 and attachment.mirror_reads(spot.name) == "primary"
     if w.pattern == "random":
         lay, request_s, rate_Bps = _random_requests(
-            attachment, spot, rate_Bps, random_span, copies, primary
+            attachment, host, spot, rate_Bps, random_span, copies, primary
         )
-        return DriveWork(rate_Bps, lay.share, lay.share, copies, primary, lay, request_s, note)
+        share = lay.drive_share()
+        return DriveWork(rate_Bps, share, share, copies, primary, lay, request_s, note)
     if primary:
         surface, transferred = surface * copies, transferred * copies
     own_copy = 1
@@ -223,19 +224,23 @@ def _interleaved_Bps(
 
 def _random_requests(
     attachment: Attachment,
+    host: Host,
     spot: Placement,
     rate_Bps: float,
     random_span: float,
     copies: int,
     primary: bool,
 ) -> tuple[RandomLayout, float, float]:
-    """A random request's commands on a drive, its time alone and the drive's rate for them."""
+    """A random request's commands on a drive (a ZFS read's indirect blocks the ARC misses
+    before its record, ``zfs.indirect_blocks``), its time alone and the drive's rate for them."""
     body, volume, part, op = attachment.body, spot.volume, spot.part, spot.op
     w = body.workload
     request_B = w.request_KiB * 1024
-    lay = (zfs.random_layout if volume.engine == "zfs" else requests.layout)(
-        volume, op, request_B, spot.per_group
-    )
+    if volume.engine == "zfs":
+        lookups = zfs.indirect_blocks(volume, w, part, host).reads
+        lay = zfs.random_layout(volume, op, request_B, spot.per_group, lookups)
+    else:
+        lay = requests.layout(volume, op, request_B, spot.per_group)
     if primary:
         lay = replace(lay, share=lay.share * copies)
     request_s = requests.response_s(part, op, lay, rate_Bps, random_span)
@@ -251,5 +256,5 @@ def _random_requests(
         request_s = requests.acknowledged_s(part, lay.piece_B)
     if isinstance(part, Ssd) and op == "write":
         return lay, request_s, requests.flash_write_Bps(part, lay, rate_Bps)
-    rate_Bps = requests.drive_Bps(part, op, lay.piece_B, rate_Bps, random_span, commands)
+    rate_Bps = requests.drive_Bps(part, op, lay.mean_piece_B(), rate_Bps, random_span, commands)
     return lay, request_s, rate_Bps

@@ -11,6 +11,9 @@ piece in a positioning time (``positioning_s``: seek, then the rotation to its f
 its transfer at the drive's mean media rate over the span (``model.storage.disk``); a flash drive in
 the larger of its latency and its transfer, many at once (``model.storage.flash``).
 
+A ZFS read may first read indirect blocks the ARC does not hold (``RandomLayout.lookups``,
+``model.storage.zfs``): one after another before its own, each on the drives as a record.
+
 A disk also spends its own time on each command (``disk.command_overhead_s``: the catalog's
 ``command_overhead_ms``, 0 where it gives none), read from a data sheet's queued random IOPS.
 
@@ -93,6 +96,26 @@ class RandomLayout:
     # same writes at the same places, and a parity write that touches every member of its group
     # leaves them all at its stripe row; then only their rotations differ
     heads_together: bool = False
+    # reads a request makes one after another before its own, on average, each laid out as
+    # ``lookup`` (a ZFS read's indirect blocks the ARC does not hold: ``zfs.random_layout``);
+    # ``share`` and ``piece_B`` are the request's own reads
+    lookups: float = 0.0
+    lookup: RandomLayout | None = None
+
+    def drive_share(self) -> float:
+        """Bytes on each drive per byte the stream moves, its lookups' with the request's own."""
+        if self.lookup is None:
+            return self.share
+        return self.share + self.lookups * self.lookup.share
+
+    def mean_piece_B(self) -> float:
+        """The bytes a drive moves per command, over the request's own commands and its
+        lookups': a disk's time for a command is linear in its bytes (``service_s``), so commands
+        of this piece take the drive as long as the mix does."""
+        if self.lookup is None:
+            return self.piece_B
+        lookup_commands = self.lookups * self.lookup.share / self.lookup.piece_B
+        return self.drive_share() / (self.share / self.piece_B + lookup_commands)
 
 
 def layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
@@ -332,12 +355,13 @@ def _slowest_positioning_ms(
 
 def queued(part: Disk | Ssd, lay: RandomLayout, request_B: float, requests: int) -> int:
     """Commands one drive holds: the ``requests`` in flight times the commands each keeps at the
-    drive at once (its pieces there over its phases), at most the drive's queue depth (Little's
-    law, with a request's host CPU time, microseconds, left out against the drive's
-    milliseconds)."""
+    drive at once (its pieces there over its phases and the lookups before them, one after
+    another), at most the drive's queue depth (Little's law, with a request's host CPU time,
+    microseconds, left out against the drive's milliseconds)."""
     if isinstance(part, Ssd):
         return 1
-    at_once = requests * lay.share * request_B / lay.piece_B / lay.phases
+    in_turn = lay.phases + lay.lookups
+    at_once = requests * lay.drive_share() * request_B / lay.mean_piece_B() / in_turn
     return max(1, min(part.queue_depth, int(at_once + 1e-9)))
 
 
@@ -404,9 +428,20 @@ def flash_write_Bps(part: Ssd, lay: RandomLayout, stream_Bps: float) -> float:
 def response_s(
     part: Disk | Ssd, op: str, lay: RandomLayout, stream_Bps: float, span: float = 1.0
 ) -> float:
-    """The device time of one request alone in the first ``span`` of its drives: its pieces in
-    parallel, each phase ending with its slowest drive (``slowest_positioning_s``), its phases in
-    turn (a disk writes back where it read one revolution after the read began)."""
+    """The device time of one request alone in the first ``span`` of its drives: its lookups
+    (``RandomLayout.lookups``), then its own commands (``_own_response_s``), one after another."""
+    own_s = _own_response_s(part, op, lay, stream_Bps, span)
+    if lay.lookup is None:
+        return own_s
+    return own_s + lay.lookups * _own_response_s(part, op, lay.lookup, stream_Bps, span)
+
+
+def _own_response_s(
+    part: Disk | Ssd, op: str, lay: RandomLayout, stream_Bps: float, span: float
+) -> float:
+    """The device time of a request's own commands: its pieces in parallel, each phase ending
+    with its slowest drive (``slowest_positioning_s``), its phases in turn (a disk writes back
+    where it read one revolution after the read began)."""
     first, last = lay.at_once[0], lay.at_once[-1]
     if isinstance(part, Ssd):  # no positioning: every piece alike
         once = flash.request_s(part, op if lay.phases == 1 else "read", lay.piece_B, stream_Bps)

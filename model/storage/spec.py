@@ -180,8 +180,9 @@ class FileSystem:
     and keep the default.
 
     ``zfs`` is a ZFS dataset, the file system a pool (``engine: zfs``) holds: its block is the
-    pool's ``record_KiB``, mapped by block pointers of 128 B a record (a share too small to model);
-    a pool's other use is a zvol, ``raw``."""
+    pool's ``record_KiB``, mapped by block pointers of 128 B a record (a stream's share, too small
+    to model; a random read's, where the ARC cannot hold them, ``model.storage.zfs``); a pool's
+    other use is a zvol, ``raw``."""
 
     # what the volume holds: raw (the block device itself; a pool's zvol), an ext2, ext3, ext4 or
     # XFS file system, or zfs (a ZFS dataset, on a pool only)
@@ -277,7 +278,11 @@ class Volume:
     ashift: Annotated[
         int, Bound(9.0, 16.0, words="an integer from 9 to 16 (sectors of 512 B to 64 KiB)")
     ] = 12
-    arc_GB: PositiveFloat | None = None  # ZFS ARC (read cache), GB; omitted: half host memory
+    # ZFS ARC (read cache), GB; omitted: half host memory. It also holds the indirect blocks that
+    # map the records (128 B a record, in 128 KiB blocks: 1/1,024 of a span of 128 KiB records):
+    # a random read whose blocks it cannot hold reads them first from the pool's vdevs, where
+    # metadata lives (a special vdev is not modelled), and the result says how many
+    arc_GB: PositiveFloat | None = None
     # ZFS on Linux's zvol_threads module parameter: 32 in OpenZFS 0.7 and 0.8 (module/zfs/zvol.c),
     # the larger of the CPUs and 32 in later releases (zfs(4))
     zvol_threads: PositiveInt = 32

@@ -44,6 +44,44 @@ default half the host's memory, OpenZFS's ``zfs_arc_max`` default on Linux): a r
 (``workload.runs``) over data that fits is served from memory after its first pass
 (``model.storage.rereads``).
 
+A random read finds its record through the indirect blocks of its file (of a zvol's one object
+too): block pointers of 128 B (include/sys/spa.h, ``SPA_BLKPTRSHIFT 7``: 'blkptr_t is 128
+bytes') gathered in indirect blocks of 128 KiB (include/sys/dnode.h, ``DN_MAX_INDBLKSHIFT 17``,
+the default ``zfs_default_ibs`` of module/zfs/dnode.c since OpenZFS 7104, 'increase indirect block
+size' from 16 KiB, openzfs/openzfs pull request #132, 2016, ported to ZFS on Linux 0.7 by
+openzfs/zfs pull request #5679, 2017), 2^(17 - 7) = 1,024 to a block: a level-1 block maps
+1,024 records, a level-2 block 1,024 level-1 blocks, and so up to one block, which the dnode
+points at (``indirect_blocks``). To read a block ZFS holds its
+parent and reads it first, from the ARC or the drives (module/zfs/dbuf.c, ``dbuf_findbp``: 'this
+block is referenced from an indirect block', ``dbuf_hold_impl(dn, level + 1, blkid >> epbs)``,
+then ``dbuf_read`` of it, ``epbs = dn_indblkshift - SPA_BLKPTRSHIFT``). So a span of S bytes in
+records of R holds S / R / 1,024 level-1 blocks of 128 KiB: at 128 KiB records, 1/1,024 of the
+span, 844 GB for 864 TB; at 8 KiB records 1/64. The ARC holds them beside the data: from OpenZFS
+2.2 it balances metadata against data by their ghost hits, metadata's weighted five times
+(module/zfs/arc.c, ``arc_evict_adj``, ``zfs_arc_meta_balance = 500``; 'There is no upper limit',
+A. Motin, openzfs/zfs pull request #14359, 'More adaptive ARC eviction'), and records read at
+random over a span far larger than the ARC are almost never asked for again while indirect blocks
+are, so the model gives the ARC's ``arc_B`` to the indirect blocks, the levels nearest the dnode
+first (each of their blocks is read 1,024 times as often as one a level below). Through OpenZFS
+2.1 metadata took at most three quarters of the ARC (``zfs_arc_meta_limit_percent = 75``), under
+which the misses are more. With reads uniform over the span every block of a level is as likely as
+any other, so whatever the cache's policy it finds a level's block with the probability of the
+share of the level it holds (``IndirectBlocks.cached``), and a read reads from the drives, one
+after another before its record, the indirect blocks at the levels it misses
+(``IndirectBlocks.reads``): each one read whole as a record is (``random_layout``), its sectors
+from one copy of a mirror or from a RAIDZ vdev's data columns; ZFS stores an extra copy of every
+indirect block (module/zfs/dmu.c, ``dmu_write_policy``: ``redundant_metadata`` all, its default,
+``copies++`` for metadata), of which a read reads one (module/zfs/vdev_mirror.c,
+``vdev_mirror_map_init``: a block's copies are the children of a mirror read from one). Indirect
+blocks live on the pool's vdevs: a ``special`` vdev of flash that would hold them is not modelled.
+They are taken whole, 128 KiB in the ARC and on the drives: ZFS compresses metadata with lz4
+(``dmu_write_policy``: 'we should design a compression algorithm that specializes in arrays of
+bps') by a ratio no source gives for full blocks, and the ARC holds them compressed
+(``zfs_compressed_arc_enabled``), so the misses are the most they are. A span taken as one file's
+or a few large files' (each of 1,024 records or more: a smaller file's one indirect block is
+partly empty); the checksums of the indirect blocks read, and the indirect blocks a stream reads
+in order (128 B a record: 0.1 % of 128 KiB records, 1.6 % of 8 KiB ones), are left out.
+
 A zvol (the pool's block device, ``filesystem: raw``) hands each request to a task queue of
 ``zvol_threads`` threads (``zvol_request`` dispatches it to ``zvol_taskq`` unless
 ``zvol_request_sync``, off by default, is set) and a thread reads or writes its record and waits
@@ -84,15 +122,21 @@ each keeps a sector at least.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import memory
 from ..errors import NotModelled, UserError
-from ..parts import Host
+from ..parts import Disk, Host, Ssd
 from . import requests
 from .raid import LEVELS
 from .requests import RandomLayout
 from .spec import StorageBody, StorageWorkload, Volume
+
+# the indirect blocks that map a file's records (the module's docstring): 128 KiB each
+# (DN_MAX_INDBLKSHIFT, zfs_default_ibs), of block pointers of 128 B (SPA_BLKPTRSHIFT)
+INDIRECT_B = 1 << 17
+BLKPTR_B = 1 << 7
+POINTERS_PER_INDIRECT = INDIRECT_B // BLKPTR_B  # 1,024
 
 FLETCHER4_Bps = 4_950_749_767.0  # fletcher_4_bench, avx2, native byte order
 RAIDZ_GEN_Bps = {1: 4_789_944_802.0, 2: 3_302_606_591.0, 3: 1_483_093_911.0}  # gen_p, pq, pqr
@@ -322,30 +366,108 @@ def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
     return surface, data_B / record_B / drives
 
 
-def random_layout(volume: Volume, op: str, request_B: float, drives: int) -> RandomLayout:
+def random_layout(
+    volume: Volume, op: str, request_B: float, drives: int, lookups: float = 0.0
+) -> RandomLayout:
     """A random read's commands on one vdev: the whole record's stored sectors (``stored_B``),
     from one copy or from the data columns of a RAIDZ vdev's rows, min(D, N - p) drives for a
-    record of D sectors; a request of several records reads each one's."""
+    record of D sectors; a request of several records reads each one's. Before them, one after
+    another, ``lookups`` indirect blocks on average (``IndirectBlocks.reads``), each read whole
+    as a record is."""
     if op == "write":
         raise NotModelled(
             "ZFS random writes (copy-on-write records gathered in transaction groups) "
             "are not modelled"
         )
+    blocks = _records_per_request(volume, request_B)
+    records = _block_reads(volume, stored_B(volume), request_B, drives, blocks)
+    if not lookups:
+        return records
+    lookup = _block_reads(volume, INDIRECT_B, request_B, drives)
+    return replace(records, lookups=lookups, lookup=lookup)
+
+
+def _block_reads(
+    volume: Volume, block_B: float, request_B: float, drives: int, blocks: float = 1.0
+) -> RandomLayout:
+    """``blocks`` reads of a block of ``block_B`` stored bytes on a vdev of ``drives``, per
+    request of ``request_B``: each its whole sectors, from one copy or from min(D, N - p) data
+    columns of a RAIDZ vdev for D sectors."""
     parity = LEVELS[volume.layout()[0]].parity_chunks
-    data = _data_sectors(stored_B(volume), volume.ashift)
-    # the record's data sectors, on a RAIDZ vdev each column's mean (the longest is at most a
+    data = _data_sectors(block_B, volume.ashift)
+    # the block's data sectors, on a RAIDZ vdev each column's mean (the longest is at most a
     # sector more)
-    record_B = data * 2**volume.ashift
+    read_B = data * 2**volume.ashift
     columns = min(data, drives - parity) if parity else 1
-    read_B = _records_read_B(volume, request_B)
-    # a RAIDZ record's columns are read at once, at the same place on each drive (their heads
+    # a RAIDZ block's columns are read at once, at the same place on each drive (their heads
     # together, one request at a time): the read ends with the latest turn
     return RandomLayout(
-        read_B / request_B / drives,
-        record_B / columns,
+        blocks * read_B / request_B / drives,
+        read_B / columns,
         1,
         at_once=(columns,),
         heads_together=columns > 1,
+    )
+
+
+@dataclass(frozen=True)
+class IndirectBlocks:
+    """The indirect blocks that map the records of a random read's span, and what the ARC holds
+    of them (the module's docstring)."""
+
+    span_B: float  # the bytes the reads fall in
+    levels_B: tuple[float, ...]  # bytes of indirect blocks at each level, level 1 first
+    cached: tuple[float, ...]  # the share of each level the ARC holds
+    arc_B: float
+
+    @property
+    def reads(self) -> float:
+        """Indirect blocks a random read reads from the drives, on average: one at each level,
+        where the ARC does not hold its block."""
+        return sum(1.0 - share for share in self.cached)
+
+
+def indirect_blocks(
+    volume: Volume, workload: StorageWorkload, part: Disk | Ssd, host: Host
+) -> IndirectBlocks:
+    """The indirect blocks of the records in the random reads' span (``workload.span_GB``, else
+    the whole pool's data, ``Volume.group_GB`` for each vdev): 128 KiB of them for each
+    1,024 blocks of the level below, up to one block; and the ARC's bytes (``arc_B``) given to
+    them, the levels nearest the dnode first."""
+    span_GB = workload.span_GB or volume.layout()[1] * volume.group_GB(part)
+    blocks = math.ceil(span_GB * 1e9 / (volume.record_KiB * 1024))
+    levels_B: list[float] = []
+    while blocks > 1:
+        blocks = math.ceil(blocks / POINTERS_PER_INDIRECT)
+        levels_B.append(float(blocks * INDIRECT_B))
+    arc = room_B = arc_B(volume, host)
+    cached: list[float] = []
+    for level_B in reversed(levels_B):
+        held_B = min(room_B, level_B)
+        cached.insert(0, held_B / level_B)
+        room_B -= held_B
+    return IndirectBlocks(span_GB * 1e9, tuple(levels_B), tuple(cached), arc)
+
+
+def indirect_note(
+    vname: str, volume: Volume, workload: StorageWorkload, part: Disk | Ssd, host: Host
+) -> str | None:
+    """What to tell the user of random reads whose indirect blocks the ARC cannot hold: how
+    many each reads from the drives first, and why (``indirect_blocks``); else None."""
+    if volume.engine != "zfs" or vname != workload.target or not _random_read(workload):
+        return None
+    blocks = indirect_blocks(volume, workload, part, host)
+    if not blocks.reads:
+        return None
+    held_pct = blocks.cached[0] * 100
+    return (
+        f"volume {vname}: each {workload.request_KiB:g} KiB random read first reads "
+        f"{blocks.reads:.2f} indirect blocks of {INDIRECT_B // 1024} KiB from the pool's drives on "
+        f"average: the {blocks.span_B / 1e12:,.1f} TB it reads among, in "
+        f"{volume.record_KiB:g} KiB records, is mapped by {sum(blocks.levels_B) / 1e9:,.1f} GB of "
+        f"them ({BLKPTR_B} B a record), of which the {blocks.arc_B / 1e9:,.1f} GB ARC (arc_GB) "
+        f"holds {held_pct:.1f} % at level 1 ({blocks.levels_B[0] / 1e9:,.1f} GB; reads uniform "
+        "over the span, blocks taken whole; no special vdev: they live on the pool's vdevs)"
     )
 
 
