@@ -128,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
 JSON_UNITS = {
     "throughput_MBps": "MB/s (10^6 B/s)",
     "bound_MBps": "MB/s",
+    "ceiling_MBps": "MB/s (the bound over rated parts, past estimated CPU work)",
     "interval_90": "MB/s",
     "throughput_MBps_interval": "MB/s",
     "path_limit": "MB/s",
@@ -149,6 +150,7 @@ JSON_UNITS = {
 PER_FIGURES = {
     "throughput_MBps",
     "bound_MBps",
+    "ceiling_MBps",
     "interval_90",
     "throughput_MBps_interval",
     "path_limit",

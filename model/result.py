@@ -31,6 +31,10 @@ class Result:
     notes: tuple[str, ...] = field(default=())
     # (metric, why the model does not predict it) for figures a report measures and it cannot
     unpredicted: tuple[tuple[str, str], ...] = field(default=())
+    # the bottleneck law's bound over the resources whose capacity is rated (links, buses, drives,
+    # memory: ``FlowResource.rated``), leaving out the CPU time the model spends on work it
+    # estimates in cycles; None where a model does not tell them apart (``bound_MBps`` then)
+    ceiling_MBps: float | None = None
 
     @property
     def throughput_MBps(self) -> float:
@@ -50,13 +54,24 @@ class Result:
 
     def limit(self, metric: str) -> float | None:
         """What the bottleneck bound allows ``metric``: the highest rate (MB/s) or the shortest
-        time (s); None for other metrics or a run with no finite bound."""
-        if not self.bound_MBps or not math.isfinite(self.bound_MBps):
+        time (s); None for other metrics or a run with no finite bound. A measurement past it
+        falsifies a reading or a cost (``validate.bound_excess``)."""
+        return self._allowed(metric, self.bound_MBps)
+
+    def ceiling(self, metric: str) -> float | None:
+        """What the path's rated parts allow ``metric`` (``ceiling_MBps``, else ``limit``): the
+        interval's cap, since a bound the model's estimate of CPU work sets is no ceiling (the
+        interval audit: a purchase's md RAID6 had no upside past its raid5d's estimated cycles)."""
+        bound = self.bound_MBps if self.ceiling_MBps is None else self.ceiling_MBps
+        return self._allowed(metric, bound)
+
+    def _allowed(self, metric: str, bound: float) -> float | None:
+        if not bound or not math.isfinite(bound):
             return None
         if metric == "throughput_MBps":
-            return self.bound_MBps
+            return bound
         if metric == "elapsed_s":
-            return self.bytes_moved / (self.bound_MBps * 1e6)
+            return self.bytes_moved / (bound * 1e6)
         return None
 
     @property

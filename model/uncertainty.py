@@ -24,12 +24,14 @@ declared in (the MDSplus server's share of a core beside its cycles a byte) and 
 parameter the outcome does not depend on.
 
 The path's capacity caps the widened interval: a rate cannot exceed the bottleneck law's bound
-(``Result.bound_MBps``, the largest over the design points, so the parameters' and the unknowns'
-reach on it is kept), nor a time fall below the bytes over that bound. A printed measurement is
-judged against a capped end as far past the capacity as the reports' rounding lets a printed
-figure go (``Interval.judged_ends``). Every visible measurement lies inside its path's capacity
-(``tests/test_readings.py``), so the model's error, measured mostly on predictions that run too
-fast or too slow below the bound, never widens past it.
+(``Result.ceiling``: over the path's rated parts, ``Result.ceiling_MBps``, where the model tells
+them from the CPU time it spends on work it estimates, a bound such an estimate sets being no
+ceiling; else ``Result.bound_MBps``; the largest over the design points, so the parameters' and
+the unknowns' reach on it is kept), nor a time fall below the bytes over that bound. A printed
+measurement is judged against a capped end as far past the capacity as the reports' rounding lets
+a printed figure go (``Interval.judged_ends``). Every visible measurement lies inside its path's
+capacity (``tests/test_readings.py``), so the model's error, measured mostly on predictions that
+run too fast or too slow below the bound, never widens past it.
 
 Spreads combine in log space (on the metric itself where it is not positive): the envelope of the
 unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. The point prediction
@@ -365,7 +367,7 @@ def interval(
 
     def outcome(config, values, seed):
         result, _ = simulated(scenario, config, values, seed)
-        limits.append(result.limit(metric))
+        limits.append(result.ceiling(metric))
         return result.metric(metric)
 
     seedless = _drew_none(scenario)

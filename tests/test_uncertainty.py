@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import design_points, model_error, paths, scenario, uncertainty
+from model import design_points, model_error, params, paths, scenario, uncertainty
 from model.measured import ROUNDING
+from model.simulate import simulate
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
 from model.sweep import sensitivity
@@ -370,7 +371,7 @@ def test_the_path_s_capacity_caps_the_widened_interval(tmp_path, monkeypatch):
     bound over the design points, nor a time below the bytes over it; the other end keeps its
     whole widening. A printed measurement is judged against the capped end as far past it as the
     reports' rounding goes."""
-    loaded = scenario.load("psu_write")  # the RAID1 write: core-bound, its point at its bound
+    loaded = scenario.load("atlas_intellistation")  # RAID0 reads: drive-bound, at their bound
     path = tmp_path / "model_error.json"
     path.write_text(
         json.dumps(
@@ -388,6 +389,25 @@ def test_the_path_s_capacity_caps_the_widened_interval(tmp_path, monkeypatch):
     time = uncertainty.interval(loaded, "elapsed_s")
     assert time.path_limit == pytest.approx(time.low) and time.low <= time.point < time.high
     assert time.judged_ends[0] == pytest.approx(time.path_limit * (1 - ROUNDING))
+
+
+def test_a_bound_the_cpu_s_estimated_work_sets_caps_nothing_but_the_rated_parts_do(monkeypatch):
+    """The interval audit: the path's capacity cut the model error's upper half where the bound was
+    an estimate of CPU work (a purchase's md RAID6 at its raid5d's cycles, [2,593, 3,571] MB/s, its
+    point its top). A core or a thread (``FlowResource.rated``) caps nothing; the rated parts
+    past it do: the RAID1 write of psu_write, held by its writer's core at 16.3 MB/s, reaches up
+    to its drives' 56 MB/s, not past them."""
+    loaded = scenario.load("psu_write")
+    result = simulate(loaded, params.calibrated())
+    assert result.bottleneck == "core 0" and result.bound_MBps == pytest.approx(16.3, abs=0.05)
+    assert result.ceiling_MBps > 3 * result.bound_MBps
+    assert result.ceiling("throughput_MBps") == result.ceiling_MBps
+    # a measurement past the bound still falsifies the writer's cost (validate.bound_excess)
+    assert result.limit("throughput_MBps") == result.bound_MBps
+    wide = uncertainty.interval(loaded)
+    assert wide.path_limit >= result.ceiling_MBps and wide.high > result.bound_MBps * 1.05
+    md = simulate(scenario.load("purchase_hdd_md"), params.calibrated())
+    assert md.bottleneck.startswith("raid5d ") and md.ceiling_MBps > md.bound_MBps
 
 
 def test_capping_never_moves_an_end_past_the_point():

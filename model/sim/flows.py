@@ -33,6 +33,11 @@ _EPS = 1e-12
 _started = operator.attrgetter("_order")
 
 
+# the units of resources of CPU time (a core's, a process's, a server's threads'): their
+# capacity is seconds a second, and the bound they set is the model's estimate of the work
+WORK_UNITS = ("core-s", "s", "thread-s")
+
+
 class FlowResource:
     """A shared capacity (``capacity`` units/s) that flows use in proportion to their rate.
 
@@ -67,6 +72,12 @@ class FlowResource:
         self._carried += self._load * (now_s - self._since_s)
         self._since_s = now_s
         self._load = load
+
+    @property
+    def rated(self) -> bool:
+        """Whether its capacity is a rated figure (a link's, a bus's, a drive's, memory's), not
+        CPU time the model spends on estimated work (a core's, a thread's: ``WORK_UNITS``)."""
+        return self.unit not in WORK_UNITS
 
     def __repr__(self) -> str:
         return f"FlowResource({self.name!r}, {self.capacity} {self.unit}/s)"

@@ -285,7 +285,9 @@ class Attachment:
                 "unsure of it, the scenario's or a parts file's unknowns declare the clocks its "
                 "documentation allows); engine: md, the host's RAID over its drives, is"
             )
-        processor = self.buses.resource(f"raid {cname}.{group % ctrl.processors}", lambda: 1.0)
+        processor = self.buses.resource(
+            f"raid {cname}.{group % ctrl.processors}", lambda: 1.0, unit="s"
+        )
         return processor, clock_MHz * 1e6
 
     def driver_cost(self, cname: str) -> float:

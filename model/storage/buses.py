@@ -62,15 +62,16 @@ class Buses:
         self.switch_notes: dict[str, str] = {}
 
     def resource(
-        self, name: str, capacity: Callable[[], float], duplex: bool = False
+        self, name: str, capacity: Callable[[], float], duplex: bool = False, unit: str = "B"
     ) -> FlowResource:
-        """The resource ``name``, declared at ``capacity()`` the first time it is asked for; a link
-        that carries each way at once (``duplex``: ``full_duplex``) one way's, where the workload
-        moves bytes both ways (``direction``)."""
+        """The resource ``name``, declared at ``capacity()`` ``unit`` a second the first time it is
+        asked for (bytes; seconds, "s", for a processor's time); a link that carries each way at
+        once (``duplex``: ``full_duplex``) one way's, where the workload moves bytes both ways
+        (``direction``)."""
         if duplex and self.direction is not None:
             name = f"{name} ({self.direction}s)"
         if name not in self.declared:
-            self.declared[name] = self.net.resource(name, capacity())
+            self.declared[name] = self.net.resource(name, capacity(), unit)
         return self.declared[name]
 
     def sustained_Bps(self, bus: Bus) -> float:

@@ -437,6 +437,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env.process(clients())
     env.run()
     bound = partition_bound_Bps(front.usages, [cap_Bps] * flows) / 1e6
+    rated = [{res: u for res, u in usage.items() if res.rated} for usage in front.usages]
+    ceiling = partition_bound_Bps(rated, [cap_Bps] * flows) / 1e6  # Result.ceiling_MBps
     members = sorted(set(front.members))
     each = f", {c.connections} connections each" if c.connections > 1 else ""
     notes = (
@@ -488,6 +490,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=env.now,
         utilization=utilization,
         bound_MBps=bound,
+        ceiling_MBps=ceiling,
         # the host's CPU: its server processes, its interrupts' per-frame work and its kernel
         # threads (write-back, md parity), every second the host's cores carried
         cpu_sys_s=front.side.cpu.carried,

@@ -221,8 +221,9 @@ def write_through_limit_Bps(
     return min(limits, default=None)
 
 
-def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
-    """The bottleneck law for identical streams sharing the aggregate equally: X <= min_j C_j / D_j.
+def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]], rated: bool = False) -> float:
+    """The bottleneck law for identical streams sharing the aggregate equally: X <= min_j C_j / D_j
+    (over the rated resources alone with ``rated``: ``Result.ceiling_MBps``; inf where none).
 
     D_j, resource j's demand per byte of the aggregate, is the streams' usage summed over streams
     and divided by their number (a core used by one of k streams bounds the aggregate at k times
@@ -231,8 +232,9 @@ def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]]) -> float:
     demand: dict[FlowResource, float] = {}
     for usage in usages:
         for res, per_byte in usage.items():
-            demand[res] = demand.get(res, 0.0) + per_byte / len(usages)
-    return min(res.capacity / d for res, d in demand.items()) / 1e6
+            if res.rated or not rated:
+                demand[res] = demand.get(res, 0.0) + per_byte / len(usages)
+    return min((res.capacity / d for res, d in demand.items() if d > 0), default=math.inf) / 1e6
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -299,6 +301,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bottleneck_bound_MBps(usages),
+        ceiling_MBps=bottleneck_bound_MBps(usages, rated=True),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
         notes=path.notes
