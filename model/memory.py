@@ -14,7 +14,9 @@ The crossings are the passes the models already charge the CPU for, counted in b
 traffic (``model.storage.topology``: the drives' DMA, ZFS's checksums and RAIDZ parity, md's
 parity; ``model.storage.stream``: the page cache's copy; ``model.network.hosts``: the socket's copy
 and the NIC's DMA); a pass no model charges (md's copy of a written page into its stripe cache,
-a cache line read for ownership before it is written) is not counted, so the figure is a floor.
+a cache line read for ownership before it is written), and two it charges the CPU but not memory
+(ZFS's compression and decompression of a record, and the ARC's copy a ZFS file's direct reads
+take before OpenZFS 2.3, counted as a direct read's none), are not counted: the figure is a floor.
 
 The memory sustains its peak (the catalog's ``memory_bandwidth_MBps``) times the share of it a
 STREAM run reaches on that class of platform (``sustained_share``), counted as STREAM counts, a

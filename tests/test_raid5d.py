@@ -298,7 +298,7 @@ def test_the_serial_share_is_the_published_rebuild_pair_s_and_holds_to_the_2012_
     the model's 2.22 and 2.93 do not exceed them."""
     assert raid5d.MD_SERIAL_SHARE == pytest.approx((5 / 2.925 - 1) / 4, rel=1e-12)
     host = dataclasses.replace(catalog.load().parts["hosts"]["dell_r720"], cpus=1)  # one node
-    rates = [raid5d.stripe_threads_rate(host, n, "v") for n in range(5)]
+    rates = [raid5d.stripe_threads_rate(host, n, 1, "v") for n in range(5)]
     assert rates[0] == 1.0 and rates[4] == pytest.approx(585 / 200, rel=1e-12)
     # each worker adds, less than a thread's rate
     assert all(a < b < a + 1 for a, b in zip(rates, rates[1:], strict=False))
@@ -354,16 +354,22 @@ def test_the_threads_take_no_more_cores_than_the_host_has(tmp_path, cores):
 
 def test_a_worker_group_is_a_numa_node_and_past_the_measured_workers_is_not_modelled():
     """md makes a worker group per NUMA node (alloc_thread_groups): the R720's two sockets give
-    group_thread_cnt 2 four workers, raid5d five threads; 3 would be seven, past the published
-    runs; a front-side-bus host's two sockets are one node."""
+    group_thread_cnt 2 four workers, raid5d five threads, where writers on both sockets feed
+    them; 3 would be seven, past the published runs; a front-side-bus host's two sockets are one
+    node. A lone writer feeds its own node's group alone (a stripe_head goes to the group of the
+    CPU that made it, raid5.c's init_stripe: the review), 3 threads, 2.22 times one."""
     hosts = catalog.load().parts["hosts"]
     two_nodes, front_side_bus = hosts["dell_r720"], hosts["supermicro_p4dl6_cern"]
     assert raid5d.numa_nodes(two_nodes) == 2 and raid5d.numa_nodes(front_side_bus) == 1
-    assert raid5d.stripe_threads(two_nodes, 2) == 5
-    assert raid5d.stripe_threads_rate(two_nodes, 2, "v") == pytest.approx(585 / 200)
+    assert raid5d.stripe_threads(two_nodes, 2, 8) == 5
+    assert raid5d.stripe_threads_rate(two_nodes, 2, 8, "v") == pytest.approx(585 / 200)
     with pytest.raises(NotModelled, match=r"volumes\.data\.md_group_thread_cnt 3: 7 threads"):
-        raid5d.stripe_threads_rate(two_nodes, 3, "volumes.data")
-    assert raid5d.stripe_threads(front_side_bus, 4) == front_side_bus.cores == 2
+        raid5d.stripe_threads_rate(two_nodes, 3, 8, "volumes.data")
+    assert raid5d.stripe_threads(front_side_bus, 4, 8) == front_side_bus.cores == 2
+    assert raid5d.stripe_threads(two_nodes, 2, 1) == 3
+    assert raid5d.stripe_threads_rate(two_nodes, 3, 1, "v") == pytest.approx(
+        4 / (1 + 3 * raid5d.MD_SERIAL_SHARE)
+    )
 
 
 @pytest.mark.parametrize(

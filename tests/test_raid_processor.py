@@ -191,3 +191,37 @@ def test_a_card_s_volume_at_a_level_its_datasheet_does_not_list_is_refused(run_c
     # the Brownie's box, whose slide names no level, takes any
     assert not catalog.load().parts["controllers"]["brownie_raid"].raid_levels
     assert _run("controllers.brownie.processor_MHz=100", "volumes.array.level=raid6").bottleneck
+
+
+def test_a_volume_whose_groups_two_cards_head_takes_each_card_s_settings(run_cli, tmp_path):
+    """The review: the cards that head a volume were read off its first drive, so a RAID6 of two
+    groups, one on each of two MegaRAIDs, refused the second card's clock as 'no volume here is
+    rc2's' and, without it, was not modelled until that very key gave one."""
+    attach = [f"rc1.{i}" for i in range(8)] + [f"rc2.{i}" for i in range(8)]
+    card = {"part": "megaraid_9460_8i", "processor_MHz": 1200, "write_back": True}
+    data = {
+        "name": "two cards",
+        "model": "storage",
+        "description": "two MegaRAIDs, each heading one RAID6 group of one LVM-striped volume",
+        "source": "estimated: a test",
+        "host": "dell_r720",
+        "buses": {"slot1": {"part": "pcie3_x8"}, "slot2": {"part": "pcie3_x8"}},
+        "controllers": {"rc1": {**card, "bus": "slot1"}, "rc2": {**card, "bus": "slot2"}},
+        "volumes": {
+            "data": {
+                "level": "raid6",
+                "engine": "controller",
+                "groups": 2,
+                "lvm": "striped",
+                "lvm_stripes": 2,
+                "disks": {"part": "exos_x18_st18000nm004j", "count": 16, "attach": attach},
+                "filesystem": {"type": "xfs", "block_KiB": 4},
+            }
+        },
+        "workload": {"op": "write", "target": "data", "total_MB": 100000, "request_KiB": 1024},
+    }
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump(data))
+    status, out, err = run_cli("predict", str(path), "--point")
+    assert status == 0, err
+    assert "MB/s" in out

@@ -410,6 +410,29 @@ def test_a_bound_the_cpu_s_estimated_work_sets_caps_nothing_but_the_rated_parts_
     assert md.bottleneck.startswith("raid5d ") and md.ceiling_MBps > md.bound_MBps
 
 
+def test_a_drive_s_own_time_and_repeated_runs_from_memory_keep_their_ceiling(run_cli, tmp_path):
+    """The review: a mirror copy's time (a stream on its own copy, the drive's rated rate) was read
+    as estimated work, psu_copy's interval reaching 61.45 MB/s past its 56.71 MB/s copy; and runs
+    from the page cache kept the first pass's drive ceiling, 270 MB/s under a 793 MB/s point."""
+    copy = simulate(scenario.load("psu_copy"), params.calibrated())
+    assert copy.bottleneck.startswith("mirror copy ")
+    assert copy.ceiling_MBps == pytest.approx(copy.bound_MBps, rel=1e-12)
+    quote = tmp_path / "one.yaml"
+    assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
+    again = [
+        "volumes.data.level=single",
+        "volumes.data.disks.count=1",
+        "volumes.data.disks.attach=[hba.0]",
+        "workload.op=read",
+        "workload.total_MB=2000",
+        "workload.runs=10",
+    ]
+    runs = simulate(scenario.load(str(quote), again), params.calibrated())
+    assert runs.ceiling_MBps >= runs.bound_MBps >= runs.throughput_MBps * (1 - 1e-9)
+    wide = uncertainty.interval(scenario.load(str(quote), again))
+    assert wide.high > 1.05 * wide.point
+
+
 def test_capping_never_moves_an_end_past_the_point():
     assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", 80.0) == (50.0, 100.0)
     assert uncertainty.capped(50.0, 400.0, 100.0, "throughput_MBps", 200.0) == (50.0, 200.0)

@@ -33,9 +33,10 @@ _EPS = 1e-12
 _started = operator.attrgetter("_order")
 
 
-# the units of resources of CPU time (a core's, a process's, a server's threads'): their
-# capacity is seconds a second, and the bound they set is the model's estimate of the work
-WORK_UNITS = ("core-s", "s", "thread-s")
+# the units of resources of a processor's time (a core's, a process's, a RAID card's processor's,
+# md's raid5d's: core-s) and of a server's threads (thread-s): the bound they set is the model's
+# estimate of the work; a drive's own time (a mirror copy's, "s") is rated
+WORK_UNITS = ("core-s", "thread-s")
 
 
 class FlowResource:

@@ -14,7 +14,7 @@ from ..errors import NotModelled, UserError
 from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
-from . import front, mmap, rereads, slots, stream, topology, writecache, zfs
+from . import front, mmap, rereads, slots, stream, topology, zfs
 from .parameters import PARAMETERS
 from .spec import StorageBody
 
@@ -79,12 +79,23 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
 RAID_SETTINGS = {"write_back": False, "mirror_reads": "balanced", "processor_MHz": None}
 
 
+def _heading(body: StorageBody) -> set[str]:
+    """The controllers a volume whose RAID is a card's (engine: controller) has drives on, every
+    group's (two cards may each head a group of one volume), through a shelf every card its uplink
+    reaches."""
+    names: set[str] = set()
+    for volume in body.volumes.values():
+        if volume.engine != "controller":
+            continue
+        for point in volume.disks.attach:
+            holder = point.partition(".")[0]
+            links = body.shelves[holder].uplink if holder in body.shelves else (point,)
+            names.update(link.partition(".")[0] for link in links)
+    return names & set(body.controllers)
+
+
 def _check_raid_settings(body: StorageBody, where: str) -> None:
-    heads = {
-        writecache.holding_name(body, name)
-        for name, volume in body.volumes.items()
-        if volume.engine == "controller"
-    }
+    heads = _heading(body)
     for name, slot in body.controllers.items():
         for key, default in RAID_SETTINGS.items():
             if name not in heads and getattr(slot, key) != default:

@@ -286,7 +286,7 @@ class Attachment:
                 "documentation allows); engine: md, the host's RAID over its drives, is"
             )
         processor = self.buses.resource(
-            f"raid {cname}.{group % ctrl.processors}", lambda: 1.0, unit="s"
+            f"raid {cname}.{group % ctrl.processors}", lambda: 1.0, unit="core-s"
         )
         return processor, clock_MHz * 1e6
 

@@ -65,9 +65,9 @@ class Buses:
         self, name: str, capacity: Callable[[], float], duplex: bool = False, unit: str = "B"
     ) -> FlowResource:
         """The resource ``name``, declared at ``capacity()`` ``unit`` a second the first time it is
-        asked for (bytes; seconds, "s", for a processor's time); a link that carries each way at
-        once (``duplex``: ``full_duplex``) one way's, where the workload moves bytes both ways
-        (``direction``)."""
+        asked for (bytes; a processor's seconds, "core-s", for a RAID card's or raid5d's time); a
+        link that carries each way at once (``duplex``: ``full_duplex``) one way's, where the
+        workload moves bytes both ways (``direction``)."""
         if duplex and self.direction is not None:
             name = f"{name} ({self.direction}s)"
         if name not in self.declared:

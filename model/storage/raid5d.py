@@ -18,13 +18,12 @@ refuses.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
 from .. import memory
 from ..errors import NotModelled
 from ..parts import Host
 from .raid import LEVELS
-from .spec import Volume
+from .spec import StorageBody
 
 # Linux md computes a RAID5/6 array's parity in the array's own kernel thread (raid5d, one per
 # array): streaming xor over the data costs about one memory copy per data byte; RAID6's P and Q
@@ -193,25 +192,36 @@ def numa_nodes(host: Host) -> int:
     return 1 if host.fsb_MHz is not None else host.cpus
 
 
-def stripe_threads(host: Host, group_thread_cnt: int) -> int:
+def stripe_threads(host: Host, group_thread_cnt: int, writers: int) -> int:
     """The threads that handle an array's stripe_heads at once: raid5d and ``group_thread_cnt``
-    workers in each NUMA node's group, no more than the host's cores."""
-    return min(1 + group_thread_cnt * numa_nodes(host), host.cores)
+    workers in each NUMA node's group that its ``writers`` reach (a stripe_head goes to the group
+    of the CPU that made it: raid5.c's init_stripe sets sh->cpu, raid5_wakeup_stripe_thread picks
+    cpu_to_group(sh->cpu); a lone writer feeds one node's workers, the review), no more than the
+    host's cores."""
+    nodes = min(numa_nodes(host), max(1, writers))
+    return min(1 + group_thread_cnt * nodes, host.cores)
 
 
-def stripe_threads_rate(host: Host, group_thread_cnt: int, at: str) -> float:
+def stripe_threads_rate(host: Host, group_thread_cnt: int, writers: int, at: str) -> float:
     """How many times raid5d's rate alone the array's stripe threads handle (``_amdahl``); ``at``,
     the volume's key, for the refusal past the measured workers."""
-    threads = stripe_threads(host, group_thread_cnt)
+    threads = stripe_threads(host, group_thread_cnt, writers)
     if threads > 1 + MD_MEASURED_WORKERS:
+        nodes = min(numa_nodes(host), max(1, writers))
         raise NotModelled(
             f"{at}.md_group_thread_cnt {group_thread_cnt}: {threads} threads at once on the "
             f"host's {host.cores} cores (raid5d and {group_thread_cnt} workers in each NUMA "
-            f"node, of which it has {numa_nodes(host)}); published runs of stock md beside its "
-            f"one raid5d reach {MD_MEASURED_WORKERS} workers, past which the contention for the "
-            "array's device_lock is not measured"
+            f"node its writers reach, {nodes} of its {numa_nodes(host)}); published runs of "
+            f"stock md beside its one raid5d reach {MD_MEASURED_WORKERS} workers, past which the "
+            "contention for the array's device_lock is not measured"
         )
     return _amdahl(threads)
+
+
+def writers(body: StorageBody) -> int:
+    """The processes whose writes make an array's stripe_heads: the streams, or behind a LAN the
+    clients' server processes (an smbd each, nfsd's threads serving them all)."""
+    return body.clients.count if body.clients is not None else body.workload.streams
 
 
 def _amdahl(threads: int) -> float:
@@ -219,13 +229,13 @@ def _amdahl(threads: int) -> float:
     return threads / (1 + MD_SERIAL_SHARE * (threads - 1))
 
 
-def thread_note(bottleneck: str, volumes: Mapping[str, Volume], host: Host) -> tuple[str, ...]:
+def thread_note(bottleneck: str, body: StorageBody, host: Host) -> tuple[str, ...]:
     """A note where an array's stripe threads bind (``bottleneck``, the result's ``raid5d
     VOLUME.GROUP``): raid5d alone at group_thread_cnt 0, the default, which the volume's
     md_group_thread_cnt changes; else how many threads share it, at what rate."""
     if not bottleneck.startswith("raid5d "):
         return ()
-    group_thread_cnt = volumes[bottleneck.split()[1].rpartition(".")[0]].md_group_thread_cnt
+    group_thread_cnt = body.volumes[bottleneck.split()[1].rpartition(".")[0]].md_group_thread_cnt
     if not group_thread_cnt:
         return (
             f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d "
@@ -233,7 +243,7 @@ def thread_note(bottleneck: str, volumes: Mapping[str, Volume], host: Host) -> t
             "worker threads (Linux 3.12) share that work where volumes.NAME.md_group_thread_cnt "
             f"sets them (up to {MD_MEASURED_WORKERS} in all measured): this is one thread's rate",
         )
-    threads = stripe_threads(host, group_thread_cnt)
+    threads = stripe_threads(host, group_thread_cnt, writers(body))
     return (
         f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt}), "
         f"{threads} threads at once on the host's {host.cores} cores, handle the array's "

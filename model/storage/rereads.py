@@ -26,6 +26,7 @@ No measured table calibrates it: the reports' read tests are single passes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from .. import memory
@@ -106,13 +107,22 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
         if copies_s > cores_s
         else ""
     )
-    # the bottleneck law over all runs: the first at its own bound, the others from memory
+    # the bottleneck law over all runs: the first at its own bound, the others from memory; its
+    # rated parts' (Result.ceiling_MBps): the first at its ceiling, the others at the memory's
+    # copies alone (inf, no cap, where the host gives no memory figure: nothing rated holds them)
     first_s = result.bytes_moved / (result.bound_MBps * 1e6)
+    ceiling = result.ceiling_MBps
+    if ceiling is not None and copies_s == 0:
+        ceiling = math.inf
+    elif ceiling is not None:
+        first_ceiling_s = result.bytes_moved / (ceiling * 1e6)
+        ceiling = result.bytes_moved * w.runs / (first_ceiling_s + copies_s) / 1e6
     return replace(
         result,
         elapsed_s=elapsed_s / w.runs,
         utilization=utilization,
         bound_MBps=result.bytes_moved * w.runs / (first_s + memory_s) / 1e6,
+        ceiling_MBps=ceiling,
         cpu_sys_s=None
         if result.cpu_sys_s is None
         else (result.cpu_sys_s + w.streams * later_s) / w.runs,

@@ -357,7 +357,8 @@ class Volume:
     # the worker threads an md RAID5/6 array shares its stripes with, its
     # /sys/block/mdN/md/group_thread_cnt (Linux 3.12 and later; the kernel takes 0 to 8192): that
     # many workers in each NUMA node's group (a socket each; one on a front-side-bus host) beside
-    # the array's raid5d thread, which alone handles its stripes and parity at 0, Linux's default.
+    # the array's raid5d thread, which alone handles its stripes and parity at 0, Linux's default;
+    # a stripe goes to its writer's node's group, so one stream feeds one node's workers.
     # Each thread works on a core of the host's (no more of them at once than it has cores, and
     # their work is the host's CPU's), and the share of the work they do under the array's one
     # device_lock goes one thread at a time, so n threads handle n / (1 + 0.177 (n - 1)) times

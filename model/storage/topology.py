@@ -344,8 +344,13 @@ def _add_raid5d(
         w.request_KiB * 1024 if small else None,
         work.layout.commands if small else 0,
     )
-    rate = raid5d.stripe_threads_rate(host, spot.volume.md_group_thread_cnt, f"volumes.{spot.name}")
-    thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: rate, unit="s")
+    rate = raid5d.stripe_threads_rate(
+        host,
+        spot.volume.md_group_thread_cnt,
+        raid5d.writers(attachment.body),
+        f"volumes.{spot.name}",
+    )
+    thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: rate, unit="core-s")
     usage.add(thread, g_share * raid5d_s)
     usage.parity_s += g_share * raid5d_s
     for name, times in raid5d.memory_per_byte(spot.level, spot.per_group, small).items():
