@@ -331,6 +331,16 @@ def locate(
             if allowed
             else ""
         )
-        kind = f"a {model} scenario" if model else "the scenario"
+        kind = (
+            f"{'an' if model[:1] in 'aeiou' else 'a'} {model} scenario" if model else "the scenario"
+        )
+        if parent and not allowed:  # a key below a value, as below a named scenario's name
+            owner = ".".join(parent)
+            through = f"{owner}_overrides"
+            hint = f"; {owner} is a value, not a section" + (
+                f": the scenario it names takes its settings through {through}=[KEY=VALUE, ...]"
+                if field_type(body_cls, [through]) is not None
+                else ""
+            )
         raise UserError(where, key, f"no such key in {kind}{_look_alike(key)}{hint}")
     return tp
