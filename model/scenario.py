@@ -362,7 +362,9 @@ def load(
         unbuilt,
         body=built,
         refs=refs,
-        unknowns=_open_unknowns(declared, built, parts, configured, list(variants), set_by)
+        unknowns=_open_unknowns(
+            declared, built, parts, configured, list(variants), _known(assignments)
+        )
         + _through(refs),
     )
 
@@ -395,15 +397,33 @@ def _through(refs: dict[str, Scenario]) -> tuple:
     return tuple(unknowns.through(key, u) for key, ref in refs.items() for u in ref.unknowns)
 
 
+def _known(assignments: list[tuple[str, Any]]) -> set[str]:
+    """The keys the overrides give values (--set, a measured row's, a referring scenario's), a
+    mapping set whole each of its own: a shelf added whole leaves its part's unknowns open where it
+    does not give their keys (the review: an added Data60's rate_matching had been taken as
+    known)."""
+    known: set[str] = set()
+
+    def walk(key: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for inner, below in value.items():
+                walk(f"{key}.{inner}", below)
+        else:
+            known.add(key)
+
+    for key, value in assignments:
+        if key not in OVERRIDE_KEYS:
+            walk(key, value)
+    return known
+
+
 def _open_unknowns(
-    declared: tuple, body: Any, parts: catalog_module.Catalog, configured, variants, set_by
+    declared: tuple, body: Any, parts: catalog_module.Catalog, configured, variants, overridden
 ) -> tuple:
     """The scenario's and its parts' declared unknowns, each checked against the model, that are
-    open in this configuration (one of their variants among those it is, ``configured``; not set
-    by an override), with their defaults."""
+    open in this configuration (one of their variants among those it is, ``configured``; no key of
+    theirs among those an override gives, ``overridden``: ``_known``), with their defaults."""
     body_cls = type(body)
-    # a value an override gives (--set, a measured row's, a referring scenario's) is known
-    overridden = {key for key, where in set_by if " variants." not in where}
     found: dict[str, unknowns.Unknown] = {}
     for u in declared:
         live = unknowns.in_effect(u, configured, overridden)

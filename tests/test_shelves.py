@@ -318,3 +318,30 @@ def test_two_shelves_of_one_model_share_one_rate_matching_unknown(run_cli, tmp_p
     )
     left = [u["key"] for u in json.loads(out)["unknowns"] if "rate_matching" in json.dumps(u)]
     assert left == ["shelves.jbod2.rate_matching"]
+
+
+def test_a_shelf_added_whole_by_set_leaves_its_part_s_unknowns_open(run_cli):
+    """The review: a mapping set whole made every key below it known, so a Data60 added with
+    --set 'shelves.jbod2={part: ..., uplink: [...]}' had its rate_matching taken as known; only
+    the keys the mapping gives are."""
+    attach = [f"jbod.{i}" for i in range(24)] + [f"jbod2.{i}" for i in range(24)]
+    second = [
+        "shelves.jbod2={part: wd_ultrastar_data60, uplink: [hba.4, hba.5, hba.6, hba.7]}",
+        "volumes.data.disks.part=exos_x24_st24000nm002h",
+        "volumes.data.disks.count=48",
+        "volumes.data.groups=4",
+        "volumes.data.lvm_stripes=4",
+        f"volumes.data.disks.attach=[{', '.join(attach)}]",
+    ]
+    status, out, err = run_cli(
+        "predict", "purchase_hdd_md", *[a for o in second for a in ("--set", o)], "--json"
+    )
+    assert status == 0, err
+    keys = [u["key"] for u in json.loads(out)["unknowns"] if "rate_matching" in json.dumps(u)]
+    assert keys == ["rate_matching of every wd_ultrastar_data60"]
+    given = [*second, "shelves.jbod2.rate_matching=buffered"]
+    status, out, err = run_cli(
+        "predict", "purchase_hdd_md", *[a for o in given for a in ("--set", o)], "--json"
+    )
+    keys = [u["key"] for u in json.loads(out)["unknowns"] if "rate_matching" in json.dumps(u)]
+    assert keys == ["shelves.jbod.rate_matching"]
