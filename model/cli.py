@@ -132,6 +132,7 @@ JSON_UNITS = {
     "interval_90": "MB/s",
     "throughput_MBps_interval": "MB/s",
     "path_limit": "MB/s",
+    "by_option": "MB/s (the point at each option of the unknown holding 90 % of the spread)",
     "bytes_moved": "B",
     "elapsed_s": "s",
     "cpu_s": "s",
@@ -153,6 +154,7 @@ PER_FIGURES = {
     "ceiling_MBps",
     "interval_90",
     "throughput_MBps_interval",
+    "by_option",
     "path_limit",
     "bytes_moved",
 }
@@ -189,6 +191,7 @@ def _predict(args) -> int:
             out["drivers"] = interval.drivers
             out["model_error"] = interval.model_error
             out["path_limit"] = interval.path_limit  # the cap's capacity (null: none bounds it)
+            out["by_option"] = interval.by_option  # the leading unknown's options, where it leads
         out["unknowns"] = [u.to_dict() for u in scenario.unknowns]
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)

@@ -149,6 +149,11 @@ def _interval_lines(interval: Interval, each: str = "") -> list[str]:
             f"  moved most   by {'the unknown ' if unknown else ''}{leading} "
             f"({share:.0f} % of the spread)"
         )
+        if interval.by_option:  # each allowed setting's outcome, the others at their defaults
+            each_option = ", ".join(
+                f"{option} {_fmt(value, 'MB/s')}" for option, value in interval.by_option.items()
+            )
+            lines.append(f"  by option    {each_option}{each}")
     error = interval.model_error
     if error is None:
         lines.append("  not in it    the model's own error (no data/calibrated/model_error.json)")

@@ -63,9 +63,10 @@ from .model_error import beyond_tables, model_error_of
 from .result import OFFERED_LOAD, Result
 from .sim import rng
 from .spec import Scenario
-from .unknowns import Unknown, assigned
+from .unknowns import Unknown, assigned, shown
 
 NOISE = "simulation noise"
+DOMINANT = 0.9  # the share of the spread past which an unknown's options are each shown
 _CACHE_LIMIT = 50_000
 
 
@@ -94,6 +95,10 @@ class Interval:
     headroom: float = 1.0
     # the further seeds the simulation's noise was measured on (0: the run drew no random number)
     seeds: int = 0
+    # where one unknown of a few options holds most of the spread (``DOMINANT``), the metric at each
+    # of its options with the others at their defaults: an envelope of equally allowed options is
+    # worst-case, and the user reads which setting gives what (the interval audit)
+    by_option: dict[str, float] = field(default_factory=dict)
 
     @property
     def leading(self) -> str | None:
@@ -109,6 +114,7 @@ class Interval:
             "model_error": self.model_error,
             "simulations": self.simulations,
             "path_limit": self.path_limit,
+            "by_option": dict(self.by_option),
         }
 
 
@@ -294,7 +300,23 @@ def _summarise(
         judged_ends=(min(judged_ends[0], point), max(judged_ends[1], point)),
         headroom=spare,
         seeds=len(samples.at_seed),
+        by_option=_by_option(samples, drivers),
     )
+
+
+def _by_option(samples: Samples, drivers: dict[str, float]) -> dict[str, float]:
+    """The outcome at each option of the unknown that holds ``DOMINANT`` of the spread or more,
+    the others at their defaults (the runs that vary it alone); none for a range or a lesser one."""
+    leading = max(drivers, key=drivers.get) if drivers else None
+    unknown = next((u for u in samples.unknowns if u.key == leading), None)
+    if unknown is None or unknown.options is None or drivers[leading] < DOMINANT:
+        return {}
+    outcomes = {}
+    for config, value in zip(samples.configs, samples.at_config, strict=False):
+        if varies_alone(config, unknown.key):
+            option = config.get(unknown.key, unknown.default)
+            outcomes[shown(option)] = value
+    return outcomes
 
 
 def widened(low: float, high: float, point: float, q: float, spare: float = 1.0):

@@ -100,9 +100,9 @@ class Unknown:
                 f"{name} ({_setting(self.assignment(name))})" for name in self.options
             )
         if self.options is not None:
-            return "one of " + ", ".join(_shown(o) for o in self.options)
+            return "one of " + ", ".join(shown(o) for o in self.options)
         low, high = self.range
-        return f"from {_shown(low)} to {_shown(high)}"
+        return f"from {shown(low)} to {shown(high)}"
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"key": self.key, "source": self.source, "default": self.default}
@@ -121,7 +121,8 @@ class Unknown:
         return out
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A value as a reader would write it in YAML (``true``, a list in brackets)."""
     if value is None:
         return "null (the model's own choice)"
     if isinstance(value, bool):
@@ -130,7 +131,7 @@ def _shown(value: Any) -> str:
 
 
 def _setting(values: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={_shown(value)}" for key, value in values.items())
+    return ", ".join(f"{key}={shown(value)}" for key, value in values.items())
 
 
 def _a_key(key: Any) -> bool:
@@ -363,7 +364,7 @@ def check(
         raise UserError(
             where,
             where_key,
-            f"the scenario's own value {_shown(default)} is the documented default and must be "
+            f"the scenario's own value {shown(default)} is the documented default and must be "
             f"{unknown.allowed()}",
         )
     return dataclasses.replace(unknown, default=default)
@@ -445,7 +446,7 @@ def one_fact(part_id: str, found: list[Unknown]) -> Unknown | None:
     if any(u.options != first.options or u.default != first.default for u in found):
         return None
     keys = tuple(u.key for u in found)
-    names = tuple(_shown(o) for o in first.options)
+    names = tuple(shown(o) for o in first.options)
     base = first.key.rsplit(".", 1)[-1]
     return dataclasses.replace(
         first,

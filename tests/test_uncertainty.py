@@ -666,3 +666,20 @@ def test_seeds_that_land_alike_are_said_so_not_that_no_seed_moves_it(run_cli):
     assert status == 0 and "its 3 seeds gave one result" in out
     status, out, _ = run_cli(*args, "--set", "clients.hashing=balanced")
     assert status == 0 and "no declared unknown, parameter or seed moves it" in out
+
+
+def test_an_unknown_that_holds_the_spread_shows_each_option_s_outcome(run_cli):
+    """The interval audit: psu_write's SATA interval is 5.6 times wide, all of it the drive's
+    write cache, whose allowed settings an envelope takes as equally likely; the result now gives
+    each setting's figure, the others at their defaults, and says nothing where no one unknown of
+    options leads (a range, or a lesser share)."""
+    status, out, err = run_cli("predict", "psu_write", "--set", "variant=sata")
+    assert status == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("  by option")]
+    assert re.fullmatch(r"  by option    as_shipped 71\.\d MB/s, disabled 13\.\d MB/s", line), line
+    status, out, err = run_cli("predict", "psu_write", "--set", "variant=sata", "--json")
+    shown = json.loads(out)
+    assert set(shown["by_option"]) == {"as_shipped", "disabled"}
+    assert shown["by_option"]["as_shipped"] == pytest.approx(shown["throughput_MBps"])
+    status, out, err = run_cli("predict", "atlas_intellistation")
+    assert "by option" not in out
