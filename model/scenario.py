@@ -405,7 +405,7 @@ def _known(assignments: list[tuple[str, Any]]) -> set[str]:
     known: set[str] = set()
 
     def walk(key: str, value: Any) -> None:
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict):  # an empty mapping gives no key
             for inner, below in value.items():
                 walk(f"{key}.{inner}", below)
         else:

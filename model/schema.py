@@ -338,7 +338,8 @@ def locate(
             owner = ".".join(parent)
             through = f"{owner}_overrides"
             hint = f"; {owner} is a value, not a section" + (
-                f": the scenario it names takes its settings through {through}=[KEY=VALUE, ...]"
+                f": the scenario it names takes its settings through {through}=[KEY=VALUE, ...], "
+                "the whole list (the file's own entries too)"
                 if field_type(body_cls, [through]) is not None
                 else ""
             )

@@ -249,7 +249,7 @@ def test_ingest_clients_are_refused_past_what_a_run_simulates_on_the_store_s_dri
             "storage.volumes.lv.cache_block_KiB=16",
             "storage.volumes.lv.cache_block_KiB: no such key in an ingest scenario; storage is a "
             "value, not a section: the scenario it names takes its settings through "
-            "storage_overrides=[KEY=VALUE, ...]",
+            "storage_overrides=[KEY=VALUE, ...], the whole list (the file's own entries too)",
         ),
         (
             "atlas_lightpath",

@@ -402,3 +402,16 @@ def test_a_zfs_pool_refuses_md_group_thread_cnt(run_cli):
     assert status == 2 and not out
     (line,) = err.strip().splitlines()
     assert "volumes.data.md_group_thread_cnt: only for engine: md" in line
+
+
+def test_the_writers_whose_cpus_feed_the_worker_groups():
+    """The last review: a stripe goes to the group of the CPU that submits the write to md: a
+    direct stream's own; buffered writes the flusher's, one (Linux 3.2's IO-less
+    balance_dirty_pages); behind a LAN nfsd's threads, or an smbd a client."""
+    direct = loader.load("atlas_intellistation", ["workload.io=direct", "workload.streams=4"])
+    assert raid5d.writers(direct.body) == 4
+    buffered = loader.load("atlas_intellistation", ["workload.streams=4"])
+    assert buffered.body.workload.io == "buffered" and raid5d.writers(buffered.body) == 1
+    nfs = loader.load("purchase_hdd_md", ["clients.protocol=nfs", "clients.nfsd_threads=32"])
+    smb = loader.load("purchase_hdd_md")
+    assert raid5d.writers(nfs.body) == 32 and raid5d.writers(smb.body) == smb.body.clients.count

@@ -225,3 +225,12 @@ def test_a_volume_whose_groups_two_cards_head_takes_each_card_s_settings(run_cli
     status, out, err = run_cli("predict", str(path), "--point")
     assert status == 0, err
     assert "MB/s" in out
+    # the model reads the volume's write cache off its first group's card: the second's own,
+    # set apart, had been accepted and ignored (the last review: 7.64 MB/s either way)
+    data["controllers"]["rc2"]["write_back"] = False
+    path.write_text(yaml.safe_dump(data))
+    status, _, err = run_cli("predict", str(path), "--point")
+    assert status == 2 and err.strip().endswith(
+        "controllers.rc2.write_back: volume data takes its cards' write_back from rc1, its first "
+        "group's (true): set it alike on rc1, rc2"
+    ), err

@@ -322,3 +322,9 @@ def test_a_variant_that_sets_nothing_is_no_configuration_another_equals():
     assert scenario.load("atlas_intellistation").unknowns == ()
     chosen = scenario.load("atlas_intellistation", ["variant=slide8"])
     assert _keys(chosen) == ["promise channel mode"]
+
+
+def test_an_empty_mapping_set_whole_makes_no_key_known():
+    """The last review: --set kernel={} closed the dirty ratio's unknown, as if it gave it."""
+    keys = [u.key for u in scenario.load("psu_write", ["variant=sata", "kernel={}"]).unknowns]
+    assert "kernel.dirty_ratio_pct" in keys

@@ -14,9 +14,10 @@ from ..errors import NotModelled, UserError
 from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
+from ..unknowns import shown
 from . import front, mmap, rereads, slots, stream, topology, zfs
 from .parameters import PARAMETERS
-from .spec import StorageBody
+from .spec import StorageBody, Volume
 
 # the free parameters a controller's driver_cost may name: a driver path's host CPU a byte written
 DRIVER_COSTS = tuple(p.name for p in PARAMETERS if p.unit == "ns/B")
@@ -79,26 +80,43 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
 RAID_SETTINGS = {"write_back": False, "mirror_reads": "balanced", "processor_MHz": None}
 
 
-def _heading(body: StorageBody) -> set[str]:
-    """The controllers a volume whose RAID is a card's (engine: controller) has drives on, every
-    group's (two cards may each head a group of one volume), through a shelf every card its uplink
-    reaches."""
-    names: set[str] = set()
-    for volume in body.volumes.values():
-        if volume.engine != "controller":
-            continue
-        for point in volume.disks.attach:
-            holder = point.partition(".")[0]
-            links = body.shelves[holder].uplink if holder in body.shelves else (point,)
-            names.update(link.partition(".")[0] for link in links)
-    return names & set(body.controllers)
+def _heads(body: StorageBody, volume: Volume) -> list[str]:
+    """The controllers a volume whose RAID is a card's (engine: controller) has drives on, in its
+    drives' order, every group's (two cards may each head a group of one volume), through a shelf
+    every card its uplink reaches."""
+    names: list[str] = []
+    for point in volume.disks.attach:
+        holder = point.partition(".")[0]
+        links = body.shelves[holder].uplink if holder in body.shelves else (point,)
+        names += [n for n in (link.partition(".")[0] for link in links) if n not in names]
+    return [n for n in names if n in body.controllers]
+
+
+# the card settings the model reads off a volume's first card alone (``writecache``, a mirror's
+# reads): the cards of one volume must agree on them
+ONE_CARD_SETTINGS = ("write_back", "mirror_reads")
 
 
 def _check_raid_settings(body: StorageBody, where: str) -> None:
-    heads = _heading(body)
+    heading: set[str] = set()
+    for vname, volume in body.volumes.items():
+        if volume.engine != "controller":
+            continue
+        cards = _heads(body, volume)
+        heading.update(cards)
+        for other in cards[1:]:
+            for key in ONE_CARD_SETTINGS:
+                first = getattr(body.controllers[cards[0]], key)
+                if getattr(body.controllers[other], key) != first:
+                    raise UserError(  # a second card's own had been accepted and ignored
+                        where,
+                        f"controllers.{other}.{key}",
+                        f"volume {vname} takes its cards' {key} from {cards[0]}, its first "
+                        f"group's ({shown(first)}): set it alike on {', '.join(cards)}",
+                    )
     for name, slot in body.controllers.items():
         for key, default in RAID_SETTINGS.items():
-            if name not in heads and getattr(slot, key) != default:
+            if name not in heading and getattr(slot, key) != default:
                 raise UserError(
                     where,
                     f"controllers.{name}.{key}",

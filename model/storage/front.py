@@ -64,7 +64,7 @@ from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
 from . import stream as storage_stream
 from . import topology
-from .spec import Clients, StorageBody
+from .spec import NFSD_THREADS, Clients, StorageBody
 
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
 SMB2_WRITE_REQUEST_B = 48  # 2.2.21: a WRITE request's fixed part (StructureSize 49 counts a byte)
@@ -383,10 +383,6 @@ def nfs_call_B(body: StorageBody, read_ahead_B: float | None) -> float:
 # (fs/nfsd/nfsd.h: NFSSVC_MAXBLKSIZE is RPCSVC_MAXPAYLOAD, 1 MiB in include/linux/sunrpc/svc.h;
 # newer kernels name the 1 MiB default NFSSVC_DEFBLKSIZE)
 NFS_READ_B = 1 << 20
-
-# The kernel NFS server's threads unless a scenario says: rpc.nfsd(8), 'By default, eight threads
-# are started'
-NFSD_THREADS = 8
 
 # the server process that serves each client's connection
 SERVER_PROCESS = {"tcp": "server", "http": "nginx", "nfs": "nfsd", "smb": "smbd"}

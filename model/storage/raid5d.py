@@ -219,9 +219,14 @@ def stripe_threads_rate(host: Host, group_thread_cnt: int, writers: int, at: str
 
 
 def writers(body: StorageBody) -> int:
-    """The processes whose writes make an array's stripe_heads: the streams, or behind a LAN the
-    clients' server processes (an smbd each, nfsd's threads serving them all)."""
-    return body.clients.count if body.clients is not None else body.workload.streams
+    """The processes whose writes reach md and make its stripe_heads, on the CPUs whose nodes'
+    worker groups take them: direct streams each their own; buffered and mapped writes the
+    per-device flusher (Linux 3.2's IO-less balance_dirty_pages leaves writers to dirty pages
+    and kicks the flusher, and group_thread_cnt needs 3.12); behind a LAN the server's processes
+    (nfsd's threads, an smbd a client: ``Clients.server_processes``)."""
+    if body.clients is not None:
+        return body.clients.server_processes
+    return body.workload.streams if body.workload.io == "direct" else 1
 
 
 def _amdahl(threads: int) -> float:

@@ -26,7 +26,6 @@ No measured table calibrates it: the reports' read tests are single passes.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from .. import memory
@@ -109,12 +108,10 @@ def with_cache(result: Result, body: StorageBody, host: Host, read_s_per_byte: f
     )
     # the bottleneck law over all runs: the first at its own bound, the others from memory; its
     # rated parts' (Result.ceiling_MBps): the first at its ceiling, the others at the memory's
-    # copies alone (inf, no cap, where the host gives no memory figure: nothing rated holds them)
+    # copies alone (none where the host gives no memory figure)
     first_s = result.bytes_moved / (result.bound_MBps * 1e6)
     ceiling = result.ceiling_MBps
-    if ceiling is not None and copies_s == 0:
-        ceiling = math.inf
-    elif ceiling is not None:
+    if ceiling is not None:
         first_ceiling_s = result.bytes_moved / (ceiling * 1e6)
         ceiling = result.bytes_moved * w.runs / (first_ceiling_s + copies_s) / 1e6
     return replace(

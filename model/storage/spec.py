@@ -703,6 +703,11 @@ class StorageWorkload:
 LOGICAL_BLOCK_B = 512
 
 
+# The kernel NFS server's threads unless a scenario says: rpc.nfsd(8), 'By default, eight threads
+# are started'
+NFSD_THREADS = 8
+
+
 @dataclass(frozen=True)
 class Clients:
     """Clients in front of the storage host over a LAN (``model.storage.front``): ``count`` clients,
@@ -785,6 +790,12 @@ class Clients:
     # connection keeps in flight at most (with tso, all of it; without, what its segments'
     # overhead leaves, as tcp_rmem_B's window)
     tcp_wmem_B: tuple[SysctlInt, ...] = LAN_TCP_WMEM_B
+
+    @property
+    def server_processes(self) -> int:
+        """The server's processes that carry the clients' calls to the store: nfsd's threads
+        (``NFSD_THREADS`` unless set), or a process a client (an smbd, an nginx connection's)."""
+        return (self.nfsd_threads or NFSD_THREADS) if self.protocol == "nfs" else self.count
 
     def check(self, where: str, key: str) -> None:
         check_triples(self, ("tcp_rmem_B", "tcp_wmem_B"), where, key)

@@ -167,7 +167,7 @@ def checkpoint_wait(
     wait)."""
     wait = path.checkpoint_s_per_byte[body.workload.target]
     if wait:
-        own_time = path.network.resource(f"{process.name} with its checkpoints", 1.0, unit="s")
+        own_time = path.network.resource(f"{process.name} with its checkpoints", 1.0, unit="core-s")
         usage[own_time] = usage[process] + wait
 
 
