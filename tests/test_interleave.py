@@ -118,6 +118,18 @@ def test_a_queueing_drive_serves_many_readers_better_than_one_that_holds_one_com
     assert queueing > 1.3 * in_order
 
 
+def _raidz2_pool(**more) -> dict:
+    """Six quote drives in one RAIDZ2 vdev holding a dataset, OpenZFS 2.1's 8 MiB prefetch."""
+    return {
+        "engine": "zfs",
+        "vdevs": {"type": "raidz2", "count": 1},
+        "disks": {"part": "quote_hdd", "count": 6, "attach": [f"hba.{i}" for i in range(6)]},
+        "filesystem": {"type": "zfs"},
+        "zfetch_max_distance_MiB": 8,
+        **more,
+    }
+
+
 def test_a_zfs_pool_s_readers_take_turns_at_its_prefetch_distance(tmp_path):
     """OpenZFS 2.1 prefetches 8 MiB a stream (zfetch_max_distance), a RAIDZ2 vdev of six splitting
     it over four data columns: 2 MiB pieces, at most three of its prefetch reads at a drive
@@ -125,13 +137,7 @@ def test_a_zfs_pool_s_readers_take_turns_at_its_prefetch_distance(tmp_path):
     from flash_parts import scenario as with_parts
     from quote_parts import write
 
-    pool = {
-        "engine": "zfs",
-        "vdevs": {"type": "raidz2", "count": 1},
-        "disks": {"part": "quote_hdd", "count": 6, "attach": [f"hba.{i}" for i in range(6)]},
-        "filesystem": {"type": "zfs"},
-        "zfetch_max_distance_MiB": 8,
-    }
+    pool = _raidz2_pool()
     workload = {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4}
     loaded = scenario.load(write(tmp_path / "s.yaml", with_parts(pool, workload)))
     body = loaded.body
@@ -155,15 +161,7 @@ def test_a_compressed_pool_s_prefetch_reaches_its_drives_as_the_bytes_it_stores(
     from flash_parts import scenario as with_parts
     from quote_parts import write
 
-    pool = {
-        "engine": "zfs",
-        "vdevs": {"type": "raidz2", "count": 1},
-        "disks": {"part": "quote_hdd", "count": 6, "attach": [f"hba.{i}" for i in range(6)]},
-        "filesystem": {"type": "zfs"},
-        "zfetch_max_distance_MiB": 8,
-        "compression": "lz4",
-        "compress_ratio": 2.0,
-    }
+    pool = _raidz2_pool(compression="lz4", compress_ratio=2.0)
     workload = {"op": "read", "request_KiB": 1024, "total_MB": 6000, "streams": 4}
     loaded = scenario.load(write(tmp_path / "s.yaml", with_parts(pool, workload)))
     body = loaded.body
