@@ -446,12 +446,13 @@ def _open_unknowns(
             if declared or field_type(body_cls, key.split(".")) is None:
                 continue  # the scenario's own declaration wins; a key of another model
             own = getattr(part, u.key, None) if not u.keys else None  # the part's figure, if any
+            part_key = u.key
             u = replace(u, key=key, variants=())
             if unknowns.in_effect(u, configured, overridden):
                 found[key] = unknowns.check(u, body_cls, body, variants, where_key, own)
-                copies.setdefault((pid, u.key.rsplit(".", 1)[-1]), []).append(found[key])
-    for (pid, _), each in copies.items():
-        joint = unknowns.one_fact(pid, each)
+                copies.setdefault((pid, part_key), []).append(found[key])
+    for (pid, part_key), each in copies.items():
+        joint = unknowns.one_fact(pid, part_key, each)
         if joint is not None:
             for u in each:
                 del found[u.key]

@@ -434,12 +434,12 @@ def assigned(unknowns: tuple[Unknown, ...], config: dict[str, Any]) -> dict[str,
     return values
 
 
-def one_fact(part_id: str, found: list[Unknown]) -> Unknown | None:
-    """The unknowns a part declares, each found beside every place a scenario names it
-    (``found``: one per Data60 shelf), as the one fact they are: the part's firmware or setting is
-    the same in every copy of it, so they are varied together, one joint unknown named by the key
-    and the part (``rate_matching of every wd_ultrastar_data60``). None where they cannot be one:
-    a range, fewer than two, or copies the scenario sets apart."""
+def one_fact(part_id: str, key: str, found: list[Unknown]) -> Unknown | None:
+    """The unknown a part declares at its ``key``, found beside every place a scenario names the
+    part (``found``: one per Data60 shelf), as the one fact it is: the part's firmware or setting
+    is the same in every copy of it, so they are varied together, one joint unknown named by the
+    key and the part (``rate_matching of every wd_ultrastar_data60``). None where they cannot be
+    one: a range, fewer than two, or copies the scenario sets apart."""
     first = found[0]
     if len(found) < 2 or first.options is None or first.keys:
         return None
@@ -447,10 +447,9 @@ def one_fact(part_id: str, found: list[Unknown]) -> Unknown | None:
         return None
     keys = tuple(u.key for u in found)
     names = tuple(shown(o) for o in first.options)
-    base = first.key.rsplit(".", 1)[-1]
     return dataclasses.replace(
         first,
-        key=f"{base} of every {part_id}",
+        key=f"{key} of every {part_id}",
         options=names,
         keys=keys,
         settings=tuple((o,) * len(keys) for o in first.options),

@@ -15,9 +15,9 @@ from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
 from ..unknowns import shown
-from . import front, mmap, rereads, slots, stream, topology, zfs
+from . import front, mmap, rereads, slots, stream, topology, writecache, zfs
 from .parameters import PARAMETERS
-from .spec import StorageBody, Volume
+from .spec import CACHE_BLOCK_KiB, StorageBody
 
 # the free parameters a controller's driver_cost may name: a driver path's host CPU a byte written
 DRIVER_COSTS = tuple(p.name for p in PARAMETERS if p.unit == "ns/B")
@@ -72,24 +72,13 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
         )
     slots.check_cards(body, catalog, where)
     _check_raid_settings(body, where)
+    _check_cards(body, catalog, where)
 
 
 # a RAID card's own settings, with their defaults: each means something only where the card heads
 # a volume (engine: controller), and was accepted and ignored elsewhere (the code review: a plain
 # IDE card's write_back=true moved nothing)
 RAID_SETTINGS = {"write_back": False, "mirror_reads": "balanced", "processor_MHz": None}
-
-
-def _heads(body: StorageBody, volume: Volume) -> list[str]:
-    """The controllers a volume whose RAID is a card's (engine: controller) has drives on, in its
-    drives' order, every group's (two cards may each head a group of one volume), through a shelf
-    every card its uplink reaches."""
-    names: list[str] = []
-    for point in volume.disks.attach:
-        holder = point.partition(".")[0]
-        links = body.shelves[holder].uplink if holder in body.shelves else (point,)
-        names += [n for n in (link.partition(".")[0] for link in links) if n not in names]
-    return [n for n in names if n in body.controllers]
 
 
 # the card settings the model reads off a volume's first card alone (``writecache``, a mirror's
@@ -102,7 +91,7 @@ def _check_raid_settings(body: StorageBody, where: str) -> None:
     for vname, volume in body.volumes.items():
         if volume.engine != "controller":
             continue
-        cards = _heads(body, volume)
+        cards = writecache.heads(body, volume)
         heading.update(cards)
         for other in cards[1:]:
             for key in ONE_CARD_SETTINGS:
@@ -123,6 +112,38 @@ def _check_raid_settings(body: StorageBody, where: str) -> None:
                     "only for a controller whose RAID heads a volume (engine: controller); no "
                     f"volume here is {name}'s: remove the key, or --set controllers.{name}.{key}="
                     "null",
+                )
+
+
+def _check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """What each card that heads a volume (engine: controller) must offer it: a RAID level its
+    datasheet lists (the catalog's ``raid_levels``; an empty list is a card whose levels no source
+    gives, and is not checked; one drive alone is its jbod or a one-drive raid0), and cache blocks
+    where the volume sets their size (an MD-series setting, which moved nothing on another card:
+    the review). Checked with the parts, before any card's clock is looked up."""
+    for vname, volume in body.volumes.items():
+        if volume.engine != "controller":
+            continue
+        for cname in writecache.heads(body, volume):
+            part = body.controllers[cname].part
+            ctrl = catalog.get("controllers", part, where, f"controllers.{cname}.part")
+            offered = set(ctrl.raid_levels)
+            single = volume.level == "single" and offered & {"jbod", "raid0"}
+            if offered and volume.level not in offered and not single:
+                raise UserError(
+                    where,
+                    f"volumes.{vname}.level",
+                    f"{part} offers {', '.join(ctrl.raid_levels)} (the catalog's raid_levels), "
+                    f"not {volume.level}: choose one of those, or engine: md over the card's "
+                    "drives",
+                )
+            if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
+                raise UserError(
+                    where,
+                    f"volumes.{vname}.cache_block_KiB",
+                    f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the "
+                    "catalog's cache_blocks): its writes cost it their drive commands; remove the "
+                    "key",
                 )
 
 

@@ -198,8 +198,12 @@ def stripe_threads(host: Host, group_thread_cnt: int, writers: int) -> int:
     of the CPU that made it: raid5.c's init_stripe sets sh->cpu, raid5_wakeup_stripe_thread picks
     cpu_to_group(sh->cpu); a lone writer feeds one node's workers, the review), no more than the
     host's cores."""
-    nodes = min(numa_nodes(host), max(1, writers))
-    return min(1 + group_thread_cnt * nodes, host.cores)
+    return min(1 + group_thread_cnt * _nodes_reached(host, writers), host.cores)
+
+
+def _nodes_reached(host: Host, writers: int) -> int:
+    """The NUMA nodes whose worker groups ``writers`` feed: each its own, at most the host's."""
+    return min(numa_nodes(host), max(1, writers))
 
 
 def stripe_threads_rate(host: Host, group_thread_cnt: int, writers: int, at: str) -> float:
@@ -207,7 +211,7 @@ def stripe_threads_rate(host: Host, group_thread_cnt: int, writers: int, at: str
     the volume's key, for the refusal past the measured workers."""
     threads = stripe_threads(host, group_thread_cnt, writers)
     if threads > 1 + MD_MEASURED_WORKERS:
-        nodes = min(numa_nodes(host), max(1, writers))
+        nodes = _nodes_reached(host, writers)
         raise NotModelled(
             f"{at}.md_group_thread_cnt {group_thread_cnt}: {threads} threads at once on the "
             f"host's {host.cores} cores (raid5d and {group_thread_cnt} workers in each NUMA "

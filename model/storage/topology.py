@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from .. import memory
 from ..catalog import Catalog
 from ..errors import UserError
-from ..parts import Controller, Disk, Host, Ssd
+from ..parts import Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
 from . import flash, raid5d, slots, zfs
@@ -54,7 +54,7 @@ from .buses import Buses
 from .drive_work import DriveWork, Placement, drive_work, volume_drive
 from .filesystem import journal, metadata_share
 from .raid import LEVELS
-from .spec import NVME, CACHE_BLOCK_KiB, StorageBody, Volume
+from .spec import NVME, StorageBody, Volume
 
 # the passes by which a volume's bytes cross the host's memory (``StoragePath.memory_per_byte``)
 DRIVE_DMA = "drives' DMA"  # each drive's bytes, to or from the host (md, ZFS)
@@ -384,17 +384,7 @@ def _add_raid_card(
         costs = {**buses.slot_costs(cname), attachment.host_interface(cname): 1.0}
     for res, cost in costs.items():
         usage.add(res, g_share * cost)
-    _check_level_offered(attachment, ctrl, spot, attachment.body.controllers[cname].part)
     usage.cross(CARD_DMA, g_share * memory.DMA)
-    if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
-        # set away from its default, as an engine's keys are checked (Volume._only_for); before
-        # the card's clock, whose absence would leave it unsaid
-        raise UserError(  # it moved nothing there (the review)
-            attachment.where,
-            f"volumes.{spot.name}.cache_block_KiB",
-            f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the catalog's "
-            "cache_blocks): its writes cost it their drive commands; remove the key",
-        )
     processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
     if spot.op == "write" and ctrl.cache_blocks:
         cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
@@ -407,24 +397,6 @@ def _add_raid_card(
     else:
         cycles_per_byte = RAID_READ_CYCLES_PER_REQUEST / _read_request_B(attachment.body)
     usage.add(processor, g_share * cycles_per_byte / clock_Hz)
-
-
-def _check_level_offered(
-    attachment: Attachment, ctrl: Controller, spot: Placement, part: str
-) -> None:
-    """Refuse a volume the card heads at a RAID level its datasheet does not list (the catalog's
-    ``raid_levels``; an empty list is a card whose levels no source gives, and is not checked).
-    One drive on its own is the card's JBOD or a one-drive RAID0."""
-    level = spot.volume.level
-    offered = set(ctrl.raid_levels)
-    if not offered or level in offered or (level == "single" and offered & {"jbod", "raid0"}):
-        return
-    raise UserError(
-        attachment.where,
-        f"volumes.{spot.name}.level",
-        f"{part} offers {', '.join(ctrl.raid_levels)} (the catalog's raid_levels), not "
-        f"{level}: choose one of those, or engine: md over the card's drives",
-    )
 
 
 def _write_commands_per_byte(attachment: Attachment, spot: Placement, work: DriveWork) -> float:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from ..catalog import Catalog
 from ..parts import Controller, Disk, Ssd
 from .disk import revolution_s
-from .spec import StorageBody
+from .spec import StorageBody, Volume
 
 # The largest request the Linux 2.6 block layer builds for a driver that sets no limit of its own:
 # MAX_SECTORS, 255 sectors (include/linux/blkdev.h of 2.6.9)
@@ -94,14 +94,29 @@ def destages_random_writes(body: StorageBody, vname: str, disk: Disk | Ssd) -> b
     return queues_commands(disk) and write_cache_on(body, vname, disk)
 
 
+def _cards_at(body: StorageBody, point: str) -> list[str]:
+    """The holders a drive's ``point`` hangs from: its own, or its shelf's uplinks' (in their
+    order); a controller's name, or an NVMe segment's where the PCIe lanes hold it."""
+    holder = point.partition(".")[0]
+    links = body.shelves[holder].uplink if holder in body.shelves else (point,)
+    return [link.partition(".")[0] for link in links]
+
+
 def holding_name(body: StorageBody, vname: str) -> str | None:
     """The name of the controller that holds volume ``vname``'s first drive: the one it is
     attached to, or the one its shelf's first uplink lane is cabled to; None for an NVMe drive on
     the PCIe lanes."""
-    holder = body.volumes[vname].disks.attach[0].partition(".")[0]
-    if holder in body.shelves:
-        holder = body.shelves[holder].uplink[0].partition(".")[0]
+    holder = _cards_at(body, body.volumes[vname].disks.attach[0])[0]
     return holder if holder in body.controllers else None
+
+
+def heads(body: StorageBody, volume: Volume) -> list[str]:
+    """The controllers a volume's drives hang from, in their order, every group's (two cards may
+    each head a group of one volume), through a shelf every card its uplink reaches."""
+    names: list[str] = []
+    for point in volume.disks.attach:
+        names += [n for n in _cards_at(body, point) if n in body.controllers and n not in names]
+    return names
 
 
 def holding_controller(
