@@ -674,16 +674,6 @@ class Ssd(Part):
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
-        random_MBps = self.random_read_iops * 4096 / 1e6
-        if random_MBps > self.seq_read_MBps:
-            raise UserError(
-                where,
-                f"{key}.seq_read_MBps",
-                f"at least what random_read_iops move in 4 KiB reads ({random_MBps:,.0f} MB/s): "
-                f"a drive reads in order at least as fast as at random (a GB/s figure typed as "
-                f"MB/s?), got {self.seq_read_MBps:g}",
-                related=(f"{key}.random_read_iops",),
-            )
         if self.write_cache_GB > 0 and self.post_cache_write_MBps is None:
             raise UserError(
                 where, key, "a drive with write_cache_GB > 0 needs post_cache_write_MBps"
@@ -694,14 +684,38 @@ class Ssd(Part):
                 f"{key}.post_cache_write_MBps",
                 "only a drive with write_cache_GB > 0 has a post-cache rate",
             )
-        if self.post_cache_write_MBps is not None and (
-            self.post_cache_write_MBps > self.seq_write_MBps
-        ):
+        self.check_rates(where, key)
+
+    def check_rates(self, where: str, key: str, given: tuple[str, ...] = ()) -> None:
+        """Its sequential rates against its other figures, refused at ``key``.NAME: a drive reads
+        in order at least as fast as at random, and writes into its cache no slower than past it.
+        ``given``: the rates a scenario gives in place of the sheet's (``volumes.NAME.disks``),
+        which a conflict names before the sheet's figure."""
+        random_MBps = self.random_read_iops * 4096 / 1e6
+        if random_MBps > self.seq_read_MBps:
             raise UserError(
                 where,
-                f"{key}.post_cache_write_MBps",
-                f"must not exceed seq_write_MBps ({self.seq_write_MBps:g} MB/s)",
+                f"{key}.seq_read_MBps",
+                f"at least what random_read_iops move in 4 KiB reads ({random_MBps:,.0f} MB/s): "
+                f"a drive reads in order at least as fast as at random (a GB/s figure typed as "
+                f"MB/s?), got {self.seq_read_MBps:g}",
+                related=(f"{key}.random_read_iops",),
             )
+        post_MBps = self.post_cache_write_MBps
+        if post_MBps is None or post_MBps <= self.seq_write_MBps:
+            return
+        if "seq_write_MBps" in given:
+            raise UserError(
+                where,
+                f"{key}.seq_write_MBps",
+                f"at least the drive's post_cache_write_MBps ({post_MBps:g} MB/s), its rate once "
+                f"the write cache is full, got {self.seq_write_MBps:g}",
+            )
+        raise UserError(
+            where,
+            f"{key}.post_cache_write_MBps",
+            f"must not exceed seq_write_MBps ({self.seq_write_MBps:g} MB/s)",
+        )
 
     @property
     def sustained_write_MBps(self) -> float:

@@ -70,3 +70,34 @@ def test_validate_judges_each_external_row_by_the_interval_predict_prints():
             continue
         assert printed.model_error["covers"].startswith(model_error.NEW_HARDWARE), r.id
         assert graded[r.id] == pytest.approx([printed.low, printed.high], rel=1e-6), r.id
+
+
+def _row(rid: str) -> measured.Row:
+    return next(r for r in ROWS if r.id == rid)
+
+
+@pytest.mark.parametrize("rid", ["evo870_atto_read", "evo870_atto_write"])
+def test_the_870_evo_s_atto_figures_lie_inside_their_intervals(rid):
+    """KitGuru's ATTO 561 and 531 MB/s on a sheet of 'up to' 560 and 530: the drive's rates are a
+    span from the sheet's figure to its SATA link's payload (data/hardware/ssds.yaml), so each
+    printed figure lies inside its interval with no allowance for rounding, where the sheet's
+    figure taken as the path's capacity had put both just past it."""
+    row = _row(rid)
+    printed = uncertainty.for_row(row)
+    assert printed.low <= row.value <= printed.high, (rid, printed.low, printed.high)
+    assert printed.high > row.value * 1.01  # inside the span, not at a capped end
+
+
+def test_kitguru_s_qd1_writes_come_from_four_workers():
+    """KitGuru's 'QD1' 163,140 random writes a second (668 MB/s): one writer at the drive's rated
+    QD1 write, 16.7 us (60,000 IOPS), could not have written them, 6.1 us each with the host's
+    path; the reading is KitGuru's four workers, each at the queue depth shown, and the row lies
+    inside its interval."""
+    row = _row("evo_plus_randwrite_qd1")
+    loaded = scenario.load(row.scenario, row.overrides)
+    workload = loaded.body.workload
+    drive = loaded.catalog.parts["ssds"][loaded.body.volumes["drive"].disks.part]
+    in_flight = workload.streams * workload.queue_depth
+    assert in_flight * 1e6 / drive.write_latency_us >= row.value * 1e6 / 4096
+    printed = uncertainty.for_row(row)
+    assert printed.low <= row.value <= printed.high, (printed.low, printed.high)

@@ -141,6 +141,56 @@ def test_a_sata_ssd_behind_an_hba_is_held_by_its_own_link(tmp_path):
     assert r.throughput_MBps == pytest.approx(560, rel=0.01)  # its 560 MB/s under a 6 Gb/s link
 
 
+@pytest.mark.parametrize("rate_MBps", [580, 700])
+def test_a_scenario_s_sequential_rates_replace_the_sheet_s_up_to_the_link(rate_MBps):
+    """A flash drive's sequential rate a scenario gives replaces its sheet's (the 870 EVO's "up to
+    560 MB/s" on a desktop's AHCI port), and the drive's SATA link still holds it: its frames'
+    594 MB/s."""
+    given = f"volumes.drive.disks.seq_read_MBps={rate_MBps}"
+    r = simulate(loader.load("ext_870_evo", ["variant=atto_read", given]))
+    link_MBps = framing.sustained_Bps(CAT.get("buses", "sata_6g", "", ""), 256, 1.0) / 1e6
+    assert r.throughput_MBps == pytest.approx(min(rate_MBps, link_MBps), rel=0.001)
+
+
+@pytest.mark.parametrize(
+    "part_id, key, message",
+    [
+        (
+            "samsung_970_evo_plus_1tb",
+            "seq_write_MBps",
+            "seq_write_MBps: at least the drive's post_cache_write_MBps (1700 MB/s)",
+        ),
+        (
+            "samsung_970_evo_plus_1tb",
+            "command_overhead_ms",
+            "is a flash drive, whose figures a scenario may give here are seq_read_MBps and "
+            "seq_write_MBps",
+        ),
+        (  # a file's own value is the documented default, inside the span the catalog declares
+            "samsung_870_evo_1tb",
+            "seq_read_MBps",
+            "samsung_870_evo_1tb.unknowns.seq_read_MBps: the scenario's own value 1000.0 is the "
+            "documented default and must be from 560 to 594",
+        ),
+        (
+            "quote_hdd",
+            "seq_read_MBps",
+            "quote_hdd is a hard disk, whose figures a scenario may give here are "
+            "command_overhead_ms",
+        ),
+    ],
+)
+def test_a_drive_s_own_figure_it_cannot_take_is_one_line_and_status_2(
+    tmp_path, run_cli, part_id, key, message
+):
+    on = on_riser if part_id == "samsung_970_evo_plus_1tb" else on_hba
+    volume = on(part_id, 1, "single")
+    volume["disks"][key] = 1000
+    path = write(tmp_path / "s.yaml", scenario(volume, _random_read(1)))
+    status, out, err = run_cli("predict", path)
+    assert status == 2 and not out and err.count("\n") == 1 and message in err, err
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

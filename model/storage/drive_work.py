@@ -58,23 +58,40 @@ class DriveWork:
     own_copy: int = 1
 
 
+# the keys of a volume's disks that replace a catalog figure, by the kind of drive that has it: a
+# hard disk's time per command, a flash drive's sequential rates (model.storage.spec.DiskSet)
+OWN_FIGURES = {Disk: ("command_overhead_ms",), Ssd: ("seq_read_MBps", "seq_write_MBps")}
+
+
 def volume_drive(attachment: Attachment, vname: str) -> Disk | Ssd:
-    """The volume's drive: a catalog disk or flash drive, with the scenario's time per command."""
+    """The volume's drive: a catalog disk or flash drive, with the figures the scenario gives in
+    place of its catalog's (``OWN_FIGURES``: a hard disk's time per command, a flash drive's
+    sequential rates)."""
     body, catalog, where = attachment.body, attachment.catalog, attachment.where
     disk_set = body.volumes[vname].disks
-    part_id, key = disk_set.part, f"volumes.{vname}.disks.part"
-    if part_id in catalog.parts["ssds"]:
-        if disk_set.command_overhead_ms is not None:
-            raise UserError(
-                where,
-                f"volumes.{vname}.disks.command_overhead_ms",
-                f"{part_id} is a flash drive; only a hard disk has a time per command here",
-            )
-        return catalog.parts["ssds"][part_id]
-    part = catalog.get_one_of(("disks", "ssds"), part_id, where, key)
-    if disk_set.command_overhead_ms is None:
+    at = f"volumes.{vname}.disks"
+    part = catalog.get_one_of(("disks", "ssds"), disk_set.part, where, f"{at}.part")
+    own = OWN_FIGURES[type(part)]
+    given = {
+        name: value
+        for names in OWN_FIGURES.values()
+        for name in names
+        if (value := getattr(disk_set, name)) is not None
+    }
+    for name in given.keys() - set(own):
+        kind = "a flash drive" if isinstance(part, Ssd) else "a hard disk"
+        raise UserError(
+            where,
+            f"{at}.{name}",
+            f"{disk_set.part} is {kind}, whose figures a scenario may give here are "
+            f"{' and '.join(own)}",
+        )
+    if not given:
         return part
-    return replace(part, command_overhead_ms=disk_set.command_overhead_ms)
+    drive = replace(part, **given)
+    if isinstance(drive, Ssd):
+        drive.check_rates(where, at, tuple(given))
+    return drive
 
 
 def drive_work(

@@ -19,7 +19,9 @@ against the 15 to 30 us its power-protected DRAM answers in). Sustained writes r
 ``seq_write_MBps`` until ``write_cache_GB`` (the SLC or DRAM cache) is full, then at
 ``post_cache_write_MBps``: a stream's rate is its bytes over the time the two phases take (the
 flow's mean rate over the span).
-Datasheet figures and their sources: ``data/hardware/ssds.yaml``.
+Datasheet figures and their sources: ``data/hardware/ssds.yaml``, where a SATA drive's sequential
+rates, its maker's "up to" measurements, are declared open from the sheet's figure to its link's
+payload; a scenario's ``volumes.NAME.disks`` may give a drive's own (``drive_work.volume_drive``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from ..catalog import being_built
 from ..errors import UserError, readable
-from ..parts import Disk, Ssd, check_bay
+from ..parts import Disk, FlashMBps, Ssd, check_bay
 from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
 from ..settings import (
     LAN_TCP_RMEM_B,
@@ -115,12 +115,21 @@ class DiskSet:
     on the PCIe lanes of bus segment SEGMENT (slot N of it, no controller between).
     ``command_overhead_ms`` replaces a hard disk's own time per random command (the catalog's
     ``command_overhead_ms``) when the catalog part only stands in for the drive (a source that
-    names no model): a fact such a scenario can declare an unknown."""
+    names no model): a fact such a scenario can declare an unknown. ``seq_read_MBps`` and
+    ``seq_write_MBps`` replace a flash drive's sheet rates where the sheet's "up to" figure is not
+    the drive's own (a maker's measurement on its test system, which reviews exceed): a fact the
+    catalog declares an unknown where it is open (data/hardware/ssds.yaml: a SATA drive's, from the
+    sheet's figure to its link's payload)."""
 
     part: str  # the drive: an id of the catalog's disks or ssds
     count: PositiveInt
     attach: tuple[str, ...]  # CONTROLLER.CHANNEL, SHELF.BAY or nvme.SEGMENT.N per drive
     command_overhead_ms: NonNegativeFloat | None = None  # None: the catalog part's own
+    # a flash drive's sequential read rate, MB/s; None: the catalog part's sheet figure
+    seq_read_MBps: FlashMBps | None = None
+    # a flash drive's sequential write rate into its cache, MB/s; None: the catalog part's sheet
+    # figure
+    seq_write_MBps: FlashMBps | None = None
 
     def check(self, where: str, key: str) -> None:
         if self.count > len(self.attach):
