@@ -164,7 +164,8 @@ def _interval_lines(interval: Interval, each: str = "") -> list[str]:
     if _capped(interval):
         lines.append(
             f"  capped       at the path's capacity: {_fmt(interval.path_limit, 'MB/s')}{each}, "
-            "the bottleneck law's bound at its loosest over the parameters and unknowns"
+            "the bottleneck law's bound over its rated parts (not the CPU work it estimates), at "
+            "its loosest over the parameters and unknowns"
         )
     return lines
 

@@ -32,8 +32,10 @@ class Result:
     # (metric, why the model does not predict it) for figures a report measures and it cannot
     unpredicted: tuple[tuple[str, str], ...] = field(default=())
     # the bottleneck law's bound over the resources whose capacity is rated (links, buses, drives,
-    # memory: ``FlowResource.rated``), leaving out the CPU time the model spends on work it
-    # estimates in cycles; None where a model does not tell them apart (``bound_MBps`` then)
+    # memory: ``FlowResource.rated``; a TCP window a round trip, a rate the scenario sets), leaving
+    # out the CPU time the model spends on work it estimates in cycles; None where a model does
+    # not tell them apart or its bound counts no such work (``bound_MBps`` then: the
+    # memory-mapped test's, its drives' time alone)
     ceiling_MBps: float | None = None
 
     @property
@@ -58,12 +60,16 @@ class Result:
         falsifies a reading or a cost (``validate.bound_excess``)."""
         return self._allowed(metric, self.bound_MBps)
 
+    @property
+    def rated_bound_MBps(self) -> float:
+        """The bound over the path's rated parts: ``ceiling_MBps``, else ``bound_MBps``."""
+        return self.bound_MBps if self.ceiling_MBps is None else self.ceiling_MBps
+
     def ceiling(self, metric: str) -> float | None:
-        """What the path's rated parts allow ``metric`` (``ceiling_MBps``, else ``limit``): the
-        interval's cap, since a bound the model's estimate of CPU work sets is no ceiling (the
-        interval audit: a purchase's md RAID6 had no upside past its raid5d's estimated cycles)."""
-        bound = self.bound_MBps if self.ceiling_MBps is None else self.ceiling_MBps
-        return self._allowed(metric, bound)
+        """What the path's rated parts allow ``metric`` (``rated_bound_MBps``): the interval's
+        cap, since a bound the model's estimate of CPU work sets is no ceiling (the interval
+        audit: a purchase's md RAID6 had no upside past its raid5d's estimated cycles)."""
+        return self._allowed(metric, self.rated_bound_MBps)
 
     def _allowed(self, metric: str, bound: float) -> float | None:
         if not bound or not math.isfinite(bound):

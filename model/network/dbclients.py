@@ -42,7 +42,7 @@ from ..errors import NotModelled
 from ..nic_links import check_mtu, nic_notes
 from ..result import Result, busiest
 from ..settings import TcpBuffers
-from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.flows import FlowNetwork, FlowResource, rated_usage
 from ..spec import ModelRecord, Scenario
 from . import tcp
 from .hosts import NET_CROSSINGS, HostNet, charge, host_net
@@ -142,7 +142,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         else 0.0
     )
 
-    alone_s = [0.0] * w.clients  # each client's reads with the whole system to itself
+    # each client's reads with the whole system to itself, over every resource and over the rated
+    # ones alone (``FlowResource.rated``: its CPU work an estimate, its round trips, NICs and
+    # windows not)
+    alone_s = {rated: [0.0] * w.clients for rated in (False, True)}
 
     windowed = []  # the replies a TCP window caps, to tell how much of their time it bound them
 
@@ -153,14 +156,16 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         name: str,
         cap: float = float("inf"),
     ):
-        alone_s[i] += size_B * max(max(a / r.capacity for r, a in usage.items()), 1.0 / cap)
+        alone_s[False][i] += _alone_s(size_B, usage, cap)
+        alone_s[True][i] += _alone_s(size_B, rated_usage(usage), cap)
         flow = net.transfer(size_B, usage, name=name, max_rate_Bps=cap)
         if math.isfinite(cap):
             windowed.append(flow)
         return flow.done
 
     def wait(i: int, seconds: float):
-        alone_s[i] += seconds
+        for alone in alone_s.values():
+            alone[i] += seconds
         return env.timeout(seconds)
 
     def compute(
@@ -263,7 +268,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         raise NotModelled("a client that never finished")
     makespan = max(finished)
     per_client_B = w.reads_per_client * read_B
-    bound = _bound_MBps(net, per_client_B, max(alone_s))
+    bound = _bound_MBps(net, per_client_B, max(alone_s[False]))
     utilization = net.utilization(makespan)
     # the window beside the resources: the share of the clients' time their replies ran at it
     # (named the bottleneck where a long round trip makes it the limit, as a WAN transfer's)
@@ -292,6 +297,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=makespan,
         utilization=utilization,
         bound_MBps=bound,
+        ceiling_MBps=_bound_MBps(net, per_client_B, max(alone_s[True]), rated=True),
         notes=(
             f"per client: {w.clients} client(s), {body.client_mode}, test {w.test}",
             *nic_notes(
@@ -307,11 +313,24 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
 
 
-def _bound_MBps(net: FlowNetwork, per_client_B: float, alone_s: float) -> float:
+def _alone_s(size_B: float, usage: dict[FlowResource, float], cap_Bps: float) -> float:
+    """A phase's time with the system to itself: its bytes at its slowest resource's pace, or at
+    its cap (a TCP window a round trip) where that is slower."""
+    slowest_s = max((a / r.capacity for r, a in usage.items()), default=0.0)
+    return size_B * max(slowest_s, 1.0 / cap_Bps)
+
+
+def _bound_MBps(
+    net: FlowNetwork, per_client_B: float, alone_s: float, rated: bool = False
+) -> float:
     """Two lower bounds on the time until every client is done, as a rate per client: the busiest
     resource's total demand over its capacity (the bottleneck law), and the longest client's reads
-    with the system to itself (phases one after another, each at its fastest)."""
-    busiest_s = max((r.carried / r.capacity for r in net.resources.values()), default=0.0)
+    with the system to itself (phases one after another, each at its fastest); with ``rated``, of
+    the rated resources alone and ``alone_s`` counted over them (``Result.ceiling_MBps``)."""
+    busiest_s = max(
+        (r.carried / r.capacity for r in net.resources.values() if r.rated or not rated),
+        default=0.0,
+    )
     return per_client_B / max(busiest_s, alone_s, 1e-12) / 1e6
 
 

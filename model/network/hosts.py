@@ -43,7 +43,7 @@ from .. import memory
 from ..catalog import Catalog
 from ..nic_links import cards_Bps
 from ..parts import Host, Nic
-from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.flows import FlowNetwork, FlowResource, rated_usage
 
 # pass -> times a byte a host sends or receives crosses its memory: the copy between the program's
 # buffer and its socket (``copy_s_per_byte``), the NIC's DMA of it
@@ -209,8 +209,11 @@ def charge_frames(
     charge(usage, side, side.one_core(f"rss {side.label}.{flow % side.host.cores}"), seconds)
 
 
-def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[float]) -> float:
-    """An upper bound on the total rate of flows with these usages and rate caps.
+def partition_bound_Bps(
+    usages: list[dict[FlowResource, float]], caps: list[float], rated: bool = False
+) -> float:
+    """An upper bound on the total rate of flows with these usages and rate caps (over the rated
+    resources alone with ``rated``, ``FlowResource.rated``: ``Result.ceiling_MBps``).
 
     Max-min fair sharing never beats the best total any allocation can reach, and that best total is
     no more than: the sum of the flows' own limits, each flow's cap or, if less, the least of its
@@ -222,6 +225,8 @@ def partition_bound_Bps(usages: list[dict[FlowResource, float]], caps: list[floa
     whatever its name (each drive of an array every stream reads, ``disk data.0``, named like its
     siblings).
     """
+    if rated:
+        usages = [rated_usage(usage) for usage in usages]
     alone = [
         min([cap, *(res.capacity / a for res, a in usage.items() if a > 0.0)])
         for usage, cap in zip(usages, caps, strict=True)

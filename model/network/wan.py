@@ -40,7 +40,16 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 
 The bound (the bottleneck law) counts what no run can pass: the resources, each TCP stream's
 window / RTT x (1 - loss) and Tsunami's set rate, not TCP's loss-limited rate, a response function
-fitted to runs that a run may beat, so an interval may reach above it.
+fitted to runs that a run may beat, so an interval may reach above it. The interval's cap
+(``Result.ceiling_MBps``) is the same law over the rated resources alone (``FlowResource.rated``:
+NICs, cards, circuits, drives, buses, memory), leaving out the cores' time, an estimate of cycles a
+frame and a byte (the literature's ``net_cycles_per_frame``, the calibrated copy passes) that a
+faster host or a leaner stack beats (a single 100 GbE stream held to its receiving core's estimate
+where fasterdata's runs reach past it). It keeps the window a round trip and Tsunami's rate: a
+sender keeps no more than the receiver's advertised window unacknowledged (RFC 9293, 3.8.6), a
+window the declared socket buffers and ``tcp_adv_win_scale`` fix (``tcp.window_B``, the kernel's
+arithmetic, not an estimate of work), and Tsunami's server paces its blocks to the rate the
+session sets.
 
 Bulk data moves as flows: the cost of a run grows with the number of flows and their changes, not
 with the bytes, so a terabyte simulates as fast as a gigabyte. Calibrated on ``atlas_wan``
@@ -172,9 +181,9 @@ class _FlowSpec:
     usage: dict[FlowResource, float]
     cap_Bps: float
     delay_s: float
-    # what no run of the flow can pass, for the bound: its window / RTT x (1 - loss), or
-    # Tsunami's set rate; not TCP's loss-limited rate, a response function fitted to
-    # measurements (Mathis et al.'s constant, CUBIC's), which a run may beat (None: cap_Bps)
+    # what no run of the flow can pass, for the bound and the ceiling: its window / RTT x
+    # (1 - loss), or Tsunami's set rate; not TCP's loss-limited rate, a response function fitted
+    # to measurements (Mathis et al.'s constant, CUBIC's), which a run may beat (None: cap_Bps)
     ceiling_Bps: float | None = None
     # a TCP stream's rounds of slow start, after its set-up round trips (None: no slow start, a
     # Tsunami session), and whether it sends all its data within them, its window never reaching
@@ -620,7 +629,8 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env.run()
     elapsed = env.now + rtt_s / 2.0  # the last byte still has to cross the path
     ceilings = [f.cap_Bps if f.ceiling_Bps is None else f.ceiling_Bps for f in flows]
-    bound = partition_bound_Bps([f.usage for f in flows], ceilings) / 1e6
+    usages = [f.usage for f in flows]
+    bound = partition_bound_Bps(usages, ceilings) / 1e6
     utilization = net.utilization(elapsed)
     # the flows' own limit (TCP window or loss, Tsunami's target rate) beside the resources: the
     # share of it they used over the run, as the resources' own are, so that a window-limited
@@ -643,6 +653,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bound,
+        ceiling_MBps=partition_bound_Bps(usages, ceilings, rated=True) / 1e6,
         notes=(
             *built.notes,
             *_ramp_note(ran, rtt_s, elapsed),

@@ -104,10 +104,13 @@ The bound is the bottleneck law over every resource a pair uses: each drive (its
 the link (its bytes a pair), the interrupt cores' sending work, the clients' md5 checks, and the
 workers' CPU (its requests' work; a worker asleep on a read uses none); and each client's own pace
 where that is less (a pair sent at one connection's best, its md5 check, its round trips and its
-requests' work, one after another). Utilisation is each one's busy time over the
-run's, and one more figure, the share of the time the volume has a read in flight (iostat's %util
-of the device), names what a server whose workers sleep on reads waits for: its drives, though
-none is saturated.
+requests' work, one after another). The interval's cap (``Result.ceiling_MBps``) is the same
+law over the rated parts alone, the links, the windows and the drives, and the pace of a pair at
+its links and window with its round trips: the sending work, the md5 checks and the workers'
+requests are estimates of cycles (``ESTIMATED``), which a faster host or a leaner build beats.
+Utilisation is each one's busy time over the run's, and one more figure, the share of the time the
+volume has a read in flight (iostat's %util of the device), names what a server whose workers
+sleep on reads waits for: its drives, though none is saturated.
 
 In the report the page cache holds under 0.03% of the 4 TB data set, so nearly every read goes to
 disk (``data_cached``, ``model.servers.download_files``). The tuned ("optimized") deadline
@@ -176,6 +179,14 @@ SIMULATED_PAIRS = 2000
 # the utilisation entry of the clients' own pace: each client's pairs one after another, each sent
 # at what one connection alone gets, then checked (its md5 sum, the next pair's round trips)
 CLIENT_PACE = "clients' pace (a pair at a time)"
+# the resources of the bottleneck law whose capacity is CPU work the model estimates in cycles
+# (the sending work a frame, the clients' md5 rate, the workers' requests), which the interval's
+# cap leaves out (``Result.ceiling_MBps``); the links, the windows and the drives are rated
+ESTIMATED = SENDING, MD5_CHECKS, WORKERS = (
+    "server irq (TCP sending)",
+    "client md5 checks",
+    "nginx workers",
+)
 # ...and of large files fewer: a loop's cost is its read-ahead windows, so past WINDOWS_SIMULATED
 # of them (488 pairs of 256 MiB files at 128 KiB windows, some 0.7 s) a run follows what they
 # hold, each client still fetching PAIRS_PER_CLIENT pairs at least, so that a run's ends, where
@@ -295,6 +306,13 @@ def round_trips_s(body: DownloadBody) -> float:
     byte back, and with a new connection a file (``per_file``) its handshake too."""
     per_file = 1 if body.server.connections == "keep_alive" else 2
     return 2 * per_file * body.lan_rtt_ms / 1e3
+
+
+def waits_s(body: DownloadBody, file_B: int, rate_Bps: float) -> float:
+    """What a pair's two files wait for besides their bytes and any CPU work: their round trips
+    (``round_trips_s``) and the rounds a new connection loses to slow start at ``rate_Bps``
+    (``slow_start_s``)."""
+    return round_trips_s(body) + slow_start_s(body, file_B, rate_Bps)
 
 
 def access_time_writes_s(places: np.ndarray, atime: str) -> np.ndarray:
@@ -471,7 +489,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # sum, then each of the next pair's two files waits for its round trips and slow start
     check_s = file_B / (body.workload.client_md5_MBps * 1e6)
     cpu_s = request_s(body, host)  # a worker's CPU on one request
-    between_s = check_s + round_trips_s(body) + slow_start_s(body, file_B, one_flow_Bps)
+    between_s = check_s + waits_s(body, file_B, one_flow_Bps)
 
     def follow(simulated: int):
         """The loop over ``simulated`` of the run's pairs: the pairs' reads (``Directory.places``),
@@ -575,17 +593,17 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     drive_f, drive_i = drives[:2]
     asleep_s = {"opening": asleep_opening_s, "data": asleep_data_s}
     # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
-    # serve at once.
+    # serve at once (the CPU work of ESTIMATED among them).
     demand_s = {
         "server link": (carried_B / link_Bps / simulated, 1),
-        "server irq (TCP sending)": (
+        SENDING: (
             carried_B * send_s_per_byte(body, host, file_B) / simulated,
             flow_cores(body.irq_affinity, host, clients),
         ),
         "client links": (carried_B / client_link_Bps / simulated, clients),
         "tcp windows": (carried_B / window_Bps(body) / simulated, clients),
         # each client checks a pair's md5 sum before it asks for the next
-        "client md5 checks": (check_s, clients),
+        MD5_CHECKS: (check_s, clients),
     }
     demand_s.update(
         {
@@ -595,16 +613,20 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     )
     # a worker asleep on a read uses no CPU: the workers' CPU is their two requests a pair, on as
     # many cores as there are workers, at most the host's
-    demand_s["nginx workers"] = (
+    demand_s[WORKERS] = (
         2 * cpu_s,
         min(body.server.workers, host.cores),
     )
     # and each client's own pace: its pairs one after another, each sent at no more than one
     # connection alone gets, then checked
     pace_s = file_B / one_flow_Bps + between_s + 2 * cpu_s
-    bound_MBps = (
-        min(clients * pair_B / pace_s, min(n * pair_B / d for d, n in demand_s.values() if d > 0))
-        / 1e6
+    bound_MBps = pairs_bound_MBps(demand_s, clients * pair_B / pace_s, pair_B)
+    # over the rated parts alone: a connection at its links and window, its waits without the CPU
+    # work (the md5 check, the requests)
+    rated_Bps = min(link_Bps, client_Bps)
+    rated = {name: demand for name, demand in demand_s.items() if name not in ESTIMATED}
+    ceiling_MBps = pairs_bound_MBps(
+        rated, clients * pair_B / (file_B / rated_Bps + waits_s(body, file_B, rated_Bps)), pair_B
     )
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
     busiest = max(utilization.values())
@@ -649,7 +671,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"{clients} client(s) fetches a pair, then checks its md5 sum, then asks for the next "
             "(more clients keep more pairs in flight)",
         )
-    if busiest >= 0.9 and busiest == utilization["nginx workers"]:
+    if busiest >= 0.9 and busiest == utilization[WORKERS]:
         notes += (workers_note(body, host),)
     if warm_s and busiest < 0.9:
         notes += (
@@ -670,8 +692,17 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         elapsed_s=elapsed,
         utilization=utilization,
         bound_MBps=bound_MBps,
+        ceiling_MBps=ceiling_MBps,
         notes=notes,
     )
+
+
+def pairs_bound_MBps(
+    demand_s: dict[str, tuple[float, int]], pace_Bps: float, pair_B: float
+) -> float:
+    """The bottleneck law over ``demand_s`` (each resource's seconds a pair and how many serve at
+    once), or the clients' own pace (``pace_Bps``, bytes a second) where that is less, in MB/s."""
+    return min(pace_Bps, min(n * pair_B / d for d, n in demand_s.values() if d > 0)) / 1e6
 
 
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:

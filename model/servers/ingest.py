@@ -39,6 +39,12 @@ one :class:`~model.sim.flows.FlowNetwork`:
 - A client's TCP window carries at most a window a round trip (``model.storage.front``, where a
   round trip could bind it): its own stage, ``TCP windows``, not its NIC's.
 
+The bound is the bottleneck law over every stage, each client's own limits (what it is asked to
+write, its files' round trips) and the storage path's own bound; the interval's cap
+(``Result.ceiling_MBps``) is the same over the rated stages alone (``FlowResource.rated``: the
+NICs, the TCP windows, the bond, the host's memory, the storage path's rated parts), leaving out
+the interrupts', smbd's and the host's cores' time, estimates of cycles a frame and a byte.
+
 Not modelled (the report does not describe them): the acquisition servers' CPUs, the switch,
 smbd's per-request work, XFS metadata. The aggregate is
 the steady state with every client writing at once: the weighted max-min fair rates of the
@@ -101,6 +107,10 @@ class IngestResult:
     stage_capacity_MBps: dict[str, float]
     stage_utilization: dict[str, float]  # each stage's busiest resource, 0..1
     bound_MBps: float  # the bottleneck law's upper bound on the aggregate
+    # the same over the rated resources alone (``FlowResource.rated``: NICs, windows, the bond,
+    # memory) and the storage path's own ceiling, leaving out the CPU work the model estimates
+    # (interrupts, smbd, the host's cores): ``Result.ceiling_MBps``, the interval's cap
+    ceiling_MBps: float
     # the most one client writes, its files one after another, each with its CREATE and CLOSE
     # round trips (``file_round_trips_Bps``)
     file_round_trips_MBps: float
@@ -229,10 +239,10 @@ def predict(
     offered = all(rate >= cap_Bps * (1 - 1e-9) for rate in rates)
     turns = not offered and all(rate >= files_Bps * (1 - 1e-9) for rate in rates)
     tbph = aggregate_Bps * 3600 / 1e12
-    bound = min(
-        partition_bound_Bps(usages, [min(cap_Bps, files_Bps)] * len(usages)) / 1e6,
-        storage.bound_MBps,
-    )
+    # each client's own limits: what it is asked to write, its files' round trips
+    caps = [min(cap_Bps, files_Bps)] * len(usages)
+    bound = min(partition_bound_Bps(usages, caps) / 1e6, storage.bound_MBps)
+    ceiling = min(partition_bound_Bps(usages, caps, rated=True) / 1e6, storage.rated_bound_MBps)
     limit = OFFERED_LOAD if offered else FILE_ROUND_TRIPS if turns else None
     return IngestResult(
         clients=config.clients,
@@ -253,6 +263,7 @@ def predict(
             if s in capacity
         },
         bound_MBps=bound,
+        ceiling_MBps=ceiling,
         file_round_trips_MBps=files_Bps / 1e6,
         storage=storage,
     )
@@ -293,6 +304,7 @@ def simulate(
         elapsed_s=bytes_moved / (out.aggregate_MBps * 1e6),
         utilization=utilization,
         bound_MBps=out.bound_MBps,
+        ceiling_MBps=out.ceiling_MBps,
         notes=notes,
     )
 

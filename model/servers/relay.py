@@ -27,11 +27,13 @@ The feed arrives as a steady stream at ``feed.rate_GBph``, cut into products of 
 cluster carries it all when no station is saturated, else its queues grow and the run takes longer:
 ``throughput_MBps`` is what the sites receive over the run. ``bound_MBps`` is the bottleneck law
 over every station for the same assignment of sites, and the feed itself (the sites get at most what
-they are sent, so an interval never reaches past it): below it the cluster keeps up, its bottleneck
-the offered load (``"offered load"`` in the utilisation, the share of the feed the sites got over
-the run, the busiest then a station short of full); above it the cluster falls behind at its
-bottleneck station's rate, its queues growing without bound, which the model gives as that steady
-state (the bottleneck law) rather than product by product. The notes say which, and carry the
+they are sent, so an interval never reaches past it; the interval's cap, ``ceiling_MBps``, is the
+same over the links alone and the feed, a packet core's cycles being the model's estimate of the
+work: ``rated``): below it the cluster keeps up, its bottleneck the offered load (``"offered
+load"`` in the utilisation, the share of the feed the sites got over the run, the busiest then a
+station short of full); above it the cluster falls behind at its bottleneck station's rate, its
+queues growing without bound, which the model gives as that steady state (the bottleneck law)
+rather than product by product. The notes say which, and carry the
 availability of the virtual server (``model.servers.availability``): one director against a failover
 pair, and the real servers, counted up only while those alive carry the offered load (k of n, by the
 bottleneck law with the sites reconnected to them).
@@ -335,6 +337,14 @@ def bound_MBps(stages: Stages, caps: dict[str, float], sites_per_server: list[in
     return capacity(stages, caps, sites_per_server)[0]
 
 
+def rated(caps: dict[str, float]) -> dict[str, float]:
+    """The stations of ``caps`` whose capacity is rated, the links: a packet core's
+    (``... packets``) is cycles of work the model estimates (``forward_cycles_per_packet``, the
+    frames' ``NET_CYCLES_PER_FRAME``), which the interval's cap leaves out
+    (``Result.ceiling_MBps``)."""
+    return {name: cap for name, cap in caps.items() if " packets" not in name}
+
+
 def assign_sites(scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: int, sites: int):
     """Connect ``sites`` sites one after another through the director's scheduler."""
     dispatcher = lvs.Dispatcher(range(servers), scheduler, list(weights) or None)
@@ -456,6 +466,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         utilization=utilization,
         # the sites get at most what they are sent: the feed is an input, not a capacity to doubt
         bound_MBps=min(bound, offered_MBps),
+        ceiling_MBps=min(bound_MBps(stages, rated(caps), sites_per_server), offered_MBps),
         notes=_capacity_notes(body, stages, kit, sites_per_server, offered_MBps, verdict)
         + (
             f"simulated: a stretch of the feed, {feed.products:,} products to each of the "

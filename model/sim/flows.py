@@ -141,6 +141,12 @@ class Flow:
         return f"Flow({self.name!r}, {self.size_B} B)"
 
 
+def rated_usage(usage: dict[FlowResource, float]) -> dict[FlowResource, float]:
+    """A flow's usage of the rated resources alone (``FlowResource.rated``): what bounds it past
+    the CPU work a model estimates, the bound ``Result.ceiling_MBps`` gives."""
+    return {res: per_byte for res, per_byte in usage.items() if res.rated}
+
+
 def max_min_rates(
     flows: list[Flow], live: list[bool] | None = None, resources: list[FlowResource] | None = None
 ) -> list[float]:

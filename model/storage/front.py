@@ -433,8 +433,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env.process(clients())
     env.run()
     bound = partition_bound_Bps(front.usages, [cap_Bps] * flows) / 1e6
-    rated = [{res: u for res, u in usage.items() if res.rated} for usage in front.usages]
-    ceiling = partition_bound_Bps(rated, [cap_Bps] * flows) / 1e6  # Result.ceiling_MBps
+    ceiling = partition_bound_Bps(front.usages, [cap_Bps] * flows, rated=True) / 1e6
     members = sorted(set(front.members))
     each = f", {c.connections} connections each" if c.connections > 1 else ""
     notes = (

@@ -34,7 +34,7 @@ from ..catalog import Catalog
 from ..parts import Host, Ssd
 from ..result import Result, busiest
 from ..settings import page_cache_B
-from ..sim.flows import FlowNetwork, FlowResource
+from ..sim.flows import FlowNetwork, FlowResource, rated_usage
 from ..spec import Scenario
 from . import direct, raid5d, requests, topology, writecache, zfs
 from .attachment import raid_processor_note
@@ -231,9 +231,8 @@ def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]], rated: bool =
     """
     demand: dict[FlowResource, float] = {}
     for usage in usages:
-        for res, per_byte in usage.items():
-            if res.rated or not rated:
-                demand[res] = demand.get(res, 0.0) + per_byte / len(usages)
+        for res, per_byte in (rated_usage(usage) if rated else usage).items():
+            demand[res] = demand.get(res, 0.0) + per_byte / len(usages)
     return min((res.capacity / d for res, d in demand.items() if d > 0), default=math.inf) / 1e6
 
 

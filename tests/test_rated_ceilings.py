@@ -1,0 +1,177 @@
+"""The interval's cap in every model: the bottleneck law over the path's rated parts
+(``Result.ceiling_MBps``: links, NICs, drives, memory, a TCP window a round trip, a rate the
+scenario sets), never the CPU work a model estimates in cycles; ``validate.bound_excess`` still
+holds a measurement to the whole bound (``Result.bound_MBps``).
+
+One CPU-bound case a model family: the WAN transfer's single 100 GbE stream held to its receiving
+core (capped at that core's 4,236 MB/s where its NICs allow 12,376), the MDSplus server's core,
+the microscope ingest's interrupt core, the download server's interrupt core sending without TSO,
+and the relay's director forwarding its sites' packets on one core."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from model import measured, model_error, params, registry, scenario, uncertainty, validate
+from model.network import tcp
+from model.simulate import simulate
+
+# the relay of current machines the planner's audit quoted (tests/test_relay.py's CURRENT): its
+# director forwards every site's ACKs on one core
+RELAY_CURRENT = (
+    "director.host=lenovo_sr665_v3",
+    "director.nic=mellanox_cx4_lx_25g",
+    "real_servers.host=lenovo_sr665_v3",
+    "real_servers.nic=mellanox_cx4_lx_25g",
+    "real_servers.count=8",
+    "link=lan_25gbe",
+    "feed.rate_GBph=100",
+    "feed.sites=1000",
+    "feed.product_kB=1000",
+)
+# the download server sending a data set cached in memory on 10 GbE, its TCP sending work on one
+# core without TSO (tests/test_download.py's CACHED_10GBE)
+DOWNLOAD_CACHED = (
+    "variant=r6_def",
+    "workload.dataset_files=400",
+    "workload.files=2502",
+    "host=dell_r720",
+    "server.memory_MB=1200",
+    "server.atime=noatime",
+    "server_nic=nic_10gbe",
+    "server.workers=8",
+    "workload.clients=9",
+    "tcp.tso=false",
+)
+
+# (scenario, overrides that bind it on estimated CPU work, the resource that binds, overrides of
+# the same path that bind it on its rated parts instead)
+CASES = {
+    "wan_transfer": (
+        "ext_net_fasterdata_100g",
+        ("variant=single_stream",),
+        "core receiver.s0",
+        ("variant=parallel_12",),  # twelve streams fill the NICs
+    ),
+    "db_clients": ("mdsplus", ("variant=thin",), "core server0.c0", None),
+    "ingest": (
+        "em_ingest_microscopes",
+        ("irq_affinity=cpu0",),
+        "interrupts",
+        ("irq_affinity=spread",),  # the hashed bond binds
+    ),
+    "download_server": (
+        "eah_download",
+        (*DOWNLOAD_CACHED, "irq_affinity=cpu0"),
+        "server irq (TCP sending)",
+        (*DOWNLOAD_CACHED, "irq_affinity=rss"),  # the link binds
+    ),
+    "relay_cluster": (
+        "psu_relay",
+        RELAY_CURRENT,
+        "director packets",
+        (*RELAY_CURRENT, "irq_affinity=spread"),  # the real servers' links bind
+    ),
+}
+
+
+@pytest.fixture
+def wide_model_error(monkeypatch, tmp_path):
+    """A model error of e^4 each way for every model, so an interval reaches as far as its cap."""
+    wide = {"log_widen_90": 4.0, "covers": "a test's"}
+    path = tmp_path / "model_error.json"
+    every = {name: wide for name in registry.MODELS}
+    path.write_text(json.dumps({"models": every, "new_hardware": every}))
+    monkeypatch.setattr(model_error, "MODEL_ERROR", path)
+
+
+def _cpu_bound(model: str):
+    name, overrides, binds, _ = CASES[model]
+    loaded = scenario.load(name, list(overrides))
+    result = simulate(loaded, params.calibrated())
+    assert result.bottleneck == binds
+    return loaded, result
+
+
+def _rated_MBps(model: str) -> float | None:
+    """What the path's rated parts carry, from a run of it they bind; None for an MDSplus client,
+    whose every path a core binds (``test_an_mdsplus_client_s_ceiling_is_...``)."""
+    name, _, _, rated = CASES[model]
+    if rated is None:
+        return None
+    return simulate(scenario.load(name, list(rated)), params.calibrated()).bound_MBps
+
+
+@pytest.mark.parametrize("model", list(CASES))
+def test_a_cpu_bound_interval_reaches_past_its_cpu_bound_to_its_rated_parts(
+    model, wide_model_error
+):
+    """The ext_net_fasterdata_100g single stream was capped at its receiving core's 4,236 MB/s
+    where its NICs allow 12,376 MB/s and fasterdata's runs reach 4,375 MB/s."""
+    loaded, result = _cpu_bound(model)
+    if _rated_MBps(model) is not None:
+        assert result.ceiling_MBps == pytest.approx(_rated_MBps(model), rel=1e-6)
+    assert result.ceiling_MBps > 1.4 * result.bound_MBps
+    assert result.ceiling("throughput_MBps") == result.ceiling_MBps
+    wide = uncertainty.interval(loaded)
+    assert wide.high > 1.05 * result.bound_MBps  # past the estimated CPU work
+    assert wide.high == pytest.approx(wide.path_limit)  # but capped, at the rated parts
+    assert result.ceiling_MBps <= wide.path_limit <= 1.05 * result.ceiling_MBps
+
+
+def test_the_text_gives_the_rated_parts_as_the_cap_beside_the_whole_bound(
+    run_cli, wide_model_error
+):
+    status, out, err = run_cli(
+        "predict", "ext_net_fasterdata_100g", "--set", "variant=single_stream"
+    )
+    assert status == 0, err
+    assert (
+        "  capped       at the path's capacity: 12,376 MB/s, the bottleneck law's bound over its "
+        "rated parts (not the CPU work it estimates)" in out
+    )
+    assert "  bound        4,236 MB/s  (bottleneck law)" in out
+
+
+def test_an_mdsplus_client_s_ceiling_is_its_round_trips_and_its_nic():
+    """A client's reads one after another, each at least its request's round trip and its bytes
+    at the NIC's rate: under 1 GbE's TCP payload, over ten times its server core's bound."""
+    _, result = _cpu_bound("db_clients")
+    gigabit_MBps = 1e9 / 8 / tcp.tcp_wire_per_byte(1500) / 1e6
+    assert 10 * result.bound_MBps < result.ceiling_MBps < gigabit_MBps
+
+
+def _row(name: str, overrides: tuple[str, ...], MBps: float) -> measured.Row:
+    return measured.Row(
+        table="a_test",
+        id="cpu_bound",
+        scenario=name,
+        overrides=overrides,
+        role="result",
+        config={},
+        metric="throughput_MBps",
+        value=MBps,
+        unit="MB/s",
+        relative_to=None,
+        bound="",
+        source="a test",
+        note="",
+    )
+
+
+@pytest.mark.parametrize("model", list(CASES))
+def test_a_measurement_past_the_cpu_bound_still_falsifies_the_cost(model):
+    """Validation holds a measurement to the whole bound, the estimated CPU work included
+    (``validate.bound_excess``): one between the CPU bound and the rated ceiling lies past the
+    path, by its log ratio past the rounding."""
+    name, overrides, _, _ = CASES[model]
+    _, result = _cpu_bound(model)
+    assert result.limit("throughput_MBps") == result.bound_MBps
+    past = 1.3 * result.bound_MBps
+    assert past < result.ceiling_MBps
+    row = _row(name, overrides, past)
+    excess = validate.bound_excess(row, params.calibrated())
+    assert excess == pytest.approx(math.log(1.3 / (1 + measured.ROUNDING)), rel=1e-6)
