@@ -277,7 +277,7 @@ SECTION_SENTENCE_KEYS = 3
 def meaning(cls: type, name: str) -> str:
     """What the spec says a key of ``cls`` means: its comments, then its docstring's sentences
     naming it (those naming many keys only where the key has no comment of its own). A dataclass
-    that extends another (``TcpTuned`` of ``TcpBuffers``) keeps what its base says of a key: the
+    that extends another (``TcpTuned`` of ``TcpCaps``) keeps what its base says of a key: the
     comment is the nearest class's that has one, the sentences those of each class's docstring,
     the class's own first."""
     sources = [_source(c) for c in cls.__mro__ if dataclasses.is_dataclass(c)]

@@ -243,7 +243,20 @@ def lan_tcp(hosts: Any) -> TcpBuffers:
 
 
 @dataclass(frozen=True)
-class TcpSettings(TcpBuffers):
+class TcpCaps(TcpBuffers):
+    """``TcpBuffers`` with the ``net.core`` caps on a buffer the application asks for itself
+    (setsockopt ``SO_RCVBUF``, ``SO_SNDBUF``): Linux caps the request at ``core_rmem_max_B`` or
+    ``core_wmem_max_B`` and doubles it, and then ``tcp_rmem_B`` and ``tcp_wmem_B`` no longer size
+    that socket (``model.network.tcp.socket_buffers_B``)."""
+
+    # net.core.rmem_max: the most of a receive buffer an application's request is taken for
+    core_rmem_max_B: SysctlInt = 131071
+    # net.core.wmem_max: the most of a send buffer an application's request is taken for
+    core_wmem_max_B: SysctlInt = 131071
+
+
+@dataclass(frozen=True)
+class TcpSettings(TcpCaps):
     """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS
     report): the buffers' and the offloads, the ``net.core`` caps on a buffer the application asks
     for, the first congestion window and the congestion control.
@@ -289,9 +302,7 @@ class TcpSettings(TcpBuffers):
     """
 
     core_rmem_default_B: SysctlInt = 65535
-    core_rmem_max_B: SysctlInt = 131071
     core_wmem_default_B: SysctlInt = 65535
-    core_wmem_max_B: SysctlInt = 131071
     initial_window_segments: PositiveInt = 3
     # how slow start grows the window (model.network.tcp.slow_start_growth): a segment per ACK
     # (Linux before 3.13, the reports' kernels) or per segment each ACK covers (3.13 on)
@@ -306,13 +317,18 @@ class TcpSettings(TcpBuffers):
 
 
 @dataclass(frozen=True)
-class TcpTuned(TcpBuffers):
-    """``TcpBuffers`` with larger buffers on every host: the MDSplus report's TCP test (section
+class TcpTuned(TcpCaps):
+    """``TcpCaps`` with larger buffers on every host: the MDSplus report's TCP test (section
     3.7, 'We increased the maximum TCP send and receive buffers and the memory reserved for TCP
     buffers also', 'commonly recommended settings for database-serving systems'), which gives no
     values. Its defaults are the ones then commonly recommended (estimated): buffers of up to
-    16 MiB, a send buffer that starts at 64 KiB, and tcp_mem's thresholds at 3, 4 and 6 GiB of
-    4 KiB pages. A key set here changes only that key: the others keep these defaults."""
+    16 MiB, whether the kernel sizes them or the application asks, a send buffer that starts at
+    64 KiB, and tcp_mem's thresholds at 3, 4 and 6 GiB of 4 KiB pages. A key set here changes only
+    that key: the others keep these defaults."""
+
+    # estimated: net.core.rmem_max and wmem_max as commonly tuned then, 16 MiB
+    core_rmem_max_B: SysctlInt = 16777216
+    core_wmem_max_B: SysctlInt = 16777216
 
     # estimated: net.ipv4.tcp_rmem as commonly tuned then, a maximum of 16 MiB
     tcp_rmem_B: tuple[SysctlInt, ...] = (4096, 87380, 16777216)

@@ -215,8 +215,10 @@ def test_tree_on_more_servers_than_exist_is_refused(run_cli):
 def test_setting_one_tuned_tcp_key_keeps_the_other_tuned_defaults(tmp_path):
     """``tcp_tuned`` is a section of its own defaults: setting one of its keys (here ``tso`` to its
     default) keeps the larger buffers, from --set and from the file alike (the section was once
-    rebuilt from the untuned defaults, 2.41 MB/s against the tuned 4.07 at 20 ms)."""
-    tuned = ("lan_rtt_ms=20",)
+    rebuilt from the untuned defaults, 2.41 MB/s against the tuned 4.07 at 20 ms). The buffers
+    are the kernel's here (socket_buffer_B null): mdsip's own request of 32 KiB sizes its sockets
+    whatever tcp_rmem allows."""
+    tuned = ("lan_rtt_ms=20", "socket_buffer_B=null")
     base = _run("thin", "tcp_tuned", 4, *tuned)
     one_key = _run("thin", "tcp_tuned", 4, *tuned, "tcp_tuned.tso=false")
     assert one_key.throughput_MBps == pytest.approx(base.throughput_MBps, rel=1e-12)
@@ -238,8 +240,6 @@ def test_setting_one_tuned_tcp_key_keeps_the_other_tuned_defaults(tmp_path):
 @pytest.mark.parametrize(
     "key",
     [
-        "core_rmem_max_B=8388608",
-        "core_wmem_max_B=8388608",
         "core_rmem_default_B=262144",
         "core_wmem_default_B=262144",
         "initial_window_segments=10",
@@ -247,9 +247,10 @@ def test_setting_one_tuned_tcp_key_keeps_the_other_tuned_defaults(tmp_path):
     ],
 )
 def test_tcp_keys_the_model_never_reads_are_refused(run_cli, section, key):
-    """MDSplus asks for no socket buffer (the net.core caps never bind) and a reply runs at its
-    window from its first byte on a lossless LAN (no slow start, no congestion control): those
-    keys are refused in one line naming the key and the keys allowed."""
+    """A TCP socket of MDSplus's never takes net.core's defaults (it asks its buffers or the
+    kernel sizes them by tcp_rmem), and a reply runs at its window from its first byte on a
+    lossless LAN (no slow start, no congestion control): those keys are refused in one line naming
+    the key and the keys allowed."""
     status, _, err = run_cli("predict", "mdsplus", "--set", f"{section}.{key}")
     assert status == 2
     assert len(err.strip().splitlines()) == 1, err
@@ -285,6 +286,36 @@ def test_a_long_round_trip_names_the_tcp_window_as_the_limit():
     assert far.bottleneck == "tcp window" and far.utilization["tcp window"] > 0.8
     near = simulate(scenario.load("mdsplus"))
     assert near.bottleneck != "tcp window"
+
+
+def _far_thin_MBps(*overrides):
+    """One thin client's rate 50 ms a round trip from its server, where the window binds."""
+    return simulate(
+        scenario.load("mdsplus", ["variant=thin", "lan_rtt_ms=50", *overrides])
+    ).throughput_MBps
+
+
+def test_mdsip_asks_32_kib_buffers_so_a_far_reply_runs_at_their_window():
+    """mdsip sets SO_RCVBUF and SO_SNDBUF to 32,768 B (mdstcpip/mdsip.h, SetSocketOptions):
+    Linux doubles the request and keeps a quarter of it for overhead (tcp_adv_win_scale 2), a
+    window of 49,152 B, 0.98 MB/s at 50 ms a round trip, where the kernel's own sizing (the
+    scenario's tcp_rmem max of 174,760 B and tcp_wmem max of 131,072 B) would give a window of
+    98,304 B; the model took the kernel's, twice as fast."""
+    window_Bps = 2 * 32768 * 0.75 / 0.050
+    asked = _far_thin_MBps()
+    assert 0.9 * window_Bps / 1e6 < asked <= window_Bps / 1e6
+    assert _far_thin_MBps("socket_buffer_B=null") > 1.5 * asked
+
+
+def test_a_larger_tcp_window_size_is_capped_at_net_core_rmem_max():
+    """TCP_WINDOW_SIZE's request is capped at net.core.rmem_max (131,071 B by default) before
+    Linux doubles it; raising the cap lets the request through."""
+    capped = _far_thin_MBps("socket_buffer_B=1048576")
+    assert capped <= 2 * 131071 * 0.75 / 0.050 / 1e6
+    raised = _far_thin_MBps(
+        "socket_buffer_B=1048576", "tcp.core_rmem_max_B=16777216", "tcp.core_wmem_max_B=16777216"
+    )
+    assert raised > 2 * capped
 
 
 def test_clients_in_step_that_leave_every_resource_idle_part_of_the_time_say_so():

@@ -128,7 +128,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     stored_B = read_B / body.compression_ratio
     settings = body.tcp_tuned if w.test == "tcp_tuned" else body.tcp
     rtt_s = body.lan_rtt_ms / 1e3
-    cap_Bps = tcp.window_limit_Bps(tcp.window_B(settings, None, w.clients), rtt_s)
+    cap_Bps = tcp.window_limit_Bps(tcp.window_B(settings, body.socket_buffer_B, w.clients), rtt_s)
 
     def cycles(host: HostNet, per_byte: float) -> float:
         return per_byte / (host.host.clock_GHz * 1e9)

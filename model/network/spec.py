@@ -12,7 +12,7 @@ from ..settings import (
     NET_CYCLES_PER_FRAME,
     SIMULATED_FLOWS,
     SysctlInt,
-    TcpBuffers,
+    TcpCaps,
     TcpSettings,
     TcpTuned,
     check_flows,
@@ -253,10 +253,17 @@ class DbBody:
     lan_rtt_ms: PositiveFloat = 0.2
     mtu_B: Mtu = 1500  # the LAN's Ethernet MTU
     tree_servers: PositiveInt = 1
-    # every host's TCP settings, only those this model reads: MDSplus asks for no socket buffer,
-    # so the kernel sizes them (net.core's caps never bind), and a reply is taken at its window
-    # from its first byte on a LAN that loses nothing (no slow start, no congestion control)
-    tcp: TcpBuffers = field(default_factory=TcpBuffers)
+    # the socket buffer every mdsip connection asks for, bytes: MDSplus's SetSocketOptions sets
+    # SO_RCVBUF and SO_SNDBUF to SEND_BUF_SIZE = RECV_BUF_SIZE = 32768 (MDSplus/mdsplus
+    # mdstcpip/mdsip_socket_io.c and mdstcpip/mdsip.h), or to the bytes of the environment
+    # variable TCP_WINDOW_SIZE; the kernel caps the request at tcp.core_rmem_max_B and doubles it,
+    # and tcp_rmem_B no longer sizes that socket. null: the kernel sizes the buffers, as today's
+    # MDSplus leaves them unless TCP_WINDOW_SIZE is set (set_socket_options,
+    # mdstcpip/io_routines/ioroutinestcp.h)
+    socket_buffer_B: SysctlInt | None = 32768
+    # every host's TCP settings, only those this model reads: a reply is taken at its window from
+    # its first byte on a LAN that loses nothing (no slow start, no congestion control)
+    tcp: TcpCaps = field(default_factory=TcpCaps)
     # every host's TCP settings in the tcp_tuned test (workload.test), the same keys as tcp's
     tcp_tuned: TcpTuned = field(default_factory=TcpTuned)
 

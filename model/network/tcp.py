@@ -34,6 +34,7 @@ from ..settings import (
     STACK_RUN_TSO_GRO_JUMBO,
     StackRun,
     TcpBuffers,
+    TcpCaps,
     TcpSettings,
 )
 
@@ -226,7 +227,7 @@ def socket_buffers_B(
     """(receive, send) buffer of one socket, as Linux 2.4 sizes them.
 
     Buffers the kernel chooses grow to ``tcp_rmem[2]``/``tcp_wmem[2]``; a size the application
-    requests is capped at ``net.core.*mem_max`` and doubled (so it needs the ``TcpSettings`` that
+    requests is capped at ``net.core.*mem_max`` and doubled (so it needs the ``TcpCaps`` that
     hold those caps), and is never below the kernel's least (``SOCK_MIN_RCVBUF``,
     ``SOCK_MIN_SNDBUF``: a request of 1 byte gave a window of 1.5). All TCP sockets of a host
     together never hold more than ``tcp_mem[2]`` pages, so the buffers of many streams share that.
@@ -234,8 +235,8 @@ def socket_buffers_B(
     if requested_B is None:
         rcv, snd = tcp.tcp_rmem_B[2], tcp.tcp_wmem_B[2]
     else:
-        if not isinstance(tcp, TcpSettings):
-            raise TypeError("a requested buffer is capped at net.core.*mem_max: pass TcpSettings")
+        if not isinstance(tcp, TcpCaps):
+            raise TypeError("a requested buffer is capped at net.core.*mem_max: pass TcpCaps")
         rcv = max(2 * min(requested_B, tcp.core_rmem_max_B), SOCK_MIN_RCVBUF_B)
         snd = max(2 * min(requested_B, tcp.core_wmem_max_B), SOCK_MIN_SNDBUF_B)
     pool = tcp.tcp_mem_pages[2] * tcp.page_B // max(streams_on_host, 1)
