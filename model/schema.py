@@ -78,7 +78,10 @@ NonNegativeFloat = Annotated[float, NON_NEGATIVE]
 
 def stepped(tp: Any) -> bool:
     """Whether a key's declared type admits only powers of two (a page, a chunk or a block size),
-    which a range of values would fall between."""
+    which a range of values would fall between; one that may also be unset (``| None``) too."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(stepped(option) for option in typing.get_args(tp))
     while typing.get_origin(tp) is Annotated:
         tp, *meta = typing.get_args(tp)
         if any(isinstance(m, Bound) and m.power_of_two for m in meta):

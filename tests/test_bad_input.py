@@ -305,14 +305,24 @@ def test_ext2_blocks_start_at_1_kib_and_xfs_at_half_a_kib(run_cli):
     assert status == 0, err
 
 
-def test_an_unknown_s_range_over_powers_of_two_is_refused(run_cli, tmp_path):
+@pytest.mark.parametrize(
+    "name, key, ends",
+    [
+        ("purchase_hdd_md", "chunk_KiB", [64, 1024]),
+        # keys that may also be unset: a ZFS pool's record (its default follows what the pool
+        # holds), and its prefetch distance, whose range had been taken
+        ("purchase_hdd_zfs", "record_KiB", [128, 1024]),
+        ("purchase_hdd_zfs", "zfetch_max_distance_MiB", [8, 64]),
+    ],
+)
+def test_an_unknown_s_range_over_powers_of_two_is_refused(run_cli, tmp_path, name, key, ends):
     """A range would put the uncertainty's draws between the sizes a chunk may take."""
-    data = yaml.safe_load((paths.SCENARIOS / "purchase_hdd_md.yaml").read_text())
-    data["unknowns"] = {"volumes.data.chunk_KiB": {"range": [64, 1024], "source": "a guess"}}
+    data = yaml.safe_load((paths.SCENARIOS / f"{name}.yaml").read_text())
+    data["unknowns"] = {f"volumes.data.{key}": {"range": ends, "source": "a guess"}}
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(data))
     _one_line_error(
-        run_cli("predict", str(path)), "unknowns.volumes.data.chunk_KiB.range", "options: [...]"
+        run_cli("predict", str(path)), f"unknowns.volumes.data.{key}.range", "options: [...]"
     )
 
 

@@ -232,6 +232,31 @@ def test_a_zvol_keeps_at_most_its_threads_requests_at_the_drives(tmp_path):
     )
 
 
+def test_a_record_size_left_unset_is_the_default_of_what_the_pool_holds():
+    """A dataset's recordsize, 128 KiB, and a zvol's volblocksize, 16 KiB from OpenZFS 2.2
+    (ZVOL_DEFAULT_BLOCKSIZE): a zvol had been given a dataset's 128 KiB records."""
+    zvol = dataclasses.replace(_vdev(6, None), filesystem=FileSystem("raw"))
+    assert zvol.record_B == 16 * 1024
+    assert _vdev(6, None).record_B == 128 * 1024
+    assert dataclasses.replace(zvol, record_KiB=8).record_B == 8 * 1024
+
+
+def test_a_zvol_s_reads_take_its_default_volblocksize(run_cli):
+    """The input audit's case: the 860 mirrors' zvol with record_KiB unset read a 128 KiB record a
+    4 KiB read, 210 MB/s, where OpenZFS 2.2's zvol reads 16 KiB, as record_KiB 16 does."""
+
+    def point(record):
+        sets = ["--set", f"volumes.pool.record_KiB={record}"]
+        status, out, err = run_cli("predict", "ext_arr_zfs_860_mirrors", *sets, "--point", "--json")
+        assert status == 0, err
+        return json.loads(out)
+
+    unset = point("null")
+    assert unset["throughput_MBps"] == point(16)["throughput_MBps"]
+    assert unset["throughput_MBps"] > 5 * point(128)["throughput_MBps"]
+    assert any("its whole 16 KiB record" in note for note in unset["notes"])
+
+
 def test_a_zvol_with_more_threads_keeps_more_requests_at_the_drives(tmp_path):
     zvol = _zvol_reads(tmp_path)
     assert _zvol_reads(tmp_path, threads=64).throughput_MBps > 1.3 * zvol.throughput_MBps
@@ -329,9 +354,15 @@ def test_a_reader_of_a_pools_file_keeps_one_request_whatever_its_queue_depth(tmp
         ),
         (
             {"compression": "lz5"},
-            "volumes.v.compression: must be true or false or one of 'lz4', 'zstd', 'gzip', "
-            "got 'lz5'",
+            "volumes.v.compression: must be true or false, or a value of ZFS's compression "
+            "property (zfsprops(7)): off, on, lz4,",
         ),
+        # a level or name zfsprops(7) does not give (gzip-N 1 to 9, zstd-N 1 to 19, zstd-fast-N
+        # 1 to 10, then tens to 100, 500 and 1000; values are lowercase) is a mistake
+        ({"compression": "gzip-10"}, "got 'gzip-10'"),
+        ({"compression": "zstd-20"}, "got 'zstd-20'"),
+        ({"compression": "zstd-fast-11"}, "got 'zstd-fast-11'"),
+        ({"compression": "LZ4"}, "got 'LZ4'"),
         ({"compress_ratio": 0.5}, "volumes.v.compress_ratio: must be a number at least 1"),
     ],
 )
@@ -607,6 +638,81 @@ def test_repeated_runs_from_the_arc_of_compressed_records_are_not_modelled(tmp_p
     whole = _pool("raidz2", 6, compression="lz4", compress_ratio=1.1)
     path = write(tmp_path / "s.yaml", scenario(whole, _read(runs=3)))
     assert run_cli("predict", str(path), "--point")[0] == 0
+
+
+def test_the_arc_holds_compressed_records_as_stored(tmp_path, run_cli):
+    """The compressed ARC holds a record as stored: 24 GB of data at lz4's ratio 4 take 6 GB of an
+    8 GB ARC, which serves the later runs (not modelled), where the 24 GB had been compared with
+    the ARC and read from the drives every run; in a 5 GB ARC they are, as are records stored
+    whole (a ratio of 1.1) in the 8 GB one."""
+
+    def status(ratio, arc_GB):
+        volume = _pool("raidz2", 6, compression="lz4", compress_ratio=ratio, arc_GB=arc_GB)
+        path = write(tmp_path / "s.yaml", scenario(volume, _read(runs=3)))
+        found, _, err = run_cli("predict", str(path), "--point")
+        assert err.count("\n") <= 1, err
+        return found
+
+    assert status(4.0, 8) == 3
+    assert status(4.0, 5) == 0
+    assert status(1.1, 8) == 0
+
+
+@pytest.mark.parametrize(
+    "compression", ["lzjb", "zle", "gzip-9", "zstd-19", "zstd-fast", "zstd-fast-1000"]
+)
+def test_a_compression_zfs_has_but_the_model_does_not_is_not_modelled(
+    tmp_path, run_cli, compression
+):
+    """zfsprops(7)'s other compressors and levels are ZFS's own values, not a user's mistake: no
+    published speed of them is in the model (CODECS), so status 3, where they had been status 2
+    ('must be one of')."""
+    volume = _pool("raidz2", 6, compression=compression, compress_ratio=2.0)
+    path = write(tmp_path / "s.yaml", scenario(volume, _read()))
+    status, out, err = run_cli("predict", str(path), "--point")
+    assert status == 3 and not out and err.count("\n") == 1, err
+    assert f"volume v: compression {compression}: no published speed" in err
+
+
+@pytest.mark.parametrize("vdev", ["draid", "draid2"])
+def test_draid_vdevs_are_not_modelled(tmp_path, run_cli, vdev):
+    """dRAID (OpenZFS 2.1 and later) is a vdev ZFS makes, which the model does not cover: status
+    3, where it had been status 2 ('must be one of'); raidz4, which ZFS has not, stays 2."""
+    volume = _pool(vdev, 6)
+    path = write(tmp_path / "s.yaml", scenario(volume, _read()))
+    for point in (["--point"], []):
+        status, out, err = run_cli("predict", str(path), *point)
+        assert status == 3 and not out and err.count("\n") == 1, err
+        assert f"volume v: dRAID vdevs ({vdev})" in err
+
+
+def test_compression_takes_the_words_zfs_get_prints_and_the_levels_its_names_stand_for(run_cli):
+    """The text 'off' and 'on' (as `zfs get` prints them) are off and lz4, zstd-3 is zstd and
+    gzip-6 gzip (zfsprops(7): 'zstd is equivalent to zstd-3', 'gzip is equivalent to gzip-6');
+    each had been refused as a mistake."""
+
+    def point(compression):
+        sets = ["--set", f"volumes.data.compression={compression}"]
+        sets += ["--set", "volumes.data.compress_ratio=2"]
+        status, out, err = run_cli("predict", "purchase_hdd_zfs", *sets, "--point", "--json")
+        assert status == 0, err
+        return json.loads(out)["throughput_MBps"]
+
+    for given, same in (('"off"', "off"), ('"on"', "lz4"), ("zstd-3", "zstd"), ("gzip-6", "gzip")):
+        assert point(given) == point(same), given
+
+
+def test_zstd_1_compresses_at_its_own_level_without_lz4_s_pass(tmp_path):
+    """zstd-1 (a compression zfsprops(7) gives, whose speed lzbench 2.0 gives beside zstd-3's,
+    refused as a mistake before) is below zstd's early-abort cutoff (zstd_cutoff_level, level 3):
+    its own cycles alone."""
+    host = types.SimpleNamespace(clock_GHz=3.0)
+    pool = _pool("raidz2", 6, compression="zstd-1", compress_ratio=2.0)
+    loaded = loader.load(write(tmp_path / "s.yaml", scenario(pool, _read(op="write"))))
+    volume = loaded.body.volumes["v"]
+    workload = _workload(op="write", request_KiB=1024)
+    cycles = zfs.codec_s_per_byte(volume, workload, host, "write") * 3e9
+    assert cycles == pytest.approx(zfs.CODECS["zstd-1"].cycles_per_byte("write"), rel=1e-12)
 
 
 def test_an_unknown_compress_ratio_widens_the_interval(tmp_path):

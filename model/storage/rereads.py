@@ -15,8 +15,11 @@ its inactive list, which the rest of the pass flushes), so every run is the firs
 Clients over a LAN (``front``) would be served from memory through the host's network path, which
 the model does not simulate without the drives: repeated runs that fit are refused there. So are
 repeated runs of a pool that keeps its records compressed (``zfs.kept_compressed``): its ARC holds
-them as stored (zfs(4), ``zfs_compressed_arc_enabled``, 1 by default) and decompresses each as it
-is read again, which the later runs' cost here leaves out.
+them as stored (zfs(4), ``zfs_compressed_arc_enabled``, 1 by default; OpenZFS 6950, 'ARC should
+cache compressed data', openzfs/zfs pull request #4768: 'If compressed arc is enabled and the
+block on-disk is compressed, then the b_pdata will match the block on-disk and remain compressed
+in memory'), so that it keeps 1 / the stored share times its size of data (``cache_B``), and
+decompresses each as it is read again, which the later runs' cost here leaves out.
 
 Sources: Linux's page cache puts a page read once on its inactive list and moves it to the active
 list only when it is referenced again (mm/swap.c, ``mark_page_accessed``), so a pass larger than
@@ -38,11 +41,14 @@ from .spec import StorageBody
 
 
 def cache_B(body: StorageBody, host: Host) -> float:
-    """Bytes of the target volume's reads the host keeps: the ARC, the page cache, or none."""
+    """Bytes of the target volume's reads the host keeps: the ARC, the page cache, or none. The
+    ARC holds records as stored (``zfs_compressed_arc_enabled``), so its bytes keep 1 /
+    ``zfs.stored_share`` as many of the data's: four times its size of records stored at a
+    quarter."""
     w = body.workload
     volume = body.volumes[w.target]
     if volume.engine == "zfs":
-        return zfs.arc_B(volume, host)
+        return zfs.arc_B(volume, host) / zfs.stored_share(volume)
     return 0.0 if w.io == "direct" else page_cache_B(host.memory_MB)
 
 

@@ -221,12 +221,39 @@ class FileSystem:
             )
 
 
+# a ZFS record's size where record_KiB is unset (Volume.record_B), KiB: a dataset's recordsize
+# default (zfsprops(7)) and a zvol's volblocksize default since OpenZFS 2.2 (Volume.record_KiB)
+DATASET_RECORD_KiB = 128.0
+ZVOL_BLOCK_KiB = 16.0
+
+# the values of ZFS's compression property (zfsprops(7), compression: 'on | off | gzip | gzip-N |
+# lz4 | lzjb | zle | zstd | zstd-N | zstd-fast | zstd-fast-N', gzip-N 'from 1 (fastest) to 9',
+# zstd-N 'from 1 (fastest) to 19', zstd-fast-N 'in [1-9,10,20,30,...,100,500,1000]')
+COMPRESSION_VALUES = frozenset(
+    ["on", "off", "gzip", "lz4", "lzjb", "zle", "zstd", "zstd-fast"]
+    + [f"gzip-{n}" for n in range(1, 10)]
+    + [f"zstd-{n}" for n in range(1, 20)]
+    + [f"zstd-fast-{n}" for n in (*range(1, 10), *range(10, 101, 10), 500, 1000)]
+)
+# the values that name another's compressor: on is lz4 (Volume.compression); zfsprops(7): 'gzip is
+# equivalent to gzip-6', 'zstd is equivalent to zstd-3'
+COMPRESSION_ALIASES = {"on": "lz4", "gzip-6": "gzip", "zstd-3": "zstd"}
+
+
 @dataclass(frozen=True)
 class Vdevs:
     """A ZFS pool's vdevs: ``count`` equal vdevs of ``type`` (the pool stripes over them)."""
 
-    type: Literal["mirror", "raidz1", "raidz2", "raidz3"]  # every drive a copy, or 1-3 parity
+    # every drive a copy, or 1-3 parity; dRAID (OpenZFS 2.1 and later, zpoolconcepts(7): draid
+    # is draid1, parity 1-3, its groups, children and distributed spares as `zpool create
+    # draid2:8d:12c:1s` gives them) is a valid vdev the model does not cover (not modelled)
+    type: Literal["mirror", "raidz1", "raidz2", "raidz3", "draid", "draid1", "draid2", "draid3"]
     count: PositiveInt = 1  # vdevs in the pool; disks.count splits evenly among them
+
+    @property
+    def draid(self) -> bool:
+        """Whether the vdevs are dRAID ones, which have no layout in the RAID table."""
+        return self.type.startswith("draid")
 
     def level(self) -> str:
         """The vdev's layout in the RAID table (``model.storage.raid``)."""
@@ -264,18 +291,27 @@ class Volume:
     disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
-    # ZFS recordsize, KiB: the unit ZFS checksums and reads; zfsprops(7), recordsize: 'The size
-    # specified must be a power of two greater than or equal to 512 B and less than or equal to
-    # 128 KiB. If the large_blocks feature is enabled on the pool, the size may be up to 16 MiB'
-    record_KiB: Annotated[
-        float,
-        Bound(
-            0.5,
-            16384.0,
-            words="a power of two from 0.5 to 16,384 KiB (512 B to 16 MiB: zfsprops(7))",
-            power_of_two=True,
-        ),
-    ] = 128.0
+    # ZFS's record, KiB: the unit ZFS checksums and reads, a dataset's recordsize or a zvol's
+    # volblocksize; zfsprops(7), recordsize: 'The size specified must be a power of two greater
+    # than or equal to 512 B and less than or equal to 128 KiB. If the large_blocks feature is
+    # enabled on the pool, the size may be up to 16 MiB'. Unset: the default of what the pool
+    # holds (Volume.record_B): a dataset's recordsize, 128 KiB (zfsprops(7)); a zvol's (filesystem
+    # raw) volblocksize, 16 KiB, OpenZFS's since 2.2 (include/sys/fs/zfs.h,
+    # ZVOL_DEFAULT_BLOCKSIZE 16384, 'Increase default volblocksize from 8KB to 16KB', openzfs/zfs
+    # pull request #12406, 2021; OpenZFS documentation, ZVOLs: 'the default is 16 KiB'), 8 KiB
+    # through 2.1: a zvol made by an older release gives its 8
+    record_KiB: (
+        Annotated[
+            float,
+            Bound(
+                0.5,
+                16384.0,
+                words="a power of two from 0.5 to 16,384 KiB (512 B to 16 MiB: zfsprops(7))",
+                power_of_two=True,
+            ),
+        ]
+        | None
+    ) = None
     # ZFS's ashift: the vdevs' sector, 2^ashift B, the least a vdev reads or writes and the unit it
     # allocates a record in, its parity and a RAIDZ vdev's padding too (model.storage.zfs), as
     # zpool create -o ashift= sets it; zpoolprops(7), ashift: 'Values from 9 to 16, inclusive, are
@@ -315,10 +351,13 @@ class Volume:
         ]
         | None
     ) = None
-    # ZFS's compression property of the dataset or zvol (zfsprops(7)): off (false); on (true),
-    # which is lz4 (module/zfs/zio_compress.c, zio_compress_select: on is LZ4 where the pool has
-    # the lz4_compress feature, as every pool made since 0.6.5 has); lz4; zstd (its level 3, what
-    # compression=zstd names); gzip (gzip-6, what compression=gzip names). Each record is
+    # ZFS's compression property of the dataset or zvol (zfsprops(7)): off (false, or "off" as
+    # `zfs get` prints it); on (true, or "on"), which is lz4 (module/zfs/zio_compress.c,
+    # zio_compress_select: on is LZ4 where the pool has the lz4_compress feature, as every pool
+    # made since 0.6.5 has); lz4; zstd or zstd-3 (what compression=zstd names); zstd-1; gzip or
+    # gzip-6 (what compression=gzip names). The property's other values (lzjb, zle, gzip's and
+    # zstd's other levels, zstd-fast and zstd-fast-N) are refused as not modelled: the model has
+    # no published speed of their compressors (model.storage.zfs.CODECS). Each record is
     # compressed as it is written and decompressed as it is read, on the host's CPU
     # (model.storage.zfs), and kept compressed only where that saves an eighth of it. Unset: off,
     # what the model assumed before it had the key; OpenZFS 2.2's own default is lz4 ('Since
@@ -327,7 +366,7 @@ class Volume:
     # an unknown (unknowns: {volumes.NAME.compression: {options: [lz4, off]}}), the scenario
     # giving the compress_ratio the data are expected to have: off moves nothing at any ratio,
     # nor lz4 at 1, and many unknowns are varied one at a time (model.design_points)
-    compression: bool | Literal["lz4", "zstd", "gzip"] = False
+    compression: bool | str = False
     # the data's compression ratio under that compression: a record's bytes over what the
     # compressor makes of them (the ratio `zfs get compressratio` reports of such data, less the
     # records ZFS keeps whole). ZFS keeps a record compressed only where that saves at least an
@@ -393,10 +432,22 @@ class Volume:
 
     @property
     def compressor(self) -> str | None:
-        """The compressor ``compression`` names: none where it is off, lz4 where it is on."""
-        if self.compression is True:
-            return "lz4"
-        return self.compression or None
+        """The compressor ``compression`` names: none where it is off, lz4 where it is on, zstd
+        for zstd-3 and gzip for gzip-6 (``COMPRESSION_ALIASES``)."""
+        name = {False: "off", True: "on"}.get(self.compression, self.compression)
+        if name == "off":
+            return None
+        return COMPRESSION_ALIASES.get(name, name)
+
+    @property
+    def record_B(self) -> float:
+        """A ZFS record's bytes: ``record_KiB``, else the default of what the pool holds, a
+        dataset's recordsize (``DATASET_RECORD_KiB``) or a zvol's volblocksize
+        (``ZVOL_BLOCK_KiB``)."""
+        if self.record_KiB is not None:
+            return self.record_KiB * 1024
+        zvol = self.filesystem.type == "raw"
+        return (ZVOL_BLOCK_KiB if zvol else DATASET_RECORD_KiB) * 1024
 
     def layout(self) -> tuple[str, int]:
         """The RAID table's level of each group and the number of groups (a ZFS pool's vdevs)."""
@@ -454,6 +505,8 @@ class Volume:
                 f"{key}.lvm_stripes",
                 f"must be at most groups ({groups}), got {self.lvm_stripes}",
             )
+        if self.vdevs is not None and self.vdevs.draid:
+            return  # no layout in the RAID table to check: the simulation refuses it
         per_group = count // groups
         problem = LEVELS[level].problem(per_group, md=self.engine == "md")
         if problem:
@@ -507,6 +560,7 @@ class Volume:
             self._only_for(where, key, "md or controller", ("chunk_KiB",))
             self._only_for(where, key, "md", MD_ONLY)
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
+            self._check_compression(where, key)
             return
         if self.vdevs is not None:
             raise UserError(where, f"{key}.vdevs", f"only for engine: zfs; {_remove(key, 'vdevs')}")
@@ -552,6 +606,19 @@ class Volume:
                     f"{key}.engine",
                     "NVMe drives on a bus segment need md (no card holds them)",
                 )
+
+    def _check_compression(self, where: str, key: str) -> None:
+        """A ``compression`` given as text is a value of ZFS's compression property."""
+        value = self.compression
+        if isinstance(value, bool) or value in COMPRESSION_VALUES:
+            return
+        raise UserError(
+            where,
+            f"{key}.compression",
+            "must be true or false, or a value of ZFS's compression property (zfsprops(7)): "
+            "off, on, lz4, zstd, gzip, gzip-N (N 1 to 9), zstd-N (1 to 19), lzjb, zle, zstd-fast "
+            f"or zstd-fast-N (1 to 10, 20, 30, ..., 100, 500, 1000); got {readable(value)}",
+        )
 
     def _only_for(self, where: str, key: str, engines: str, names: tuple[str, ...]) -> None:
         """Refuse any of ``names`` set away from its default: it means nothing on this engine."""

@@ -176,6 +176,7 @@ def build(
     path = StoragePath(net, host, {}, {}, {}, {}, {}, {})
     notes: list[str] = []
     for vname in [w.target] + ([w.source] if w.op == "copy" else []):
+        zfs.check_modelled(vname, body.volumes[vname])
         # a copy moves bytes both ways: a link that carries each way at once is a resource a way
         attachment.buses.direction = _placement(attachment, vname).op if w.op == "copy" else None
         note = _add_volume(path, attachment, vname, bytes_per_stream)

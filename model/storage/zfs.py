@@ -2,12 +2,14 @@
 
 The pool spreads a stream over its vdevs evenly (``Volume.layout``: a vdev is a group). A RAIDZ
 vdev of N drives streams at its N - p data drives' rate, as RAID5/6 do (``raid.Level.drive_share``),
-and a mirror vdev reads from any copy. ZFS reads and checksums a whole record (``record_KiB``): a
-random read smaller than a record reads all of it, spread over the vdev's N - p data columns, so a
-random read keeps N - p drives busy for one record and a RAIDZ vdev serves about one drive's
-random reads (N / (N - p) of a drive's at most, the parity columns rotating with the offset); a
-mirror vdev reads the record from one copy. Random writes (copy-on-write records gathered in
-transaction groups) are not modelled.
+and a mirror vdev reads from any copy. ZFS reads and checksums a whole record (``record_KiB``;
+unset, a dataset's default recordsize, 128 KiB, or a zvol's default volblocksize, 16 KiB since
+OpenZFS 2.2: ``Volume.record_B``): a random read smaller than a record reads all of it, spread
+over the vdev's N - p data columns, so a random read keeps N - p drives busy for one record and a
+RAIDZ vdev serves about one drive's random reads (N / (N - p) of a drive's at most, the parity
+columns rotating with the offset); a mirror vdev reads the record from one copy. Random writes
+(copy-on-write records gathered in transaction groups) are not modelled, nor are dRAID vdevs
+(OpenZFS 2.1 and later: fixed-width groups and distributed spares, ``check_modelled``).
 
 A RAIDZ vdev allocates each record in whole sectors of 2^``ashift`` bytes (``raidz_sectors``): its
 D data sectors, p parity sectors for each row of N - p data sectors, and the total rounded up to a
@@ -116,7 +118,8 @@ ZIO_ZSTD_LEVEL_3``, ``zstd_abort_size = 128 * 1024``): a record it keeps costs l
 it gives up lz4 and zstd-1 (a record lz4 cannot shrink by an eighth but zstd can also pays the
 zstd-1 pass, not charged: the model knows the data's ratio under zstd alone). Records of zeros
 (holes) and those small enough to ride in their block pointer (embedded_data) are not modelled:
-each keeps a sector at least.
+each keeps a sector at least; nor are the compressors ``CODECS`` has no published speed of (lzjb,
+zle, gzip at levels other than 6, zstd at levels other than 1 and 3, zstd-fast: ``check_modelled``).
 """
 
 from __future__ import annotations
@@ -179,6 +182,23 @@ CODECS = {
 ZSTD_ABORT_SIZE_B = 128 * 1024
 
 
+def check_modelled(vname: str, volume: Volume) -> None:
+    """Refuse (not modelled) a pool the model does not cover: dRAID vdevs, or a compression whose
+    compressor ``CODECS`` has no published speed of."""
+    if volume.engine != "zfs":
+        return
+    if volume.vdevs.draid:
+        raise NotModelled(
+            f"volume {vname}: dRAID vdevs ({volume.vdevs.type}): their fixed-width groups and "
+            "distributed spares; mirror and raidz1 to raidz3 vdevs are"
+        )
+    if volume.compressor is not None and volume.compressor not in CODECS:
+        raise NotModelled(
+            f"volume {vname}: compression {volume.compression}: no published speed of its "
+            "compressor is in the model; lz4 (on), zstd (zstd-3), zstd-1 and gzip (gzip-6) are"
+        )
+
+
 def host_s_per_byte(volume: Volume, workload: StorageWorkload, host: Host, op: str) -> float:
     """Host CPU seconds a byte the stream moves costs the pool's threads: the checksums (and, for
     a write, the RAIDZ parity) of the records' stored bytes (``checksummed_per_byte``), and
@@ -198,7 +218,7 @@ def codec_s_per_byte(volume: Volume, workload: StorageWorkload, host: Host, op: 
     per_byte = 1.0
     if _random_read(workload):
         request_B = workload.request_KiB * 1024
-        per_byte = _records_per_request(volume, request_B) * volume.record_KiB * 1024 / request_B
+        per_byte = _records_per_request(volume, request_B) * volume.record_B / request_B
     return per_byte * _codec_cycles(volume, op) / (host.clock_GHz * 1e9)
 
 
@@ -211,7 +231,7 @@ def _codec_cycles(volume: Volume, op: str) -> float:
     codec = CODECS[volume.compressor]
     if op != "write":
         return codec.cycles_per_byte(op) if kept_compressed(volume) else 0.0
-    if volume.compressor != "zstd" or volume.record_KiB * 1024 < ZSTD_ABORT_SIZE_B:
+    if volume.compressor != "zstd" or volume.record_B < ZSTD_ABORT_SIZE_B:
         return codec.cycles_per_byte(op)
     second = codec if kept_compressed(volume) else CODECS["zstd-1"]
     return CODECS["lz4"].cycles_per_byte(op) + second.cycles_per_byte(op)
@@ -223,7 +243,7 @@ def kept_compressed(volume: Volume) -> bool:
     sectors, is smaller than the record (``zio_write_compress``)."""
     if volume.compressor is None:
         return False
-    record_B = volume.record_KiB * 1024
+    record_B = volume.record_B
     eighth_saved = record_B / volume.compress_ratio <= record_B - (int(record_B) >> 3)
     return eighth_saved and _compressed_B(volume) < record_B
 
@@ -231,19 +251,19 @@ def kept_compressed(volume: Volume) -> bool:
 def _compressed_B(volume: Volume) -> float:
     """The compressor's output for a record rounded up to whole sectors (``zio_write_compress``'s
     ``rounded``)."""
-    sectors = _data_sectors(volume.record_KiB * 1024 / volume.compress_ratio, volume.ashift)
+    sectors = _data_sectors(volume.record_B / volume.compress_ratio, volume.ashift)
     return float(sectors * 2**volume.ashift)
 
 
 def stored_B(volume: Volume) -> float:
     """The bytes ZFS stores a record in (its psize): the record whole, or where it keeps it
     compressed (``kept_compressed``) the compressor's output in whole sectors."""
-    return _compressed_B(volume) if kept_compressed(volume) else volume.record_KiB * 1024
+    return _compressed_B(volume) if kept_compressed(volume) else volume.record_B
 
 
 def stored_share(volume: Volume) -> float:
     """The bytes ZFS stores a byte of its records in (``stored_B``): 1 where it keeps them whole."""
-    return stored_B(volume) / (volume.record_KiB * 1024)
+    return stored_B(volume) / volume.record_B
 
 
 def memory_per_byte(volume: Volume, op: str, drives: int) -> dict[str, float]:
@@ -278,7 +298,7 @@ def _random_read(workload: StorageWorkload) -> bool:
 
 def _records_per_request(volume: Volume, request_B: float) -> float:
     """Records a random read of ``request_B`` reads, one at least."""
-    return max(1.0, request_B / (volume.record_KiB * 1024))
+    return max(1.0, request_B / volume.record_B)
 
 
 def _records_read_B(volume: Volume, request_B: float) -> float:
@@ -298,7 +318,7 @@ def record_read_note(vname: str, volume: Volume, workload: StorageWorkload) -> s
         return None
     return (
         f"volume {vname}: each {workload.request_KiB:g} KiB random read reads and checksums its "
-        f"whole {volume.record_KiB:g} KiB record, {times:,.0f} times its bytes (a record_KiB "
+        f"whole {volume.record_B / 1024:g} KiB record, {times:,.0f} times its bytes (a record_KiB "
         "nearer the request size reads less)"
     )
 
@@ -319,8 +339,8 @@ def compression_note(vname: str, volume: Volume) -> str | None:
         )
     return (
         f"volume {vname}: {volume.compressor} at {ratio} saves less than an eighth of each "
-        f"{volume.record_KiB:g} KiB record, or no whole {2**volume.ashift:,} B sector: ZFS stores "
-        "every record whole, its writes paying the compressor all the same"
+        f"{volume.record_B / 1024:g} KiB record, or no whole {2**volume.ashift:,} B sector: ZFS "
+        "stores every record whole, its writes paying the compressor all the same"
     )
 
 
@@ -352,7 +372,7 @@ def vdev_shares(volume: Volume, drives: int, op: str) -> tuple[float, float]:
     data sectors over the link, the platter turning past them all. A mirror: the level's shares
     (a write on every copy, a read from one) of the record's whole sectors (``_data_sectors``)."""
     level = LEVELS[volume.layout()[0]]
-    record_B = volume.record_KiB * 1024
+    record_B = volume.record_B
     sector_B = 2**volume.ashift
     data_B = _data_sectors(stored_B(volume), volume.ashift) * sector_B
     if not level.parity_chunks:
@@ -435,7 +455,7 @@ def indirect_blocks(
     1,024 blocks of the level below, up to one block; and the ARC's bytes (``arc_B``) given to
     them, the levels nearest the dnode first."""
     span_GB = workload.span_GB or volume.layout()[1] * volume.group_GB(part)
-    blocks = math.ceil(span_GB * 1e9 / (volume.record_KiB * 1024))
+    blocks = math.ceil(span_GB * 1e9 / volume.record_B)
     levels_B: list[float] = []
     while blocks > 1:
         blocks = math.ceil(blocks / POINTERS_PER_INDIRECT)
@@ -464,8 +484,9 @@ def indirect_note(
         f"volume {vname}: each {workload.request_KiB:g} KiB random read first reads "
         f"{blocks.reads:.2f} indirect blocks of {INDIRECT_B // 1024} KiB from the pool's drives on "
         f"average: the {blocks.span_B / 1e12:,.1f} TB it reads among, in "
-        f"{volume.record_KiB:g} KiB records, is mapped by {sum(blocks.levels_B) / 1e9:,.1f} GB of "
-        f"them ({BLKPTR_B} B a record), of which the {blocks.arc_B / 1e9:,.1f} GB ARC (arc_GB) "
+        f"{volume.record_B / 1024:g} KiB records, is mapped by "
+        f"{sum(blocks.levels_B) / 1e9:,.1f} GB of them ({BLKPTR_B} B a record), of which the "
+        f"{blocks.arc_B / 1e9:,.1f} GB ARC (arc_GB) "
         f"holds {held_pct:.1f} % at level 1 ({blocks.levels_B[0] / 1e9:,.1f} GB; reads uniform "
         "over the span, blocks taken whole; no special vdev: they live on the pool's vdevs)"
     )
