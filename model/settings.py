@@ -256,6 +256,18 @@ class TcpCaps(TcpBuffers):
 
 
 @dataclass(frozen=True)
+class TcpCaps24(TcpCaps):
+    """``TcpCaps`` as Linux 2.4 sets them: ``net.core.rmem_max`` and ``wmem_max`` default to
+    ``SK_RMEM_MAX`` and ``SK_WMEM_MAX``, 65535 (include/linux/skbuff.h of 2.4, read by
+    net/core/sock.c's ``sysctl_rmem_max``), where later kernels take 131071."""
+
+    # net.core.rmem_max: Linux 2.4's SK_RMEM_MAX
+    core_rmem_max_B: SysctlInt = 65535
+    # net.core.wmem_max: Linux 2.4's SK_WMEM_MAX
+    core_wmem_max_B: SysctlInt = 65535
+
+
+@dataclass(frozen=True)
 class TcpSettings(TcpCaps):
     """The Linux TCP sysctls of both hosts, as ``sysctl -w`` sets them (slide 34 of the ATLAS
     report): the buffers' and the offloads, the ``net.core`` caps on a buffer the application asks
