@@ -14,38 +14,18 @@ import json
 import math
 
 import pytest
+import test_download
+import test_relay
 
 from model import measured, model_error, params, registry, scenario, uncertainty, validate
 from model.network import tcp
 from model.simulate import simulate
 
-# the relay of current machines the planner's audit quoted (tests/test_relay.py's CURRENT): its
-# director forwards every site's ACKs on one core
-RELAY_CURRENT = (
-    "director.host=lenovo_sr665_v3",
-    "director.nic=mellanox_cx4_lx_25g",
-    "real_servers.host=lenovo_sr665_v3",
-    "real_servers.nic=mellanox_cx4_lx_25g",
-    "real_servers.count=8",
-    "link=lan_25gbe",
-    "feed.rate_GBph=100",
-    "feed.sites=1000",
-    "feed.product_kB=1000",
-)
-# the download server sending a data set cached in memory on 10 GbE, its TCP sending work on one
-# core without TSO (tests/test_download.py's CACHED_10GBE)
-DOWNLOAD_CACHED = (
-    "variant=r6_def",
-    "workload.dataset_files=400",
-    "workload.files=2502",
-    "host=dell_r720",
-    "server.memory_MB=1200",
-    "server.atime=noatime",
-    "server_nic=nic_10gbe",
-    "server.workers=8",
-    "workload.clients=9",
-    "tcp.tso=false",
-)
+# the relay of current machines the planner's audit quoted, its director forwarding every site's
+# ACKs on one core; the download server sending a data set cached in memory on 10 GbE, its TCP
+# sending work on one core without TSO
+RELAY_CURRENT = test_relay.CURRENT
+DOWNLOAD_CACHED = (*test_download.CACHED_10GBE, "tcp.tso=false")
 
 # (scenario, overrides that bind it on estimated CPU work, the resource that binds, overrides of
 # the same path that bind it on its rated parts instead)
@@ -175,3 +155,34 @@ def test_a_measurement_past_the_cpu_bound_still_falsifies_the_cost(model):
     row = _row(name, overrides, past)
     excess = validate.bound_excess(row, params.calibrated())
     assert excess == pytest.approx(math.log(1.3 / (1 + measured.ROUNDING)), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name, overrides",
+    [
+        ("ext_970_evo_plus", ("variant=randwrite_qd1",)),
+        ("ext_arr_cm4_980", ("variant=iozone_4k_randwrite",)),
+        (  # one SMB client reading at random, its one request at a time over the LAN
+            "purchase_nvme",
+            (
+                "workload.pattern=random",
+                "workload.op=read",
+                "workload.request_KiB=4",
+                "workload.total_MB=1000",
+                "clients.count=1",
+            ),
+        ),
+    ],
+)
+def test_a_request_limit_s_rated_part_leaves_out_the_host_s_time(name, overrides):
+    """A stream's requests in flight (Little's law) wait for the drives and for the host's time a
+    request; the host's is the model's estimate (io_cycles_per_request), so the ceiling counts
+    the drives' alone and does not move with it (the 970 EVO Plus's QD1 writes were capped at
+    961.5 MB/s by that parameter's range, 'moved most by io_cycles_per_request')."""
+    s = scenario.load(name, list(overrides))
+    values = params.calibrated()
+    cheap = simulate(s, {**values, "io_cycles_per_request": 500.0})
+    dear = simulate(s, {**values, "io_cycles_per_request": 20000.0})
+    assert dear.bound_MBps < cheap.bound_MBps
+    assert dear.ceiling_MBps == pytest.approx(cheap.ceiling_MBps, rel=1e-9)
+    assert cheap.ceiling_MBps >= cheap.bound_MBps

@@ -328,7 +328,11 @@ def _bound_MBps(
     with the system to itself (phases one after another, each at its fastest); with ``rated``, of
     the rated resources alone and ``alone_s`` counted over them (``Result.ceiling_MBps``)."""
     busiest_s = max(
-        (r.carried / r.capacity for r in net.resources.values() if r.rated or not rated),
+        (
+            r.carried / (r.rated_capacity if rated else r.capacity)
+            for r in net.resources.values()
+            if r.rated or not rated
+        ),
         default=0.0,
     )
     return per_client_B / max(busiest_s, alone_s, 1e-12) / 1e6

@@ -114,24 +114,26 @@ class Machines:
         caps = {
             "director link in": self._link(director, 1 + servers + sites),
             "director link out": self._link(director, 1 + servers + sites),
-            "director packets": self._packets(self.director, 1 + servers + sites),
+            packet_station("director"): self._packets(self.director, 1 + servers + sites),
         }
         if len(director) > 1:  # a class of data flows on as many ports as it has flows
             caps["director link in (feed)"] = self._link(director, 1)
             caps["director link out (real servers)"] = self._link(director, servers)
         if self.spread:  # each class of flows on as many cores as it has flows
             for flows, count in (("feed", 1), ("real servers", servers), ("sites", sites)):
-                caps[f"director packets ({flows})"] = self._packets(self.director, count)
+                caps[packet_station("director", flows)] = self._packets(self.director, count)
         for i, held in enumerate(sites_per_server):
             caps[f"real server {i} link out"] = self._link(real, 1 + held)
             caps[f"real server {i} link in"] = self._link(real, 1 + held)
             if len(real) > 1:
                 caps[f"real server {i} link out (sites)"] = self._link(real, held)
                 caps[f"real server {i} link in (director)"] = self._link(real, 1)
-            caps[f"real server {i} packets"] = self._packets(self.real_server, 1 + held)
+            caps[packet_station(f"real server {i}")] = self._packets(self.real_server, 1 + held)
             if self.spread:
-                caps[f"real server {i} packets (director)"] = self._packets(self.real_server, 1)
-                caps[f"real server {i} packets (sites)"] = self._packets(self.real_server, held)
+                for flows, count in (("director", 1), ("sites", held)):
+                    caps[packet_station(f"real server {i}", flows)] = self._packets(
+                        self.real_server, count
+                    )
         return caps
 
 
@@ -245,9 +247,9 @@ class Stages:
     ) -> dict[str, float]:
         """``cycles`` of packet work on ``machine``'s cores, and on its class of ``flows``' (of
         work ``received``, the share its interrupt's core does, not the reading process's)."""
-        work = {f"{machine} packets": cycles}
+        work = {packet_station(machine): cycles}
         if self.by_flow:
-            work[f"{machine} packets ({flows})"] = cycles * (
+            work[packet_station(machine, flows)] = cycles * (
                 1.0 - self.in_reader if received else 1.0
             )
         return work
@@ -337,12 +339,21 @@ def bound_MBps(stages: Stages, caps: dict[str, float], sites_per_server: list[in
     return capacity(stages, caps, sites_per_server)[0]
 
 
+PACKETS = " packets"
+
+
+def packet_station(machine: str, flows: str | None = None) -> str:
+    """The station of ``machine``'s packet cores (of its class of ``flows``' where given): the one
+    name that ``Machines.capacities`` and ``Stages`` give it and that ``rated`` leaves out."""
+    return f"{machine}{PACKETS}" + ("" if flows is None else f" ({flows})")
+
+
 def rated(caps: dict[str, float]) -> dict[str, float]:
     """The stations of ``caps`` whose capacity is rated, the links: a packet core's
-    (``... packets``) is cycles of work the model estimates (``forward_cycles_per_packet``, the
-    frames' ``NET_CYCLES_PER_FRAME``), which the interval's cap leaves out
+    (``packet_station``) is cycles of work the model estimates (``forward_cycles_per_packet``,
+    the frames' ``NET_CYCLES_PER_FRAME``), which the interval's cap leaves out
     (``Result.ceiling_MBps``)."""
-    return {name: cap for name, cap in caps.items() if " packets" not in name}
+    return {name: cap for name, cap in caps.items() if PACKETS not in name}
 
 
 def assign_sites(scheduler: lvs.Scheduler, weights: tuple[float, ...], servers: int, sites: int):

@@ -47,12 +47,35 @@ class FlowResource:
     flows started at this instant (``FlowNetwork.settle``).
     """
 
-    __slots__ = ("name", "capacity", "unit", "_load", "flows", "_carried", "_since_s", "_net")
+    __slots__ = (
+        "name",
+        "capacity",
+        "unit",
+        "rated_capacity",
+        "_load",
+        "flows",
+        "_carried",
+        "_since_s",
+        "_net",
+    )
 
-    def __init__(self, name: str, capacity: float, unit: str, net: FlowNetwork):
+    def __init__(
+        self,
+        name: str,
+        capacity: float,
+        unit: str,
+        net: FlowNetwork,
+        rated_capacity: float | None = None,
+    ):
         if not capacity > 0:
             raise ValueError(f"resource {name}: capacity must be positive, got {capacity}")
         self.name, self.capacity, self.unit = name, capacity, unit
+        # what its rated parts alone would allow (``rated``): its capacity, none for CPU work,
+        # more where the capacity counts CPU work beside rated parts (a stream's requests in
+        # flight, each a drive's time and the host's)
+        if rated_capacity is None and unit not in WORK_UNITS:
+            rated_capacity = capacity
+        self.rated_capacity = rated_capacity
         self._load = 0.0
         self.flows: dict[Flow, float] = {}  # the active flows crossing it -> units per byte
         self._carried = 0.0
@@ -76,9 +99,10 @@ class FlowResource:
 
     @property
     def rated(self) -> bool:
-        """Whether its capacity is a rated figure (a link's, a bus's, a drive's, memory's), not
-        CPU time the model spends on estimated work (a core's, a thread's: ``WORK_UNITS``)."""
-        return self.unit not in WORK_UNITS
+        """Whether it has a rated capacity (a link's, a bus's, a drive's, memory's;
+        ``rated_capacity``), not only CPU time the model spends on estimated work (a core's, a
+        thread's: ``WORK_UNITS``)."""
+        return self.rated_capacity is not None
 
     def __repr__(self) -> str:
         return f"FlowResource({self.name!r}, {self.capacity} {self.unit}/s)"
@@ -142,9 +166,14 @@ class Flow:
 
 
 def rated_usage(usage: dict[FlowResource, float]) -> dict[FlowResource, float]:
-    """A flow's usage of the rated resources alone (``FlowResource.rated``): what bounds it past
-    the CPU work a model estimates, the bound ``Result.ceiling_MBps`` gives."""
-    return {res: per_byte for res, per_byte in usage.items() if res.rated}
+    """A flow's usage of the rated resources alone (``FlowResource.rated``), each scaled so that
+    its capacity over it is its rated capacity over the usage: what bounds it past the CPU work a
+    model estimates, the bound ``Result.ceiling_MBps`` gives."""
+    return {
+        res: per_byte * res.capacity / res.rated_capacity
+        for res, per_byte in usage.items()
+        if res.rated
+    }
 
 
 def max_min_rates(
@@ -253,11 +282,13 @@ class FlowNetwork:
         self._starting: list[Flow] = []  # flows started this instant, not yet shared out
         self._settling = False  # an event at this instant will share them out
 
-    def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
-        """Declare a resource; names are unique within the network."""
+    def resource(
+        self, name: str, capacity: float, unit: str = "B", rated_capacity: float | None = None
+    ) -> FlowResource:
+        """Declare a resource (``FlowResource``); names are unique within the network."""
         if name in self.resources:
             raise ValueError(f"resource {name} declared twice")
-        res = FlowResource(name, float(capacity), unit, self)
+        res = FlowResource(name, float(capacity), unit, self, rated_capacity)
         self.resources[name] = res
         return res
 

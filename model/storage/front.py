@@ -249,23 +249,33 @@ def build(
         share = float(min(server_threads, calls))
         if op == "read" and body.workload.pattern == "random":
             thread_wait_s = path.request_s[body.workload.target] / request_B
-    limit_Bps = client_limit_Bps(
-        body,
-        path,
-        request_B,
-        # the server process's whole time a byte: the request's path and the socket's copy
-        read_s + side.copy_s_per_byte,
-        write_s + side.copy_s_per_byte + in_server_s,
-        rtt_s,
-        # a request's bytes cross the client's port and a member of the host's bond, the slower
-        wire / min(nic_Bps, side.nics[0].capacity),
-        read_ahead_B,
-        # the server processes a window's calls run on side by side
-        connections if server_threads is None else share,
+
+    def limit_Bps(server_read_s: float, server_write_s: float) -> float:
+        return client_limit_Bps(
+            body,
+            path,
+            request_B,
+            server_read_s,
+            server_write_s,
+            rtt_s,
+            # a request's bytes cross the client's port and a member of the host's bond, the slower
+            wire / min(nic_Bps, side.nics[0].capacity),
+            read_ahead_B,
+            # the server processes a window's calls run on side by side
+            connections if server_threads is None else share,
+        )
+
+    # the server process's whole time a byte (the request's path and the socket's copy), and none
+    # (the round trips, the ports and the drives alone: its rated capacity)
+    server_Bps = limit_Bps(
+        read_s + side.copy_s_per_byte, write_s + side.copy_s_per_byte + in_server_s
     )
+    rated_Bps = limit_Bps(0.0, 0.0)
     ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
     in_flight = [
-        net.resource(f"requests client.{i}", limit_Bps) if math.isfinite(limit_Bps) else None
+        net.resource(f"requests client.{i}", server_Bps, rated_capacity=rated_Bps)
+        if math.isfinite(server_Bps)
+        else None
         for i in range(clients)
     ]
     usages, client_nics, servers, windows = [], [], [], []

@@ -266,14 +266,17 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         checkpoint_wait(path, body, usage, core)
     # a request's host time: a copy reads and writes it, else it is read or written
     core_s = {"read": read_s, "write": write_s, "copy": read_s + write_s}[w.op] * request_B
+    # the requests in flight's limit, and the same without the host's time, its drives' alone
     if w.pattern == "random":
-        limit_Bps = random_limit_Bps(body, path, core_s)
+        limit_Bps, rated_Bps = (random_limit_Bps(body, path, s) for s in (core_s, 0.0))
     elif direct_io:  # queue_depth requests in flight, each its host time and its drives' time
         cache_command_s = params["disk_cache_command_us"] / 1e6
-        limit_Bps = direct.request_limit_Bps(body, path, core_s, cache_command_s)
+        limit_Bps, rated_Bps = (
+            direct.request_limit_Bps(body, path, s, cache_command_s) for s in (core_s, 0.0)
+        )
     if w.pattern == "random" or direct_io:
         for i, usage in enumerate(usages):
-            usage[net.resource(f"requests {i}", limit_Bps)] = 1.0
+            usage[net.resource(f"requests {i}", limit_Bps, rated_capacity=rated_Bps)] = 1.0
     elif w.op != "read":  # the write-back's requests, one at a time, each waiting a turn
         turns_Bps = write_through_limit_Bps(body, catalog, path, scenario.path)
         if turns_Bps is not None:
