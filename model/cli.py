@@ -172,7 +172,7 @@ def _predict(args) -> int:
     values = params.calibrated()
     result, read = uncertainty.simulated(scenario, {}, values, scenario.seed)
     if args.point:  # the interval's design points are checked as the interval would meet them
-        uncertainty.check_design(scenario)
+        scenario_module.check_design(scenario)
     interval = (
         None
         if args.point

@@ -43,6 +43,12 @@ calibrated parameters it reads, and further seeds.
     each of eight clients hashes onto) can give the same result at two seeds and another at a
     third.
 
+Every configuration of the design is simulated: one the model refuses (``refused``) or does not
+cover yet (``uncovered``, exit status 3) is told at the declaration that asked for it, never left
+out, since an envelope without it would not span what the declaration allows. Only the search's
+further combinations, each of whose values the design has run alone, are passed over where the
+model refuses them.
+
 A range's design always holds its ends and its default, so a wider range never gives a narrower
 envelope where the outcome moves one way across the range (as rates, limits and depths do here);
 its interior points catch a bump between the ends but do not nest from one range to a wider one.
@@ -62,7 +68,7 @@ import numpy as np
 from . import params as params_module
 from . import progress as progress_module
 from .errors import NotModelled, UserError
-from .unknowns import Unknown, assigned
+from .unknowns import Unknown, assigned, shown
 
 Z = 1.6448536269514722  # the standard normal's 95 % point: a two-sided 90 % interval
 Z95 = 1.959963984540054  # the calibrated intervals are 95 % intervals
@@ -131,12 +137,39 @@ def design(unknowns: tuple[Unknown, ...]) -> list[dict[str, Any]]:
     return configs
 
 
-def refused(unknowns: tuple[Unknown, ...], config: dict[str, Any], exc: UserError) -> UserError:
-    """The model's refusal of a design point, told at the declaration that asked for it."""
-    u = next(u for u in unknowns if u.key in config)
-    return UserError(
-        u.declared_in, f"unknowns.{u.declared_key}", f"the model refuses {config}: {exc.message}"
+def refused(
+    unknowns: tuple[Unknown, ...],
+    config: dict[str, Any],
+    exc: UserError,
+    variant: str | None = None,
+) -> UserError:
+    """The model's refusal of a design point, told at the declaration that asked for it (and in
+    which of the file's ``variant``s, where one is the configuration)."""
+    where, key = declaration(unknowns, config)
+    in_variant = f" in variant {variant}" if variant else ""
+    return UserError(where, key, f"the model refuses {config}{in_variant}: {exc.message}")
+
+
+def uncovered(unknowns: tuple[Unknown, ...], config: dict[str, Any], exc: NotModelled):
+    """A design point no model covers yet, told at the declaration that asked for it: the option
+    is the user's word that the fact may be so, and an interval without it would not span it
+    (the hostile-input audit: option 5 of md_group_thread_cnt was dropped and the output said no
+    declared unknown moved the interval)."""
+    where, key = declaration(unknowns, config)
+    if len(config) == 1:
+        which = f"option {shown(next(iter(config.values())))}"
+    else:  # a combination of several unknowns' options, the design's when they are few
+        which = "options " + ", ".join(f"{k}={shown(v)}" for k, v in config.items()) + " together"
+    return NotModelled(
+        f"{where}: {key}: {which} (the 90 % interval simulates every option; drop it, or predict "
+        f"with --point): {exc}"
     )
+
+
+def declaration(unknowns: tuple[Unknown, ...], config: dict[str, Any]) -> tuple[str, str]:
+    """The file and key that declare the first unknown a design point ``config`` sets."""
+    u = next(u for u in unknowns if u.key in config)
+    return u.declared_in, f"unknowns.{u.declared_key}"
 
 
 def one_at_a_time(unknowns: tuple[Unknown, ...], configs: list[dict]) -> bool:
@@ -417,11 +450,10 @@ def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
     for config in configs:
         try:
             value = run(config)
-        except NotModelled:
+        except NotModelled as exc:
             if not config:
                 raise
-            seen[_named(config)] = None
-            continue  # a documented value no model covers yet: the others still bound it
+            raise uncovered(unknowns, config, exc) from None
         except UserError as exc:
             if not config:
                 raise

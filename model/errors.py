@@ -18,16 +18,29 @@ class UserError(Exception):
 
     exit_status = 2
 
-    def __init__(self, where: str, key: str | None, message: str, *, related: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        where: str,
+        key: str | None,
+        message: str,
+        *,
+        related: tuple[str, ...] = (),
+        overridden: str = "",
+    ):
         # related: other keys whose values make the same mistake with key's (a card and the
         # segment it sits in), so that one an override set can be named instead (Scenario.relocated)
         self.where, self.key, self.message, self.related = where, key, message, related
+        # overridden: the overrides that made the configuration refused where none of them is the
+        # key at fault (``--set controllers={}`` leaving a shelf's uplink no card), said beside
+        # ``where`` (Scenario.relocated)
+        self.overridden = overridden
         super().__init__(self.line())
 
     def line(self) -> str:
         """The error as one line, whatever line breaks or control characters the user's text held
         (escaped: ``\\n``, ``\\x1b``)."""
-        parts = [self.where] + ([self.key] if self.key else []) + [self.message]
+        where = f"{self.where} (with {self.overridden})" if self.overridden else self.where
+        parts = [where] + ([self.key] if self.key else []) + [self.message]
         return one_line(": ".join(parts))
 
 

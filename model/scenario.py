@@ -25,7 +25,7 @@ from . import catalog as catalog_module
 from . import paths, registry, unknowns, user_parts, yamlio
 from .errors import UserError, readable
 from .schema import NonNegativeInt, build, build_dataclass, field_type, locate, type_hints
-from .spec import Scenario
+from .spec import Reference, Scenario, dotted
 
 HEADER_KEYS = (
     "name",
@@ -318,16 +318,16 @@ def load(
             seed = _seed(value, where_overrides)
         elif key in ("name", "description", "source"):
             renamed[key] = _header_text(value, where_overrides, key)
-    set_by: list[tuple[str, str]] = []
+    set_by: list[tuple[str, str, str]] = []
     if chosen is not None:
         changes = variants[chosen]
         for key, value in changes.items():
             _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
-            set_by.append((str(key), f"{where} variants.{chosen}"))
-    for key, value in assignments:
+            set_by.append((str(key), f"{where} variants.{chosen}", ""))
+    for (key, value), text in zip(assignments, overrides, strict=True):
         if key not in OVERRIDE_KEYS:
             _assign(body, body_cls, key, value, where_overrides)
-            set_by.append((key, where_overrides))
+            set_by.append((key, where_overrides, text.strip()))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
         if k not in header:
@@ -354,7 +354,8 @@ def load(
         with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
             built = build_dataclass(body_cls, body, where)
             configured = _configured(body, built, body_cls, variants, chosen, declared, where)
-        as_typed = frozenset(k for k, w in set_by if w == where_overrides) if typed else frozenset()
+        typed_keys = (k for k, w, _ in set_by if w == where_overrides)
+        as_typed = frozenset(typed_keys) if typed else frozenset()
         refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         raise unbuilt.relocated(exc) from None
@@ -611,10 +612,31 @@ def _references(
         except UserError as exc:
             if exc.where == where:  # the reference's own mistake, told as it is
                 raise
+            at = _override_at(body, ref, exc, f"{where} {ref.key}")
+            if at is not None:  # one of the overrides the body gives: told at it
+                raise UserError(where, at, f"{exc.key}: {exc.message}") from None
             raise UserError(where, ref.key, f"{ref.name!r}: {exc.line()}") from None
         loaded[ref.key] = scenario
     _checked(body, where, loaded)
     return loaded
+
+
+def _override_at(body: Any, ref: Reference, exc: UserError, given_at: str) -> str | None:
+    """Where in the body's list of overrides (``Reference.overrides_key``, ``storage_overrides``)
+    the one lies that a mistake ``exc`` in the scenario ``ref`` names is told at (``given_at``,
+    where its overrides were applied): the last that sets its key or a mapping holding it, as
+    ``storage_overrides[0]``; None where the mistake is not at one the body lists (the hostile-input
+    audit: a key no storage scenario has was told at the scenario named, the file named twice)."""
+    if exc.where != given_at or not exc.key or not ref.overrides_key:
+        return None
+    listed = getattr(body, ref.overrides_key)
+    key = dotted(exc.key)
+    found = None
+    for i, text in enumerate(listed):
+        set_key = text.partition("=")[0].strip()
+        if text == exc.key or key == set_key or key.startswith(set_key + "."):
+            found = f"{ref.overrides_key}[{i}]"
+    return found
 
 
 def _checked(body: Any, where: str, loaded: dict[str, Scenario]) -> None:
@@ -692,9 +714,33 @@ def check_catalog(loaded: Scenario) -> None:
         raise loaded.relocated(exc) from None
 
 
+def check_design(loaded: Scenario) -> None:
+    """The checks the 90 % interval's design points meet, without simulating them (``predict
+    --point``, and every variant a file declares): each configuration of the scenario's open
+    unknowns (``design_points.design``: every combination where they are few, else each value
+    alone, so the checks grow with the values, not their product) built and checked against its
+    catalog, a value the model refuses told at the unknown that asked for it, as the interval
+    tells it (after the scenario itself has run: its own refusal is told as it is), and each
+    scenario it names (an unknown of its store changes that). A refusal only a simulation finds is
+    not caught here."""
+    from .design_points import design, refused
+
+    for config in design(loaded.unknowns)[1:]:  # the first, all defaults, is the scenario
+        try:
+            changed = with_values(loaded, unknowns.assigned(loaded.unknowns, config))
+            for checked in (changed, *changed.refs.values()):
+                check_catalog(checked)
+        except UserError as exc:
+            raise refused(loaded.unknowns, config, exc, loaded.variant) from None
+
+
 def check_variants(name_or_path: str | Path, catalogs: tuple[str | Path, ...] = ()) -> None:
     """Every variant the file declares, loaded and checked against its catalog as choosing it
-    would: a mistake in a variant the user did not choose is told now, named at the variant's key,
-    not when a sweep or a colleague first chooses it."""
+    would, with the values of the unknowns open in it (``check_design``: an unknown the file does
+    not limit to variants, whose value one variant refuses, had passed until that variant was
+    chosen): a mistake in a variant the user did not choose is told now, named at the variant's
+    key or the unknown's, not when a sweep or a colleague first chooses it."""
     for name in variants_of(name_or_path):
-        check_catalog(load(name_or_path, [f"variant={name}"], catalogs=catalogs))
+        loaded = load(name_or_path, [f"variant={name}"], catalogs=catalogs)
+        check_catalog(loaded)
+        check_design(loaded)

@@ -10,6 +10,7 @@ check what it found with ``check_references(where, loaded)``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,9 @@ class Reference:
     name: str
     model: str
     overrides: tuple[str, ...] = ()
+    # the body's key whose list gives the first of ``overrides`` (the ingest's storage_overrides;
+    # the rest are the body's own, derived), so that a mistake in one is told at its place there
+    overrides_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,9 @@ class Scenario:
     folder: str = ""
     # the parts files given with it (--catalog), which reach the scenarios it names too
     catalogs: tuple[str, ...] = ()
-    # (dotted key, where its value came from) for each key not from the file
-    set_by: tuple[tuple[str, str], ...] = ()
+    # (dotted key, where its value came from, the override as given: "" for a variant's) for each
+    # key not from the file
+    set_by: tuple[tuple[str, str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there
     catalog: Catalog | None = None  # the parts it may name: the project's and the user's own
     # the declared unknowns open in this configuration (its variant, no override setting them),
@@ -62,24 +67,49 @@ class Scenario:
         return self._last_set(key)[1]
 
     def _last_set(self, key: str) -> tuple[int, str]:
-        """The place in ``set_by`` of the last change to ``key`` (-1: none) and where it was."""
+        """The place in ``set_by`` of the last change to ``key`` (-1: none) and where it was; a
+        position in a list is one key however written (``attach[0]``, as checks name it, and
+        ``attach.0``, as --set gives it)."""
         found = -1, self.path
-        for i, (set_key, where) in enumerate(self.set_by):  # later ones win, as they were applied
-            if key == set_key or key.startswith((set_key + ".", set_key + "[")):
+        key = dotted(key)
+        for i, (set_key, where, _) in enumerate(self.set_by):  # later ones win, as applied
+            if key == set_key or key.startswith(set_key + "."):
                 found = i, where
         return found
+
+    def overridden(self) -> str:
+        """The overrides that changed the file's configuration, as given and where (``--set
+        a=1, b=2``); "" where none did (a variant is the file's own)."""
+        given: dict[str, list[str]] = {}
+        for _, where, text in self.set_by:
+            if text:
+                given.setdefault(where, []).append(text)
+        return "; ".join(f"{where} {', '.join(texts)}" for where, texts in given.items())
 
     def relocated(self, exc: UserError) -> UserError:
         """``exc``, blamed on the file, re-told where its key was set (an override or a variant);
         where it names related keys (``UserError.related``: a card's part and its segment's), at
-        the one of them changed last: a card's segment changed by --set is named as the --set."""
-        if exc.where != self.path or not exc.key:
+        the one of them changed last: a card's segment changed by --set is named as the --set.
+        Where none of them was set but overrides changed the configuration, the file is named
+        with them (``overridden``): a drive bay --set takes, which the file's next drive holds,
+        is refused at that drive, and the hostile-input audit read it as the file's mistake."""
+        if exc.where != self.path:
             return exc
-        changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related)]
-        last, where, key = max(changes, key=lambda change: change[0])  # the first of equals
-        if last < 0:
+        changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related) if k]
+        if changes:
+            last, where, key = max(changes, key=lambda change: change[0])  # the first of equals
+            if last >= 0:
+                return UserError(where, key, exc.message)
+        overrides = self.overridden()
+        if not overrides:
             return exc
-        return UserError(where, key, exc.message)
+        return UserError(exc.where, exc.key, exc.message, related=exc.related, overridden=overrides)
+
+
+def dotted(key: str) -> str:
+    """A scenario key with each position in a list written as --set writes it: ``attach[1]`` as
+    ``attach.1``."""
+    return re.sub(r"\[(\d+)\]", r".\1", key)
 
 
 @dataclass(frozen=True)

@@ -56,14 +56,14 @@ from typing import Any
 
 from . import params as params_module
 from . import scenario as scenario_module
-from .design_points import Samples, Z, design, refused, sample, varies_alone
-from .errors import NotModelled, UserError
+from .design_points import Samples, Z, sample, varies_alone
+from .errors import NotModelled
 from .measured import ROUNDING
 from .model_error import beyond_tables, model_error_of
 from .result import OFFERED_LOAD, Result
 from .sim import rng
 from .spec import Scenario
-from .unknowns import Unknown, assigned, shown
+from .unknowns import Unknown, shown
 
 NOISE = "simulation noise"
 DOMINANT = 0.9  # the share of the spread past which an unknown's options are each shown
@@ -416,22 +416,6 @@ def interval(
         beyond_tables(scenario),
         headroom(point_result, metric),
     )
-
-
-def check_design(scenario: Scenario) -> None:
-    """The checks the interval's design points meet, without simulating them (``predict
-    --point``): each configuration of the scenario's unknowns built and checked against its
-    catalog, a value the model refuses told at the unknown that asked for it, as ``interval``
-    tells it (after the scenario itself has run: its own refusal is told as it is), and each
-    scenario it names (an unknown of its store changes that). A refusal only a simulation finds is
-    not caught here."""
-    for config in design(scenario.unknowns)[1:]:  # the first, all defaults, is the scenario
-        try:
-            changed = scenario_module.with_values(scenario, assigned(scenario.unknowns, config))
-            for checked in (changed, *changed.refs.values()):
-                scenario_module.check_catalog(checked)
-        except UserError as exc:
-            raise refused(scenario.unknowns, config, exc) from None
 
 
 def headroom(result: Result, metric: str = "throughput_MBps") -> float:

@@ -116,6 +116,7 @@ def read_text(path: Path, where: str) -> str:
 def _check_events(text: str, where: str) -> None:
     """Refuse nesting deeper than MAX_DEPTH and aliases standing for more than MAX_ALIAS_NODES."""
     sizes: dict[str, int] = {}  # anchor -> nodes its value holds, aliases expanded
+    scalars: dict[str, tuple] = {}  # anchor of a scalar -> the key it makes, and its text
     frames: list[list] = [[None, 0]]  # [anchor, nodes so far] per open collection
     mappings: list[list] = [[None, False]]  # [keys seen, next node is a key] per open collection
     through_aliases = 0
@@ -133,12 +134,14 @@ def _check_events(text: str, where: str) -> None:
                     "write plain values (text, numbers, true or false, null, lists, mappings)",
                 )
             if kind is yaml.ScalarEvent:
-                _check_key(mappings[-1], event, where, loader)
+                _check_key(mappings[-1], event, where, loader, scalars)
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
+                    scalars[event.anchor] = (_key(event, loader), event.value)
                 frames[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                _check_key(mappings[-1], event, where, loader)
+                _check_key(mappings[-1], event, where, loader, scalars)
+                scalars.pop(event.anchor, None)  # an anchor given again names the new node
                 mappings.append([set(), True] if kind is yaml.MappingStartEvent else [None, False])
                 if len(frames) > MAX_DEPTH:
                     mark = event.start_mark
@@ -155,7 +158,7 @@ def _check_events(text: str, where: str) -> None:
                     sizes[anchor] = size
                 frames[-1][1] += size
             elif kind is yaml.AliasEvent:
-                _check_key(mappings[-1], event, where, loader)
+                _check_key(mappings[-1], event, where, loader, scalars)
                 size = sizes.get(event.anchor, 1)
                 through_aliases += size
                 frames[-1][1] += size
@@ -170,23 +173,32 @@ def _check_events(text: str, where: str) -> None:
         loader.dispose()
 
 
-def _check_key(mapping: list, event, where: str, loader) -> None:
+def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tuple]) -> None:
     """In a mapping, every other node is a key: refuse one given twice (YAML would keep the last
     silently), as the loader will read it: ``1`` and ``0x1``, ``yes`` and ``true`` are one key; and
     as the schema will, which names every key by its text: ``1`` and ``'1'``, ``true`` and
-    ``'True'`` are one key there."""
+    ``'True'`` are one key there. A key written as an alias is its anchor's scalar (``scalars``:
+    the key each anchored scalar makes, and its text), so that ``{&k a: 2, *k : 3}`` gives ``a``
+    twice (the hostile-input audit: the alias went unchecked and its value won); an alias of a
+    list or a mapping is no key the loader takes, and it says so."""
     keys, is_key = mapping
     if keys is None:
         return
     mapping[1] = not is_key
-    if is_key and isinstance(event, yaml.ScalarEvent):
-        key = _key(event, loader)
-        text = ("text", str(key))
-        if key in keys or text in keys:
-            raise UserError(
-                where, event.value, f"given twice (line {event.start_mark.line + 1}); keep one"
-            )
-        keys.update((key, text))
+    if not is_key:
+        return
+    if isinstance(event, yaml.ScalarEvent):
+        key, shown, through = _key(event, loader), event.value, ""
+    elif isinstance(event, yaml.AliasEvent) and event.anchor in scalars:
+        (key, shown), through = scalars[event.anchor], f", through the alias *{event.anchor}"
+    else:
+        return
+    text = ("text", str(key))
+    if key in keys or text in keys:
+        raise UserError(
+            where, shown, f"given twice (line {event.start_mark.line + 1}{through}); keep one"
+        )
+    keys.update((key, text))
 
 
 def _key(event, loader):

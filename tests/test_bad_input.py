@@ -685,3 +685,52 @@ def test_a_flash_drive_behind_the_download_server_is_not_modelled_not_unknown(ru
     )
     assert status == 3 and not out and err.count("\n") == 1, err
     assert "flash drives are not modelled here" in err and "storage_behind_network" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "setting", "told"),
+    [  # a check of what an override changed, at a key it did not set: the file, with the override
+        (
+            "purchase_hdd_zfs",
+            "volumes.data.disks.attach.0=jbod.1",
+            "data/scenarios/purchase_hdd_zfs.yaml (with --set volumes.data.disks.attach.0=jbod.1)"
+            ": volumes.data.disks.attach[1]: jbod.1 is already taken",
+        ),
+        (
+            "purchase_hdd_zfs",
+            "controllers={}",
+            "data/scenarios/purchase_hdd_zfs.yaml (with --set controllers={}): "
+            "shelves.jbod.uplink[0]: must be CONTROLLER.CHANNEL",
+        ),
+        (
+            "em_ingest_microscopes",
+            "storage_overrides=[workload.op=read]",
+            "data/scenarios/em_ingest_microscopes.yaml (with --set storage_overrides="
+            "[workload.op=read]): storage: must be a storage scenario that writes",
+        ),
+        (  # the key it set, written as a check names a position in a list
+            "purchase_hdd_zfs",
+            "volumes.data.disks.attach.0=nosuch.1",
+            "--set: volumes.data.disks.attach[0]: must be CONTROLLER.CHANNEL",
+        ),
+        (  # one of the overrides the ingest gives its store: at its place in the list
+            "em_ingest_microscopes",
+            "storage_overrides=[variant=striped, nosuchkey=1]",
+            "--set: storage_overrides[1]: nosuchkey: no such key in a storage scenario",
+        ),
+    ],
+)
+def test_a_mistake_an_override_made_is_told_with_the_override(run_cli, name, setting, told):
+    """Each was blamed on the scenario file alone, the last with the file named twice (the
+    hostile-input audit)."""
+    status, out, err = run_cli("predict", name, "--point", "--set", setting)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(told), err
+
+
+def test_a_store_override_the_file_gives_is_told_at_its_place(run_cli, tmp_path):
+    text = (paths.SCENARIOS / "em_ingest_microscopes.yaml").read_text()
+    path = tmp_path / "ingest.yaml"
+    path.write_text(text.replace("[variant=striped]", "[variant=striped, nosuchkey=1]"))
+    status, out, err = run_cli("predict", str(path), "--point")
+    assert status == 2 and err.startswith(f"{path}: storage_overrides[1]: nosuchkey: no such key")

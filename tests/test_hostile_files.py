@@ -51,6 +51,34 @@ def test_keys_that_read_as_one_value_are_given_twice(text, key):
         yamlio.safe_load(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "&k a: 1\n*k : 2\n",  # the anchor's key given again through its alias
+        "x: &k a\na: 1\n*k : 2\n",  # a value's anchor used as a key beside the same key
+        "&k a: 1\n&k b: 2\n*k : 3\nb: 4\n",  # an anchor given again names its new node
+    ],
+)
+def test_a_key_given_twice_through_an_alias_is_refused(text):
+    """A key written as an alias was never compared, and its value won (the hostile-input audit:
+    ``{v: {&k workload.streams: 2, *k : 3}}`` ran 3 streams)."""
+    with pytest.raises(yamlio.UserError, match="given twice .*through the alias \\*k"):
+        yamlio.safe_load(text)
+
+
+def test_an_alias_as_a_key_or_a_value_of_another_key_is_read_as_yaml_reads_it():
+    assert yamlio.safe_load("&k a: 1\nb: *k\nc: {*k : 2}\n") == {"a": 1, "b": "a", "c": {"a": 2}}
+
+
+def test_a_variant_s_key_given_twice_through_an_alias_is_one_line(run_cli, tmp_path):
+    path = tmp_path / "alias.yaml"
+    path.write_text(MINI + "variants: {v: {&k workload.streams: 2, *k : 3}}\n")
+    _one_line(
+        run_cli("predict", str(path), "--point", "--set", "variant=v"),
+        "alias.yaml: workload.streams: given twice (line",
+    )
+
+
 def test_numbers_are_read_as_yaml_1_2_reads_them():
     """YAML 1.1 read 0100 as octal 64 and 1:30 in base 60 as 90, with no word."""
     data = yamlio.safe_load("a: 0100\nb: '1:30'\nc: 1:30\nd: 1e12\ne: 0x10\nf: 1_000\n")

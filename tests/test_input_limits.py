@@ -60,7 +60,11 @@ def test_too_many_writers_for_the_store_are_told_as_the_ingest_file_that_adds_th
         "predict", "em_ingest_microscopes", "--set", "clients=2000", "--set", bigger, "--point"
     )
     assert status == 2 and not out and err.count("\n") == 1
-    assert err.startswith("data/scenarios/em_ingest_microscopes.yaml: storage: 'em_ingest' with ")
+    # the file, with the overrides that made its configuration (Scenario.relocated)
+    assert err.startswith(
+        f"data/scenarios/em_ingest_microscopes.yaml (with --set clients=2000, {bigger}): "
+        "storage: 'em_ingest' with "
+    )
     assert "2,000 streams of 1e+06 MB) do not fit on volume lv" in err
 
 

@@ -339,3 +339,54 @@ def test_an_empty_mapping_set_whole_makes_no_key_known():
     """The last review: --set kernel={} closed the dirty ratio's unknown, as if it gave it."""
     keys = [u.key for u in scenario.load("psu_write", ["variant=sata", "kernel={}"]).unknowns]
     assert "kernel.dirty_ratio_pct" in keys
+
+
+THREADS = "volumes.data.md_group_thread_cnt"  # md's raid5d workers: past 4, not modelled
+
+
+def _md(tmp_path, tail):
+    """purchase_hdd_md (md RAID6 at group_thread_cnt 0) in the test's folder, ``tail`` after it."""
+    path = tmp_path / "md.yaml"
+    path.write_text((paths.SCENARIOS / "purchase_hdd_md.yaml").read_text() + tail)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("block", "said"),
+    [
+        (
+            f"{THREADS}: {{options: [0, 5], source: a test}}",
+            f"md.yaml: unknowns.{THREADS}: option 5 ",
+        ),
+        (  # one fact setting the key: its option's name
+            f"md threads:\n    options: {{stock: {{{THREADS}: 0}}, five: {{{THREADS}: 5}}}}\n"
+            "    source: a test",
+            "md.yaml: unknowns.md threads: option five ",
+        ),
+    ],
+)
+@pytest.mark.parametrize("as_json", [[], ["--json"]])
+def test_an_option_no_model_covers_is_refused_not_left_out_of_the_interval(
+    run_cli, tmp_path, block, said, as_json
+):
+    """Option 5 was dropped from the design: the interval said no declared unknown moved it,
+    --json gave no drivers (the hostile-input audit)."""
+    status, out, err = run_cli("predict", _md(tmp_path, f"unknowns:\n  {block}\n"), *as_json)
+    assert status == 3 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("not modelled yet: ") and said in err
+    assert f"{THREADS} 5: 6 threads at once" in err  # the model's own reason
+
+
+@pytest.mark.parametrize("point", [[], ["--point"]])
+def test_an_unknown_open_in_every_variant_is_checked_in_each(run_cli, tmp_path, point):
+    """An unknown not limited to variants, whose option one variant refuses, passed until that
+    variant was chosen (the hostile-input audit: RAID0 has no raid5d workers)."""
+    tail = (
+        f"unknowns:\n  {THREADS}: {{options: [0, 4], source: a test}}\n"
+        "variants:\n  r0: {volumes.data.level: raid0}\n"
+    )
+    one_line(
+        run_cli("predict", _md(tmp_path, tail), *point),
+        f"md.yaml: unknowns.{THREADS}: the model refuses {{'{THREADS}': 4}} in variant r0: ",
+        "this volume's level is raid0",
+    )

@@ -305,7 +305,15 @@ class IngestBody:
 
     def references(self) -> tuple[Reference, ...]:
         streams = f"workload.streams={self.clients}"  # one dd-like writer per client
-        return (Reference("storage", self.storage, "storage", (*self.storage_overrides, streams)),)
+        return (
+            Reference(
+                "storage",
+                self.storage,
+                "storage",
+                (*self.storage_overrides, streams),
+                overrides_key="storage_overrides",
+            ),
+        )
 
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
         store = loaded["storage"].body

@@ -640,7 +640,8 @@ def _refusal(grid: Grid, exc: UserError, at: str, settings: dict[str, Any]) -> U
         inner = exc.key if exc.key and exc.key not in settings else None
         return UserError(grid.path, at, f"{inner}: {exc.message}" if inner else exc.message)
     said = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-    return UserError(grid.path, at, f"with {said}, {exc.line()}")
+    told = UserError(exc.where, exc.key, exc.message).line()  # the settings said here, not twice
+    return UserError(grid.path, at, f"with {said}, {told}")
 
 
 def load(
