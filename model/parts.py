@@ -103,9 +103,7 @@ class Part:
         numeric = [
             f.name
             for f in fields(self)
-            if isinstance(getattr(self, f.name), (int, float))
-            and not isinstance(getattr(self, f.name), bool)
-            and getattr(self, f.name) != f.default
+            if _numeric(getattr(self, f.name)) and getattr(self, f.name) != f.default
         ]  # a value left at its default needs no source
         missing = [n for n in numeric if n not in self.sources]
         if missing:
@@ -114,6 +112,14 @@ class Part:
                 f"{key}.sources",
                 f"no source for {', '.join(missing)}; every numeric value needs one",
             )
+
+
+def _numeric(value: Any) -> bool:
+    """A number (not a flag), or a list of numbers (a card's cache block sizes): a value that
+    needs a source."""
+    if isinstance(value, tuple):
+        return bool(value) and all(_numeric(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # A drive's capacity, bounded where a byte count still fits the model's integer arithmetic: a
@@ -383,7 +389,7 @@ class Controller(Part):
     interface in its slot (trained to what both share, at most a stated maximum); a volume the card
     keeps (engine: controller) costs its processor ``RAID_READ_CYCLES_PER_REQUEST`` a request it
     reads and, a write, the calibrated raid_cycles_per_cache_block a cache block on an array that
-    keeps them (``cache_blocks``), else raid_cycles_per_write_command a drive command
+    keeps them (``cache_block_sizes_KiB``), else raid_cycles_per_write_command a drive command
     (``model.storage.attachment``). A storage scenario's controllers.NAME.part (or a download
     server's controller) names it."""
 
@@ -412,15 +418,16 @@ class Controller(Part):
     # no model reads it
     processor: str = ""
     # the RAID processor's clock, MHz: each request it reads costs it 5,000 cycles, and each write
-    # as ``cache_blocks`` says. Unset (no published clock), a scenario that uses the card's own
-    # RAID engine reports "not modelled"; engine: md over its drives predicts
+    # as ``cache_block_sizes_KiB`` says. Unset (no published clock), a scenario that uses the
+    # card's own RAID engine reports "not modelled"; engine: md over its drives predicts
     processor_MHz: PositiveFloat | None = None
-    # whether the controller keeps its writes in cache blocks of the volume's cache_block_KiB, an
-    # MD-series array's setting (Dell's MD3200-family manuals: write-back cache 'mirrored to the
-    # cache of the second controller before completion status is issued'), each costing the
-    # calibrated raid_cycles_per_cache_block fitted on the MD3260; a card without (the default)
-    # pays raid_cycles_per_write_command a drive command its writes send
-    cache_blocks: bool = False
+    # the cache block sizes the array's controllers can be set to, KiB, from its manual: a card
+    # that lists any keeps its writes in cache blocks of the volume's cache_block_KiB, one of these
+    # (an MD-series or E-Series array's setting: Dell's MD3200-family manuals, write-back cache
+    # 'mirrored to the cache of the second controller before completion status is issued'), each
+    # costing the calibrated raid_cycles_per_cache_block fitted on the MD3260; a card without
+    # (none, the default) pays raid_cycles_per_write_command a drive command its writes send
+    cache_block_sizes_KiB: tuple[PositiveFloat, ...] = ()
     # RAID processors: 2 for the controllers of a redundant pair, each with its own host interface;
     # a volume's RAID groups alternate between them
     processors: PositiveInt = 1
@@ -441,6 +448,11 @@ class Controller(Part):
     # datasheet: a volume the card heads (engine: controller) must use one of them, one drive
     # alone its jbod or raid0; empty where no source gives them, and then not checked
     raid_levels: tuple[str, ...] = ()
+
+    @property
+    def cache_blocks(self) -> bool:
+        """Whether the card keeps its writes in cache blocks: it lists cache block sizes."""
+        return bool(self.cache_block_sizes_KiB)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -280,3 +280,14 @@ def test_an_md_mirror_reads_as_md_s_raid1_and_a_card_s_as_its_setting():
     assert policy("controllers.iop332.mirror_reads=primary") == PRIMARY
     md = ("volumes.raid1.engine=md", "controllers.iop332.mirror_reads=null")
     assert policy(*md) == NEAREST
+
+
+def test_a_zfs_pool_under_a_memory_map_is_named_as_the_pool_it_is(run_cli):
+    """The input audit: 'memory-mapped I/O on None with 1 group(s)', a pool having no level."""
+    settings = ("--set", "clients=null", "--set", "workload.io=mmap")
+    status, out, err = run_cli("predict", "purchase_hdd_zfs", "--point", *settings)
+    assert status == 3 and out == "", err
+    assert err.strip() == (
+        "not modelled yet: memory-mapped I/O on a ZFS pool (volume data, 2 raidz2 vdev(s)): the "
+        "model covers one drive and a RAID1 pair, of md or a RAID card"
+    )

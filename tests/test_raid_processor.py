@@ -1,11 +1,14 @@
 """A RAID card's processor clock where the catalog gives none: a scenario gives it
 (``controllers.NAME.processor_MHz``) or declares it an unknown, and the card's own RAID engine is
-modelled; without one it is "not modelled", the message naming the key."""
+modelled; without one it is "not modelled", the message naming the key. What a card offers its
+volume: the RAID levels its datasheet lists (a listed one the lab does not simulate is "not
+modelled"), and the cache block sizes its manual lists (``cache_block_sizes_KiB``)."""
 
 import json
 
 import pytest
 import yaml
+from grid_files import one_line
 
 from model import catalog, paths, scenario
 from model.errors import NotModelled
@@ -234,3 +237,137 @@ def test_a_volume_whose_groups_two_cards_head_takes_each_card_s_settings(run_cli
         "controllers.rc2.write_back: volume data takes its cards' write_back from rc1, its first "
         "group's (true): set it alike on rc1, rc2"
     ), err
+
+
+@pytest.mark.parametrize("kib", ["0.5", "3", "1e9"])
+def test_an_md_series_cache_block_is_one_of_the_sizes_its_manual_lists(run_cli, kib):
+    """The input audit: any positive cache block was taken and the MD3260's rate scaled with it
+    (0.5 KiB 31.8 MB/s, 3 KiB 190.9, 1e9 KiB 875.7). The array takes 4, 8, 16 or 32 KiB (the
+    catalog's cache_block_sizes_KiB, Dell's and NetApp's manuals): anything else is one line."""
+    one_line(
+        run_cli("predict", "em_ingest", "--point", "--set", f"volumes.lv.cache_block_KiB={kib}"),
+        "--set: volumes.lv.cache_block_KiB:",
+        "4, 8, 16, 32 KiB",
+        "cache_block_sizes_KiB",
+    )
+    block = catalog.load().parts["controllers"]["dell_md3260"].cache_block_sizes_KiB
+    assert block == (4.0, 8.0, 16.0, 32.0)
+    rates = [
+        simulate(scenario.load("em_ingest", [f"volumes.lv.cache_block_KiB={size:g}"]), calibrated())
+        for size in block
+    ]
+    assert rates[0].throughput_MBps < rates[1].throughput_MBps  # a dearer block each 4 KiB
+
+
+def test_a_cache_block_set_on_a_card_without_them_is_refused_whatever_its_value(run_cli):
+    """The input audit: the check fired where the value differed from the default, so 4 KiB on
+    the 3ware card was taken and ignored while 8 was refused; and md took 4 KiB alike. Set is
+    refused; unset is the array's own (4 KiB as shipped) where the card keeps them."""
+    for kib in (4, 8):
+        one_line(
+            run_cli(
+                "predict",
+                "psu_write",
+                "--point",
+                "--set",
+                f"volumes.threeware_raid.cache_block_KiB={kib}",
+            ),
+            "volumes.threeware_raid.cache_block_KiB",
+            "keeps no cache blocks",
+        )
+    one_line(
+        run_cli("predict", "purchase_hdd_md", "--point", "--set", "volumes.data.cache_block_KiB=4"),
+        "volumes.data.cache_block_KiB: only for engine: controller",
+    )
+    unset = simulate(scenario.load("em_ingest", ["volumes.lv.cache_block_KiB=null"]), calibrated())
+    at_4 = simulate(scenario.load("em_ingest", ["volumes.lv.cache_block_KiB=4"]), calibrated())
+    assert unset.throughput_MBps == at_4.throughput_MBps
+
+
+def test_a_card_s_cache_block_sizes_need_a_source_and_bind_an_unset_block(run_cli, tmp_path):
+    """A list of numbers is a figure as a number is: the catalog refuses one without a source.
+    With one, a volume that leaves its block unset on an array that does not take 4 KiB, the
+    MD-series' as shipped, is told to set one of its sizes."""
+    card = (
+        "controllers:\n  my_array:\n    name: an array of other sizes\n    type: raid\n"
+        "    host_bus: sas_6g_x4\n    channels: 180\n    channel_bus: sas_6g_lane\n"
+        "    cache_block_sizes_KiB: [8, 64]\n"
+    )
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(card + "    sources: {channels: 'estimated: a test'}\n")
+    one_line(
+        run_cli("predict", "em_ingest", "--point", "--catalog", str(parts)),
+        "my_array.sources",
+        "cache_block_sizes_KiB",
+    )
+    sourced = "{channels: 'estimated: a test', cache_block_sizes_KiB: 'estimated: a test'}"
+    parts.write_text(card + f"    sources: {sourced}\n")
+    settings = ("controllers.md3260.part=my_array", "volumes.lv.cache_block_KiB=null")
+    one_line(
+        run_cli(
+            "predict",
+            "em_ingest",
+            "--point",
+            "--catalog",
+            str(parts),
+            *[a for s in settings for a in ("--set", s)],
+        ),
+        "volumes.lv.cache_block_KiB: an array of other sizes takes cache blocks of 8, 64 KiB",
+        "got none, so 4 KiB, an MD-series array's as shipped: set one",
+    )
+
+
+def test_a_level_the_card_lists_that_the_lab_does_not_simulate_is_not_modelled(run_cli, tmp_path):
+    """The input audit: the MD3260's ddp, which its catalog entry lists, and a MegaRAID's raid50
+    were refused as mistakes ('must be one of ...'). A level a card lists that the lab does not
+    simulate is status 3, one line; a level the card does not list, or md does not build, or
+    nobody has, stays status 2."""
+    status, out, err = run_cli("predict", "em_ingest", "--point", "--set", "volumes.lv.level=ddp")
+    assert status == 3 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("not modelled yet: a ddp volume on dell_md3260 (volumes.lv.level")
+    one_line(
+        run_cli("predict", "em_ingest", "--point", "--set", "volumes.lv.level=raid50"),
+        "dell_md3260 offers raid0, raid1, raid5, raid6, raid10, ddp",
+    )
+    one_line(
+        run_cli("predict", "em_ingest", "--point", "--set", "volumes.lv.level=raid7"),
+        "volumes.lv.level: must be one of",
+    )
+    one_line(
+        run_cli("predict", "purchase_hdd_md", "--point", "--set", "volumes.data.level=raid50"),
+        "volumes.data.level: raid50 is a RAID card's level, which md does not build",
+    )
+    quote = tmp_path / "quote.yaml"
+    assert run_cli("new", "storage_server", "--out", str(quote))[0] == 0
+    card = ["controllers.hba.part=megaraid_9560_8i", "controllers.hba.processor_MHz=1500"]
+    card += ["volumes.data.engine=controller", "volumes.data.level=raid60"]
+    status, out, err = run_cli(
+        "predict", str(quote), "--point", *[a for o in card for a in ("--set", o)]
+    )
+    assert status == 3 and out == "", err
+    assert "a raid60 volume on megaraid_9560_8i" in err and "its catalog entry lists" in err
+    # a volume the workload leaves idle costs nothing to simulate, whatever its level
+    spare = (
+        "volumes.spare={level: raid60, engine: controller, disks: {part: exos_x18_st18000nm004j, "
+        "count: 4, attach: [hba.4, hba.5, hba.6, hba.7]}}"
+    )
+    card[-1] = "volumes.data.level=raid6"
+    card += ["volumes.data.disks.count=4", "volumes.data.disks.attach=[hba.0,hba.1,hba.2,hba.3]"]
+    status, out, err = run_cli(
+        "predict", str(quote), "--point", *[a for o in (*card, spare) for a in ("--set", o)]
+    )
+    assert status == 0 and "MB/s" in out, err
+
+
+def test_every_level_a_card_lists_is_simulated_or_known_not_modelled():
+    """What ties the spec's levels to the catalog: a level a card's raid_levels lists is one the
+    lab simulates, one it knows it does not (raid.UNMODELLED_LEVELS), or the jbod a one-drive
+    volume is (level single)."""
+    from model.storage.raid import MODELLED_LEVELS, UNMODELLED_LEVELS
+
+    known = {*MODELLED_LEVELS, *UNMODELLED_LEVELS, "jbod"}
+    listed = {
+        level for card in catalog.load().parts["controllers"].values() for level in card.raid_levels
+    }
+    assert listed <= known, listed - known
+    assert {"ddp", "raid50", "raid60", "raid3"} <= listed

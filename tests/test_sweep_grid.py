@@ -537,3 +537,49 @@ def test_a_mistake_in_base_is_named_file_colon_base_colon_key(tmp_path, run_cli,
     """The sweep audit: 'FILE base: workload.op: ...' where every other line reads 'FILE: key'."""
     path = _grid(tmp_path, base=base, product={"volumes.md0.disks.count": [1]})
     _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), f"{path}{said}")
+
+
+def test_a_sample_s_options_give_only_their_values_each_as_likely(tmp_path):
+    """The input audit: the shipped Latin-hypercube and Sobol grids sampled the MD3260's cache
+    block over [4, 32] KiB, points at 17 or 23 KiB the array does not have. A sample's options
+    give each point one of their values, each as often in a Latin hypercube; a Sobol design
+    counts them among its keys."""
+    lhs = {
+        "method": "lhs",
+        "n": 8,
+        "ranges": {"workload.total_MB": [100.0, 200.0]},
+        "options": {"workload.request_KiB": [64, 128, 256, 1024]},
+    }
+    grid, points = grid_module.load(_grid(tmp_path, sample=lhs))
+    assert grid.keys() == ["workload.total_MB", "workload.request_KiB"]
+    drawn = sorted(p["workload.request_KiB"] for p in points)
+    assert drawn == [64, 64, 128, 128, 256, 256, 1024, 1024]
+    sobol = {**lhs, "method": "sobol"}
+    grid, points = grid_module.load(_grid(tmp_path, sample=sobol))
+    assert len(points) == grid.count() == 8 * (2 + 2)
+    assert {p["workload.request_KiB"] for p in points} <= {64, 128, 256, 1024}
+    for name in ("sas_lanes_lhs", "sas_lanes_sobol"):
+        _, shipped = grid_module.load(paths.DATA / "sweeps" / f"{name}.yaml")
+        assert {p["volumes.lv.cache_block_KiB"] for p in shipped} == {4, 8, 16, 32}
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"workload.request_KiB": [64, -1]}, "sample.options.workload.request_KiB"),
+        ({"workload.request_KiB": []}, "must list at least one value"),
+        ({"workload.total_MB": [100, 200]}, "is sampled over sample.ranges too"),
+    ],
+)
+def test_a_sample_option_the_grid_cannot_take_is_refused_before_running(
+    run_cli, tmp_path, options, said
+):
+    sample = {
+        "method": "lhs",
+        "n": 4,
+        "ranges": {"workload.total_MB": [100.0, 200.0]},
+        "options": options,
+    }
+    path = _grid(tmp_path, sample=sample)
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), said)
+    assert not (tmp_path / "out").exists()

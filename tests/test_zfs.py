@@ -378,7 +378,8 @@ def test_raidz_is_refused_under_md(tmp_path, run_cli):
     volume["disks"]["attach"] = [f"hba.{i}" for i in range(4)]
     status, _, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
     assert status == 2 and "level: must be one of 'single', 'raid0'" in err
-    assert err.endswith("'raid10', got 'raidz2'\n")  # the levels md builds, no raidz among them
+    # the levels md and RAID cards build, no raidz among them
+    assert err.endswith("'raid10', 'raid3', 'raid50', 'raid60', 'ddp', got 'raidz2'\n")
 
 
 def test_an_md_volume_is_switched_to_zfs_by_set_as_the_refusals_say(run_cli):

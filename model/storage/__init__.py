@@ -10,14 +10,16 @@ test repeated over data the ARC or the page cache holds is served from memory af
 import simpy
 
 from ..catalog import Catalog
-from ..errors import NotModelled, UserError
+from ..errors import NotModelled, UserError, readable
+from ..parts import Controller
 from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
 from ..unknowns import shown
 from . import front, mmap, rereads, slots, stream, topology, writecache, zfs
 from .parameters import PARAMETERS
-from .spec import CACHE_BLOCK_KiB, StorageBody
+from .raid import MODELLED_LEVELS, UNMODELLED_LEVELS
+from .spec import CACHE_BLOCK_KiB, StorageBody, Volume
 
 # the free parameters a controller's driver_cost may name: a driver path's host CPU a byte written
 DRIVER_COSTS = tuple(p.name for p in PARAMETERS if p.unit == "ns/B")
@@ -118,9 +120,13 @@ def _check_raid_settings(body: StorageBody, where: str) -> None:
 def _check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
     """What each card that heads a volume (engine: controller) must offer it: a RAID level its
     datasheet lists (the catalog's ``raid_levels``; an empty list is a card whose levels no source
-    gives, and is not checked; one drive alone is its jbod or a one-drive raid0), and cache blocks
-    where the volume sets their size (an MD-series setting, which moved nothing on another card:
-    the review). Checked with the parts, before any card's clock is looked up."""
+    gives, and is not checked; one drive alone is its jbod or a one-drive raid0), and a cache block
+    its manual lists where the volume keeps them (``_check_cache_block``). Checked with the parts,
+    before any card's clock is looked up. A level the card lists that the lab does not simulate
+    (``raid.UNMODELLED_LEVELS``: the MD3260's ddp, a MegaRAID's raid50) is not modelled yet, told
+    once the volume's other settings have passed, where the workload moves its bytes (an idle
+    volume's level costs nothing to simulate)."""
+    used = (body.workload.target, body.workload.source)
     for vname, volume in body.volumes.items():
         if volume.engine != "controller":
             continue
@@ -137,14 +143,40 @@ def _check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
                     f"not {volume.level}: choose one of those, or engine: md over the card's "
                     "drives",
                 )
-            if not ctrl.cache_blocks and volume.cache_block_KiB != CACHE_BLOCK_KiB:
-                raise UserError(
-                    where,
-                    f"volumes.{vname}.cache_block_KiB",
-                    f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the "
-                    "catalog's cache_blocks): its writes cost it their drive commands; remove the "
-                    "key",
+            _check_cache_block(volume, ctrl, where, f"volumes.{vname}.cache_block_KiB")
+            if volume.level in UNMODELLED_LEVELS and vname in used:
+                raise NotModelled(
+                    f"a {volume.level} volume on {part} (volumes.{vname}.level, a level "
+                    f"{'its catalog entry lists' if offered else 'RAID cards offer'}): the lab "
+                    f"simulates {', '.join(MODELLED_LEVELS)}"
                 )
+
+
+def _check_cache_block(volume: Volume, ctrl: Controller, where: str, key: str) -> None:
+    """A volume's cache block is one its card's manual lists (``cache_block_sizes_KiB``), and
+    set only on a card that keeps them (an MD-series setting, which moved nothing on another
+    card, whatever the value: the input audit found 4, the default, accepted and ignored)."""
+    sizes = ctrl.cache_block_sizes_KiB
+    if not sizes and volume.cache_block_KiB is not None:
+        raise UserError(
+            where,
+            key,
+            f"{ctrl.name} keeps no cache blocks (an MD-series array's setting, the catalog's "
+            "cache_block_sizes_KiB): its writes cost it their drive commands; remove the key",
+        )
+    if sizes and volume.cache_block_used_KiB not in sizes:
+        given = volume.cache_block_KiB
+        raise UserError(
+            where,
+            key,
+            f"{ctrl.name} takes cache blocks of {', '.join(f'{size:g}' for size in sizes)} KiB "
+            "(the catalog's cache_block_sizes_KiB), got "
+            + (
+                f"{readable(given)} KiB"
+                if given is not None
+                else f"none, so {CACHE_BLOCK_KiB:g} KiB, an MD-series array's as shipped: set one"
+            ),
+        )
 
 
 def _not_fitted(body: StorageBody) -> str | None:
@@ -157,10 +189,10 @@ def check_attached(
     """What a storage scenario's simulation refuses before it runs, for a grid to check before any
     point: its parts (``check_parts``) and how its drives attach (``topology.build`` on a network
     that runs nothing: a hard disk in an NVMe bay, a bay past a shelf's). A configuration no model
-    covers is left to its point."""
-    check_parts(body, catalog, where)
+    covers (a card's RAID level the lab does not simulate) is left to its point."""
     net = FlowNetwork(simpy.Environment())
     try:
+        check_parts(body, catalog, where)
         topology.build(net, body, catalog, params, where, body.workload.total_MB * 1e6)
     except NotModelled:
         return

@@ -7,7 +7,7 @@ and at most its datasheet's stated maximum; a drive channel runs in the mode its
 shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
 cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
 ``RAID_READ_CYCLES_PER_REQUEST`` a request it reads and, a write, ``raid_cycles_per_cache_block``
-a cache block on an array that keeps them (``Controller.cache_blocks``), else
+a cache block on an array that keeps them (``Controller.cache_block_sizes_KiB``), else
 ``raid_cycles_per_write_command`` a drive command (``model.storage.topology``). The rates are the
 catalog's datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 ``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:

@@ -60,6 +60,7 @@ from ..result import Result
 from ..settings import page_cache_B
 from ..spec import Scenario
 from . import disk as disk_model
+from .filesystem import check_mode
 from .spec import StorageBody
 from .spindle import MIRROR_READS, Spindle
 from .writecache import holding_controller, max_request_B, write_cache_on
@@ -92,6 +93,14 @@ def build_volume(
     when there is none), whether a mirror balances its reads, and the controller."""
     vname = body.workload.target
     volume = body.volumes[vname]
+    key = f"volumes.{vname}.filesystem.journal"
+    check_mode(volume.filesystem, body.workload.io, where, key)
+    if volume.engine == "zfs":  # a pool has vdevs, no level or groups of its own
+        raise NotModelled(
+            f"memory-mapped I/O on a ZFS pool (volume {vname}, {volume.vdevs.count} "
+            f"{volume.vdevs.type} vdev(s)): the model covers one drive and a RAID1 pair, of md "
+            "or a RAID card"
+        )
     if volume.level not in ("single", "raid1") or volume.groups != 1:
         raise NotModelled(
             f"memory-mapped I/O on {volume.level} with {volume.groups} group(s): the model "

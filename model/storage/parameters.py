@@ -57,9 +57,9 @@ PARAMETERS = (
         1000.0,
         200000.0,
         "processor cycles a RAID array's controller that keeps its writes in cache blocks (an "
-        "MD-series array's cache_block_KiB setting, the catalog's cache_blocks) spends on each "
-        "cache block of user data it writes (cache allocation, mirroring to its partner, "
-        "destaging, parity set-up); a read costs it model.storage.attachment."
+        "MD-series array's cache_block_KiB setting, one of the catalog's cache_block_sizes_KiB) "
+        "spends on each cache block of user data it writes (cache allocation, mirroring to its "
+        "partner, destaging, parity set-up); a read costs it model.storage.attachment."
         "RAID_READ_CYCLES_PER_REQUEST a request instead (HP's Smart Array brief of 2012: the "
         "processor does not affect read performance greatly), and a card without cache blocks "
         "raid_cycles_per_write_command a drive command it writes. Informed by em_ingest (the "
@@ -71,8 +71,8 @@ PARAMETERS = (
         5000.0,
         1250.0,
         5000.0,
-        "processor cycles a RAID card that keeps no cache blocks (the catalog's cache_blocks "
-        "false: a MegaRAID, a Smart Array, an Areca) spends on each drive command its writes "
+        "processor cycles a RAID card that keeps no cache blocks (no cache_block_sizes_KiB in "
+        "the catalog: a MegaRAID, a Smart Array, an Areca) spends on each drive command its writes "
         "send: each copy of a mirror's, each chunk of a stripe row's parity, each read and write "
         "of a small parity write's read-modify-write. From HP's 'Smart Array Controllers and "
         "basic RAID performance factors' (2012): the P421's 1000 MHz RAID-on-Chip 'can support "

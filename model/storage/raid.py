@@ -111,7 +111,14 @@ LEVELS: dict[str, Level] = {
     )
 }
 
-# the levels md and RAID controllers build (the raidz ones are a ZFS pool's vdev types)
-EngineLevel = Literal[tuple(name for name, level in LEVELS.items() if not level.zfs_only)]
+# the levels md and RAID controllers build that the lab simulates (the raidz ones are a ZFS
+# pool's vdev types)
+MODELLED_LEVELS = tuple(name for name, level in LEVELS.items() if not level.zfs_only)
+# the levels RAID cards' datasheets list (the catalog's raid_levels) that the lab does not
+# simulate: Areca's raid3, the MegaRAID cards' spans of RAID5 and RAID6 groups (raid50, raid60),
+# and the MD3260's Dynamic Disk Pools (ddp). A volume a card keeps at one of them is not modelled
+# yet (status 3), one its card does not list a mistake; md builds none of them
+UNMODELLED_LEVELS = ("raid3", "raid50", "raid60", "ddp")
+EngineLevel = Literal[MODELLED_LEVELS + UNMODELLED_LEVELS]
 # the levels whose reads map onto their members chunk by chunk (``raidmap.pieces``)
 StripedLevel = Literal[tuple(name for name, level in LEVELS.items() if level.striped_reads)]

@@ -19,7 +19,7 @@ from ..settings import (
     check_flows,
     check_triples,
 )
-from .raid import LEVELS, EngineLevel
+from .raid import LEVELS, MODELLED_LEVELS, UNMODELLED_LEVELS, EngineLevel
 from .spindle import MirrorReads
 
 
@@ -104,7 +104,9 @@ class Shelf:
 # the attach-point holder of an NVMe drive on a bus segment's own lanes: ``nvme.SEGMENT.N``
 NVME = "nvme"
 
-# an MD-series array's cache block unless a volume sets one (cache_block_KiB), KiB
+# an MD-series array's cache block unless a volume sets one (cache_block_KiB), KiB: 4 KB as
+# Dell's MD3260 ships (Dell PowerVault MD3260 series administrator's guide, 'Changing the cache
+# block size'; the catalog's dell_md3260, cache_block_sizes_KiB)
 CACHE_BLOCK_KiB = 4.0
 
 
@@ -273,7 +275,9 @@ class Volume:
     (the SAS wires of an external array), each with the segments it hangs from (``via``: the HBA's
     PCIe link); without it, traffic takes the controller's own slot.
     ``cache_block_KiB`` is a RAID array's cache block size, the MD-series setting of a controller
-    whose catalog part keeps cache blocks (``cache_blocks``); refused on a card without them.
+    whose catalog part keeps cache blocks: one of the sizes its ``cache_block_sizes_KiB`` lists
+    (the MD3260's 4, 8, 16 or 32 KiB), unset the 4 KiB an MD-series array ships with; refused,
+    whatever its value, on any other card.
     ``drive_write_cache`` is the drives' own write cache under md (``hdparm -W``): ``as_shipped``
     (ATA and SATA drives on, SCSI and SAS drives off, as Linux leaves them), ``enabled`` or
     ``disabled`` (a drive that holds one command at a time then waits a revolution between two
@@ -287,7 +291,10 @@ class Volume:
     its requests on ``zvol_threads`` threads, each waiting for its own.
     """
 
-    level: EngineLevel | None = None  # each group's RAID level (md and controller engines)
+    # each group's RAID level (md and controller engines); raid3, raid50, raid60 and ddp are RAID
+    # cards' levels the lab does not simulate: not modelled yet on a card whose catalog entry
+    # lists them (raid_levels), refused on md and on a card that does not
+    level: EngineLevel | None = None
     disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)
@@ -392,7 +399,7 @@ class Volume:
     # drive's (md's --chunk, a RAID controller's stripe or segment size); with lvm striped, also
     # the stripe LVM deals a request out in over the groups (lvcreate -I)
     chunk_KiB: StripeChunk = 64.0
-    cache_block_KiB: PositiveFloat = CACHE_BLOCK_KiB
+    cache_block_KiB: PositiveFloat | None = None
     group_paths: tuple[str, ...] = ()
     drive_write_cache: Literal["as_shipped", "enabled", "disabled"] = "as_shipped"
     # whether md's RAID6 may update a stripe by read-modify-write (read the old data and both
@@ -476,6 +483,12 @@ class Volume:
         group (a ZFS pool's vdevs)."""
         return self.lvm_stripes or self.layout()[1]
 
+    @property
+    def cache_block_used_KiB(self) -> float:
+        """The cache block an array that keeps them writes in: ``cache_block_KiB``, or unset the
+        one it ships with (``CACHE_BLOCK_KiB``)."""
+        return self.cache_block_KiB or CACHE_BLOCK_KiB
+
     def check(self, where: str, key: str) -> None:
         self._check_engine(where, key)
 
@@ -507,6 +520,8 @@ class Volume:
             )
         if self.vdevs is not None and self.vdevs.draid:
             return  # no layout in the RAID table to check: the simulation refuses it
+        if level in UNMODELLED_LEVELS:  # a card's level the lab does not simulate, nor its rules
+            return
         per_group = count // groups
         problem = LEVELS[level].problem(per_group, md=self.engine == "md")
         if problem:
@@ -588,6 +603,13 @@ class Volume:
                 "allowed here: raw, ext2, ext3, ext4, xfs",
             )
         if self.engine == "md":
+            if self.level in UNMODELLED_LEVELS:
+                raise UserError(
+                    where,
+                    f"{key}.level",
+                    f"{self.level} is a RAID card's level, which md does not build; allowed with "
+                    f"engine md: {', '.join(MODELLED_LEVELS)}",
+                )
             self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
             if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
                 raise UserError(

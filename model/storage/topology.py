@@ -210,7 +210,9 @@ def _add_volume(
     # a stream's, 128 B a record (0.1 % of 128 KiB records, 1.6 % of 8 KiB ones), left out
     block_map = 0.0 if volume.engine == "zfs" else metadata_share(volume.filesystem)
     key = f"volumes.{vname}.filesystem.journal"
-    journalled = journal(volume.filesystem, spot.op, attachment.where, key)
+    journalled = journal(
+        volume.filesystem, spot.op, attachment.body.workload.io, attachment.where, key
+    )
     work = drive_work(attachment, path.host, spot, block_map, bytes_per_stream)
     if work.request_s is not None:
         path.request_s[vname] = work.request_s
@@ -389,7 +391,7 @@ def _add_raid_card(
     processor, clock_Hz = attachment.raid_processor(ctrl, cname, g)
     if spot.op == "write" and ctrl.cache_blocks:
         cycles_per_byte = attachment.params["raid_cycles_per_cache_block"] / (
-            volume.cache_block_KiB * 1024
+            volume.cache_block_used_KiB * 1024
         )
     elif spot.op == "write":
         cycles_per_byte = attachment.params["raid_cycles_per_write_command"] * (

@@ -3,11 +3,12 @@
 A grid file (YAML) names a ``scenario`` (run in-process through ``simulate()`` or through the
 parameterised notebook ``notebooks/sweep_point.ipynb``) or a ``notebook`` of its own, and its
 points as any of: the ``product`` of lists, an explicit list of ``points``, a ``sample`` of ranges
-(``random``, Latin-hypercube ``lhs``, or Saltelli's ``sobol`` design for Sobol indices). Every
-point is a mapping of dotted scenario keys (or notebook parameters) to values; ``base`` holds
-overrides every point shares; ``seed`` (or a point's own ``seed`` key) is the scenario's seed;
-``intervals: true`` stores each point's 90 % interval and what drives it (``model.uncertainty``:
-the scenario's declared unknowns among them), for ``model.sweep.sensitivity``.
+and of options, a few values each as likely (``random``, Latin-hypercube ``lhs``, or Saltelli's
+``sobol`` design for Sobol indices). Every point is a mapping of dotted scenario keys (or notebook
+parameters) to values; ``base`` holds overrides every point shares; ``seed`` (or a point's own
+``seed`` key) is the scenario's seed; ``intervals: true`` stores each point's 90 % interval and
+what drives it (``model.uncertainty``: the scenario's declared unknowns among them), for
+``model.sweep.sensitivity``.
 
 A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
 folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when it
@@ -53,8 +54,42 @@ SCENARIO_KEYS = scenario_module.OVERRIDE_KEYS  # keys a scenario grid sets besid
 class Sample:
     method: Literal["random", "lhs", "sobol"]
     n: PositiveInt  # points; for sobol, base samples (the design has n x (keys + 2) points)
-    ranges: dict[str, tuple[Any, ...]]  # [low, high]; integers at both ends sample integers
+    # each key's [low, high]; integers at both ends sample integers, else any number between
+    ranges: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # each key's values, one of which a point takes, each as likely (a size the hardware offers
+    # a few of, which a range would sample between: an MD3260's cache block, 4, 8, 16 or 32 KiB)
+    options: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     seed: NonNegativeInt = 1  # numpy refuses a negative seed
+
+    def keys(self) -> list[str]:
+        """The keys it samples: those of its ranges, then those of its options."""
+        return [*self.ranges, *self.options]
+
+    def check(self, where: str, key: str) -> None:
+        """At least one key, each a range of two finite numbers, low below high, or options of at
+        least one value, and none both."""
+        if not self.keys():
+            raise UserError(
+                where, f"{key}.ranges", "must give at least one key's [low, high] (or options)"
+            )
+        for k, span in self.ranges.items():
+            numeric = all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                for v in span
+            )
+            if len(span) != 2 or not numeric or not span[0] < span[1]:
+                raise UserError(
+                    where,
+                    f"{key}.ranges.{k}",
+                    f"must be [low, high], finite numbers with low < high, got {list(span)}",
+                )
+        for k, values in self.options.items():
+            if k in self.ranges:
+                raise UserError(
+                    where, f"{key}.options.{k}", "is sampled over sample.ranges too: give one"
+                )
+            if not values:
+                raise UserError(where, f"{key}.options.{k}", "must list at least one value")
 
 
 @dataclass(frozen=True)
@@ -86,8 +121,6 @@ class Grid:
                 "name",
                 f"must be a plain name (letters, digits, _ and -, at most 64), got {self.name!r}",
             )
-        if self.sample is not None and not self.sample.ranges:
-            raise UserError(where, "sample.ranges", "must give at least one key's [low, high]")
         if self.sample is not None and self.sample.method == "sobol":
             n = self.sample.n
             if n & (n - 1):  # SALib only warns, on stderr, and samples anyway
@@ -113,18 +146,6 @@ class Grid:
         for k, values in self.product.items():
             if not values:
                 raise UserError(where, f"product.{k}", "must list at least one value")
-        if self.sample is not None:
-            for k, span in self.sample.ranges.items():
-                numeric = all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                    for v in span
-                )
-                if len(span) != 2 or not numeric or not span[0] < span[1]:
-                    raise UserError(
-                        where,
-                        f"sample.ranges.{k}",
-                        f"must be [low, high], finite numbers with low < high, got {list(span)}",
-                    )
         if not (self.product or self.points or self.sample):
             raise UserError(where, "product", "a grid needs product, points or sample")
         if self.count() > MAX_POINTS:
@@ -138,7 +159,7 @@ class Grid:
         """The number of points, without building them."""
         sampled = 0
         if self.sample is not None:
-            per_base = len(self.sample.ranges) + 2 if self.sample.method == "sobol" else 1
+            per_base = len(self.sample.keys()) + 2 if self.sample.method == "sobol" else 1
             sampled = self.sample.n * per_base
         product = math.prod(len(v) for v in self.product.values()) if self.product else 0
         return product + len(self.points) + sampled
@@ -153,6 +174,8 @@ class Grid:
         if self.sample is not None:
             for k in self.sample.ranges:
                 found.setdefault(k, f"sample.ranges.{k}")
+            for k in self.sample.options:
+                found.setdefault(k, f"sample.options.{k}")
         return found
 
     def keys(self) -> list[str]:
@@ -160,12 +183,19 @@ class Grid:
         return list(self.origins())
 
     def values_given(self) -> list[tuple[str, str, Any]]:
-        """Each value the file lists under ``product`` and ``points``: where it sets it
-        (``product.clients.count``, ``points[2].seed``), its key and the value."""
+        """Each value the file lists under ``product``, ``points`` and a sample's ``options``:
+        where it sets it (``product.clients.count``, ``points[2].seed``), its key and the
+        value."""
         given = [(f"product.{k}", k, v) for k, values in self.product.items() for v in values]
         given += [
             (f"points[{i}].{k}", k, v) for i, p in enumerate(self.points) for k, v in p.items()
         ]
+        if self.sample is not None:
+            given += [
+                (f"sample.options.{k}", k, v)
+                for k, values in self.sample.options.items()
+                for v in values
+            ]
         return given
 
 
@@ -175,7 +205,7 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
     import numpy as np
     from scipy.stats import qmc
 
-    keys = list(sample.ranges)
+    keys = sample.keys()
     rng = np.random.default_rng(sample.seed)
     if sample.method == "lhs":
         unit = qmc.LatinHypercube(d=len(keys), seed=rng).random(sample.n)
@@ -190,6 +220,10 @@ def _sampled(sample: Sample) -> list[dict[str, Any]]:
     for row in unit:
         point = {}
         for k, u in zip(keys, row, strict=True):
+            if k in sample.options:  # each of its values over an equal share of [0, 1)
+                values = sample.options[k]
+                point[k] = values[min(int(u * len(values)), len(values) - 1)]
+                continue
             low, high = sample.ranges[k]
             if isinstance(low, int) and isinstance(high, int):
                 point[k] = int(min(np.floor(low + u * (high - low + 1)), high))
@@ -440,6 +474,9 @@ def _check_keys(grid: Grid, progress: bool = False) -> None:
                 )
             for end in span:
                 _check_value(grid, base, f"sample.ranges.{key}", key, end, body_cls, beside)
+        for key, values in grid.sample.options.items():
+            for value in _distinct(values):
+                _check_value(grid, base, f"sample.options.{key}", key, value, body_cls, beside)
     parts = loaded.catalog or catalog_module.load()
     for at, k, v in grid.values_given():
         if takes_text(body_cls, k):  # a number's key refuses text in the scenario's words

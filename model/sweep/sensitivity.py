@@ -79,7 +79,7 @@ def sobol_design(grid: Grid) -> range:
     sample = grid.sample
     if sample is None or sample.method != "sobol":
         return range(0)
-    size = sample.n * (len(sample.ranges) + 2)
+    size = sample.n * (len(sample.keys()) + 2)
     return range(grid.count() - size, grid.count())
 
 
@@ -104,7 +104,7 @@ def sobol_ranking(
             if method
             else "the grid has no sobol sample (Saltelli's design)"
         )
-    names = list(grid.sample.ranges)
+    names = grid.sample.keys()
     over = ", ".join(names)
     design = table[table.point_index.isin(rows)].sort_values("point_index")
     if len(design) != len(rows) or list(design.point_index) != list(rows):
