@@ -370,7 +370,7 @@ def load(
             configured,
             list(variants),
             _known(assignments),
-            _known(list(body.items())),
+            _known(list(body.items()), null_gives=False),
         )
         + _through(refs),
     )
@@ -404,18 +404,19 @@ def _through(refs: dict[str, Scenario]) -> tuple:
     return tuple(unknowns.through(key, u) for key, ref in refs.items() for u in ref.unknowns)
 
 
-def _known(assignments: list[tuple[str, Any]]) -> set[str]:
+def _known(assignments: list[tuple[str, Any]], null_gives: bool = True) -> set[str]:
     """The keys the overrides give values (--set, a measured row's, a referring scenario's), a
     mapping set whole each of its own: a shelf added whole leaves its part's unknowns open where it
     does not give their keys (the review: an added Data60's rate_matching had been taken as
-    known)."""
+    known). Without ``null_gives`` a key given null, the schema's "unset", gives nothing (a file
+    writing a drive's seq_read_MBps: null had closed the part's span it leaves open)."""
     known: set[str] = set()
 
     def walk(key: str, value: Any) -> None:
         if isinstance(value, dict):  # an empty mapping gives no key
             for inner, below in value.items():
                 walk(f"{key}.{inner}", below)
-        else:
+        elif value is not None or null_gives:
             known.add(key)
 
     for key, value in assignments:

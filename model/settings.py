@@ -247,24 +247,15 @@ class TcpCaps(TcpBuffers):
     """``TcpBuffers`` with the ``net.core`` caps on a buffer the application asks for itself
     (setsockopt ``SO_RCVBUF``, ``SO_SNDBUF``): Linux caps the request at ``core_rmem_max_B`` or
     ``core_wmem_max_B`` and doubles it, and then ``tcp_rmem_B`` and ``tcp_wmem_B`` no longer size
-    that socket (``model.network.tcp.socket_buffers_B``)."""
+    that socket (``model.network.tcp.socket_buffers_B``). Their defaults are what Linux sets at
+    boot on a host of 512 MiB or more, from 2.4 on (net/core/sock.c, ``sk_init``: 'else if
+    (num_physpages >= 131072) { sysctl_wmem_max = 131071; sysctl_rmem_max = 131071; }', over
+    skbuff.h's 65535)."""
 
     # net.core.rmem_max: the most of a receive buffer an application's request is taken for
     core_rmem_max_B: SysctlInt = 131071
     # net.core.wmem_max: the most of a send buffer an application's request is taken for
     core_wmem_max_B: SysctlInt = 131071
-
-
-@dataclass(frozen=True)
-class TcpCaps24(TcpCaps):
-    """``TcpCaps`` as Linux 2.4 sets them: ``net.core.rmem_max`` and ``wmem_max`` default to
-    ``SK_RMEM_MAX`` and ``SK_WMEM_MAX``, 65535 (include/linux/skbuff.h of 2.4, read by
-    net/core/sock.c's ``sysctl_rmem_max``), where later kernels take 131071."""
-
-    # net.core.rmem_max: Linux 2.4's SK_RMEM_MAX
-    core_rmem_max_B: SysctlInt = 65535
-    # net.core.wmem_max: Linux 2.4's SK_WMEM_MAX
-    core_wmem_max_B: SysctlInt = 65535
 
 
 @dataclass(frozen=True)

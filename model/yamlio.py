@@ -141,7 +141,6 @@ def _check_events(text: str, where: str) -> None:
                 frames[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 _check_key(mappings[-1], event, where, loader, scalars)
-                scalars.pop(event.anchor, None)  # an anchor given again names the new node
                 mappings.append([set(), True] if kind is yaml.MappingStartEvent else [None, False])
                 if len(frames) > MAX_DEPTH:
                     mark = event.start_mark
@@ -180,7 +179,8 @@ def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tupl
     ``'True'`` are one key there. A key written as an alias is its anchor's scalar (``scalars``:
     the key each anchored scalar makes, and its text), so that ``{&k a: 2, *k : 3}`` gives ``a``
     twice (the hostile-input audit: the alias went unchecked and its value won); an alias of a
-    list or a mapping is no key the loader takes, and it says so."""
+    list or a mapping is no key the loader takes, and it says so. A merge key (``<<: *a``) is
+    refused: YAML 1.2 has none, and PyYAML's takes a key from each merged mapping unchecked."""
     keys, is_key = mapping
     if keys is None:
         return
@@ -188,6 +188,13 @@ def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tupl
     if not is_key:
         return
     if isinstance(event, yaml.ScalarEvent):
+        if event.implicit[0] and event.value == "<<":
+            raise UserError(
+                where,
+                "<<",
+                f"a merge key (line {event.start_mark.line + 1}) is YAML 1.1's, which these files "
+                "do not take: it lets a key be given twice unseen; write the keys themselves",
+            )
         key, shown, through = _key(event, loader), event.value, ""
     elif isinstance(event, yaml.AliasEvent) and event.anchor in scalars:
         (key, shown), through = scalars[event.anchor], f", through the alias *{event.anchor}"

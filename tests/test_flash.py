@@ -167,6 +167,11 @@ def test_a_rate_the_file_gives_closes_the_part_s_span(tmp_path):
     assert not any("seq_read_MBps" in u.key for u in s.unknowns)
     write_open = loader.load(str(path), ["variant=atto_write"])
     assert any(u.key.endswith("seq_write_MBps") for u in write_open.unknowns)
+    # null is the schema's "unset": the part's figure, its span left open
+    raw["volumes"]["drive"]["disks"]["seq_read_MBps"] = None
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    unset = loader.load(str(path), ["variant=atto_read"])
+    assert any(u.key.endswith("seq_read_MBps") for u in unset.unknowns)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.sim.flows import Flow, FlowNetwork, max_min_rates
+from model.sim.flows import Flow, FlowNetwork, max_min_rates, rated_usage
 
 
 def _run(capacities, flows):
@@ -484,3 +484,19 @@ def test_a_start_at_the_instant_of_an_end_leaves_that_end_on_time():
     )
     assert (first.finished_s, second.finished_s, end_s) == (1.0, 2.0, 2.0)
     assert carried["a"] == pytest.approx(2.0)
+
+
+def test_a_rated_capacity_is_at_least_the_capacity_and_an_endless_resource_bounds_nothing():
+    """A resource's rated capacity leaves out CPU work its capacity counts, so it is never less
+    (one of 50 under a capacity of 100 had doubled its usage and put the ceiling below the bound);
+    an endless controller, rated at its endless capacity, had scaled its usage to NaN
+    (inf / inf) in the rated bound."""
+    net = FlowNetwork(simpy.Environment())
+    with pytest.raises(ValueError, match="rated capacity must be at least"):
+        net.resource("requests 0", 100.0, rated_capacity=50.0)
+    endless = net.resource("controller ahci", math.inf)
+    drive = net.resource("disk drive.0", 560e6)
+    usage = rated_usage({endless: 1.0, drive: 1.0})
+    assert usage == {endless: 1.0, drive: 1.0}
+    requests = net.resource("requests 1", 100.0, rated_capacity=400.0)
+    assert rated_usage({requests: 2.0}) == {requests: 0.5}

@@ -66,6 +66,20 @@ def test_a_key_given_twice_through_an_alias_is_refused(text):
         yamlio.safe_load(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &a {s: 2}\nb: &b {s: 4}\nv: {<<: [*a, *b]}\n",  # 4 had been dropped unseen
+        "a: &a {s: 2}\nv: {<<: *a, s: 3}\n",  # the merged 2 replaced unseen
+    ],
+)
+def test_a_merge_key_is_refused(text):
+    """YAML 1.1's merge key, which PyYAML applies, takes a key from each merged mapping without the
+    check a key given twice gets (the review: ``{<<: [*a, *b]}`` ran 2 streams of two given)."""
+    with pytest.raises(yamlio.UserError, match="<<: a merge key .* write the keys themselves"):
+        yamlio.safe_load(text)
+
+
 def test_an_alias_as_a_key_or_a_value_of_another_key_is_read_as_yaml_reads_it():
     assert yamlio.safe_load("&k a: 1\nb: *k\nc: {*k : 2}\n") == {"a": 1, "b": "a", "c": {"a": 2}}
 

@@ -308,11 +308,11 @@ def test_mdsip_asks_32_kib_buffers_so_a_far_reply_runs_at_their_window():
 
 
 def test_a_larger_tcp_window_size_is_capped_at_net_core_rmem_max():
-    """TCP_WINDOW_SIZE's request is capped at net.core.rmem_max (65,535 B, Linux 2.4's
-    SK_RMEM_MAX; later kernels' 131,071 gave twice the window) before Linux doubles it; raising
-    the cap lets the request through."""
+    """TCP_WINDOW_SIZE's request is capped at net.core.rmem_max (131,071 B, what Linux's sk_init
+    sets on the report's hosts of 2 and 4 GB) before Linux doubles it; raising the cap lets the
+    request through."""
     capped = _far_thin_MBps("socket_buffer_B=1048576")
-    assert capped <= 2 * 65535 * 0.75 / 0.050 / 1e6
+    assert capped <= 2 * 131071 * 0.75 / 0.050 / 1e6
     raised = _far_thin_MBps(
         "socket_buffer_B=1048576", "tcp.core_rmem_max_B=16777216", "tcp.core_wmem_max_B=16777216"
     )

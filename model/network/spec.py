@@ -12,7 +12,7 @@ from ..settings import (
     NET_CYCLES_PER_FRAME,
     SIMULATED_FLOWS,
     SysctlInt,
-    TcpCaps24,
+    TcpCaps,
     TcpSettings,
     TcpTuned,
     check_flows,
@@ -261,10 +261,9 @@ class DbBody:
     # MDSplus leaves them unless TCP_WINDOW_SIZE is set (set_socket_options,
     # mdstcpip/io_routines/ioroutinestcp.h)
     socket_buffer_B: SysctlInt | None = 32768
-    # every host's TCP settings, only those this model reads, as the report's RHEL 3 (Linux 2.4.21)
-    # sets them: a reply is taken at its window from its first byte on a LAN that loses nothing
-    # (no slow start, no congestion control)
-    tcp: TcpCaps24 = field(default_factory=TcpCaps24)
+    # every host's TCP settings, only those this model reads: a reply is taken at its window from
+    # its first byte on a LAN that loses nothing (no slow start, no congestion control)
+    tcp: TcpCaps = field(default_factory=TcpCaps)
     # every host's TCP settings in the tcp_tuned test (workload.test), the same keys as tcp's
     tcp_tuned: TcpTuned = field(default_factory=TcpTuned)
 

@@ -118,8 +118,10 @@ class _Prefixed:
     def __init__(self, net: FlowNetwork, prefix: str):
         self._net, self._prefix = net, prefix
 
-    def resource(self, name: str, capacity: float, unit: str = "B") -> FlowResource:
-        return self._net.resource(f"{self._prefix}{name}", capacity, unit)
+    def resource(
+        self, name: str, capacity: float, unit: str = "B", rated_capacity: float | None = None
+    ) -> FlowResource:
+        return self._net.resource(f"{self._prefix}{name}", capacity, unit, rated_capacity)
 
 
 @dataclass

@@ -75,6 +75,11 @@ class FlowResource:
         # flight, each a drive's time and the host's)
         if rated_capacity is None and unit not in WORK_UNITS:
             rated_capacity = capacity
+        if rated_capacity is not None and not rated_capacity >= capacity:
+            raise ValueError(
+                f"resource {name}: rated capacity must be at least its capacity {capacity}, "
+                f"got {rated_capacity}"
+            )
         self.rated_capacity = rated_capacity
         self._load = 0.0
         self.flows: dict[Flow, float] = {}  # the active flows crossing it -> units per byte
@@ -170,7 +175,9 @@ def rated_usage(usage: dict[FlowResource, float]) -> dict[FlowResource, float]:
     its capacity over it is its rated capacity over the usage: what bounds it past the CPU work a
     model estimates, the bound ``Result.ceiling_MBps`` gives."""
     return {
-        res: per_byte * res.capacity / res.rated_capacity
+        res: per_byte
+        if res.rated_capacity == res.capacity
+        else per_byte * res.capacity / res.rated_capacity
         for res, per_byte in usage.items()
         if res.rated
     }

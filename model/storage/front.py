@@ -244,11 +244,18 @@ def build(
     # what holds a pool thread a byte besides its CPU: a random read's wait for the drives (the
     # thread reads the file and sleeps until the read is done, nfsd_read into vfs_read)
     thread_wait_s = 0.0
+    waits = None  # the pool's threads as its calls' drive waits alone hold them: rated
     if server_threads is not None:  # the pool every connection's calls share
         threads = net.resource(f"{process} threads", float(server_threads), unit="thread-s")
         share = float(min(server_threads, calls))
         if op == "read" and body.workload.pattern == "random":
             thread_wait_s = path.request_s[body.workload.target] / request_B
+            waits = net.resource(
+                f"{process} threads (drive waits)",
+                float(server_threads),
+                unit="thread-s",
+                rated_capacity=float(server_threads),
+            )
 
     def limit_Bps(server_read_s: float, server_write_s: float) -> float:
         return client_limit_Bps(
@@ -304,6 +311,8 @@ def build(
         storage_stream.checkpoint_wait(path, body, usage, server)
         if threads is not None:  # its server work, and its waits, hold the pool's threads
             usage[threads] = usage[server] + thread_wait_s
+        if waits is not None:  # what its drives' time alone holds them, past the CPU's estimate
+            usage[waits] = thread_wait_s
         add(usage, client, wire)
         side.charge_nic(usage, member, wire)
         usages.append(usage)
