@@ -358,7 +358,10 @@ def load(
         as_typed = frozenset(typed_keys) if typed else frozenset()
         refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
     except UserError as exc:  # a value an override or a variant set is reported where it was set
-        raise unbuilt.relocated(exc) from None
+        told = unbuilt.relocated(exc)
+        if told.overridden and _fails_alike(name_or_path, chosen, catalogs, typed, _depth, exc):
+            told = exc  # the file's own mistake, which the overrides only stood beside
+        raise told from None
     return replace(
         unbuilt,
         body=built,
@@ -374,6 +377,25 @@ def load(
         )
         + _through(refs),
     )
+
+
+def _fails_alike(
+    name_or_path: str | Path,
+    chosen: str | None,
+    catalogs: tuple,
+    typed: bool,
+    depth: int,
+    exc: UserError,
+) -> bool:
+    """Whether the file with its chosen variant and no override is refused as ``exc`` was: then the
+    mistake is the file's own, and naming the overrides beside it sends the user to look for it
+    there (the second review: any --set was named beside two drives the file put in one bay)."""
+    variant = [] if chosen is None else [f"variant={chosen}"]
+    try:
+        load(name_or_path, variant, catalogs=catalogs, typed=typed, _depth=depth)
+    except UserError as alone:
+        return (alone.key, alone.message) == (exc.key, exc.message)
+    return False
 
 
 def _configured(

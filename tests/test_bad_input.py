@@ -734,3 +734,17 @@ def test_a_store_override_the_file_gives_is_told_at_its_place(run_cli, tmp_path)
     path.write_text(text.replace("[variant=striped]", "[variant=striped, nosuchkey=1]"))
     status, out, err = run_cli("predict", str(path), "--point")
     assert status == 2 and err.startswith(f"{path}: storage_overrides[1]: nosuchkey: no such key")
+
+
+def test_the_file_s_own_mistake_is_told_without_the_overrides_beside_it(run_cli, tmp_path):
+    """Two of the file's drives in one bay is the file's mistake whatever --set says: it was told
+    '(with --set workload.total_MB=100)', which sent the user to the --set (the second review)."""
+    raw = yaml.safe_load((paths.SCENARIOS / "purchase_hdd_zfs.yaml").read_text())
+    attach = raw["volumes"]["data"]["disks"]["attach"]
+    attach[1] = attach[0]
+    path = tmp_path / "two_in_one_bay.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    status, out, err = run_cli("predict", str(path), "--point", "--set", "workload.total_MB=100")
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"{path}: volumes.data.disks.attach[1]: "), err
+    assert "--set" not in err
