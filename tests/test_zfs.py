@@ -285,7 +285,10 @@ def test_a_reader_of_a_pools_file_keeps_one_request_whatever_its_queue_depth(tmp
     [
         ({"level": "raid6"}, "volumes.v.level: not for engine: zfs"),
         ({"engine": "md"}, "volumes.v.vdevs: only for engine: zfs"),
-        ({"vdevs": {"type": "raidz4"}}, "volumes.v.vdevs.type: must be one of 'mirror', 'raidz1'"),
+        (
+            {"vdevs": {"type": "raidz4"}},
+            "volumes.v.vdevs.type: must be mirror, raidz1, raidz2, raidz3 or dRAID",
+        ),
         ({"vdevs": {"type": "raidz3", "count": 2}}, "raidz3 needs at least 4 drives"),
         ({"vdevs": None}, "volumes.v.vdevs: a ZFS pool (engine: zfs) needs its vdevs"),
         (  # the key the user wrote, not the groups a pool has none of
@@ -675,7 +678,7 @@ def test_a_compression_zfs_has_but_the_model_does_not_is_not_modelled(
     assert f"volume v: compression {compression}: no published speed" in err
 
 
-@pytest.mark.parametrize("vdev", ["draid", "draid2"])
+@pytest.mark.parametrize("vdev", ["draid", "draid2", "draid2:4d:6c:0s"])
 def test_draid_vdevs_are_not_modelled(tmp_path, run_cli, vdev):
     """dRAID (OpenZFS 2.1 and later) is a vdev ZFS makes, which the model does not cover: status
     3, where it had been status 2 ('must be one of'); raidz4, which ZFS has not, stays 2."""

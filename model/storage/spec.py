@@ -4,6 +4,7 @@ workload and kernel, as validated frozen dataclasses. Defaults live only in thes
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
@@ -242,15 +243,32 @@ COMPRESSION_VALUES = frozenset(
 COMPRESSION_ALIASES = {"on": "lz4", "gzip-6": "gzip", "zstd-3": "zstd"}
 
 
+# a dRAID vdev as zpool create takes it (zpoolconcepts(7): 'draid[parity][:datad][:childrenc]
+# [:sparess]', parity 1 to 3)
+DRAID = re.compile(r"draid[1-3]?(:[0-9]+d)?(:[0-9]+c)?(:[0-9]+s)?")
+
+
 @dataclass(frozen=True)
 class Vdevs:
     """A ZFS pool's vdevs: ``count`` equal vdevs of ``type`` (the pool stripes over them)."""
 
-    # every drive a copy, or 1-3 parity; dRAID (OpenZFS 2.1 and later, zpoolconcepts(7): draid
-    # is draid1, parity 1-3, its groups, children and distributed spares as `zpool create
-    # draid2:8d:12c:1s` gives them) is a valid vdev the model does not cover (not modelled)
-    type: Literal["mirror", "raidz1", "raidz2", "raidz3", "draid", "draid1", "draid2", "draid3"]
+    # mirror, raidz1, raidz2 or raidz3: every drive a copy, or 1-3 parity; dRAID (OpenZFS 2.1 and
+    # later, zpoolconcepts(7): draid is draid1, parity 1-3, its data drives a group, children and
+    # distributed spares as `zpool create draid2:8d:12c:1s` gives them) is a valid vdev the model
+    # does not cover (not modelled)
+    type: str
     count: PositiveInt = 1  # vdevs in the pool; disks.count splits evenly among them
+
+    def check(self, where: str, key: str) -> None:
+        if self.type not in ("mirror", "raidz1", "raidz2", "raidz3") and not DRAID.fullmatch(
+            self.type
+        ):
+            raise UserError(
+                where,
+                f"{key}.type",
+                "must be mirror, raidz1, raidz2, raidz3 or dRAID as zpool create takes it (draid, "
+                f"draid1 to draid3, then :Nd, :Nc and :Ns as wanted), got {self.type!r}",
+            )
 
     @property
     def draid(self) -> bool:
