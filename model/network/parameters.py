@@ -69,7 +69,8 @@ PARAMETERS = (
         "share of each MDSplus/PTDATA server core taken by other users' work during the "
         "report's production-hours tests (the servers were in daily use); the client machines "
         "are LSF job slots and carry none. Default: an assumption; the report gives no figure "
-        "of that load. Informed by mdsplus_read alone, and only as mds_serve_cycles_per_byte / "
-        "(1 - load): the two are degenerate",
+        "of that load. Informed by mdsplus_read alone: its baseline rows see it only as "
+        "mds_serve_cycles_per_byte / (1 - load), its math rows also through "
+        "tdi_math_cycles_per_value on the same loaded cores, and those pull it to no load",
     ),
 )

@@ -16,7 +16,8 @@ PARAMETERS = (
         "drives whose makers give both, Hitachi's Deskstar 7K500 (64.8 of 102.1 MB/s) and "
         "T7K250 (67.8 of 105.4 MB/s), 0.635 and 0.643 (TechReport, 'Hitachi's Deskstar 7K500 "
         "hard drive', spec table, https://techreport.com/review/8752/hitachi-deskstar-7k500-hard-"
-        "drive). Informed by atlas_disk and eah_download (every drive of the catalog takes it)",
+        "drive). Informed by atlas_disk (every drive of the catalog takes it; eah_download's "
+        "request-level simulation reads it too, but calibration leaves that table out of the fit)",
     ),
     FreeParameter(
         "bus_efficiency",
