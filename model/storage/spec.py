@@ -592,7 +592,7 @@ class Volume:
                 )
             self._only_for(where, key, "md or controller", ("chunk_KiB",))
             self._only_for(where, key, "md", MD_ONLY)
-            self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
+            self._only_for(where, key, "controller", CONTROLLER_ONLY)
             self._check_compression(where, key)
             return
         if self.vdevs is not None:
@@ -628,7 +628,7 @@ class Volume:
                     f"{self.level} is a RAID card's level, which md does not build; allowed with "
                     f"engine md: {', '.join(MODELLED_LEVELS)}",
                 )
-            self._only_for(where, key, "controller", ("cache_block_KiB", "group_paths"))
+            self._only_for(where, key, "controller", CONTROLLER_ONLY)
             if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
                 raise UserError(
                     where,
@@ -676,6 +676,9 @@ class Volume:
 # read-modify-write, the drives' I/O scheduler, which no card's LUN or ZFS pool follows here, and
 # its RAID5/6's worker threads)
 MD_ONLY = ("drive_write_cache", "md_raid6_rmw", "io_scheduler", "md_group_thread_cnt")
+# the keys of a RAID array's controllers: an MD-series cache block, the bus segments each group's
+# traffic takes to the host
+CONTROLLER_ONLY = ("cache_block_KiB", "group_paths")
 
 
 def _remove(key: str, name: str) -> str:
