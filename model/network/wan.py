@@ -109,6 +109,7 @@ SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 # stream's set-up round trips and slow start, a Tsunami session's set-up
 RAMP = "set-up and slow start"
 SETUP = "set-up"
+ROLES = ("sender", "receiver")
 
 
 class _Prefixed:
@@ -232,7 +233,7 @@ class Built:
     flow_limit: str
     # what the flows do before they run at their share, named as the bottleneck when it takes
     # most of the run (``RAMP``, ``SETUP``)
-    ramp: str = "set-up and slow start"
+    ramp: str = RAMP
     # each end and the times a byte crosses its memory, pass by pass
     memory: list[tuple[HostNet, dict[str, float]]] = field(default_factory=list)
 
@@ -284,269 +285,334 @@ def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
         )
 
 
+@dataclass
+class _Path:
+    """The path a WAN scenario declares on its flow network, and what a delivered byte of a flow
+    costs on it (``wire``, ``disk_read``, ``disk_write``, ``memory_passes``)."""
+
+    body: WanBody
+    link: Link
+    sender: HostNet
+    receiver: HostNet
+    circuits: list[FlowResource]
+    source: _Storage | None  # the sender's storage; None for a transfer from memory
+    sink: _Storage | None  # the receiver's storage; None for a transfer to memory
+    # each end and the times a byte crosses its memory, pass by pass: the socket's copy and the
+    # NIC's DMA, and its storage's passes
+    crossings: list[tuple[HostNet, dict[str, float]]]
+
+    def members_of(self, index: int) -> list[tuple[int, float]]:
+        """The bond members flow ``index`` crosses, and its share of each."""
+        return _members_of(index, self.body.circuits, self.body.bonding)
+
+    def wire(self, usage: dict, index: int, per_byte: float) -> None:
+        """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the
+        receiver's NIC takes what arrives, 1 - loss of it (the path loses the rest)."""
+        for m, share in self.members_of(index):
+            self.sender.charge_nic(usage, m, per_byte * share)
+            add(usage, self.circuits[m], per_byte * share)
+            self.receiver.charge_nic(usage, m, per_byte * share * (1.0 - self.body.loss_rate))
+
+    def disk_read(self, usage: dict, core: FlowResource, reader: int) -> None:
+        """The sender's storage read by reader ``reader``, its I/O path on ``core``."""
+        if self.source is not None:
+            for res, a in {**self.source.usage, **self.source.reader(reader)}.items():
+                add(usage, res, a)
+            charge(usage, self.sender, core, self.source.io_s_per_byte)
+
+    def disk_write(self, usage: dict, core: FlowResource) -> None:
+        """The receiver's storage written, its I/O path on ``core``, its driver on the host."""
+        if self.sink is not None:
+            for res, a in self.sink.usage.items():
+                add(usage, res, a)
+            charge(usage, self.receiver, core, self.sink.io_s_per_byte)
+            add(usage, self.receiver.cpu, self.sink.driver_s_per_byte)
+
+    def memory_passes(self, usage: dict) -> None:
+        """Each end's memory, by the passes that move a byte there."""
+        for side, passes in self.crossings:
+            memory.charge(usage, side.memory, passes)
+
+
 def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Built:
     """Declare the path's resources and each flow's usage, cap and start delay."""
     body: WanBody = scenario.body
     w = body.workload
-    where = scenario.path
-    link: Link = catalog.get("links", body.link, where, "link")
+    link: Link = catalog.get("links", body.link, scenario.path, "link")
     rtt_s = body.rtt_ms / 1e3
-    members = body.circuits
     total_B = w.total_MB * 1e6
-    check_parts(body, catalog, where)
-
+    check_parts(body, catalog, scenario.path)
     env = simpy.Environment()
     net = FlowNetwork(env)
-    ends = {
-        role: host_net(
-            net,
-            catalog,
-            role,
-            host,
-            body.nic,
-            members,
-            body.irq_affinity,
-            body.net_cycles_per_frame,
-            where,
-            host_key=f"{role}_host",
-            nic_key="nic",
-            mtu_B=body.mtu_B,
-            bus_efficiency=params["bus_efficiency"],
-        )
-        for role, host in (("sender", body.sender_host), ("receiver", body.receiver_host))
-    }
-    sender, receiver = ends["sender"], ends["receiver"]
-    # each storage scenario with its own parts (those of the file that names them, or the catalog)
+    path = _path(net, scenario, catalog, params, link, total_B)
+    notes = nic_notes(
+        catalog,
+        (body.nic, body.sender_host, body.circuits),
+        (body.nic, body.receiver_host, body.circuits),
+        mtu_B=body.mtu_B,
+        bus_efficiency=params["bus_efficiency"],
+    )
+    per_session_B = total_B / w.sessions
+    if w.protocol == "tsunami":
+        flows, flow_notes = _tsunami_flows(path, rtt_s, per_session_B)
+        flow_limit, ramp = "tsunami target rate", SETUP
+    else:
+        limits = _tcp_limits(body, rtt_s)
+        usages, wire_per_byte = _stream_usages(path, limits.streams)
+        flows = _stream_flows(path, limits, usages, wire_per_byte, rtt_s, per_session_B)
+        flow_notes = _tcp_notes(path, limits, usages, rtt_s)
+        flow_limit, ramp = limits.flow_limit, RAMP
+    return Built(
+        env, net, flows, rtt_s, total_B, [*notes, *flow_notes], flow_limit, ramp, path.crossings
+    )
+
+
+def _path(
+    net: FlowNetwork,
+    scenario: Scenario,
+    catalog: Catalog,
+    params: dict[str, float],
+    link: Link,
+    total_B: float,
+) -> _Path:
+    """The path's resources on ``net``: each end's host, the circuits between, each end's
+    storage (its storage scenario with its own parts: those of the file that names it, or the
+    catalog's) where the transfer reads or writes disk."""
+    body: WanBody = scenario.body
+    w = body.workload
+    sender, receiver = (
+        _end_host(net, body, catalog, params, scenario.path, role) for role in ROLES
+    )
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
-    storage = {role: ref.body for role, ref in refs.items()}
     parts = {role: catalog.with_parts_of(ref.catalog, ref.path) for role, ref in refs.items()}
-    circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(members)]
-    source = (
-        _storage(
-            net,
-            sender,
-            storage["sender"],
-            "sender",
-            parts["sender"],
-            params,
-            where,
-            total_B,
-            readers=w.sessions * (w.streams if w.protocol in SPLIT_READS else 1),
+    circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(body.circuits)]
+
+    def storage(side: HostNet, role: str, readers: int = 1) -> _Storage:
+        ref = refs[role]
+        return _storage(
+            net, side, ref.body, role, parts[role], params, scenario.path, total_B, readers
         )
-        if w.source == "disk"
-        else None
-    )
-    sink = (
-        _storage(
-            net,
-            receiver,
-            storage["receiver"],
-            "receiver",
-            parts["receiver"],
-            params,
-            where,
-            total_B,
-        )
-        if w.sink == "disk"
-        else None
-    )
 
-    sessions = w.sessions
-    per_session_B = total_B / sessions
-    flows: list[_FlowSpec] = []
-    notes: list[str] = list(
-        nic_notes(
-            catalog,
-            (body.nic, body.sender_host, body.circuits),
-            (body.nic, body.receiver_host, body.circuits),
-            mtu_B=body.mtu_B,
-            bus_efficiency=params["bus_efficiency"],
-        )
-    )
-
-    def wire(usage: dict, index: int, per_byte: float) -> None:
-        """``per_byte`` sent a delivered byte, over the sender's NIC and the circuit; the
-        receiver's NIC takes what arrives, 1 - loss of it (the path loses the rest)."""
-        for m, share in _members_of(index, members, body.bonding):
-            sender.charge_nic(usage, m, per_byte * share)
-            add(usage, circuits[m], per_byte * share)
-            receiver.charge_nic(usage, m, per_byte * share * (1.0 - body.loss_rate))
-
-    def disk_read(usage: dict, core: FlowResource, reader: int) -> None:
-        if source is not None:
-            for res, a in {**source.usage, **source.reader(reader)}.items():
-                add(usage, res, a)
-            charge(usage, sender, core, source.io_s_per_byte)
-
-    def disk_write(usage: dict, core: FlowResource) -> None:
-        if sink is not None:
-            for res, a in sink.usage.items():
-                add(usage, res, a)
-            charge(usage, receiver, core, sink.io_s_per_byte)
-            add(usage, receiver.cpu, sink.driver_s_per_byte)
-
-    # each end's memory: the socket's copy and the NIC's DMA, and its storage's passes
+    readers = w.sessions * (w.streams if w.protocol in SPLIT_READS else 1)
+    source = storage(sender, "sender", readers) if w.source == "disk" else None
+    sink = storage(receiver, "receiver") if w.sink == "disk" else None
     crossings = [
         (side, memory.merged(NET_CROSSINGS, store.memory if store is not None else {}))
         for side, store in ((sender, source), (receiver, sink))
     ]
+    return _Path(body, link, sender, receiver, circuits, source, sink, crossings)
 
-    def memory_passes(usage: dict) -> None:
-        for side, passes in crossings:
-            memory.charge(usage, side.memory, passes)
 
-    if w.protocol == "tsunami":
-        flow_limit = "tsunami target rate"
-        fragments = tcp.udp_fragments(w.block_B, body.mtu_B)
-        # A block arrives only if every IP fragment of it does: the receiver cannot reassemble the
-        # datagram without the lost one, and IP does not resend it (Kent and Mogul, 'Fragmentation
-        # Considered Harmful', SIGCOMM 1987; RFC 8900, section 3.2). Tsunami asks for the lost
-        # blocks again, so each block delivered is sent 1 / (1 - p)^fragments times.
-        delivered = (1.0 - body.loss_rate) ** fragments
-        frames = tcp.udp_packets_per_byte(w.block_B, body.mtu_B)
-        rate_Bps = w.rate_Mbps * 1e6 / 8.0 * delivered
-        for j in range(sessions):
-            usage: dict[FlowResource, float] = {}
-            server = sender.process(f"tsunami{j}")
-            disk_read(usage, server, j)
-            charge(
-                usage,
-                sender,
-                server,
-                (sender.copy_s_per_byte + frames * sender.frame_s) / delivered,
-            )
-            wire(usage, j, tcp.udp_wire_per_byte(w.block_B, body.mtu_B) / delivered)
-            # the receiver's interrupts take every fragment that arrives; only whole blocks reach
-            # Tsunami's socket, and are copied once
-            arrived = frames * (1.0 - body.loss_rate) / delivered
-            charge(usage, receiver, None, arrived * receiver.frame_s, on_irq=True)
-            charge(usage, receiver, receiver.process(f"tsunami{j}.net"), receiver.copy_s_per_byte)
-            disk_write(usage, receiver.process(f"tsunami{j}.disk"))
-            memory_passes(usage)
-            flows.append(
-                _FlowSpec(
-                    f"tsunami {j}", per_session_B, usage, rate_Bps, SETUP_RTTS["tsunami"] * rtt_s
-                )
-            )
-        notes.append(
-            f"Tsunami: {sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
-            f"{fragments} IP fragments"
-            + (f", {100 * delivered:.3g} % of blocks whole" if body.loss_rate else "")
-        )
-    else:
-        n = sessions * w.streams
-        mss = tcp.mss_B(body.mtu_B)
-        window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
-        # the segments sent again occupy the window as the first sends did: of a window a round
-        # trip, 1 - loss of it is delivered, whatever the congestion control (BBR too, which
-        # has no loss limit below 15 %)
-        window_Bps = tcp.window_limit_Bps(window, rtt_s) * (1.0 - body.loss_rate)
-        loss_Bps = tcp.loss_limit_Bps(body.mtu_B, rtt_s, body.loss_rate, body.tcp)
-        cap = min(window_Bps, loss_Bps)
-        flow_limit = "tcp loss" if loss_Bps < window_Bps else "tcp window"
-        sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
-        in_reader = tcp.reader_share(body.mtu_B, body.tcp) * received_frames * receiver.frame_s
-        # a lost segment is sent again: each delivered byte crosses the wire 1/(1 - loss) times
-        resent = 1.0 / (1.0 - body.loss_rate)
-        sent_frames *= resent
-        wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B) * resent
-        per_member = [0] * members
-        for k in range(n):
-            for m, _ in _members_of(k, members, body.bonding):
-                per_member[m] += 1
-        usages = []
-        for k in range(n):
-            usage = {}
-            # a tool with fewer threads than streams serves several streams from one core
-            thread = k if w.threads is None else k % w.threads
-            served = 1 if w.threads is None else len(range(thread, n, w.threads))
-            s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
-            # each stream its part of the file (SPLIT_READS), else each session one reader
-            disk_read(usage, s_core, k if w.protocol in SPLIT_READS else k // w.streams)
-            charge(usage, sender, s_core, sender.copy_s_per_byte)
-            charge_frames(usage, sender, k, sent_frames * sender.frame_s)
-            wire(usage, k, wire_per_byte)
-            # the receiving thread holds this stream's socket 1/served of the time, and does
-            # that share of the TCP work it finds in the socket's backlog (tcp.reader_share)
-            charge_frames(
-                usage, receiver, k, received_frames * receiver.frame_s - in_reader / served
-            )
-            charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
-            disk_write(usage, r_core)
-            memory_passes(usage)
-            usages.append(usage)
-        # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry
-        path_share_Bps = partition_bound_Bps(usages, [cap] * n) / n
-        sizes_B = stream_sizes_B(w.protocol, usages, cap, per_session_B / w.streams)
-        for k, usage in enumerate(usages):
-            # slow start ends at the stream's window or its share of its circuit or of the path,
-            # whichever is least
-            share_Bps = min(
-                link.rate_Bps
-                / wire_per_byte
-                / max(per_member[m] for m, _ in _members_of(k, members, body.bonding)),
-                cap,
-                path_share_Bps,
-            )
-            size = sizes_B[k]
-            ramp = tcp.slow_start_run(
-                share_Bps * rtt_s,
-                mss,
-                body.tcp.initial_window_segments,
-                rtt_s,
-                size,
-                body.tcp.slow_start_growth == "per_segment",
-            )
-            if ramp.sent_B >= size:
-                raise NotModelled("a transfer that ends inside slow start")
-            flows.append(
-                _FlowSpec(
-                    f"stream {k}",
-                    size - ramp.sent_B,
-                    usage,
-                    cap,
-                    SETUP_RTTS[w.protocol] * rtt_s + ramp.seconds,
-                    ceiling_Bps=window_Bps,
-                    slow_start_rounds=round(ramp.seconds / rtt_s),
-                    within_slow_start=not ramp.reached,
-                )
-            )
-        # a circuit runs at its link's rate, or its hosts' NIC ports' where slower
-        circuit_Bps = min(
-            link.rate_Bps,
-            sender.nics[0].capacity,
-            receiver.nics[0].capacity,
-        )
-        circuit_bdp_B = tcp.bandwidth_delay_product_B(circuit_Bps, rtt_s)
-        notes.append(
-            f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
-            f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream"
-            + (f" ({_rate(window_Bps)} of it delivered)" if body.loss_rate else "")
-            + f"; bandwidth-delay product of one circuit {_bytes(circuit_bdp_B)}"
-        )
-        if math.isfinite(loss_Bps):
-            notes.append(
-                f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
-                f"{_rate(loss_Bps)} per stream"
-            )
-        # a window below what the path would carry each stream without it binds the transfer
-        if flow_limit == "tcp window" and n * window_Bps < partition_bound_Bps(
-            usages, [math.inf] * n
-        ):
-            memory_MB = min(sender.host.memory_MB, receiver.host.memory_MB)
-            notes.extend(_window_notes(body.tcp, w.socket_buffer_B, n, memory_MB))
-
-    return Built(
-        env,
+def _end_host(
+    net: FlowNetwork,
+    body: WanBody,
+    catalog: Catalog,
+    params: dict[str, float],
+    where: str,
+    role: str,
+) -> HostNet:
+    """The ``role`` end's host (``sender`` or ``receiver``): its cores, a NIC a circuit."""
+    return host_net(
         net,
-        flows,
-        rtt_s,
-        total_B,
-        notes,
-        flow_limit,
-        SETUP if w.protocol == "tsunami" else RAMP,
-        crossings,
+        catalog,
+        role,
+        getattr(body, f"{role}_host"),
+        body.nic,
+        body.circuits,
+        body.irq_affinity,
+        body.net_cycles_per_frame,
+        where,
+        host_key=f"{role}_host",
+        nic_key="nic",
+        mtu_B=body.mtu_B,
+        bus_efficiency=params["bus_efficiency"],
     )
+
+
+def _tsunami_flows(
+    path: _Path, rtt_s: float, per_session_B: float
+) -> tuple[list[_FlowSpec], list[str]]:
+    """Each Tsunami session, one UDP flow at its target rate, and a note of the sessions."""
+    body, w = path.body, path.body.workload
+    sender, receiver = path.sender, path.receiver
+    fragments = tcp.udp_fragments(w.block_B, body.mtu_B)
+    # A block arrives only if every IP fragment of it does: the receiver cannot reassemble the
+    # datagram without the lost one, and IP does not resend it (Kent and Mogul, 'Fragmentation
+    # Considered Harmful', SIGCOMM 1987; RFC 8900, section 3.2). Tsunami asks for the lost
+    # blocks again, so each block delivered is sent 1 / (1 - p)^fragments times.
+    delivered = (1.0 - body.loss_rate) ** fragments
+    frames = tcp.udp_packets_per_byte(w.block_B, body.mtu_B)
+    rate_Bps = w.rate_Mbps * 1e6 / 8.0 * delivered
+    flows = []
+    for j in range(w.sessions):
+        usage: dict[FlowResource, float] = {}
+        server = sender.process(f"tsunami{j}")
+        path.disk_read(usage, server, j)
+        sent_s = (sender.copy_s_per_byte + frames * sender.frame_s) / delivered
+        charge(usage, sender, server, sent_s)
+        path.wire(usage, j, tcp.udp_wire_per_byte(w.block_B, body.mtu_B) / delivered)
+        # the receiver's interrupts take every fragment that arrives; only whole blocks reach
+        # Tsunami's socket, and are copied once
+        arrived = frames * (1.0 - body.loss_rate) / delivered
+        charge(usage, receiver, None, arrived * receiver.frame_s, on_irq=True)
+        charge(usage, receiver, receiver.process(f"tsunami{j}.net"), receiver.copy_s_per_byte)
+        path.disk_write(usage, receiver.process(f"tsunami{j}.disk"))
+        path.memory_passes(usage)
+        setup_s = SETUP_RTTS["tsunami"] * rtt_s
+        flows.append(_FlowSpec(f"tsunami {j}", per_session_B, usage, rate_Bps, setup_s))
+    note = (
+        f"Tsunami: {w.sessions} session(s) at {w.rate_Mbps:g} Mb/s, {w.block_B} B blocks in "
+        f"{fragments} IP fragments"
+        + (f", {100 * delivered:.3g} % of blocks whole" if body.loss_rate else "")
+    )
+    return flows, [note]
+
+
+@dataclass(frozen=True)
+class _TcpLimits:
+    """What caps each TCP stream of a transfer."""
+
+    streams: int  # every session's streams
+    window_B: float  # each stream's window
+    # its window a round trip, of which 1 - loss is delivered: the segments sent again occupy the
+    # window as the first sends did, whatever the congestion control (BBR too, which has no loss
+    # limit below 15 %)
+    window_Bps: float
+    loss_Bps: float  # its congestion control's loss-limited rate (inf: none)
+
+    @property
+    def cap_Bps(self) -> float:
+        return min(self.window_Bps, self.loss_Bps)
+
+    @property
+    def flow_limit(self) -> str:
+        """The one that caps the streams, named as the bottleneck when it does."""
+        return "tcp loss" if self.loss_Bps < self.window_Bps else "tcp window"
+
+
+def _tcp_limits(body: WanBody, rtt_s: float) -> _TcpLimits:
+    """Each stream's window and what it delivers a round trip, and its loss-limited rate."""
+    w = body.workload
+    n = w.sessions * w.streams
+    window = tcp.window_B(body.tcp, w.socket_buffer_B, n)
+    window_Bps = tcp.window_limit_Bps(window, rtt_s) * (1.0 - body.loss_rate)
+    loss_Bps = tcp.loss_limit_Bps(body.mtu_B, rtt_s, body.loss_rate, body.tcp)
+    return _TcpLimits(n, window, window_Bps, loss_Bps)
+
+
+def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]], float]:
+    """What each of the ``n`` TCP streams uses a delivered byte, and the wire bytes a delivered
+    byte costs (a lost segment is sent again)."""
+    body, w = path.body, path.body.workload
+    sender, receiver = path.sender, path.receiver
+    sent_frames, received_frames = tcp.tcp_frame_work_per_byte(body.mtu_B, body.tcp)
+    in_reader = tcp.reader_share(body.mtu_B, body.tcp) * received_frames * receiver.frame_s
+    # a lost segment is sent again: each delivered byte crosses the wire 1/(1 - loss) times
+    resent = 1.0 / (1.0 - body.loss_rate)
+    sent_frames *= resent
+    wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B) * resent
+    usages = []
+    for k in range(n):
+        usage = {}
+        # a tool with fewer threads than streams serves several streams from one core
+        thread = k if w.threads is None else k % w.threads
+        served = 1 if w.threads is None else len(range(thread, n, w.threads))
+        s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
+        # each stream its part of the file (SPLIT_READS), else each session one reader
+        path.disk_read(usage, s_core, k if w.protocol in SPLIT_READS else k // w.streams)
+        charge(usage, sender, s_core, sender.copy_s_per_byte)
+        charge_frames(usage, sender, k, sent_frames * sender.frame_s)
+        path.wire(usage, k, wire_per_byte)
+        # the receiving thread holds this stream's socket 1/served of the time, and does
+        # that share of the TCP work it finds in the socket's backlog (tcp.reader_share)
+        charge_frames(usage, receiver, k, received_frames * receiver.frame_s - in_reader / served)
+        charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
+        path.disk_write(usage, r_core)
+        path.memory_passes(usage)
+        usages.append(usage)
+    return usages, wire_per_byte
+
+
+def _stream_flows(
+    path: _Path,
+    limits: _TcpLimits,
+    usages: list[dict[FlowResource, float]],
+    wire_per_byte: float,
+    rtt_s: float,
+    per_session_B: float,
+) -> list[_FlowSpec]:
+    """Each TCP stream after its set-up round trips and its slow start, which ends at the
+    stream's window or its share of its circuit or of the path, whichever is least."""
+    body, w = path.body, path.body.workload
+    n, cap = limits.streams, limits.cap_Bps
+    mss = tcp.mss_B(body.mtu_B)
+    per_member = [0] * body.circuits
+    for k in range(n):
+        for m, _ in path.members_of(k):
+            per_member[m] += 1
+    # no stream outgrows its share of what the whole path (CPUs, disks, circuits) can carry
+    path_share_Bps = partition_bound_Bps(usages, [cap] * n) / n
+    sizes_B = stream_sizes_B(w.protocol, usages, cap, per_session_B / w.streams)
+    flows = []
+    for k, usage in enumerate(usages):
+        busiest_member = max(per_member[m] for m, _ in path.members_of(k))
+        share_Bps = min(path.link.rate_Bps / wire_per_byte / busiest_member, cap, path_share_Bps)
+        size = sizes_B[k]
+        ramp = tcp.slow_start_run(
+            share_Bps * rtt_s,
+            mss,
+            body.tcp.initial_window_segments,
+            rtt_s,
+            size,
+            body.tcp.slow_start_growth == "per_segment",
+        )
+        if ramp.sent_B >= size:
+            raise NotModelled("a transfer that ends inside slow start")
+        flows.append(
+            _FlowSpec(
+                f"stream {k}",
+                size - ramp.sent_B,
+                usage,
+                cap,
+                SETUP_RTTS[w.protocol] * rtt_s + ramp.seconds,
+                ceiling_Bps=limits.window_Bps,
+                slow_start_rounds=round(ramp.seconds / rtt_s),
+                within_slow_start=not ramp.reached,
+            )
+        )
+    return flows
+
+
+def _tcp_notes(
+    path: _Path, limits: _TcpLimits, usages: list[dict[FlowResource, float]], rtt_s: float
+) -> list[str]:
+    """The streams' window and what it carries a round trip beside one circuit's bandwidth-delay
+    product, their loss limit, and what sized a window that binds (``_window_notes``)."""
+    body = path.body
+    n, window, window_Bps = limits.streams, limits.window_B, limits.window_Bps
+    # a circuit runs at its link's rate, or its hosts' NIC ports' where slower
+    circuit_Bps = min(
+        path.link.rate_Bps, path.sender.nics[0].capacity, path.receiver.nics[0].capacity
+    )
+    circuit_bdp_B = tcp.bandwidth_delay_product_B(circuit_Bps, rtt_s)
+    notes = [
+        f"TCP: {n} stream(s), window {_bytes(window)}, window/RTT "
+        f"{_rate(tcp.window_limit_Bps(window, rtt_s))} per stream"
+        + (f" ({_rate(window_Bps)} of it delivered)" if body.loss_rate else "")
+        + f"; bandwidth-delay product of one circuit {_bytes(circuit_bdp_B)}"
+    ]
+    if math.isfinite(limits.loss_Bps):
+        notes.append(
+            f"TCP loss limit ({body.tcp.congestion_control}, loss {body.loss_rate:g}): "
+            f"{_rate(limits.loss_Bps)} per stream"
+        )
+    # a window below what the path would carry each stream without it binds the transfer
+    if limits.flow_limit == "tcp window" and n * window_Bps < partition_bound_Bps(
+        usages, [math.inf] * n
+    ):
+        memory_MB = min(path.sender.host.memory_MB, path.receiver.host.memory_MB)
+        notes.extend(_window_notes(body.tcp, body.workload.socket_buffer_B, n, memory_MB))
+    return notes
 
 
 def _window_notes(
