@@ -1,5 +1,7 @@
 """Every path the project uses, derived from one root (never from the working directory)."""
 
+import os
+import stat
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +51,28 @@ def is_dir(path: Path) -> bool:
         return Path(path).is_dir()
     except (OSError, ValueError):
         return False
+
+
+# what a path may name, by its mode (stat(2)), in words
+KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def kind(path: Path) -> str | None:
+    """What ``path`` names (links followed), in words (``KINDS``), found without opening it: a
+    FIFO opened for reading waits for a writer. None where nothing is, or for a name the system
+    cannot look up."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((words for test, words in KINDS if test(mode)), "not a regular file")
 
 
 def exists(path: Path) -> bool:

@@ -4,10 +4,11 @@ For each registered model (``model.registry``) the body dataclass is walked fiel
 dataclass is a section (``workload``), a mapping of dataclasses a section of named entries
 (``volumes.NAME``, NAME being the user's own), a tuple a list. Each key gets its type in words, its
 unit (from its name's suffix, :data:`UNITS`), its default (the field's, ``required`` when it has
-none), what values are allowed (``Literal`` options, ``schema.Bound`` words) and its meaning: the
-sentences of its class docstring that name it in double backticks, and the comments on its lines or
-right above it in the spec's source. ``python -m model schema`` prints it and
-``docs/scenario-reference.md`` holds its markdown (``tests/test_reference.py`` fails when stale).
+none), what values are allowed (``Literal`` options, ``schema.Bound`` or ``schema.Words`` words)
+and its meaning: the sentences of its class docstring that name it in double backticks, and the
+comments on its lines or right above it in the spec's source. ``python -m model schema`` prints it
+and ``docs/scenario-reference.md`` holds its markdown (``tests/test_reference.py`` fails when
+stale).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .design_points import MAX_SIMULATIONS
 from .errors import UserError
 from .parts import CATEGORIES
 from .scenario import MAX_VARIANTS
-from .schema import Bound, type_hints
+from .schema import type_hints, words_of
 from .unknowns import Unknown
 
 NAME = (
@@ -199,8 +200,8 @@ def _allowed(tp: Any) -> str:
     origin = typing.get_origin(tp)
     if origin is Annotated:
         base, *extra = typing.get_args(tp)
-        bound = next((e for e in extra if isinstance(e, Bound)), None)
-        return bound.words if bound else _allowed(base)
+        words = words_of(extra)
+        return words if words is not None else _allowed(base)
     if origin is Literal:
         return ", ".join(str(a) for a in typing.get_args(tp))
     if origin in (typing.Union, types.UnionType):

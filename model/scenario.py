@@ -350,9 +350,11 @@ def load(
         set_by=tuple(set_by),
         catalog=parts,
     )
+    written = _known(list(body.items()), null_gives=False)  # the keys the user's text gives
     try:
         with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
             built = build_dataclass(body_cls, body, where)
+            _check_written(built, where, written)
             configured = _configured(body, built, body_cls, variants, chosen, declared, where)
         typed_keys = (k for k, w, _ in set_by if w == where_overrides)
         as_typed = frozenset(typed_keys) if typed else frozenset()
@@ -373,7 +375,7 @@ def load(
             configured,
             list(variants),
             _known(assignments),
-            _known(list(body.items()), null_gives=False),
+            written,
         )
         + _through(refs),
     )
@@ -553,12 +555,14 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
 
 
 def _no_parts_file(file: Path) -> str:
-    """Why ``--catalog``'s ``file``, no regular file, is no parts file."""
-    if paths.is_dir(file):
+    """Why ``file`` (``--catalog``'s, or one ``catalogs:`` names), no regular file, is no parts
+    file: what is there (``paths.kind``, which never opens it)."""
+    found = paths.kind(file)
+    if found is None:
+        return "no such parts file"
+    if found == "a folder":
         return "is a folder, not a parts file"
-    if paths.exists(file):
-        return "is not a regular file (a pipe or a device); a parts file is a YAML file"
-    return "no such parts file"
+    return f"is not a regular file ({found}); a parts file is a YAML file"
 
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
@@ -582,13 +586,14 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
             )
         if not paths.is_file(file):  # named from the scenario's folder, not the working one
+            why = _no_parts_file(file)
             raise UserError(
                 where,
                 f"catalogs[{i}]",
-                f"{paths.shown(file)} is a folder, not a parts file"
-                if paths.is_dir(file)
-                else f"no such parts file {paths.shown(file)} ({name!r} is read in the "
-                "scenario's folder or below it)",
+                f"{paths.shown(file)} {why}"
+                if paths.exists(file)
+                else f"{why} {paths.shown(file)} ({name!r} is read in the scenario's folder or "
+                "below it)",
             )
         parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:
@@ -660,6 +665,15 @@ def _override_at(body: Any, ref: Reference, exc: UserError, given_at: str) -> st
         if text == exc.key or key == set_key or key.startswith(set_key + "."):
             found = f"{ref.overrides_key}[{i}]"
     return found
+
+
+def _check_written(body: Any, where: str, written: set[str]) -> None:
+    """The body's checks of the keys the file, its variant and the overrides write, null being
+    unset (``check_written``: a key of another engine written at its default, which a body built
+    from the dataclass's defaults cannot tell), if it has any."""
+    check = getattr(body, "check_written", None)
+    if check is not None:
+        check(where, written)
 
 
 def _checked(body: Any, where: str, loaded: dict[str, Scenario]) -> None:

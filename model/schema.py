@@ -43,6 +43,21 @@ def _mantissa(value: float) -> float:
     return math.frexp(value)[0]
 
 
+@dataclasses.dataclass(frozen=True)
+class Words:
+    """What a key admits where its type cannot say it, carried by ``Annotated``: the values a
+    spec's ``check`` decides (ZFS's compression property), in the words its refusal gives, which
+    the schema's reference shows too."""
+
+    words: str
+
+
+def words_of(extra: tuple) -> str | None:
+    """The words an ``Annotated`` type's metadata ``extra`` gives what it admits (a ``Bound``'s,
+    a ``Words``'), if any."""
+    return next((e.words for e in extra if isinstance(e, (Bound, Words))), None)
+
+
 POSITIVE = Bound(0.0, low_open=True, words="a positive number")
 NON_NEGATIVE = Bound(0.0, words="zero or a positive number")
 
@@ -93,8 +108,8 @@ def _describe(tp: Any) -> str:
     origin = typing.get_origin(tp)
     if origin is Annotated:
         base, *extra = typing.get_args(tp)
-        bound = next((e for e in extra if isinstance(e, Bound)), None)
-        return bound.words if bound else _describe(base)
+        words = words_of(extra)
+        return words if words is not None else _describe(base)
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
     if origin in (tuple, list):

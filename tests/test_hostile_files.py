@@ -41,6 +41,26 @@ def test_a_named_pipe_is_refused_not_waited_on(run_cli, tmp_path):
     _one_line(run_cli("predict", "atlas_intellistation", "--catalog", str(fifo)), "pipe.yaml")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_parts_file_that_is_a_named_pipe_is_said_to_be_one_and_never_opened(run_cli, tmp_path):
+    """A FIFO a scenario's catalogs: named was 'no such parts file', which is false (the
+    hostile-input audit); --catalog's said 'a pipe or a device'."""
+    fifo = tmp_path / "parts.yaml"
+    os.mkfifo(fifo)
+    path = tmp_path / "s.yaml"
+    path.write_text(MINI + "catalogs: [parts.yaml]\n")
+    said = "is not a regular file (a FIFO); a parts file is a YAML file"
+    _one_line(run_cli("predict", str(path), "--point"), f"s.yaml: catalogs[0]: {fifo} {said}")
+    at_command_line = run_cli("predict", str(path), "--point", "--catalog", str(fifo))
+    _one_line(at_command_line, f"--catalog: {fifo}: {said}")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null here")
+def test_a_device_given_as_a_parts_file_is_said_to_be_one(run_cli):
+    said = "--catalog: /dev/null: is not a regular file (a character device)"
+    _one_line(run_cli("predict", "atlas_intellistation", "--catalog", "/dev/null"), said)
+
+
 @pytest.mark.parametrize(
     ("text", "key"),
     [("1: a\n0x1: b\n", "0x1"), ("yes: 1\ntrue: 2\n", "true"), ("1: a\n1.0: b\n", "1.0")],

@@ -137,6 +137,18 @@ def test_defaults_bounds_and_options_come_from_the_fields():
     assert db["tcp.tcp_rmem_B"].type == "list of integers"
 
 
+def test_zfs_compression_lists_the_values_its_check_takes(run_cli):
+    """The docs audit: its allowed column was blank once the key took words besides true and
+    false; it lists them in the words the check's refusal gives (one source, storage.spec)."""
+    allowed = _reference_keys("storage")["volumes.NAME.compression"].allowed
+    assert allowed.startswith("true or false, or a value of ZFS's compression property")
+    assert ": off, on, lz4, lzjb, zle, gzip, gzip-N (N 1 to 9), zstd, zstd-N (N 1 to 19)" in allowed
+    assert allowed.endswith("zstd-fast, zstd-fast-N (N 1 to 10, 20 to 100 by 10, 500, 1000)")
+    set_it = ("--set", "volumes.data.compression=lz5")
+    status, _, err = run_cli("predict", "purchase_hdd_zfs", "--point", *set_it)
+    assert status == 2 and err.endswith(f"compression: must be {allowed}; got 'lz5'\n"), err
+
+
 def test_schema_lists_every_model(run_cli):
     status, out, err = run_cli("schema")
     assert status == 0, err

@@ -376,6 +376,60 @@ def test_a_zfs_mistake_is_one_line_and_status_2(tmp_path, run_cli, change, messa
     assert status == 2 and not out and err.count("\n") == 1 and message in err, err
 
 
+MD = {"engine": "md", "vdevs": None, "level": "raid6", "filesystem": {"type": "xfs"}}
+CARD = {**MD, "engine": "controller"}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({**MD, "compress_ratio": 1}, "compress_ratio: only for engine: zfs; this volume's engine"),
+        ({**MD, "compression": False}, "compression: only for engine: zfs; this volume's engine"),
+        ({**MD, "group_paths": []}, "group_paths: only for engine: controller; this volume's"),
+        (
+            {**CARD, "ashift": 12},
+            "ashift: only for engine: zfs; this volume's engine is controller",
+        ),
+        ({**CARD, "md_raid6_rmw": True}, "md_raid6_rmw: only for engine: md; this volume's"),
+        ({"io_scheduler": "mq-deadline"}, "io_scheduler: only for engine: md; this volume's"),
+        ({"chunk_KiB": 64}, "chunk_KiB: only for engine: md or controller; this volume's engine"),
+        ({"groups": 1}, "groups: not for engine: zfs"),
+        ({"lvm": "none"}, "lvm: not for engine: zfs"),
+    ],
+)
+def test_a_key_of_another_engine_written_at_its_default_is_refused(
+    tmp_path, run_cli, change, message
+):
+    """The hostile-input audit: such a key was refused only away from its default, so an md
+    volume's compression: false (ZFS's default) passed, meaning nothing; written, it is a
+    mistake."""
+    volume = {k: v for k, v in {**_pool("raidz2", 6), **change}.items() if v is not None}
+    path = write(tmp_path / "s.yaml", scenario(volume, _read()))
+    status, out, err = run_cli("predict", path, "--point")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith(f"{path}: volumes.v.{message}"), err
+
+
+def test_a_key_of_another_engine_written_null_is_unset_and_passes(tmp_path, run_cli):
+    """null is the schema's unset, in the file (ZFS's record_KiB: null on an md volume) or by
+    --set (a controller's group_paths taken back to its default)."""
+    volume = {**_pool("raidz2", 6), **MD, "record_KiB": None, "arc_GB": None}
+    path = write(tmp_path / "s.yaml", scenario(volume, _read()))
+    status, out, err = run_cli("predict", path, "--point", "--set", "volumes.v.group_paths=null")
+    assert status == 0 and "MB/s" in out, err
+
+
+def test_a_key_of_another_engine_is_told_where_it_was_written(tmp_path, run_cli):
+    """Written by a variant: named at the variant, chosen or not (predict checks every one)."""
+    data = scenario(_pool("raidz2", 6), _read())
+    data["variants"] = {"scheduled": {"volumes.v.io_scheduler": "mq-deadline"}}
+    path = write(tmp_path / "s.yaml", data)
+    said = f"{path} variants.scheduled: volumes.v.io_scheduler: only for engine: md; "
+    for chosen in (["--set", "variant=scheduled"], []):
+        status, _, err = run_cli("predict", path, "--point", *chosen)
+        assert status == 2 and err.startswith(said), err
+
+
 def test_raidz_is_refused_under_md(tmp_path, run_cli):
     volume = {"level": "raidz2", "disks": {"part": "quote_hdd", "count": 4, "attach": ["hba.0"]}}
     volume["disks"]["attach"] = [f"hba.{i}" for i in range(4)]

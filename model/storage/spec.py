@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
 from ..catalog import being_built
 from ..errors import UserError, readable
 from ..parts import Disk, FlashMBps, Ssd, check_bay
-from ..schema import Bound, NonNegativeFloat, PositiveFloat, PositiveInt, Share, count_up_to
+from ..schema import (
+    Bound,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    Share,
+    Words,
+    count_up_to,
+)
 from ..settings import (
     LAN_TCP_RMEM_B,
     LAN_TCP_WMEM_B,
@@ -229,14 +238,42 @@ class FileSystem:
 DATASET_RECORD_KiB = 128.0
 ZVOL_BLOCK_KiB = 16.0
 
-# the values of ZFS's compression property (zfsprops(7), compression: 'on | off | gzip | gzip-N |
-# lz4 | lzjb | zle | zstd | zstd-N | zstd-fast | zstd-fast-N', gzip-N 'from 1 (fastest) to 9',
-# zstd-N 'from 1 (fastest) to 19', zstd-fast-N 'in [1-9,10,20,30,...,100,500,1000]')
-COMPRESSION_VALUES = frozenset(
-    ["on", "off", "gzip", "lz4", "lzjb", "zle", "zstd", "zstd-fast"]
-    + [f"gzip-{n}" for n in range(1, 10)]
-    + [f"zstd-{n}" for n in range(1, 20)]
-    + [f"zstd-fast-{n}" for n in (*range(1, 10), *range(10, 101, 10), 500, 1000)]
+# ZFS's compression property (zfsprops(7), compression: 'on | off | gzip | gzip-N | lz4 | lzjb |
+# zle | zstd | zstd-N | zstd-fast | zstd-fast-N', gzip-N 'from 1 (fastest) to 9', zstd-N 'from 1
+# (fastest) to 19', zstd-fast-N 'in [1-9,10,20,30,...,100,500,1000]'): each name, and the levels
+# N its NAME-N takes, runs of them (a range) or one each
+COMPRESSION_PROPERTY: dict[str, tuple[range | int, ...]] = {
+    "off": (),
+    "on": (),
+    "lz4": (),
+    "lzjb": (),
+    "zle": (),
+    "gzip": (range(1, 10),),
+    "zstd": (range(1, 20),),
+    "zstd-fast": (range(1, 11), range(20, 101, 10), 500, 1000),
+}
+
+
+def _levels(run: range | int) -> tuple[int, ...]:
+    return tuple(run) if isinstance(run, range) else (run,)
+
+
+def _run_words(run: range | int) -> str:
+    """A run of levels as the schema says it: 1 to 9, 20 to 100 by 10, 500."""
+    if isinstance(run, int):
+        return str(run)
+    return f"{run[0]} to {run[-1]}" + (f" by {run.step}" if run.step > 1 else "")
+
+
+# every value the key takes, and them in words: the check's and the schema's (Volume.compression)
+COMPRESSION_VALUES = frozenset(COMPRESSION_PROPERTY) | {
+    f"{name}-{n}" for name, runs in COMPRESSION_PROPERTY.items() for r in runs for n in _levels(r)
+}
+COMPRESSION_WORDS = "true or false, or a value of ZFS's compression property (zfsprops(7)): " + (
+    ", ".join(
+        name + (f", {name}-N (N {', '.join(map(_run_words, runs))})" if runs else "")
+        for name, runs in COMPRESSION_PROPERTY.items()
+    )
 )
 # the values that name another's compressor: on is lz4 (Volume.compression); zfsprops(7): 'gzip is
 # equivalent to gzip-6', 'zstd is equivalent to zstd-3'
@@ -391,7 +428,7 @@ class Volume:
     # an unknown (unknowns: {volumes.NAME.compression: {options: [lz4, off]}}), the scenario
     # giving the compress_ratio the data are expected to have: off moves nothing at any ratio,
     # nor lz4 at 1, and many unknowns are varied one at a time (model.design_points)
-    compression: bool | str = False
+    compression: Annotated[bool | str, Words(COMPRESSION_WORDS)] = False
     # the data's compression ratio under that compression: a record's bytes over what the
     # compressor makes of them (the ratio `zfs get compressratio` reports of such data, less the
     # records ZFS keeps whole). ZFS keeps a record compressed only where that saves at least an
@@ -510,6 +547,13 @@ class Volume:
     def check(self, where: str, key: str) -> None:
         self._check_engine(where, key)
 
+    def check_written(self, where: str, key: str, written: Collection[str]) -> None:
+        """The engine's checks again, a key of another engine refused where it is written
+        (``written``: the volume's dotted keys the file, a variant or an override gives a value,
+        null being unset), whatever its value: an md volume's compression: false, ZFS's default,
+        had passed and meant nothing (the hostile-input audit)."""
+        self._check_engine(where, key, written)
+
     def check_layout(self, where: str, key: str) -> None:
         """The groups or vdevs split the drives evenly, each at least its level's least, joined
         as the engine can. Checked by the scenario's body (``StorageBody.check``) after where
@@ -551,9 +595,10 @@ class Volume:
                 related=(f"{key}.disks.count", f"{key}.disks"),
             )
 
-    def _check_engine(self, where: str, key: str) -> None:
+    def _check_engine(self, where: str, key: str, written: Collection[str] = ()) -> None:
         """A ZFS pool names vdevs and no level, groups or LVM, and holds a ZFS dataset or a zvol;
-        md and a controller the reverse."""
+        md and a controller the reverse. A key of another engine is refused where it is set
+        (``_set``)."""
         fs = self.filesystem
         if self.engine == "zfs":
             if self.vdevs is None:
@@ -563,8 +608,8 @@ class Volume:
                     "a ZFS pool (engine: zfs) needs its vdevs, as "
                     f"--set '{key}.vdevs={{type: raidz2, count: 2}}'",
                 )
-            for name, default in (("level", None), ("groups", 1), ("lvm", "none")):
-                if getattr(self, name) != default:
+            for name in ("level", "groups", "lvm"):
+                if self._set(name, written):
                     raise UserError(
                         where,
                         f"{key}.{name}",
@@ -590,29 +635,16 @@ class Volume:
                     f"{key}.zvol_threads",
                     f"only for a zvol (filesystem type raw); {_remove(key, 'zvol_threads')}",
                 )
-            self._only_for(where, key, "md or controller", ("chunk_KiB",))
-            self._only_for(where, key, "md", MD_ONLY)
-            self._only_for(where, key, "controller", CONTROLLER_ONLY)
+            self._only_for(where, key, "md or controller", ("chunk_KiB",), written)
+            self._only_for(where, key, "md", MD_ONLY, written)
+            self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
             self._check_compression(where, key)
             return
         if self.vdevs is not None:
             raise UserError(where, f"{key}.vdevs", f"only for engine: zfs; {_remove(key, 'vdevs')}")
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
-        self._only_for(
-            where,
-            key,
-            "zfs",
-            (
-                "record_KiB",
-                "ashift",
-                "arc_GB",
-                "zvol_threads",
-                "zfetch_max_distance_MiB",
-                "compression",
-                "compress_ratio",
-            ),
-        )
+        self._only_for(where, key, "zfs", ZFS_ONLY, written)
         if fs.type == "zfs":
             raise UserError(
                 where,
@@ -628,7 +660,7 @@ class Volume:
                     f"{self.level} is a RAID card's level, which md does not build; allowed with "
                     f"engine md: {', '.join(MODELLED_LEVELS)}",
                 )
-            self._only_for(where, key, "controller", CONTROLLER_ONLY)
+            self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
             if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
                 raise UserError(
                     where,
@@ -637,7 +669,7 @@ class Volume:
                     f"{self.level}: " + _remove(key, "md_group_thread_cnt"),
                 )
         else:  # a controller's volume: its drives follow the controller's cache setting
-            self._only_for(where, key, "md", MD_ONLY)
+            self._only_for(where, key, "md", MD_ONLY, written)
             if any(p.partition(".")[0] == NVME for p in self.disks.attach):
                 # no card stands between a segment's lanes and its drives (a mirror's reads had
                 # looked one up: a traceback, the input audit)
@@ -653,17 +685,15 @@ class Volume:
         if isinstance(value, bool) or value in COMPRESSION_VALUES:
             return
         raise UserError(
-            where,
-            f"{key}.compression",
-            "must be true or false, or a value of ZFS's compression property (zfsprops(7)): "
-            "off, on, lz4, zstd, gzip, gzip-N (N 1 to 9), zstd-N (1 to 19), lzjb, zle, zstd-fast "
-            f"or zstd-fast-N (1 to 10, 20, 30, ..., 100, 500, 1000); got {readable(value)}",
+            where, f"{key}.compression", f"must be {COMPRESSION_WORDS}; got {readable(value)}"
         )
 
-    def _only_for(self, where: str, key: str, engines: str, names: tuple[str, ...]) -> None:
-        """Refuse any of ``names`` set away from its default: it means nothing on this engine."""
+    def _only_for(
+        self, where: str, key: str, engines: str, names: tuple[str, ...], written: Collection[str]
+    ) -> None:
+        """Refuse any of ``names`` set (``_set``): it means nothing on this engine."""
         for name in names:
-            if getattr(self, name) != _VOLUME_DEFAULTS[name]:
+            if self._set(name, written):
                 raise UserError(
                     where,
                     f"{key}.{name}",
@@ -671,7 +701,22 @@ class Volume:
                     + _remove(key, name),
                 )
 
+    def _set(self, name: str, written: Collection[str]) -> bool:
+        """Whether key ``name`` is set: written (``written``, as ``check_written`` has it), or away
+        from its default (a design point's value, a rebuilt body's)."""
+        return name in written or getattr(self, name) != _VOLUME_DEFAULTS[name]
 
+
+# the keys of ZFS's pool and datasets
+ZFS_ONLY = (
+    "record_KiB",
+    "ashift",
+    "arc_GB",
+    "zvol_threads",
+    "zfetch_max_distance_MiB",
+    "compression",
+    "compress_ratio",
+)
 # the keys of md's own RAID (the drives' write caches it leaves as they are, its RAID6's
 # read-modify-write, the drives' I/O scheduler, which no card's LUN or ZFS pool follows here, and
 # its RAID5/6's worker threads)
@@ -953,6 +998,14 @@ class StorageBody:
         """The requests each LAN client keeps in flight reading at random
         (``Clients.queue_depth``); 1 for local streams, whose depth is the workload's own."""
         return self.clients.queue_depth if self.clients is not None else 1
+
+    def check_written(self, where: str, written: Collection[str]) -> None:
+        """Each volume's keys as the file, a variant or an override writes them (``written``, the
+        body's dotted keys: ``Volume.check_written``)."""
+        for name, volume in self.volumes.items():
+            at = f"volumes.{name}."
+            own = {k.removeprefix(at) for k in written if k.startswith(at)}
+            volume.check_written(where, at.rstrip("."), own)
 
     def check(self, where: str, key: str) -> None:
         """The body's own consistency: names, attach points, the workload's volumes, each
