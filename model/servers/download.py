@@ -131,6 +131,7 @@ version of the sources compiles it (several seconds) and caches the result (``mo
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..catalog import Catalog
@@ -446,41 +447,258 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
     return disk, catalog.get("nics", body.server_nic, where, "server_nic"), client_nic
 
 
-def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
-    disk, nic, client_nic = check(scenario, catalog)
-    # numba: imported (and compiled, or loaded from its cache) on use, once the scenario is checked
-    import numpy as np
+@dataclass
+class _Server:
+    """What a scenario's server is built from, as the loop and the bottleneck law read it: its host
+    and drive, the read-ahead windows a file is read in and where the data set's files lie on the
+    volume (``Directory``), its links as rates of data-file bytes (``data_Bps``), and what a pair
+    costs besides its bytes (its client's md5 check, the workers' requests, the round trips)."""
 
-    from ..compiled import announce
+    scenario: Scenario
+    host: Host
+    disk: Disk
+    format_efficiency: float  # disk_format_efficiency, calibrated on the ATLAS drives
+    read_ahead_KiB: float
+    file_B: int
+    file_pages_B: int  # the page cache reads the last page whole
+    windows: list[tuple[int, int]]  # (offset, length) of each read-ahead window of a file
+    directory: Directory
+    framing: dict[str, float]  # the MTU and bus efficiency the NICs' rates are taken at
+    link_Bps: float  # the server's link
+    client_link_Bps: float  # each client's
+    client_Bps: float  # a connection: its client's link, or its window a round trip where less
+    one_flow_Bps: float  # what one connection alone gets
+    check_s: float  # a client's md5 check of a data file
+    cpu_s: float  # a worker's CPU on one request
+    between_s: float  # from a pair's last byte to the next pair's first: the check, the waits
 
-    announce("download_loop.run", "the download server's event loop", 15)
-    from ..storage import drive_arrays
-    from . import download_events, download_loop, nginx_workers
+    @property
+    def body(self) -> DownloadBody:
+        return self.scenario.body
 
+    @property
+    def pairs(self) -> int:
+        return self.body.workload.files
+
+    @property
+    def clients(self) -> int:
+        return self.body.workload.clients
+
+    @property
+    def pair_B(self) -> int:
+        """What a pair delivers: its data file, as the report counts a run's bytes."""
+        return self.file_B
+
+    @property
+    def pace_s(self) -> float:
+        """A client's own pace, a pair's time: sent at no more than one connection alone gets,
+        then checked, its two requests' CPU besides."""
+        return self.file_B / self.one_flow_Bps + self.between_s + 2 * self.cpu_s
+
+    @property
+    def chunk_B(self) -> int:
+        return self.body.chunk_KiB * 1024
+
+    @property
+    def largest_window_B(self) -> int:
+        return max(n for _, n in self.windows)
+
+    def picks(self, simulated: int) -> tuple[np.ndarray, np.ndarray]:
+        """The files ``simulated`` pairs fetch and where their reads land (``Directory.places``,
+        with the index roots the page cache lacks: ``roots_read``), and whether the page cache
+        holds each pair (``data_cached``)."""
+        body, seed = self.body, self.scenario.seed
+        files = body.workload.dataset_files
+        places = self.directory.places(
+            stream(seed, "download"),
+            files,
+            simulated,
+            roots_read(
+                body.server.page_cache,
+                self.directory.count,
+                self.pairs,
+                simulated,
+                stream(seed, "download roots"),
+            ),
+        )
+        cached = data_cached(
+            body.server.page_cache,
+            page_cache_B(body.server.memory_MB),
+            self.file_pages_B + MD5_FILE_B,
+            files,
+            self.pairs,
+            simulated,
+            stream(seed, "download cache"),
+        )
+        return places, cached
+
+    def pending_commands(self, write_back_s: np.ndarray) -> int:
+        """The most commands a drive holds: each client's two reads, each a command for every
+        stripe row it spans (a member's pieces of two rows are one command only where no parity
+        chunk of it lies between them: a window over many small chunks sends a member several),
+        and, behind them, two commands of each write-back."""
+        width = raidmap.data_members(self.body.level, self.body.disks)
+        rows = self.largest_window_B // (self.chunk_B * width) + 2
+        return 2 * self.clients * rows + 1 + 2 * int((write_back_s >= 0).sum())
+
+    def follow(self, simulated: int) -> _Run:
+        """The loop over ``simulated`` of the run's pairs (``download_loop.run``): their picks,
+        their inode pages' write-backs, fresh drives, and what the loop measured."""
+        from ..storage import drive_arrays
+        from . import download_loop
+
+        body = self.body
+        places, cached = self.picks(simulated)
+        write_back_s = access_time_writes_s(places, body.server.atime)
+        drives = drive_arrays.drive_state(
+            body.disks,
+            MAX_SEGMENTS,
+            self.pending_commands(write_back_s),
+            body.drive_queue_depth > 1,
+        )
+        ran, carried_B, asleep_opening_s, asleep_data_s, waited_s = download_loop.run(
+            *self.volume_inputs(),
+            self.clients,
+            simulated,
+            places,
+            cached,
+            *self.file_inputs(),
+            *self.connection_inputs(),
+            write_back_s,
+            drives,
+            *self.working_arrays(simulated),
+        )
+        drive_f, drive_i = drives[:2]
+        reads, hits = (
+            int(drive_i[:, column].sum()) for column in (drive_arrays.READS, drive_arrays.HITS)
+        )
+        return _Run(
+            simulated=simulated,
+            ran_s=ran,
+            carried_B=carried_B,
+            asleep_s={"opening": asleep_opening_s, "data": asleep_data_s},
+            waited_s=waited_s,
+            drive_busy_s=drive_f[:, drive_arrays.BUSY],
+            reads=reads,
+            hits=hits,
+            cached=cached,
+        )
+
+    def volume_inputs(self) -> tuple:
+        """The loop's volume: the drives' constants (``Spindle``), how many, the chunk, the data
+        members of a row, the level's mirror pairs and parity chunks, the commands a drive queues
+        and how a RAID10 read picks its copy."""
+        from ..storage import drive_arrays
+
+        body = self.body
+        layout = LEVELS[body.level]
+        return (
+            drive_arrays.drive_constants(
+                Spindle(self.disk, self.format_efficiency, body.drive_read_ahead)
+            ),
+            body.disks,
+            self.chunk_B,
+            raidmap.data_members(body.level, body.disks),
+            layout.pairs,
+            layout.parity_chunks,
+            body.drive_queue_depth,
+            MIRROR_READS.index(body.mirror_reads),
+        )
+
+    def file_inputs(self) -> tuple:
+        """The loop's file: its read-ahead windows, its bytes and pages, its md5 file's, the page,
+        where in the first window the next one's read starts, and a ``sendfile`` request."""
+        import numpy as np
+
+        page_B = self.body.kernel.page_B
+        return (
+            np.array(self.windows, np.int64),
+            self.file_B,
+            self.file_pages_B,
+            MD5_FILE_B,
+            page_B,
+            readahead_mark_B(self.windows, SPLICE_PAGES * page_B),
+            SPLICE_PAGES * page_B,
+        )
+
+    def connection_inputs(self) -> tuple:
+        """The loop's workers and connections: the workers, what the server link carries with 1, 2,
+        ... connections sending, a connection's cap, its send buffer and slow start, the time
+        between a client's pairs, a request's CPU and the host's cores."""
+        import numpy as np
+
+        body = self.body
+        return (
+            body.server.workers,
+            link_Bps_by_flows(body, self.host, self.link_Bps, self.clients, self.file_B),
+            self.client_Bps,
+            body.server.connections == "keep_alive",
+            np.array(body.tcp.tcp_wmem_B, float),
+            mss_B(body.mtu_B),
+            body.tcp.initial_window_segments,
+            *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
+            self.between_s,
+            self.cpu_s,
+            self.host.cores,
+        )
+
+    def working_arrays(self, simulated: int) -> tuple:
+        """The loop's heaps, scratch arrays and accept mutex (``nginx_workers.accepting``)."""
+        from . import download_events, download_loop, nginx_workers
+
+        body, clients, workers = self.body, self.clients, self.body.server.workers
+        delay_s = body.server.accept_mutex_delay_ms / 1e3
+        return (
+            download_events.new_heap(clients),  # the link's flows, one a connection
+            # a client's wake-up, a drive's end, a pair's write-back, a worker's next try of the
+            # mutex
+            download_events.new_heap(2 * clients + body.disks + simulated + workers),
+            *download_loop.scratch(
+                clients,
+                workers,
+                body.disks,
+                body.disks * (self.largest_window_B // self.chunk_B + 2),
+            ),
+            nginx_workers.accepting(
+                clients,
+                workers,
+                body.server.accept_mutex,
+                delay_s,
+                # each worker's first try: the phase at which it started in its delay's cycle
+                stream(self.scenario.seed, "nginx accept").uniform(0.0, delay_s, workers),
+            ),
+        )
+
+
+def _server(
+    scenario: Scenario,
+    catalog: Catalog,
+    params: dict[str, float],
+    disk: Disk,
+    nic: Nic,
+    client: Nic,
+) -> _Server:
+    """The server ``scenario`` describes, on the drive and NICs ``check`` returned: its read-ahead
+    window (``server.read_ahead_KiB`` where given, else the kernel's, or with the tuned deadline
+    settings the calibrated ``tuned_read_ahead_KiB``), each file's slot of the volume, its links'
+    rates of data-file bytes and a pair's times besides its bytes."""
     body: DownloadBody = scenario.body
     tuned = body.server.scheduler == "deadline_optimized"
     read_ahead = body.server.read_ahead_KiB or (
         params["tuned_read_ahead_KiB"] if tuned else body.kernel.read_ahead_KiB
     )
-    format_efficiency = params["disk_format_efficiency"]
     page_B = body.kernel.page_B
     file_B = int(round(body.workload.file_size_KiB * 1024))
-    file_pages_B = whole_pages_B(file_B, page_B)  # the page cache reads the last page whole
-    windows = read_ahead_windows(file_pages_B, int(read_ahead * 1024), page_B=page_B)
+    file_pages_B = whole_pages_B(file_B, page_B)
     capacity_B = raidmap.capacity_B(body.level, body.disks, disk.capacity_GB * 1e9)
     files = body.workload.dataset_files
     slot_B = int(capacity_B / files) // page_B * page_B
-    directory = Directory(body.workload.files_per_directory, files, slot_B, page_B)
-    pairs = body.workload.files
-    layout = LEVELS[body.level]
-    clients = body.workload.clients
-    delay_s = body.server.accept_mutex_delay_ms / 1e3
     framing = {"mtu_B": body.mtu_B, "bus_efficiency": params["bus_efficiency"]}
     # the links' rates of data-file bytes, each pair's headers, md5 file and frames taking their
     # share
     link_Bps = data_Bps(nic_rate_Bps(catalog, nic, body.host, **framing), file_B, body.mtu_B)
     host = catalog.get("hosts", body.host, scenario.path, "host")
-    client_link_Bps = data_Bps(nic_rate_Bps(catalog, client_nic, **framing), file_B, body.mtu_B)
+    client_link_Bps = data_Bps(nic_rate_Bps(catalog, client, **framing), file_B, body.mtu_B)
     # a connection: its client's link, or its window a round trip where that is less
     client_Bps = min(client_link_Bps, window_Bps(body))
     # what one connection alone gets, its slow start's loss (per_file) counted at that rate
@@ -488,212 +706,237 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # between a pair's last byte and the next pair's first: the client checks the data file's md5
     # sum, then each of the next pair's two files waits for its round trips and slow start
     check_s = file_B / (body.workload.client_md5_MBps * 1e6)
-    cpu_s = request_s(body, host)  # a worker's CPU on one request
-    between_s = check_s + waits_s(body, file_B, one_flow_Bps)
+    return _Server(
+        scenario=scenario,
+        host=host,
+        disk=disk,
+        format_efficiency=params["disk_format_efficiency"],
+        read_ahead_KiB=read_ahead,
+        file_B=file_B,
+        file_pages_B=file_pages_B,
+        windows=read_ahead_windows(file_pages_B, int(read_ahead * 1024), page_B=page_B),
+        directory=Directory(body.workload.files_per_directory, files, slot_B, page_B),
+        framing=framing,
+        link_Bps=link_Bps,
+        client_link_Bps=client_link_Bps,
+        client_Bps=client_Bps,
+        one_flow_Bps=one_flow_Bps,
+        check_s=check_s,
+        cpu_s=request_s(body, host),
+        between_s=check_s + waits_s(body, file_B, one_flow_Bps),
+    )
 
-    def follow(simulated: int):
-        """The loop over ``simulated`` of the run's pairs: the pairs' reads (``Directory.places``),
-        whether the page cache holds each, the drives' state and the loop's results."""
-        places = directory.places(
-            stream(scenario.seed, "download"),
-            files,
-            simulated,
-            roots_read(
-                body.server.page_cache,
-                directory.count,
-                pairs,
-                simulated,
-                stream(scenario.seed, "download roots"),
-            ),
-        )
-        cached = data_cached(
-            body.server.page_cache,
-            page_cache_B(body.server.memory_MB),
-            file_pages_B + MD5_FILE_B,
-            files,
-            pairs,
-            simulated,
-            stream(scenario.seed, "download cache"),
-        )
-        # a drive holds at most each client's two reads, each a command for every stripe row it
-        # spans (a member's pieces of two rows are one command only where no parity chunk of it
-        # lies between them: a window over many small chunks sends a member several), and, behind
-        # them, two commands of each write-back
-        chunk_B = body.chunk_KiB * 1024
-        width = raidmap.data_members(body.level, body.disks)
-        rows = max(n for _, n in windows) // (chunk_B * width) + 2
-        write_back_s = access_time_writes_s(places, body.server.atime)
-        pending = 2 * clients * rows + 1 + 2 * int((write_back_s >= 0).sum())
-        drives = drive_arrays.drive_state(
-            body.disks, MAX_SEGMENTS, pending, body.drive_queue_depth > 1
-        )
-        outcome = download_loop.run(
-            drive_arrays.drive_constants(Spindle(disk, format_efficiency, body.drive_read_ahead)),
-            body.disks,
-            chunk_B,
-            width,
-            layout.pairs,
-            layout.parity_chunks,
-            body.drive_queue_depth,
-            MIRROR_READS.index(body.mirror_reads),
-            clients,
-            simulated,
-            places,
-            cached,
-            np.array(windows, np.int64),
-            file_B,
-            file_pages_B,
-            MD5_FILE_B,
-            page_B,
-            readahead_mark_B(windows, SPLICE_PAGES * page_B),
-            SPLICE_PAGES * page_B,
-            body.server.workers,
-            link_Bps_by_flows(body, host, link_Bps, clients, file_B),
-            client_Bps,
-            body.server.connections == "keep_alive",
-            np.array(body.tcp.tcp_wmem_B, float),
-            mss_B(body.mtu_B),
-            body.tcp.initial_window_segments,
-            *slow_start_growth(body.tcp.slow_start_growth == "per_segment"),
-            between_s,
-            cpu_s,
-            host.cores,
-            write_back_s,
-            drives,
-            download_events.new_heap(clients),  # the link's flows, one a connection
-            # a client's wake-up, a drive's end, a pair's write-back, a worker's next try of the
-            # mutex
-            download_events.new_heap(2 * clients + body.disks + simulated + body.server.workers),
-            *download_loop.scratch(
-                clients,
-                body.server.workers,
-                body.disks,
-                body.disks * (max(n for _, n in windows) // chunk_B + 2),
-            ),
-            nginx_workers.accepting(
-                clients,
-                body.server.workers,
-                body.server.accept_mutex,
-                delay_s,
-                # each worker's first try: the phase at which it started in its delay's cycle
-                stream(scenario.seed, "nginx accept").uniform(0.0, delay_s, body.server.workers),
-            ),
-        )
-        return places, cached, drives, outcome
 
-    simulated = simulated_pairs(pairs, len(windows), clients)
-    places, cached, drives, outcome = follow(simulated)
-    warm_s = warm_up_s(body)
-    while (longer := longer_run(pairs, simulated, outcome[0], warm_s)) > simulated:
-        simulated = longer
-        places, cached, drives, outcome = follow(simulated)
-    ran, carried_B, asleep_opening_s, asleep_data_s, waited_s = outcome
-    elapsed = ran * pairs / simulated
-    pair_B = file_B  # what a pair delivers: its data file, as the report counts a run's bytes
-    drive_f, drive_i = drives[:2]
-    asleep_s = {"opening": asleep_opening_s, "data": asleep_data_s}
-    # The bottleneck law: each resource's demand per pair (seconds of it a pair uses) and how many
-    # serve at once (the CPU work of ESTIMATED among them).
+@dataclass
+class _Run:
+    """What a loop over ``simulated`` of the run's pairs measured (``download_loop.run``): its time,
+    the bytes the server link carried, the workers' time asleep on reads (opening a file, its
+    data), the time the volume had a read in flight; each drive's busy time, the commands the
+    drives served and those from their caches; whether the page cache held each pair."""
+
+    simulated: int
+    ran_s: float
+    carried_B: float
+    asleep_s: dict[str, float]
+    waited_s: float
+    drive_busy_s: np.ndarray
+    reads: int
+    hits: int
+    cached: np.ndarray
+
+
+def _long_enough_run(server: _Server) -> _Run:
+    """The loop over as many of the run's pairs as it follows (``simulated_pairs``), followed again
+    over more while nginx's accept-mutex start weighs too much in it (``longer_run``)."""
+    run = server.follow(simulated_pairs(server.pairs, len(server.windows), server.clients))
+    warm_s = warm_up_s(server.body)
+    while (longer := longer_run(server.pairs, run.simulated, run.ran_s, warm_s)) > run.simulated:
+        run = server.follow(longer)
+    return run
+
+
+def _demand_s(server: _Server, run: _Run) -> dict[str, tuple[float, int]]:
+    """The bottleneck law's resources: each one's demand per pair (seconds of it a pair uses) and
+    how many serve at once (the CPU work of ``ESTIMATED`` among them)."""
+    body, host, clients, simulated = server.body, server.host, server.clients, run.simulated
     demand_s = {
-        "server link": (carried_B / link_Bps / simulated, 1),
+        "server link": (run.carried_B / server.link_Bps / simulated, 1),
         SENDING: (
-            carried_B * send_s_per_byte(body, host, file_B) / simulated,
+            run.carried_B * send_s_per_byte(body, host, server.file_B) / simulated,
             flow_cores(body.irq_affinity, host, clients),
         ),
-        "client links": (carried_B / client_link_Bps / simulated, clients),
-        "tcp windows": (carried_B / window_Bps(body) / simulated, clients),
+        "client links": (run.carried_B / server.client_link_Bps / simulated, clients),
+        "tcp windows": (run.carried_B / window_Bps(body) / simulated, clients),
         # each client checks a pair's md5 sum before it asks for the next
-        MD5_CHECKS: (check_s, clients),
+        MD5_CHECKS: (server.check_s, clients),
     }
     demand_s.update(
-        {
-            f"drive {i}": (busy / simulated, 1)
-            for i, busy in enumerate(drive_f[:, drive_arrays.BUSY])
-        }
+        {f"drive {i}": (busy / simulated, 1) for i, busy in enumerate(run.drive_busy_s)}
     )
     # a worker asleep on a read uses no CPU: the workers' CPU is their two requests a pair, on as
     # many cores as there are workers, at most the host's
-    demand_s[WORKERS] = (
-        2 * cpu_s,
-        min(body.server.workers, host.cores),
-    )
-    # and each client's own pace: its pairs one after another, each sent at no more than one
-    # connection alone gets, then checked
-    pace_s = file_B / one_flow_Bps + between_s + 2 * cpu_s
-    bound_MBps = pairs_bound_MBps(demand_s, clients * pair_B / pace_s, pair_B)
-    # over the rated parts alone: a connection at its links and window, its waits without the CPU
-    # work (the md5 check, the requests)
-    rated_Bps = min(link_Bps, client_Bps)
+    demand_s[WORKERS] = (2 * server.cpu_s, min(body.server.workers, host.cores))
+    return demand_s
+
+
+def _bound_MBps(server: _Server, demand_s: dict[str, tuple[float, int]]) -> float:
+    """The bottleneck law over every resource, or the clients' own pace where that is less: each
+    client's pairs one after another (``_Server.pace_s``)."""
+    pace_Bps = server.clients * server.pair_B / server.pace_s
+    return pairs_bound_MBps(demand_s, pace_Bps, server.pair_B)
+
+
+def _ceiling_MBps(server: _Server, demand_s: dict[str, tuple[float, int]]) -> float:
+    """The interval's cap (``Result.ceiling_MBps``): the same law over the rated parts alone, a
+    connection at its links and window with its waits, without the CPU work the model estimates
+    (``ESTIMATED``: the sending work, the md5 checks, the requests)."""
+    rated_Bps = min(server.link_Bps, server.client_Bps)
     rated = {name: demand for name, demand in demand_s.items() if name not in ESTIMATED}
-    ceiling_MBps = pairs_bound_MBps(
-        rated, clients * pair_B / (file_B / rated_Bps + waits_s(body, file_B, rated_Bps)), pair_B
-    )
+    pair_s = server.file_B / rated_Bps + waits_s(server.body, server.file_B, rated_Bps)
+    return pairs_bound_MBps(rated, server.clients * server.pair_B / pair_s, server.pair_B)
+
+
+@dataclass
+class _Load:
+    """Each resource's utilisation, its busy time over the run's, with the busiest's and the
+    busiest drive's, and the share of the time the volume had a read in flight (iostat's %util of
+    the device)."""
+
+    utilization: dict[str, float]
+    busiest: float
+    busiest_drive: float
+    waiting: float
+
+    @property
+    def latency_bound(self) -> bool:
+        """Whether what binds is the wait for the drives, not a full drive: a read nearly always
+        in flight, yet no drive 90 % busy."""
+        return self.waiting > 0.9 and self.busiest_drive < 0.9
+
+    @property
+    def paced(self) -> bool:
+        """Whether nothing is full nor the wait binds: the clients' own pace, pair by pair."""
+        return not self.latency_bound and self.busiest < 0.9
+
+
+def _load(server: _Server, run: _Run, demand_s: dict[str, tuple[float, int]]) -> _Load:
+    """Each resource's utilisation over the run; beside them, the share of the time the volume had
+    a read in flight and the clients' pace, where each names what binds."""
+    simulated, ran = run.simulated, run.ran_s
     utilization = {name: d * simulated / (n * ran) for name, (d, n) in demand_s.items()}
-    busiest = max(utilization.values())
     # What limits a server whose workers sleep on reads is the wait for its drives, though no single
     # drive is saturated: the share of the time the volume has a read in flight. A drive busy is a
     # read in flight, so that share is never below a drive's: where one is full, the drive names
     # what binds, and the share is left out.
-    busiest_drive = max(utilization[f"drive {i}"] for i in range(body.disks))
-    waiting = waited_s / ran
-    if busiest_drive < 0.9:
-        utilization["drives (a read in flight)"] = waiting
-    reads, hits = (
-        int(drive_i[:, column].sum()) for column in (drive_arrays.READS, drive_arrays.HITS)
+    load = _Load(
+        utilization,
+        busiest=max(utilization.values()),
+        busiest_drive=max(utilization[f"drive {i}"] for i in range(server.body.disks)),
+        waiting=run.waited_s / ran,
     )
-    notes = (
-        f"read-ahead window {read_ahead:.0f} KiB: {len(windows)} windows per file",
-        f"{reads / simulated:.1f} drive commands per pair, "
-        f"{100 * hits / max(reads, 1):.0f}% from the drives' caches",
+    if load.busiest_drive < 0.9:
+        utilization["drives (a read in flight)"] = load.waiting
+    if load.paced:
+        # beside the resources, as the share of it the run kept, so that it is named as what binds
+        # (where a resource is full, its own name says more: a client's link is part of its pace)
+        utilization[CLIENT_PACE] = min(1.0, server.pace_s * simulated / (server.clients * ran))
+    return load
+
+
+def _run_notes(server: _Server, run: _Run, catalog: Catalog) -> tuple[str, ...]:
+    """What the run did: a file's read-ahead windows, the drive commands a pair and the share from
+    the drives' caches, the workers' time asleep a pair, the pairs from the page cache, and the
+    NICs' notes (``nic_notes``)."""
+    body, simulated, windows = server.body, run.simulated, len(server.windows)
+    return (
+        f"read-ahead window {server.read_ahead_KiB:.0f} KiB: {windows} windows per file",
+        f"{run.reads / simulated:.1f} drive commands per pair, "
+        f"{100 * run.hits / max(run.reads, 1):.0f}% from the drives' caches",
         "workers asleep on reads: "
-        + ", ".join(f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in asleep_s.items()),
-        f"{100 * cached.mean():.1f}% of the pairs from the page cache",
-        *nic_notes(catalog, (body.server_nic, body.host), (body.client_nic, None), **framing),
+        + ", ".join(
+            f"{1e3 * s / simulated:.1f} ms a pair {kind}" for kind, s in run.asleep_s.items()
+        ),
+        f"{100 * run.cached.mean():.1f}% of the pairs from the page cache",
+        *nic_notes(
+            catalog, (body.server_nic, body.host), (body.client_nic, None), **server.framing
+        ),
     )
-    if waiting > 0.9 and busiest_drive < 0.9:  # what binds is the wait, not a full drive
-        workers = body.server.workers
+
+
+def _binding_notes(server: _Server, load: _Load) -> tuple[str, ...]:
+    """What binds where a resource's name does not say it: the wait for the drives
+    (latency-bound), the clients' pace, or the workers' requests (``workers_note``)."""
+    clients, workers = server.clients, server.body.server.workers
+    notes: tuple[str, ...] = ()
+    if load.latency_bound:
         more = (
             "more workers keep more in flight; clients beyond the workers add none"
             if clients >= workers
             else f"more clients, up to one a worker ({workers}), keep more in flight"
         )
         notes += (
-            f"latency-bound: a read is in flight {100 * waiting:.0f}% of the time, yet no drive is "
-            f"over {100 * busiest_drive:.0f}% busy: each worker waits for its reads one file at a "
-            f"time, so no more files are read at once than workers (Little's law: {more})",
+            f"latency-bound: a read is in flight {100 * load.waiting:.0f}% of the time, yet no "
+            f"drive is over {100 * load.busiest_drive:.0f}% busy: each worker waits for its reads "
+            f"one file at a time, so no more files are read at once than workers (Little's law: "
+            f"{more})",
         )
-    elif busiest < 0.9:  # nothing full: the clients' own pace, pair by pair
-        # beside the resources, as the share of it the run kept, so that it is named as what binds
-        # (where a resource is full, its own name says more: a client's link is part of its pace)
-        utilization[CLIENT_PACE] = min(1.0, pace_s * simulated / (clients * ran))
+    elif load.paced:
         notes += (
-            f"no resource is over {100 * busiest:.0f}% busy: each of the "
+            f"no resource is over {100 * load.busiest:.0f}% busy: each of the "
             f"{clients} client(s) fetches a pair, then checks its md5 sum, then asks for the next "
             "(more clients keep more pairs in flight)",
         )
-    if busiest >= 0.9 and busiest == utilization[WORKERS]:
-        notes += (workers_note(body, host),)
-    if warm_s and busiest < 0.9:
+    if load.busiest >= 0.9 and load.busiest == load.utilization[WORKERS]:
+        notes += (workers_note(server.body, server.host),)
+    return notes
+
+
+def _accept_mutex_notes(server: _Server, run: _Run, load: _Load) -> tuple[str, ...]:
+    """What nginx's accept mutex does where nothing is full (new connections go to the workers
+    that just served), and a loop that still lasts under ``WARM_UP_RUNS`` of its starts
+    (``longer_run`` stopped at ``WARM_PAIRS``), whose rate weighs its start more."""
+    warm_s = warm_up_s(server.body)
+    notes: tuple[str, ...] = ()
+    if warm_s and load.busiest < 0.9:
         notes += (
             f"nginx's accept mutex is on (server.accept_mutex, nginx's default before 1.11.3): a "
             f"worker that misses it tries again {warm_s * 1e3:.0f} ms later, so new connections "
             "go to the workers that just served while the others idle; off, nginx's default since, "
             "spreads them",
         )
-    if simulated < pairs and warm_s and ran < WARM_UP_RUNS * warm_s:
+    if run.simulated < server.pairs and warm_s and run.ran_s < WARM_UP_RUNS * warm_s:
         notes += (
-            f"the {simulated:,} pairs simulated last {ran:.2f} s, under {WARM_UP_RUNS} of nginx's "
-            f"{warm_s * 1e3:.0f} ms accept-mutex starts (an idle worker's wait to try it again): "
-            "the run's rate weighs its start more than a longer run would",
+            f"the {run.simulated:,} pairs simulated last {run.ran_s:.2f} s, under {WARM_UP_RUNS} "
+            f"of nginx's {warm_s * 1e3:.0f} ms accept-mutex starts (an idle worker's wait to try "
+            "it again): the run's rate weighs its start more than a longer run would",
         )
+    return notes
+
+
+def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
+    """The download server's run of ``scenario`` (the module's docstring says what it models):
+    its time, its throughput's bound and ceiling, each resource's utilisation, and notes."""
+    disk, nic, client_nic = check(scenario, catalog)
+    # numba: imported (and compiled, or loaded from its cache) on use, once the scenario is checked
+    from ..compiled import announce
+
+    announce("download_loop.run", "the download server's event loop", 15)
+    server = _server(scenario, catalog, params, disk, nic, client_nic)
+    run = _long_enough_run(server)
+    demand_s = _demand_s(server, run)
+    load = _load(server, run, demand_s)
     return Result(
         scenario=scenario.name,
-        bytes_moved=pairs * pair_B,
-        elapsed_s=elapsed,
-        utilization=utilization,
-        bound_MBps=bound_MBps,
-        ceiling_MBps=ceiling_MBps,
-        notes=notes,
+        bytes_moved=server.pairs * server.pair_B,
+        elapsed_s=run.ran_s * server.pairs / run.simulated,
+        utilization=load.utilization,
+        bound_MBps=_bound_MBps(server, demand_s),
+        ceiling_MBps=_ceiling_MBps(server, demand_s),
+        notes=(
+            _run_notes(server, run, catalog)
+            + _binding_notes(server, load)
+            + _accept_mutex_notes(server, run, load)
+        ),
     )
 
 
