@@ -1,12 +1,18 @@
 """Predictions of rows the fit never saw: the lab's accuracy bar.
 
-Two held-out predictions of every measured result row:
+Three held-out predictions of every measured result row:
 
 - **leave-one-configuration-out**: the row is predicted from a fit on every row but those of its
   own configuration (its scenario with its overrides: the elapsed time and the CPU seconds of one
   run go out together). This is the planner who measured today's system and asks about a change.
 - **leave-one-table-out**: the row is predicted from a fit on every other table. This is the
-  planner whose hardware no report measured.
+  planner whose hardware no table measured, though another table of the same report may have
+  measured a host or an array it shares.
+- **leave-one-report-out**: the row is predicted from a fit on every other report's tables (a
+  row's report: ``measured.report_of`` its source). This is the planner whose hardware no report
+  measured. A report of one table leaves out what leave-one-table-out does, so its rows take
+  their leave-one-table-out prediction; only the Penn State and ATLAS reports, of several tables
+  each, are fitted again.
 
 A row the calibration never uses (the external table's, or a request-level model's that no stepped
 parameter is chosen on: ``calibrate.fitted``, ``calibrate.stepped``) is held out already, so its
@@ -14,9 +20,9 @@ held-out predictions are its in-sample one.
 
 Each held-out prediction names the free parameters it read that the calibration on every row
 moved and no row of its own fit informs (``Prediction.uninformed``): the refit leaves them at their
-declared defaults, so they are what does not transfer to it from the other rows or tables.
+declared defaults, so they are what does not transfer to it from the other rows, tables or reports.
 
-``python -m model calibrate`` stores both per row in ``data/calibrated/holdout.json``, with the
+``python -m model calibrate`` stores all three per row in ``data/calibrated/holdout.json``, with the
 row's prediction at the calibrated values (``predicted``: what the code computed them with, which
 ``tests/test_holdout.py`` holds the current code to), the row's spread (``spread_*``: its interval
 before the model's error, as the fit on every row gives it) and, where the fit without its
@@ -25,7 +31,7 @@ configuration knows less, its held-out spread (``configuration_out_spread_*``,
 spread misses its measurement, the model error each model's intervals are widened by
 (``data/calibrated/model_error.json``: split-conformal, ``model/model_error.py`` reads it); and
 from the leave-one-table-out predictions the same, the error for hardware no table measured
-(``new_hardware`` in that file).
+(``new_hardware`` in that file). The leave-one-report-out predictions widen nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from collections.abc import Callable
 
 from . import calibrate, coverage, paths, progress, registry
 from . import params as params_module
-from .measured import Row
+from .measured import Row, report_of
 from .validate import Prediction, predict_rows, reads
 
 HOLDOUT = paths.CALIBRATED / "holdout.json"
@@ -50,19 +56,27 @@ def configuration(row: Row) -> tuple[str, tuple[str, ...]]:
 
 
 def _refit(
-    rows: list[Row], leave_out: Callable[[Row], object], start: dict[str, float], what: str
+    rows: list[Row],
+    leave_out: Callable[[Row], object],
+    start: dict[str, float],
+    what: str,
+    given: dict[int, Prediction] | None = None,
 ) -> list[Prediction]:
     """Each group of rows the calibration uses (by ``leave_out``) predicted from a calibration on
-    all the other rows; rows it never uses, with ``start`` (the calibration on every row).
+    all the other rows; rows it never uses, with ``start`` (the calibration on every row). A row
+    in ``given`` (by ``id(row)``) keeps the held-out prediction there, so a group of such rows is
+    not refitted.
 
     A group the least-squares fit uses is refitted; a stepped parameter (``calibrate.profile``)
     is chosen again only where the group holds rows it is chosen on, and then at the refit's
     values. A group of stepped rows alone (a request-level model's) leaves the least-squares fit as
     ``start`` has it, so only its levels are chosen again."""
+    given = given or {}
     groups: dict[object, list[Row]] = {}
     for r in rows:
-        groups.setdefault(leave_out(r) if calibrate.used(r, start) else None, []).append(r)
-    predicted: dict[int, Prediction] = {}
+        if id(r) not in given:
+            groups.setdefault(leave_out(r) if calibrate.used(r, start) else None, []).append(r)
+    predicted = dict(given)
     for key, members in progress.steps(groups.items(), what, "refit"):
         uninformed: frozenset[str] = frozenset()
         if key is None:
@@ -94,8 +108,26 @@ def leave_one_table_out(rows: list[Row], start: dict[str, float]) -> list[Predic
     return _refit(rows, lambda r: r.table, start, "leave-one-table-out")
 
 
+def leave_one_report_out(
+    rows: list[Row], start: dict[str, float], table_out: list[Prediction] | None = None
+) -> list[Prediction]:
+    """Each report's rows predicted from a calibration on the other reports' rows. A report with
+    one table among ``rows`` is left out as its table is: its rows take their prediction in
+    ``table_out`` (``leave_one_table_out``'s, computed where not given) rather than a second refit
+    that would give the same."""
+    if table_out is None:
+        table_out = leave_one_table_out(rows, start)
+    tables: dict[str, set[str]] = {}
+    for r in rows:
+        tables.setdefault(report_of(r.source), set()).add(r.table)
+    alone = {id(p.row): p for p in table_out if len(tables[report_of(p.row.source)]) == 1}
+    return _refit(rows, lambda r: report_of(r.source), start, "leave-one-report-out", alone)
+
+
 def summary(predictions: list[Prediction]) -> dict[str, float | None]:
-    """Median |error| % over every covered row, and the worst table's median."""
+    """Median |error| % over every covered row, and the worst table's median (by table for each of
+    the three held-out predictions, so that their worst figures compare; a report of several
+    tables shows its worst table's)."""
     errors = [abs(p.error_pct) for p in predictions if p.error_pct is not None]
     by_table: dict[str, list[float]] = {}
     for p in predictions:
@@ -188,11 +220,13 @@ def _fields(prefix: str, spread: coverage.Spread) -> dict[str, float | None]:
 
 
 def write(rows: list[Row], start: dict[str, float]) -> dict:
-    """Both held-out predictions and the spread of every row to ``holdout.json``, and the models'
-    conformal widening (scores: how far each held-out prediction's spread misses its measurement)
-    to ``model_error.json``; returns the stored holdout figures."""
+    """The three held-out predictions and the spread of every row to ``holdout.json``, and the
+    models' conformal widening (scores: how far each leave-one-configuration-out and
+    leave-one-table-out prediction's spread misses its measurement) to ``model_error.json``;
+    returns the stored holdout figures."""
     loco = leave_one_configuration_out(rows, start)
     loto = leave_one_table_out(rows, start)
+    loro = leave_one_report_out(rows, start, loto)
     # each row's prediction at the values as parameters.json keeps them: what the current code must
     # still give, or the held-out figures stored beside it are another code's
     in_sample = predict_rows(rows, params_module.defaults() | calibrate.rounded(start))
@@ -207,6 +241,8 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 "configuration_out_error_pct": a.error_pct,
                 "table_out_predicted": b.predicted,
                 "table_out_error_pct": b.error_pct,
+                "report_out_predicted": c.predicted,
+                "report_out_error_pct": c.error_pct,
             }
             | _fields("spread_", spread.get(id(r), coverage.Spread()))
             | (
@@ -214,11 +250,12 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
                 if id(r) in held_spread
                 else {}
             )
-            for r, fitted, a, b in zip(rows, in_sample, loco, loto, strict=True)
+            for r, fitted, a, b, c in zip(rows, in_sample, loco, loto, loro, strict=True)
             if a.error_pct is not None
         },
         "leave_one_configuration_out": summary(loco),
         "leave_one_table_out": summary(loto),
+        "leave_one_report_out": summary(loro),
         "made_by": "python -m model calibrate",
     }
     paths.CALIBRATED.mkdir(parents=True, exist_ok=True)

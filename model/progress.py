@@ -1,7 +1,8 @@
 """Progress of the long commands on standard error: ``calibrate`` (about two minutes) and
 ``validate --holdout`` (about two and a half) fit the free parameters once on every row, then
-refit them once per configuration and per table left out; ``sweep`` runs its points; ``predict``
-runs its interval's simulations (seconds, or minutes for a what-if of thousands of streams).
+refit them once per configuration, per table and per report of several tables left out;
+``sweep`` runs its points; ``predict`` runs its interval's simulations (seconds, or minutes for a
+what-if of thousands of streams).
 
 Where standard error is a terminal, a bar redrawn in place (tqdm) that goes when the work is done.
 Anywhere else (a log, a pipe, a batch job's output file, a test's captured stream) the carriage

@@ -234,16 +234,19 @@ def _cited(summary: dict) -> dict:
 
 
 def _held_out(rows: list[measured.Row]) -> list[Prediction]:
-    """Each row predicted from a fit without its configuration, its leave-one-table-out
-    prediction kept beside it (``Prediction.table_out``)."""
+    """Each row predicted from a fit without its configuration, its leave-one-table-out and
+    leave-one-report-out predictions kept beside it (``Prediction.table_out``, ``report_out``)."""
     from . import calibrate as calibrate_module  # scipy: only the commands that fit load it
     from . import holdout
 
     start = calibrate_module.fit(rows, shown="fit on every row").values
     by_table = holdout.leave_one_table_out(rows, start)
+    by_report = holdout.leave_one_report_out(rows, start, by_table)
     return [
-        dataclasses.replace(p, table_out=q)
-        for p, q in zip(holdout.leave_one_configuration_out(rows, start), by_table, strict=True)
+        dataclasses.replace(p, table_out=q, report_out=o)
+        for p, q, o in zip(
+            holdout.leave_one_configuration_out(rows, start), by_table, by_report, strict=True
+        )
     ]
 
 
@@ -258,15 +261,16 @@ def _stored_holdout_line() -> str:
     def part(key: str, label: str) -> str:
         s = stored[key]
         return (
-            f"{label} median |error| {s['median_abs_error_pct']:.1f} % (worst table "
-            f"{s['worst_table']}, {s['worst_table_median_abs_error_pct']:.1f} %)"
+            f"{label} {s['median_abs_error_pct']:.1f} % (worst table {s['worst_table']}, "
+            f"{s['worst_table_median_abs_error_pct']:.1f} %)"
         )
 
     return (
-        "Held out (each row predicted from a fit that never saw it): "
-        + part("leave_one_configuration_out", "leave-one-configuration-out")
-        + "; "
-        + part("leave_one_table_out", "leave-one-table-out")
+        "Held out (each row predicted from a fit that never saw it), median |error|: "
+        + "; ".join(
+            part(f"leave_one_{what}_out", f"leave-one-{what}-out")
+            for what in ("configuration", "table", "report")
+        )
         + "."
     )
 
@@ -329,6 +333,17 @@ def _with_intervals(predictions: list[Prediction], summary: dict):
     return {id(r.prediction.row): r for r in judged}
 
 
+def _held_out_text(what: str, t: dict | None) -> str:
+    """A table's leave-one-``what``-out median and largest |error| (``summarise``'s ``t``), or
+    nothing where none was computed or none of its rows is predicted."""
+    if not t or t["median_abs_error_pct"] is None:
+        return ""
+    return (
+        f"; leave-one-{what}-out median {t['median_abs_error_pct']:.1f} %, max "
+        f"{t['max_abs_error_pct']:.1f} %"
+    )
+
+
 def _interval_text(t: dict) -> str:
     if not t.get("coverage_pct") and t.get("coverage_pct") != 0.0:
         return ""
@@ -374,6 +389,8 @@ def _table_text(
     others = summary["rows"] - summary["results"]
     held_out = predictions[0].table_out is not None
     by_table = summarise([p.table_out for p in predictions])[name] if held_out else None
+    by_report_out = predictions[0].report_out is not None
+    by_report = summarise([p.report_out for p in predictions])[name] if by_report_out else None
     head = (
         f"{name}: {summary['rows']} rows, {summary['results']} of them results to predict"
         + (
@@ -390,18 +407,23 @@ def _table_text(
             if median is not None
             else ""
         )
-        + (
-            f"; leave-one-table-out median {by_table['median_abs_error_pct']:.1f} %, max "
-            f"{by_table['max_abs_error_pct']:.1f} %"
-            if by_table and by_table["median_abs_error_pct"] is not None
-            else ""
-        )
+        + _held_out_text("table", by_table)
+        + _held_out_text("report", by_report)
         + _interval_text(summary)
     )
     lines = [head] + [f"  from {source}" for source in summary["sources"]]
-    if held_out and (own := sorted({n for p in predictions for n in p.table_out.uninformed})):
+    own = sorted({n for p in predictions for n in p.table_out.uninformed}) if held_out else []
+    if own:
         lines.append(
             "  left out, no other table informs (read at their defaults): " + _defaults_text(own)
+        )
+    reports_own = (
+        sorted({n for p in predictions for n in p.report_out.uninformed}) if by_report_out else []
+    )
+    if reports_own and reports_own != own:  # a report of several tables: what its others informed
+        lines.append(
+            "  left out with its report, no other report informs (read at their defaults): "
+            + _defaults_text(reports_own)
         )
     shown = [
         p for p in predictions if p.error_pct is not None or (show_all and p.row.role != "result")
@@ -505,7 +527,8 @@ def validation(
     lines = [
         (
             "Held out: each row predicted from a fit without its configuration (error), and "
-            "from a fit without its table (table out)"
+            "from a fit without its table (table out); each table's figures from a fit without "
+            "its report too"
             if holdout
             else _stored_holdout_line() + " In-sample, measured beside predicted"
         )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from . import scenario as scenario_module
 from . import uncertainty
 from .errors import NotModelled
-from .measured import CANONICAL, ROUNDING, Row
+from .measured import CANONICAL, ROUNDING, Row, report_of
 from .params import Recording
 from .simulate import simulate
 
@@ -90,6 +90,7 @@ class Prediction:
     error_pct: float | None
     reason: str = ""
     table_out: Prediction | None = None  # the leave-one-table-out prediction, where asked for
+    report_out: Prediction | None = None  # the leave-one-report-out prediction, where asked for
     # a held-out prediction's free parameters that the calibration on every row moved and no row
     # of its own fit informs: read at their declared defaults (``model.holdout``)
     uninformed: tuple[str, ...] = ()
@@ -103,6 +104,12 @@ class Prediction:
                 "table_out_error_pct": self.table_out.error_pct,
                 "uninformed": list(self.uninformed),
                 "table_out_uninformed": list(self.table_out.uninformed),
+            }
+        if self.report_out is not None:
+            held_out |= {
+                "report_out_predicted": self.report_out.predicted,
+                "report_out_error_pct": self.report_out.error_pct,
+                "report_out_uninformed": list(self.report_out.uninformed),
             }
         return held_out | {
             "table": r.table,
@@ -205,7 +212,7 @@ def summarise(predictions: list[Prediction]) -> dict[str, dict]:
             },
         )
         t["rows"] += 1
-        t["sources"].add(p.row.source.split()[0])
+        t["sources"].add(report_of(p.row.source))
         role_key = {"result": "results", "setting": "settings", "derived": "derived"}[p.row.role]
         t[role_key] += 1
         if p.error_pct is not None:

@@ -115,6 +115,65 @@ def test_a_table_out_prediction_names_what_no_other_table_informs():
     assert shown[0].to_dict()["table_out_uninformed"] == list(shown[0].uninformed)
 
 
+def _penn_state_and_mdsplus():
+    """The Penn State report's write and copy tables (one report, two tables), and the MDSplus
+    report's one table, so that the fit without Penn State's report still has rows."""
+    tables = measured.load_all()
+    return tables["psu_write"] + tables["psu_copy"] + tables["mdsplus_read"]
+
+
+def test_a_report_of_several_tables_is_left_out_whole():
+    """The write driver's cost a byte is read by psu_write's RAID rows and informed by psu_copy's
+    row too: with psu_write's table out, psu_copy's row still pins it; with their report out,
+    no row informs it and it is back at its default."""
+    rows = _penn_state_and_mdsplus()
+    start = params.calibrated()
+    name = "iop332_driver_write_ns_per_byte"
+    assert start[name] != params.DECLARED[name].default
+    table_out = holdout.leave_one_table_out(rows, start)
+    report_out = holdout.leave_one_report_out(rows, start, table_out)
+    reading = [
+        i
+        for i, r in enumerate(rows)
+        if r.table == "psu_write"
+        and report_out[i].error_pct is not None
+        and name in validate.reads(r, start)
+    ]
+    assert reading
+    for i in reading:
+        assert name not in table_out[i].uninformed
+        assert name in report_out[i].uninformed
+    # the Penn State rows are predicted from a fit on MDSplus's alone
+    penn_state = [r for r in rows if r.table != "mdsplus_read"]
+    others = calibrate.fit(rows[len(penn_state) :], start=start, left_out=penn_state).values
+    assert others[name] == params.DECLARED[name].default
+    assert [p.predicted for p in report_out[: len(penn_state)]] == [
+        p.predicted for p in predict_rows(penn_state, others)
+    ]
+
+
+def test_a_report_of_one_table_takes_its_table_out_prediction_without_another_refit(monkeypatch):
+    """MDSplus's report is its one table: leaving it out is leaving its table out, so its rows take
+    the leave-one-table-out prediction and only Penn State's report is fitted again."""
+    rows = _penn_state_and_mdsplus()
+    start = params.calibrated()
+    table_out = holdout.leave_one_table_out(rows, start)
+    left_out = []
+    fit = calibrate.fit
+
+    def counted(*args, **kwargs):
+        left_out.append({r.table for r in kwargs["left_out"]})
+        return fit(*args, **kwargs)
+
+    monkeypatch.setattr(calibrate, "fit", counted)
+    report_out = holdout.leave_one_report_out(rows, start, table_out)
+    assert left_out == [{"psu_write", "psu_copy"}]
+    mdsplus = [i for i, r in enumerate(rows) if r.table == "mdsplus_read"]
+    assert any(table_out[i].error_pct is not None for i in mdsplus)
+    for i in mdsplus:
+        assert report_out[i] == table_out[i]
+
+
 def _row_pair(error_pct: float, row):
     return Prediction(row, row.value, 0.0), Prediction(
         row, row.value * (1 + error_pct / 100), error_pct
@@ -219,6 +278,29 @@ def test_stored_held_out_figures_cover_every_predicted_row_as_the_code_predicts_
         and p.predicted != pytest.approx(stored["rows"][key]["predicted"], rel=1e-3)
     ]
     assert not stale, "run python -m model calibrate: " + "; ".join(stale[:5])
+
+
+def test_stored_report_out_figures_cover_every_row_as_the_code_predicts_them():
+    """Every stored row has its leave-one-report-out prediction, the summary is their median, and
+    the code gives them again: a report of one table its stored leave-one-table-out prediction,
+    the Penn State and ATLAS reports (several tables each) their refits (to 0.1 %, as above)."""
+    stored = json.loads(holdout.HOLDOUT.read_text())
+    for key, entry in stored["rows"].items():
+        assert {"report_out_predicted", "report_out_error_pct"} <= set(entry), key
+    errors = [abs(e["report_out_error_pct"]) for e in stored["rows"].values()]
+    summary = stored["leave_one_report_out"]
+    assert summary["median_abs_error_pct"] == pytest.approx(statistics.median(errors), 1e-6)
+    everything = ROWS + [r for rs in measured.load_external().values() for r in rs]
+    start = params.calibrated()
+    table_out = [h.table_out for h in report._stored_held_out(predict_rows(everything, start))[0]]
+    again = holdout.leave_one_report_out(everything, start, table_out)
+    differ = [
+        f"{key} now {p.predicted:.6g}, stored {stored['rows'][key]['report_out_predicted']:.6g}"
+        for p in again
+        if (key := f"{p.row.table}/{p.row.id}") in stored["rows"]
+        and p.predicted != pytest.approx(stored["rows"][key]["report_out_predicted"], rel=1e-3)
+    ]
+    assert not differ, "run python -m model calibrate: " + "; ".join(differ[:5])
 
 
 def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_spread(
