@@ -1,7 +1,7 @@
 """How a NIC reaches its host and its wire: the link each card trains to in the host's slots
 (fastest first), what that link and the line carry in the wire bytes the network models count,
-the notes a result gives when a link binds, and the checks of a path's MTU, receive-side scaling
-and a host's slots.
+the notes a result gives when a link binds or a host lists fewer of a card's ports than it has,
+and the checks of a path's MTU, receive-side scaling and a host's slots.
 
 The line rates are the catalog's NIC datasheet figures; a PCI Express link carries what its packets
 leave of its encoded rate (``model.storage.framing``), a PCI or PCI-X bus its peak times the
@@ -232,6 +232,31 @@ def nic_notes(
     framing = {"mtu_B": mtu_B, "bus_efficiency": bus_efficiency}
     notes = [note for n in nics if (note := nic_bus_note(catalog, *n, **framing))]
     notes += [note for n in nics if (note := unknown_mtu_note(catalog, n[0], mtu_B))]
+    return tuple(dict.fromkeys(notes))
+
+
+def listed_ports_notes(catalog: Catalog, *listed: tuple[str, str, int]) -> tuple[str, ...]:
+    """A result's note for each (host, NIC, ports carrying traffic) among ``listed`` (once each)
+    whose host lists the NIC (hosts.yaml's ``nics``, a card once a port) fewer times than its
+    cards have ports: a dual-port card listed once, as one card is described, was taken as one
+    port with nothing said but which bond members carried the traffic (the quote audit). Not
+    refused: a scenario may cable one port on purpose. Made for every model that reads a host's
+    NICs (the storage path's LAN clients and the ingest's, ``model.storage.front``; the relay's
+    machines, ``model.servers.relay``)."""
+    notes = []
+    for host_id, nic_id, carrying in listed:
+        host: Host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
+        nic: Nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
+        count = host.nics.count(nic_id)
+        if count % nic.ports == 0:
+            continue
+        cards = nic_cards(nic, count)
+        every = "both" if cards * nic.ports == 2 else f"all {cards * nic.ports}"
+        notes.append(
+            f"{nic_id} has {nic.ports} ports; {host_id} lists {count}, so {carrying} "
+            f"{'carries' if carrying == 1 else 'carry'} traffic (list "
+            f"{'the' if cards == 1 else 'each'} card once a port to use {every})"
+        )
     return tuple(dict.fromkeys(notes))
 
 

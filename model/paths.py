@@ -103,3 +103,24 @@ def inside(folder: Path, name: str | Path) -> Path | None:
     except (OSError, ValueError, RuntimeError):  # a loop of links (RuntimeError on Python
         return None  # 3.11's resolve, OSError on 3.13's), a NUL byte
     return file if file.is_relative_to(folder) else None
+
+
+def outside(folder: Path, name: str | Path, must: str) -> str:
+    """The refusal of ``name``, which ``inside`` found outside ``folder``: ``must`` (what the key
+    takes, "must be a file in FOLDER or below it") and the name given; where the name, as written,
+    lies in ``folder`` but a symbolic link on its way leads out of it, that first (a link beside a
+    scenario to a parts file elsewhere was refused as if named outside the folder it is in: the
+    quote audit). Such a link stays unfollowed."""
+    folder = Path(folder).resolve()
+    try:
+        written = Path(os.path.normpath(folder / name))
+        target = written.resolve()
+    except (OSError, ValueError, RuntimeError):  # a loop of links, a NUL byte
+        return f"{must}, got {str(name)!r}"
+    if not written.is_relative_to(folder) or target.is_relative_to(folder):
+        return f"{must}, got {str(name)!r}"
+    link = "is a symbolic link" if written.is_symlink() else "leads through a symbolic link"
+    return (
+        f"{str(name)!r} {link} to {shown(target)}, outside {shown(folder)}, and a link out of it "
+        f"is not followed: {must}"
+    )

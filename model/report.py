@@ -134,14 +134,20 @@ def _interval_lines(interval: Interval, each: str = "") -> list[str]:
         f"  90 %         between {low} and {high}, most likely {_fmt(interval.point, 'MB/s')}{each}"
     ]
     leading = interval.leading
+    error = interval.model_error
+    # nothing else moving it, an interval's width is the model's error alone: said first, as a
+    # 27 %-wide one beside "no declared unknown, parameter or seed moves it" read as a
+    # contradiction (the quote audit)
+    spread = error is not None and interval.low < interval.high
+    width = "its width is the model's measured error; " if spread else ""
     if leading is None and interval.seeds:  # a draw of few outcomes can land alike at each seed
         lines.append(
-            "  moved by     no declared unknown or parameter moves it, and its "
+            f"  moved by     {width}no declared unknown or parameter moves it, and its "
             f"{interval.seeds + 1} seeds gave one result (a draw of few outcomes, as an LACP "
             "hash's, may still give another at other seeds: --set seed=N)"
         )
     elif leading is None:
-        lines.append("  moved by     no declared unknown, parameter or seed moves it")
+        lines.append(f"  moved by     {width}no declared unknown, parameter or seed moves it")
     else:
         unknown = not leading.startswith(("parameter ", "simulation"))
         share = 100 * interval.drivers[leading]
@@ -154,7 +160,6 @@ def _interval_lines(interval: Interval, each: str = "") -> list[str]:
                 f"{option} {_fmt(value, 'MB/s')}" for option, value in interval.by_option.items()
             )
             lines.append(f"  by option    {each_option}{each}")
-    error = interval.model_error
     if error is None:
         lines.append("  not in it    the model's own error (no data/calibrated/model_error.json)")
     else:
@@ -179,10 +184,14 @@ def _capped(interval: Interval) -> bool:
 def _widening(interval: Interval, factor: float) -> str:
     """How the model's error (``factor`` times each way) widened the interval: both ways, unless
     the system keeps up with its offered load, whose headroom the error must exceed before it
-    carries less (``uncertainty.headroom``)."""
-    headroom = interval.headroom
-    if headroom <= 1.0:
+    carries less (``uncertainty.headroom``), or the path's capacity caps the high end, which then
+    moved only to it (it said "each way" when only the low end had moved: the quote audit)."""
+    headroom, capped = interval.headroom, _capped(interval)
+    if headroom <= 1.0 and not capped:
         return f"widened {factor:.2f} times each way"
+    above = "above, only to the path's capacity" if capped else f"widened {factor:.2f} times above"
+    if headroom <= 1.0:
+        return f"widened {factor:.2f} times below; {above}"
     spare = f"{headroom:.2f} times headroom" if math.isfinite(headroom) else "headroom to spare"
     if headroom >= factor:
         below = (
@@ -194,11 +203,6 @@ def _widening(interval: Interval, factor: float) -> str:
             f"widened at most {factor / headroom:.2f} times below: the model's error of "
             f"{factor:.2f} times less the {spare} of a system that keeps up with its offered load"
         )
-    above = (
-        "above, only to the path's capacity"
-        if _capped(interval)
-        else f"widened {factor:.2f} times above"
-    )
     return f"{below}; {above}"
 
 

@@ -240,11 +240,8 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
         return file
     file = paths.inside(folder, name)
     if file is None:
-        raise UserError(
-            where,
-            key,
-            f"must be a scenario name or a file in {paths.shown(folder)} or below it, got {name!r}",
-        )
+        must = f"must be a scenario name or a file in {paths.shown(folder)} or below it"
+        raise UserError(where, key, paths.outside(folder, name, must))
     return file
 
 
@@ -567,12 +564,15 @@ def _no_parts_file(file: Path) -> str:
 
 def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_module.Catalog:
     """The project's catalog with the user's parts: files given on the command line, files the
-    scenario names (inside its own folder only) and its inline ``parts:``."""
-    parts = catalog_module.load()
+    scenario names (inside its own folder only) and its inline ``parts:``. A file given twice
+    (``--catalog my_parts.yaml`` on a scenario whose ``catalogs:`` names it, the README's form: it
+    was refused as defining its parts again, the quote audit) is read once, told by its resolved
+    path; another file defining a part again is refused (``user_parts.with_parts``)."""
+    files = []
     for file in map(Path, catalogs):
         if not paths.is_file(file):
             raise UserError("--catalog", str(file), _no_parts_file(file))
-        parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
+        files.append(file)
     named = raw.get("catalogs") or []
     if not isinstance(named, list) or not all(isinstance(n, str) and n for n in named):
         raise UserError(where, "catalogs", "must be a list of parts files beside the scenario")
@@ -580,11 +580,8 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     for i, name in enumerate(named):
         file = paths.inside(folder, name)
         if file is None:
-            raise UserError(
-                where,
-                f"catalogs[{i}]",
-                f"must be a file in {paths.shown(folder)} or below it, got {name!r}",
-            )
+            must = f"must be a file in {paths.shown(folder)} or below it"
+            raise UserError(where, f"catalogs[{i}]", paths.outside(folder, name, must))
         if not paths.is_file(file):  # named from the scenario's folder, not the working one
             why = _no_parts_file(file)
             raise UserError(
@@ -595,6 +592,12 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 else f"{why} {paths.shown(file)} ({name!r} is read in the scenario's folder or "
                 "below it)",
             )
+        files.append(file)
+    parts = catalog_module.load()
+    first = {}  # each file as first given, by its resolved path
+    for file in files:
+        first.setdefault(file.resolve(), file)
+    for file in first.values():
         parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:
         parts = user_parts.with_parts(parts, raw["parts"], where)

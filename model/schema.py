@@ -278,7 +278,15 @@ def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
     for name, f in fields.items():
         dotted = f"{key}.{name}" if key else name
         if name in value:
-            kwargs[name] = build(hints[name], value[name], where, dotted)
+            try:
+                kwargs[name] = build(hints[name], value[name], where, dotted)
+            except UserError as exc:
+                # a field's ``hint`` (metadata): how to write what a value it refuses meant, a
+                # value another key takes (a ZFS vdev's type given as a volume's RAID level)
+                hint = f.metadata.get("hint", lambda _: None)(value[name])
+                if hint is None or exc.key != dotted:
+                    raise
+                raise UserError(where, dotted, hint) from None
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise UserError(where, dotted, f"missing; it must be {_describe(hints[name])}")
     obj = cls(**kwargs)

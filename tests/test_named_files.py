@@ -346,6 +346,60 @@ def test_a_notebook_grid_s_settings_cannot_reach_a_file_outside_its_folder(run_c
     assert "no such file" in out and "a scenario key holds no '='" in out, out
 
 
+def test_a_link_beside_the_naming_file_to_a_file_outside_says_it_is_a_link(run_cli, tmp_path):
+    """The quote audit: link.yaml, a symbolic link in the scenario's folder to a file outside it,
+    was refused as 'must be ... a file in FOLDER or below it, got 'link.yaml'', although it is in
+    that folder. It stays refused (a link out is not followed), and the refusal says why: for a
+    scenario's catalogs: entry, a scenario it names, a grid's scenario and a grid's values."""
+    outside, inner = tmp_path / "outside", tmp_path / "inner"
+    outside.mkdir()
+    inner.mkdir()
+    (outside / "store.yaml").write_text(STORE.read_text())
+    (outside / "parts.yaml").write_text(yaml.safe_dump({"disks": {}}))
+    (inner / "link.yaml").symlink_to(outside / "store.yaml")
+    (inner / "parts_link.yaml").symlink_to(outside / "parts.yaml")
+    (inner / "far").symlink_to(outside)  # a folder on the way
+    store = STORE.read_text()
+    cases = [
+        ("catalogs[0]", "parts_link.yaml", "parts.yaml", "must be a file in"),
+        ("storage", "link.yaml", "store.yaml", "must be a scenario name or a file in"),
+        ("storage", "far/store.yaml", "store.yaml", "must be a scenario name or a file in"),
+    ]
+    for key, name, target, must in cases:
+        if key == "storage":
+            path = _ingest(inner, name)
+        else:
+            path = inner / "with_parts.yaml"
+            path.write_text(f"catalogs: [{name}]\n" + store)
+        link = "is a symbolic link" if "/" not in name else "leads through a symbolic link"
+        one_line(
+            run_cli("predict", str(path), "--point"),
+            f"{key}: '{name}' {link} to {outside / target}, outside {inner}, and a link out of "
+            f"it is not followed: {must} {inner} or below it",
+        )
+    for spec, key in (
+        ({"scenario": "link.yaml", "product": {"workload.streams": [1]}}, "scenario"),
+        (
+            {"scenario": "em_ingest_microscopes", "product": {"storage": ["link.yaml"]}},
+            "product.storage",
+        ),
+        (
+            {
+                "scenario": None,
+                "notebook": "notebooks/sweep_point.ipynb",
+                "engine": "papermill",
+                "points": [{"scenario": "link.yaml"}],
+            },
+            "points[0].scenario",
+        ),
+    ):
+        one_line(
+            run_cli("sweep", str(grid(inner, **spec))),
+            f"{key}: 'link.yaml' is a symbolic link to {outside / 'store.yaml'}, outside {inner}",
+            "must be a scenario name or a file in",
+        )
+
+
 def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):
     """Python 3.11's resolve raises RuntimeError on a loop of links: a traceback and status 1
     wherever a file was named (the input audit)."""

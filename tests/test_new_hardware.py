@@ -54,7 +54,36 @@ def test_predict_says_which_error_widened_it(run_cli):
     assert "configurations like those of these tables" in near
     assert "hardware no table measured" in new
     factor = math.exp(ERRORS["new_hardware"]["storage"]["log_widen_90"])
-    assert f"widened {factor:.2f} times each way" in new
+    # its NICs cap the high end: the error widened it below only (the quote audit)
+    assert f"widened {factor:.2f} times below" in new
+
+
+def test_an_interval_capped_above_and_widened_by_the_error_alone_says_both(tmp_path, run_cli):
+    """The quote audit, on the file server template (its two 10 GbE ports bind): 'model error
+    widened 1.38 times each way' where the path's capacity capped the high end at the point, so
+    only the low end moved; and 'moved by no declared unknown, parameter or seed moves it' beside
+    an interval 27 % wide, all of it the model's error."""
+    path = tmp_path / "s.yaml"
+    assert run_cli("new", "storage_behind_network", "--out", str(path))[0] == 0
+    status, out, err = run_cli("predict", str(path), "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    low, high = data["interval_90"]
+    # capped at the path's capacity, its point (report._capped), and nothing but the error moving
+    assert high >= data["path_limit"] * (1 - 1e-9) and low < high
+    assert high == pytest.approx(data["throughput_MBps"], rel=1e-3)
+    assert not data["drivers"]
+    factor = math.exp(data["model_error"]["log_widen_90"])
+    status, text, err = run_cli("predict", str(path))
+    assert status == 0, err
+    assert (
+        "  moved by     its width is the model's measured error; no declared unknown, parameter "
+        "or seed moves it\n"
+    ) in text
+    assert (
+        f"  model error  widened {factor:.2f} times below; above, only to the path's capacity ("
+    ) in text
+    assert "each way" not in text
 
 
 def test_a_renamed_report_scenario_is_still_the_report_s_hardware(tmp_path):

@@ -111,6 +111,58 @@ def test_every_model_with_a_nic_says_when_its_slot_caps_it(tmp_path, name, key):
     assert any(said in n for n in notes), notes
 
 
+# hosts of the catalog with a dual-port card listed once a port (``ports``: 2) or once
+def _listed(like: str, ports: int) -> dict:
+    return {"like": like, "name": f"{like} with its card listed {ports}", "nics": ["x710"] * ports}
+
+
+LISTED_PARTS = {
+    "nics": {"x710": {"like": "intel_x710_da2"}},
+    "hosts": {
+        f"{like}_{ports}": _listed(like, ports)
+        for like in ("dell_r720", "psu_director")
+        for ports in (1, 2)
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "name, like, overrides",
+    [
+        ("storage_behind_network", "dell_r720", ["host={host}"]),
+        (
+            "em_ingest_microscopes",
+            "dell_r720",
+            ["storage_overrides=[variant=striped, host={host}]"],
+        ),
+        ("psu_relay", "psu_director", ["director.host={host}", "director.nic=x710"]),
+    ],
+)
+def test_a_dual_port_card_listed_once_says_one_port_carries_the_traffic(
+    tmp_path, run_cli, name, like, overrides
+):
+    """The quote audit: a host's nics listing a dual-port card once, as an admin describes one
+    card, predicted one port's 2,942 MB/s, not two ports' 5,883, its only sign 'on bond member(s)
+    [0] of 1'. A scenario may cable one port on purpose, so it is not refused; every model that
+    reads a host's NICs (the storage path's clients, the ingest's store, the relay's machines)
+    says so in one note, and none where both ports are listed."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(yaml.safe_dump(LISTED_PARTS))
+    if name == "storage_behind_network":  # a template: where a quote starts
+        assert run_cli("new", name, "--out", str(tmp_path / "s.yaml"))[0] == 0
+        name = str(tmp_path / "s.yaml")
+    for ports in (1, 2):
+        host = f"{like}_{ports}"
+        sets = [a for o in overrides for a in ("--set", o.format(host=host))]
+        status, out, err = run_cli("predict", name, "--catalog", str(parts), *sets, "--point")
+        assert status == 0, err
+        said = (
+            f"x710 has 2 ports; {host} lists 1, so 1 carries traffic (list the card once a port "
+            "to use both)"
+        )
+        assert out.count(said) == (ports == 1) and out.count("x710 has") == (ports == 1), out
+
+
 def test_the_ports_of_one_card_share_its_host_bus(tmp_path):
     """Two 40 GbE ports of an XL710-QDA2 behind one PCIe 3.0 x8 link (7,877 MB/s) move that
     between them, as Tom's Hardware saw ('between 50 and 55 Gb/s' through one card); two cards of

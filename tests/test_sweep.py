@@ -305,6 +305,16 @@ def test_a_link_among_the_points_or_made_once_the_store_is_open_is_refused(tmp_p
     assert target.read_text() == "kept" and not partial.exists()
 
 
+def test_the_lock_a_sweep_leaves_in_its_folder_ends_with_a_newline(tmp_path):
+    """The quote audit: every file the lab writes in a user's folder ends its last line; the
+    sweep's .lock, which stays in OUT and names the sweep's process, did not ('cat OUT/.lock' ran
+    into the prompt)."""
+    store = Store(tmp_path / "out")
+    with store.lock():
+        assert (store.out / ".lock").read_text() == f"{os.getpid()}\n"
+    assert (store.out / ".lock").read_text() == f"{os.getpid()}\n"
+
+
 def test_a_recalibration_reruns_points_instead_of_keeping_stale_results(tmp_path, monkeypatch):
     from model import params
 

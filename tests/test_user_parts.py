@@ -230,6 +230,24 @@ def test_the_same_part_id_twice_across_parts_files_is_refused(tmp_path, run_cli)
     assert status == 2 and "disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
 
 
+def test_a_parts_file_the_scenario_names_and_catalog_gives_too_is_read_once(tmp_path, run_cli):
+    """The quote audit: the README's form, `predict quote.yaml --catalog my_parts.yaml`, on a
+    scenario whose catalogs: names my_parts.yaml too, was refused as defining its parts twice.
+    The same file (by its resolved path, here also through a link beside it) is read once; a
+    different file defining the same part stays a mistake."""
+    parts = _write(tmp_path / "my_parts.yaml", PARTS)
+    (tmp_path / "same.yaml").symlink_to(parts)
+    quote = _write(tmp_path / "quote.yaml", _scenario(2, catalogs=["my_parts.yaml", "same.yaml"]))
+    alone = simulate(scenario.load(_write(tmp_path / "a.yaml", _scenario(2, parts=PARTS))))
+    status, out, err = run_cli("predict", quote, "--catalog", parts, "--json", "--point")
+    assert status == 0, err
+    assert json.loads(out)["throughput_MBps"] == pytest.approx(alone.throughput_MBps, rel=1e-12)
+    other = _write(tmp_path / "other.yaml", {"disks": PARTS["disks"]})
+    status, _, err = run_cli("predict", quote, "--catalog", other, "--point")
+    assert status == 2 and err.count("\n") == 1
+    assert "my_parts.yaml: disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
+
+
 def test_where_the_data_lie_on_the_platters_sets_the_zone_s_rate(tmp_path, run_cli):
     rates = {}
     for start in (0.0, 0.9):

@@ -430,13 +430,30 @@ def test_a_key_of_another_engine_is_told_where_it_was_written(tmp_path, run_cli)
         assert status == 2 and err.startswith(said), err
 
 
-def test_raidz_is_refused_under_md(tmp_path, run_cli):
-    volume = {"level": "raidz2", "disks": {"part": "quote_hdd", "count": 4, "attach": ["hba.0"]}}
+@pytest.mark.parametrize("vdev", ["raidz1", "raidz2", "raidz3", "mirror", "draid2:8d:12c:1s"])
+def test_a_vdev_type_given_as_a_level_says_how_to_write_the_pool(tmp_path, run_cli, vdev):
+    """The quote audit: `level: raidz2`, what a ZFS admin types first, was refused with md's and
+    the cards' levels alone, no word of ZFS. The refusal now says how to write the pool, and
+    doing so predicts it."""
+    volume = {"level": vdev, "disks": {"part": "quote_hdd", "count": 4}}
     volume["disks"]["attach"] = [f"hba.{i}" for i in range(4)]
+    status, out, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert (
+        f"s.yaml: volumes.v.level: {vdev} is a ZFS vdev's type, not a RAID level: write engine: "
+        f"zfs with vdevs: {{type: {vdev}, count: N}}"
+    ) in err
+    assert ("md's and a RAID card's mirror is level: raid1" in err) == (vdev == "mirror")
+    if vdev == "raidz2":
+        as_said = _pool("raidz2", 4, vdevs=1)
+        status, out, err = run_cli(
+            "predict", write(tmp_path / "z.yaml", scenario(as_said, _read()))
+        )
+        assert status == 0 and "throughput" in out, err
+    # a level that is no vdev's type is refused with the levels md and RAID cards build
+    volume["level"] = "raid7"
     status, _, err = run_cli("predict", write(tmp_path / "s.yaml", scenario(volume, _read())))
-    assert status == 2 and "level: must be one of 'single', 'raid0'" in err
-    # the levels md and RAID cards build, no raidz among them
-    assert err.endswith("'raid10', 'raid3', 'raid50', 'raid60', 'ddp', got 'raidz2'\n")
+    assert status == 2 and err.endswith("'raid60', 'ddp', got 'raid7'\n"), err
 
 
 def test_an_md_volume_is_switched_to_zfs_by_set_as_the_refusals_say(run_cli):

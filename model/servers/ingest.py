@@ -117,6 +117,7 @@ class IngestResult:
     storage: (
         Result  # the storage path's own prediction (simulate(), one writer per client, no network)
     )
+    notes: tuple[str, ...]  # what the store's host's NICs leave unused (front.Front.notes)
 
 
 def smb_payload_per_byte(config: IngestBody) -> float:
@@ -266,6 +267,7 @@ def predict(
         ceiling_MBps=ceiling,
         file_round_trips_MBps=files_Bps / 1e6,
         storage=storage,
+        notes=clients.notes,
     )
 
 
@@ -282,6 +284,7 @@ def simulate(
         f"{body.microscope_TBph:g} TB/h",
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
+        *out.notes,
         *nic_links.nic_notes(
             catalog,
             (body.client_nic, None),

@@ -57,7 +57,7 @@ from ..catalog import Catalog
 from ..errors import UserError
 from ..network import tcp
 from ..network.hosts import flow_cores
-from ..nic_links import cards_Bps, check_rss, nic_notes
+from ..nic_links import cards_Bps, check_rss, listed_ports_notes, nic_notes
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
@@ -490,6 +490,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             (body.real_servers.nic, body.real_servers.host, body.real_servers.ports),
             mtu_B=kit.mtu_B,
             bus_efficiency=params["bus_efficiency"],
+        )
+        + listed_ports_notes(
+            catalog,
+            (body.director.host, body.director.nic, body.director.ports),
+            (body.real_servers.host, body.real_servers.nic, body.real_servers.ports),
         )
         + _availability_notes(body, stages, kit, offered_MBps),
     )

@@ -56,7 +56,7 @@ from ..network.hosts import (
     host_net,
     partition_bound_Bps,
 )
-from ..nic_links import nic_notes, nic_rate_Bps
+from ..nic_links import listed_ports_notes, nic_notes, nic_rate_Bps
 from ..result import OFFERED_LOAD, Result, busiest
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
@@ -138,6 +138,7 @@ class Front:
     members: tuple[int, ...]  # each connection's bond member
     bytes_per_flow: float  # what each connection moves
     mtu_B: int  # the clients' LAN's MTU
+    notes: tuple[str, ...]  # what the host's NICs leave unused (nic_links.listed_ports_notes)
 
 
 def build(
@@ -318,8 +319,19 @@ def build(
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
+    notes = listed_ports_notes(catalog, (body.host, host.nics[0], len(host.nics)))
     return Front(
-        net, side, path, usages, client_nics, windows, servers, members, bytes_per_flow, mtu_B
+        net,
+        side,
+        path,
+        usages,
+        client_nics,
+        windows,
+        servers,
+        members,
+        bytes_per_flow,
+        mtu_B,
+        notes,
     )
 
 
@@ -465,6 +477,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             else "no protocol headers"
         )
         + " (TCP/IP and Ethernet framing besides, per frame)",
+        *front.notes,
         *front.path.notes,
         *nic_notes(
             catalog,

@@ -285,6 +285,27 @@ COMPRESSION_ALIASES = {"on": "lz4", "gzip-6": "gzip", "zstd-3": "zstd"}
 DRAID = re.compile(r"draid[1-3]?(:[0-9]+d)?(:[0-9]+c)?(:[0-9]+s)?")
 
 
+def vdev_type(value: object) -> bool:
+    """Whether ``value`` is a ZFS vdev's type as zpool create takes it: mirror, raidz1 to raidz3,
+    or dRAID (``DRAID``)."""
+    return isinstance(value, str) and (
+        value in ("mirror", "raidz1", "raidz2", "raidz3") or DRAID.fullmatch(value) is not None
+    )
+
+
+def _as_vdevs(value: object) -> str | None:
+    """How to write a ZFS vdev's type given as a volume's RAID level (``level: raidz2``, what a
+    ZFS admin types first: it was refused with md's and the cards' levels alone, the quote
+    audit); None for any other value."""
+    if not vdev_type(value):
+        return None
+    return (
+        f"{value} is a ZFS vdev's type, not a RAID level: write engine: zfs with vdevs: "
+        f"{{type: {value}, count: N}} (N vdevs, the drives split evenly among them) in place of "
+        "level" + ("; md's and a RAID card's mirror is level: raid1" if value == "mirror" else "")
+    )
+
+
 @dataclass(frozen=True)
 class Vdevs:
     """A ZFS pool's vdevs: ``count`` equal vdevs of ``type`` (the pool stripes over them)."""
@@ -297,9 +318,7 @@ class Vdevs:
     count: PositiveInt = 1  # vdevs in the pool; disks.count splits evenly among them
 
     def check(self, where: str, key: str) -> None:
-        if self.type not in ("mirror", "raidz1", "raidz2", "raidz3") and not DRAID.fullmatch(
-            self.type
-        ):
+        if not vdev_type(self.type):
             raise UserError(
                 where,
                 f"{key}.type",
@@ -349,7 +368,7 @@ class Volume:
     # each group's RAID level (md and controller engines); raid3, raid50, raid60 and ddp are RAID
     # cards' levels the lab does not simulate: not modelled yet on a card whose catalog entry
     # lists them (raid_levels), refused on md and on a card that does not
-    level: EngineLevel | None = None
+    level: EngineLevel | None = field(default=None, metadata={"hint": _as_vdevs})
     disks: DiskSet
     engine: Literal["md", "controller", "zfs"] = "md"  # who keeps the layout: md, a card, ZFS
     vdevs: Vdevs | None = None  # a ZFS pool's vdevs (engine zfs only)

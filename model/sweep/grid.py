@@ -273,12 +273,8 @@ def _check_file(grid: Grid, key: str, value: Any, at: str) -> None:
     folder = paths.shown(Path(grid.folder))
     file = grid_file(key, value, grid.folder)
     if file is None:
-        raise UserError(
-            grid.path,
-            at,
-            f"must be a scenario name or a file in {folder} or below it (the grid's folder), "
-            f"got {value!r}",
-        )
+        must = f"must be a scenario name or a file in {folder} or below it (the grid's folder)"
+        raise UserError(grid.path, at, paths.outside(Path(grid.folder), value, must))
     if not paths.is_file(file):
         raise UserError(grid.path, at, f"no such file {value!r} in {folder} (the grid's folder)")
 
@@ -300,12 +296,8 @@ def _resolved(grid: Grid, folder: Path, trust_notebook: bool) -> Grid:
         if file is None or not paths.exists(file):
             file = project if project is not None and paths.exists(project) else file
         if file is None:
-            raise UserError(
-                where,
-                "notebook",
-                f"must be a notebook in notebooks/ or in {paths.shown(folder)} or below it, "
-                f"got {grid.notebook!r}",
-            )
+            must = f"must be a notebook in notebooks/ or in {paths.shown(folder)} or below it"
+            raise UserError(where, "notebook", paths.outside(folder, grid.notebook, must))
         if paths.exists(file) and not paths.is_project_notebook(file) and not trust_notebook:
             raise UserError(
                 where,
@@ -374,12 +366,11 @@ def _in_folder(grid: Grid, at: str, text: str) -> str:
     grid's folder, which is refused."""
     folder = Path(grid.folder)
     if not scenario_module.plain_name(text) and paths.inside(folder, text) is None:
-        raise UserError(
-            grid.path,
-            at,
+        must = (
             f"must be a scenario name or a file in {paths.shown(folder)} or below it "
-            f"(the grid's folder), got {text!r}",
+            "(the grid's folder)"
         )
+        raise UserError(grid.path, at, paths.outside(folder, text, must))
     return text
 
 

@@ -158,7 +158,7 @@ class Store:
                 ) from None
             f.seek(0)
             f.truncate()
-            f.write(str(os.getpid()))
+            f.write(f"{os.getpid()}\n")  # a file in the user's folder ends its line
             f.flush()
             for stale in [*self.out.glob(".results.*.partial"), *self.points.glob(".*.partial")]:
                 stale.unlink(missing_ok=True)  # left by a run killed while writing (a link too)
