@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import uncertainty
@@ -113,25 +114,30 @@ def _scores(held_out: list[Prediction], spreads: dict[int, Spread]) -> list[tupl
 
 
 def _widening(
-    pools: list[tuple], scored: list[tuple], leave_out=None, lenders: frozenset[str] | None = None
+    pools: list[tuple],
+    scored: list[tuple],
+    leave_out=None,
+    lenders: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[float, tuple, int]:
     """The conformal quantile of the narrowest of ``pools`` (the row's model and kind, its model)
     with enough scores (``leave_out``'s own excluded), that pool and how many scores it holds; with
-    too few, the largest such quantile of another model (of ``lenders``, where any of them is
-    measured enough: ``lenders_of``), or the model's own worst score where that is larger (the
-    pool then named as the model's own)."""
+    too few, the largest such quantile of another model (of the model's ``lenders``, where any of
+    them is measured enough: ``lenders_of``, read only here, so that a lazy mapping finds them only
+    for a model that borrows), or the model's own worst score where that is larger (the pool then
+    named as the model's own)."""
     own = _own_widening(pools, scored, leave_out)
     if own is not None:
         return own
     (model, figure), _ = pools
     measured = sorted({ps[1][0] for ps, _, _ in scored} - {model})
+    its = () if lenders is None else lenders.get(model, ())
 
     def enough(models):  # each of ``models`` measured enough: its widening
         found = [_own_widening([(m, figure), (m,)], scored, leave_out) for m in models]
         return [f for f in found if f is not None]
 
     # of the lenders measured enough, else of every model measured enough
-    found = enough([m for m in measured if m in (lenders or ())]) or enough(measured)
+    found = enough([m for m in measured if m in its]) or enough(measured)
     borrowed = max(found, key=lambda f: f[0]) if found else (math.inf, (), 0)
     mine = [s for ps, s, h in scored if ps[1][0] == model and h is not leave_out]
     if mine and max(mine) > borrowed[0]:
@@ -197,16 +203,14 @@ def model_widening(
         entry["tables"].add(h.row.table)
         k = kind(h.row.metric)
         if k not in entry["by_kind"]:
-            widen, pool, rows = _widening(ps, scored, lenders=lenders.get(model))
+            widen, pool, rows = _widening(ps, scored, lenders=lenders)
             entry["by_kind"][k] = {
                 "log_widen_90": widen,
                 "pooled_over": "/".join(pool),
                 "rows": rows,
             }
     for model in sorted(set(models) - set(out)):
-        widen, pool, rows = _widening(
-            [(model, "rate"), (model,)], scored, lenders=lenders.get(model)
-        )
+        widen, pool, rows = _widening([(model, "rate"), (model,)], scored, lenders=lenders)
         out[model] = {
             "by_kind": {
                 "rate": {"log_widen_90": widen, "pooled_over": "/".join(pool), "rows": rows}
@@ -259,29 +263,31 @@ def intervals(
     spreads: dict[int, Spread] | None = None,
     held_out_spreads: dict[int, Spread] | None = None,
     spares: dict[int, float] | None = None,
-    lenders: dict[str, frozenset[str]] | None = None,
+    lenders: Mapping[str, frozenset[str]] | None = None,
 ) -> list[RowInterval]:
     """The 90 % interval of every covered row of ``predictions`` (in-sample: ``spreads``), widened
     as ``predict`` widens it (``uncertainty.widened``: below the offered load of a system that
     keeps up with it, by ``spares``, only past its headroom) by the conformal quantile of the
-    other rows' held-out scores: the same rows predicted from fits without their configurations
+    other rows' held-out scores: rows predicted from fits without their configurations
     (``held_out``, with the spreads those fits give, ``held_out_spreads``, ``spreads`` where not
     given); for a row of hardware no table measured (``model_error.beyond_tables``), from fits
     without their tables (``held_out``'s ``table_out``, with ``spreads``), as ``predict`` takes
-    the ``new_hardware`` error. A model with too few scores borrows from its ``lenders``
-    (``model_widening``). External rows are judged but never widen others."""
+    the ``new_hardware`` error. ``held_out`` holds every row's of ``predictions`` and may hold
+    more: the rows whose misses are pooled (every table's, where ``predictions`` are one
+    table's). A model with too few scores borrows from its ``lenders`` (``model_widening``).
+    External rows are judged but never widen others."""
     spreads = spreads or {}
     scored = _scores(held_out, spreads if held_out_spreads is None else held_out_spreads)
     by_table = _scores([h.table_out for h in held_out if h.table_out is not None], spreads)
+    held = {id(h.row): h for h in held_out}
     out = []
-    for p, h in zip(predictions, held_out, strict=True):
+    for p in predictions:
         if p.error_pct is None or p.predicted is None or _ratio(p, p.predicted) <= 0:
             continue
+        h = held[id(p.row)]
         loaded = scenario_of(p.row)
         pool, leave_out = (by_table, h.table_out) if beyond_tables(loaded) else (scored, h)
-        widen, _, _ = _widening(
-            _pools(p), pool, leave_out=leave_out, lenders=(lenders or {}).get(loaded.model)
-        )
+        widen, _, _ = _widening(_pools(p), pool, leave_out=leave_out, lenders=lenders)
         spread = spreads.get(id(p.row), Spread())
         point = _ratio(p, p.predicted)
         limit = None if spread.limit is None else point * spread.limit

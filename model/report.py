@@ -279,7 +279,7 @@ def _stored_holdout_line() -> str:
     )
 
 
-def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], dict, dict]:
+def _stored_held_out(rows: list[measured.Row]) -> tuple[list[Prediction], dict, dict]:
     """The leave-one-configuration-out prediction of each row (its leave-one-table-out one beside
     it, ``Prediction.table_out``), its spread and its held-out spread (both by ``id(row)``), as
     ``calibrate`` stored them (no prediction for rows it did not store;
@@ -289,14 +289,14 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
 
     stored = json.loads(holdout.HOLDOUT.read_text())["rows"] if holdout.HOLDOUT.exists() else {}
     held, spreads, held_spreads = [], {}, {}
-    for p in predictions:
-        entry = stored.get(f"{p.row.table}/{p.row.id}", {})
+    for row in rows:
+        entry = stored.get(f"{row.table}/{row.id}", {})
         table_out = Prediction(
-            p.row, entry.get("table_out_predicted"), entry.get("table_out_error_pct")
+            row, entry.get("table_out_predicted"), entry.get("table_out_error_pct")
         )
         held.append(
             Prediction(
-                p.row,
+                row,
                 entry.get("configuration_out_predicted"),
                 entry.get("configuration_out_error_pct"),
                 table_out=table_out,
@@ -308,26 +308,28 @@ def _stored_held_out(predictions: list[Prediction]) -> tuple[list[Prediction], d
         ):
             prefix = next((k for k in prefixes if f"{k}low" in entry), None)
             if prefix is not None:
-                into[id(p.row)] = coverage.Spread(
+                into[id(row)] = coverage.Spread(
                     entry[f"{prefix}low"], entry[f"{prefix}high"], entry.get(f"{prefix}limit")
                 )
     return held, spreads, held_spreads
 
 
-def _with_intervals(predictions: list[Prediction], summary: dict):
+def _with_intervals(predictions: list[Prediction], summary: dict, rows: list[measured.Row]):
     """Each covered row's 90 % interval (``coverage.intervals``: its stored spread widened by the
     model's error as ``predict`` widens it, its headroom at the calibrated values), and per table
     its coverage, median half-width and interval score added to ``summary``; returns the
-    intervals by row."""
+    intervals by row. The model's error is measured on the stored held-out misses of ``rows``
+    (every measured row), of which ``predictions`` may be some tables' only: nothing else is
+    simulated for it, and the models' lenders only where one borrows (``holdout.Lenders``)."""
     from . import coverage, holdout, validate
 
     values = params_module.calibrated()
-    held_out, spreads, held_spreads = _stored_held_out(predictions)
+    held_out, spreads, held_spreads = _stored_held_out(rows)
     spares = {
         id(p.row): validate.headroom(p.row, values) for p in predictions if p.predicted is not None
     }
     judged = coverage.intervals(
-        predictions, held_out, spreads, held_spreads, spares, holdout.lenders(values)
+        predictions, held_out, spreads, held_spreads, spares, holdout.Lenders(values)
     )
     by_table: dict[str, list] = {}
     for r in judged:
@@ -473,23 +475,31 @@ def _table_text(
     return lines
 
 
-def _shown_rows(predictions: list[Prediction], summary: dict) -> list[dict]:
+def _shown_rows(
+    predictions: list[Prediction], summary: dict, rows: list[measured.Row]
+) -> list[dict]:
     """The in-sample rows as the outputs show them, each covered row with its 90 % interval (and
-    ``summary``'s tables with their coverage figures)."""
-    judged = _with_intervals(predictions, summary)
+    ``summary``'s tables with their coverage figures); ``rows``: every measured row, whose
+    held-out misses the intervals pool."""
+    judged = _with_intervals(predictions, summary, rows)
     return [_shown(p, judged.get(id(p.row))) for p in predictions]
+
+
+def _every_row() -> list[measured.Row]:
+    """Every measured row: the five reports' tables, then the external benchmarks'."""
+    tables = {**measured.load_all(), **measured.load_external()}
+    return [r for rs in tables.values() for r in rs]
 
 
 def validation_frame(tables: tuple[str, ...] = ()):
     """Every measured row beside its prediction and 90 % interval as a DataFrame (columns as
     ``validate --json``'s rows, the interval as ``interval_90_low``/``_high``), for notebooks; the
-    rows of ``tables`` only, when given (the intervals still pool every table's misses)."""
-
-    every = {**measured.load_all(), **measured.load_external()}
-    rows = [r for rs in every.values() for r in rs]
+    rows of ``tables`` only, when given, and only they are predicted (the intervals still pool
+    every table's misses, as stored: a notebook of one table simulates no other model)."""
+    every = _every_row()
+    rows = [r for r in every if r.table in tables] if tables else every
     predictions = predict_rows(rows, params_module.calibrated())
-    frame = _frame(_shown_rows(predictions, _cited(summarise(predictions))))
-    return frame[frame.table.isin(tables)] if tables else frame
+    return _frame(_shown_rows(predictions, _cited(summarise(predictions)), every))
 
 
 def _frame(shown: list[dict]):
@@ -505,11 +515,10 @@ def _frame(shown: list[dict]):
 def validation(
     as_json: bool = False, holdout: bool = False, show_all: bool = False, write_files: bool = False
 ) -> str:
-    tables = {**measured.load_all(), **measured.load_external()}
-    rows = [r for rs in tables.values() for r in rs]
+    rows = _every_row()
     predictions = _held_out(rows) if holdout else predict_rows(rows, params_module.calibrated())
     summary = _cited(summarise(predictions))
-    shown = [_shown(p) for p in predictions] if holdout else _shown_rows(predictions, summary)
+    shown = [_shown(p) for p in predictions] if holdout else _shown_rows(predictions, summary, rows)
     if write_files:
         _write_reports(shown)
     if as_json:
@@ -536,7 +545,7 @@ def validation(
             if holdout
             else _stored_holdout_line() + " In-sample, measured beside predicted"
         )
-        + f": {len(rows)} measured rows in {len(tables)} tables: {results} results a model "
+        + f": {len(rows)} measured rows in {len(by_table)} tables: {results} results a model "
         f"should predict, and {len(rows) - results} settings and figures a report derives from "
         "others"
     ]

@@ -292,7 +292,7 @@ def test_stored_report_out_figures_cover_every_row_as_the_code_predicts_them():
     assert summary["median_abs_error_pct"] == pytest.approx(statistics.median(errors), 1e-6)
     everything = ROWS + [r for rs in measured.load_external().values() for r in rs]
     start = params.calibrated()
-    table_out = [h.table_out for h in report._stored_held_out(predict_rows(everything, start))[0]]
+    table_out = [h.table_out for h in report._stored_held_out(everything)[0]]
     again = holdout.leave_one_report_out(everything, start, table_out)
     differ = [
         f"{key} now {p.predicted:.6g}, stored {stored['rows'][key]['report_out_predicted']:.6g}"
@@ -308,13 +308,12 @@ def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_sp
 ):
     stored = json.loads(holdout.HOLDOUT.read_text())
     rows = [r for r in ROWS if r.table == "em_ingest" and r.role == "result"]
-    predicted = predict_rows(rows, params.calibrated())
-    target = next(p for p in predicted if p.row.id == "dd_linear_4k")
+    target = next(r for r in rows if r.id == "dd_linear_4k")
     entry = stored["rows"]["em_ingest/dd_linear_4k"]
-    _, spreads, held = report._stored_held_out(predicted)
-    assert spreads[id(target.row)].low == entry["spread_low"]
-    assert held[id(target.row)].low == entry["configuration_out_spread_low"]
-    assert held[id(target.row)].low < spreads[id(target.row)].low
+    _, spreads, held = report._stored_held_out(rows)
+    assert spreads[id(target)].low == entry["spread_low"]
+    assert held[id(target)].low == entry["configuration_out_spread_low"]
+    assert held[id(target)].low < spreads[id(target)].low
     older = {
         k: {f: v for f, v in e.items() if not f.startswith("configuration_out_spread_")}
         for k, e in stored["rows"].items()
@@ -322,8 +321,8 @@ def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_sp
     path = tmp_path / "holdout.json"
     path.write_text(json.dumps(dict(stored, rows=older)))
     monkeypatch.setattr(holdout, "HOLDOUT", path)
-    _, spreads, held = report._stored_held_out(predicted)
-    assert held[id(target.row)] == spreads[id(target.row)]
+    _, spreads, held = report._stored_held_out(rows)
+    assert held[id(target)] == spreads[id(target)]
 
 
 def test_every_measured_model_has_a_finite_widening():
@@ -470,3 +469,33 @@ def test_a_held_out_spread_takes_a_parameter_only_its_row_informs_at_its_declare
     # in-sample one stands for it (the reader's fallback, checked below)
     informed = dataclasses.replace(target, uninformed=())
     assert id(target.row) not in holdout.held_out_spreads([informed], start)
+
+
+def _fresh_caches():
+    """Every simulation run again, none taken from what an earlier test left in this process."""
+    validate.clear_caches()
+    uncertainty.clear_cache()
+
+
+def test_one_table_s_frame_compiles_no_other_model_s_loop(monkeypatch):
+    """The new-user audit: the microscope store's notebook asked for em_ingest's rows alone and
+    compiled the download server's and the memory-mapped test's loops (about 25 s in a fresh
+    clone), as ``validation_frame`` predicted every table and found every model's lenders."""
+    from model import compiled
+
+    announced = []
+    monkeypatch.setattr(compiled, "announce", lambda entry, *_: announced.append(entry))
+    _fresh_caches()
+    frame = report.validation_frame(("em_ingest",))
+    assert set(frame.table) == {"em_ingest"}
+    assert announced == []
+
+
+def test_one_table_s_frame_gives_its_rows_of_every_table_s():
+    """Its rows, intervals and all, are those of the whole frame (``validate --json``'s): their
+    intervals still pool every table's held-out misses."""
+    _fresh_caches()
+    alone = report.validation_frame(("em_ingest",)).reset_index(drop=True)
+    every = report.validation_frame()
+    among = every[every.table == "em_ingest"].reset_index(drop=True)
+    assert alone.equals(among)
