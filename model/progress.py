@@ -82,6 +82,28 @@ class _Lines:
         self.closed.set()
 
 
+CTRL_C_ECHO = "^C"  # what a terminal shows where the cursor is at a Ctrl-C
+ERASE_LINE = "\x1b[K"  # ANSI's erase in line, from the cursor (at the line's start once cleared)
+
+
+class _Bar(tqdm):
+    """tqdm's bar, with room after it for the ``^C`` a terminal echoes at a Ctrl-C, and cleared with
+    it: after a bar as wide as the line the echo wrapped to the next, where the bar's clearing
+    went, and the bar stayed drawn above the command's interrupted line (the new-user audit)."""
+
+    @property
+    def format_dict(self):
+        shown = super().format_dict
+        if shown["ncols"]:
+            shown["ncols"] -= len(CTRL_C_ECHO)
+        return shown
+
+    def close(self) -> None:
+        if not self.disable:  # once (tqdm closes a bar again as it is collected)
+            super().close()
+            self.fp.write(ERASE_LINE)  # what the terminal echoed after the bar, on its line
+
+
 class _Silent:
     """No progress shown (a caller that asked for none: a test, a notebook, the benchmark)."""
 
@@ -107,7 +129,7 @@ def counter(
     if what is None:
         return _Silent()
     if sys.stderr.isatty():
-        return tqdm(
+        return _Bar(
             total=total,
             desc=what,
             unit=unit,

@@ -2,12 +2,16 @@
 plain lines at a modest rate (model.progress)."""
 
 import io
+import os
+import re
 import sys
 
 import pytest
 from grid_files import grid
 
 from model import calibrate, cli, holdout, measured, progress, report
+
+ERASE_LINE = "\x1b[K"  # ANSI's erase in line, from the cursor to the line's end
 
 
 class Terminal(io.StringIO):
@@ -139,7 +143,54 @@ def test_ctrl_c_clears_the_bar_before_its_line(monkeypatch):
     except KeyboardInterrupt:  # not pytest's own: it would end the session
         pytest.fail("Ctrl-C escaped cli.main, to end in a traceback")
     shown = stream.getvalue()
-    assert "leave-one-table-out" in shown and shown.endswith("\rvalidate: interrupted\n"), shown
+    assert "leave-one-table-out" in shown, shown
+    assert shown.endswith(f"\r{ERASE_LINE}validate: interrupted\n"), shown
+
+
+class SizedTerminal(Terminal):
+    """A terminal whose size ``os.get_terminal_size`` tells (tqdm asks it for its file's)."""
+
+    def fileno(self):
+        return 2
+
+
+def _screen(text, width):
+    """The lines a terminal ``width`` columns wide shows once ``text`` is written to it: a
+    character past the line's last column goes to the next line's first, a carriage return to
+    the line's first column, and ERASE_LINE erases from the cursor to the line's end."""
+    rows, row, col = [""], 0, 0
+    for token in re.findall(re.escape(ERASE_LINE) + r"|[\s\S]", text):
+        if token == "\n":
+            row, col = row + 1, 0
+        elif token == "\r":
+            col = 0
+        elif token != ERASE_LINE and col == width:  # wraps once a character follows
+            row, col = row + 1, 0
+        rows += [""] * (row + 1 - len(rows))
+        if token == ERASE_LINE:
+            rows[row] = rows[row][:col]
+        elif token not in "\r\n":
+            line = rows[row].ljust(col)
+            rows[row] = line[:col] + token + line[col + 1 :]
+            col += 1
+    return [line.rstrip() for line in rows if line.strip()]
+
+
+def test_a_ctrl_c_echoed_after_the_bar_leaves_no_bar_above_the_interrupted_line(monkeypatch):
+    """The new-user audit's case: a terminal echoes Ctrl-C as ^C where the cursor is, after a bar
+    as wide as the line; the echo wrapped to the next line, where the bar's clearing went, and the
+    bar stayed drawn above the sweep's interrupted line."""
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((60, 20)))
+    stream = SizedTerminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    bar = progress.counter(40, "sweep g40", "point")
+    bar.update(3)
+    stream.write("^C")  # the terminal's echo
+    bar.close()
+    stream.write("out: interrupted; 3 points finished now are kept (37 left)\n")
+    shown = stream.getvalue()
+    assert "sweep g40" in shown, shown
+    assert _screen(shown, 60) == ["out: interrupted; 3 points finished now are kept (37 left)"]
 
 
 def test_a_long_interval_counts_its_simulations_in_a_log(run_cli, monkeypatch):

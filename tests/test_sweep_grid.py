@@ -48,7 +48,6 @@ def _notebook(tmp_path, parameters="a = 1\nresult_path = ''\n"):
         "a\nopen('PWNED', 'w').close()\nb",  # ran as code in the notebook
         "b",  # not declared by the parameters cell
         "class",  # a keyword
-        "result_path",  # the sweep's own
     ],
 )
 def test_a_notebook_parameter_the_notebook_does_not_declare_is_refused(run_cli, tmp_path, key):
@@ -59,6 +58,26 @@ def test_a_notebook_parameter_the_notebook_does_not_declare_is_refused(run_cli, 
     result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--trust-notebook")
     _one_line(result, "not a parameter", "a")
     assert not (tmp_path / "out").exists() and not list(tmp_path.rglob("PWNED"))
+
+
+def test_result_path_is_refused_as_the_sweep_s_own_not_as_undeclared(run_cli, tmp_path):
+    """The new-user audit's case: "'result_path': not a parameter of ...; its parameters cell
+    declares: scenario, settings", of a notebook whose cell declares it."""
+    notebook = _notebook(tmp_path)
+    path = _grid(
+        tmp_path,
+        scenario=None,
+        notebook=str(notebook),
+        engine="papermill",
+        product={"result_path": ["elsewhere.json"]},
+    )
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--trust-notebook")
+    _one_line(
+        result,
+        "grid.yaml: 'result_path' is set by the sweep itself (each point's result file); a grid "
+        "may not set it",
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_declared_notebook_parameter_is_accepted(tmp_path):

@@ -169,6 +169,30 @@ def test_a_kernel_that_dies_is_retried(tmp_path):
     assert table.x_squared.tolist() == [9] and marker.exists()
 
 
+def test_what_a_kernel_writes_goes_to_its_point_s_error_not_the_terminal(
+    tmp_path, monkeypatch, capfd
+):
+    """A point's kernel wrote to the sweep's terminal (the new-user audit: tracebacks after the
+    sweep's one line). What it writes now goes to a file in the point's folder, and a point that
+    fails says its last line: a kernel that dies as it starts says why only there."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(  # run by the kernel's Python as it starts
+        "import os\nos.write(2, b'Traceback\\nImportError: no kernel here\\n')\nos._exit(1)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))  # behind the checkout (_this_checkout_first)
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n")
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    (spec,) = specs_module.specs(grid, points, tmp_path / "out")
+    record = point_module.run_point(spec)
+    assert record["status"] == "failed" and record["failure"] == "infrastructure"
+    error = record["error"]
+    assert error.startswith("RuntimeError: Kernel died"), error
+    assert error.endswith("(the point's kernel wrote: ImportError: no kernel here)"), error
+    assert "no kernel here" not in "".join(capfd.readouterr())
+
+
 def test_a_notebook_runs_on_the_lab_s_kernel_whatever_its_metadata_names(tmp_path):
     """papermill took the parameters' language from the notebook's metadata when not told: a
     notebook naming bash there had the grid's values written in bash's quoting into its parameters
@@ -474,6 +498,19 @@ def test_a_failed_point_s_error_is_one_line_naming_the_point(tmp_path, run_cli):
         0, 1, "raise ValueError('x')", "ValueError", "bad value\nsecond", ["line 1", "line 2"]
     )
     assert point_module.error_line(cell) == "ValueError: bad value\\nsecond"
+
+
+def test_a_papermill_point_s_refusal_names_the_point_as_an_in_process_one_s_does(tmp_path):
+    """The new-user audit's case: a papermill point the scenario refused was recorded as
+    'UserError: --set: ...', an option the user never typed; an in-process one says 'point:'."""
+    product = {"volumes.md0.level": ["raid6"], "volumes.md0.disks.count": [3, 4]}
+    errors = {}
+    for engine in ("inprocess", "papermill"):
+        grid, points = grid_module.load(_grid(tmp_path, engine=engine, product=product))
+        run_module.run(grid, points, tmp_path / engine, workers=1, progress=False)
+        errors[engine] = pd.read_parquet(tmp_path / engine / "results.parquet").error.iloc[0]
+    assert errors["papermill"] == errors["inprocess"], errors
+    assert errors["papermill"].startswith("UserError: point: volumes.md0."), errors
 
 
 def test_a_papermill_kernel_imports_the_sweep_s_own_checkout(tmp_path, monkeypatch):

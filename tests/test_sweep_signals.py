@@ -73,6 +73,7 @@ runpy.run_module("model", run_name="__main__", alter_sys=True)
 
 
 def _start(path, out, workers, point_log=None, **env):
+    """The sweep, in a process group of its own (a terminal's Ctrl-C signals the whole group)."""
     command = ["-c", _LOGGING_POINTS] if point_log else ["-m", "model"]
     if point_log:
         env["POINT_LOG"] = str(point_log)
@@ -84,6 +85,7 @@ def _start(path, out, workers, point_log=None, **env):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **env},
+        start_new_session=True,
     )
 
 
@@ -185,6 +187,46 @@ def test_ctrl_c_on_a_papermill_pool_exits_130_at_once(tmp_path):
     # audit: 13 notebooks for 11 points)
     kept = sorted(p.stem for p in (out / "notebooks").glob("*.ipynb"))
     assert kept == table.point_id.tolist()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_papermill_sweep_stopped_as_a_kernel_starts_says_one_line_and_leaves_nothing(
+    tmp_path, signum
+):
+    """The new-user audit's case, a papermill grid on one worker stopped by Ctrl-C (or SIGTERM) to
+    its process group as a point's kernel started: the kernel, which nbclient stops only once it
+    has started, ran on in the point's folder removed under it and printed a traceback after the
+    sweep's one line (os.getcwd(), a ZMQError for its sockets, or "Current working directory
+    doesn't exist"), and its connection file, its key in it, stayed in the system's temporary
+    folder. The kernel now ends before its folder goes, and its files are in that folder."""
+    out, system_tmp = tmp_path / "out", tmp_path / "system_tmp"
+    system_tmp.mkdir()
+    path = _sleepy_grid(tmp_path, [0, 0.001, 0.002])
+    proc = _start(path, out, 1, TMPDIR=str(system_tmp))
+    try:
+        _wait_for(lambda: out.exists() and _stored(out) >= 1)
+        _wait_for(lambda: _kernels(system_tmp), what="the next point's kernel")  # starting
+        os.killpg(proc.pid, signum)
+        _, err = proc.communicate(timeout=BACKSTOP_S)
+    finally:
+        _kill([proc.pid, *_kernels(system_tmp)])
+    lines = [line for line in err.splitlines() if line.strip()]
+    said = [line for line in lines if not line.startswith(("sweep t:", "checking grid t:"))]
+    assert proc.returncode == 130 and len(said) == 1, err
+    assert "interrupted;" in said[0] and "left), run the sweep again to resume" in said[0], err
+    assert "Traceback" not in err and "ERROR" not in err, err
+    assert _kernels(system_tmp) == [] and list(system_tmp.iterdir()) == []
+    again = subprocess.run(
+        [sys.executable, "-m", "model", "sweep", str(path), "--out", str(out), "--workers", "1"]
+        + ["--trust-notebook"],
+        cwd=paths.PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BACKSTOP_S,
+    )
+    assert again.returncode == 0, again.stderr
+    table = pd.read_parquet(out / "results.parquet")
+    assert table.slept_s.tolist() == [0, 0.001, 0.002] and (table.status == "ok").all()
 
 
 def test_workers_end_with_their_parent(tmp_path):

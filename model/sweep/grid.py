@@ -336,7 +336,8 @@ def declared_parameters(notebook: Path, where: str) -> set[str]:
 
 
 def _check_parameters(grid: Grid) -> None:
-    """A notebook grid's keys are Python names its notebook declares; anything else is refused."""
+    """A notebook grid's keys are Python names its notebook declares, other than ``result_path``,
+    the sweep's own; anything else is refused."""
     where = grid.path
     notebook = notebook_path(grid)
     if not paths.is_file(notebook):
@@ -344,6 +345,13 @@ def _check_parameters(grid: Grid) -> None:
     declared = declared_parameters(notebook, where) - {"result_path"}
     keys = grid.keys() + (["seed"] if grid.seed is not None else [])
     for key in keys:
+        if key == "result_path":  # declared, yet called undeclared (the new-user audit)
+            raise UserError(
+                where,
+                None,
+                "'result_path' is set by the sweep itself (each point's result file); a grid may "
+                "not set it",
+            )
         if not key.isidentifier() or keyword.iskeyword(key) or key not in declared:
             raise UserError(
                 where,

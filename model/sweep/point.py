@@ -1,7 +1,8 @@
 """One design point of a sweep: how it runs, and the record it leaves.
 
 A point runs in-process through ``simulate()`` (``engine: inprocess``) or through papermill on a
-parameterised notebook (``engine: papermill``: a quiet kernel on Unix sockets of its own, the
+parameterised notebook (``engine: papermill``: a quiet kernel on Unix sockets of its own, its
+connection file and output in the point's temporary folder, ended before that folder goes; the
 executed notebook kept beside the results). ``run_point`` never raises: a point that fails comes
 back as a record with its error as one line and its kind, ``model`` (the scenario or the
 notebook's cells raised) or ``infrastructure`` (a kernel that died, a port in use, a worker the
@@ -21,8 +22,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from .. import paths, provenance
 from ..errors import one_line
+from . import pool
 from .grid import in_full, notebook_value, setting
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
@@ -45,6 +49,7 @@ QUIET_KERNEL = [
 # (measured: 5 of 30 empty notebooks waited the default's full 2.5 s, then were terminated), which
 # cost a papermill sweep 0.5 s a point on average. With 1 s the rest exit as before.
 KERNEL_SHUTDOWN_WAIT_S = 1.0
+KERNEL_OUTPUT = "kernel.log"  # a point's kernel's standard output and error, in its folder
 
 
 def kernel_options(folder: Path) -> dict[str, Any]:
@@ -63,19 +68,34 @@ def kernel_options(folder: Path) -> dict[str, Any]:
     folder cannot collide. A Unix socket's path holds at most ``IPC_PATH_MAX_LEN`` bytes (107 on
     Linux): in a folder deeper than that (a long ``TMPDIR``) the kernel could not start, and there,
     as on Windows, which has no Unix sockets for ZeroMQ, the kernel stays on TCP.
+
+    The kernel's connection file (its key) is in ``folder`` too, which goes with the point: in the
+    system's temporary folder, where jupyter_client writes it unless told, an interrupted point
+    left it behind. So is its output (``KERNEL_OUTPUT``, ``model.sweep.kernel``).
     """
     from traitlets.config import Config
 
-    manager: dict[str, Any] = {"shutdown_wait_time": KERNEL_SHUTDOWN_WAIT_S}
+    from .kernel import PointKernelManager
+
+    manager: dict[str, Any] = {
+        "shutdown_wait_time": KERNEL_SHUTDOWN_WAIT_S,
+        "connection_file": str(folder / "kernel.json"),
+    }
     sockets = folder / "k"  # the kernel binds k-1 to k-5
     if os.name == "posix" and len(os.fsencode(f"{sockets}-5")) <= _ipc_path_max():
         manager.update(transport="ipc", ip=str(sockets))
     return {
         "kernel_name": "python3",
+        "kernel_manager_class": PointKernelManager,
         "language": "python",
         "progress_bar": False,
         "extra_arguments": QUIET_KERNEL,
-        "config": Config({"KernelManager": manager}),
+        "config": Config(
+            {
+                "KernelManager": manager,
+                "PointKernelManager": {"output_file": str(folder / KERNEL_OUTPUT)},
+            }
+        ),
     }
 
 
@@ -134,15 +154,14 @@ def _kernel_folder(notebook: Path, tmp: str) -> str:
 
 
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
-    import papermill
-
     from .. import scenario as scenario_module
 
     notebook = paths.PROJECT_ROOT / spec["notebook"]
     out_nb = Path(spec["out"]) / "notebooks" / f"{spec['point_id']}.ipynb"
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        result_path = Path(tmp) / "result.json"
+        folder = Path(tmp)
+        result_path = folder / "result.json"
         if spec["scenario"] is not None:  # scenario keys are dotted: they travel as one mapping
             # every value as the grid gave it (a file it names in full), which the notebook writes
             # as the YAML text --set reads (model.sweep.grid.setting)
@@ -156,21 +175,12 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         parameters["result_path"] = str(result_path)
         # executed beside the result, kept once it ran to its end or to its error: a point
         # interrupted leaves no half-run notebook among the finished ones
-        running_nb = Path(tmp) / "point.ipynb"
+        running_nb = folder / "point.ipynb"
         _this_checkout_first()
         try:
-            papermill.execute_notebook(
-                str(notebook),
-                str(running_nb),
-                parameters=parameters,
-                # the kernel's own working folder (nbclient's metadata path), not the process's:
-                # papermill's cwd= changes this whole process's, which points run side by side on
-                # a Dask worker's threads then left for one another's deleted folders (the review)
-                resources={"metadata": {"path": _kernel_folder(notebook, tmp)}},
-                execution_timeout=spec.get("timeout_s"),
-                **kernel_options(Path(tmp)),
-            )
-        except Exception:
+            _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
+        except Exception as exc:
+            _note_kernel_output(exc, folder)
             if running_nb.exists():
                 shutil.move(running_nb, out_nb)
             raise
@@ -182,6 +192,48 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             "object of named figures"
         )
     return figures
+
+
+def _execute(
+    notebook: Path,
+    running_nb: Path,
+    parameters: dict[str, Any],
+    folder: Path,
+    timeout_s: int | None,
+) -> None:
+    """Run the point's notebook on a kernel of its own in ``folder``; a kernel left running when
+    it stops (interrupted as it started: nbclient stops only a kernel that started) is ended
+    before ``folder`` goes. It had run on in a folder removed under it, printing a traceback on
+    the sweep's terminal (``os.getcwd()``, a ZMQError for its sockets) after the sweep's one
+    line (the new-user audit)."""
+    import papermill
+
+    try:
+        papermill.execute_notebook(
+            str(notebook),
+            str(running_nb),
+            parameters=parameters,
+            # the kernel's own working folder (nbclient's metadata path), not the process's:
+            # papermill's cwd= changes this whole process's, which points run side by side on
+            # a Dask worker's threads then left for one another's deleted folders (the review)
+            resources={"metadata": {"path": _kernel_folder(notebook, str(folder))}},
+            execution_timeout=timeout_s,
+            **kernel_options(folder),
+        )
+    except BaseException:
+        kernels = pool.using(folder)
+        pool.end(kernels)
+        psutil.wait_procs(kernels, timeout=KERNEL_SHUTDOWN_WAIT_S)  # the point's own children
+        raise
+
+
+def _note_kernel_output(exc: Exception, folder: Path) -> None:
+    """Add to ``exc`` the last line the point's kernel wrote to its output, where it wrote one: a
+    kernel that died as it started says why only there."""
+    output = folder / KERNEL_OUTPUT
+    said = output.read_text(errors="replace").strip() if output.exists() else ""
+    if said:
+        exc.add_note(f"(the point's kernel wrote: {said.splitlines()[-1].strip()})")
 
 
 MODEL, INFRASTRUCTURE = "model", "infrastructure"
@@ -245,15 +297,20 @@ def failed(spec: dict[str, Any], error: str, kind: str) -> dict[str, Any]:
 
 
 def error_line(exc: BaseException) -> str:
-    """A failed point's error as one line: the exception and its message; a notebook cell's error
-    as its name and value, not the cell's traceback papermill's message carries (27 lines)."""
+    """A failed point's error as one line: the exception and its message, then its notes (what
+    its kernel wrote); a notebook cell's error as its name and value, not the cell's traceback
+    papermill's message carries (27 lines)."""
+    notes = getattr(exc, "__notes__", [])
     if type(exc).__name__ == "PapermillExecutionError":
-        return one_line(f"{exc.ename}: {exc.evalue}")
-    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-    qualified = f"{type(exc).__module__}.{type(exc).__qualname__}"
-    if line.startswith(qualified):  # the class without its module: UserError, not model.errors.
-        line = type(exc).__qualname__ + line[len(qualified) :]
-    return one_line(line)
+        line = f"{exc.ename}: {exc.evalue}"
+    else:
+        shown = traceback.TracebackException.from_exception(exc)
+        shown.__notes__ = None  # each said after the line, not as lines of its own
+        line = list(shown.format_exception_only())[-1].strip()
+        qualified = f"{type(exc).__module__}.{type(exc).__qualname__}"
+        if line.startswith(qualified):  # the class without its module: UserError, not model.errors.
+            line = type(exc).__qualname__ + line[len(qualified) :]
+    return one_line(" ".join([line, *notes]))
 
 
 def run_point(spec: dict[str, Any]) -> dict[str, Any]:

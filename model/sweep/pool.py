@@ -9,8 +9,8 @@ start with the parent's loaded modules and caches.
 
 Each worker keeps its temporary files in a scratch folder of its own, and a worker killed takes
 with it the processes it started (a papermill point's kernel, which runs in a session of its own
-and would otherwise outlive it, print its teardown to the sweep's terminal and leave its sockets
-and connection file in the system's temporary folder) and that folder.
+and would otherwise outlive it, its sockets and connection file in its point's folder) and that
+folder. ``using`` and ``end`` find and end such processes for a point too (``model.sweep.point``).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class _Worker:
         if self.process.exitcode is None:
             started = _descendants(self.process.pid)
         else:  # it died by itself: what it started are orphans now, found by their files
-            started = _using(self.scratch)
+            started = using(self.scratch)
         self.process.kill()
         self.process.join(timeout=2)
         _end(started, self.scratch)
@@ -97,10 +97,15 @@ class _Worker:
 
 
 def _end(processes: list[psutil.Process], scratch: Path) -> None:
+    end(processes)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def end(processes: list[psutil.Process]) -> None:
+    """Kill ``processes`` at once (those already gone are passed over)."""
     for process in processes:
         with contextlib.suppress(psutil.Error):
             process.kill()
-    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _descendants(pid: int | None) -> list[psutil.Process]:
@@ -110,7 +115,7 @@ def _descendants(pid: int | None) -> list[psutil.Process]:
         return []
 
 
-def _using(folder: Path) -> list[psutil.Process]:
+def using(folder: Path) -> list[psutil.Process]:
     """The processes whose command line names a file in ``folder`` (a kernel names its connection
     file there)."""
     prefix = str(folder) + os.sep
