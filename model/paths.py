@@ -2,6 +2,7 @@
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -105,22 +106,78 @@ def inside(folder: Path, name: str | Path) -> Path | None:
     return file if file.is_relative_to(folder) else None
 
 
+def _links(folder: Path, name: str | Path) -> Iterator[tuple[Path, Path, bool]]:
+    """The symbolic links on ``name``'s way from ``folder`` (resolved), walked a component at a
+    time as the system walks it (a link's target in its place, ``..`` from where that leads): each
+    link, where it leads (resolved) and whether it is the name's last component."""
+    here = folder
+    parts = Path(name).parts
+    for i, part in enumerate(parts):
+        step = here.parent if part == ".." else here / part
+        if part != ".." and step.is_symlink():
+            target = step.resolve()
+            yield step, target, i == len(parts) - 1
+            step = target
+        here = step
+
+
+def _through(last: bool) -> str:
+    """How a name meets a symbolic link: as its last component, or on its way."""
+    return "is a symbolic link" if last else "leads through a symbolic link"
+
+
 def outside(folder: Path, name: str | Path, must: str) -> str:
     """The refusal of ``name``, which ``inside`` found outside ``folder``: ``must`` (what the key
-    takes, "must be a file in FOLDER or below it") and the name given; where the name, as written,
-    lies in ``folder`` but a symbolic link on its way leads out of it, that first (a link beside a
-    scenario to a parts file elsewhere was refused as if named outside the folder it is in: the
-    quote audit). Such a link stays unfollowed."""
+    takes, "must be a file in FOLDER or below it") and the name given; where a symbolic link in
+    ``folder`` on its way leads out of it, that first (a link beside a scenario to a parts file
+    elsewhere was refused as if named outside the folder it is in: the quote audit), the way
+    walked as the system walks it (``_links``: ``dirlink/../sub/x.yaml``, its ``..`` from where
+    the link leads, had been read as ``sub/x.yaml`` here, the review). Such a link stays
+    unfollowed."""
     folder = Path(folder).resolve()
     try:
-        written = Path(os.path.normpath(folder / name))
-        target = written.resolve()
+        target = (folder / name).resolve()
+        out = next(
+            (
+                last
+                for link, to, last in _links(folder, name)
+                if link.is_relative_to(folder) and not to.is_relative_to(folder)
+            ),
+            None,
+        )
     except (OSError, ValueError, RuntimeError):  # a loop of links, a NUL byte
         return f"{must}, got {str(name)!r}"
-    if not written.is_relative_to(folder) or target.is_relative_to(folder):
+    if out is None:
         return f"{must}, got {str(name)!r}"
-    link = "is a symbolic link" if written.is_symlink() else "leads through a symbolic link"
     return (
-        f"{str(name)!r} {link} to {shown(target)}, outside {shown(folder)}, and a link out of it "
-        f"is not followed: {must}"
+        f"{str(name)!r} {_through(out)} to {shown(target)}, outside {shown(folder)}, and a link "
+        f"out of it is not followed: {must}"
     )
+
+
+def dangling(folder: Path, name: str | Path) -> str | None:
+    """Where ``name``, read in ``folder``, reaches nothing through a symbolic link on its way,
+    that in words (''dangling.yaml' is a symbolic link to a missing file FILE'); else None. Its
+    refusal had named the missing file the link leads to as if the user had typed it (the
+    review)."""
+    folder = Path(folder).resolve()
+    try:
+        target = (folder / name).resolve()
+        links = [last for _, _, last in _links(folder, name)]
+        if not links or exists(target):
+            return None
+    except (OSError, ValueError, RuntimeError):  # a loop of links, a NUL byte
+        return None
+    return f"{str(name)!r} {_through(links[-1])} to a missing file {shown(target)}"
+
+
+def identity(path: Path) -> tuple[int, int] | Path:
+    """The file ``path`` names as the system knows it, its device and inode: one for each of its
+    names, a hard link's and a symbolic link's alike (a parts file given by a hard link and by its
+    other name had been read twice, its parts refused as defined again: the review); where the
+    system cannot say (the file gone since), its absolute path."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return Path(path).absolute()
+    return found.st_dev, found.st_ino

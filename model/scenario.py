@@ -24,7 +24,16 @@ from typing import Annotated, Any
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, user_parts, yamlio
 from .errors import UserError, readable
-from .schema import NonNegativeInt, build, build_dataclass, field_type, locate, type_hints
+from .schema import (
+    NonNegativeInt,
+    Written,
+    build,
+    build_dataclass,
+    field_type,
+    locate,
+    type_hints,
+    writing,
+)
 from .spec import Reference, Scenario, dotted
 
 HEADER_KEYS = (
@@ -242,6 +251,9 @@ def named_scenario(name: str, folder: Path, where: str, key: str) -> Path:
     if file is None:
         must = f"must be a scenario name or a file in {paths.shown(folder)} or below it"
         raise UserError(where, key, paths.outside(folder, name, must))
+    gone = paths.dangling(folder, name)
+    if gone is not None:
+        raise UserError(where, key, gone)
     return file
 
 
@@ -350,8 +362,8 @@ def load(
     written = _known(list(body.items()), null_gives=False)  # the keys the user's text gives
     try:
         with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
-            built = build_dataclass(body_cls, body, where)
-            _check_written(built, where, written)
+            with writing(Written(frozenset(written), unbuilt.set_at)):
+                built = build_dataclass(body_cls, body, where)
             configured = _configured(body, built, body_cls, variants, chosen, declared, where)
         typed_keys = (k for k, w, _ in set_by if w == where_overrides)
         as_typed = frozenset(typed_keys) if typed else frozenset()
@@ -566,8 +578,9 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     """The project's catalog with the user's parts: files given on the command line, files the
     scenario names (inside its own folder only) and its inline ``parts:``. A file given twice
     (``--catalog my_parts.yaml`` on a scenario whose ``catalogs:`` names it, the README's form: it
-    was refused as defining its parts again, the quote audit) is read once, told by its resolved
-    path; another file defining a part again is refused (``user_parts.with_parts``)."""
+    was refused as defining its parts again, the quote audit) is read once, told by the file it is
+    (``paths.identity``: a hard link's name, or a symbolic link's, and the file's own are one);
+    another file defining a part again is refused (``user_parts.with_parts``)."""
     files = []
     for file in map(Path, catalogs):
         if not paths.is_file(file):
@@ -589,14 +602,15 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
                 f"catalogs[{i}]",
                 f"{paths.shown(file)} {why}"
                 if paths.exists(file)
-                else f"{why} {paths.shown(file)} ({name!r} is read in the scenario's folder or "
+                else paths.dangling(folder, name)
+                or f"{why} {paths.shown(file)} ({name!r} is read in the scenario's folder or "
                 "below it)",
             )
         files.append(file)
     parts = catalog_module.load()
-    first = {}  # each file as first given, by its resolved path
+    first = {}  # each file as first given, by the file it is
     for file in files:
-        first.setdefault(file.resolve(), file)
+        first.setdefault(paths.identity(file), file)
     for file in first.values():
         parts = user_parts.with_parts(parts, read_yaml(file), paths.shown(file), "")
     if "parts" in raw:
@@ -668,15 +682,6 @@ def _override_at(body: Any, ref: Reference, exc: UserError, given_at: str) -> st
         if text == exc.key or key == set_key or key.startswith(set_key + "."):
             found = f"{ref.overrides_key}[{i}]"
     return found
-
-
-def _check_written(body: Any, where: str, written: set[str]) -> None:
-    """The body's checks of the keys the file, its variant and the overrides write, null being
-    unset (``check_written``: a key of another engine written at its default, which a body built
-    from the dataclass's defaults cannot tell), if it has any."""
-    check = getattr(body, "check_written", None)
-    if check is not None:
-        check(where, written)
 
 
 def _checked(body: Any, where: str, loaded: dict[str, Scenario]) -> None:

@@ -11,12 +11,15 @@ allowed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
 import types
 import typing
 import unicodedata
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
 from .errors import UserError, readable
@@ -256,6 +259,46 @@ def _look_alike(key: str) -> str:
         return ""
     name = unicodedata.name(odd, "unnamed")
     return f" (it holds {odd!r}, U+{ord(odd):04X} {name}, outside ASCII, which keys are written in)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Written:
+    """The dotted keys the text of a scenario gives a value (its file's, its variant's and its
+    overrides'; null, the schema's unset, gives none), and ``at``: the place that last set a key,
+    or a mapping holding it, in the order the places applied their changes (-1 the file itself,
+    then its variant, then its overrides: ``Scenario.set_at``)."""
+
+    keys: frozenset[str]
+    at: Callable[[str], int]
+
+    def since(self, key: str, *choices: str) -> bool:
+        """Whether ``key`` is written where the last of ``choices`` (the keys whose values it
+        conflicts with) was set, or after it. One the file gives for its own configuration, which
+        a variant or an override then changes, is inherited, not written: an md volume's
+        chunk_KiB: 64 had refused a file whose variant made the volume a pool (the review)."""
+        return key in self.keys and self.at(key) >= max(map(self.at, choices), default=-1)
+
+
+# what the text of the scenario whose body is being built writes (``writing``), for the checks of
+# a key that means nothing in its configuration; None where a body is built otherwise (a design
+# point's, a rebuilt one's: ``model.scenario.with_values``, ``changed``)
+_WRITTEN: ContextVar[Written | None] = ContextVar("written", default=None)
+
+
+@contextlib.contextmanager
+def writing(written: Written) -> Iterator[None]:
+    """Build a scenario's body with what its text writes in view of its checks
+    (``being_written``)."""
+    token = _WRITTEN.set(written)
+    try:
+        yield
+    finally:
+        _WRITTEN.reset(token)
+
+
+def being_written() -> Written | None:
+    """What the text of the body being built writes, or None (``writing``)."""
+    return _WRITTEN.get()
 
 
 def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:

@@ -66,6 +66,14 @@ class Scenario:
         variant or the file."""
         return self._last_set(key)[1]
 
+    def set_at(self, key: str) -> int:
+        """Where the value at ``key`` (or the mapping that holds it) was last set, as a place in
+        the order the places applied their changes: -1 the file, then each place in ``set_by`` in
+        turn (its variant, then its overrides), whatever the order of one place's own changes."""
+        last, where = self._last_set(key)
+        places = list(dict.fromkeys(at for _, at, _ in self.set_by))
+        return places.index(where) if last >= 0 else -1
+
     def _last_set(self, key: str) -> tuple[int, str]:
         """The place in ``set_by`` of the last change to ``key`` (-1: none) and where it was; a
         position in a list is one key however written (``attach[0]``, as checks name it, and

@@ -10,7 +10,7 @@ import types
 import typing
 from dataclasses import MISSING, fields, is_dataclass
 
-from .catalog import CPU_KEYS, Catalog, check_references, with_cpu
+from .catalog import CPU_KEYS, Catalog, check_references, load, with_cpu
 from .errors import UserError, readable
 from .parts import CATEGORIES, Part
 from .schema import build_dataclass, type_hints
@@ -43,8 +43,8 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
                 raise UserError(
                     where,
                     at,
-                    f"the catalog already has a {category[:-1]} {pid!r}; "
-                    "give your part a new id, or extend it with like:",
+                    f"{_defined(category, pid, parts[category][pid])}; give your part a new id, "
+                    "or extend it with like:",
                 )
             entries[(category, pid)] = (at, spec)
     for category, pid in _in_order_of_use(entries, where):
@@ -67,6 +67,14 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
     for category, table in added.items():
         check_references(catalog, table, where, f"{key}.{category}." if key else f"{category}.")
     return catalog
+
+
+def _defined(category: str, pid: str, part: Part) -> str:
+    """Who defined ``part`` already: the project's catalog, or the user's file that gave it first
+    (a parts file's part given again by another was told as the catalog's, the review)."""
+    if load().parts[category].get(pid) is part:
+        return f"the catalog already has a {category[:-1]} {pid!r}"
+    return f"a {category[:-1]} {pid!r} is already defined by {part.declared_in}"
 
 
 def _in_order_of_use(

@@ -400,6 +400,43 @@ def test_a_link_beside_the_naming_file_to_a_file_outside_says_it_is_a_link(run_c
         )
 
 
+def test_a_link_in_the_folder_to_a_missing_file_says_it_is_one(run_cli, tmp_path):
+    """The review: catalogs: [dangling.yaml], a link beside the scenario to a file that is not
+    there, said 'no such parts file FOLDER/missing.yaml ('dangling.yaml' is read in the
+    scenario's folder or below it)', naming a file the user never typed; a scenario it names,
+    'storage: 'dangling.yaml': FOLDER/missing.yaml: no such file'."""
+    tmp_path = tmp_path.resolve()
+    (tmp_path / "dangling.yaml").symlink_to(tmp_path / "missing.yaml")
+    said = f"'dangling.yaml' is a symbolic link to a missing file {tmp_path / 'missing.yaml'}\n"
+    path = tmp_path / "with_parts.yaml"
+    path.write_text("catalogs: [dangling.yaml]\n" + STORE.read_text())
+    one_line(run_cli("predict", str(path), "--point"), f"with_parts.yaml: catalogs[0]: {said}")
+    ingest = _ingest(tmp_path, "dangling.yaml")
+    one_line(run_cli("predict", str(ingest), "--point"), f"ingest.yaml: storage: {said}")
+
+
+def test_a_link_out_and_back_up_is_walked_as_the_system_walks_it(run_cli, tmp_path):
+    """dirlink/../sub/parts.yaml, dirlink a link to a folder outside: the system reads the
+    sub/parts.yaml beside that folder, outside. The refusal read the name as written (lexically,
+    sub/parts.yaml inside) and said only 'must be a file in FOLDER or below it'; it says the link
+    leads out, as for a link that is the name itself."""
+    tmp_path = tmp_path.resolve()
+    outside, inner = tmp_path / "outside", tmp_path / "inner"
+    for folder in (outside, inner / "sub", tmp_path / "sub"):
+        folder.mkdir(parents=True)
+        (folder / "parts.yaml").write_text(yaml.safe_dump({"disks": {}}))
+    (inner / "dirlink").symlink_to(outside)
+    name = "dirlink/../sub/parts.yaml"
+    path = inner / "with_parts.yaml"
+    path.write_text(f"catalogs: [{name}]\n" + STORE.read_text())
+    one_line(
+        run_cli("predict", str(path), "--point"),
+        f"catalogs[0]: '{name}' leads through a symbolic link to {tmp_path / 'sub' / 'parts.yaml'}"
+        f", outside {inner}, and a link out of it is not followed: must be a file in {inner} or "
+        "below it",
+    )
+
+
 def test_a_loop_of_links_is_no_such_file(run_cli, tmp_path):
     """Python 3.11's resolve raises RuntimeError on a loop of links: a traceback and status 1
     wherever a file was named (the input audit)."""

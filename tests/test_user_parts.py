@@ -2,6 +2,7 @@
 checked as the project's catalog is."""
 
 import json
+import os
 
 import pytest
 import yaml
@@ -217,6 +218,8 @@ def test_a_parts_file_is_read_only_inside_the_scenario_s_folder(tmp_path, run_cl
 
 
 def test_the_same_part_id_twice_across_parts_files_is_refused(tmp_path, run_cli):
+    """Told as the file's that defined it first: 'the catalog already has' named the project's
+    catalog, which has no such part (the review)."""
     first = _write(tmp_path / "one.yaml", PARTS)
     second = _write(tmp_path / "two.yaml", {"disks": PARTS["disks"]})
     status, _, err = run_cli(
@@ -227,13 +230,14 @@ def test_the_same_part_id_twice_across_parts_files_is_refused(tmp_path, run_cli)
         "--catalog",
         second,
     )
-    assert status == 2 and "disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
+    told = f"two.yaml: disks.quote_hdd: a disk 'quote_hdd' is already defined by {first}; give"
+    assert status == 2 and err.count("\n") == 1 and told in err, err
 
 
 def test_a_parts_file_the_scenario_names_and_catalog_gives_too_is_read_once(tmp_path, run_cli):
     """The quote audit: the README's form, `predict quote.yaml --catalog my_parts.yaml`, on a
     scenario whose catalogs: names my_parts.yaml too, was refused as defining its parts twice.
-    The same file (by its resolved path, here also through a link beside it) is read once; a
+    The same file (by the file it is, here also through a link beside it) is read once; a
     different file defining the same part stays a mistake."""
     parts = _write(tmp_path / "my_parts.yaml", PARTS)
     (tmp_path / "same.yaml").symlink_to(parts)
@@ -245,7 +249,26 @@ def test_a_parts_file_the_scenario_names_and_catalog_gives_too_is_read_once(tmp_
     other = _write(tmp_path / "other.yaml", {"disks": PARTS["disks"]})
     status, _, err = run_cli("predict", quote, "--catalog", other, "--point")
     assert status == 2 and err.count("\n") == 1
-    assert "my_parts.yaml: disks.quote_hdd: the catalog already has a disk 'quote_hdd'" in err
+    assert (
+        f"my_parts.yaml: disks.quote_hdd: a disk 'quote_hdd' is already defined by {other}" in err
+    )
+
+
+def test_a_parts_file_given_by_a_hard_link_and_by_its_other_name_is_read_once(tmp_path, run_cli):
+    """The review: --catalog hard.yaml, a hard link of the sub/parts.yaml the scenario's catalogs:
+    names, was read as another file (they resolve to two paths): 'sub/parts.yaml:
+    disks.quote_hdd: the catalog already has a disk 'quote_hdd''. It is one file, read once."""
+    (tmp_path / "sub").mkdir()
+    parts = _write(tmp_path / "sub" / "parts.yaml", PARTS)
+    hard = tmp_path / "hard.yaml"
+    os.link(parts, hard)
+    quote = _write(tmp_path / "quote.yaml", _scenario(2, catalogs=["sub/parts.yaml"]))
+    rates = []
+    for given in ([], ["--catalog", str(hard)]):
+        status, out, err = run_cli("predict", quote, *given, "--json", "--point")
+        assert status == 0, err
+        rates.append(json.loads(out)["throughput_MBps"])
+    assert rates[0] == rates[1]
 
 
 def test_where_the_data_lie_on_the_platters_sets_the_zone_s_rate(tmp_path, run_cli):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
@@ -19,6 +18,8 @@ from ..schema import (
     PositiveInt,
     Share,
     Words,
+    Written,
+    being_written,
     count_up_to,
 )
 from ..settings import (
@@ -285,12 +286,22 @@ COMPRESSION_ALIASES = {"on": "lz4", "gzip-6": "gzip", "zstd-3": "zstd"}
 DRAID = re.compile(r"draid[1-3]?(:[0-9]+d)?(:[0-9]+c)?(:[0-9]+s)?")
 
 
+# the vdev types zpool create takes besides dRAID, each with its layout in the RAID table
+# (model.storage.raid): raidz is zpool's own name for raidz1 (zpoolconcepts(7): 'The raidz vdev
+# type is an alias for raidz1')
+VDEV_LEVELS = {
+    "mirror": "raid1",
+    "raidz": "raidz1",
+    "raidz1": "raidz1",
+    "raidz2": "raidz2",
+    "raidz3": "raidz3",
+}
+
+
 def vdev_type(value: object) -> bool:
-    """Whether ``value`` is a ZFS vdev's type as zpool create takes it: mirror, raidz1 to raidz3,
-    or dRAID (``DRAID``)."""
-    return isinstance(value, str) and (
-        value in ("mirror", "raidz1", "raidz2", "raidz3") or DRAID.fullmatch(value) is not None
-    )
+    """Whether ``value`` is a ZFS vdev's type as zpool create takes it: mirror, raidz1 (or raidz)
+    to raidz3, or dRAID (``DRAID``)."""
+    return isinstance(value, str) and (value in VDEV_LEVELS or DRAID.fullmatch(value) is not None)
 
 
 def _as_vdevs(value: object) -> str | None:
@@ -310,10 +321,10 @@ def _as_vdevs(value: object) -> str | None:
 class Vdevs:
     """A ZFS pool's vdevs: ``count`` equal vdevs of ``type`` (the pool stripes over them)."""
 
-    # mirror, raidz1, raidz2 or raidz3: every drive a copy, or 1-3 parity; dRAID (OpenZFS 2.1 and
-    # later, zpoolconcepts(7): draid is draid1, parity 1-3, its data drives a group, children and
-    # distributed spares as `zpool create draid2:8d:12c:1s` gives them) is a valid vdev the model
-    # does not cover (not modelled)
+    # mirror, raidz1 (or raidz, zpool's alias of it), raidz2 or raidz3: every drive a copy, or 1-3
+    # parity; dRAID (OpenZFS 2.1 and later, zpoolconcepts(7): draid is draid1, parity 1-3,
+    # its data drives a group, children and distributed spares as `zpool create draid2:8d:12c:1s`
+    # gives them) is a valid vdev the model does not cover (not modelled)
     type: str
     count: PositiveInt = 1  # vdevs in the pool; disks.count splits evenly among them
 
@@ -322,8 +333,9 @@ class Vdevs:
             raise UserError(
                 where,
                 f"{key}.type",
-                "must be mirror, raidz1, raidz2, raidz3 or dRAID as zpool create takes it (draid, "
-                f"draid1 to draid3, then :Nd, :Nc and :Ns as wanted), got {self.type!r}",
+                "must be mirror, raidz1 (or raidz, the same), raidz2, raidz3 or dRAID as zpool "
+                "create takes it (draid, draid1 to draid3, then :Nd, :Nc and :Ns as wanted), got "
+                f"{self.type!r}",
             )
 
     @property
@@ -332,8 +344,9 @@ class Vdevs:
         return self.type.startswith("draid")
 
     def level(self) -> str:
-        """The vdev's layout in the RAID table (``model.storage.raid``)."""
-        return "raid1" if self.type == "mirror" else self.type
+        """The vdev's layout in the RAID table (``model.storage.raid``); a dRAID vdev's own type,
+        which has none there."""
+        return VDEV_LEVELS.get(self.type, self.type)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -467,7 +480,8 @@ class Volume:
     # ``chunk_KiB`` stripes)
     lvm: Literal["none", "linear", "striped"] = "none"
     # with lvm striped, how many groups the volume stripes over (lvcreate -i, its stripe count):
-    # the first ones, the others carrying none of its bytes; unset: all ``groups``
+    # the first ones, the others carrying none of its bytes; unset: all ``groups``. Refused where
+    # written on a ZFS pool or with lvm none; lvm linear leaves it unused
     lvm_stripes: PositiveInt | None = None
     # the stripe chunk, KiB: the piece each member drive of a group holds in turn before the next
     # drive's (md's --chunk, a RAID controller's stripe or segment size); with lvm striped, also
@@ -554,8 +568,11 @@ class Volume:
     @property
     def stripe_groups(self) -> int:
         """The groups the volume's bytes are dealt over: LVM striped's ``lvm_stripes``, else every
-        group (a ZFS pool's vdevs)."""
-        return self.lvm_stripes or self.layout()[1]
+        group (a ZFS pool's vdevs: an ``lvm_stripes`` the file gave before a variant or an
+        override made the volume a pool had dealt them over that many, the review's -30 %)."""
+        if self.lvm == "striped" and self.lvm_stripes:
+            return self.lvm_stripes
+        return self.layout()[1]
 
     @property
     def cache_block_used_KiB(self) -> float:
@@ -564,14 +581,11 @@ class Volume:
         return self.cache_block_KiB or CACHE_BLOCK_KiB
 
     def check(self, where: str, key: str) -> None:
-        self._check_engine(where, key)
-
-    def check_written(self, where: str, key: str, written: Collection[str]) -> None:
-        """The engine's checks again, a key of another engine refused where it is written
-        (``written``: the volume's dotted keys the file, a variant or an override gives a value,
-        null being unset), whatever its value: an md volume's compression: false, ZFS's default,
-        had passed and meant nothing (the hostile-input audit)."""
-        self._check_engine(where, key, written)
+        """The engine's checks, with what the scenario's text writes in view where it is loaded
+        (``being_written``): a key of another engine written is refused whatever its value (an md
+        volume's compression: false, ZFS's default, had passed and meant nothing, the
+        hostile-input audit)."""
+        self._check_engine(where, key, being_written())
 
     def check_layout(self, where: str, key: str) -> None:
         """The groups or vdevs split the drives evenly, each at least its level's least, joined
@@ -614,11 +628,25 @@ class Volume:
                 related=(f"{key}.disks.count", f"{key}.disks"),
             )
 
-    def _check_engine(self, where: str, key: str, written: Collection[str] = ()) -> None:
+    def _check_engine(self, where: str, key: str, written: Written | None) -> None:
         """A ZFS pool names vdevs and no level, groups or LVM, and holds a ZFS dataset or a zvol;
-        md and a controller the reverse. A key of another engine is refused where it is set
-        (``_set``)."""
+        md and a controller the reverse. A key that means nothing in the volume's configuration
+        is refused where it is set (``_set``); LVM's stripe count, a refusal new with the review,
+        where it is written (``_written``): one inherited is unused (``stripe_groups``), as
+        purchase_hdd_md's lvm_stripes: 2 is where --set makes its volume a pool."""
         fs = self.filesystem
+        if (self.engine == "zfs" or self.lvm == "none") and self._written(
+            key, "lvm_stripes", written, "engine", "lvm"
+        ):
+            pool = self.engine == "zfs"
+            unstriped = "a ZFS pool, striped over all its vdevs" if pool else "lvm: none"
+            raise UserError(
+                where,
+                f"{key}.lvm_stripes",
+                "only for a volume LVM stripes over its groups (lvm: striped; linear leaves it "
+                f"unused), and this one is {unstriped}: "
+                + self._remove(key, "lvm_stripes", written),
+            )
         if self.engine == "zfs":
             if self.vdevs is None:
                 raise UserError(
@@ -628,11 +656,12 @@ class Volume:
                     f"--set '{key}.vdevs={{type: raidz2, count: 2}}'",
                 )
             for name in ("level", "groups", "lvm"):
-                if self._set(name, written):
+                if self._set(key, name, written):
                     raise UserError(
                         where,
                         f"{key}.{name}",
-                        f"not for engine: zfs, the pool's vdevs say it; {_remove(key, name)}",
+                        "not for engine: zfs, the pool's vdevs say it; "
+                        + self._remove(key, name, written),
                     )
             if fs.type not in ("zfs", "raw"):
                 raise UserError(
@@ -641,18 +670,20 @@ class Volume:
                     "a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw), "
                     f"got {fs.type}" + (" (the default)" if fs == FileSystem() else ""),
                 )
-            if fs.type == "zfs" and fs.block_KiB != FileSystem.block_KiB:
+            dataset = ("engine", "filesystem.type")  # the choices a ZFS dataset's keys meet
+            if fs.type == "zfs" and self._set(key, "filesystem.block_KiB", written, *dataset):
                 raise UserError(
                     where,
                     f"{key}.filesystem.block_KiB",
                     "a ZFS dataset's block is the pool's record_KiB; "
-                    + _remove(key, "filesystem.block_KiB"),
+                    + self._remove(key, "filesystem.block_KiB", written),
                 )
-            if fs.type == "zfs" and self.zvol_threads != _VOLUME_DEFAULTS["zvol_threads"]:
+            if fs.type == "zfs" and self._set(key, "zvol_threads", written, *dataset):
                 raise UserError(
                     where,
                     f"{key}.zvol_threads",
-                    f"only for a zvol (filesystem type raw); {_remove(key, 'zvol_threads')}",
+                    "only for a zvol (filesystem type raw); "
+                    + self._remove(key, "zvol_threads", written),
                 )
             self._only_for(where, key, "md or controller", ("chunk_KiB",), written)
             self._only_for(where, key, "md", MD_ONLY, written)
@@ -660,7 +691,11 @@ class Volume:
             self._check_compression(where, key)
             return
         if self.vdevs is not None:
-            raise UserError(where, f"{key}.vdevs", f"only for engine: zfs; {_remove(key, 'vdevs')}")
+            raise UserError(
+                where,
+                f"{key}.vdevs",
+                f"only for engine: zfs; {self._remove(key, 'vdevs', written)}",
+            )
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
         self._only_for(where, key, "zfs", ZFS_ONLY, written)
@@ -685,7 +720,7 @@ class Volume:
                     where,
                     f"{key}.md_group_thread_cnt",
                     f"only for md RAID5 or RAID6 (raid5d's workers); this volume's level is "
-                    f"{self.level}: " + _remove(key, "md_group_thread_cnt"),
+                    f"{self.level}: " + self._remove(key, "md_group_thread_cnt", written),
                 )
         else:  # a controller's volume: its drives follow the controller's cache setting
             self._only_for(where, key, "md", MD_ONLY, written)
@@ -708,22 +743,47 @@ class Volume:
         )
 
     def _only_for(
-        self, where: str, key: str, engines: str, names: tuple[str, ...], written: Collection[str]
+        self, where: str, key: str, engines: str, names: tuple[str, ...], written: Written | None
     ) -> None:
         """Refuse any of ``names`` set (``_set``): it means nothing on this engine."""
         for name in names:
-            if self._set(name, written):
+            if self._set(key, name, written):
                 raise UserError(
                     where,
                     f"{key}.{name}",
                     f"only for engine: {engines}; this volume's engine is {self.engine}: "
-                    + _remove(key, name),
+                    + self._remove(key, name, written),
                 )
 
-    def _set(self, name: str, written: Collection[str]) -> bool:
-        """Whether key ``name`` is set: written (``written``, as ``check_written`` has it), or away
-        from its default (a design point's value, a rebuilt body's)."""
-        return name in written or getattr(self, name) != _VOLUME_DEFAULTS[name]
+    def _written(self, key: str, name: str, written: Written | None, *choices: str) -> bool:
+        """Whether the key ``name`` of the volume at ``key`` is written (``written``, the
+        scenario's text; None where a body is built otherwise) where the choices it conflicts with
+        were last made, or after them (``Written.since``): ``choices``, keys of the volume, its
+        engine unless given. One the file gives for its own configuration, which a variant or an
+        override changes, is inherited: a copy of atlas_intellistation whose variant made its md0
+        a pool was refused whole for the file's chunk_KiB: 64, md's default (the review)."""
+        chosen = [f"{key}.{choice}" for choice in choices or ("engine",)]
+        return written is not None and written.since(f"{key}.{name}", *chosen)
+
+    def _set(self, key: str, name: str, written: Written | None, *choices: str) -> bool:
+        """Whether the key ``name`` (dotted below the volume) is set: written (``_written``), or
+        away from its default, as the engine's checks have always refused (a value inherited, a
+        design point's, a rebuilt body's)."""
+        first, *rest = name.split(".")
+        value, default = getattr(self, first), _VOLUME_DEFAULTS[first]
+        for part in rest:
+            value, default = getattr(value, part), getattr(default, part)
+        return self._written(key, name, written, *choices) or value != default
+
+    @staticmethod
+    def _remove(key: str, name: str, written: Written | None) -> str:
+        """What a refusal of the key ``name`` of the volume at ``key`` says to do: take it away,
+        where it is given, or from the file by --set null too. A variant's or an override's is
+        removed where it is: ``predict`` loads each variant as the file declares it, without the
+        command's --set, so '--set ...=null' had left a variant's refused."""
+        if written is not None and written.at(f"{key}.{name}") >= 0:
+            return "remove it"
+        return f"remove it, or --set {key}.{name}=null"
 
 
 # the keys of ZFS's pool and datasets
@@ -743,11 +803,6 @@ MD_ONLY = ("drive_write_cache", "md_raid6_rmw", "io_scheduler", "md_group_thread
 # the keys of a RAID array's controllers: an MD-series cache block, the bus segments each group's
 # traffic takes to the host
 CONTROLLER_ONLY = ("cache_block_KiB", "group_paths")
-
-
-def _remove(key: str, name: str) -> str:
-    """What a refusal of key ``name`` of the volume at ``key`` says to do: take the key away."""
-    return f"remove it, or --set {key}.{name}=null"
 
 
 # each Volume field's default, for the checks of what an engine leaves unused
@@ -1017,14 +1072,6 @@ class StorageBody:
         """The requests each LAN client keeps in flight reading at random
         (``Clients.queue_depth``); 1 for local streams, whose depth is the workload's own."""
         return self.clients.queue_depth if self.clients is not None else 1
-
-    def check_written(self, where: str, written: Collection[str]) -> None:
-        """Each volume's keys as the file, a variant or an override writes them (``written``, the
-        body's dotted keys: ``Volume.check_written``)."""
-        for name, volume in self.volumes.items():
-            at = f"volumes.{name}."
-            own = {k.removeprefix(at) for k in written if k.startswith(at)}
-            volume.check_written(where, at.rstrip("."), own)
 
     def check(self, where: str, key: str) -> None:
         """The body's own consistency: names, attach points, the workload's volumes, each
