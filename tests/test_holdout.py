@@ -271,13 +271,7 @@ def test_stored_held_out_figures_cover_every_predicted_row_as_the_code_predicts_
     # the held-out figures beside them are this code's: a change to a model's predictions needs
     # python -m model calibrate before it lands (to 0.1 %: another machine's last digits can move
     # a tie between simulated events)
-    stale = [
-        f"{key} now {p.predicted:.6g}, stored {stored['rows'][key]['predicted']:.6g}"
-        for p in predicted
-        if (key := f"{p.row.table}/{p.row.id}") in stored["rows"]
-        and p.predicted != pytest.approx(stored["rows"][key]["predicted"], rel=1e-3)
-    ]
-    assert not stale, "run python -m model calibrate: " + "; ".join(stale[:5])
+    _assert_as_stored(predicted, stored, "predicted")
 
 
 def test_stored_report_out_figures_cover_every_row_as_the_code_predicts_them():
@@ -294,13 +288,19 @@ def test_stored_report_out_figures_cover_every_row_as_the_code_predicts_them():
     start = params.calibrated()
     table_out = [h.table_out for h in report._stored_held_out(everything)[0]]
     again = holdout.leave_one_report_out(everything, start, table_out)
-    differ = [
-        f"{key} now {p.predicted:.6g}, stored {stored['rows'][key]['report_out_predicted']:.6g}"
-        for p in again
+    _assert_as_stored(again, stored, "report_out_predicted")
+
+
+def _assert_as_stored(predictions, stored: dict, field: str) -> None:
+    """Each prediction of a stored row is its stored ``field`` to 0.1 % (another machine's last
+    digits can move a tie between simulated events), or the held-out file is another code's."""
+    stale = [
+        f"{key} now {p.predicted:.6g}, stored {stored['rows'][key][field]:.6g}"
+        for p in predictions
         if (key := f"{p.row.table}/{p.row.id}") in stored["rows"]
-        and p.predicted != pytest.approx(stored["rows"][key]["report_out_predicted"], rel=1e-3)
+        and p.predicted != pytest.approx(stored["rows"][key][field], rel=1e-3)
     ]
-    assert not differ, "run python -m model calibrate: " + "; ".join(differ[:5])
+    assert not stale, "run python -m model calibrate: " + "; ".join(stale[:5])
 
 
 def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_spread(
