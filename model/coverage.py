@@ -186,7 +186,7 @@ def model_widening(
     spreads: dict[int, Spread] | None = None,
     models: tuple[str, ...] = (),
     held_out_by: str = "configuration",
-    lenders: dict[str, frozenset[str]] | None = None,
+    lenders: Mapping[str, frozenset[str]] | None = None,
 ) -> dict:
     """Per model, the log widening of its throughput intervals (``log_widen_90``, what
     ``predict`` applies) and of each kind of figure, with the rows and tables behind each; each of

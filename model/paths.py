@@ -171,13 +171,10 @@ def dangling(folder: Path, name: str | Path) -> str | None:
     return f"{str(name)!r} {_through(links[-1])} to a missing file {shown(target)}"
 
 
-def identity(path: Path) -> tuple[int, int] | Path:
+def identity(path: Path) -> tuple[int, int]:
     """The file ``path`` names as the system knows it, its device and inode: one for each of its
     names, a hard link's and a symbolic link's alike (a parts file given by a hard link and by its
-    other name had been read twice, its parts refused as defined again: the review); where the
-    system cannot say (the file gone since), its absolute path."""
-    try:
-        found = os.stat(path)
-    except (OSError, ValueError):
-        return Path(path).absolute()
+    other name had been read twice, its parts refused as defined again: the review). ``path`` is
+    a file its caller found."""
+    found = os.stat(path)
     return found.st_dev, found.st_ino

@@ -495,8 +495,14 @@ def validation_frame(tables: tuple[str, ...] = ()):
     """Every measured row beside its prediction and 90 % interval as a DataFrame (columns as
     ``validate --json``'s rows, the interval as ``interval_90_low``/``_high``), for notebooks; the
     rows of ``tables`` only, when given, and only they are predicted (the intervals still pool
-    every table's misses, as stored: a notebook of one table simulates no other model)."""
+    every table's misses, as stored: a notebook of one table simulates no other model). A name
+    no table has is refused, naming them: a misspelt one had given an empty frame of two columns,
+    whose ``frame.table`` raised AttributeError (the review)."""
     every = _every_row()
+    known = list(dict.fromkeys(r.table for r in every))
+    unknown = [t for t in tables if t not in known]
+    if unknown:
+        raise ValueError(f"no measured table {unknown[0]!r}; the tables: {', '.join(known)}")
     rows = [r for r in every if r.table in tables] if tables else every
     predictions = predict_rows(rows, params_module.calibrated())
     return _frame(_shown_rows(predictions, _cited(summarise(predictions)), every))

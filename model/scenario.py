@@ -328,11 +328,10 @@ def load(
         elif key in ("name", "description", "source"):
             renamed[key] = _header_text(value, where_overrides, key)
     set_by: list[tuple[str, str, str]] = []
-    if chosen is not None:
-        changes = variants[chosen]
-        for key, value in changes.items():
-            _assign(body, body_cls, str(key), copy.deepcopy(value), f"{where} variants.{chosen}")
-            set_by.append((str(key), f"{where} variants.{chosen}", ""))
+    in_variant = "" if chosen is None else f"{where} variants.{chosen}"
+    for key, value in variants.get(chosen, {}).items():
+        _assign(body, body_cls, str(key), copy.deepcopy(value), in_variant)
+        set_by.append((str(key), in_variant, ""))
     for (key, value), text in zip(assignments, overrides, strict=True):
         if key not in OVERRIDE_KEYS:
             _assign(body, body_cls, key, value, where_overrides)
@@ -362,7 +361,7 @@ def load(
     written = _known(list(body.items()), null_gives=False)  # the keys the user's text gives
     try:
         with catalog_module.building(parts):  # a shelf's bays checked before a layout's sums
-            with writing(Written(frozenset(written), unbuilt.set_at)):
+            with writing(Written(frozenset(written), unbuilt.set_at, unbuilt.where, in_variant)):
                 built = build_dataclass(body_cls, body, where)
             configured = _configured(body, built, body_cls, variants, chosen, declared, where)
         typed_keys = (k for k, w, _ in set_by if w == where_overrides)
@@ -535,8 +534,11 @@ def _dataclasses_in(tp: Any) -> list[type]:
 
 def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     """``scenario`` with dotted keys set to Python values (a design point of its unknowns), built
-    and checked as a file's would be; its references and unknowns are kept. A key through a
-    scenario it names (``storage.volumes.lv.cache_block_KiB``: an unknown of the ingest's store,
+    and checked as a file's would be, the keys it sets written, last (``Written``: an unknown
+    whose option writes a key its volume's engine does not read is refused at its declaration,
+    as the file writing it is; lvm_stripes: 1 on a pool had passed, meaning nothing, the review);
+    its references and unknowns are kept. A key through a scenario it names
+    (``storage.volumes.lv.cache_block_KiB``: an unknown of the ingest's store,
     ``unknowns.through``) is set in that scenario, which its body's checks of the scenarios it
     names then check again."""
     where = f"{scenario.path} (unknowns)"
@@ -553,7 +555,9 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
         raw = _plain(scenario.body)
         for key, value in own.items():
             _assign(raw, type(scenario.body), key, _plain(value), where)
-        changed = _rebuilt(scenario, raw, where)
+        written = _known(list(own.items()), null_gives=False)
+        with writing(Written(frozenset(written), lambda key: -1, lambda key: where)):
+            changed = _rebuilt(scenario, raw, where)
     if named:
         refs = dict(changed.refs)
         for ref, set_there in named.items():

@@ -266,10 +266,14 @@ class Written:
     """The dotted keys the text of a scenario gives a value (its file's, its variant's and its
     overrides'; null, the schema's unset, gives none), and ``at``: the place that last set a key,
     or a mapping holding it, in the order the places applied their changes (-1 the file itself,
-    then its variant, then its overrides: ``Scenario.set_at``)."""
+    then its variant, then its overrides, which are place 0 where no variant is chosen or the one
+    chosen sets nothing: ``Scenario.set_at``); ``place``: that place as a refusal names it
+    (``Scenario.where``), and ``variant``, the chosen variant's place ("" where none)."""
 
     keys: frozenset[str]
     at: Callable[[str], int]
+    place: Callable[[str], str]
+    variant: str = ""
 
     def since(self, key: str, *choices: str) -> bool:
         """Whether ``key`` is written where the last of ``choices`` (the keys whose values it
@@ -278,10 +282,17 @@ class Written:
         chunk_KiB: 64 had refused a file whose variant made the volume a pool (the review)."""
         return key in self.keys and self.at(key) >= max(map(self.at, choices), default=-1)
 
+    def made_after(self, key: str, *choices: str) -> str | None:
+        """The place that set the last of ``choices`` where that came after ``key``'s: the place
+        that made a value ``key`` inherits conflict with them; None where ``key`` was set there,
+        or later."""
+        last = max(choices, key=self.at)
+        return self.place(last) if self.at(key) < self.at(last) else None
 
-# what the text of the scenario whose body is being built writes (``writing``), for the checks of
-# a key that means nothing in its configuration; None where a body is built otherwise (a design
-# point's, a rebuilt one's: ``model.scenario.with_values``, ``changed``)
+
+# what the text of the scenario whose body is being built writes (``writing``), or a design
+# point's values (``model.scenario.with_values``), for the checks of a key that means nothing in
+# its configuration; None where a body is built otherwise (a what-if's: ``changed``)
 _WRITTEN: ContextVar[Written | None] = ContextVar("written", default=None)
 
 

@@ -491,6 +491,16 @@ def test_one_table_s_frame_compiles_no_other_model_s_loop(monkeypatch):
     assert announced == []
 
 
+def test_a_frame_of_a_table_no_report_has_is_refused_naming_the_tables():
+    """The review: a misspelt table gave a frame of two columns, whose ``frame.table`` raised
+    AttributeError in the notebook's next line."""
+    with pytest.raises(ValueError) as refused:
+        report.validation_frame(("em_ingset",))
+    said = str(refused.value)
+    assert said.startswith("no measured table 'em_ingset'; the tables: atlas_disk, "), said
+    assert "em_ingest" in said and "\n" not in said
+
+
 def test_one_table_s_frame_gives_its_rows_of_every_table_s():
     """Its rows, intervals and all, are those of the whole frame (``validate --json``'s): their
     intervals still pool every table's held-out misses."""

@@ -193,6 +193,24 @@ def test_what_a_kernel_writes_goes_to_its_point_s_error_not_the_terminal(
     assert "no kernel here" not in "".join(capfd.readouterr())
 
 
+def test_a_cell_s_own_error_is_its_point_s_reason_without_what_the_kernel_wrote(tmp_path):
+    """The review: a cell that raised was recorded with the kernel's last line of output beside
+    its error ('ValueError: x is two (the point's kernel wrote: low-level warning from a C
+    library)'), output that had nothing to do with it. That line is for a kernel that died."""
+    source = (
+        "import os\n"
+        "os.write(2, b'low-level warning from a C library\\n')\n"
+        "if x == 2:\n    raise ValueError('x is two')\n"
+    )
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n", source)
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    (spec,) = specs_module.specs(grid, points, tmp_path / "out")
+    record = point_module.run_point(spec)
+    assert (record["status"], record["failure"]) == ("failed", "model")
+    assert record["error"] == "ValueError: x is two"
+
+
 def test_a_notebook_runs_on_the_lab_s_kernel_whatever_its_metadata_names(tmp_path):
     """papermill took the parameters' language from the notebook's metadata when not told: a
     notebook naming bash there had the grid's values written in bash's quoting into its parameters

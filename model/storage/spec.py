@@ -607,7 +607,9 @@ class Volume:
             raise UserError(
                 where, f"{key}.lvm", "must be linear or striped to join more than one group"
             )
-        if self.lvm_stripes is not None and self.lvm_stripes > groups:
+        # lvm_stripes held to the groups only where it is read (lvm striped): one inherited where
+        # --set made lvm none, or the volume a pool, had been refused (the review)
+        if self.stripe_groups > groups:
             raise UserError(
                 where,
                 f"{key}.lvm_stripes",
@@ -631,75 +633,17 @@ class Volume:
     def _check_engine(self, where: str, key: str, written: Written | None) -> None:
         """A ZFS pool names vdevs and no level, groups or LVM, and holds a ZFS dataset or a zvol;
         md and a controller the reverse. A key that means nothing in the volume's configuration
-        is refused where it is set (``_set``); LVM's stripe count, a refusal new with the review,
-        where it is written (``_written``): one inherited is unused (``stripe_groups``), as
-        purchase_hdd_md's lvm_stripes: 2 is where --set makes its volume a pool."""
-        fs = self.filesystem
-        if (self.engine == "zfs" or self.lvm == "none") and self._written(
-            key, "lvm_stripes", written, "engine", "lvm"
-        ):
-            pool = self.engine == "zfs"
-            unstriped = "a ZFS pool, striped over all its vdevs" if pool else "lvm: none"
-            raise UserError(
-                where,
-                f"{key}.lvm_stripes",
-                "only for a volume LVM stripes over its groups (lvm: striped; linear leaves it "
-                f"unused), and this one is {unstriped}: "
-                + self._remove(key, "lvm_stripes", written),
-            )
+        is refused where it is set (``_set``), LVM's stripe count where it is written
+        (``_check_lvm_stripes``)."""
+        self._check_lvm_stripes(where, key, written)
         if self.engine == "zfs":
-            if self.vdevs is None:
-                raise UserError(
-                    where,
-                    f"{key}.vdevs",
-                    "a ZFS pool (engine: zfs) needs its vdevs, as "
-                    f"--set '{key}.vdevs={{type: raidz2, count: 2}}'",
-                )
-            for name in ("level", "groups", "lvm"):
-                if self._set(key, name, written):
-                    raise UserError(
-                        where,
-                        f"{key}.{name}",
-                        "not for engine: zfs, the pool's vdevs say it; "
-                        + self._remove(key, name, written),
-                    )
-            if fs.type not in ("zfs", "raw"):
-                raise UserError(
-                    where,
-                    f"{key}.filesystem.type",
-                    "a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw), "
-                    f"got {fs.type}" + (" (the default)" if fs == FileSystem() else ""),
-                )
-            dataset = ("engine", "filesystem.type")  # the choices a ZFS dataset's keys meet
-            if fs.type == "zfs" and self._set(key, "filesystem.block_KiB", written, *dataset):
-                raise UserError(
-                    where,
-                    f"{key}.filesystem.block_KiB",
-                    "a ZFS dataset's block is the pool's record_KiB; "
-                    + self._remove(key, "filesystem.block_KiB", written),
-                )
-            if fs.type == "zfs" and self._set(key, "zvol_threads", written, *dataset):
-                raise UserError(
-                    where,
-                    f"{key}.zvol_threads",
-                    "only for a zvol (filesystem type raw); "
-                    + self._remove(key, "zvol_threads", written),
-                )
-            self._only_for(where, key, "md or controller", ("chunk_KiB",), written)
-            self._only_for(where, key, "md", MD_ONLY, written)
-            self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
-            self._check_compression(where, key)
+            self._check_pool(where, key, written)
             return
-        if self.vdevs is not None:
-            raise UserError(
-                where,
-                f"{key}.vdevs",
-                f"only for engine: zfs; {self._remove(key, 'vdevs', written)}",
-            )
+        self._refuse_set(where, key, "vdevs", "only for engine: zfs; ", written)
         if self.level is None:
             raise UserError(where, f"{key}.level", f"engine {self.engine} needs a RAID level")
         self._only_for(where, key, "zfs", ZFS_ONLY, written)
-        if fs.type == "zfs":
+        if self.filesystem.type == "zfs":
             raise UserError(
                 where,
                 f"{key}.filesystem.type",
@@ -707,31 +651,89 @@ class Volume:
                 "allowed here: raw, ext2, ext3, ext4, xfs",
             )
         if self.engine == "md":
-            if self.level in UNMODELLED_LEVELS:
-                raise UserError(
-                    where,
-                    f"{key}.level",
-                    f"{self.level} is a RAID card's level, which md does not build; allowed with "
-                    f"engine md: {', '.join(MODELLED_LEVELS)}",
-                )
-            self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
-            if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
-                raise UserError(
-                    where,
-                    f"{key}.md_group_thread_cnt",
-                    f"only for md RAID5 or RAID6 (raid5d's workers); this volume's level is "
-                    f"{self.level}: " + self._remove(key, "md_group_thread_cnt", written),
-                )
-        else:  # a controller's volume: its drives follow the controller's cache setting
-            self._only_for(where, key, "md", MD_ONLY, written)
-            if any(p.partition(".")[0] == NVME for p in self.disks.attach):
-                # no card stands between a segment's lanes and its drives (a mirror's reads had
-                # looked one up: a traceback, the input audit)
-                raise UserError(
-                    where,
-                    f"{key}.engine",
-                    "NVMe drives on a bus segment need md (no card holds them)",
-                )
+            self._check_md(where, key, written)
+            return
+        # a controller's volume: its drives follow the controller's cache setting
+        self._only_for(where, key, "md", MD_ONLY, written)
+        if any(p.partition(".")[0] == NVME for p in self.disks.attach):
+            # no card stands between a segment's lanes and its drives (a mirror's reads had
+            # looked one up: a traceback, the input audit)
+            raise UserError(
+                where, f"{key}.engine", "NVMe drives on a bus segment need md (no card holds them)"
+            )
+
+    def _check_lvm_stripes(self, where: str, key: str, written: Written | None) -> None:
+        """LVM's stripe count, on a pool or with lvm: none, refused where it is written
+        (``_written``), a refusal new with the review: one inherited is unused
+        (``stripe_groups``), as purchase_hdd_md's lvm_stripes: 2 is where --set makes its volume
+        a pool."""
+        choices = ("engine", "lvm")
+        if self.lvm != "none" and self.engine != "zfs":
+            return
+        if not self._written(key, "lvm_stripes", written, *choices):
+            return
+        unstriped = (
+            "a ZFS pool, striped over all its vdevs" if self.engine == "zfs" else "lvm: none"
+        )
+        why = (
+            "only for a volume LVM stripes over its groups (lvm: striped; linear leaves it "
+            f"unused), and this one is {unstriped}: "
+        )
+        raise self._refusal(where, key, "lvm_stripes", why, written, *choices)
+
+    def _check_pool(self, where: str, key: str, written: Written | None) -> None:
+        """A ZFS pool's: its vdevs, no md's or card's keys, a dataset or a zvol on it."""
+        if self.vdevs is None:
+            raise UserError(
+                where,
+                f"{key}.vdevs",
+                "a ZFS pool (engine: zfs) needs its vdevs, as "
+                f"--set '{key}.vdevs={{type: raidz2, count: 2}}'",
+            )
+        for name in ("level", "groups", "lvm"):
+            self._refuse_set(
+                where, key, name, "not for engine: zfs, the pool's vdevs say it; ", written
+            )
+        fs = self.filesystem
+        if fs.type not in ("zfs", "raw"):
+            raise UserError(
+                where,
+                f"{key}.filesystem.type",
+                "a ZFS pool holds a ZFS dataset (zfs) or a zvol (raw), "
+                f"got {fs.type}" + (" (the default)" if fs == FileSystem() else ""),
+            )
+        if fs.type == "zfs":
+            self._check_dataset(where, key, written)
+        self._only_for(where, key, "md or controller", ("chunk_KiB",), written)
+        self._only_for(where, key, "md", MD_ONLY, written)
+        self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
+        self._check_compression(where, key)
+
+    def _check_dataset(self, where: str, key: str, written: Written | None) -> None:
+        """A ZFS dataset's: no file system's block and no zvol's threads, set where the engine
+        or the file system's type was chosen, or after it."""
+        dataset = ("engine", "filesystem.type")  # the choices a ZFS dataset's keys meet
+        why = "a ZFS dataset's block is the pool's record_KiB; "
+        self._refuse_set(where, key, "filesystem.block_KiB", why, written, *dataset)
+        why = "only for a zvol (filesystem type raw); "
+        self._refuse_set(where, key, "zvol_threads", why, written, *dataset)
+
+    def _check_md(self, where: str, key: str, written: Written | None) -> None:
+        """An md array's: a level md builds, no card's keys, raid5d's workers on RAID5 or 6."""
+        if self.level in UNMODELLED_LEVELS:
+            raise UserError(
+                where,
+                f"{key}.level",
+                f"{self.level} is a RAID card's level, which md does not build; allowed with "
+                f"engine md: {', '.join(MODELLED_LEVELS)}",
+            )
+        self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
+        if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
+            why = (
+                "only for md RAID5 or RAID6 (raid5d's workers); this volume's level is "
+                f"{self.level}: "
+            )
+            raise self._refusal(where, key, "md_group_thread_cnt", why, written, "level")
 
     def _check_compression(self, where: str, key: str) -> None:
         """A ``compression`` given as text is a value of ZFS's compression property."""
@@ -746,29 +748,31 @@ class Volume:
         self, where: str, key: str, engines: str, names: tuple[str, ...], written: Written | None
     ) -> None:
         """Refuse any of ``names`` set (``_set``): it means nothing on this engine."""
+        why = f"only for engine: {engines}; this volume's engine is {self.engine}: "
         for name in names:
-            if self._set(key, name, written):
-                raise UserError(
-                    where,
-                    f"{key}.{name}",
-                    f"only for engine: {engines}; this volume's engine is {self.engine}: "
-                    + self._remove(key, name, written),
-                )
+            self._refuse_set(where, key, name, why, written)
+
+    def _refuse_set(
+        self, where: str, key: str, name: str, why: str, written: Written | None, *choices: str
+    ) -> None:
+        """Refuse the key ``name`` set (``_set``) with ``choices`` as they are (``_refusal``)."""
+        if self._set(key, name, written, *choices):
+            raise self._refusal(where, key, name, why, written, *choices)
 
     def _written(self, key: str, name: str, written: Written | None, *choices: str) -> bool:
         """Whether the key ``name`` of the volume at ``key`` is written (``written``, the
-        scenario's text; None where a body is built otherwise) where the choices it conflicts with
-        were last made, or after them (``Written.since``): ``choices``, keys of the volume, its
-        engine unless given. One the file gives for its own configuration, which a variant or an
-        override changes, is inherited: a copy of atlas_intellistation whose variant made its md0
-        a pool was refused whole for the file's chunk_KiB: 64, md's default (the review)."""
-        chosen = [f"{key}.{choice}" for choice in choices or ("engine",)]
-        return written is not None and written.since(f"{key}.{name}", *chosen)
+        scenario's text or a design point's; None where a body is built otherwise) where the
+        choices it conflicts with were last made, or after them (``Written.since``): ``choices``,
+        keys of the volume, its engine unless given. One the file gives for its own
+        configuration, which a variant or an override changes, is inherited: a copy of
+        atlas_intellistation whose variant made its md0 a pool was refused whole for the file's
+        chunk_KiB: 64, md's default (the review)."""
+        return written is not None and written.since(f"{key}.{name}", *_chosen(key, choices))
 
     def _set(self, key: str, name: str, written: Written | None, *choices: str) -> bool:
         """Whether the key ``name`` (dotted below the volume) is set: written (``_written``), or
         away from its default, as the engine's checks have always refused (a value inherited, a
-        design point's, a rebuilt body's)."""
+        rebuilt body's)."""
         first, *rest = name.split(".")
         value, default = getattr(self, first), _VOLUME_DEFAULTS[first]
         for part in rest:
@@ -776,14 +780,36 @@ class Volume:
         return self._written(key, name, written, *choices) or value != default
 
     @staticmethod
-    def _remove(key: str, name: str, written: Written | None) -> str:
-        """What a refusal of the key ``name`` of the volume at ``key`` says to do: take it away,
-        where it is given, or from the file by --set null too. A variant's or an override's is
-        removed where it is: ``predict`` loads each variant as the file declares it, without the
-        command's --set, so '--set ...=null' had left a variant's refused."""
-        if written is not None and written.at(f"{key}.{name}") >= 0:
-            return "remove it"
-        return f"remove it, or --set {key}.{name}=null"
+    def _refusal(
+        where: str, key: str, name: str, why: str, written: Written | None, *choices: str
+    ) -> UserError:
+        """The refusal of the key ``name`` of the volume at ``key``, which means nothing with
+        ``choices`` as they are: ``why``, then what to do. Set where they were last set, or
+        after, it goes, told where it is (``Scenario.relocated``). Inherited from before them,
+        away from its default, it is told where the conflict was made and taken back to its
+        default there, a variant's ``KEY: null`` or an override's ``--set KEY=null``: the review
+        found a variant's chunk_KiB: 256, for its md array, told to go when --set made the volume
+        a pool, and the file's chunk_KiB: 128, where its variant did, told as the file's, '--set
+        ...=null' (which ``predict``'s load of each variant, without the command's --set, does
+        not see)."""
+        at = f"{key}.{name}"
+        made = written and written.made_after(at, *_chosen(key, choices))
+        if not made:
+            return UserError(where, at, why + "remove it")
+        if made == written.variant:  # then the key is the file's
+            origin, undo = "the file", f"give {at}: null in this variant"
+        else:  # an override's: --set's, or a grid's or a measured row's
+            undo = f"--set {at}=null" if made == "--set" else f"give {at}=null there"
+            origin = written.place(at)
+        return UserError(
+            made, at, f"{why}{name} comes from {origin}, away from its default; {undo}"
+        )
+
+
+def _chosen(key: str, choices: tuple[str, ...]) -> list[str]:
+    """The keys ``choices`` of the volume at ``key``, its engine where none is given: what a key
+    of the volume that means nothing with them conflicts with."""
+    return [f"{key}.{choice}" for choice in choices or ("engine",)]
 
 
 # the keys of ZFS's pool and datasets

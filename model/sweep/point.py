@@ -227,11 +227,19 @@ def _execute(
         raise
 
 
+def _cell_raised(exc: BaseException) -> bool:
+    """Whether ``exc`` is papermill's word that a cell of the notebook raised."""
+    return type(exc).__name__ == "PapermillExecutionError"
+
+
 def _note_kernel_output(exc: Exception, folder: Path) -> None:
     """Add to ``exc`` the last line the point's kernel wrote to its output, where it wrote one: a
-    kernel that died as it started says why only there."""
+    kernel that died as it started says why only there. Not for a cell's own error, which says
+    its why itself: a C library's warning had been added to a cell's ValueError (the review)."""
     output = folder / KERNEL_OUTPUT
-    said = output.read_text(errors="replace").strip() if output.exists() else ""
+    if _cell_raised(exc) or not output.exists():
+        return
+    said = output.read_text(errors="replace").strip()
     if said:
         exc.add_note(f"(the point's kernel wrote: {said.splitlines()[-1].strip()})")
 
@@ -253,7 +261,7 @@ OUTSIDE_PACKAGES = ("jupyter_client", "nbclient", "zmq", "ipykernel", "distribut
 def failure_kind(exc: BaseException) -> str:
     """``infrastructure`` for a failure outside the model (worth running again), else ``model``."""
     name = type(exc).__name__
-    if name == "PapermillExecutionError":  # a cell raised: the model's failure, unless interrupted
+    if _cell_raised(exc):  # a cell raised: the model's failure, unless interrupted
         return INFRASTRUCTURE if getattr(exc, "ename", "") in OUTSIDE_THE_MODEL else MODEL
     if name in OUTSIDE_THE_MODEL or isinstance(exc, (OSError, MemoryError, TimeoutError)):
         return INFRASTRUCTURE
@@ -301,7 +309,7 @@ def error_line(exc: BaseException) -> str:
     its kernel wrote); a notebook cell's error as its name and value, not the cell's traceback
     papermill's message carries (27 lines)."""
     notes = getattr(exc, "__notes__", [])
-    if type(exc).__name__ == "PapermillExecutionError":
+    if _cell_raised(exc):
         line = f"{exc.ename}: {exc.evalue}"
     else:
         shown = traceback.TracebackException.from_exception(exc)
