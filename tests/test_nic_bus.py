@@ -3,12 +3,14 @@ the slot's DMA bursts sustain of its 533 MB/s peak (the storage path's ``bus_eff
 
 import pytest
 import yaml
+from scenario_copies import copy_scenario
 
 from model import catalog, nic_links, scenario, user_parts
 from model.network import tcp
 from model.nic_links import nic_rate_Bps
 from model.params import calibrated
 from model.servers import ingest
+from model.storage import front
 
 SLOW_SLOT_NIC = {
     "like": "nic_10gbe",
@@ -161,6 +163,59 @@ def test_a_dual_port_card_listed_once_says_one_port_carries_the_traffic(
             "to use both)"
         )
         assert out.count(said) == (ports == 1) and out.count("x710 has") == (ports == 1), out
+
+
+# a host listing both 40 GbE ports of one XL710-QDA2 ("once a port", README) and the card's one
+# PCIe 3.0 x8 link they share: 7,202 MB/s of payload at 256 B packets. The storage front named one
+# port to the note (nic_links.nic_bus_note), which weighed the link against one port's line alone
+# and said nothing, where the WAN's and the relay's name every port
+DUAL_40G = (
+    "nics: [mellanox_cx4_lx_25g, mellanox_cx4_lx_25g]",
+    "nics: [intel_xl710_qda2, intel_xl710_qda2]",
+)
+CARD_LINK_MBps = catalog.load().get("buses", "pcie3_x8", "", "").peak_MBps * 256 / 280
+BOTH_PORTS_HELD = (
+    f"({CARD_LINK_MBps:,.0f} MB/s of data) is slower than the 2 ports' lines on the card "
+    "(2 x 40 Gbit/s, 10,000 MB/s): the card moves at most the bus's rate"
+)
+
+
+def test_a_storage_host_s_two_ports_of_one_card_are_held_by_its_link_and_say_so(tmp_path):
+    """The NVMe purchase with its two 25 GbE ports swapped for both 40 GbE ports of one
+    XL710-QDA2: its eight drives outrun the card's one PCIe 3.0 x8 link, which the ports share,
+    so the link sets the prediction (its payload at the LAN's 1,500 B MTU, less TCP/IP and SMB's
+    framing), and a note says why two 40 GbE ports carry less than 80 Gb/s."""
+    from model.simulate import simulate
+
+    path = copy_scenario(tmp_path, "purchase_nvme", "dual_40g.yaml", DUAL_40G)
+    r = simulate(scenario.load(path))
+    smb_write = front.payload_per_byte("smb", "write", 612 * 1024)
+    link_MBps = wire_Bps(CARD_LINK_MBps) / tcp.tcp_wire_per_byte(1500) / smb_write
+    assert r.bottleneck == "card storage.0"
+    assert r.bound_MBps == pytest.approx(link_MBps, rel=1e-9)
+    assert 0.999 * r.bound_MBps < r.throughput_MBps <= r.bound_MBps
+    assert f"intel_xl710_qda2: its host bus pcie3_x8 {BOTH_PORTS_HELD}" in r.notes, r.notes
+
+
+def test_the_ingest_s_store_says_its_two_ports_share_one_card_s_link(tmp_path):
+    """The microscope ingest's store on an R720 fitted with both ports of one XL710-QDA2: the
+    ingest (its store's NICs built by the storage front) gives the same note."""
+    from model.simulate import simulate
+
+    parts = tmp_path / "parts.yaml"
+    dual = {
+        "like": "dell_r720",
+        "name": "R720, one dual 40 GbE card",
+        "nics": ["intel_xl710_qda2"] * 2,
+    }
+    parts.write_text(yaml.safe_dump({"hosts": {"r720_dual_40g": dual}}))
+    overrides = ["storage_overrides=[variant=striped, host=r720_dual_40g]"]
+    notes = simulate(
+        scenario.load("em_ingest_microscopes", overrides, catalogs=(str(parts),))
+    ).notes
+    # the R720's PCIe 3.0 x16 slot trains the card's x8 link to x8, named as the slot's
+    link = "its PCIe 3.0 x8 host interface, trained to PCIe 3.0 x8 in r720_dual_40g's slot"
+    assert f"intel_xl710_qda2: {link} {BOTH_PORTS_HELD}" in notes, notes
 
 
 def test_the_ports_of_one_card_share_its_host_bus(tmp_path):

@@ -63,7 +63,6 @@ from dataclasses import dataclass
 import simpy
 
 from .. import catalog as catalog_module
-from .. import nic_links
 from ..errors import UserError
 from ..network.hosts import partition_bound_Bps
 from ..result import OFFERED_LOAD, Result
@@ -117,7 +116,9 @@ class IngestResult:
     storage: (
         Result  # the storage path's own prediction (simulate(), one writer per client, no network)
     )
-    notes: tuple[str, ...]  # what the store's host's NICs leave unused (front.Front.notes)
+    # what the store's host's NICs leave unused, what their slots and the clients' hold them to
+    # (front.Front.notes)
+    notes: tuple[str, ...]
 
 
 def smb_payload_per_byte(config: IngestBody) -> float:
@@ -285,12 +286,6 @@ def simulate(
         f"limited by {out.bottleneck} ({out.bottleneck_stage}); bond members per client "
         f"{list(out.bond_member_of_client)}",
         *out.notes,
-        *nic_links.nic_notes(
-            catalog,
-            (body.client_nic, None),
-            mtu_B=catalog.get("links", body.link, scenario.path, "link").frame_mtu_B,
-            bus_efficiency=params["bus_efficiency"],
-        ),
     )
     utilization = dict(out.stage_utilization)
     if body.client_cap_MBps is not None:  # what the servers ask for, as its share carried

@@ -138,7 +138,9 @@ class Front:
     members: tuple[int, ...]  # each connection's bond member
     bytes_per_flow: float  # what each connection moves
     mtu_B: int  # the clients' LAN's MTU
-    notes: tuple[str, ...]  # what the host's NICs leave unused (nic_links.listed_ports_notes)
+    # what the host's NICs leave unused (nic_links.listed_ports_notes) and what the host's and the
+    # clients' slots hold them to (nic_links.nic_notes, every port the host lists)
+    notes: tuple[str, ...]
 
 
 def build(
@@ -319,7 +321,15 @@ def build(
         usages.append(usage)
         client_nics.append(client)
         servers.append(server)
-    notes = listed_ports_notes(catalog, (body.host, host.nics[0], len(host.nics)))
+    # the host's NICs with every port it lists (a dual-port card's two cross its one link, which
+    # the note weighs against both ports' lines, as the WAN's and the relay's do) and the clients'
+    notes = listed_ports_notes(catalog, (body.host, host.nics[0], len(host.nics))) + nic_notes(
+        catalog,
+        (host.nics[0], body.host, len(host.nics)),
+        (client_nic, None),
+        mtu_B=mtu_B,
+        bus_efficiency=params["bus_efficiency"],
+    )
     return Front(
         net,
         side,
@@ -479,13 +489,6 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         + " (TCP/IP and Ethernet framing besides, per frame)",
         *front.notes,
         *front.path.notes,
-        *nic_notes(
-            catalog,
-            (catalog.get("hosts", body.host, scenario.path, "host").nics[0], body.host),
-            (c.nic, None),
-            mtu_B=front.mtu_B,
-            bus_efficiency=params["bus_efficiency"],
-        ),
     )
     utilization = net.utilization(env.now)
     if math.isfinite(cap_Bps):  # the clients' own limit beside the resources, as its share used
