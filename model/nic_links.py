@@ -189,7 +189,7 @@ def nic_bus_note(
     if link_MBps * _wire_per_link_byte(mtu_B) < first * line_MBps:
         link = (
             f"its host bus {nic.host_bus}"
-            if bus == own
+            if link_words(bus) == link_words(own)  # a slot that trains it to its own link
             else f"its {link_words(own)} host interface, trained to {link_words(bus)} in "
             f"{host_id}'s slot"
         )

@@ -213,8 +213,9 @@ def test_the_ingest_s_store_says_its_two_ports_share_one_card_s_link(tmp_path):
     notes = simulate(
         scenario.load("em_ingest_microscopes", overrides, catalogs=(str(parts),))
     ).notes
-    # the R720's PCIe 3.0 x16 slot trains the card's x8 link to x8, named as the slot's
-    link = "its PCIe 3.0 x8 host interface, trained to PCIe 3.0 x8 in r720_dual_40g's slot"
+    # the R720's PCIe 3.0 x16 slot trains the card's x8 link to its own x8: the card's bus, not
+    # "its PCIe 3.0 x8 host interface, trained to PCIe 3.0 x8" as the note had said
+    link = "its host bus pcie3_x8"
     assert f"intel_xl710_qda2: {link} {BOTH_PORTS_HELD}" in notes, notes
 
 
