@@ -42,7 +42,6 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError
-from ..progress import counter
 from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
@@ -485,6 +484,10 @@ def _check_keys(grid: Grid, progress: bool = False) -> None:
     # key's type refuses first (a mistake among thousands of values is found before they are all
     # loaded), beside the other keys' values where it is refused alone; each listed point whole
     values = [(k, v) for k, vs in beside.product.items() for v in vs]
+    # here, not at the top: a papermill point's notebook imports this module for ``setting``, and
+    # tqdm, which model.progress draws its bars with, is no part of a point (make bench)
+    from ..progress import counter
+
     checks = counter(
         len(values) + len(grid.points),
         f"checking grid {grid.name}" if progress else None,
