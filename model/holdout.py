@@ -125,6 +125,17 @@ def leave_one_report_out(
     return _refit(rows, lambda r: report_of(r.source), start, "leave-one-report-out", alone)
 
 
+def held_out_predictions(
+    rows: list[Row], start: dict[str, float]
+) -> tuple[list[Prediction], list[Prediction], list[Prediction]]:
+    """The three held-out predictions of ``rows``, each a list in their order: without their
+    configuration, their table and their report (the last reusing the table-out refits of the
+    reports of one table)."""
+    by_configuration = leave_one_configuration_out(rows, start)
+    by_table = leave_one_table_out(rows, start)
+    return by_configuration, by_table, leave_one_report_out(rows, start, by_table)
+
+
 def summary(predictions: list[Prediction]) -> dict[str, float | None]:
     """Median |error| % over every covered row, and the worst table's median (by table for each of
     the three held-out predictions, so that their worst figures compare; a report of several
@@ -248,9 +259,7 @@ def write(rows: list[Row], start: dict[str, float]) -> dict:
     models' conformal widening (scores: how far each leave-one-configuration-out and
     leave-one-table-out prediction's spread misses its measurement) to ``model_error.json``;
     returns the stored holdout figures."""
-    loco = leave_one_configuration_out(rows, start)
-    loto = leave_one_table_out(rows, start)
-    loro = leave_one_report_out(rows, start, loto)
+    loco, loto, loro = held_out_predictions(rows, start)
     # each row's prediction at the values as parameters.json keeps them: what the current code must
     # still give, or the held-out figures stored beside it are another code's
     in_sample = predict_rows(rows, params_module.defaults() | calibrate.rounded(start))

@@ -244,13 +244,9 @@ def _held_out(rows: list[measured.Row]) -> list[Prediction]:
     from . import holdout
 
     start = calibrate_module.fit(rows, shown="fit on every row").values
-    by_table = holdout.leave_one_table_out(rows, start)
-    by_report = holdout.leave_one_report_out(rows, start, by_table)
     return [
         dataclasses.replace(p, table_out=q, report_out=o)
-        for p, q, o in zip(
-            holdout.leave_one_configuration_out(rows, start), by_table, by_report, strict=True
-        )
+        for p, q, o in zip(*holdout.held_out_predictions(rows, start), strict=True)
     ]
 
 
