@@ -225,10 +225,14 @@ def test_nbval_fails_a_lesson_whose_solution_is_wrong(tmp_path, solution, passes
     assert (run.returncode == 0) == passes, run.stdout
 
 
-@pytest.mark.parametrize("parameters", [{"stripes": 12}, {"lanes": 1}], ids=str)
+@pytest.mark.parametrize("parameters", [{"stripes": 12}, {"wires": 1}], ids=str)
 def test_lesson_1_solves_its_exercises_for_other_parameters(tmp_path, parameters):
+    """Solved for its parameters, which reach the store: its LUNs on that many wires (the wire
+    count was ``lanes``, as what_if_sas_lanes' had been; ``wires`` was taken for an unknown name
+    and the lesson ran on four)."""
+    lesson = handout.LESSONS / "01_operational_laws.ipynb"
     run = papermill.execute_notebook(
-        str(handout.LESSONS / "01_operational_laws.ipynb"),
+        str(lesson),
         str(tmp_path / "lesson.ipynb"),
         parameters=parameters,
         cwd=str(handout.LESSONS),
@@ -236,6 +240,11 @@ def test_lesson_1_solves_its_exercises_for_other_parameters(tmp_path, parameters
     )
     for cell in checks(run):
         assert printed(cell).splitlines()[-1].startswith("correct: "), printed(cell)
+    given = {k: int(v["default"]) for k, v in papermill.inspect_notebook(str(lesson)).items()}
+    given.update(parameters)
+    text = "".join(printed(c) for c in run.cells if c.cell_type == "code")
+    luns = ast.literal_eval(re.search(r"^LUNs on each wire: (\[[\d, ]*\])", text, re.M).group(1))
+    assert (len(luns), sum(luns)) == (given["wires"], given["stripes"]), luns
 
 
 SPEED = course.Exercise(lambda: 0.437, "MB/s", "a number in MB/s", 0.01)

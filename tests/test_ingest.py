@@ -34,7 +34,7 @@ def predict(configured, values=None):
 
 PAYLOAD = ingest.smb_payload_per_byte(BASE.body)
 LINK_MBps = 10e9 / 8 / tcp.tcp_wire_per_byte(1500) / PAYLOAD / 1e6  # one 10 GbE link's image bytes
-EIGHT_LANES = (
+EIGHT_WIRES = (
     "variant=striped",
     "volumes.lv.group_paths=[sas0,sas1,sas2,sas3,sas4,sas5,sas6,sas7]",
 )
@@ -66,7 +66,7 @@ def test_hashing_places_connections_as_named():
 
 
 def test_one_client_never_exceeds_one_link():
-    r = predict(config(clients=1, storage=EIGHT_LANES, **CHEAP), _cheap_cpu())
+    r = predict(config(clients=1, storage=EIGHT_WIRES, **CHEAP), _cheap_cpu())
     assert r.aggregate_MBps == pytest.approx(
         LINK_MBps
     )  # its link, not the bond's two, is the limit
@@ -97,10 +97,10 @@ def test_no_client_beats_its_link_and_no_total_beats_its_stages(members, variant
 def test_two_clients_on_different_members_get_twice_one():
     # smbd's core limits each client, then its link does
     for values, host in ((None, {}), (_cheap_cpu(), CHEAP)):
-        one = predict(config(clients=1, storage=EIGHT_LANES, **host), values).aggregate_MBps
-        apart = predict(config(clients=2, assignment=(0, 1), storage=EIGHT_LANES, **host), values)
+        one = predict(config(clients=1, storage=EIGHT_WIRES, **host), values).aggregate_MBps
+        apart = predict(config(clients=2, assignment=(0, 1), storage=EIGHT_WIRES, **host), values)
         together = predict(
-            config(clients=2, assignment=(1, 1), storage=EIGHT_LANES, **host), values
+            config(clients=2, assignment=(1, 1), storage=EIGHT_WIRES, **host), values
         )
         assert apart.aggregate_MBps == pytest.approx(2 * one)
         assert together.aggregate_MBps == pytest.approx(min(2 * one, LINK_MBps))

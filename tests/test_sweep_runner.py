@@ -16,6 +16,7 @@ import pytest
 from grid_files import ended, notebook
 from grid_files import grid as _grid
 
+from model import paths
 from model.errors import UserError
 from model.sweep import grid as grid_module
 from model.sweep import point as point_module
@@ -191,6 +192,53 @@ def test_what_a_kernel_writes_goes_to_its_point_s_error_not_the_terminal(
     assert error.startswith("RuntimeError: Kernel died"), error
     assert error.endswith("(the point's kernel wrote: ImportError: no kernel here)"), error
     assert "no kernel here" not in "".join(capfd.readouterr())
+
+
+def test_a_kernel_that_dies_as_it_starts_leaves_the_terminal_the_sweep_s_own_lines(tmp_path):
+    """A real sweep whose point's kernel dies as it starts: papermill's logger (nbclient's) printed
+    "Error occurred while starting new kernel client for kernel ID: Kernel died before replying
+    to kernel_info" on the sweep's terminal, once a try (three lines), beside the sweep's own line
+    for the point, which says the same. Now only the sweep speaks, and the record keeps why."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(  # run by every Python that starts: ends a kernel only
+        "import os\nif os.environ.get('JPY_PARENT_PID'):\n"
+        "    os.write(2, b'ImportError: no kernel here\\n')\n    os._exit(1)\n"
+    )
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n")
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2]})
+    python_path = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(site)]))
+    sweep = subprocess.run(
+        [sys.executable, "-m", "model", "sweep", str(path), "--out", str(tmp_path / "out")]
+        + ["--workers", "1", "--trust-notebook"],
+        cwd=paths.PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": python_path},
+        timeout=120,
+    )
+    progress = sweep.stderr.replace("\r", "\n").splitlines()
+    assert [line for line in progress if line.strip() and not line.startswith("sweep t:")] == []
+    reason = "infrastructure: RuntimeError: Kernel died before replying to kernel_info"
+    said = f"  1 point: {reason} (the point's kernel wrote: ImportError: no kernel here)"
+    assert said in sweep.stdout.splitlines(), sweep.stdout
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.attempts.tolist() == [1 + run_module.RETRIES]
+
+
+def test_what_papermill_logs_as_a_point_runs_is_in_its_record(tmp_path, caplog):
+    """A kernel that died in a cell: nbclient's "Kernel died while waiting for execute reply." went
+    to the terminal, the record saying only "DeadKernelError: Kernel died"."""
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n", "import os\nos._exit(1)\n")
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    (spec,) = specs_module.specs(grid, points, tmp_path / "out")
+    record = point_module.run_point(spec)
+    assert record["error"] == (
+        "DeadKernelError: Kernel died (papermill logged: Kernel died while waiting for execute "
+        "reply.)"
+    )
+    assert caplog.records == []  # nothing reached a handler (the terminal's)
 
 
 def test_a_cell_s_own_error_is_its_point_s_reason_without_what_the_kernel_wrote(tmp_path):

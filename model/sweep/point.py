@@ -11,14 +11,18 @@ system killed), which the runner (``model.sweep.run``) tries again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -177,13 +181,15 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         # interrupted leaves no half-run notebook among the finished ones
         running_nb = folder / "point.ipynb"
         _this_checkout_first()
-        try:
-            _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
-        except Exception as exc:
-            _note_kernel_output(exc, folder)
-            if running_nb.exists():
-                shutil.move(running_nb, out_nb)
-            raise
+        with _PAPERMILL_LOG.kept() as logged:
+            try:
+                _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
+            except Exception as exc:
+                _note_kernel_output(exc, folder)
+                _note_logged(exc, logged)
+                if running_nb.exists():
+                    shutil.move(running_nb, out_nb)
+                raise
         shutil.move(running_nb, out_nb)
         figures = json.loads(result_path.read_text())
     if not isinstance(figures, dict):
@@ -227,6 +233,39 @@ def _execute(
         raise
 
 
+class _PapermillLog(logging.Filter):
+    """What papermill's logger says as a point runs (nbclient's log too, which papermill gives
+    it), kept for the point's failure record, not written to the sweep's terminal: a kernel that
+    died as it started had nbclient print "Error occurred while starting new kernel client for
+    kernel ID: Kernel died before replying to kernel_info" there, once a try, beside the sweep's
+    one line for the point. A point's records are those made on the thread that runs it (a Dask
+    worker runs points on threads side by side); others pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.running: dict[int, list[str]] = {}  # a thread running a point -> its records
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        logged = self.running.get(record.thread)
+        if logged is not None:
+            logged.append(record.getMessage())
+        return logged is None
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[list[str]]:
+        """The messages papermill logs on this thread during the block, none of them shown."""
+        logging.getLogger("papermill").addFilter(self)  # once: a filter is added only once
+        thread = threading.get_ident()
+        self.running[thread] = logged = []
+        try:
+            yield logged
+        finally:
+            del self.running[thread]
+
+
+_PAPERMILL_LOG = _PapermillLog()
+
+
 def _cell_raised(exc: BaseException) -> bool:
     """Whether ``exc`` is papermill's word that a cell of the notebook raised."""
     return type(exc).__name__ == "PapermillExecutionError"
@@ -242,6 +281,18 @@ def _note_kernel_output(exc: Exception, folder: Path) -> None:
     said = output.read_text(errors="replace").strip()
     if said:
         exc.add_note(f"(the point's kernel wrote: {said.splitlines()[-1].strip()})")
+
+
+def _note_logged(exc: Exception, logged: list[str]) -> None:
+    """Add to ``exc`` what papermill logged as its point ran ("Kernel died while waiting for
+    execute reply."), but for a cell's own error and a message that says ``exc`` again: nbclient
+    logs the error it then raises, with the kernel's id, which would make each point's reason
+    its own."""
+    if _cell_raised(exc):
+        return
+    for message in logged:
+        if not (str(exc) and message.endswith(str(exc))):
+            exc.add_note(f"(papermill logged: {message})")
 
 
 MODEL, INFRASTRUCTURE = "model", "infrastructure"
