@@ -80,6 +80,19 @@ def test_result_path_is_refused_as_the_sweep_s_own_not_as_undeclared(run_cli, tm
     assert not (tmp_path / "out").exists()
 
 
+def test_a_notebook_that_declares_no_result_path_is_refused_before_any_point(run_cli, tmp_path):
+    """Every point of a notebook with nowhere to write its figures failed, each with its own
+    temporary folder in its reason ("FileNotFoundError: ... /tmp/tmpXXXX/result.json"), so the
+    summary could not group them (the wires-naming helper, with em_ingest_microscopes)."""
+    notebook = _notebook(tmp_path, "a = 1\n")
+    path = _grid(
+        tmp_path, scenario=None, notebook=str(notebook), engine="papermill", product={"a": [1]}
+    )
+    result = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--trust-notebook")
+    _one_line(result, "grid.yaml: notebook: ", "declares no result_path in its parameters cell")
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_declared_notebook_parameter_is_accepted(tmp_path):
     notebook = _notebook(tmp_path, "a: int = 1\nb, c = 2, 3\nresult_path = ''\n")
     path = _grid(

@@ -194,6 +194,24 @@ def test_what_a_kernel_writes_goes_to_its_point_s_error_not_the_terminal(
     assert "no kernel here" not in "".join(capfd.readouterr())
 
 
+def test_a_point_whose_notebook_writes_no_result_says_so_alike(tmp_path):
+    """Its reason had been FileNotFoundError naming the point's own temporary folder: one reason a
+    point, none grouped in the sweep's summary."""
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n", "y = x\n")
+    path = _grid(
+        tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2, 3]}
+    )
+    grid, points = grid_module.load(path, trust_notebook=True)
+    errors = {
+        point_module.run_point(spec)["error"]
+        for spec in specs_module.specs(grid, points, tmp_path / "out")
+    }
+    assert errors == {
+        "ValueError: the notebook wrote nothing to result_path; it must write its figures there "
+        "as a JSON object"
+    }
+
+
 def test_a_kernel_that_dies_as_it_starts_leaves_the_terminal_the_sweep_s_own_lines(tmp_path):
     """A real sweep whose point's kernel dies as it starts: papermill's logger (nbclient's) printed
     "Error occurred while starting new kernel client for kernel ID: Kernel died before replying

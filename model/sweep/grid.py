@@ -341,7 +341,15 @@ def _check_parameters(grid: Grid) -> None:
     notebook = notebook_path(grid)
     if not paths.is_file(notebook):
         raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
-    declared = declared_parameters(notebook, where) - {"result_path"}
+    declared = declared_parameters(notebook, where)
+    if "result_path" not in declared:  # a point would end with no figures to record
+        raise UserError(
+            where,
+            "notebook",
+            f"{paths.shown(notebook)} declares no result_path in its parameters cell; a sweep's "
+            "notebook writes its figures there as a JSON object (notebooks/sweep_point.ipynb)",
+        )
+    declared -= {"result_path"}
     keys = grid.keys() + (["seed"] if grid.seed is not None else [])
     for key in keys:
         if key == "result_path":  # declared, yet called undeclared (the new-user audit)

@@ -191,6 +191,11 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
                     shutil.move(running_nb, out_nb)
                 raise
         shutil.move(running_nb, out_nb)
+        if not result_path.exists():  # one reason for every such point, not its own folder's
+            raise ValueError(
+                "the notebook wrote nothing to result_path; it must write its figures there as "
+                "a JSON object"
+            )
         figures = json.loads(result_path.read_text())
     if not isinstance(figures, dict):
         raise ValueError(
