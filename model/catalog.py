@@ -15,6 +15,8 @@ and their wire is ``model.nic_links``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import difflib
 import functools
 import hashlib
 import os
@@ -93,15 +95,31 @@ class Catalog:
             if part_id in self.parts[category]:
                 return self.parts[category][part_id]
         kinds = " or ".join(_SINGULAR.get(c, c[:-1]) for c in categories)
-        files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
-        if self.with_users_parts:
-            files += ", with the parts this scenario adds"
         known = [p for c in categories for p in sorted(self.parts[c])]
-        raise UserError(
-            where,
-            key,
-            f"unknown {kinds} {part_id!r}; the catalog ({files}) has: {', '.join(known)}",
-        )
+        offered = ids_offered(part_id, known, categories, self.with_users_parts)
+        raise UserError(where, key, f"unknown {kinds} {part_id!r}; {offered}")
+
+
+# the most ids a refusal of an unknown one lists whole; past it, the closest to what was written,
+# how many there are and where they are listed (a bus id typed wrong was told all 37 of them)
+SHORT_LIST = 10
+
+
+def ids_offered(
+    given: object, known: list[str], categories: tuple[str, ...], users: bool = False
+) -> str:
+    """What a refusal of ``given``, no id of ``known`` (the ids of ``categories``, with the
+    parts a user's file or scenario adds where ``users``), offers in its place."""
+    files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
+    if users:
+        files += ", with the parts this scenario adds"
+    if len(known) <= SHORT_LIST:
+        return f"the catalog ({files}) has: {', '.join(known) or 'none'}"
+    close = difflib.get_close_matches(str(given), known, n=3)
+    schema = [f"python -m model schema {c}" for c in categories]
+    listed = f"{' and '.join(schema)} {'lists' if len(schema) == 1 else 'list'} them"
+    nearest = f"the closest: {', '.join(close)}" if close else "none close to it"
+    return f"the catalog ({files}) has {len(known)} ({listed}), {nearest}"
 
 
 # the catalog a scenario's body is being built against (``building``, set by model.scenario while
@@ -138,7 +156,54 @@ def _load_category(
         raise UserError(where, None, "must be a mapping from part id to its parameters")
     if category == "hosts":
         data = {pid: with_cpu(spec, cpus or {}, where, str(pid)) for pid, spec in data.items()}
-    return {str(pid): build_dataclass(cls, spec, where, str(pid)) for pid, spec in data.items()}
+    return {str(pid): build_part(category, spec, where, str(pid)) for pid, spec in data.items()}
+
+
+def build_part(category: str, spec: object, where: str, at: str) -> Part:
+    """The part ``spec`` of ``category``, at key ``at`` of ``where``; one listed under the wrong
+    category is told so, where all its keys are another's and that one's required keys are there
+    but for ``NEARLY_ALL`` (an NVMe drive under disks: had been refused as "host_bus: unknown
+    key", the parts audit)."""
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - _keys(CATEGORIES[category]))
+        other = _category_of(spec) if unknown else None
+        if other is not None:
+            are = "is a key" if len(unknown) == 1 else "are keys"
+            raise UserError(
+                where,
+                at,
+                f"{', '.join(unknown)} {are} of {other} parts, not of {category}: "
+                f"list it under {other}:",
+            )
+    return build_dataclass(CATEGORIES[category], spec, where, at)
+
+
+# the required keys a part may lack and still be told the category whose keys it has
+NEARLY_ALL = 2
+
+
+def _category_of(spec: dict) -> str | None:
+    """The category whose parts have every key of ``spec`` and whose required keys it lacks
+    fewest of, at most ``NEARLY_ALL``; None where none does."""
+    lacking = {
+        category: len(_required(cls) - set(spec))
+        for category, cls in CATEGORIES.items()
+        if set(spec) <= _keys(cls)
+    }
+    best = min(lacking, key=lacking.get, default=None)
+    return best if best is not None and lacking[best] <= NEARLY_ALL else None
+
+
+def _keys(cls: type[Part]) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls) if f.init}
+
+
+def _required(cls: type[Part]) -> set[str]:
+    return {
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
 
 
 # the host figures its processor (``Host.cpu``) gives
@@ -152,17 +217,19 @@ CPU_KEYS = (
 )
 
 
-def with_cpu(spec: object, cpus: dict[str, Part], where: str, at: str) -> object:
-    """A host's parameters with what its ``cpu`` (a part of data/hardware/cpus.yaml) gives and the
-    host leaves out: cores a CPU, threads a core, clock (the base clock), one core's copy rate,
-    memory type, and the memory bandwidth of its sockets; each with the CPU entry's source."""
+def with_cpu(
+    spec: object, cpus: dict[str, Part], where: str, at: str, users: bool = False
+) -> object:
+    """A host's parameters with what its ``cpu`` (a part of data/hardware/cpus.yaml, or of the
+    user's where ``users``) gives and the host leaves out: cores a CPU, threads a core, clock (the
+    base clock), one core's copy rate, memory type, and the memory bandwidth of its sockets; each
+    with the CPU entry's source."""
     if not isinstance(spec, dict) or spec.get("cpu") is None:
         return spec
     name = spec["cpu"]
     if not isinstance(name, str) or name not in cpus:
-        raise UserError(
-            where, f"{at}.cpu", f"names no cpu; allowed: {', '.join(sorted(cpus)) or 'none'}"
-        )
+        offered = ids_offered(name, sorted(cpus), ("cpus",), users)
+        raise UserError(where, f"{at}.cpu", f"names no cpu; {offered}")
     cpu: Cpu = cpus[name]
     entry = f"data/hardware/cpus.yaml {name}"
 
@@ -264,6 +331,7 @@ _LOADED_BY = (
     "parts.py",
     "schema.py",
     "unknowns.py",
+    "units.py",  # a refused number's words (model.schema)
     "yamlio.py",
     "errors.py",
     "paths.py",

@@ -649,7 +649,8 @@ class Ssd(Part):
     # reads
     seq_read_MBps: FlashMBps
     # the datasheet's sequential write rate, MB/s (into the write cache, where there is one): a
-    # stream writes at it until write_cache_GB is written, then at post_cache_write_MBps
+    # stream writes at it until write_cache_GB is written, then at post_cache_write_MBps; at least
+    # what random_write_iops move in 4 KiB writes
     seq_write_MBps: FlashMBps
     # rated 4 KiB random reads a second at iops_queue_depth: times read_latency_us, the requests the
     # drive serves at once (its parallelism, at most iops_queue_depth), which deep queues of small
@@ -700,19 +701,11 @@ class Ssd(Part):
 
     def check_rates(self, where: str, key: str, given: tuple[str, ...] = ()) -> None:
         """Its sequential rates against its other figures, refused at ``key``.NAME: a drive reads
-        in order at least as fast as at random, and writes into its cache no slower than past it.
-        ``given``: the rates a scenario gives in place of the sheet's (``volumes.NAME.disks``),
-        which a conflict names before the sheet's figure."""
-        random_MBps = self.random_read_iops * 4096 / 1e6
-        if random_MBps > self.seq_read_MBps:
-            raise UserError(
-                where,
-                f"{key}.seq_read_MBps",
-                f"at least what random_read_iops move in 4 KiB reads ({random_MBps:,.0f} MB/s): "
-                f"a drive reads in order at least as fast as at random (a GB/s figure typed as "
-                f"MB/s?), got {self.seq_read_MBps:g}",
-                related=(f"{key}.random_read_iops",),
-            )
+        and writes in order at least as fast as at random, and writes into its cache no slower
+        than past it. ``given``: the rates a scenario gives in place of the sheet's
+        (``volumes.NAME.disks``), which a conflict names before the sheet's figure."""
+        for op in ("read", "write"):
+            self._check_in_order(where, key, op)
         post_MBps = self.post_cache_write_MBps
         if post_MBps is None or post_MBps <= self.seq_write_MBps:
             return
@@ -728,6 +721,21 @@ class Ssd(Part):
             f"{key}.post_cache_write_MBps",
             f"must not exceed seq_write_MBps ({self.seq_write_MBps:g} MB/s)",
         )
+
+    def _check_in_order(self, where: str, key: str, op: str) -> None:
+        """seq_``op``_MBps at least what random_``op``_iops move in 4 KiB requests: a sheet's
+        sequential figure below its random one is a GB/s figure typed as MB/s (3.5 for 3,500)."""
+        sequential = getattr(self, f"seq_{op}_MBps")
+        random_MBps = getattr(self, f"random_{op}_iops") * 4096 / 1e6
+        if random_MBps > sequential:
+            raise UserError(
+                where,
+                f"{key}.seq_{op}_MBps",
+                f"at least what random_{op}_iops move in 4 KiB {op}s ({random_MBps:,.0f} MB/s): "
+                f"a drive {op}s in order at least as fast as at random (a GB/s figure typed as "
+                f"MB/s?), got {sequential:g}",
+                related=(f"{key}.random_{op}_iops",),
+            )
 
     @property
     def sustained_write_MBps(self) -> float:

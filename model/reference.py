@@ -3,7 +3,7 @@
 For each registered model (``model.registry``) the body dataclass is walked field by field: a nested
 dataclass is a section (``workload``), a mapping of dataclasses a section of named entries
 (``volumes.NAME``, NAME being the user's own), a tuple a list. Each key gets its type in words, its
-unit (from its name's suffix, :data:`UNITS`), its default (the field's, ``required`` when it has
+unit (from its name's suffix, ``model.units``), its default (the field's, ``required`` when it has
 none), what values are allowed (``Literal`` options, ``schema.Bound`` or ``schema.Words`` words)
 and its meaning: the sentences of its class docstring that name it in double backticks, and the
 comments on its lines or right above it in the spec's source. ``python -m model schema`` prints it
@@ -27,53 +27,18 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from . import registry, unknowns
+from . import catalog, registry, unknowns
 from .design_points import MAX_SIMULATIONS
 from .errors import UserError
 from .parts import CATEGORIES
 from .scenario import MAX_VARIANTS
 from .schema import type_hints, words_of
+from .units import unit_of
 from .unknowns import Unknown
 
 NAME = (
     "NAME"  # stands for the user's own name of a mapping's entry (``volumes.md0`` is volumes.NAME)
 )
-
-# A key's unit from its name's suffix (the longest that matches wins). MB = 10^6 B, MiB = 2^20 B.
-UNITS: dict[str, str] = {
-    "_B": "bytes",
-    "_kB": "kB (10^3 B)",
-    "_KiB": "KiB (2^10 B)",
-    "_MB": "MB (10^6 B)",
-    "_MiB": "MiB (2^20 B)",
-    "_GB": "GB (10^9 B)",
-    "_GiB": "GiB (2^30 B)",
-    "_TB": "TB (10^12 B)",
-    "_TiB": "TiB (2^40 B)",
-    "_MBps": "MB/s",
-    "_MiBps": "MiB/s",
-    "_GBps": "GB/s",
-    "_Mbps": "Mbit/s",
-    "_Gbps": "Gbit/s",
-    "_GBph": "GB/h",
-    "_TBph": "TB/h",
-    "_ns": "ns",
-    "_us": "µs",
-    "_ms": "ms",
-    "_s": "s",
-    "_h": "hours",
-    "_pct": "%",
-    "_MHz": "MHz",
-    "_GHz": "GHz",
-    "_rpm": "revolutions per minute",
-    "_iops": "I/O operations per second",
-    "_pages": "pages",
-    "_segments": "TCP segments",
-    "_cycles_per_byte": "CPU cycles per byte",
-    "_cycles_per_frame": "CPU cycles per Ethernet frame",
-    "_cycles_per_packet": "CPU cycles per packet",
-    "_cycles": "CPU cycles",
-}
 
 # The keys every scenario file has besides its model's body (``model.scenario.HEADER_KEYS``).
 HEADER: dict[str, tuple[str, str, str, str]] = {  # key -> (type, default, allowed, meaning)
@@ -147,12 +112,6 @@ class ModelReference:
     summary: str
     sections: tuple[Section, ...]
     kind: str = "model"  # or "parts": a category of a parts file (``model.user_parts``)
-
-
-def unit_of(name: str) -> str:
-    """The unit a key's name carries (``rtt_ms`` -> ms), or "" for a count, a name or a ratio."""
-    matches = [suffix for suffix in UNITS if name.endswith(suffix)]
-    return UNITS[max(matches, key=len)] if matches else ""
 
 
 def _strip(tp: Any) -> tuple[Any, bool]:
@@ -457,7 +416,7 @@ class Declared:
 
 def declared() -> list[Declared]:
     """Every unknown the shipped scenarios (``data/scenarios/``) and catalog parts declare."""
-    from . import catalog, paths
+    from . import paths
     from . import scenario as scenario_module
 
     found = []
@@ -508,12 +467,19 @@ def text(refs: list[ModelReference], header: bool = True) -> str:
     for ref in refs:
         what = "model" if ref.kind == "model" else "parts file, category"
         blocks.append(_wrapped(f"== {what} {ref.name}: {ref.summary}", ""))
+        if ref.kind == "parts":  # where a refusal of an unknown id sends the user
+            blocks.append(_wrapped(_catalog_ids(ref.name), ""))
         for section in ref.sections:
             if section.key:
                 blocks.append(_wrapped(f"[{section.key}] {section.meaning}", ""))
             for k in section.keys:
                 blocks.append(f"  {k.key}  ({_facts(k)})\n{_wrapped(k.meaning, '      ')}")
     return "\n".join(blocks)
+
+
+def _catalog_ids(category: str) -> str:
+    ids = ", ".join(sorted(catalog.load().parts[category]))
+    return f"the catalog's ids (data/hardware/{category}.yaml): {ids}"
 
 
 def _cell(value: str) -> str:

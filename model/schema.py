@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
+from . import units
 from .errors import UserError, readable
 
 
@@ -136,7 +137,7 @@ def _describe(tp: Any) -> str:
 
 
 def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
-    described = _describe(tp)
+    described = _without_unit(tp, key, value) or _describe(tp)
     if isinstance(value, (dict, list)):
         shown = "a mapping" if isinstance(value, dict) else "a list"
     elif (
@@ -150,6 +151,37 @@ def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
     else:
         shown = readable(value)
     return UserError(where, key or "(top level)", f"must be {described}, got {shown}")
+
+
+def _without_unit(tp: Any, key: str, value: Any) -> str | None:
+    """What a number written as text with its unit ("14000 MB/s", a parts file's or an override's)
+    must be instead: a number in the unit of the key's name, and the one to write where the text's
+    unit converts to it (3.5 GB/s: write 3500), never taken for it. The key's range alone had told
+    the user nothing of what was wrong (the parts audit). None for any other value or type."""
+    written = units.with_unit(value) if isinstance(value, str) else None
+    if written is None or not _takes_number(tp):
+        return None
+    name = key.rpartition(".")[2].partition("[")[0]
+    unit = units.unit_of(name)
+    what = f"a number of {unit}, without the unit" if unit else f"{_describe(tp)}, without a unit"
+    number = units.in_unit_of(name, *written)
+    if number is not None and _admits(tp, number):
+        return f"{what}: write {number:.12g}"
+    return what + (f": {_describe(tp)}" if unit else "")
+
+
+def _takes_number(tp: Any) -> bool:
+    while typing.get_origin(tp) is Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp in (int, float)
+
+
+def _admits(tp: Any, number: float) -> bool:
+    try:
+        build(tp, int(number) if number.is_integer() else number, "")
+    except UserError:
+        return False
+    return True
 
 
 def _refuse_non_finite(value: Any, where: str, key: str) -> None:

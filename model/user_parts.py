@@ -10,10 +10,18 @@ import types
 import typing
 from dataclasses import MISSING, fields, is_dataclass
 
-from .catalog import CPU_KEYS, Catalog, check_references, load, with_cpu
+from .catalog import (
+    CPU_KEYS,
+    Catalog,
+    build_part,
+    check_references,
+    ids_offered,
+    load,
+    with_cpu,
+)
 from .errors import UserError, readable
 from .parts import CATEGORIES, Part
-from .schema import build_dataclass, type_hints
+from .schema import type_hints
 
 
 def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> Catalog:
@@ -60,8 +68,8 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
             raw["sources"] = {
                 k: v for k, v in (raw.get("sources") or {}).items() if k not in CPU_KEYS
             } | dict(spec.get("sources") or {})
-            raw = with_cpu(raw, parts["cpus"], where, at)
-        built = build_dataclass(CATEGORIES[category], raw, where, at)
+            raw = with_cpu(raw, parts["cpus"], where, at, users=True)
+        built = build_part(category, raw, where, at)
         parts[category][str(pid)] = added.setdefault(category, {})[str(pid)] = built
     catalog = Catalog(parts, with_users_parts=True)
     for category, table in added.items():
@@ -107,11 +115,8 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     """The parameters of the part ``like`` names, changed by ``raw``; every number ``raw`` changes
     needs its own source."""
     if not isinstance(like, str) or like not in parts[category]:
-        raise UserError(
-            where,
-            f"{at}.like",
-            f"names no {category[:-1]}; allowed: {', '.join(sorted(parts[category]))}",
-        )
+        offered = ids_offered(like, sorted(parts[category]), (category,), users=True)
+        raise UserError(where, f"{at}.like", f"names no {category[:-1]}; {offered}")
     sources = raw.get("sources") or {}
     if not isinstance(sources, dict):
         raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")

@@ -75,7 +75,9 @@ def test_unknown_raid_level(run_cli, tmp_path):
 
 def test_unknown_part(run_cli, tmp_path):
     path = _variant(tmp_path, lambda d: d["volumes"]["md0"]["disks"].update(part="no_such_drive"))
-    _one_line_error(run_cli("predict", path), "volumes.md0.disks.part", "unknown disk", "wd1200jb")
+    _one_line_error(
+        run_cli("predict", path), "volumes.md0.disks.part", "unknown disk", "model schema disks"
+    )
 
 
 def test_set_path_that_does_not_exist(run_cli):
@@ -754,3 +756,32 @@ def test_the_file_s_own_mistake_is_told_without_the_overrides_beside_it(run_cli,
     assert status == 2 and out == "" and err.count("\n") == 1
     assert err.startswith(f"{path}: volumes.data.disks.attach[1]: "), err
     assert "--set" not in err
+
+
+@pytest.mark.parametrize(
+    "setting, told",
+    [
+        (
+            "volumes.data.disks.seq_read_MBps=3.5 GB/s",
+            [
+                "volumes.data.disks.seq_read_MBps: must be a number of MB/s, without the unit: "
+                "write 3500, got '3.5 GB/s'"
+            ],
+        ),
+        (
+            "workload.request_KiB=612KiB",
+            ["workload.request_KiB: must be a number of KiB (2^10 B), without the unit: write 612"],
+        ),
+        (  # a count's name carries no unit: its words, then the number
+            "clients.count=8 servers",
+            [
+                "clients.count: must be a positive integer",
+                "without a unit: write 8, got '8 servers'",
+            ],
+        ),
+    ],
+)
+def test_an_override_written_with_its_unit_is_told_the_number_to_write(run_cli, setting, told):
+    """The parts audit: a number given with its unit was told only the key's range, in a parts
+    file and in --set alike; both now say to write the number alone, in the key's unit."""
+    _one_line_error(run_cli("predict", "purchase_nvme", "--set", setting), "--set: ", *told)

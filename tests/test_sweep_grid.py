@@ -563,6 +563,11 @@ def test_a_file_name_too_long_to_look_up_is_no_such_file(run_cli, tmp_path, text
     [
         (["workload.op=delete"], ": base: workload.op: must be one of 'read', 'write', 'copy'"),
         (["novalue"], ": base[0]: novalue: an override must read dotted.key=value"),
+        (  # the parts audit: a mapping was told "must be a list of string"
+            {"volumes.md0.level": "raid1"},
+            ": base: must be a list of KEY=VALUE strings, e.g. - volumes.data.level=10, got a "
+            "mapping",
+        ),
     ],
 )
 def test_a_mistake_in_base_is_named_file_colon_base_colon_key(tmp_path, run_cli, base, said):

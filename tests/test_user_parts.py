@@ -1,6 +1,7 @@
 """The user's own parts: parts files (``catalogs:``, ``--catalog``), inline ``parts:``, ``like:``,
 checked as the project's catalog is."""
 
+import dataclasses
 import json
 import os
 
@@ -9,7 +10,8 @@ import yaml
 from quote_parts import PARTS
 from quote_parts import write as _write
 
-from model import catalog, scenario, user_parts
+from model import catalog, paths, scenario, user_parts
+from model.parts import CATEGORIES
 from model.simulate import simulate
 from model.storage import disk as disk_model
 
@@ -187,6 +189,30 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             "parts.ssds.gbps.seq_read_MBps: at least what random_read_iops move in 4 KiB reads "
             "(13,517 MB/s)",
         ),
+        (  # the parts audit: a write rate typed in GB/s predicted writes at 3.5 MB/s
+            {
+                "ssds": {
+                    "gbps": {
+                        "like": "micron_9550_max_6400",
+                        "seq_write_MBps": 3.5,
+                        "sources": {"seq_write_MBps": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.ssds.gbps.seq_write_MBps: at least what random_write_iops move in 4 KiB writes",
+        ),
+        (  # beside a post-cache rate, the figure typed wrong is named, not the post-cache one
+            {
+                "ssds": {
+                    "gbps": {
+                        "like": "samsung_970_evo_plus_1tb",
+                        "seq_write_MBps": 3.3,
+                        "sources": {"seq_write_MBps": "estimated: a test"},
+                    }
+                }
+            },
+            "parts.ssds.gbps.seq_write_MBps: at least what random_write_iops move in 4 KiB writes",
+        ),
         (  # the input audit: 50 MB/s beside a 270 MB/s outer zone predicted 269.7 MB/s
             {
                 "disks": {
@@ -346,7 +372,9 @@ def test_a_host_names_its_processor_and_takes_its_figures():
     assert mine.copy_rate_MBps == xeon.copy_rate_MBps
     assert mine.memory_bandwidth_MBps == pytest.approx(2 * xeon.peak_memory_MBps)
     assert mine.sources["clock_GHz"].endswith("(data/hardware/cpus.yaml intel_xeon_gold_6430)")
-    with pytest.raises(UserError, match=r"parts.hosts.odd.cpu: names no cpu; allowed: amd_epyc"):
+    with pytest.raises(
+        UserError, match=r"parts.hosts.odd.cpu: names no cpu; the catalog .* amd_epyc"
+    ):
         with_parts(base, {"hosts": {"odd": {"like": "lenovo_sr665_v3", "cpu": "z80"}}}, "t")
 
 
@@ -385,3 +413,97 @@ def test_an_unknown_part_s_list_says_when_it_holds_the_scenario_s_own_parts(run_
     assert status == 2 and "nics.yaml, with the parts this scenario adds) has:" in err
     status, _, err = run_cli("predict", "eah_download", "--set", "server_nic=nosuchnic")
     assert status == 2 and "(data/hardware/nics.yaml) has:" in err
+
+
+def _shipped(category: str, pid: str) -> dict:
+    """A catalog part as its file writes it, to list in a parts file of the test's."""
+    return yaml.safe_load((paths.HARDWARE / f"{category}.yaml").read_text())[pid]
+
+
+def _refusal(tmp_path, run_cli, parts: dict) -> str:
+    parts_file = _write(tmp_path / "mine.yaml", parts)
+    status, out, err = run_cli(
+        "predict", _write(tmp_path / "s.yaml", _scenario(1)), "--catalog", parts_file
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "listed_under, category, pid",
+    [
+        ("disks", "ssds", "micron_9550_max_6400"),
+        ("controllers", "nics", "mellanox_cx6_100g"),
+        ("ssds", "disks", "exos_x24_st24000nm002h"),
+    ],
+)
+def test_a_part_listed_under_another_category_is_told_its_category(
+    tmp_path, run_cli, listed_under, category, pid
+):
+    """The parts audit: an NVMe drive listed under disks: was refused as 'host_bus: unknown key',
+    which sent its writer looking for a key they had right."""
+    part = _shipped(category, pid)
+    err = _refusal(tmp_path, run_cli, {listed_under: {"mine": part}})
+    theirs = {f.name for f in dataclasses.fields(CATEGORIES[listed_under])}
+    assert f"mine.yaml: {listed_under}.mine: {', '.join(sorted(set(part) - theirs))} " in err
+    assert f"of {category} parts, not of {listed_under}: list it under {category}:" in err
+
+
+def test_another_category_s_key_in_a_part_of_its_own_category_stays_an_unknown_key(
+    tmp_path, run_cli
+):
+    """A hard disk with a stray host_bus, a key of flash drives, is no flash drive: the key is
+    what is wrong."""
+    disk = _shipped("disks", "exos_x24_st24000nm002h") | {"host_bus": "sata_6g"}
+    err = _refusal(tmp_path, run_cli, {"disks": {"mine": disk}})
+    assert "disks.mine.host_bus: unknown key; allowed here:" in err
+
+
+@pytest.mark.parametrize(
+    "key, written, told",
+    [
+        ("seq_read_MBps", "14000 MB/s", "must be a number of MB/s, without the unit: write 14000"),
+        ("seq_read_MBps", "3.5 GB/s", "must be a number of MB/s, without the unit: write 3500"),
+        ("read_latency_us", "0.06 ms", "must be a number of µs, without the unit: write 60"),
+        (  # a unit of another measure converts to nothing: the key's unit and range are said
+            "seq_read_MBps",
+            "3.5 GB",
+            "must be a number of MB/s, without the unit: a drive's rate above 0",
+        ),
+    ],
+)
+def test_a_number_written_with_its_unit_is_told_the_number_to_write(
+    tmp_path, run_cli, key, written, told
+):
+    """The parts audit: '14000 MB/s' was refused with the key's range alone, which a figure of
+    14,000 is inside; a unit that converts (3.5 GB/s) gives the number in the key's unit."""
+    ssd = {"like": "micron_9550_max_6400", key: written, "sources": {key: "a test"}}
+    err = _refusal(tmp_path, run_cli, {"ssds": {"mine": ssd}})
+    assert f"ssds.mine.{key}: {told}" in err and f"got {written!r}" in err
+
+
+def test_a_nic_s_line_rate_with_its_unit_is_told_in_gbit_s(tmp_path, run_cli):
+    nic = {"like": "mellanox_cx6_100g", "rate_Gbps": "100 Gb/s", "sources": {"rate_Gbps": "t"}}
+    err = _refusal(tmp_path, run_cli, {"nics": {"mine": nic}})
+    assert "nics.mine.rate_Gbps: must be a number of Gbit/s, without the unit: write 100" in err
+
+
+@pytest.mark.parametrize(
+    "bus, closest",
+    [("pcie6_x4", "pcie5_x4"), ("pcie4.0_x4", "pcie4_x4"), ("pcie4_16x", "pcie4_x16")],
+)
+def test_an_unknown_bus_is_told_the_closest_ids_and_where_all_are_listed(
+    tmp_path, run_cli, bus, closest
+):
+    """The parts audit: an unknown host_bus was refused with a line of some 700 characters
+    listing every bus id; the line now gives the closest and where the whole list is, which
+    `schema buses` prints."""
+    ssd = {"like": "micron_9550_max_6400", "host_bus": bus}
+    err = _refusal(tmp_path, run_cli, {"ssds": {"mine": ssd}})
+    buses = catalog.load().parts["buses"]
+    assert f"ssds.mine.host_bus: unknown bus {bus!r}; the catalog (data/hardware/buses.yaml" in err
+    assert f"has {len(buses)} (python -m model schema buses lists them), the closest: " in err
+    assert closest in err.rpartition("the closest: ")[2].split(", ")
+    assert sum(pid in err.split() for pid in buses) < len(buses) / 2
+    status, listing, _ = run_cli("schema", "buses")
+    assert status == 0 and all(pid in listing for pid in buses)

@@ -41,7 +41,7 @@ from .. import catalog as catalog_module
 from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
-from ..errors import UserError
+from ..errors import UserError, readable
 from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
@@ -91,6 +91,13 @@ class Sample:
                 raise UserError(where, f"{key}.options.{k}", "must list at least one value")
 
 
+def _as_overrides(value: object) -> str:
+    """How to write a grid's base, the overrides every point shares as --set takes them: a mapping
+    written there had been told "must be a list of string" (the parts audit)."""
+    shown = "a mapping" if isinstance(value, dict) else readable(value)
+    return f"must be a list of KEY=VALUE strings, e.g. - volumes.data.level=10, got {shown}"
+
+
 @dataclass(frozen=True)
 class Grid:
     name: str
@@ -98,7 +105,7 @@ class Grid:
     notebook: str | None = None
     engine: Literal["inprocess", "papermill"] = "inprocess"
     seed: NonNegativeInt | None = None  # the scenario's own seed when not given
-    base: tuple[str, ...] = ()
+    base: tuple[str, ...] = field(default=(), metadata={"hint": _as_overrides})
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
     sample: Sample | None = None
