@@ -158,8 +158,7 @@ def locate_key(body_cls: type, key: str, where: str) -> Any:
             "a header key of the scenario file: edit it there; an override sets the model's keys "
             f"and {', '.join(OVERRIDE_KEYS)}",
         )
-    model = next((n for n, r in registry.MODELS.items() if r.body is body_cls), "")
-    return locate(body_cls, key, where, model=model, top=OVERRIDE_KEYS)
+    return locate(body_cls, key, where, model=registry.name_of(body_cls), top=OVERRIDE_KEYS)
 
 
 def _admits_none(tp: Any) -> bool:

@@ -328,6 +328,66 @@ def test_a_papermill_point_s_imports_leave_out_what_it_does_not_use():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+# a scenario of each of three models, and the modules of the models it does not use: its point
+# imports its own model alone (``model.registry`` imports a model's module on first use), besides
+# those it names (none of these does), and numba, which only the compiled loops load
+OTHER_MODELS = {
+    "em_ingest": (  # storage
+        "model.network.wan",
+        "model.network.dbclients",
+        "model.servers.download",
+        "model.servers.ingest",
+        "model.servers.relay",
+        "numba",
+    ),
+    "mdsplus": (  # db_clients
+        "model.storage.stream",
+        "model.network.wan",
+        "model.servers.download",
+        "model.servers.ingest",
+        "model.servers.relay",
+        "numba",
+    ),
+    "psu_relay": (  # relay_cluster
+        "model.storage.stream",
+        "model.network.wan",
+        "model.network.dbclients",
+        "model.servers.download",
+        "model.servers.ingest",
+        "numba",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", OTHER_MODELS)
+def test_a_papermill_point_imports_only_the_model_its_scenario_uses(name):
+    """The bench's papermill target (within 1.2x of an empty notebook): a point spent most of its
+    0.18 s importing every model the registry listed, the one its scenario uses among them. Run
+    as papermill runs it, with the scenario as its parameter, the notebook loads none of the
+    others."""
+    import subprocess
+    import sys
+
+    import nbformat
+
+    cells = nbformat.read(paths.NOTEBOOKS / "sweep_point.ipynb", 4).cells
+    parameters = f"scenario = {name!r}\nsettings = {{}}\nresult_path = ''"
+    code = [
+        parameters if "parameters" in c.metadata.get("tags", []) else c.source
+        for c in cells
+        if c.cell_type == "code"
+    ]
+    others = OTHER_MODELS[name]
+    check = f"print([m for m in {others} if m in sys.modules])"
+    out = subprocess.run(
+        [sys.executable, "-c", "\n".join(["import sys", *code, check])],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
 def test_a_reader_that_stops_early_gets_no_traceback():
     """`python -m model predict ... | head -0`: a closed pipe ends the run quietly, status 1."""
     import subprocess

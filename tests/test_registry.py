@@ -66,6 +66,14 @@ def test_a_model_is_registered_once_and_a_parameter_declared_once():
     assert "storage_twin" not in registry.MODELS
 
 
+@pytest.mark.parametrize("built_in", registry._BUILT_IN, ids=lambda b: b.name)
+def test_a_built_in_model_s_record_is_the_one_its_registry_line_declares(built_in):
+    """The registry lists a model's free parameters before importing its module (the parameter
+    table reads them without a model): the record the module exports must list the same."""
+    record = built_in.record()
+    assert (record.name, record.parameters) == (built_in.name, built_in.parameters)
+
+
 def _imports(path: Path) -> list[str]:
     """The project modules ``path`` imports, as dotted names below ``model``."""
     package = ".".join(path.relative_to(paths.PROJECT_ROOT).with_suffix("").parts[:-1])

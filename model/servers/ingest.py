@@ -70,7 +70,7 @@ from ..settings import lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..spec import ModelRecord, Scenario
 from ..storage import front
-from ..storage import simulate as simulate_storage
+from ..storage.simulation import simulate as simulate_storage
 from .spec import IngestBody
 
 STAGES = (

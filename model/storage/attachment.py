@@ -292,7 +292,7 @@ class Attachment:
 
     def driver_cost(self, cname: str) -> float:
         """Host CPU seconds per byte written the controller's driver costs (its ``driver_cost``)."""
-        name = self.body.controllers[cname].driver_cost  # one of ns/B (storage.check_parts)
+        name = self.body.controllers[cname].driver_cost  # one of ns/B (simulation.check_parts)
         return 0.0 if name is None else self.params[name] * 1e-9
 
     def mirror_reads(self, vname: str) -> str | None:

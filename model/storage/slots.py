@@ -165,7 +165,7 @@ def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
     """Refuse, in one line, a controller whose own host interface does not fit its segment: a PCI
     Express card on a parallel segment (PCI, PCI-X, a hub link) unless it bridges to one of that
     kind (``Controller.bridged_bus``), or a parallel card on a PCI Express segment. The parts are
-    known to exist (``model.storage.check_parts``)."""
+    known to exist (``model.storage.simulation.check_parts``)."""
     segments = {
         n: catalog.get("buses", s.part, where, f"buses.{n}.part") for n, s in body.buses.items()
     }

@@ -1112,7 +1112,7 @@ class StorageBody:
         any other way (``build_dataclass`` called directly, as tests do) has none in view and
         skips both: a pool of 61 drives on a 60-bay JBOD is told as 'vdevs.count: must divide
         disks.count (61)', and an unknown shelf part passes here. The simulation checks the part
-        and the bays again regardless (``model.storage.check_parts``, ``attachment``)."""
+        and the bays again regardless (``model.storage.simulation.check_parts``, ``attachment``)."""
         taken: dict[str, str] = {}  # attach point -> the key that put a used drive or lane there
         for kind, names in (("controller", self.controllers), ("shelf", self.shelves)):
             if NVME in names:
@@ -1249,7 +1249,7 @@ class StorageBody:
         """A ``SHELF.BAY`` point names a bay its shelf has (``parts.check_bay``), and the shelf
         a part the catalog has, where the catalog is in view while the body is built
         (``model.catalog.being_built``; the simulation checks both again,
-        ``model.storage.check_parts`` and ``model.storage.attachment``)."""
+        ``model.storage.simulation.check_parts`` and ``model.storage.attachment``)."""
         holder = point.partition(".")[0]
         catalog = being_built()
         if holder not in self.shelves or catalog is None:
