@@ -155,6 +155,13 @@ def link_words(bus: Bus) -> str:
     return f"PCIe {generation}.0 x{bus.lanes}" if generation else bus.name
 
 
+def trained_words(own: Bus, link: Bus, where: str) -> str:
+    """A device's own host interface ``own`` trained down to ``link`` ``where`` it sits, as the
+    notes say it: "its PCIe 5.0 x4 host interface, trained to PCIe 4.0 x4 on segment bay" (a
+    NIC's, ``nic_bus_note``; an NVMe drive's, ``model.storage.topology``)."""
+    return f"its {link_words(own)} host interface, trained to {link_words(link)} {where}"
+
+
 def nic_bus_note(
     catalog: Catalog,
     nic_id: str,
@@ -190,8 +197,7 @@ def nic_bus_note(
         link = (
             f"its host bus {nic.host_bus}"
             if link_words(bus) == link_words(own)  # a slot that trains it to its own link
-            else f"its {link_words(own)} host interface, trained to {link_words(bus)} in "
-            f"{host_id}'s slot"
+            else trained_words(own, bus, f"in {host_id}'s slot")
         )
         lines = (
             f"its {nic.rate_Gbps:g} Gbit/s line ({line_MBps:,.0f} MB/s)"

@@ -51,7 +51,13 @@ def prediction_text(
     lines_before = [] if point_only or interval is None else _interval_lines(interval, each)
     spread = "(the point prediction alone: --point)" if point_only else ""
     busiest = 100 * result.utilization[result.bottleneck]
-    limit = f"{result.bottleneck} ({_fmt(busiest, '%')} busy)"
+    busy, words = f"{_fmt(busiest, '%')} busy", result.bottleneck_words
+    # what it is where its name does not say, then the resource it names
+    limit = (
+        f"{words} ({result.bottleneck}, {busy})"
+        if words != result.bottleneck
+        else f"{result.bottleneck} ({busy})"
+    )
     if result.bottleneck == OFFERED_LOAD:  # it keeps up: the busiest resource is no bottleneck
         others = result.resources
         if others:

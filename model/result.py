@@ -37,6 +37,10 @@ class Result:
     # not tell them apart or its bound counts no such work (``bound_MBps`` then: the
     # memory-mapped test's, its drives' time alone)
     ceiling_MBps: float | None = None
+    # each labelled resource's name -> what a planner reads for it (``FlowResource.label``),
+    # shared by the resources alike: the text's bottleneck (``bottleneck_words``); kept out of
+    # ``to_dict``, whose ``bottleneck`` stays the resource's name, which sweeps and notebooks key on
+    labels: dict[str, str] = field(default_factory=dict)
 
     @property
     def throughput_MBps(self) -> float:
@@ -86,6 +90,12 @@ class Result:
         return busiest(self.utilization)
 
     @property
+    def bottleneck_words(self) -> str:
+        """The bottleneck as a planner reads it (``readable``): its label and how many of the
+        resources labelled alike are as busy; its name where it has no label."""
+        return readable(self.bottleneck, self.labels, self.utilization)
+
+    @property
     def resources(self) -> dict[str, float]:
         """The utilisation of the resources alone, without the offered load a model that sets one
         lists beside them (``OFFERED_LOAD``, the share of it carried)."""
@@ -104,7 +114,7 @@ class Result:
 
     def to_dict(self) -> dict:
         out = asdict(self)
-        del out["unpredicted"]
+        del out["unpredicted"], out["labels"]
         out["notes"] = list(self.notes)
         out.update({name: getattr(self, name) for name in METRICS})
         out["bottleneck"] = self.bottleneck
@@ -140,3 +150,20 @@ def busiest(utilization: dict[str, float]) -> str:
         if tied:
             return max(tied, key=tied.__getitem__)
     return name
+
+
+def readable(name: str, labels: dict[str, str], load: dict[str, float]) -> str:
+    """Resource ``name`` as a planner reads it: its label (``labels``, name -> label), and where
+    several resources share it, how many of them are as loaded as it (``load``, each one's
+    utilisation): "drives of volume data: 24, each at its limit"; its name where it has no
+    label."""
+    label = labels.get(name)
+    if label is None:
+        return name
+    alike = [other for other, words in labels.items() if words == label]
+    if len(alike) == 1:
+        return label
+    limit = [other for other in alike if load.get(other, 0.0) >= load[name] * (1 - TIE)]
+    if len(limit) == len(alike):
+        return f"{label}: {len(alike)}, each at its limit"
+    return f"{label}: {len(limit)} of {len(alike)} at their limit"

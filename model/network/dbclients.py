@@ -100,6 +100,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=bound,
         ceiling_MBps=_bound_MBps(run.net, per_client_B, max(run.alone_s[True]), rated=True),
         notes=_notes(body, catalog, run, utilization, rate_MBps, bound),
+        labels=run.net.labels(),
     )
 
 

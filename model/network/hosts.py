@@ -109,9 +109,22 @@ def cards_of(
     # partition of the flows over the cards then holds (model.network.hosts.partition_bound_Bps)
     line_Bps = nic.rate_Gbps * 1e9 / 8
     binds = any(n > 1 and link < n * line_Bps for n, link in cards_Bps)
+    cards_words = (
+        "network card (its ports share its link into it)"
+        if len(cards_Bps) == 1
+        else "network cards (a card's ports share its link into it)"
+    )
     for number, (n, link) in enumerate(cards_Bps):
         # what the card moves: its link, or its ports' lines where less (a card of one port)
-        card = net.resource(f"card {label}.{number}", min(link, n * line_Bps)) if binds else None
+        card = (
+            net.resource(
+                f"card {label}.{number}",
+                min(link, n * line_Bps),
+                label=f"the {label} host's {cards_words}",
+            )
+            if binds
+            else None
+        )
         cards += [card] * n
     return cards
 
@@ -138,7 +151,12 @@ def host_net(
     ``nic_links.nic_rate_Bps``)."""
     host: Host = catalog.get("hosts", host_id, where, host_key)
     nic: Nic = catalog.get("nics", nic_id, where, nic_key)
-    cpu = net.resource(f"cpu {label}", host.cores * available, unit="core-s")
+    cpu = net.resource(
+        f"cpu {label}",
+        host.cores * available,
+        unit="core-s",
+        label=f"the {label} host's cores, all {host.cores}",
+    )
     irq_cores = host.cores if irq_affinity == "spread" else 1
     irq = net.resource(f"irq {label}", irq_cores * available, unit="core-s")
     # each card in the host's fastest slot left (nic_links.cards_Bps), each of its ports moving its
@@ -146,7 +164,8 @@ def host_net(
     on_cards = cards_Bps(catalog, nic, host_id, members, mtu_B=mtu_B, bus_efficiency=bus_efficiency)
     line_Bps = nic.rate_Gbps * 1e9 / 8.0
     rates_Bps = [min(line_Bps, link) for n, link in on_cards for _ in range(n)]
-    nics = [net.resource(f"nic {label}.{i}", rate) for i, rate in enumerate(rates_Bps)]
+    ports = f"the {label} host's network port{'s' if len(rates_Bps) > 1 else ''}"
+    nics = [net.resource(f"nic {label}.{i}", rate, label=ports) for i, rate in enumerate(rates_Bps)]
     return HostNet(
         label=label,
         host=host,

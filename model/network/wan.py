@@ -120,9 +120,15 @@ class _Prefixed:
         self._net, self._prefix = net, prefix
 
     def resource(
-        self, name: str, capacity: float, unit: str = "B", rated_capacity: float | None = None
+        self,
+        name: str,
+        capacity: float,
+        unit: str = "B",
+        rated_capacity: float | None = None,
+        label: str | None = None,
     ) -> FlowResource:
-        return self._net.resource(f"{self._prefix}{name}", capacity, unit, rated_capacity)
+        prefixed = None if label is None else f"{self._prefix}{label}"
+        return self._net.resource(f"{self._prefix}{name}", capacity, unit, rated_capacity, prefixed)
 
 
 @dataclass
@@ -722,6 +728,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         utilization=utilization,
         bound_MBps=bound,
         ceiling_MBps=partition_bound_Bps(usages, ceilings, rated=True) / 1e6,
+        labels=net.labels(),
         notes=(
             *built.notes,
             *_ramp_note(ran, rtt_s, elapsed),

@@ -44,11 +44,14 @@ class FlowResource:
 
     ``load`` is the units/s in use under the current allocation, ``carried`` the units moved so
     far (the integral of load up to the network's last event); reading either shares out first the
-    flows started at this instant (``FlowNetwork.settle``).
+    flows started at this instant (``FlowNetwork.settle``). ``label`` is what a planner reads for
+    it, shared by the resources alike (each drive of a volume: "drives of volume data"); None
+    where its name says it.
     """
 
     __slots__ = (
         "name",
+        "label",
         "capacity",
         "unit",
         "rated_capacity",
@@ -66,10 +69,11 @@ class FlowResource:
         unit: str,
         net: FlowNetwork,
         rated_capacity: float | None = None,
+        label: str | None = None,
     ):
         if not capacity > 0:
             raise ValueError(f"resource {name}: capacity must be positive, got {capacity}")
-        self.name, self.capacity, self.unit = name, capacity, unit
+        self.name, self.capacity, self.unit, self.label = name, capacity, unit, label
         # what its rated parts alone would allow (``rated``): its capacity, none for CPU work,
         # more where the capacity counts CPU work beside rated parts (a stream's requests in
         # flight, each a drive's time and the host's)
@@ -290,14 +294,24 @@ class FlowNetwork:
         self._settling = False  # an event at this instant will share them out
 
     def resource(
-        self, name: str, capacity: float, unit: str = "B", rated_capacity: float | None = None
+        self,
+        name: str,
+        capacity: float,
+        unit: str = "B",
+        rated_capacity: float | None = None,
+        label: str | None = None,
     ) -> FlowResource:
         """Declare a resource (``FlowResource``); names are unique within the network."""
         if name in self.resources:
             raise ValueError(f"resource {name} declared twice")
-        res = FlowResource(name, float(capacity), unit, self, rated_capacity)
+        res = FlowResource(name, float(capacity), unit, self, rated_capacity, label)
         self.resources[name] = res
         return res
+
+    def labels(self) -> dict[str, str]:
+        """Each labelled resource's name -> its label (``FlowResource.label``), as a result
+        keeps them (``Result.labels``)."""
+        return {name: r.label for name, r in self.resources.items() if r.label is not None}
 
     def transfer(
         self,

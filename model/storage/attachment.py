@@ -54,6 +54,9 @@ class Attachment:
     def __init__(self, buses: Buses, params: dict[str, float]) -> None:
         self.buses, self.params = buses, params
         self.body, self.catalog, self.where = buses.body, buses.catalog, buses.where
+        # NVMe attach point -> the drive's own link, the slower one it trains to on its segment
+        # and the segment (``nvme_links``; ``topology.trained_down_notes`` tell the user)
+        self.trained_down: dict[str, tuple[Bus, Bus, str]] = {}
 
     def controller(self, name: str) -> Controller:
         """The catalog part of the scenario's controller ``name``, which must move data by DMA."""
@@ -208,6 +211,8 @@ class Attachment:
             )
         path = [buses.segment(seg_name), *buses.upstream(seg_name)]
         link = pcie_trained(own, seg)
+        if buses.sustained_Bps(link) < buses.sustained_Bps(own):
+            self.trained_down[point] = (own, link, seg_name)
         if link == seg:  # the segment's own lanes and generation: its limit is the drive's
             return path
         # and at the segment's generation where that is older than the drive's

@@ -60,18 +60,29 @@ class Buses:
         self.direction: str | None = None
         # for each segment whose PCIe switch link trains below it, what to tell the user
         self.switch_notes: dict[str, str] = {}
+        # the resources of the segments and switch links a byte's time on is the times it crosses
+        # them (``segment``, ``switch_link``: not a multidrop segment's, whose time a byte is
+        # also its card's width), whose labels say how often it does (``label_crossings``)
+        self.bus_links: set[FlowResource] = set()
 
     def resource(
-        self, name: str, capacity: Callable[[], float], duplex: bool = False, unit: str = "B"
+        self,
+        name: str,
+        capacity: Callable[[], float],
+        duplex: bool = False,
+        unit: str = "B",
+        label: str | None = None,
     ) -> FlowResource:
         """The resource ``name``, declared at ``capacity()`` ``unit`` a second the first time it is
-        asked for (bytes; a processor's seconds, "core-s", for a RAID card's or raid5d's time); a
-        link that carries each way at once (``duplex``: ``full_duplex``) one way's, where the
-        workload moves bytes both ways (``direction``)."""
+        asked for (bytes; a processor's seconds, "core-s", for a RAID card's or raid5d's time),
+        read as ``label`` (``FlowResource.label``); a link that carries each way at once
+        (``duplex``: ``full_duplex``) one way's, where the workload moves bytes both ways
+        (``direction``)."""
         if duplex and self.direction is not None:
             name = f"{name} ({self.direction}s)"
+            label = None if label is None else f"{label} ({self.direction}s)"
         if name not in self.declared:
-            self.declared[name] = self.net.resource(name, capacity(), unit)
+            self.declared[name] = self.net.resource(name, capacity(), unit, label=label)
         return self.declared[name]
 
     def sustained_Bps(self, bus: Bus) -> float:
@@ -94,28 +105,51 @@ class Buses:
         )
 
     def segment(self, name: str) -> FlowResource:
-        """A bus segment, its rate reckoned once, when it is first declared."""
-        return self.resource(
-            f"bus {name}", lambda: self.segment_Bps(name), full_duplex(self.segment_bus(name))
+        """A bus segment, its rate reckoned once, when it is first declared, read as
+        ``segment_words`` say."""
+        segment = self.resource(
+            f"bus {name}",
+            lambda: self.segment_Bps(name),
+            full_duplex(self.segment_bus(name)),
+            label=self.segment_words(name),
         )
+        if not self.segment_bus(name).multidrop:
+            self.bus_links.add(segment)
+        return segment
+
+    def segment_words(self, name: str) -> str:
+        """A segment as a planner reads it: its bus, whether others hang from it and, for a
+        multidrop one, the clock its slowest card holds it to, where that is less than its own:
+        "PCIe 4.0 x16 uplink up", "PCI-X 64-bit, 133 MHz segment pcix_a, held to 33 MHz by its
+        slowest card"."""
+        bus, running = self.segment_bus(name), self.running_bus(name)
+        kind = "uplink" if any(seg.via == name for seg in self.body.buses.values()) else "segment"
+        words = f"{link_words(bus)} {kind} {name}"
+        if bus.multidrop and running.clock_MHz < bus.clock_MHz:
+            words += f", held to {running.clock_MHz:.0f} MHz by its slowest card"
+        return words
 
     def segment_Bps(self, name: str) -> float:
-        """What a segment carries (``sustained_Bps``); a multidrop one (PCI, PCI-X) runs at the
-        clock of its slowest card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a
-        conventional PCI card puts a PCI-X segment in conventional mode at that card's clock (PCI
-        Local Bus Specification 2.2, the M66EN pin; PCI-X Addendum 1.0)."""
+        """What a segment carries (``sustained_Bps``) at the clock it runs at (``running_bus``)."""
+        return self.sustained_Bps(self.running_bus(name))
+
+    def running_bus(self, name: str) -> Bus:
+        """The bus segment ``name`` runs as: a multidrop one (PCI, PCI-X) at the clock of its
+        slowest card: a 33 MHz card holds a 66 MHz PCI segment at 33 MHz, and a conventional PCI
+        card puts a PCI-X segment in conventional mode at that card's clock (PCI Local Bus
+        Specification 2.2, the M66EN pin; PCI-X Addendum 1.0)."""
         bus = self.segment_bus(name)
-        if bus.multidrop:
-            clock_MHz = min(
-                [bus.clock_MHz]
-                + [
-                    own.clock_MHz
-                    for cname, slot in self.body.controllers.items()
-                    if slot.bus == name and (own := self.card_bus(cname)).kind == "parallel"
-                ]
-            )
-            bus = replace(bus, clock_MHz=clock_MHz)
-        return self.sustained_Bps(bus)
+        if not bus.multidrop:
+            return bus
+        clock_MHz = min(
+            [bus.clock_MHz]
+            + [
+                own.clock_MHz
+                for cname, slot in self.body.controllers.items()
+                if slot.bus == name and (own := self.card_bus(cname)).kind == "parallel"
+            ]
+        )
+        return replace(bus, clock_MHz=clock_MHz)
 
     def chain(self, name: str) -> list[str]:
         """A segment and those it hangs from (``BusSegment.via``), nearest first."""
@@ -156,7 +190,25 @@ class Buses:
             "than the devices below it, give the segments below it the switch's ports (each "
             "device's own link still trains down to the device)"
         )
-        return self.resource(f"link {parent}", lambda: self.sustained_Bps(link), full_duplex(link))
+        uplink = self.resource(
+            f"link {parent}",
+            lambda: self.sustained_Bps(link),
+            full_duplex(link),
+            label=f"{link_words(link)} link of the PCIe switch in segment {parent}",
+        )
+        self.bus_links.add(uplink)
+        return uplink
+
+    def label_crossings(self, usage: dict[FlowResource, float], bytes_words: str) -> None:
+        """Add to the label of each segment or switch link (``bus_links``) a byte of ``usage``
+        crosses more than once (to three figures) how many times it does (``bytes_words``, whose
+        bytes: "each byte written to data"): an md RAID10 write's two copies both cross a PCIe
+        switch's uplink."""
+        for res, times in usage.items():
+            shown = f"{times:.3g}"
+            if res in self.bus_links and float(shown) > 1:
+                count = "twice" if shown == "2" else f"{shown} times"
+                res.label = f"{res.label}, which {bytes_words} crosses {count}"
 
     def slot_costs(self, cname: str) -> dict[FlowResource, float]:
         """Segment time a byte the controller moves takes on its slot's segment

@@ -138,6 +138,9 @@ class Front:
     members: tuple[int, ...]  # each connection's bond member
     bytes_per_flow: float  # what each connection moves
     mtu_B: int  # the clients' LAN's MTU
+    # the server's thread pool (nfsd's): its threads' time, then, for reads at random, their drive
+    # waits, each a resource of as many thread-s a second as it has threads; empty without one
+    pool: tuple[FlowResource, ...]
     # what the host's NICs leave unused (nic_links.listed_ports_notes) and what the host's and the
     # clients' slots hold them to (nic_links.nic_notes, every port the host lists)
     notes: tuple[str, ...]
@@ -283,7 +286,12 @@ def build(
     rated_Bps = limit_Bps(0.0, 0.0)
     ports = [net.resource(f"nic client.{i}", nic_Bps) for i in range(clients)]
     in_flight = [
-        net.resource(f"requests client.{i}", server_Bps, rated_capacity=rated_Bps)
+        net.resource(
+            f"requests client.{i}",
+            server_Bps,
+            rated_capacity=rated_Bps,
+            label=in_flight_words(body, read_ahead_B, clients),
+        )
         if math.isfinite(server_Bps)
         else None
         for i in range(clients)
@@ -341,6 +349,7 @@ def build(
         members,
         bytes_per_flow,
         mtu_B,
+        tuple(r for r in (threads, waits) if r is not None),
         notes,
     )
 
@@ -390,6 +399,19 @@ def client_limit_Bps(
         )
         return read_ahead_B / response_s
     return math.inf
+
+
+def in_flight_words(body: StorageBody, read_ahead_B: float | None, clients: int) -> str:
+    """What each of ``clients`` keeps in flight, where it limits the client
+    (``client_limit_Bps``), as a planner reads it: an NFS reader in order its read-ahead window
+    a round trip, a reader at random its requests (``storage_stream.in_flight_words``)."""
+    w = body.workload
+    if w.pattern == "random" or read_ahead_B is None:
+        return storage_stream.in_flight_words(body, "client", clients)
+    window = f"{read_ahead_B / 1024:,.10g} KiB a round trip"
+    if clients == 1:
+        return f"the NFS client's read-ahead, {window}"
+    return f"the NFS clients' read-ahead, each {window}"
 
 
 def calls_in_flight(body: StorageBody, read_ahead_B: float | None, connections: int) -> float:
@@ -507,6 +529,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             f"{host.clock_GHz:g} GHz cores, a call of {call_KiB:,.4g} KiB (nfs_call_cycles: an "
             "estimate, its range in the interval)",
         )
+        notes += nfsd_threads_note(front, c, call_KiB * 1024, cap_Bps * flows)
     notes += storage_stream.bottleneck_notes(bottleneck, params, body, catalog)
     notes += memory.note(
         bottleneck,
@@ -525,7 +548,63 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         # threads (write-back, md parity), every second the host's cores carried
         cpu_sys_s=front.side.cpu.carried,
         notes=notes,
+        labels=net.labels(),
     )
+
+
+# how near the nfsd threads' bound may come to the next limit's for a note on them: within 5 %
+NEAR_BINDING = 1.05
+
+
+def nfsd_threads_note(
+    front: Front, c: Clients, call_B: float, offered_Bps: float
+) -> tuple[str, ...]:
+    """A note where the kernel NFS server's threads (``front.pool``) bind, or come within
+    ``NEAR_BINDING`` of it, by the bottleneck law over the clients' flows
+    (``stream.demand_per_byte``): a server setting, not hardware. It gives their count and
+    whether the scenario set it, what one thread moves and how long a call of ``call_B`` holds it,
+    and how many would let the next limit bind (``next_limit``)."""
+    threads = front.pool[0]
+    demand = storage_stream.demand_per_byte(front.usages)
+    thread_Bps = 1.0 / demand[threads]  # what one thread moves, busy all the time
+    together_Bps = threads.capacity * thread_Bps
+    next_words, next_Bps = next_limit(front, demand, offered_Bps)
+    if together_Bps > NEAR_BINDING * next_Bps:
+        return ()
+    source = f"the default: rpc.nfsd starts {NFSD_THREADS}" if c.nfsd_threads is None else "set"
+    said = (
+        f"nfsd threads: {threads.capacity:,.0f} (clients.nfsd_threads, {source}), a server "
+        f"setting, not hardware: each moves {thread_Bps / 1e6:,.0f} MB/s ({call_B / 1024:,.4g} "
+        f"KiB a call in {call_B * demand[threads] * 1e6:,.1f} us), "
+        f"{together_Bps / 1e6:,.0f} MB/s together"
+    )
+    if together_Bps <= next_Bps:
+        needed = math.ceil(next_Bps / thread_Bps)
+        return (
+            f"{said}; {needed:,} would let the next limit bind, at {next_Bps / 1e6:,.0f} MB/s: "
+            f"{next_words}",
+        )
+    return (
+        f"{said}, within {100 * (together_Bps / next_Bps - 1):.1f} % of the limit that binds, at "
+        f"{next_Bps / 1e6:,.0f} MB/s: {next_words}",
+    )
+
+
+def next_limit(
+    front: Front, demand: dict[FlowResource, float], offered_Bps: float
+) -> tuple[str, float]:
+    """The limit the clients' flows meet first past the server's thread pool, as a planner reads
+    it (a resource's label, else its name), and what it allows them in all (bytes a second): the
+    bottleneck law's least bound over the other resources (``demand``, per byte of the
+    aggregate; alike resources, one label, as one), or what the clients ask for
+    (``offered_Bps``), as they are."""
+    limits = {"what the clients ask for (clients.offered_MBps)": offered_Bps}
+    for res, d in demand.items():
+        if d > 0 and res not in front.pool:
+            words = res.label or res.name
+            limits[words] = min(limits.get(words, math.inf), res.capacity / d)
+    words = min(limits, key=limits.__getitem__)
+    return words, limits[words]
 
 
 def _offload_note(c: Clients, side: HostNet, bottleneck: str) -> tuple[str, ...]:

@@ -59,6 +59,18 @@ def random_limit_Bps(
     return depth * w.request_KiB * 1024 / (path.request_s[w.target] + core_s + wait_s)
 
 
+def in_flight_words(body: StorageBody, who: str, count: int) -> str:
+    """What each of ``count`` ``who`` (a stream, a LAN's client) keeps in flight, where that
+    limits it, as a planner reads it: its random requests (``random_limit_Bps``) or its direct
+    ones (``direct.request_limit_Bps``)."""
+    w = body.workload
+    depth = zfs.in_flight(body.volumes[w.target], body) if w.pattern == "random" else w.queue_depth
+    held = f"{depth:,.10g} of {w.request_KiB:,.10g} KiB"
+    if count == 1:
+        return f"the {who}'s requests in flight, {held}"
+    return f"the {who}s' requests in flight, each keeping {held}"
+
+
 def target_io_s_per_byte(
     params: dict[str, float], body: StorageBody, copy_rate_MBps: float, op: str
 ) -> float:
@@ -223,17 +235,24 @@ def write_through_limit_Bps(
 
 def bottleneck_bound_MBps(usages: list[dict[FlowResource, float]], rated: bool = False) -> float:
     """The bottleneck law for identical streams sharing the aggregate equally: X <= min_j C_j / D_j
-    (over the rated resources alone with ``rated``: ``Result.ceiling_MBps``; inf where none).
+    (over the rated resources alone with ``rated``: ``Result.ceiling_MBps``; inf where none), D_j
+    resource j's demand per byte of the aggregate (``demand_per_byte``)."""
+    demand = demand_per_byte(usages, rated)
+    return min((res.capacity / d for res, d in demand.items() if d > 0), default=math.inf) / 1e6
 
-    D_j, resource j's demand per byte of the aggregate, is the streams' usage summed over streams
-    and divided by their number (a core used by one of k streams bounds the aggregate at k times
-    its own rate).
-    """
+
+def demand_per_byte(
+    usages: list[dict[FlowResource, float]], rated: bool = False
+) -> dict[FlowResource, float]:
+    """Each resource's demand per byte of the aggregate of identical streams sharing it equally:
+    the streams' usage summed over streams and divided by their number (a core used by one of k
+    streams bounds the aggregate at k times its own rate); over the rated resources alone with
+    ``rated`` (``rated_usage``)."""
     demand: dict[FlowResource, float] = {}
     for usage in usages:
         for res, per_byte in (rated_usage(usage) if rated else usage).items():
             demand[res] = demand.get(res, 0.0) + per_byte / len(usages)
-    return min((res.capacity / d for res, d in demand.items() if d > 0), default=math.inf) / 1e6
+    return demand
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
@@ -275,8 +294,12 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
             direct.request_limit_Bps(body, path, s, cache_command_s) for s in (core_s, 0.0)
         )
     if w.pattern == "random" or direct_io:
+        words = in_flight_words(body, "stream", w.streams)
         for i, usage in enumerate(usages):
-            usage[net.resource(f"requests {i}", limit_Bps, rated_capacity=rated_Bps)] = 1.0
+            requests = net.resource(
+                f"requests {i}", limit_Bps, rated_capacity=rated_Bps, label=words
+            )
+            usage[requests] = 1.0
     elif w.op != "read":  # the write-back's requests, one at a time, each waiting a turn
         turns_Bps = write_through_limit_Bps(body, catalog, path, scenario.path)
         if turns_Bps is not None:
@@ -306,6 +329,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         ceiling_MBps=bottleneck_bound_MBps(usages, rated=True),
         cpu_sys_s=cpu_sys_s,
         io_wait_pct=io_wait_pct,
+        labels=net.labels(),
         notes=path.notes
         + bottleneck_notes(bottleneck, params, body, catalog)
         + memory.note(bottleneck, "host", path.host, memory_crossings(path, body))

@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 from .. import memory
 from ..catalog import Catalog
 from ..errors import UserError
-from ..parts import Disk, Host, Ssd
+from ..nic_links import link_words, trained_words
+from ..parts import Bus, Disk, Host, Ssd
 from ..sim.flows import FlowNetwork, FlowResource
 from . import disk as disk_model
 from . import flash, raid5d, slots, zfs
@@ -181,6 +182,7 @@ def build(
         attachment.buses.direction = _placement(attachment, vname).op if w.op == "copy" else None
         note = _add_volume(path, attachment, vname, bytes_per_stream)
         volume = body.volumes[vname]
+        notes += trained_down_notes(attachment, _placement(attachment, vname))
         notes += [
             n
             for n in (
@@ -233,7 +235,53 @@ def _add_volume(
     path.parity_s_per_byte[vname] = usage.parity_s * written
     path.own_copy_s_per_byte[vname] = usage.own_copy_s * written
     path.memory_per_byte[vname] = {name: times * written for name, times in usage.memory.items()}
+    moved = "written to" if spot.op == "write" else "read from"
+    attachment.buses.label_crossings(path.usage_per_byte[vname], f"each byte {moved} {vname}")
     return work.note
+
+
+def trained_down_notes(attachment: Attachment, spot: Placement) -> list[str]:
+    """A note for each link the volume's NVMe drives train down to, below their own host
+    interface, on their segments (``Attachment.trained_down``): a PCIe 5.0 x4 drive on a PCIe 4.0
+    segment moves at most what PCIe 4.0 x4 carries, whatever its sheet's rate."""
+    disks = spot.volume.disks
+    by_link: dict[str, list[tuple[Bus, Bus, str]]] = {}  # each link's words -> its drives'
+    for point in disks.attach[: disks.count]:
+        if point in attachment.trained_down:
+            own, link, segment = attachment.trained_down[point]
+            by_link.setdefault(link_words(link), []).append((own, link, segment))
+    return [_trained_down_note(attachment, spot, drives) for drives in by_link.values()]
+
+
+def _trained_down_note(
+    attachment: Attachment, spot: Placement, drives: list[tuple[Bus, Bus, str]]
+) -> str:
+    """``trained_down_notes``' note for the volume's ``drives`` whose links train to one link,
+    each (its own link, the link, its segment): both rates, and what the flash drive's sheet
+    gives for the stream's op."""
+    count = spot.volume.disks.count
+    own, link, _ = drives[0]
+    link_MBps, own_MBps = (attachment.buses.sustained_Bps(b) / 1e6 for b in (link, own))
+    segments = list(dict.fromkeys(segment for _, _, segment in drives))
+    on = f"on segment{'s' if len(segments) > 1 else ''} {', '.join(segments)}"
+    whose = (
+        "the drive"
+        if count == 1
+        else f"each of the {count} drives"
+        if len(drives) == count
+        else f"each of {len(drives)} of the {count} drives"
+    )
+    sheet_MBps = spot.part.seq_read_MBps if spot.op == "read" else spot.part.seq_write_MBps
+    held = (
+        f"so it {spot.op}s at most {link_MBps:,.0f} MB/s, not its sheet's {sheet_MBps:,.0f} MB/s"
+        if sheet_MBps > link_MBps
+        else f"still more than its sheet's {sheet_MBps:,.0f} MB/s {spot.op}"
+    )
+    return (
+        f"{whose} of volume {spot.name} ({spot.volume.disks.part}): "
+        f"{trained_words(own, link, on)}, carries {link_MBps:,.0f} MB/s of data, not its own "
+        f"{own_MBps:,.0f} MB/s, {held}"
+    )
 
 
 def _placement(attachment: Attachment, vname: str) -> Placement:
@@ -270,7 +318,9 @@ def _add_members(
         else:
             controllers, links = attachment.drive_links(point, at, part)
             links = [(link, 1.0) for link in attachment.own_link(part, point, at)] + links
-        dres = attachment.buses.resource(f"disk {spot.name}.{i}", lambda: work.rate_Bps)
+        dres = attachment.buses.resource(
+            f"disk {spot.name}.{i}", lambda: work.rate_Bps, label=_drives_words(spot)
+        )
         usage.disks.append((dres.name, part))
         usage.add(dres, g_share * work.surface * weight)
         if work.own_copy > 1:  # its reads all on one copy of the mirror: its own limit
@@ -286,6 +336,14 @@ def _add_members(
                 usage.add(attachment.host_interface(cname), moved * carried)
                 for res, cost in attachment.buses.slot_costs(cname).items():
                     usage.add(res, moved * carried * cost)
+
+
+def _drives_words(spot: Placement) -> str:
+    """The volume's drives as a planner reads them, the label each drive's resource shares:
+    "drives of volume data", "the drive of volume scratch"."""
+    if spot.volume.disks.count == 1:
+        return f"the drive of volume {spot.name}"
+    return f"drives of volume {spot.name}"
 
 
 def _add_group_costs(

@@ -1,0 +1,192 @@
+"""What a result tells a planner comparing quotes: that nfsd's threads, a server setting, bind and
+how many would let the next limit bind; that NVMe drives' links train below their own; and a
+bottleneck named as a planner reads it ("drives of volume data: 8, each at its limit"), its
+resource's
+name (``Result.bottleneck``) unchanged."""
+
+import re
+
+import pytest
+
+from model import catalog, scenario
+from model.result import readable
+from model.simulate import simulate
+
+# a quote's host with two 100 GbE cards, so that sixty-four NFS readers on 25 GbE outrun nfsd's
+# eight threads (the catalog's SR665 V3 has one dual-port 25 GbE card)
+FAST_HOST = """\
+hosts:
+  fast_host:
+    like: lenovo_sr665_v3
+    name: an SR665 V3 with two 100 GbE cards (a test)
+    nics: [mellanox_cx6_100g, mellanox_cx6_100g]
+    sources: {nics: "the vendor's quote (a test)"}
+  xl710_host:
+    like: lenovo_sr665_v3
+    name: an SR665 V3 with one dual-port 40 GbE card on PCIe 3.0 x8 (a test)
+    nics: [intel_xl710_qda2, intel_xl710_qda2]
+    sources: {nics: "the vendor's quote (a test)"}
+"""
+NFS_READERS = [
+    "clients.protocol=nfs",
+    "workload.op=read",
+    "clients.count=64",
+    "clients.nic=mellanox_cx4_lx_25g",
+]
+# the purchase's eight drives behind one PCIe 4.0 x16 switch uplink, written by local streams
+UPLINK = ["buses.up={part: pcie4_x16}", "buses.riser0.via=up", "buses.riser1.via=up"]
+LOCAL_STREAMS = ["clients=null", "workload.streams=32"]
+
+
+@pytest.fixture
+def parts(tmp_path):
+    path = tmp_path / "parts.yaml"
+    path.write_text(FAST_HOST)
+    return (path,)
+
+
+def _purchase(*overrides, parts=()):
+    return simulate(scenario.load("purchase_nvme", list(overrides), catalogs=parts))
+
+
+def _nfsd_note(result) -> str | None:
+    return next((n for n in result.notes if n.startswith("nfsd threads: ")), None)
+
+
+def _MBps(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def test_nfsd_threads_that_bind_say_so_and_how_many_let_the_next_limit_bind(parts):
+    """Both quotes read 11,764 MB/s, held by nfsd's default eight threads, and nothing said that
+    this is a server setting: the note gives the count, where it came from, what a thread moves,
+    and the count at which the next limit binds, which a run at that count confirms."""
+    default = _purchase(*NFS_READERS, "host=fast_host", parts=parts)
+    assert default.bottleneck == "nfsd threads"
+    note = _nfsd_note(default)
+    assert note.startswith(
+        "nfsd threads: 8 (clients.nfsd_threads, the default: rpc.nfsd starts 8), a server "
+        "setting, not hardware: each moves "
+    )
+    each, together = re.search(r"each moves ([\d,]+) MB/s .* ([\d,]+) MB/s together", note).groups()
+    assert _MBps(together) == pytest.approx(default.throughput_MBps, abs=0.5)
+    assert 8 * _MBps(each) == pytest.approx(_MBps(together), abs=8 * 0.5)
+    needed, at, limit = re.search(
+        r"; (\d+) would let the next limit bind, at ([\d,]+) MB/s: (.+)$", note
+    ).groups()
+    enough = _purchase(
+        *NFS_READERS, "host=fast_host", f"clients.nfsd_threads={needed}", parts=parts
+    )
+    assert enough.bottleneck != "nfsd threads"
+    assert enough.bottleneck_words.startswith(limit)
+    assert enough.throughput_MBps == pytest.approx(_MBps(at), abs=0.5)
+    one_fewer = int(needed) - 1
+    short = _purchase(
+        *NFS_READERS, "host=fast_host", f"clients.nfsd_threads={one_fewer}", parts=parts
+    )
+    assert short.bottleneck == "nfsd threads"
+    assert _nfsd_note(short).startswith(f"nfsd threads: {one_fewer} (clients.nfsd_threads, set)")
+    assert _nfsd_note(_purchase(*NFS_READERS, "clients.nfsd_threads=64")) is None
+
+
+def test_nfsd_threads_within_a_few_percent_of_binding_are_named_beside_the_limit_that_binds(
+    parts,
+):
+    """Clients asking for 2 % less than the eight threads move bind the server at what they ask
+    for; the threads, 2 % short of binding, are still said."""
+    free = _purchase(*NFS_READERS, "host=fast_host", parts=parts)
+    asked_MBps = free.throughput_MBps / 1.02 / 64
+    held = _purchase(
+        *NFS_READERS, "host=fast_host", f"clients.offered_MBps={asked_MBps}", parts=parts
+    )
+    assert held.bottleneck == "offered load"
+    note = _nfsd_note(held)
+    assert note.endswith(
+        "MB/s together, within 2.0 % of the limit that binds, at "
+        f"{64 * asked_MBps:,.0f} MB/s: what the clients ask for (clients.offered_MBps)"
+    )
+
+
+def test_an_nvme_drive_whose_link_trains_down_says_both_rates_once_a_volume():
+    """The purchase's PCIe 5.0 x4 drives on PCIe 4.0 segments: one note for the volume, the link
+    at half the lanes' rate of the drive's own, below the sheet's sequential write; on the PCIe
+    5.0 segments it ships with, none."""
+    slow = _purchase("buses.riser0.part=pcie4_x16", "buses.riser1.part=pcie4_x16")
+    notes = [n for n in slow.notes if "trained to" in n]
+    assert len(notes) == 1
+    assert notes[0].startswith(
+        "each of the 8 drives of volume data (micron_9550_max_6400): its PCIe 5.0 x4 host "
+        "interface, trained to PCIe 4.0 x4 on segments riser0, riser1, carries "
+    )
+    link, own, sheet = re.search(
+        r"carries ([\d,]+) MB/s of data, not its own ([\d,]+) MB/s, so it writes at most "
+        r"\1 MB/s, not its sheet's ([\d,]+) MB/s$",
+        notes[0],
+    ).groups()
+    assert _MBps(own) == pytest.approx(2 * _MBps(link), abs=1)  # 16 GT/s a lane against 32
+    drive = catalog.load().parts["ssds"]["micron_9550_max_6400"]
+    assert _MBps(sheet) == drive.seq_write_MBps
+    assert not any("trained to" in n for n in _purchase().notes)
+
+
+def test_a_bottleneck_of_alike_resources_is_named_as_a_planner_reads_it(run_cli):
+    """An md RAID0 whose drives bind names them all, the result's ``bottleneck`` still the first
+    drive's resource, which sweeps and notebooks key on, and no labels in its figures."""
+    s = scenario.load("atlas_intellistation")
+    result = simulate(s)
+    count = s.body.volumes["md0"].disks.count
+    assert result.bottleneck == "disk md0.0"
+    assert result.bottleneck_words == f"drives of volume md0: {count}, each at its limit"
+    assert "labels" not in result.to_dict()
+    status, out, _ = run_cli("predict", "atlas_intellistation", "--point")
+    assert status == 0
+    assert f"  bottleneck   drives of volume md0: {count}, each at its limit (disk md0.0, " in out
+    one_drive = simulate(scenario.load("atlas_intellistation", ["volumes.md0.disks.count=1"]))
+    assert one_drive.bottleneck_words == "the drive of volume md0"
+
+
+def test_a_switch_uplink_says_its_bus_and_how_often_a_byte_crosses_it():
+    """RAID10 writes cross the uplink twice (both copies), reads once."""
+    writes = _purchase(*LOCAL_STREAMS, *UPLINK)
+    reads = _purchase(*LOCAL_STREAMS, *UPLINK, "workload.op=read")
+    assert writes.bottleneck == reads.bottleneck == "bus up"
+    assert writes.bottleneck_words == (
+        "PCIe 4.0 x16 uplink up, which each byte written to data crosses twice"
+    )
+    assert reads.bottleneck_words == "PCIe 4.0 x16 uplink up"
+
+
+def test_a_pci_segment_says_the_clock_its_slowest_card_holds_it_to():
+    """Two 32-bit Promise cards moved onto the 3ware's PCI-X segment hold it below its 133 MHz;
+    a byte's time on it counts the cards' width, not crossings, so the label says none."""
+    moved = [f"controllers.promise{i}.bus=pcix_a" for i in (1, 2)]
+    held = simulate(scenario.load("atlas_triumf_send", moved))
+    assert held.bottleneck == "bus pcix_a"
+    assert held.bottleneck_words.startswith("PCI-X 64-bit, 133 MHz segment pcix_a, held to ")
+    assert held.bottleneck_words.endswith(" MHz by its slowest card")
+
+
+def test_clients_read_ahead_cards_and_cores_are_named_for_what_they_are(parts):
+    readers = _purchase("clients.protocol=nfs", "workload.op=read", "clients.count=4")
+    assert readers.bottleneck == "requests client.0"
+    assert readers.bottleneck_words == (
+        "the NFS clients' read-ahead, each 128 KiB a round trip: 4, each at its limit"
+    )
+    one_card = _purchase("host=xl710_host", "clients.count=16", parts=parts)
+    assert one_card.bottleneck == "card storage.0"
+    assert one_card.bottleneck_words == (
+        "the storage host's network card (its ports share its link into it)"
+    )
+    wan = scenario.load("atlas_lightpath")
+    cores = catalog.load().parts["hosts"][wan.body.receiver_host].cores
+    transfer = simulate(wan)
+    assert transfer.bottleneck == "cpu receiver"
+    assert transfer.bottleneck_words == f"the receiver host's cores, all {cores}"
+
+
+def test_a_label_counts_its_alike_at_the_limit():
+    labels = {f"disk d.{i}": "drives of d" for i in range(3)} | {"bus b": "PCIe 3.0 x8 segment b"}
+    load = {"disk d.0": 1.0, "disk d.1": 1.0, "disk d.2": 0.5, "bus b": 1.0, "core 0": 1.0}
+    assert readable("disk d.0", labels, load) == "drives of d: 2 of 3 at their limit"
+    assert readable("bus b", labels, load) == "PCIe 3.0 x8 segment b"
+    assert readable("core 0", labels, load) == "core 0"
