@@ -245,7 +245,7 @@ def test_a_grid_s_own_notebook_below_notebooks_is_its_own(tmp_path, monkeypatch)
     monkeypatch.setattr(paths, "NOTEBOOKS", tmp_path / "notebooks")
     study = tmp_path / "notebooks" / "study"
     study.mkdir(parents=True)
-    notebook(study / "own.ipynb", "x = 1", "print(open('beside.txt').read())")
+    notebook(study / "own.ipynb", "x = 1\nresult_path = ''", "print(open('beside.txt').read())")
     path = grid(study, scenario=None, notebook="own.ipynb", engine="papermill", points=[{"x": 2}])
     with pytest.raises(UserError, match="is the grid's own notebook"):
         grid_module.load(path)
