@@ -285,6 +285,15 @@ def _sweep(args) -> int:
             "must be a Dask scheduler address (tcp://HOST:PORT), got an empty string; leave the "
             "option out to run the points on this machine",
         )
+    if args.scheduler is not None and args.workers is not None:
+        raise UserError(
+            "--workers",
+            None,
+            "sets this machine's worker processes, and with --scheduler the cluster's workers "
+            "run the points: give one of the two",
+        )
+    if args.scheduler is not None:  # a mistake in it said at once, before the grid is checked
+        run_module.check_address(args.scheduler)
     try:
         grid, points = grid_module.load(
             args.grid, trust_notebook=args.trust_notebook, progress=True

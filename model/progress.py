@@ -46,6 +46,7 @@ class _Lines:
         self.done = 0
         self.started = self.last_line = time.monotonic()
         self.tenths_shown = 0
+        self.said = ""  # what ``note`` last said, after the count
         self.lock = threading.Lock()
         self.closed = threading.Event()
         if heartbeat_s is not None:
@@ -60,6 +61,11 @@ class _Lines:
                 self.tenths_shown = tenths
                 self._line(now)
 
+    def note(self, text: str) -> None:
+        """``text`` after the count on each line from now on (a cluster's workers: "2 workers")."""
+        with self.lock:
+            self.said = text
+
     def _beat(self, every_s: float) -> None:
         while not self.closed.wait(every_s / 4):
             with self.lock:
@@ -72,7 +78,8 @@ class _Lines:
         units = self.unit if self.total == 1 else f"{self.unit}s"
         print(
             f"{self.what}: {'still running, ' if still else ''}{self.done:,} of {self.total:,} "
-            f"{units} ({100 * self.done / self.total:.0f} %) after {_duration(now - self.started)}",
+            f"{units} ({100 * self.done / self.total:.0f} %) after {_duration(now - self.started)}"
+            + (f", {self.said}" if self.said else ""),
             file=sys.stderr,
             flush=True,
         )
@@ -90,6 +97,10 @@ class _Bar(tqdm):
     """tqdm's bar, with room after it for the ``^C`` a terminal echoes at a Ctrl-C, and cleared with
     it: after a bar as wide as the line the echo wrapped to the next, where the bar's clearing
     went, and the bar stayed drawn above the command's interrupted line (the new-user audit)."""
+
+    def note(self, text: str) -> None:
+        """``text`` after the count (a cluster's workers: "2 workers")."""
+        self.set_postfix_str(text)
 
     @property
     def format_dict(self):
@@ -110,6 +121,9 @@ class _Silent:
     def update(self, n: int = 1) -> None:
         pass
 
+    def note(self, text: str) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -122,10 +136,10 @@ def counter(
     heartbeat_s: float | None = None,
 ):
     """A count of ``total`` ``unit``s of the work ``what`` on standard error: ``update(n)`` as they
-    are done, ``close()`` at the end; a bar on a terminal (drawn once the work has taken
-    ``bar_after_s``: a quick one draws none), plain lines elsewhere
-    (with ``heartbeat_s``, one at least that often while work runs), nothing when ``what`` is
-    None."""
+    are done, ``note(text)`` to say ``text`` after the count from then on, ``close()`` at the end;
+    a bar on a terminal (drawn once the work has taken ``bar_after_s``: a quick one draws none),
+    plain lines elsewhere (with ``heartbeat_s``, one at least that often while work runs), nothing
+    when ``what`` is None."""
     if what is None:
         return _Silent()
     if sys.stderr.isatty():

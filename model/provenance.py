@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import subprocess
+import sys
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -13,11 +14,20 @@ from pathlib import Path
 from . import paths
 
 VERSIONED = ("capacity-lab", "simpy", "numpy", "scipy", "pandas", "papermill")
+# every package whose version can move a sweep point's figures: what computes (the simulation, the
+# numbers, the compiled kernels), what reads the lab's files and what runs a point's notebook
+COMPUTING = (*VERSIONED, "numba", "pyyaml", "nbclient", "ipykernel", "jupyter_client")
 
 
 @functools.cache
 def versions() -> dict[str, str]:
     return {name: metadata.version(name) for name in VERSIONED}
+
+
+@functools.cache
+def computing_versions() -> dict[str, str]:
+    """Python's version and those of the packages ``COMPUTING`` names, as this process has them."""
+    return {"python": sys.version, **{name: metadata.version(name) for name in COMPUTING}}
 
 
 @functools.cache

@@ -171,7 +171,7 @@ def test_a_cluster_with_no_worker_yet_is_said_to_be_waited_for(tmp_path, capfd):
             said += capfd.readouterr().err
         cluster.scale(1)
         runner.join(timeout=120)
-    assert "no Dask worker is connected yet; the points wait for one" in said
+    assert "no Dask worker is connected yet; the points wait up to 60 s for one" in said
     assert pd.read_parquet(tmp_path / "dask" / "results.parquet").status.tolist() == ["ok"]
 
 

@@ -523,14 +523,18 @@ def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path)
     """The sweep audit's case: a Dask worker on another checkout (its simulate halved the time)
     answered exit 0 with twice the throughput, filed under the client's commit and versions, and a
     rerun kept them as done. Each point now checks that its worker computes with the sweep's own
-    code and calibration; a worker that does not fails the point, which a rerun runs again."""
+    code, data and packages; a worker that does not fails the point as the cluster's failure
+    (infrastructure: a worker started before an edit had its points stored as the model's, which
+    a plain rerun kept as done), and a rerun runs it again."""
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
     grid, points = grid_module.load(path)
     (spec,) = specs_module.specs(grid, points, tmp_path / "out")
     assert point_module.run_point(spec)["status"] == "ok"
-    record = point_module.run_point(dict(spec, lab="0123456789ab/ba9876543210"))
-    assert record["status"] == "failed" and record["failure"] == point_module.MODEL
-    assert "other model code, calibration or catalog" in record["error"]
+    code, data, versions = spec["lab"].split("/")
+    record = point_module.run_point(dict(spec, lab=f"0123456789ab/{data}/{versions}"))
+    assert record["status"] == "failed" and record["failure"] == point_module.INFRASTRUCTURE
+    assert "this worker computes with other model code than the sweep's" in record["error"]
+    assert "give every worker the sweep's checkout, and restart it after an edit" in record["error"]
 
 
 def test_a_grown_grid_runs_only_its_new_points_and_lists_them_all_in_its_order(tmp_path, run_cli):

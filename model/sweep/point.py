@@ -6,7 +6,8 @@ connection file and output in the point's temporary folder, ended before that fo
 executed notebook kept beside the results). ``run_point`` never raises: a point that fails comes
 back as a record with its error as one line and its kind, ``model`` (the scenario or the
 notebook's cells raised) or ``infrastructure`` (a kernel that died, a port in use, a worker the
-system killed), which the runner (``model.sweep.run``) tries again.
+system killed, a worker whose code, data, packages or files are not the sweep's:
+``check_inputs``), which the runner (``model.sweep.run``) tries again.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         # interrupted leaves no half-run notebook among the finished ones
         running_nb = folder / "point.ipynb"
         _this_checkout_first()
-        with _PAPERMILL_LOG.kept() as logged:
+        with _PAPERMILL_LOG.kept() as logged, _running(spec["out"], folder):
             try:
                 _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
             except Exception as exc:
@@ -236,6 +237,35 @@ def _execute(
         pool.end(kernels)
         psutil.wait_procs(kernels, timeout=KERNEL_SHUTDOWN_WAIT_S)  # the point's own children
         raise
+
+
+# the folders of the papermill points running in this process, by the results folder of their sweep
+_RUNNING: dict[str, set[Path]] = {}
+_RUNNING_LOCK = threading.Lock()  # a Dask worker runs points on threads side by side
+
+
+@contextlib.contextmanager
+def _running(out: str, folder: Path) -> Iterator[None]:
+    """The point of the sweep writing ``out`` runs its kernel in ``folder`` during the block."""
+    with _RUNNING_LOCK:
+        _RUNNING.setdefault(out, set()).add(folder)
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING[out].discard(folder)
+            if not _RUNNING[out]:
+                del _RUNNING[out]
+
+
+def end_kernels(out: str) -> None:
+    """End the kernels of the papermill points this process runs for the sweep writing ``out``.
+    A stopped sweep's client runs it on every Dask worker: a point's thread cannot be
+    stopped, but a point whose kernel is gone ends at once, and a hung one no longer holds its
+    worker's thread from the next sweep's points."""
+    with _RUNNING_LOCK:
+        folders = list(_RUNNING.get(out, ()))
+    pool.end([kernel for folder in folders for kernel in pool.using(folder)])
 
 
 class _PapermillLog(logging.Filter):
@@ -301,7 +331,8 @@ def _note_logged(exc: Exception, logged: list[str]) -> None:
 
 
 MODEL, INFRASTRUCTURE = "model", "infrastructure"
-# failures outside the model: a kernel gone, a port taken, a worker killed, a lost scheduler
+# failures outside the model: a kernel gone, a port taken, a worker killed, a lost scheduler, a
+# worker with another checkout
 OUTSIDE_THE_MODEL = {
     "DeadKernelError",
     "CellTimeoutError",
@@ -310,6 +341,7 @@ OUTSIDE_THE_MODEL = {
     "MemoryError",
     "KilledWorker",
     "CommClosedError",
+    "OtherInputs",
 }
 OUTSIDE_PACKAGES = ("jupyter_client", "nbclient", "zmq", "ipykernel", "distributed")
 
@@ -382,12 +414,7 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     record = _record(spec)
     try:
-        here = lab_fingerprint()
-        if here != spec["lab"]:  # a Dask worker with another checkout: its figures are not ours
-            raise RuntimeError(
-                f"this worker computes with other model code, calibration or catalog (code/data "
-                f"{here}, the sweep's {spec['lab']}): give every worker the sweep's checkout"
-            )
+        check_inputs(spec)  # a Dask worker with another checkout: its figures are not ours
         figures = _papermill(spec) if spec["engine"] == "papermill" else _inprocess(spec)
         taken = sorted(set(figures) & (set(record) | {"status", "failure", "error", "wall_s"}))
         if taken:
@@ -409,15 +436,97 @@ def run_point(spec: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+# the three parts of ``lab_fingerprint``, as a message names the ones that differ
+FINGERPRINT_PARTS = ("model code", "data", "package versions")
+
+
 @functools.cache
 def lab_fingerprint() -> str:
-    """The model code, the calibrated parameters and the catalog this process computes with: a
-    point's worker (a Dask worker on another machine) must compute with the sweep's own, whose
-    commit and versions its record carries. Read once a process, as the code's fingerprint is: a
-    sweep's points are named for the files as they were when it began."""
-    from .. import params
+    """What this process computes a point with, as CODE/DATA/VERSIONS (12 hex digits each): the
+    lab's model code, every file under ``data/`` a point may read (``point_data``) and the versions
+    of Python and of the packages that compute (``provenance.COMPUTING``). A point's worker (a Dask
+    worker, on another machine or started before an edit) must compute with the sweep's own, whose
+    commit and versions its record carries. Read once a process, as its code is imported once: a
+    worker that imported the code before an edit keeps computing with it (20 to 30 ms, once)."""
+    code = provenance.code_fingerprint()
+    data = provenance.files_fingerprint(paths.DATA, point_data(paths.DATA))
+    versions = json.dumps(provenance.computing_versions(), sort_keys=True)
+    return "/".join(h[:12] for h in (code, data, hashlib.sha256(versions.encode()).hexdigest()))
 
-    data = hashlib.sha1(json.dumps(params.calibrated(), sort_keys=True).encode())
-    for file in sorted(paths.HARDWARE.glob("*.yaml")):
-        data.update(file.read_bytes())
-    return f"{provenance.code_fingerprint()}/{data.hexdigest()[:12]}"
+
+def point_data(data: Path) -> list[str]:
+    """The files under ``data`` a point may read, as paths below it: the scenarios, the catalog,
+    the calibration (its values, intervals and covariance, and the model's error, which interval
+    grids read), the measured tables (the model's error is told apart by them) and the templates;
+    not the grids of ``sweeps/`` (only the sweep's own process reads a grid) nor hidden files (an
+    editor's)."""
+    return sorted(
+        str(file.relative_to(data))
+        for file in data.rglob("*")
+        if file.is_file()
+        and file.relative_to(data).parts[0] != "sweeps"
+        and not any(part.startswith(".") for part in file.relative_to(data).parts)
+    )
+
+
+def fingerprint_differs(here: str, sweep: str) -> str:
+    """The parts of two ``lab_fingerprint`` that differ, in words: "model code and data"."""
+    parts = [
+        name
+        for name, a, b in zip(FINGERPRINT_PARTS, here.split("/"), sweep.split("/"), strict=False)
+        if a != b
+    ]
+    return " and ".join(parts or FINGERPRINT_PARTS)
+
+
+def file_digest(path: str) -> str:
+    """The contents of the file at ``path`` as 12 hex digits of its SHA-1 ("missing" where there
+    is none, "unreadable" where it cannot be read), hashed once for each version of the file (its
+    size, modification time and inode): a grid's own file, checked at each point."""
+    try:
+        stat = os.stat(path)
+        return _digest(path, stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "unreadable"
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha1").hexdigest()[:12]
+
+
+def changed_inputs(inputs: dict[str, str]) -> list[str]:
+    """The files of ``inputs`` (each with its ``file_digest`` as the sweep read it) that differ
+    here."""
+    return [file for file, digest in sorted(inputs.items()) if file_digest(file) != digest]
+
+
+class OtherInputs(Exception):
+    """A point's worker would compute with other code, data, packages or files than the sweep's:
+    its figures would be filed under the sweep's commit as the sweep's. A failure of the cluster
+    (``INFRASTRUCTURE``), not of the point: the same point runs on the sweep's checkout."""
+
+
+def check_inputs(spec: dict[str, Any]) -> None:
+    """Raise ``OtherInputs`` unless this process computes ``spec``'s point with the sweep's own
+    code, data and packages (``lab_fingerprint``) and reads the files its grid names as the sweep
+    read them (``spec["inputs"]``)."""
+    here = lab_fingerprint()
+    if here != spec["lab"]:
+        raise OtherInputs(
+            f"this worker computes with other {fingerprint_differs(here, spec['lab'])} than the "
+            f"sweep's (its lab {here}, the sweep's {spec['lab']}; a worker started before an "
+            "edit keeps the code it imported): give every worker the sweep's checkout, and "
+            "restart it after an edit"
+        )
+    changed = changed_inputs(spec["inputs"])
+    if changed:
+        more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+        raise OtherInputs(
+            f"{paths.shown(Path(changed[0]))}{more} is not as the sweep read it (edited since the "
+            "sweep began, or another file on this worker): give every worker the sweep's files "
+            "at the same paths"
+        )

@@ -4,19 +4,23 @@ Each point runs as ``model.sweep.point`` runs it, under the id ``model.sweep.spe
 point that fails is stored with its error and the others go on; points already in the store are
 skipped, so an interrupted sweep resumes where it stopped. A failure outside the model (a kernel
 that died, a port in use, a worker the system killed) is run again up to ``RETRIES`` times at
-once; ``retry_failed`` runs every stored failure again. Ctrl-C keeps the points finished and stops
-the rest at once (status 130); a full disk or a lost scheduler stops the sweep with one line.
+once, but for a point that killed its Dask workers; ``retry_failed`` runs every stored failure
+again. Ctrl-C keeps the points finished and stops the rest at once (status 130), on a Dask cluster
+too (``model.sweep.cluster``, which also checks the cluster's workers before any point runs); a
+full disk, a lost scheduler or a cluster without workers stops the sweep with one line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Iterator
@@ -27,6 +31,7 @@ from typing import Any
 from .. import paths
 from ..errors import INTERRUPTED_STATUS, UserError, one_line
 from ..progress import counter
+from . import cluster
 from .grid import Grid
 from .point import INFRASTRUCTURE, failed, run_point
 from .pool import Pool
@@ -35,6 +40,7 @@ from .store import Stopped, Store
 
 RETRIES = 2  # an infrastructure failure is run again up to twice in the same sweep
 SCHEDULER_TIMEOUT_S = 10  # to reach a Dask scheduler before giving up
+POLL_S = 0.05  # how long a sweep on a cluster waits for a point between looks at its workers
 
 
 def _again(record: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any] | None:
@@ -82,10 +88,28 @@ def _local(todo: list[dict[str, Any]], workers: int) -> Iterator[dict[str, Any]]
         pool.close()
 
 
+TCP_PORTS = range(1, 65536)  # a port a scheduler listens on
+
+
+def check_address(scheduler: str) -> None:
+    """Refuse in one line, at once, an address that names no Dask scheduler: one Dask cannot
+    parse, or a TCP port no scheduler can listen on (port 99999 had been tried for 14 s, then
+    said to answer no scheduler)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        if scheme in ("tcp", "tls") and parse_host_port(location)[1] not in TCP_PORTS:
+            raise ValueError(f"port {parse_host_port(location)[1]} is not one of 1 to 65535")
+    except ValueError as exc:
+        raise _refusal(scheduler, exc) from None
+
+
 def _connect(scheduler: str):
     """A Dask client of the scheduler at ``scheduler``; one line when none answers."""
     from dask.distributed import Client
 
+    check_address(scheduler)
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
     except Exception as exc:
@@ -131,25 +155,75 @@ def _refusal(scheduler: str, failure: Exception) -> UserError:
     )
 
 
-def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[str, Any]]:
+def _as_finished(finished, watch: cluster.Watch) -> Iterator:
+    """Each future of ``finished`` (Dask's ``as_completed``, to which futures may be added
+    meanwhile) as it finishes, the cluster's workers watched all the while (``watch``)."""
+    while not finished.is_empty():
+        watch.look()
+        batch = finished.next_batch(block=False)
+        if not batch:
+            time.sleep(POLL_S)
+        yield from batch
+
+
+def _killed_worker(spec: dict[str, Any], exc) -> dict[str, Any]:
+    """The record of a point whose workers died as they ran it, as many times as Dask allows
+    (``KilledWorker``): not run again, which would kill as many more (the sweep audit's point that
+    killed 12 workers); a rerun of the sweep runs it again."""
+    times = exc.allowed_failures + 1
+    return failed(spec, f"killed its worker {times} times (Dask's KilledWorker)", INFRASTRUCTURE)
+
+
+def _dask(todo: list[dict[str, Any]], client, scheduler: str, out: Path, bar) -> Iterator[dict]:
+    """The points ``todo`` run on the cluster of ``client`` (``_on_cluster``), each record as it
+    comes; the client closed at the end, however it ends."""
+    try:
+        with cluster.marked(out, todo[0]["engine"] == "papermill") as marker:
+            yield from _on_cluster(todo, client, scheduler, out, marker, bar)
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=2)
+
+
+def _on_cluster(
+    todo: list[dict[str, Any]], client, scheduler: str, out: Path, marker: str | None, bar
+) -> Iterator[dict]:
+    """The points ``todo`` run on the cluster of ``client``, each record as it comes. Its workers
+    are checked first (``cluster.check``: a user's mistake, status 2, before any point runs), and
+    watched as the points run (``cluster.Watch``: their number shown beside the progress); the
+    sweep's work ends on the cluster when the sweep stops (``cluster.stop``)."""
+    from dask.distributed import KilledWorker
     from dask.distributed import as_completed as dask_completed
 
+    running: dict[Any, dict[str, Any]] = {}
     try:
-        if not client.scheduler_info().get("workers"):  # else it waits without a word
+        checker = functools.partial(cluster.check, client, todo, out, marker)
+        workers = set(client.scheduler_info()["workers"])
+        found = checker(sorted(workers)) if workers else None
+        if found is not None:
+            raise UserError("--scheduler", None, found[1])
+        if not workers:  # else it waits without a word
             print(
-                f"{scheduler}: no Dask worker is connected yet; the points wait for one",
+                f"{scheduler}: no Dask worker is connected yet; the points wait up to "
+                f"{cluster.NO_WORKERS_S:g} s for one",
                 file=sys.stderr,
                 flush=True,
             )
+        watch = cluster.Watch(
+            client, scheduler, checker, workers, lambda n: bar.note(f"{n} worker{'s' * (n != 1)}")
+        )
         running = {client.submit(run_point, s, pure=False): s for s in todo}
         finished = dask_completed(list(running))
-        for future in finished:
+        for future in _as_finished(finished, watch):
             spec = running.pop(future)
             try:
                 record = future.result()
             except (OSError, CancelledError):
                 raise
-            except Exception as exc:  # the cluster killed the point's worker: KilledWorker
+            except KilledWorker as exc:
+                yield _killed_worker(spec, exc)
+                continue
+            except Exception as exc:  # the point did not reach run_point (not deserialized)
                 line = traceback.format_exception_only(type(exc), exc)[-1].strip()
                 record = failed(spec, line, INFRASTRUCTURE)
             again = _again(record, spec)
@@ -166,9 +240,10 @@ def _dask(todo: list[dict[str, Any]], client, scheduler: str) -> Iterator[dict[s
             f"lost the Dask scheduler at {scheduler} ({type(exc).__name__}); "
             "the points finished are kept, run the sweep again to resume",
         ) from None
-    finally:
-        with contextlib.suppress(Exception):
-            client.close(timeout=2)
+    except BaseException:  # Ctrl-C, SIGTERM, or the sweep stopped: its work on the cluster too
+        if running:
+            cluster.stop(client, list(running), out)
+        raise
 
 
 @contextlib.contextmanager
@@ -297,7 +372,7 @@ def run(
         workers = min(workers or usable_cores(), len(todo))
         try:
             if client is not None:
-                records = _dask(todo, client, scheduler)
+                records = _dask(todo, client, scheduler, out, bar)
             elif workers <= 1:
                 records = _serial(todo)
             else:

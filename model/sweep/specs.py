@@ -16,8 +16,8 @@ from typing import Any
 
 from .. import paths, provenance
 from ..errors import UserError
-from .grid import Grid, names_a_file, notebook_value, setting, texts
-from .point import SWEEP_POINT_NOTEBOOK, lab_fingerprint
+from .grid import Grid, grid_file, names_a_file, notebook_value, setting, texts
+from .point import SWEEP_POINT_NOTEBOOK, file_digest, lab_fingerprint
 from .store import point_id, point_settings
 
 
@@ -51,19 +51,100 @@ def inputs_fingerprint(grid: Grid, scenario_print: str | None) -> str:
     return digest.hexdigest()[:12]
 
 
+def _scenario_tree(name: str, overrides: list[str]) -> list:
+    """The scenario ``name`` loaded with ``overrides``, then the scenarios it names (and those
+    they name)."""
+    from .. import scenario as scenario_module
+
+    tree, pending = [], [scenario_module.load(name, overrides, typed=True)]
+    while pending:
+        loaded = pending.pop()
+        tree.append(loaded)
+        pending += loaded.refs.values()
+    return tree
+
+
+def _scenario_file(loaded) -> Path:
+    return Path(loaded.folder) / Path(loaded.path).name
+
+
 def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
     """The contents of the scenario ``name`` loaded with ``overrides``: its file, the files of the
     scenarios it names (and those they name), and the user's parts each was loaded with."""
+    digest = hashlib.sha1()
+    for loaded in _scenario_tree(name, overrides):
+        digest.update(_scenario_file(loaded).read_bytes())
+        digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
+    return digest.hexdigest()[:12]
+
+
+def _scenario_files(file: str) -> list[str]:
+    """The files a point reads through the scenario ``file``: it, the scenarios it names (and
+    those they name) and the parts files each names (``catalogs:``); ``file`` alone where it is
+    not a scenario that loads by itself (a notebook's own file, a scenario a point's values
+    complete)."""
     from .. import scenario as scenario_module
 
-    digest = hashlib.sha1()
-    pending = [scenario_module.load(name, overrides, typed=True)]
-    while pending:
-        loaded = pending.pop()
-        digest.update((Path(loaded.folder) / Path(loaded.path).name).read_bytes())
-        digest.update(repr(loaded.catalog.users_parts if loaded.catalog else ()).encode())
-        pending += loaded.refs.values()
-    return digest.hexdigest()[:12]
+    try:
+        tree = _scenario_tree(file, [])
+    except UserError:
+        return [file]
+    found = []
+    for loaded in tree:
+        scenario_file = _scenario_file(loaded)
+        found.append(str(scenario_file))
+        for name in scenario_module.read_yaml(scenario_file).get("catalogs") or []:
+            parts = paths.inside(scenario_file.parent, name)
+            found += [str(parts)] if parts is not None else []
+    return found
+
+
+def _grid_files(grid: Grid) -> set[str]:
+    """The files a grid names for all its points, in full: the notebook they run, the grid's
+    scenario given as a file, and the files its ``base`` names."""
+    from .. import scenario as scenario_module
+
+    notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
+    named = {str(paths.PROJECT_ROOT / notebook)} if notebook is not None else set()
+    if grid.scenario is not None and not scenario_module.plain_name(grid.scenario):
+        named.add(grid.scenario)
+    if grid.scenario is not None:
+        base = [scenario_module.parse_assignment(b, "base") for b in grid.base]
+        named |= {str(grid_file(k, v, grid.folder)) for k, v in base if names_a_file(k, v)}
+    return {file for file in named if paths.is_file(Path(file))}
+
+
+def _point_files(grid: Grid, point: dict[str, Any]) -> set[str]:
+    """The files a point's own values name, in full (in the grid's folder or below it)."""
+    if grid.scenario is None:  # a notebook grid: a text naming a file, in a mapping or list too
+        named = [t for value in point.values() for t in texts(notebook_value(value, grid.folder))]
+        named = [text for text in named if Path(text).is_absolute()]
+    else:
+        named = [str(grid_file(k, v, grid.folder)) for k, v in point.items() if names_a_file(k, v)]
+    return {file for file in named if paths.is_file(Path(file))}
+
+
+def _files_read(grid: Grid, points: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """For each point, the files it reads that its grid names (``_grid_files`` and
+    ``_point_files``, with the scenarios and parts files each names), and each one's
+    ``file_digest`` as the sweep reads it now: a worker compares them with its own before it runs
+    the point (``check_inputs``). The lab's own data and code it compares whole
+    (``lab_fingerprint``)."""
+    shared = _grid_files(grid)
+    closures: dict[str, list[str]] = {}
+    digests: dict[str, str] = {}
+    out = []
+    for point in points:
+        read = {}
+        for named in sorted(shared | _point_files(grid, point)):
+            if named not in closures:
+                closures[named] = _scenario_files(named)
+            for file in closures[named]:
+                if file not in digests:
+                    digests[file] = file_digest(file)
+                read[file] = digests[file]
+        out.append(read)
+    return out
 
 
 def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None) -> list[str]:
@@ -144,6 +225,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
+    inputs = _files_read(grid, points)
     seen: Counter[str] = Counter()  # how many times each point came before (a design's repeats)
     repeats = []
     for p in points:
@@ -172,6 +254,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "versions": versions,
             "commit": commit,
             "lab": lab,
+            "inputs": inputs[i],
             "folder": grid.folder,
             "out": str(out),
         }
