@@ -2,9 +2,11 @@
 use, a second sweep on the same folder, a full disk, an unreachable scheduler. Each ends in one
 line and the right status, the store consistent."""
 
+import asyncio
 import errno
 import fcntl
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -257,6 +259,34 @@ def test_what_papermill_logs_as_a_point_runs_is_in_its_record(tmp_path, caplog):
         "reply.)"
     )
     assert caplog.records == []  # nothing reached a handler (the terminal's)
+
+
+def test_what_papermill_logs_is_kept_for_a_point_run_under_an_event_loop(tmp_path, caplog):
+    """The review: run from a thread with an event loop running (a notebook's cell), nbclient ran
+    on a thread of its own, so its "Kernel died while waiting for execute reply." reached the
+    terminal and the record said only "DeadKernelError: Kernel died"."""
+    nb = notebook(tmp_path / "nb.ipynb", "x = 1\nresult_path = ''\n", "import os\nos._exit(1)\n")
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"x": [2]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    (spec,) = specs_module.specs(grid, points, tmp_path / "out")
+
+    async def in_a_cell():
+        return point_module.run_point(spec)
+
+    record = asyncio.run(in_a_cell())
+    assert record["error"].endswith(
+        "(papermill logged: Kernel died while waiting for execute reply.)"
+    ), record["error"]
+    assert caplog.records == []
+
+
+def test_what_papermill_s_child_loggers_say_is_kept_too(caplog):
+    """A filter on the papermill logger let its children's records (papermill.translators'
+    warnings) through to the terminal."""
+    with point_module._PAPERMILL_LOG.kept() as logged:
+        logging.getLogger("papermill.translators").warning("Black is not installed")
+    assert logged == ["Black is not installed"]
+    assert caplog.records == []
 
 
 def test_a_cell_s_own_error_is_its_point_s_reason_without_what_the_kernel_wrote(tmp_path):

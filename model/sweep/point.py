@@ -268,28 +268,39 @@ def end_kernels(out: str) -> None:
     pool.end([kernel for folder in folders for kernel in pool.using(folder)])
 
 
-class _PapermillLog(logging.Filter):
-    """What papermill's logger says as a point runs (nbclient's log too, which papermill gives
-    it), kept for the point's failure record, not written to the sweep's terminal: a kernel that
-    died as it started had nbclient print "Error occurred while starting new kernel client for
-    kernel ID: Kernel died before replying to kernel_info" there, once a try, beside the sweep's
-    one line for the point. A point's records are those made on the thread that runs it (a Dask
-    worker runs points on threads side by side); others pass."""
+class _PapermillLog(logging.Handler):
+    """What papermill's loggers say as a point runs (nbclient's too, which papermill gives its
+    logger, and its children's: ``papermill.translators``), kept for the point's failure record,
+    not written to the sweep's terminal: a kernel that died as it started had nbclient print
+    "Error occurred while starting new kernel client for kernel ID: Kernel died before replying
+    to kernel_info" there, once a try, beside the sweep's one line for the point.
+
+    A handler on the ``papermill`` logger, which then passes nothing up to the terminal's, sees
+    its children's records too, which a filter there does not. A record goes to the point running
+    on the thread that made it (a Dask worker runs points on threads side by side), else, where
+    one point alone is running, to that one: nbclient runs on a thread of its own where the
+    caller's thread has an event loop running (jupyter_core's ``run_sync``, a point run from a
+    notebook's cell). A record no point can be told from is dropped."""
 
     def __init__(self) -> None:
         super().__init__()
         self.running: dict[int, list[str]] = {}  # a thread running a point -> its records
 
-    def filter(self, record: logging.LogRecord) -> bool:
+    def emit(self, record: logging.LogRecord) -> None:
         logged = self.running.get(record.thread)
+        if logged is None and len(self.running) == 1:
+            (logged,) = self.running.values()
         if logged is not None:
             logged.append(record.getMessage())
-        return logged is None
 
     @contextlib.contextmanager
     def kept(self) -> Iterator[list[str]]:
-        """The messages papermill logs on this thread during the block, none of them shown."""
-        logging.getLogger("papermill").addFilter(self)  # once: a filter is added only once
+        """The messages papermill logs for the point this thread runs during the block, none of
+        them shown."""
+        papermill_log = logging.getLogger("papermill")
+        if self not in papermill_log.handlers:
+            papermill_log.addHandler(self)
+            papermill_log.propagate = False
         thread = threading.get_ident()
         self.running[thread] = logged = []
         try:
