@@ -9,7 +9,7 @@ import re
 import pytest
 
 from model import catalog, scenario
-from model.result import readable
+from model.result import AT_LIMIT, readable
 from model.simulate import simulate
 
 # a quote's host with two 100 GbE cards, so that sixty-four NFS readers on 25 GbE outrun nfsd's
@@ -190,3 +190,78 @@ def test_a_label_counts_its_alike_at_the_limit():
     assert readable("disk d.0", labels, load) == "drives of d: 2 of 3 at their limit"
     assert readable("bus b", labels, load) == "PCIe 3.0 x8 segment b"
     assert readable("core 0", labels, load) == "core 0"
+
+
+def test_alike_resources_are_said_at_their_limit_only_when_they_are(run_cli):
+    """A megabyte written to the IntelliStation's md RAID0 is mostly its first access: its drives
+    are a third busy, and the text no longer says each is at its limit."""
+    short = simulate(scenario.load("atlas_intellistation", ["workload.total_MB=1"]))
+    assert short.utilization["disk md0.0"] < AT_LIMIT
+    assert short.bottleneck_words == "drives of volume md0: 3, none at its limit"
+    status, out, _ = run_cli(
+        "predict", "atlas_intellistation", "--point", "--set", "workload.total_MB=1"
+    )
+    assert status == 0
+    assert (
+        "  bottleneck   drives of volume md0: 3, none at its limit (disk md0.0, 36.6 % busy)" in out
+    )
+
+
+def test_a_label_counts_its_alike_busy_to_their_limit_not_tied_to_the_busiest():
+    labels = {f"disk d.{i}": "drives of d" for i in range(3)}
+    near = {"disk d.0": 0.999, "disk d.1": 0.995, "disk d.2": 0.992}
+    assert readable("disk d.0", labels, near) == "drives of d: 3, each at its limit"
+    idle = {"disk d.0": 0.4, "disk d.1": 0.4, "disk d.2": 0.4}
+    assert readable("disk d.0", labels, idle) == "drives of d: 3, none at its limit"
+
+
+def test_requests_in_flight_say_what_each_keeps():
+    result = simulate(scenario.load("ext_970_evo_plus"))
+    assert result.bottleneck_words == (
+        "the streams' requests, 1 request of 4 KiB in flight each: 4, each at its limit"
+    )
+    deep = simulate(scenario.load("ext_arr_cm4_980", ["variant=iozone_4k_randread"]))
+    assert deep.bottleneck_words == "the stream's requests, 1 request of 4 KiB in flight"
+
+
+def test_a_pci_clock_is_named_as_the_catalog_names_it():
+    """The bbftp sender's two Promise cards, 66.67 MHz PCI, hold its PCI-X segment to what their
+    bus's name calls 66 MHz, not 67."""
+    result = simulate(scenario.load("atlas_lightpath", ["variant=bbftp_disk_to_disk"]))
+    assert result.labels["sender: bus pcix_b"] == (
+        "sender: PCI-X 64-bit, 133 MHz segment pcix_b, held to 66 MHz by its slowest card"
+    )
+    parts = catalog.load().parts
+    card_bus = parts["buses"][parts["controllers"]["promise_ultra100_tx2"].host_bus]
+    assert (card_bus.clock_MHz, card_bus.name) == (66.67, "PCI 32-bit, 66 MHz")
+
+
+def test_the_memory_mapped_test_names_its_drives_as_the_streams_do():
+    sata = simulate(scenario.load("psu_mmap", ["variant=sata"]))
+    written = simulate(scenario.load("psu_write", ["variant=sata"]))
+    assert sata.bottleneck == written.bottleneck == "disk sata.0"
+    assert sata.bottleneck_words == written.bottleneck_words == "the drive of volume sata"
+    mirror = simulate(scenario.load("psu_mmap", ["variant=raid"]))  # its reads on the first copy
+    assert mirror.bottleneck_words == "drives of volume raid1: 1 of 2 at their limit"
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "words"),
+    [
+        ("psu_write", [], "the stream's process, on one core"),
+        ("em_ingest", [], "controller md3260's RAID processor in use, 1 of its 2"),
+        (
+            "em_ingest",
+            ["variant=striped", "workload.streams=8"],
+            "controller md3260's RAID processors: 2, each at its limit",
+        ),
+        ("purchase_hdd_md", [], "md's raid5d of each array of volume data: 2, each at its limit"),
+        (
+            "ext_net_fasterdata_100g",
+            ["variant=single_stream"],
+            "the receiver host's iperf thread, on one core",
+        ),
+    ],
+)
+def test_cores_and_raid_engines_are_named_for_what_they_are(name, overrides, words):
+    assert simulate(scenario.load(name, overrides)).bottleneck_words == words

@@ -71,12 +71,12 @@ class HostNet:
     # gives no memory bandwidth
     memory: FlowResource | None = None
 
-    def process(self, name: str, share: float = 1.0) -> FlowResource:
+    def process(self, name: str, share: float = 1.0, label: str | None = None) -> FlowResource:
         """The core a process (or thread) runs on: one core's time, or ``share`` of it on a loaded
-        host."""
+        host, read as ``label`` (``FlowResource.label``)."""
         if name not in self.processes:
             self.processes[name] = self.net.resource(
-                f"core {self.label}.{name}", share, unit="core-s"
+                f"core {self.label}.{name}", share, unit="core-s", label=label
             )
         return self.processes[name]
 

@@ -518,12 +518,17 @@ def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]]
     sent_frames *= resent
     wire_per_byte = tcp.tcp_wire_per_byte(body.mtu_B) * resent
     usages = []
+    threads = n if w.threads is None else w.threads
+    words = f"{w.protocol} thread{', on one core' if threads == 1 else 's, one core each'}"
     for k in range(n):
         usage = {}
         # a tool with fewer threads than streams serves several streams from one core
         thread = k if w.threads is None else k % w.threads
         served = 1 if w.threads is None else len(range(thread, n, w.threads))
-        s_core, r_core = sender.process(f"s{thread}"), receiver.process(f"s{thread}")
+        s_core, r_core = (
+            side.process(f"s{thread}", label=f"the {side.label} host's {words}")
+            for side in (sender, receiver)
+        )
         # each stream its part of the file (SPLIT_READS), else each session one reader
         path.disk_read(usage, s_core, k if w.protocol in SPLIT_READS else k // w.streams)
         charge(usage, sender, s_core, sender.copy_s_per_byte)

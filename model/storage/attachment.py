@@ -293,7 +293,20 @@ class Attachment:
         processor = self.buses.resource(
             f"raid {cname}.{group % ctrl.processors}", lambda: 1.0, unit="core-s"
         )
+        self._label_processors(cname, ctrl.processors)
         return processor, clock_MHz * 1e6
+
+    def _label_processors(self, cname: str, processors: int) -> None:
+        """Label controller ``cname``'s RAID processors in use, as a planner reads them:
+        "controller md3260's RAID processors", "controller md3260's RAID processor in use, 1 of
+        its 2" where its volumes' groups leave some idle."""
+        declared = self.buses.declared
+        used = [declared[n] for k in range(processors) if (n := f"raid {cname}.{k}") in declared]
+        words = f"controller {cname}'s RAID processor{'s' if len(used) > 1 else ''}"
+        if len(used) < processors:
+            words += f" in use, {len(used)} of its {processors}"
+        for processor in used:
+            processor.label = words
 
     def driver_cost(self, cname: str) -> float:
         """Host CPU seconds per byte written the controller's driver costs (its ``driver_cost``)."""

@@ -19,6 +19,7 @@ each way, named for it (``bus up (reads)``, ``bus up (writes)``); otherwise it i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -38,6 +39,12 @@ def full_duplex(bus: Bus) -> bool:
     channel and a SATA link carry one way at a time (a SATA link moves one frame information
     structure at a time); each SATA or channel link serves one drive, whose bytes go one way."""
     return bus.kind == "serial" and bus.protocol in ("pcie", "sas")
+
+
+def clock_words(clock_MHz: float) -> str:
+    """A parallel bus's clock as the PCI specifications and the catalog's buses name it, its
+    fraction dropped: 66.67 MHz is "66 MHz", 133.33 MHz "133 MHz"."""
+    return f"{math.floor(clock_MHz)} MHz"
 
 
 class Buses:
@@ -126,7 +133,7 @@ class Buses:
         kind = "uplink" if any(seg.via == name for seg in self.body.buses.values()) else "segment"
         words = f"{link_words(bus)} {kind} {name}"
         if bus.multidrop and running.clock_MHz < bus.clock_MHz:
-            words += f", held to {running.clock_MHz:.0f} MHz by its slowest card"
+            words += f", held to {clock_words(running.clock_MHz)} by its slowest card"
         return words
 
     def segment_Bps(self, name: str) -> float:

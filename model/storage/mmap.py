@@ -63,6 +63,7 @@ from . import disk as disk_model
 from .filesystem import check_mode
 from .spec import StorageBody
 from .spindle import MIRROR_READS, Spindle
+from .topology import drives_words
 from .writecache import holding_controller, max_request_B, write_cache_on
 
 # each chunk of the mapped file is simulated in every run (a run is repeated without simulating it
@@ -216,6 +217,7 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
         bound_MBps=file_B / demand_s / 1e6,
         notes=notes,
         unpredicted=unpredicted_cpu(host.copy_rate_MBps, file_B, mapped.faults / simulated),
+        labels=dict.fromkeys(busy, drives_words(w.target, body.volumes[w.target].disks.count)),
     )
 
 

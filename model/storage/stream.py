@@ -65,10 +65,11 @@ def in_flight_words(body: StorageBody, who: str, count: int) -> str:
     ones (``direct.request_limit_Bps``)."""
     w = body.workload
     depth = zfs.in_flight(body.volumes[w.target], body) if w.pattern == "random" else w.queue_depth
-    held = f"{depth:,.10g} of {w.request_KiB:,.10g} KiB"
+    requests = f"{depth:,.10g} request{'' if depth == 1 else 's'}"
+    held = f"{requests} of {w.request_KiB:,.10g} KiB in flight"
     if count == 1:
-        return f"the {who}'s requests in flight, {held}"
-    return f"the {who}s' requests in flight, each keeping {held}"
+        return f"the {who}'s requests, {held}"
+    return f"the {who}s' requests, {held} each"
 
 
 def target_io_s_per_byte(
@@ -206,6 +207,16 @@ def stream_cores(streams: int, cores: int) -> list[str]:
     return [thread.format(i) for i in range(streams)]
 
 
+def stream_cores_words(streams: int, cores: int) -> str:
+    """The streams' processors (``stream_cores``) as a planner reads them, the label each
+    shares: "the stream's process, on one core", "the streams' processes, one core each"."""
+    if streams == 1:
+        return "the stream's process, on one core"
+    if streams <= cores:
+        return "the streams' processes, one core each"
+    return f"the streams' processes, sharing the host's {cores} cores"
+
+
 def writer_share(body: StorageBody, memory_MB: float, bytes_total: float) -> float:
     """Share of the written bytes the writers write back themselves: what lies beyond the dirty
     limit, a share of the page cache's memory (``settings.page_cache_B``)."""
@@ -267,8 +278,10 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     # each process runs on one core at a time; with more processes than cores they time-share the
     # host's cores, an equal share each and what one leaves to the others (max-min, as the
     # scheduler)
+    on_cores = stream_cores_words(w.streams, path.host.cores)
     cores = [
-        net.resource(name, 1.0, unit="core-s") for name in stream_cores(w.streams, path.host.cores)
+        net.resource(name, 1.0, unit="core-s", label=on_cores)
+        for name in stream_cores(w.streams, path.host.cores)
     ]
     direct_io = w.io == "direct"
     request_B = w.request_KiB * 1024

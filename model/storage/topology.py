@@ -319,7 +319,9 @@ def _add_members(
             controllers, links = attachment.drive_links(point, at, part)
             links = [(link, 1.0) for link in attachment.own_link(part, point, at)] + links
         dres = attachment.buses.resource(
-            f"disk {spot.name}.{i}", lambda: work.rate_Bps, label=_drives_words(spot)
+            f"disk {spot.name}.{i}",
+            lambda: work.rate_Bps,
+            label=drives_words(spot.name, spot.volume.disks.count),
         )
         usage.disks.append((dres.name, part))
         usage.add(dres, g_share * work.surface * weight)
@@ -338,12 +340,13 @@ def _add_members(
                     usage.add(res, moved * carried * cost)
 
 
-def _drives_words(spot: Placement) -> str:
-    """The volume's drives as a planner reads them, the label each drive's resource shares:
-    "drives of volume data", "the drive of volume scratch"."""
-    if spot.volume.disks.count == 1:
-        return f"the drive of volume {spot.name}"
-    return f"drives of volume {spot.name}"
+def drives_words(volume: str, count: int) -> str:
+    """The ``count`` drives of ``volume`` as a planner reads them, the label each drive's resource
+    shares (the flows' and the memory-mapped test's): "drives of volume data", "the drive of
+    volume scratch"."""
+    if count == 1:
+        return f"the drive of volume {volume}"
+    return f"drives of volume {volume}"
 
 
 def _add_group_costs(
@@ -411,7 +414,13 @@ def _add_raid5d(
         raid5d.writers(attachment.body),
         f"volumes.{spot.name}",
     )
-    thread = attachment.buses.resource(f"raid5d {spot.name}.{g}", lambda: rate, unit="core-s")
+    arrays = "each array of " if len(spot.groups) > 1 else ""
+    thread = attachment.buses.resource(
+        f"raid5d {spot.name}.{g}",
+        lambda: rate,
+        unit="core-s",
+        label=f"md's raid5d of {arrays}volume {spot.name}",
+    )
     usage.add(thread, g_share * raid5d_s)
     usage.parity_s += g_share * raid5d_s
     for name, times in raid5d.memory_per_byte(spot.level, spot.per_group, small).items():
