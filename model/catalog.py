@@ -21,6 +21,7 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -111,15 +112,26 @@ def ids_offered(
     """What a refusal of ``given``, no id of ``known`` (the ids of ``categories``, with the
     parts a user's file or scenario adds where ``users``), offers in its place."""
     files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
-    if users:
-        files += ", with the parts this scenario adds"
+    held = f"{files}, with the parts this scenario adds" if users else files
     if len(known) <= SHORT_LIST:
-        return f"the catalog ({files}) has: {', '.join(known) or 'none'}"
-    close = difflib.get_close_matches(str(given), known, n=3)
-    schema = [f"python -m model schema {c}" for c in categories]
-    listed = f"{' and '.join(schema)} {'lists' if len(schema) == 1 else 'list'} them"
+        return f"the catalog ({held}) has: {', '.join(known) or 'none'}"
+    schema = " and ".join(f"python -m model schema {c}" for c in categories)
+    # schema lists the catalog's files, not the parts a scenario adds
+    listed = f"{schema} {'lists' if len(categories) == 1 else 'list'} " + (
+        f"those of {files}" if users else "them"
+    )
+    close = _closest(str(given), known)
     nearest = f"the closest: {', '.join(close)}" if close else "none close to it"
-    return f"the catalog ({files}) has {len(known)} ({listed}), {nearest}"
+    return f"the catalog ({held}) has {len(known)} ({listed}), {nearest}"
+
+
+def _closest(given: str, known: list[str], n: int = 3) -> list[str]:
+    """The ``n`` ids of ``known`` closest to ``given``: those holding each of its words, shortest
+    first (sr665 for lenovo_sr665_v3, which difflib finds too far from it), then difflib's."""
+    words = [w for w in re.split(r"[\W_]+", given.lower()) if w]
+    holding = sorted((k for k in known if words and all(w in k.lower() for w in words)), key=len)
+    alike = difflib.get_close_matches(given, known, n=n)
+    return list(dict.fromkeys(holding + alike))[:n]
 
 
 # the catalog a scenario's body is being built against (``building``, set by model.scenario while
@@ -161,37 +173,39 @@ def _load_category(
 
 def build_part(category: str, spec: object, where: str, at: str) -> Part:
     """The part ``spec`` of ``category``, at key ``at`` of ``where``; one listed under the wrong
-    category is told so, where all its keys are another's and that one's required keys are there
-    but for ``NEARLY_ALL`` (an NVMe drive under disks: had been refused as "host_bus: unknown
-    key", the parts audit)."""
+    category is told so, where another category fits it whole (``_category_of``: an NVMe drive
+    under disks: had been refused as "host_bus: unknown key", the parts audit)."""
     if isinstance(spec, dict):
         unknown = sorted(set(spec) - _keys(CATEGORIES[category]))
-        other = _category_of(spec) if unknown else None
+        other = _category_of(spec) if len(unknown) >= FOREIGN_KEYS else None
         if other is not None:
-            are = "is a key" if len(unknown) == 1 else "are keys"
             raise UserError(
                 where,
                 at,
-                f"{', '.join(unknown)} {are} of {other} parts, not of {category}: "
+                f"{', '.join(unknown)} are keys of {other} parts, not of {category}: "
                 f"list it under {other}:",
             )
     return build_dataclass(CATEGORIES[category], spec, where, at)
 
 
-# the required keys a part may lack and still be told the category whose keys it has
-NEARLY_ALL = 2
+# the keys foreign to its category a part must have to be told to list itself under another: one
+# is as likely a key typed wrong, which the unknown-key line, listing what is allowed, tells (a
+# link's rate_Gbps for capacity_Gbps, with the link's name and sources, has all a NIC's keys but
+# host_bus; a link's lanes or kind, all a bus's)
+FOREIGN_KEYS = 2
 
 
 def _category_of(spec: dict) -> str | None:
-    """The category whose parts have every key of ``spec`` and whose required keys it lacks
-    fewest of, at most ``NEARLY_ALL``; None where none does."""
-    lacking = {
-        category: len(_required(cls) - set(spec))
-        for category, cls in CATEGORIES.items()
-        if set(spec) <= _keys(cls)
-    }
-    best = min(lacking, key=lacking.get, default=None)
-    return best if best is not None and lacking[best] <= NEARLY_ALL else None
+    """The category whose parts have every key of ``spec`` and whose required keys it has all
+    of; None where none does."""
+    return next(
+        (
+            category
+            for category, cls in CATEGORIES.items()
+            if set(spec) <= _keys(cls) and _required(cls) <= set(spec)
+        ),
+        None,
+    )
 
 
 def _keys(cls: type[Part]) -> set[str]:

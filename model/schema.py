@@ -156,18 +156,24 @@ def _fail(where: str, key: str, tp: Any, value: Any) -> UserError:
 def _without_unit(tp: Any, key: str, value: Any) -> str | None:
     """What a number written as text with its unit ("14000 MB/s", a parts file's or an override's)
     must be instead: a number in the unit of the key's name, and the one to write where the text's
-    unit converts to it (3.5 GB/s: write 3500), never taken for it. The key's range alone had told
-    the user nothing of what was wrong (the parts audit). None for any other value or type."""
+    unit converts to it (3.5 GB/s: write 3500), never taken for it; for a key with no unit (a
+    count), no number, whatever the text's. The key's range alone had told the user nothing of
+    what was wrong (the parts audit). None for any other value or type."""
     written = units.with_unit(value) if isinstance(value, str) else None
     if written is None or not _takes_number(tp):
         return None
     name = key.rpartition(".")[2].partition("[")[0]
     unit = units.unit_of(name)
-    what = f"a number of {unit}, without the unit" if unit else f"{_describe(tp)}, without a unit"
+    if not unit:
+        return f"{_describe(tp)}, without a unit"
+    what = f"a number of {unit}, without the unit"
     number = units.in_unit_of(name, *written)
     if number is not None and _admits(tp, number):
         return f"{what}: write {number:.12g}"
-    return what + (f": {_describe(tp)}" if unit else "")
+    either = units.readings(name, written[1])
+    if either:
+        return f"{what}: {written[1]} may mean {either}"
+    return f"{what}: {_describe(tp)}"
 
 
 def _takes_number(tp: Any) -> bool:

@@ -46,9 +46,17 @@ UNITS: dict[str, str] = {
 # The units a number is written with, by what they measure: each spelling (a key's suffix without
 # its underscore among them: MBps, KiB, us) with its factor to the measure's own unit (a byte, a
 # byte a second, a second, a hertz, an operation a second, a percent).
+_BYTES: dict[str, float] = {
+    "B": 1,
+    "kB": 1e3,
+    "KB": 1e3,
+    "KiB": 2**10,
+    "MB": 1e6,
+    "MiB": 2**20,
+    "GB": 1e9,
+} | {"GiB": 2**30, "TB": 1e12, "TiB": 2**40}
 _MEASURES: tuple[dict[str, float], ...] = (
-    {"B": 1, "kB": 1e3, "KB": 1e3, "KiB": 2**10, "MB": 1e6, "MiB": 2**20, "GB": 1e9}
-    | {"GiB": 2**30, "TB": 1e12, "TiB": 2**40},
+    _BYTES,
     {"B/s": 1, "kB/s": 1e3, "MB/s": 1e6, "MBps": 1e6, "MiB/s": 2**20, "MiBps": 2**20}
     | {"GB/s": 1e9, "GBps": 1e9, "Mb/s": 1.25e5, "Mbit/s": 1.25e5, "Mbps": 1.25e5}
     | {"Gb/s": 1.25e8, "Gbit/s": 1.25e8, "Gbps": 1.25e8},
@@ -78,19 +86,43 @@ def _suffix(name: str) -> str:
 
 
 def with_unit(text: str) -> tuple[float, str] | None:
-    """The number and the unit of a text that is a number followed by its unit, or None."""
+    """The number and the unit of a text that is a number followed by a unit of ``_MEASURES``
+    ("3.5 GB/s"), or None: "2x4", "4M" and "8 servers" are no number with its unit."""
     found = _WITH_UNIT.fullmatch(text)
-    if found is None:
+    if found is None or not any(found["unit"] in measure for measure in _MEASURES):
         return None
     return float(found["number"].replace(",", "")), found["unit"]
 
 
+# the byte units many tools write for the binary ones (a KB of 1,024 bytes): each with the suffixes
+# of its two readings; one written for a key in another unit of bytes is converted in neither
+_EITHER = {
+    "KB": ("_kB", "_KiB"),
+    "MB": ("_MB", "_MiB"),
+    "GB": ("_GB", "_GiB"),
+    "TB": ("_TB", "_TiB"),
+}
+
+
+def readings(name: str, unit: str) -> str | None:
+    """The two things ``unit`` may mean where the key ``name`` is in another unit of bytes ("kB
+    (10^3 B) or KiB (2^10 B)" for KB in a _KiB or a _B key), whose numbers differ; None where it
+    reads one way there (MB in a _MB key, MiB anywhere)."""
+    own = _suffix(name).removeprefix("_")
+    if unit not in _EITHER or own == unit or own not in _BYTES:
+        return None
+    return " or ".join(UNITS[suffix] for suffix in _EITHER[unit])
+
+
 def in_unit_of(name: str, number: float, unit: str) -> float | None:
     """``number`` of ``unit`` in the unit of the key ``name``: as it is where the key's name
-    carries that unit or none, converted where both measure the same thing (3.5 GB/s is 3500 of
-    a _MBps key, 100 Gb/s 12500), None where they do not."""
+    carries that unit, converted where both measure the same thing and ``unit`` reads one way
+    there (3.5 GB/s is 3500 of a _MBps key, 100 Gb/s 12500); None where they do not, where the
+    key carries no unit (a count) and where ``unit`` reads two ways (``readings``)."""
     own = _suffix(name).removeprefix("_")
-    if own in ("", unit):
+    if own == unit:
         return number
+    if readings(name, unit):
+        return None
     both = next((m for m in _MEASURES if unit in m and own in m), None)
     return None if both is None else float(f"{number * both[unit] / both[own]:.12g}")

@@ -772,11 +772,11 @@ def test_the_file_s_own_mistake_is_told_without_the_overrides_beside_it(run_cli,
             "workload.request_KiB=612KiB",
             ["workload.request_KiB: must be a number of KiB (2^10 B), without the unit: write 612"],
         ),
-        (  # a count's name carries no unit: its words, then the number
-            "clients.count=8 servers",
+        (  # a binary unit reads one way
+            "workload.total_MB=1 GiB",
             [
-                "clients.count: must be a positive integer",
-                "without a unit: write 8, got '8 servers'",
+                "workload.total_MB: must be a number of MB (10^6 B), without the unit: "
+                "write 1073.741824"
             ],
         ),
     ],
@@ -785,3 +785,46 @@ def test_an_override_written_with_its_unit_is_told_the_number_to_write(run_cli, 
     """The parts audit: a number given with its unit was told only the key's range, in a parts
     file and in --set alike; both now say to write the number alone, in the key's unit."""
     _one_line_error(run_cli("predict", "purchase_nvme", "--set", setting), "--set: ", *told)
+
+
+CLIENTS = "clients.count: must be a positive integer up to 10,000 (each client is simulated)"
+
+
+@pytest.mark.parametrize(
+    "setting, told",
+    [
+        # no unit written: the key's own words, not "without the unit"
+        ("clients.count=2x4", f"{CLIENTS}, got '2x4'"),
+        ("clients.count=8 servers", f"{CLIENTS}, got '8 servers'"),
+        (
+            "volumes.data.disks.seq_read_MBps=2x25",
+            "volumes.data.disks.seq_read_MBps: must be a drive's rate above 0",
+        ),
+        ("kernel.page_B=4M", "kernel.page_B: must be a power of two from 4,096 to 65,536 bytes"),
+        # a count takes no unit: no number is told, whatever the unit
+        ("clients.count=8 IOPS", f"{CLIENTS}, without a unit, got '8 IOPS'"),
+        # KB, MB, GB and TB are 10^3 B to some tools and 2^10 B to others: both are said
+        (
+            "workload.request_KiB=612 KB",
+            "workload.request_KiB: must be a number of KiB (2^10 B), without the unit: KB may "
+            "mean kB (10^3 B) or KiB (2^10 B), got '612 KB'",
+        ),
+        (
+            "workload.total_MB=4 GB",
+            "workload.total_MB: must be a number of MB (10^6 B), without the unit: GB may mean "
+            "GB (10^9 B) or GiB (2^30 B), got '4 GB'",
+        ),
+        (
+            "kernel.page_B=4 KB",
+            "kernel.page_B: must be a number of bytes, without the unit: KB may mean kB (10^3 B) "
+            "or KiB (2^10 B), got '4 KB'",
+        ),
+    ],
+)
+def test_an_override_is_told_no_number_it_may_not_mean(run_cli, setting, told):
+    """The parts review: '2x4' for a count was told "without a unit: write 2", '612 KB' for a
+    KiB key "write 597.65625" (KB read as 10^3 B, where many tools mean 2^10), and '2x25' for a
+    rate "without the unit" where none was written."""
+    result = run_cli("predict", "purchase_nvme", "--set", setting)
+    _one_line_error(result, f"--set: {told}")
+    assert "write" not in result[2]

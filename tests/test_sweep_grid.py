@@ -565,8 +565,13 @@ def test_a_file_name_too_long_to_look_up_is_no_such_file(run_cli, tmp_path, text
         (["novalue"], ": base[0]: novalue: an override must read dotted.key=value"),
         (  # the parts audit: a mapping was told "must be a list of string"
             {"volumes.md0.level": "raid1"},
-            ": base: must be a list of KEY=VALUE strings, e.g. - volumes.data.level=10, got a "
-            "mapping",
+            ": base: must be a list of KEY=VALUE strings, e.g. - volumes.data.level=raid10, got "
+            "a mapping",
+        ),
+        (  # the parts review: a list of mappings, the likeliest slip, was told "must be a string"
+            [{"volumes.md0.level": "raid1"}],
+            ": base[0]: must be a KEY=VALUE string as --set takes it, e.g. "
+            "volumes.data.level=raid10, got a mapping",
         ),
     ],
 )
@@ -574,6 +579,17 @@ def test_a_mistake_in_base_is_named_file_colon_base_colon_key(tmp_path, run_cli,
     """The sweep audit: 'FILE base: workload.op: ...' where every other line reads 'FILE: key'."""
     path = _grid(tmp_path, base=base, product={"volumes.md0.disks.count": [1]})
     _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), f"{path}{said}")
+
+
+def test_the_example_a_mistake_in_base_is_given_loads(tmp_path, run_cli):
+    """The parts review: the example base's refusal gave, volumes.data.level=10, was itself
+    refused (a level is 'raid10'); the one it gives loads on purchase_nvme."""
+    path = _grid(tmp_path, base={"volumes.md0.level": "raid1"}, product={"seed": [1]})
+    _, _, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"))
+    example = err.partition("e.g. - ")[2].partition(",")[0]
+    path = _grid(tmp_path, scenario="purchase_nvme", base=[example], product={"seed": [1]})
+    grid, points = grid_module.load(path)
+    assert grid.base == (example,) and len(points) == 1
 
 
 def test_a_sample_s_options_give_only_their_values_each_as_likely(tmp_path):

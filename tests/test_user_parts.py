@@ -186,8 +186,8 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
                     }
                 }
             },
-            "parts.ssds.gbps.seq_read_MBps: at least what random_read_iops move in 4 KiB reads "
-            "(13,517 MB/s)",
+            "parts.ssds.gbps.seq_read_MBps: at least half the 13,517 MB/s random_read_iops move "
+            "in 4 KiB reads",
         ),
         (  # the parts audit: a write rate typed in GB/s predicted writes at 3.5 MB/s
             {
@@ -199,7 +199,8 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
                     }
                 }
             },
-            "parts.ssds.gbps.seq_write_MBps: at least what random_write_iops move in 4 KiB writes",
+            "parts.ssds.gbps.seq_write_MBps: at least half the 2,621 MB/s random_write_iops move "
+            "in 4 KiB writes",
         ),
         (  # beside a post-cache rate, the figure typed wrong is named, not the post-cache one
             {
@@ -211,7 +212,8 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
                     }
                 }
             },
-            "parts.ssds.gbps.seq_write_MBps: at least what random_write_iops move in 4 KiB writes",
+            "parts.ssds.gbps.seq_write_MBps: at least half the 2,253 MB/s random_write_iops move "
+            "in 4 KiB writes",
         ),
         (  # the input audit: 50 MB/s beside a 270 MB/s outer zone predicted 269.7 MB/s
             {
@@ -232,6 +234,49 @@ def test_a_mistake_in_a_part_is_one_line_and_status_2(tmp_path, run_cli, parts, 
     status, out, err = run_cli("predict", _write(tmp_path / "s.yaml", _scenario(1, parts=parts)))
     assert status == 2 and not out and err.count("\n") == 1
     assert message in err
+
+
+# two sheets that rate 4 KiB random writes a little above their sequential writes (MB/s)
+OPTANE_P4800X_375 = {
+    "capacity_GB": 375,
+    "host_bus": "pcie3_x4",
+    "seq_read_MBps": 2400,
+    "seq_write_MBps": 2000,  # 500K IOPS x 4 KiB: 2,048 MB/s
+    "random_read_iops": 550000,
+    "random_write_iops": 500000,
+    "iops_queue_depth": 16,
+    "read_latency_us": 10,
+    "write_latency_us": 10,
+}
+SAMSUNG_980_250 = {
+    "capacity_GB": 250,
+    "seq_read_MBps": 2900,
+    "seq_write_MBps": 1300,  # 320K IOPS x 4 KiB: 1,311 MB/s
+    "random_read_iops": 230000,
+    "random_write_iops": 320000,
+}
+
+
+@pytest.mark.parametrize(
+    "like, sheet",
+    [("micron_9550_max_6400", OPTANE_P4800X_375), ("samsung_980_1tb", SAMSUNG_980_250)],
+)
+def test_a_sheet_rating_random_writes_a_little_above_sequential_ones_is_taken(like, sheet):
+    """The parts review: the write check refused the Intel Optane P4800X's and the Samsung 980
+    250 GB's sheets, whose random writes move a few percent more than their sequential rate; a
+    sequential rate typed in GB/s, 1,000 times off, is still refused."""
+    from model.errors import UserError
+    from model.user_parts import with_parts
+
+    def parts(**changed):
+        figures = sheet | changed
+        sources = dict.fromkeys(figures, "the maker's datasheet")
+        return {"ssds": {"mine": {"like": like, **figures, "sources": sources}}}
+
+    mine = with_parts(catalog.load(), parts(), "t").parts["ssds"]["mine"]
+    assert mine.random_write_iops * 4096 / 1e6 > mine.seq_write_MBps == sheet["seq_write_MBps"]
+    with pytest.raises(UserError, match=r"^t: parts.ssds.mine.seq_write_MBps: at least half the"):
+        with_parts(catalog.load(), parts(seq_write_MBps=sheet["seq_write_MBps"] / 1000), "t")
 
 
 def test_a_parts_file_is_read_only_inside_the_scenario_s_folder(tmp_path, run_cli):
@@ -449,14 +494,30 @@ def test_a_part_listed_under_another_category_is_told_its_category(
     assert f"of {category} parts, not of {listed_under}: list it under {category}:" in err
 
 
+@pytest.mark.parametrize(
+    "listed_under, part, key",
+    [
+        # one key of another category's beside a category's few required keys: a key typed wrong
+        ("links", {"name": "x", "rate_Gbps": 100, "sources": {"rate_Gbps": "t"}}, "rate_Gbps"),
+        ("links", {"name": "x", "lanes": 4, "sources": {}}, "lanes"),
+        ("links", {"name": "x", "kind": "pcie", "sources": {}}, "kind"),
+        ("buses", {"name": "x", "host_bus": "pcie4_x16", "sources": {}}, "host_bus"),
+        # a hard disk with a stray host_bus, a key of flash drives, is no flash drive
+        (
+            "disks",
+            _shipped("disks", "exos_x24_st24000nm002h") | {"host_bus": "sata_6g"},
+            "host_bus",
+        ),
+    ],
+)
 def test_another_category_s_key_in_a_part_of_its_own_category_stays_an_unknown_key(
-    tmp_path, run_cli
+    tmp_path, run_cli, listed_under, part, key
 ):
-    """A hard disk with a stray host_bus, a key of flash drives, is no flash drive: the key is
-    what is wrong."""
-    disk = _shipped("disks", "exos_x24_st24000nm002h") | {"host_bus": "sata_6g"}
-    err = _refusal(tmp_path, run_cli, {"disks": {"mine": disk}})
-    assert "disks.mine.host_bus: unknown key; allowed here:" in err
+    """The parts review: a link with rate_Gbps for capacity_Gbps was told to list itself under
+    nics:, where "unknown key; allowed here: ..., capacity_Gbps" was right: one key of another
+    category is what is wrong, not the category."""
+    err = _refusal(tmp_path, run_cli, {listed_under: {"mine": part}})
+    assert f"{listed_under}.mine.{key}: unknown key; allowed here:" in err
 
 
 @pytest.mark.parametrize(
@@ -502,8 +563,23 @@ def test_an_unknown_bus_is_told_the_closest_ids_and_where_all_are_listed(
     err = _refusal(tmp_path, run_cli, {"ssds": {"mine": ssd}})
     buses = catalog.load().parts["buses"]
     assert f"ssds.mine.host_bus: unknown bus {bus!r}; the catalog (data/hardware/buses.yaml" in err
-    assert f"has {len(buses)} (python -m model schema buses lists them), the closest: " in err
+    schema = "python -m model schema buses lists those of data/hardware/buses.yaml"
+    assert f"has {len(buses)} ({schema}), the closest: " in err
     assert closest in err.rpartition("the closest: ")[2].split(", ")
     assert sum(pid in err.split() for pid in buses) < len(buses) / 2
     status, listing, _ = run_cli("schema", "buses")
     assert status == 0 and all(pid in listing for pid in buses)
+
+
+def test_an_unknown_id_is_told_the_ids_holding_it_and_what_schema_lists(run_cli):
+    """The parts review: --set host=sr665 was told "none close to it" beside lenovo_sr665_v3, and
+    "has 14 (python -m model schema hosts lists them)" where schema lists the catalog's 13, not
+    the host purchase_nvme adds."""
+    status, _, err = run_cli("predict", "purchase_nvme", "--set", "host=sr665")
+    hosts = catalog.load().parts["hosts"]
+    assert status == 2 and err.rstrip().endswith("the closest: lenovo_sr665_v3"), err
+    schema = "python -m model schema hosts lists those of data/hardware/hosts.yaml"
+    assert f"has {len(hosts) + 1} ({schema})" in err
+    status, listing, _ = run_cli("schema", "hosts")
+    assert status == 0 and all(pid in listing for pid in hosts)
+    assert "epyc_storage_server" not in listing

@@ -42,7 +42,15 @@ from .. import paths, registry, yamlio
 from .. import scenario as scenario_module
 from ..catalog import Catalog
 from ..errors import UserError, readable
-from ..schema import NonNegativeInt, PositiveInt, build, build_dataclass, field_type, stepped
+from ..schema import (
+    NonNegativeInt,
+    PositiveInt,
+    Words,
+    build,
+    build_dataclass,
+    field_type,
+    stepped,
+)
 
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -91,11 +99,18 @@ class Sample:
                 raise UserError(where, f"{key}.options.{k}", "must list at least one value")
 
 
+# an override as --set takes it, which purchase_nvme and purchase_hdd_md load
+_EXAMPLE = "volumes.data.level=raid10"
+# one of a grid's base overrides: a mapping written there ({volumes.data.level: raid10}, a YAML
+# slip) had been told "must be a string"
+Override = Annotated[str, Words(f"a KEY=VALUE string as --set takes it, e.g. {_EXAMPLE}")]
+
+
 def _as_overrides(value: object) -> str:
     """How to write a grid's base, the overrides every point shares as --set takes them: a mapping
     written there had been told "must be a list of string" (the parts audit)."""
     shown = "a mapping" if isinstance(value, dict) else readable(value)
-    return f"must be a list of KEY=VALUE strings, e.g. - volumes.data.level=10, got {shown}"
+    return f"must be a list of KEY=VALUE strings, e.g. - {_EXAMPLE}, got {shown}"
 
 
 @dataclass(frozen=True)
@@ -105,7 +120,7 @@ class Grid:
     notebook: str | None = None
     engine: Literal["inprocess", "papermill"] = "inprocess"
     seed: NonNegativeInt | None = None  # the scenario's own seed when not given
-    base: tuple[str, ...] = field(default=(), metadata={"hint": _as_overrides})
+    base: tuple[Override, ...] = field(default=(), metadata={"hint": _as_overrides})
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
     sample: Sample | None = None
