@@ -298,7 +298,12 @@ def _sweep(args) -> int:
         grid, points = grid_module.load(
             args.grid, trust_notebook=args.trust_notebook, progress=True
         )
-        out = Path(args.out) if args.out is not None else paths.PROJECT_ROOT / "sweeps" / grid.name
+        # absolute: a cluster's workers, started in other folders, read and write it too
+        out = (
+            Path(args.out).absolute()
+            if args.out is not None
+            else paths.PROJECT_ROOT / "sweeps" / grid.name
+        )
         finished, failed, skipped = run_module.run(
             grid,
             points,

@@ -3,6 +3,7 @@ packages or files, a checkout changed since they started, no lab at all, no work
 that kills its workers, a Ctrl-C while papermill points run. Each is said in one line, or
 recorded as the cluster's failure, and never answered with another checkout's figures."""
 
+import json
 import os
 import shutil
 import signal
@@ -279,9 +280,13 @@ def test_ctrl_c_ends_the_kernels_of_the_sweep_s_points_on_the_cluster(tmp_path):
         left = _kernels()
         for kernel in left:  # a failing test's, not the next test's
             kernel.kill()
+        time.sleep(3)  # the point's thread, its kernel gone, ending
     assert stopped.value.exit_status == INTERRUPTED_STATUS
     assert left == []
     assert not (tmp_path / "out" / probe_module.MARKER).exists()
+    # the review: the half-run notebook had been kept among the finished ones, its cells marked
+    # completed, with no record
+    assert not list((tmp_path / "out").glob("notebooks/*.ipynb"))
 
 
 def test_a_point_that_kills_its_workers_is_not_run_again(tmp_path, monkeypatch):
@@ -406,3 +411,43 @@ def test_a_worker_that_joins_and_fails_the_check_stops_the_sweep():
         "--scheduler: the worker at tcp://b:1 runs other data than this checkout; the points "
         "finished are kept, run the sweep again to resume"
     )
+
+
+def test_the_data_a_point_reads_leaves_out_what_else_a_user_keeps_under_data(tmp_path):
+    """The review: a sweep's results written under data/ (--out data/results/x) and an editor's
+    backup counted as data, so the next sweep on the same cluster was refused."""
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "a.yaml").write_text("x: 1\n")
+    before = point_module.point_data(tmp_path)
+    (tmp_path / "scenarios" / "a.yaml~").write_text("x: 2\n")
+    (tmp_path / "results" / "unk1").mkdir(parents=True)
+    (tmp_path / "results" / "unk1" / "results.parquet").write_text("rows")
+    (tmp_path / "results" / "unk1" / "grid.yaml").write_text("name: unk1\n")
+    assert point_module.point_data(tmp_path) == before == ["scenarios/a.yaml"]
+
+
+def test_a_notebook_s_digest_is_its_cells_sources(tmp_path):
+    """The review: saving sweep_point.ipynb during a sweep (its outputs and metadata new, its code
+    the same) failed every point still to run."""
+    path = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "code", "source": ["x = 1\n"], "outputs": [], "metadata": {}}]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}}))
+    first = point_module.file_digest(str(path))
+    cells[0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "1\n"}]
+    path.write_text(json.dumps({"cells": cells, "metadata": {"saved": "in Jupyter"}}))
+    assert point_module.file_digest(str(path)) == first
+    cells[0]["source"] = ["x = 2\n"]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}}))
+    assert point_module.file_digest(str(path)) != first
+
+
+def test_a_relative_out_reaches_the_sweep_as_an_absolute_folder(tmp_path, run_cli, monkeypatch):
+    """The review: a relative --out was checked by each worker in its own working folder, so a
+    shared folder was refused ("give --out a folder every worker shares")."""
+    given = []
+    monkeypatch.setattr(
+        run_module, "run", lambda grid, points, out, **kw: given.append(out) or (0, 0, 0)
+    )
+    monkeypatch.chdir(tmp_path)
+    run_cli("sweep", str(paths.PROJECT_ROOT / "data/sweeps/raid0_disks.yaml"), "--out", "relout")
+    assert given == [tmp_path / "relout"]

@@ -289,6 +289,15 @@ def test_what_papermill_s_child_loggers_say_is_kept_too(caplog):
     assert caplog.records == []
 
 
+def test_what_papermill_logs_outside_any_point_is_logged_as_before(caplog):
+    """The review: once a point had run, the papermill logger passed nothing up, so what it said
+    outside any point (a notebook's own papermill call in the same kernel) was lost."""
+    with point_module._PAPERMILL_LOG.kept():
+        pass
+    logging.getLogger("papermill").warning("outside any point")
+    assert [r.getMessage() for r in caplog.records] == ["outside any point"]
+
+
 def test_a_cell_s_own_error_is_its_point_s_reason_without_what_the_kernel_wrote(tmp_path):
     """The review: a cell that raised was recorded with the kernel's last line of output beside
     its error ('ValueError: x is two (the point's kernel wrote: low-level warning from a C

@@ -27,7 +27,8 @@ from .store import Stopped
 
 NO_WORKERS_S = 60.0  # a cluster left this long without a worker stops the sweep
 LOOK_EVERY_S = 1.0  # how often the sweep looks at the cluster's workers
-ANSWER_S = 60.0  # the longest the sweep waits for the workers to answer a check, or to stop
+ANSWER_S = 60.0  # the longest the sweep waits for the workers to answer a check
+STOP_S = 5.0  # the longest a stopped sweep waits for the cluster to cancel, then to end kernels
 SHOWN = 3  # the workers a message names at most
 # what can be wrong with a worker (``_problems``), the first said first: what it cannot do, then
 # what it would compute differently
@@ -92,7 +93,7 @@ def _versions_apart(theirs: dict[str, str], ours: dict[str, str]) -> str:
     )
 
 
-def _problems(answers: dict[str, Any], lab: str, out: Path) -> dict[tuple[str, str], list[str]]:
+def _problems(answers: dict[str, Any], lab: str) -> dict[tuple[str, str], list[str]]:
     """Each thing wrong with the workers that answered ``answers`` (worker -> ``probe.report``,
     or what its check raised), as (kind, what ``_said`` tells of it), with the workers it is wrong
     with: what a worker cannot do first (answer, import the lab), then what it would compute
@@ -174,7 +175,7 @@ def check(
         return "silent", f"the workers did not answer the sweep's check within {ANSWER_S:g} s"
     finally:
         cloudpickle.unregister_pickle_by_value(probe)
-    problems = _problems(answers, todo[0]["lab"], out)
+    problems = _problems(answers, todo[0]["lab"])
     if not problems:
         return None
     (kind, what), workers = min(problems.items(), key=lambda found: KINDS.index(found[0][0]))
@@ -237,8 +238,10 @@ def stop(client, running: list, out: Path) -> None:
     """End the sweep's work on the cluster: its points not started cancelled, and the kernels of
     its papermill points running ended on every worker (``end_kernels``); a point that runs in
     the worker's own process (``inprocess``) runs on to its end, unstoppable in a thread, its
-    result dropped. Bounded by ``ANSWER_S``: a cluster that does not answer is left as it is."""
+    result dropped. Each call bounded by ``STOP_S``: a cluster that does not answer (a scheduler
+    stopped) is left as it is, its kernels running, rather than a Ctrl-C waiting a minute without
+    a word (the review)."""
     with contextlib.suppress(Exception):
-        within(ANSWER_S, client.cancel, running)
+        within(STOP_S, client.cancel, running)
     with contextlib.suppress(Exception):
-        within(ANSWER_S, client.run, end_kernels, str(out), on_error="ignore")
+        within(STOP_S, client.run, end_kernels, str(out), on_error="ignore")

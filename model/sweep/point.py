@@ -188,7 +188,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             except Exception as exc:
                 _note_kernel_output(exc, folder)
                 _note_logged(exc, logged)
-                if running_nb.exists():
+                if running_nb.exists() and not _ended_by_the_sweep(folder):
                     shutil.move(running_nb, out_nb)
                 raise
         shutil.move(running_nb, out_nb)
@@ -242,6 +242,7 @@ def _execute(
 # the folders of the papermill points running in this process, by the results folder of their sweep
 _RUNNING: dict[str, set[Path]] = {}
 _RUNNING_LOCK = threading.Lock()  # a Dask worker runs points on threads side by side
+_ENDED: set[Path] = set()  # the folders of the points whose kernels a stopped sweep ended
 
 
 @contextlib.contextmanager
@@ -254,8 +255,17 @@ def _running(out: str, folder: Path) -> Iterator[None]:
     finally:
         with _RUNNING_LOCK:
             _RUNNING[out].discard(folder)
+            _ENDED.discard(folder)
             if not _RUNNING[out]:
                 del _RUNNING[out]
+
+
+def _ended_by_the_sweep(folder: Path) -> bool:
+    """Whether the kernel running in ``folder`` was ended by its stopped sweep (``end_kernels``):
+    its half-run notebook is not kept among the finished ones (the review: two notebooks 3 s into
+    a 100 s cell, every cell marked completed, with no record)."""
+    with _RUNNING_LOCK:
+        return folder in _ENDED
 
 
 def end_kernels(out: str) -> None:
@@ -265,6 +275,7 @@ def end_kernels(out: str) -> None:
     worker's thread from the next sweep's points."""
     with _RUNNING_LOCK:
         folders = list(_RUNNING.get(out, ()))
+        _ENDED.update(folders)
     pool.end([kernel for folder in folders for kernel in pool.using(folder)])
 
 
@@ -280,18 +291,22 @@ class _PapermillLog(logging.Handler):
     on the thread that made it (a Dask worker runs points on threads side by side), else, where
     one point alone is running, to that one: nbclient runs on a thread of its own where the
     caller's thread has an event loop running (jupyter_core's ``run_sync``, a point run from a
-    notebook's cell). A record no point can be told from is dropped."""
+    notebook's cell). A record no point can be told from goes on to the root logger's handlers,
+    as it would have without this one."""
 
     def __init__(self) -> None:
         super().__init__()
         self.running: dict[int, list[str]] = {}  # a thread running a point -> its records
 
     def emit(self, record: logging.LogRecord) -> None:
-        logged = self.running.get(record.thread)
-        if logged is None and len(self.running) == 1:
-            (logged,) = self.running.values()
-        if logged is not None:
-            logged.append(record.getMessage())
+        with self.lock:  # points start and end on other threads meanwhile
+            logged = self.running.get(record.thread)
+            if logged is None and len(self.running) == 1:
+                (logged,) = self.running.values()
+            if logged is not None:
+                logged.append(record.getMessage())
+        if logged is None:
+            logging.getLogger().handle(record)
 
     @contextlib.contextmanager
     def kept(self) -> Iterator[list[str]]:
@@ -302,11 +317,13 @@ class _PapermillLog(logging.Handler):
             papermill_log.addHandler(self)
             papermill_log.propagate = False
         thread = threading.get_ident()
-        self.running[thread] = logged = []
+        with self.lock:
+            self.running[thread] = logged = []
         try:
             yield logged
         finally:
-            del self.running[thread]
+            with self.lock:
+                del self.running[thread]
 
 
 _PAPERMILL_LOG = _PapermillLog()
@@ -468,16 +485,24 @@ def lab_fingerprint() -> str:
 def point_data(data: Path) -> list[str]:
     """The files under ``data`` a point may read, as paths below it: the scenarios, the catalog,
     the calibration (its values, intervals and covariance, and the model's error, which interval
-    grids read), the measured tables (the model's error is told apart by them) and the templates;
-    not the grids of ``sweeps/`` (only the sweep's own process reads a grid) nor hidden files (an
-    editor's)."""
+    grids read), the measured tables (the model's error is told apart by them) and the templates,
+    their YAML, JSON and CSV files; not the grids of ``sweeps/`` (only the sweep's own process
+    reads a grid), nor hidden files, nor anything else a user keeps there."""
     return sorted(
         str(file.relative_to(data))
-        for file in data.rglob("*")
+        for folder in POINT_DATA_FOLDERS
+        for file in (data / folder).rglob("*")
         if file.is_file()
-        and file.relative_to(data).parts[0] != "sweeps"
+        and file.suffix in POINT_DATA_SUFFIXES
         and not any(part.startswith(".") for part in file.relative_to(data).parts)
     )
+
+
+# where a point's data lies under data/, and its files' kinds: a sweep's results written under
+# data/ (--out data/results/x), an editor's backup (atlas_lightpath.yaml~) or a README had been
+# taken for data, so a second sweep on the same cluster was refused (the review)
+POINT_DATA_FOLDERS = ("scenarios", "hardware", "calibrated", "measured", "templates")
+POINT_DATA_SUFFIXES = (".yaml", ".json", ".csv")
 
 
 def fingerprint_differs(here: str, sweep: str) -> str:
@@ -493,7 +518,9 @@ def fingerprint_differs(here: str, sweep: str) -> str:
 def file_digest(path: str) -> str:
     """The contents of the file at ``path`` as 12 hex digits of its SHA-1 ("missing" where there
     is none, "unreadable" where it cannot be read), hashed once for each version of the file (its
-    size, modification time and inode): a grid's own file, checked at each point."""
+    size, modification time and inode): a grid's own file, checked at each point. A notebook's are
+    its cells' sources alone: saving it in Jupyter, or ``make notebooks`` running it again, changes
+    its outputs and metadata, not what a point runs, and had failed every point still to run."""
     try:
         stat = os.stat(path)
         return _digest(path, stat.st_size, stat.st_mtime_ns, stat.st_ino)
@@ -506,7 +533,21 @@ def file_digest(path: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _digest(path: str, size: int, mtime_ns: int, inode: int) -> str:
     with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha1").hexdigest()[:12]
+        contents = f.read()
+    if path.endswith(".ipynb"):
+        contents = _cell_sources(contents)
+    return hashlib.sha1(contents).hexdigest()[:12]
+
+
+def _cell_sources(notebook: bytes) -> bytes:
+    """A notebook's cells' kinds and sources, as bytes to hash; the file itself where it is not a
+    notebook's JSON (papermill refuses it at the point)."""
+    try:
+        cells = json.loads(notebook)["cells"]
+        shown = [[c["cell_type"], "".join(c["source"])] for c in cells]
+    except (ValueError, KeyError, TypeError):
+        return notebook
+    return json.dumps(shown).encode()
 
 
 def changed_inputs(inputs: dict[str, str]) -> list[str]:
