@@ -97,8 +97,19 @@ class _Worker:
 
 
 def _end(processes: list[psutil.Process], scratch: Path) -> None:
+    """Kill ``processes``, wait for them (up to 2 s), then remove ``scratch``: removed while a
+    kernel was still dying, a file it or its manager wrote meanwhile had left the folder behind
+    (a fresh clone's CI, once)."""
     end(processes)
-    shutil.rmtree(scratch, ignore_errors=True)
+    psutil.wait_procs(processes, timeout=2)
+    for _ in range(SCRATCH_TRIES):
+        shutil.rmtree(scratch, ignore_errors=True)
+        if not scratch.exists():
+            return
+        time.sleep(0.1)
+
+
+SCRATCH_TRIES = 5  # removals of a worker's scratch folder while the last files in it go
 
 
 def end(processes: list[psutil.Process]) -> None:
