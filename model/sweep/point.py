@@ -299,13 +299,14 @@ class _PapermillLog(logging.Handler):
         self.running: dict[int, list[str]] = {}  # a thread running a point -> its records
 
     def emit(self, record: logging.LogRecord) -> None:
-        with self.lock:  # points start and end on other threads meanwhile
-            logged = self.running.get(record.thread)
-            if logged is None and len(self.running) == 1:
-                (logged,) = self.running.values()
-            if logged is not None:
-                logged.append(record.getMessage())
-        if logged is None:
+        # under self.lock, which Handler.handle holds around emit, as ``kept`` does: points start
+        # and end on other threads meanwhile
+        logged = self.running.get(record.thread)
+        if logged is None and len(self.running) == 1:
+            (logged,) = self.running.values()
+        if logged is not None:
+            logged.append(record.getMessage())
+        else:
             logging.getLogger().handle(record)
 
     @contextlib.contextmanager
