@@ -115,8 +115,7 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     """The parameters of the part ``like`` names, changed by ``raw``; every number ``raw`` changes
     needs its own source."""
     if not isinstance(like, str) or like not in parts[category]:
-        offered = ids_offered(like, sorted(parts[category]), (category,), users=True)
-        raise UserError(where, f"{at}.like", f"names no {category[:-1]}; {offered}")
+        raise UserError(where, f"{at}.like", _names_no(parts, category, like))
     sources = raw.get("sources") or {}
     if not isinstance(sources, dict):
         raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")
@@ -142,6 +141,20 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     merged["sources"] = {**merged["sources"], **sources}
     merged["reports"] = raw.get("reports", [])  # the reports name the catalog's part, not yours
     return merged
+
+
+def _names_no(parts: dict, category: str, like: object) -> str:
+    """Why ``like`` names no part of ``category``: the category that has it, where one does (an
+    SSD's id under ``disks:`` had been told only "names no disk", the quotes audit), else the ids
+    on offer."""
+    held = [c for c in CATEGORIES if c != category and isinstance(like, str) and like in parts[c]]
+    if held:
+        return (
+            f"names no {category[:-1]}: {like} is one of the {held[0]} (data/hardware/"
+            f"{held[0]}.yaml or your parts); list this part under {held[0]}:"
+        )
+    offered = ids_offered(like, sorted(parts[category]), (category,), users=True)
+    return f"names no {category[:-1]}; {offered}"
 
 
 def _numeric_keys(cls: type) -> set[str]:

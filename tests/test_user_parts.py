@@ -95,6 +95,11 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             "the catalog already has a disk 'wd1200jb'",
         ),
         ({"disks": {"x": {"like": "no_such_drive"}}}, "parts.disks.x.like: names no disk"),
+        (  # the quotes audit: an SSD's id under disks: had been told only "names no disk"
+            {"disks": {"x": {"like": "micron_9550_max_6400"}}},
+            "parts.disks.x.like: names no disk: micron_9550_max_6400 is one of the ssds "
+            "(data/hardware/ssds.yaml or your parts); list this part under ssds:",
+        ),
         ({"gadgets": {}}, "parts.gadgets: unknown category; allowed: disks"),
         (
             {"controllers": {"c": {**PARTS["controllers"]["quote_hba"], "sources": {}}}},
