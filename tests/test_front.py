@@ -405,7 +405,10 @@ def test_nfsd_threads_serve_every_connection_s_calls():
     wide = ["clients.read_ahead_KiB=15360", "clients.nic=mellanox_cx4_lx_25g"]
     one, four = (_nfs_read(*wide, f"clients.connections={k}") for k in (1, 4))
     assert four.throughput_MBps == pytest.approx(one.throughput_MBps, rel=1e-6)
-    assert "1 nfs client(s), 4 connections each on bond member(s) [0, 1]" in four.notes[0]
+    assert (
+        "1 nfs client(s), 4 connections each on the host's 2 bonded ports (clients.hashing "
+        "balanced): 2 connections on member 0, 2 connections on member 1"
+    ) in four.notes[0]
     at_random = [f"clients.connections={k}" for k in (1, 8)]
     rates = [_random_read("purchase_nvme", "clients.count=1", k).throughput_MBps for k in at_random]
     assert rates[0] == pytest.approx(rates[1], rel=1e-9)
@@ -579,3 +582,15 @@ def test_an_http_client_s_requests_carry_nginx_s_itemised_response_header():
     overrides = ["clients.protocol=http", "workload.op=read", "workload.total_MB=1000"]
     r = simulate(scenario.load("purchase_hdd_md", overrides), params.calibrated())
     assert any(n.startswith("8 http client(s)") and "; 260 B of http headers" in n for n in r.notes)
+
+
+def test_seeded_hashing_says_how_many_clients_each_bonded_port_carries(run_cli):
+    """The all-flash quotes audit: eight clients hashed at random onto a two-port bond, one port
+    binding, had been told only 'on bond member(s) [0, 1] of 2'; the note now gives the split
+    the port's utilisation follows from (the seed's draw: 3 and 5)."""
+    status, out, _ = run_cli("predict", "purchase_nvme", "--set", "clients.hashing=seeded")
+    assert status == 0
+    drawn = front.bond_members(8, 2, "seeded", scenario.load("purchase_nvme").seed)
+    split = f"{drawn.count(0)} on member 0, {drawn.count(1)} on member 1"
+    assert drawn.count(0) != drawn.count(1)  # a draw that splits them unevenly, as told
+    assert f"on the host's 2 bonded ports (clients.hashing seeded): {split}" in out

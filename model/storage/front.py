@@ -39,6 +39,7 @@ No table measures clients in front of a store: em_ingest measures the store alon
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import simpy
@@ -121,6 +122,19 @@ def bond_members(
     if hashing == "seeded":
         return tuple(int(m) for m in rng_stream(seed, "lacp hash").integers(members, size=clients))
     return tuple(i % members for i in range(clients))
+
+
+def _bond_words(members: tuple[int, ...], ports: int, connections: int, hashing: str) -> str:
+    """How the connections split across the host's bonded ports, in words (" on the host's 2
+    bonded ports (clients.hashing seeded): 3 on member 0, 5 on member 1"): where a hashing put
+    more on one port than another, it says why one port binds (seeded hashing had named only the
+    members used, the all-flash quotes audit). Nothing where the host has one port."""
+    if ports == 1:
+        return " on the host's one port"
+    unit = " connections" if connections > 1 else ""
+    on = Counter(members)
+    split = ", ".join(f"{on[m]}{unit} on member {m}" for m in sorted(on))
+    return f" on the host's {ports} bonded ports (clients.hashing {hashing}): {split}"
 
 
 @dataclass
@@ -497,11 +511,11 @@ def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> 
     env.run()
     bound = partition_bound_Bps(front.usages, [cap_Bps] * flows) / 1e6
     ceiling = partition_bound_Bps(front.usages, [cap_Bps] * flows, rated=True) / 1e6
-    members = sorted(set(front.members))
     each = f", {c.connections} connections each" if c.connections > 1 else ""
     notes = (
-        f"{c.count} {c.protocol} client(s){each} on bond member(s) {members} of "
-        f"{len(front.side.nics)}; "
+        f"{c.count} {c.protocol} client(s){each}"
+        + _bond_words(front.members, len(front.side.nics), c.connections, c.hashing)
+        + "; "
         + (
             f"{FRAMING_B[(c.protocol, w.op)]} B of {c.protocol} headers a {w.request_KiB:g} KiB "
             "request"
