@@ -380,13 +380,15 @@ def check_nic_cards(
     where: str,
     key: str,
     related: tuple[str, ...] = (),
+    held: tuple[str, ...] = (),
 ) -> None:
     """The PCI Express NICs a host holds, ``ports`` of each id (``ports`` of them a card), need no
-    more cards than it has PCI Express slots (``pcie_slots``): twelve cards in a server of seven
-    slots were taken, each in its fastest. NICs on parallel buses, and hosts whose slots are not
-    all listed, are not counted. A host of no PCI Express slot holds such a NIC only on its board,
-    one of its own (hosts.yaml nics): another is refused (a 100 GbE card on a host of PCI-X
-    segments ran as if on its board)."""
+    more cards than it has PCI Express slots (``pcie_slots``) less those a storage scenario's
+    controller cards hold (``held``, their segments' names: ``model.storage.slots.card_slots``):
+    twelve cards in a server of seven slots were taken, each in its fastest. NICs on parallel
+    buses, and hosts whose slots are not all listed, are not counted. A host of no PCI Express slot
+    holds such a NIC only on its board, one of its own (hosts.yaml nics): another is refused (a
+    100 GbE card on a host of PCI-X segments ran as if on its board)."""
     cards, slots = 0, None
     for nic_id, count in ports.items():
         nic = catalog.get("nics", nic_id, where, key)
@@ -402,12 +404,18 @@ def check_nic_cards(
             )
         if fits:
             cards, slots = cards + nic_cards(nic, count), fits
-    if slots is not None and cards > slots:
-        held = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
+    if slots is not None and cards + len(held) > slots:
+        nics = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
+        cards_held = (
+            f", {len(held)} of them held by the controller cards of segments {', '.join(held)}"
+            if held
+            else ""
+        )
         raise UserError(
             where,
             key,
-            f"{held} are {cards} cards, and the host has {slots} PCI Express slots ({host.name})",
+            f"{nics} are {cards} cards, and the host has {slots} PCI Express slots ({host.name})"
+            f"{cards_held}",
             related=related,
         )
 

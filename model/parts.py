@@ -555,14 +555,27 @@ class Host(Part):
     # the host's bus slots and segments, each {bus: an id of buses, count: how many}: a storage
     # scenario's top-level bus segments must each be of a kind one of them holds (a PCI Express
     # slot of no older generation and no fewer lanes, a PCI bus as wide and as fast:
-    # ``model.storage.slots``); how many is checked only for PCI Express NIC cards (the host's
-    # own and a transfer's circuits, ``model.nic_links.check_nic_cards``). Empty: the buses are not
-    # described, and a scenario's segments are taken as declared
+    # ``model.storage.slots``); how many is checked for PCI Express cards: its NIC cards (the
+    # host's own and a transfer's circuits, ``model.nic_links.check_nic_cards``) and a storage
+    # scenario's controller cards, each card segment taking the narrowest free slot that fits it
+    # and the NICs the fastest left (``model.storage.slots.card_slots``; NVMe bays' lanes take
+    # none). Empty: the buses are not described, and a scenario's segments are taken as declared
     buses: tuple[Slot, ...] = ()
     # whether buses lists every kind of slot and segment the host has (true), or only those the
     # reports' scenarios use, its board's slot list not read (false): then a scenario's other
     # top-level segments are taken as declared, not refused
     buses_complete: bool = True
+    # the drives the host's own bays hold (the chassis's front, mid and rear bays as configured),
+    # where its documentation gives them: a storage scenario's drives inside the host, those on its
+    # controllers' channels (a card or chip in the host, not an external array's controller) and
+    # its NVMe drives on its own PCI Express lanes (nvme.SEGMENT.N), are at most this many; a
+    # shelf's drives are its own bays' (``model.storage.slots.check_bays``). Unset: the bays are
+    # not described, and the drives are not counted
+    drive_bays: PositiveInt | None = None
+    # of drive_bays, those cabled for NVMe (a backplane's NVMe or AnyBay bays, at most drive_bays):
+    # a storage scenario's NVMe drives on the host's own lanes are at most this many. Unset with
+    # drive_bays set: every bay takes an NVMe drive
+    nvme_bays: NonNegativeInt | None = None
     # the controllers onboard or fitted, ids of controllers, as the report describes the machine
     # (an id may repeat): checked to exist; the scenarios name the controllers they use
     controllers: tuple[str, ...] = ()
@@ -584,6 +597,13 @@ class Host(Part):
                 f"{key}.sources",
                 "no source for buses; every slot count needs one (a board's manual, or "
                 "'estimated: ...' with buses_complete: false where only the slots used are listed)",
+            )
+        if self.nvme_bays is not None and self.nvme_bays > (self.drive_bays or 0):
+            raise UserError(
+                where,
+                f"{key}.nvme_bays",
+                f"counts the NVMe-cabled bays among drive_bays ({self.drive_bays or 'unset'}): "
+                f"at most drive_bays, got {self.nvme_bays}",
             )
 
     @property

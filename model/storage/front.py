@@ -63,8 +63,8 @@ from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers, lan_tcp
 from ..sim.flows import FlowNetwork, FlowResource
 from ..sim.rng import stream as rng_stream
 from ..spec import Scenario
+from . import slots, topology
 from . import stream as storage_stream
-from . import topology
 from .spec import NFSD_THREADS, Clients, StorageBody
 
 SMB2_HEADER_B = 64  # MS-SMB2 2.2.1: the SMB2 packet header
@@ -200,9 +200,11 @@ def build(
     nic = catalog.get("nics", client_nic, front_where, nic_key)
     lan = catalog.get("links", link, front_where, link_key)
     mtu_B = lan.frame_mtu_B
+    # the host's NICs take the slots its controller cards leave (slots.nic_catalog)
+    nics_catalog = slots.nic_catalog(body, catalog, where)
     side = host_net(
         net,
-        catalog,
+        nics_catalog,
         "storage",
         body.host,
         host.nics[0],
@@ -346,12 +348,14 @@ def build(
     # the host's NICs with every port it lists (a dual-port card's two cross its one link, which
     # the note weighs against both ports' lines, as the WAN's and the relay's do) and the clients'
     notes = listed_ports_notes(catalog, (body.host, host.nics[0], len(host.nics))) + nic_notes(
-        catalog,
+        nics_catalog,
         (host.nics[0], body.host, len(host.nics)),
         (client_nic, None),
         mtu_B=mtu_B,
         bus_efficiency=params["bus_efficiency"],
     )
+    held = slots.held_slots_note(body, catalog, where)
+    notes += (held,) if held else ()
     return Front(
         net,
         side,

@@ -10,8 +10,10 @@ Base Specification, 4.2, Link Initialization and Training); a PCI or PCI-X segme
 and as fast (a 32-bit 33 MHz card runs in a 64-bit 66 MHz slot: PCI Local Bus Specification 2.2,
 64-bit extension; PCI-X 1.0, a PCI card in a PCI-X slot); a hub link the host's hub link. Without
 this check a scenario of PCIe 4.0 segments moved to a PCIe 3.0 host by ``--set host=...`` ran at
-4.0. How many segments a host holds is not checked: a server's front NVMe bays are cabled to
-connectors on its board that its list of riser slots does not count. A host whose buses the
+4.0. A segment of NVMe bays takes no slot: a server's front NVMe bays are cabled to connectors on
+its board that its list of riser slots does not count; a segment holding a controller card takes
+one, and the host's NIC cards the fastest left (``card_slots``, ``check_card_slots``). The drives
+inside the host fit its bays (``check_bays``). A host whose buses the
 catalog does not describe, or lists only in part (``buses_complete: false``), is not checked at
 all: its segments are taken as declared. Drive
 channels (an onboard SCSI or ATA channel) are not slots and are not checked.
@@ -31,11 +33,13 @@ neither (an external array's SAS port, whose segment is the HBA link it hangs fr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..catalog import Catalog
 from ..errors import UserError
-from ..nic_links import link_words, nic_cards
-from ..parts import Bus, Controller, Host
-from .spec import StorageBody
+from ..nic_links import card_links, check_nic_cards, link_words, nic_cards
+from ..parts import Bus, Controller, Host, Slot
+from .spec import NVME, StorageBody
 
 
 def fits(segment: Bus, slot: Bus) -> bool:
@@ -212,3 +216,181 @@ def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
             f"allowed: {allowed} ({declared})",
             related=(f"controllers.{name}.part", f"buses.{slot.bus}.part"),
         )
+
+
+def _card_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tuple[str, Bus]]:
+    """The scenario's top-level PCI Express segments that hold an add-in card, in its order: one
+    a controller sits in whose own host interface is PCI Express (the catalog's ``host_bus``: an
+    HBA or a RAID card), or one other segments hang from (``via``: an HBA's SAS wires, as em_ingest
+    declares its cards, or a PCIe switch card's downstream ports). A segment that holds only NVMe
+    drives (``nvme.SEGMENT.N``) is the lanes the board cables to its bays and takes no slot; the
+    catalog's onboard controllers sit on hub links and PCI buses (the ICH's, the OSB4's, the
+    AIC-7899), which hold no PCI Express slot. A chipset's own controller declared on a PCI
+    Express segment (ext_870_evo's AHCI ports) is counted as a card: the catalog does not mark a
+    controller onboard."""
+    hung = {segment.via for segment in body.buses.values()}
+    seated = set()
+    for name, slot in body.controllers.items():
+        ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
+        own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
+        if own.protocol == "pcie":
+            seated.add(slot.bus)
+    cards = []
+    for name, segment in body.buses.items():
+        bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
+        if segment.via is None and bus.protocol == "pcie" and (name in seated or name in hung):
+            cards.append((name, bus))
+    return cards
+
+
+def card_slots(body: StorageBody, catalog: Catalog, where: str) -> dict[str, str]:
+    """The host's PCI Express slot (a bus id of its ``buses``) each of the scenario's controller
+    cards takes (``_card_segments``): the widest cards first, each the narrowest free slot that
+    fits it, so that the host's NIC cards keep the fastest slots left (``nic_catalog``). Empty where
+    the host's buses are not listed in full (``buses_complete: false``), or not at all; a card
+    that finds no free slot is refused in one line."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if not host.buses or not host.buses_complete:
+        return {}
+    listed = "data/hardware/hosts.yaml"
+    free = [
+        (entry.bus, catalog.get("buses", entry.bus, listed, f"{body.host}: buses"))
+        for entry in host.buses
+        for _ in range(entry.count)
+    ]
+    free.sort(key=lambda slot: slot[1].peak_MBps)
+    cards = sorted(
+        _card_segments(body, catalog, where), key=lambda card: card[1].peak_MBps, reverse=True
+    )
+    taken: dict[str, str] = {}
+    for name, bus in cards:
+        slot = next((slot for slot in free if fits(bus, slot[1])), None)
+        if slot is None:
+            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+            raise UserError(
+                where,
+                f"buses.{name}.part",
+                f"the controller cards' segments {', '.join(n for n, _ in cards)} need "
+                f"{len(cards)} PCI Express slots, and the host {body.host} has no free one that "
+                f"takes a {link_words(bus)} card for {name} ({held}): remove a card, or choose a "
+                "host with more slots",
+                related=(*(f"buses.{n}" for n, _ in cards), "host"),
+            )
+        free.remove(slot)
+        taken[name] = slot[0]
+    return taken
+
+
+def _slots_left(host: Host, taken: list[str]) -> tuple[Slot, ...]:
+    """The entries of ``host``'s buses less one slot for each bus id in ``taken``."""
+    left = []
+    for entry in host.buses:
+        count = entry.count - taken.count(entry.bus)
+        if count > 0:
+            left.append(replace(entry, count=count))
+    return tuple(left)
+
+
+def nic_catalog(body: StorageBody, catalog: Catalog, where: str) -> Catalog:
+    """``catalog`` with the scenario's host listing the slots its controller cards leave
+    (``card_slots``): the one the storage host's NICs are placed with (``nic_links.card_links``
+    gives them the fastest of those), so that a NIC whose x16 slots the HBAs hold trains at x8."""
+    taken = card_slots(body, catalog, where)
+    if not taken:
+        return catalog
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    left = replace(host, buses=_slots_left(host, list(taken.values())))
+    parts = {**catalog.parts, "hosts": {**catalog.parts["hosts"], body.host: left}}
+    return replace(catalog, parts=parts)
+
+
+def check_card_slots(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, controller cards and the host's PCI Express NIC cards together past the
+    host's PCI Express slots (``card_slots``, ``nic_links.check_nic_cards``): a host of four slots
+    took two HBAs and three NIC cards. Hosts whose buses are not listed in full are not counted."""
+    taken = card_slots(body, catalog, where)
+    if not taken:
+        return
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    ports = {nic_id: host.nics.count(nic_id) for nic_id in dict.fromkeys(host.nics)}
+    check_nic_cards(
+        catalog,
+        host,
+        ports,
+        where,
+        "host",
+        related=tuple(f"buses.{name}" for name in taken),
+        held=tuple(taken),
+    )
+
+
+def held_slots_note(body: StorageBody, catalog: Catalog, where: str) -> str | None:
+    """A result's note where the scenario's controller cards hold slots the host's NIC cards would
+    otherwise have taken (``nic_catalog``): which segments hold which slots; the NIC's own note
+    (``nic_links.nic_bus_note``) says where its link then binds. None where no NIC card moves."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if not host.nics:
+        return None
+    nic = catalog.get("nics", host.nics[0], "data/hardware/hosts.yaml", f"{body.host}: nics")
+    cards = nic_cards(nic, len(host.nics))
+    before = card_links(catalog, nic.host_bus, body.host, cards)
+    after = card_links(nic_catalog(body, catalog, where), nic.host_bus, body.host, cards)
+    if before == after:
+        return None
+    held = ", ".join(
+        f"buses.{n} in a {slot}" for n, slot in card_slots(body, catalog, where).items()
+    )
+    return (
+        f"{host.nics[0]}: the controller cards hold {body.host}'s slots ({held}), so its "
+        f"{'cards take' if cards > 1 else 'card takes'} the fastest left: "
+        + ", ".join(link_words(link) for link in after)
+    )
+
+
+def check_bays(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, more drives inside the host than its bays hold (hosts.yaml
+    ``drive_bays``), or more NVMe drives on its own PCI Express lanes than its NVMe-cabled bays
+    (``nvme_bays``): twenty-four U.2 drives in a host of ten bays were predicted. Inside the host
+    are the drives on its controllers' channels, where the controller's own host interface is a
+    PCI Express or parallel bus (a card or chip in the host; an external array's controller,
+    whose host interface is its SAS or SCSI port, holds its drives in its own enclosure), and its
+    NVMe drives (``nvme.SEGMENT.N``); a shelf's drives are counted against its own bays
+    (``model.storage.attachment``). Only the drives a volume uses count (``disks.count`` of its
+    attach points). A host whose bays the catalog does not describe is not checked."""
+    host: Host = catalog.get("hosts", body.host, where, "host")
+    if host.drive_bays is None:
+        return
+    inside, nvme = [], []  # the attach key of each drive in the host, of each NVMe drive
+    for vname, volume in body.volumes.items():
+        for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
+            at = f"volumes.{vname}.disks.attach[{i}]"
+            holder = point.partition(".")[0]
+            if holder == NVME:
+                nvme.append(at)
+            if holder == NVME or _in_host(body, catalog, where, holder):
+                inside.append(at)
+    checked = [(inside, host.drive_bays, "drives in", "drive_bays")]
+    if host.nvme_bays is not None:  # unset, every bay is NVMe-cabled: the count above holds
+        checked.insert(0, (nvme, host.nvme_bays, "NVMe drives on the lanes of", "nvme_bays"))
+    for held, bays, words, key in checked:
+        if len(held) > bays:
+            raise UserError(
+                where,
+                held[bays],
+                f"the scenario puts {len(held)} {words} the host {body.host}, which has {bays} "
+                f"such bays (its {key}): at most {bays}; put the rest in a shelf "
+                f"(shelves:), choose a host with more bays, or give yours its chassis's (a parts "
+                f"file's host with like: {body.host} and {key}, sourced)",
+                related=("host",),
+            )
+
+
+def _in_host(body: StorageBody, catalog: Catalog, where: str, holder: str) -> bool:
+    """Whether the drives on controller ``holder``'s channels sit in the host: the controller is a
+    card or chip in it (its own host interface a PCI Express or parallel bus), not an external
+    array's (a SAS or SCSI port); False for a shelf."""
+    if holder not in body.controllers:
+        return False
+    part = body.controllers[holder].part
+    ctrl: Controller = catalog.get("controllers", part, where, f"controllers.{holder}.part")
+    return is_slot(catalog.get("buses", ctrl.host_bus, where, f"controllers.{holder}.part"))

@@ -1,0 +1,151 @@
+"""A host holds what its bays and slots hold (``model.storage.slots``): a storage scenario's drives
+inside the host are at most its drive bays (hosts.yaml ``drive_bays``, ``nvme_bays``), and its
+controller cards take PCI Express slots that its NIC cards then do not get (``card_slots``). The
+quote audit: 24 U.2 drives in a host of fewer bays predicted without a word, and a 100 GbE card
+was modelled at x16 in a host whose x16 slots the scenario's HBAs held."""
+
+import pytest
+
+NVME = "data/templates/nvme_server.yaml"
+
+# a host of two PCIe 3.0 x16 and two x8 slots with one 100 GbE card (PCIe 3.0 x16)
+TWO_BY_TWO = """hosts:
+  two_by_two:
+    like: lenovo_sr665_v3
+    name: A test host of two PCIe 3.0 x16 and two x8 slots, one 100 GbE card
+    buses: [{bus: pcie3_x16, count: 2}, {bus: pcie3_x8, count: 2}]
+    nics: [mellanox_cx5_100g]
+    sources: {buses: "estimated: a test"}
+"""
+
+# purchase_hdd_md's HBA and a second one, each in a PCIe 3.0 x16 segment, on that host
+TWO_HBAS = (
+    "--set",
+    "host=two_by_two",
+    "--set",
+    "buses.slot1.part=pcie3_x16",
+    "--set",
+    "buses.slot2={part: pcie3_x16}",
+    "--set",
+    "controllers.hba2={part: broadcom_9500_8i, bus: slot2}",
+)
+
+
+def _parts(tmp_path, text):
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(text)
+    return ("--catalog", str(parts))
+
+
+def _card(name, bus):
+    return (
+        "--set",
+        f"buses.{name}={{part: {bus}}}",
+        "--set",
+        f"controllers.{name}hba={{part: broadcom_9500_8i, bus: {name}}}",
+    )
+
+
+def test_a_nic_whose_x16_slots_the_hbas_hold_trains_at_x8_and_says_so(run_cli, tmp_path):
+    catalog = _parts(tmp_path, TWO_BY_TWO)
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", *catalog, *TWO_HBAS)
+    assert status == 0, err
+    assert (
+        "mellanox_cx5_100g: its PCIe 3.0 x16 host interface, trained to PCIe 3.0 x8 in "
+        "two_by_two's slot (7,202 MB/s of data) is slower than its 100 Gbit/s line" in out
+    )
+    assert (
+        "mellanox_cx5_100g: the controller cards hold two_by_two's slots (buses.slot1 in a "
+        "pcie3_x16, buses.slot2 in a pcie3_x16), so its card takes the fastest left: PCIe 3.0 x8"
+        in out
+    )
+    # one HBA in an x8 segment leaves the NIC an x16 slot: nothing to say
+    status, out, err = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--point",
+        *catalog,
+        "--set",
+        "host=two_by_two",
+        "--set",
+        "buses.slot1.part=pcie3_x8",
+    )
+    assert status == 0 and "trained to" not in out and "controller cards hold" not in out, err
+
+
+def test_a_third_x16_card_past_the_slots_is_refused_in_one_line(run_cli, tmp_path):
+    catalog = _parts(tmp_path, TWO_BY_TWO)
+    third = _card("slot3", "pcie3_x16")
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", *catalog, *TWO_HBAS, *third)
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith("--set: buses.slot3.part: the controller cards' segments slot1, slot2,")
+    assert "two_by_two has no free one that takes a PCIe 3.0 x16 card for slot3" in err
+
+
+def test_cards_and_nic_cards_past_the_slots_are_refused_in_one_line(run_cli, tmp_path):
+    """Two more HBAs in x8 segments fit the two x8 slots, and leave the NIC card none."""
+    catalog = _parts(tmp_path, TWO_BY_TWO)
+    more = (*_card("slot3", "pcie3_x8"), *_card("slot4", "pcie3_x8"))
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", *catalog, *TWO_HBAS, *more)
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "the host has 4 PCI Express slots" in err
+    assert "4 of them held by the controller cards of segments slot1, slot2, slot3, slot4" in err
+
+
+def test_a_host_whose_buses_are_listed_in_part_takes_any_cards(run_cli, tmp_path):
+    text = TWO_BY_TWO + "    buses_complete: false\n"
+    catalog = _parts(tmp_path, text)
+    third = _card("slot3", "pcie3_x16")
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", *catalog, *TWO_HBAS, *third)
+    assert status == 0 and "controller cards hold" not in out, err
+
+
+@pytest.mark.parametrize(
+    "bays, key",
+    [
+        ("drive_bays: 4", "drive_bays"),  # every bay NVMe-cabled, four of them
+        ("drive_bays: 24\n    nvme_bays: 4", "nvme_bays"),  # 24 bays, four cabled for NVMe
+    ],
+)
+def test_more_drives_than_the_host_s_bays_are_refused_in_one_line(run_cli, tmp_path, bays, key):
+    catalog = _parts(
+        tmp_path,
+        "hosts:\n  few_bays:\n    like: lenovo_sr665_v3\n    name: A test host of few bays\n"
+        f"    {bays}\n"
+        '    sources: {drive_bays: "estimated: a test", nvme_bays: "estimated: a test"}\n',
+    )
+    status, out, err = run_cli("predict", NVME, "--point", *catalog, "--set", "host=few_bays")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert err.startswith("--set: host: the scenario puts 8 ")
+    assert f"the host few_bays, which has 4 such bays (its {key}): at most 4" in err
+    # the eight drives fit the catalog's SR665 V3, its 24 front bays
+    status, out, err = run_cli("predict", NVME, "--point")
+    assert status == 0, err
+
+
+def test_a_host_without_bays_and_an_external_array_s_drives_are_not_counted(run_cli, tmp_path):
+    """A host whose bays the catalog does not describe takes the drives as declared; em_ingest's
+    180 drives sit in its MD3260 (an array on SAS wires), not in the R720, whatever its bays."""
+    catalog = _parts(
+        tmp_path,
+        "hosts:\n"
+        "  no_bays:\n    like: lenovo_sr665_v3\n    name: A test host, bays not described\n"
+        "    drive_bays: null\n"
+        "  two_bays:\n    like: dell_r720\n    name: A test host of two bays\n"
+        '    drive_bays: 2\n    sources: {drive_bays: "estimated: a test"}\n',
+    )
+    status, _, err = run_cli("predict", NVME, "--point", *catalog, "--set", "host=no_bays")
+    assert status == 0, err
+    status, _, err = run_cli("predict", "em_ingest", "--point", *catalog, "--set", "host=two_bays")
+    assert status == 0, err
+
+
+def test_more_nvme_bays_than_bays_is_refused(run_cli, tmp_path):
+    catalog = _parts(
+        tmp_path,
+        "hosts:\n  odd:\n    like: lenovo_sr665_v3\n    name: A test host\n    nvme_bays: 30\n"
+        '    sources: {nvme_bays: "estimated: a test"}\n',
+    )
+    status, out, err = run_cli("predict", NVME, "--point", *catalog, "--set", "host=odd")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "hosts.odd.nvme_bays: counts the NVMe-cabled bays among drive_bays (24)" in err
