@@ -394,12 +394,12 @@ def check_nic_cards(
         nic = catalog.get("nics", nic_id, where, key)
         fits = pcie_slots(catalog, host, nic)
         if fits == 0 and nic_id not in host.nics:
-            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+            listed = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
             raise UserError(
                 where,
                 key,
-                f"{host.name} has no PCI Express slot ({held}) for a {nic_id} card, and it is not "
-                f"one of the NICs on its board ({', '.join(host.nics) or 'none listed'})",
+                f"{host.name} has no PCI Express slot ({listed}) for a {nic_id} card, and it is "
+                f"not one of the NICs on its board ({', '.join(host.nics) or 'none listed'})",
                 related=related,
             )
         if fits:
@@ -411,13 +411,21 @@ def check_nic_cards(
             if held
             else ""
         )
+        free = max(slots - len(held), 0)
         raise UserError(
             where,
             key,
-            f"{nics} are {cards} cards, and the host has {slots} PCI Express slots ({host.name})"
-            f"{cards_held}",
+            f"{nics} {'need' if cards > 1 else 'needs'} {_count(cards, 'card')}, and the host "
+            f"({host.name}) has {_count(slots, 'PCI Express slot')}{cards_held}: at most "
+            f"{_count(free, 'NIC card')}; list fewer, or describe a host of more slots (a parts "
+            "file's host with like: and its own buses, sourced)",
             related=related,
         )
+
+
+def _count(n: int, thing: str) -> str:
+    """``n`` things, in words ("1 card", "2 cards")."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def check_nic_slots(catalog: Catalog, host: Host, where: str, pid: str) -> None:

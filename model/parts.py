@@ -414,6 +414,11 @@ class Controller(Part):
     # the bus of each drive channel at its fastest mode, an id of buses (an ATA mode, a SCSI bus, a
     # SAS lane): what one channel carries, unless the scenario's channel_mode sets a slower one
     channel_bus: str
+    # where the card's drive ports are, as its datasheet names them (an "-8i" card's internal
+    # ports, an "-8e" card's external ones): internal, cabled to the host's own bays, whose drives
+    # count against the host's drive_bays; external, cabled to an enclosure of their own, which a
+    # scenario declares as a shelf or leaves undescribed (``model.storage.slots.check_bays``)
+    drive_ports: Literal["internal", "external"] = "internal"
     # the RAID processor, as the datasheet names it (Intel IOP332, XScale core): for the reader,
     # no model reads it
     processor: str = ""
@@ -495,7 +500,9 @@ class Slot:
     written {bus: ID, count: N}."""
 
     bus: str  # the slot's or segment's bus, an id of buses (pcie5_x16, pci_64_66)
-    count: PositiveInt = 1  # how many of them the host has (not checked against a scenario's)
+    # how many of them the host has: its PCI Express NIC cards and a storage scenario's controller
+    # cards must fit them (``model.storage.slots.card_slots``)
+    count: PositiveInt = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -598,12 +605,19 @@ class Host(Part):
                 "no source for buses; every slot count needs one (a board's manual, or "
                 "'estimated: ...' with buses_complete: false where only the slots used are listed)",
             )
-        if self.nvme_bays is not None and self.nvme_bays > (self.drive_bays or 0):
+        if self.nvme_bays is not None and self.drive_bays is None:
             raise UserError(
                 where,
                 f"{key}.nvme_bays",
-                f"counts the NVMe-cabled bays among drive_bays ({self.drive_bays or 'unset'}): "
-                f"at most drive_bays, got {self.nvme_bays}",
+                "counts the NVMe-cabled bays among drive_bays, which is unset: give drive_bays "
+                "(every bay of the chassis) too",
+            )
+        if self.nvme_bays is not None and self.nvme_bays > self.drive_bays:
+            raise UserError(
+                where,
+                f"{key}.nvme_bays",
+                f"counts the NVMe-cabled bays among drive_bays ({self.drive_bays}): at most "
+                f"drive_bays, got {self.nvme_bays}",
             )
 
     @property
@@ -661,6 +675,11 @@ class Ssd(Part):
     on a controller's channel or a shelf's bay, behind its own link. A scenario's
     volumes.NAME.disks.part names it, as it names a hard disk."""
 
+    # the drive's form factor, as its datasheet names it: 2.5-inch (a SATA, SAS, U.2 or U.3 drive),
+    # edsff (E1.S, E3.S), each in a drive bay, counted against a host's drive_bays; m.2, a module
+    # on the board or a riser, and add-in card, a card in a PCI Express slot of the host's
+    # (``model.storage.slots``), in no bay. Unset: taken to sit in a bay
+    form_factor: Literal["2.5-inch", "edsff", "m.2", "add-in card"] | None = None
     # the drive's interface: sata, sas or nvme. An nvme drive attaches as nvme.SEGMENT.N on a PCI
     # Express segment's lanes, its host_bus PCIe 3.0 or later (128b130b); a sata or sas drive to a
     # controller's channel or a shelf's bay, its host_bus an 8b10b link

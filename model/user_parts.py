@@ -60,7 +60,7 @@ def with_parts(base: Catalog, data: object, where: str, key: str = "parts") -> C
         raw = dict(spec)
         like = raw.pop("like", None)
         if like is not None:
-            raw = _extended(parts, category, like, raw, where, at)
+            raw = _extended(parts, category, like, raw, where, at, entries)
         if category == "hosts" and spec.get("cpu") is not None:
             # the processor named here gives what this part does not (not the like: base's)
             mine = {k for k in spec if k != "sources"} | set(spec.get("sources") or {})
@@ -111,11 +111,13 @@ def _in_order_of_use(
         ) from None
 
 
-def _extended(parts: dict, category: str, like: object, raw: dict, where: str, at: str) -> dict:
+def _extended(
+    parts: dict, category: str, like: object, raw: dict, where: str, at: str, entries: dict
+) -> dict:
     """The parameters of the part ``like`` names, changed by ``raw``; every number ``raw`` changes
-    needs its own source."""
+    needs its own source. ``entries`` are the user's parts, (category, id), built or not yet."""
     if not isinstance(like, str) or like not in parts[category]:
-        raise UserError(where, f"{at}.like", _names_no(parts, category, like))
+        raise UserError(where, f"{at}.like", _names_no(parts, entries, category, like))
     sources = raw.get("sources") or {}
     if not isinstance(sources, dict):
         raise UserError(where, f"{at}.sources", "must be a mapping from key to its source")
@@ -143,15 +145,21 @@ def _extended(parts: dict, category: str, like: object, raw: dict, where: str, a
     return merged
 
 
-def _names_no(parts: dict, category: str, like: object) -> str:
-    """Why ``like`` names no part of ``category``: the category that has it, where one does (an
-    SSD's id under ``disks:`` had been told only "names no disk", the quotes audit), else the ids
-    on offer."""
-    held = [c for c in CATEGORIES if c != category and isinstance(like, str) and like in parts[c]]
+def _names_no(parts: dict, entries: dict, category: str, like: object) -> str:
+    """Why ``like`` names no part of ``category``: the other categories that have it, the
+    catalog's or the user's (built yet or not: an SSD's id under ``disks:`` had been told only
+    "names no disk", the quotes audit), where one does; else the ids on offer."""
+    held = [
+        c
+        for c in CATEGORIES
+        if c != category and isinstance(like, str) and (like in parts[c] or (c, like) in entries)
+    ]
     if held:
+        kinds = " and ".join(held)
         return (
-            f"names no {category[:-1]}: {like} is one of the {held[0]} (data/hardware/"
-            f"{held[0]}.yaml or your parts); list this part under {held[0]}:"
+            f"names no {category[:-1]}: {like} is one of the {kinds} (data/hardware/ or your "
+            f"parts); like: extends a part of its own category, so a part like it goes under "
+            f"{held[0]}:"
         )
     offered = ids_offered(like, sorted(parts[category]), (category,), users=True)
     return f"names no {category[:-1]}; {offered}"

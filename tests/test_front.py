@@ -594,3 +594,10 @@ def test_seeded_hashing_says_how_many_clients_each_bonded_port_carries(run_cli):
     split = f"{drawn.count(0)} on member 0, {drawn.count(1)} on member 1"
     assert drawn.count(0) != drawn.count(1)  # a draw that splits them unevenly, as told
     assert f"on the host's 2 bonded ports (clients.hashing seeded): {split}" in out
+
+
+def test_hashing_that_leaves_a_port_idle_names_it(run_cli):
+    """The review: with every client hashed onto one port, the note named only that one."""
+    status, out, _ = run_cli("predict", "purchase_nvme", "--set", "clients.hashing=collide")
+    assert status == 0
+    assert "(clients.hashing collide): 8 on member 0, 0 on member 1" in out

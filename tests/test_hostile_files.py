@@ -441,7 +441,7 @@ def test_a_host_takes_no_more_nic_cards_than_it_has_slots(run_cli, tmp_path):
     _one_line(
         run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
         "hosts.big.nics",
-        "12 port(s) of nic_10gbe are 12 cards, and",
+        "12 port(s) of nic_10gbe need 12 cards, and",
     )
     # the review's case: seven single-port cards and seven dual-port ones, fourteen cards in all
     mixed = ["nic_10gbe"] * 7 + ["intel_x710_da2"] * 14
@@ -453,7 +453,7 @@ def test_a_host_takes_no_more_nic_cards_than_it_has_slots(run_cli, tmp_path):
     _one_line(
         run_cli("predict", "atlas_intellistation", "--point", "--catalog", str(parts)),
         "hosts.big.nics",
-        "are 14 cards, and",
+        "need 14 cards, and",
     )
 
 
@@ -462,7 +462,7 @@ def test_a_transfer_s_circuits_need_a_card_slot_each(run_cli):
     _one_line(
         run_cli("predict", "ext_net_fasterdata_100g", "--set", "circuits=20", "--point"),
         "circuits",
-        "20 port(s) of mellanox_cx5_100g are 20 cards, and",
+        "20 port(s) of mellanox_cx5_100g need 20 cards, and",
     )
     status, out, _ = run_cli("predict", "ext_net_fasterdata_100g", "--set", "circuits=2", "--point")
     assert status == 0 and "MB/s" in out

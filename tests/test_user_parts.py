@@ -98,7 +98,12 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
         (  # the quotes audit: an SSD's id under disks: had been told only "names no disk"
             {"disks": {"x": {"like": "micron_9550_max_6400"}}},
             "parts.disks.x.like: names no disk: micron_9550_max_6400 is one of the ssds "
-            "(data/hardware/ssds.yaml or your parts); list this part under ssds:",
+            "(data/hardware/ or your parts); like: extends a part of its own category, so a part "
+            "like it goes under ssds:",
+        ),
+        (  # the review: an SSD of the same file, given after the disk that names it
+            {"disks": {"x": {"like": "my_ssd"}}, "ssds": {"my_ssd": {"like": "samsung_980_1tb"}}},
+            "parts.disks.x.like: names no disk: my_ssd is one of the ssds",
         ),
         ({"gadgets": {}}, "parts.gadgets: unknown category; allowed: disks"),
         (

@@ -127,13 +127,14 @@ def bond_members(
 def _bond_words(members: tuple[int, ...], ports: int, connections: int, hashing: str) -> str:
     """How the connections split across the host's bonded ports, in words (" on the host's 2
     bonded ports (clients.hashing seeded): 3 on member 0, 5 on member 1"): where a hashing put
-    more on one port than another, it says why one port binds (seeded hashing had named only the
-    members used, the all-flash quotes audit). Nothing where the host has one port."""
+    more on one port than another, or none on one (collide), it says why one port binds (seeded
+    hashing had named only the members used, the all-flash quotes audit). Nothing where the host
+    has one port."""
     if ports == 1:
         return " on the host's one port"
     unit = " connections" if connections > 1 else ""
     on = Counter(members)
-    split = ", ".join(f"{on[m]}{unit} on member {m}" for m in sorted(on))
+    split = ", ".join(f"{on[m]}{unit} on member {m}" for m in range(ports))  # idle ones too
     return f" on the host's {ports} bonded ports (clients.hashing {hashing}): {split}"
 
 

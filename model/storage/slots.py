@@ -38,7 +38,7 @@ from dataclasses import replace
 from ..catalog import Catalog
 from ..errors import UserError
 from ..nic_links import card_links, check_nic_cards, link_words, nic_cards
-from ..parts import Bus, Controller, Host, Slot
+from ..parts import Bus, Controller, Host, Slot, pcie_trained
 from .spec import NVME, StorageBody
 
 
@@ -219,27 +219,53 @@ def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
 
 
 def _card_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tuple[str, Bus]]:
-    """The scenario's top-level PCI Express segments that hold an add-in card, in its order: one
-    a controller sits in whose own host interface is PCI Express (the catalog's ``host_bus``: an
-    HBA or a RAID card), or one other segments hang from (``via``: an HBA's SAS wires, as em_ingest
-    declares its cards, or a PCIe switch card's downstream ports). A segment that holds only NVMe
-    drives (``nvme.SEGMENT.N``) is the lanes the board cables to its bays and takes no slot; the
-    catalog's onboard controllers sit on hub links and PCI buses (the ICH's, the OSB4's, the
-    AIC-7899), which hold no PCI Express slot. A chipset's own controller declared on a PCI
-    Express segment (ext_870_evo's AHCI ports) is counted as a card: the catalog does not mark a
-    controller onboard."""
-    hung = {segment.via for segment in body.buses.values()}
-    seated = set()
+    """The scenario's top-level PCI Express segments that hold an add-in card, in its order, each
+    with the link the card trains to there (``parts.pcie_trained``: a PCIe 4.0 x8 HBA declared in
+    a PCIe 3.0 x16 segment is a PCIe 3.0 x8 card, which an x8 slot takes): one a controller sits
+    in whose own host interface is PCI Express (the catalog's ``host_bus``: an HBA or a RAID card),
+    one SAS or SATA links hang from (``via``: an HBA's wires, as em_ingest declares its cards), or
+    one holding an add-in-card SSD (``form_factor: add-in card``). Not counted: a segment of NVMe
+    drives in bays, which is the lanes the board cables to its bays; one a PCI Express switch
+    hangs from (``via`` segments of PCI Express), which a backplane holds as often as a card (the
+    template nvme_server.yaml's switched bays), so it takes no slot here; the catalog's onboard
+    controllers, which sit on hub links and PCI buses (the ICH's, the OSB4's, the AIC-7899). A
+    chipset's own controller declared on a PCI Express segment (ext_870_evo's AHCI ports) is
+    counted as a card: the catalog does not mark a controller onboard."""
+    seated: dict[str, Bus] = {}  # segment: its card's own host interface
     for name, slot in body.controllers.items():
         ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         if own.protocol == "pcie":
-            seated.add(slot.bus)
+            seated[slot.bus] = own
+    for segment, own in _add_in_ssds(body, catalog, where).items():
+        seated.setdefault(segment, own)
+    wired = set()  # segments SAS or SATA links hang from: an HBA's
+    for name, segment in body.buses.items():
+        child = catalog.get("buses", segment.part, where, f"buses.{name}.part")
+        if segment.via is not None and child.protocol != "pcie":
+            wired.add(segment.via)
     cards = []
     for name, segment in body.buses.items():
         bus = catalog.get("buses", segment.part, where, f"buses.{name}.part")
-        if segment.via is None and bus.protocol == "pcie" and (name in seated or name in hung):
-            cards.append((name, bus))
+        if segment.via is None and bus.protocol == "pcie" and (name in seated or name in wired):
+            cards.append((name, pcie_trained(seated[name], bus) if name in seated else bus))
+    return cards
+
+
+def _add_in_ssds(body: StorageBody, catalog: Catalog, where: str) -> dict[str, Bus]:
+    """The segments holding an add-in-card SSD (``form_factor: add-in card``), each with the
+    drive's own host interface: the card sits in a slot of the host's."""
+    cards = {}
+    for vname, volume in body.volumes.items():
+        at = f"volumes.{vname}.disks.part"
+        drive = catalog.get_one_of(("disks", "ssds"), volume.disks.part, where, at)
+        if getattr(drive, "form_factor", None) != "add-in card":
+            continue
+        own = catalog.get("buses", drive.host_bus, where, at)
+        for point in volume.disks.attach[: volume.disks.count]:
+            holder, _, rest = point.partition(".")
+            if holder == NVME:
+                cards[rest.partition(".")[0]] = own
     return cards
 
 
@@ -266,13 +292,13 @@ def card_slots(body: StorageBody, catalog: Catalog, where: str) -> dict[str, str
     for name, bus in cards:
         slot = next((slot for slot in free if fits(bus, slot[1])), None)
         if slot is None:
-            held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
+            listed = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
             raise UserError(
                 where,
                 f"buses.{name}.part",
                 f"the controller cards' segments {', '.join(n for n, _ in cards)} need "
                 f"{len(cards)} PCI Express slots, and the host {body.host} has no free one that "
-                f"takes a {link_words(bus)} card for {name} ({held}): remove a card, or choose a "
+                f"takes a {link_words(bus)} card for {name} ({listed}): remove a card, or choose a "
                 "host with more slots",
                 related=(*(f"buses.{n}" for n, _ in cards), "host"),
             )
@@ -348,20 +374,23 @@ def held_slots_note(body: StorageBody, catalog: Catalog, where: str) -> str | No
 
 
 def check_bays(body: StorageBody, catalog: Catalog, where: str) -> None:
-    """Refuse, in one line, more drives inside the host than its bays hold (hosts.yaml
-    ``drive_bays``), or more NVMe drives on its own PCI Express lanes than its NVMe-cabled bays
-    (``nvme_bays``): twenty-four U.2 drives in a host of ten bays were predicted. Inside the host
-    are the drives on its controllers' channels, where the controller's own host interface is a
-    PCI Express or parallel bus (a card or chip in the host; an external array's controller,
-    whose host interface is its SAS or SCSI port, holds its drives in its own enclosure), and its
-    NVMe drives (``nvme.SEGMENT.N``); a shelf's drives are counted against its own bays
-    (``model.storage.attachment``). Only the drives a volume uses count (``disks.count`` of its
-    attach points). A host whose bays the catalog does not describe is not checked."""
+    """Refuse, in one line, more drives in the host's bays than it has (hosts.yaml
+    ``drive_bays``), or more NVMe drives in them than its NVMe-cabled bays (``nvme_bays``):
+    twenty-four U.2 drives in a host of ten bays were predicted. In its bays are the drives
+    ``_in_host`` places there (on its controllers' internal ports, behind a bare expander) and
+    its NVMe drives on its own lanes (``nvme.SEGMENT.N``) but those whose form factor is no bay's
+    (``_off_bays``: an M.2 drive on the board, an add-in card in a slot); a JBOD's drives are
+    counted against its own bays (``model.storage.attachment``). Only the drives a volume uses
+    count (``disks.count`` of its attach points). A host whose bays the catalog does not describe
+    is not checked; one whose figure is an estimate (its source says so) is refused all the same,
+    and the message says it is one."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     if host.drive_bays is None:
         return
-    inside, nvme = [], []  # the attach key of each drive in the host, of each NVMe drive
+    inside, nvme = [], []  # the attach key of each drive in the host's bays, of each NVMe one
     for vname, volume in body.volumes.items():
+        if _off_bays(catalog, volume.disks.part):
+            continue
         for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
             at = f"volumes.{vname}.disks.attach[{i}]"
             holder = point.partition(".")[0]
@@ -369,28 +398,44 @@ def check_bays(body: StorageBody, catalog: Catalog, where: str) -> None:
                 nvme.append(at)
             if holder == NVME or _in_host(body, catalog, where, holder):
                 inside.append(at)
-    checked = [(inside, host.drive_bays, "drives in", "drive_bays")]
+    checked = [(inside, host.drive_bays, "drives in the bays of", "drive_bays")]
     if host.nvme_bays is not None:  # unset, every bay is NVMe-cabled: the count above holds
-        checked.insert(0, (nvme, host.nvme_bays, "NVMe drives on the lanes of", "nvme_bays"))
+        checked.insert(0, (nvme, host.nvme_bays, "NVMe drives in the bays of", "nvme_bays"))
     for held, bays, words, key in checked:
         if len(held) > bays:
+            estimate = str(host.sources.get(key, "")).startswith("estimated")
             raise UserError(
                 where,
                 held[bays],
                 f"the scenario puts {len(held)} {words} the host {body.host}, which has {bays} "
-                f"such bays (its {key}): at most {bays}; put the rest in a shelf "
-                f"(shelves:), choose a host with more bays, or give yours its chassis's (a parts "
-                f"file's host with like: {body.host} and {key}, sourced)",
+                f"such bays (its {key}{', an estimate' if estimate else ''}): at most {bays}; put "
+                f"the rest in a shelf (shelves:), choose a host with more bays, or give yours its "
+                f"chassis's (a parts file's host with like: {body.host} and {key}, sourced)",
                 related=("host",),
             )
 
 
+def _off_bays(catalog: Catalog, part: str) -> bool:
+    """Whether drives of ``part`` take no drive bay: its form factor (``Ssd.form_factor``) an M.2
+    module, which sits on the board or a riser, or an add-in card, which takes a PCI Express slot
+    (``_card_segments``); a drive whose form factor the catalog does not give takes a bay."""
+    drive = catalog.parts["ssds"].get(part)
+    return getattr(drive, "form_factor", None) in ("m.2", "add-in card")
+
+
 def _in_host(body: StorageBody, catalog: Catalog, where: str, holder: str) -> bool:
-    """Whether the drives on controller ``holder``'s channels sit in the host: the controller is a
-    card or chip in it (its own host interface a PCI Express or parallel bus), not an external
-    array's (a SAS or SCSI port); False for a shelf."""
+    """Whether the drives attached to ``holder`` sit in the host's bays: those on the channels of a
+    controller in the host (its own host interface a PCI Express or parallel bus) whose drive
+    ports are internal (an HBA with external ports cables its drives to an enclosure of their
+    own, as an external array's controller, whose host interface is its SAS or SCSI port, holds
+    them in its own), and those behind a bare expander (``expanders``: a card or backplane in the
+    host, the AEC-82885T powered from its PCIe edge); not a JBOD's (``enclosures``), which are its
+    own bays'."""
+    if holder in body.shelves:
+        return body.shelves[holder].part in catalog.parts["expanders"]
     if holder not in body.controllers:
         return False
     part = body.controllers[holder].part
     ctrl: Controller = catalog.get("controllers", part, where, f"controllers.{holder}.part")
-    return is_slot(catalog.get("buses", ctrl.host_bus, where, f"controllers.{holder}.part"))
+    own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{holder}.part")
+    return is_slot(own) and ctrl.drive_ports == "internal"
