@@ -267,33 +267,15 @@ def _failure_lines(failures: list[str], shown: int = 3) -> list[str]:
 
 
 def _sweep(args) -> int:
+    """Run a grid's points (``model.sweep.run``), then say what ran and where the results are
+    (``_tell_sweep``); the options are checked before the grid is read
+    (``_check_sweep_options``)."""
     from pathlib import Path
 
     from .sweep import grid as grid_module
     from .sweep import run as run_module
 
-    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-        raise UserError(
-            "--workers", None, f"must be an integer from 1 to {MAX_WORKERS}, got {args.workers}"
-        )
-    if args.out is not None and not args.out.strip():
-        raise UserError("--out", None, "must name a folder, got an empty string")
-    if args.scheduler is not None and not args.scheduler.strip():  # an unset variable in a script
-        raise UserError(
-            "--scheduler",
-            None,
-            "must be a Dask scheduler address (tcp://HOST:PORT), got an empty string; leave the "
-            "option out to run the points on this machine",
-        )
-    if args.scheduler is not None and args.workers is not None:
-        raise UserError(
-            "--workers",
-            None,
-            "sets this machine's worker processes, and with --scheduler the cluster's workers "
-            "run the points: give one of the two",
-        )
-    if args.scheduler is not None:  # a mistake in it said at once, before the grid is checked
-        run_module.check_address(args.scheduler)
+    _check_sweep_options(args)
     try:
         grid, points = grid_module.load(
             args.grid, trust_notebook=args.trust_notebook, progress=True
@@ -315,12 +297,48 @@ def _sweep(args) -> int:
     except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
         print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
         return INTERRUPTED_STATUS
+    return _tell_sweep(grid, len(points), out, finished, failed, skipped)
+
+
+def _check_sweep_options(args) -> None:
+    """Refuse in one line a ``sweep`` option out of its range, an empty ``--out`` or
+    ``--scheduler`` (an unset variable in a script), ``--workers`` beside ``--scheduler``, and a
+    scheduler address Dask cannot read."""
+    from .sweep import run as run_module
+
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise UserError(
+            "--workers", None, f"must be an integer from 1 to {MAX_WORKERS}, got {args.workers}"
+        )
+    if args.out is not None and not args.out.strip():
+        raise UserError("--out", None, "must name a folder, got an empty string")
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise UserError(
+            "--scheduler",
+            None,
+            "must be a Dask scheduler address (tcp://HOST:PORT), got an empty string; leave the "
+            "option out to run the points on this machine",
+        )
+    if args.scheduler is not None and args.workers is not None:
+        raise UserError(
+            "--workers",
+            None,
+            "sets this machine's worker processes, and with --scheduler the cluster's workers "
+            "run the points: give one of the two",
+        )
+    if args.scheduler is not None:  # a mistake in it said at once, before the grid is checked
+        run_module.check_address(args.scheduler)
+
+
+def _tell_sweep(grid, points: int, out, finished: int, failed: int, skipped: int) -> int:
+    """Print a sweep's summary line, its failures by reason and, for a grid with intervals, what
+    moves the predictions most; the command's exit status."""
     results = out / "results.parquet"
     failures = _failures_in(results)
     earlier = len(failures) - failed  # stored failures a resumed run did not run again
     print(  # one line whatever the folder's name holds (an --out with a line break had split it)
         one_line(
-            f"{grid.name}: {len(points):,} point{'s' if len(points) != 1 else ''}; {finished:,} "
+            f"{grid.name}: {points:,} point{'s' if points != 1 else ''}; {finished:,} "
             f"run now ({failed:,} failed), {skipped:,} already done"
             + (f" ({earlier:,} of them failed: --retry-failed runs them again)" if earlier else "")
             + f"; results in {paths.openable(results)}"
@@ -329,10 +347,10 @@ def _sweep(args) -> int:
     if failures:
         print("failed, by reason:")
         print("\n".join(_failure_lines(failures)))
-    if grid.intervals and (out / "results.parquet").exists():
+    if grid.intervals and results.exists():
         from .sweep import sensitivity
 
-        lines = sensitivity.write_ranking(out / "results.parquet")
+        lines = sensitivity.write_ranking(results)
         if lines:
             print(
                 "what moves the predictions most (each driver's share of the 90 % intervals' "

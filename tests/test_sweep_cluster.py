@@ -451,3 +451,128 @@ def test_a_relative_out_reaches_the_sweep_as_an_absolute_folder(tmp_path, run_cl
     monkeypatch.chdir(tmp_path)
     run_cli("sweep", str(paths.PROJECT_ROOT / "data/sweeps/raid0_disks.yaml"), "--out", "relout")
     assert given == [tmp_path / "relout"]
+
+
+@pytest.mark.parametrize("stopped", ["as its kernel starts", "before it registers"])
+def test_a_point_of_a_stopped_sweep_ends_the_kernel_it_starts_at_once(
+    tmp_path, monkeypatch, stopped
+):
+    """The review: a point registered whose kernel had not started yet when the stopped sweep
+    ended the kernels (or one that started after) escaped, its kernel running on. The kernel's
+    start is held until the stop has looked; a later sweep on the same folder runs."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    start = AsyncKernelManager.start_kernel
+    registered, go = threading.Event(), threading.Event()
+
+    async def start_once_told(self, **kw):
+        registered.set()
+        go.wait(60)  # the point's own thread and event loop: only this point waits
+        await start(self, **kw)
+
+    monkeypatch.setattr(AsyncKernelManager, "start_kernel", start_once_told)
+    (spec,) = specs_module.specs(*_sleepy(tmp_path, [600]), tmp_path / "out")
+    if stopped == "before it registers":
+        point_module.end_kernels(spec["sweep"])
+    records = []
+    runner = threading.Thread(target=lambda: records.append(point_module.run_point(spec)))
+    runner.start()
+    assert registered.wait(60)
+    if stopped == "as its kernel starts":
+        point_module.end_kernels(spec["sweep"])  # finds no kernel yet
+    go.set()
+    runner.join(timeout=60)
+    left = _kernels()
+    for kernel in left:  # a failing test's, not the next test's
+        kernel.kill()
+    runner.join(timeout=30)
+    assert left == []
+    (record,) = records
+    assert record["failure"] == point_module.INFRASTRUCTURE
+    assert record["error"].startswith("SweepStopped: the sweep was stopped as the point's kernel")
+    (later,) = specs_module.specs(*_sleepy(tmp_path, [0]), tmp_path / "out")
+    assert point_module.run_point(later)["status"] == "ok"
+
+
+def test_a_notebook_joins_the_finished_ones_only_with_its_record(tmp_path):
+    """The review: after a lost scheduler, the notebooks its workers' points left (run on, or
+    cut off) stayed in OUT/notebooks looking like finished output, with no record. A point whose
+    record the sweep never stored (here: run as a worker runs it) leaves none there; the next
+    sweep keeps its own and removes the one left."""
+    grid, points = _sleepy(tmp_path, [0])
+    out = tmp_path / "out"
+    (cut_off,) = specs_module.specs(grid, points, out)
+    assert point_module.run_point(cut_off)["status"] == "ok"
+    assert not list(out.glob("notebooks/*.ipynb"))
+    run_module.run(grid, points, out, workers=1, progress=False)
+    assert os.listdir(out / "notebooks") == [f"{cut_off['point_id']}.ipynb"]
+
+
+class _FrozenScheduler:
+    """A Dask client whose scheduler was stopped (SIGSTOP): its connection open, no answer."""
+
+    def __init__(self):
+        self.thawed = threading.Event()
+
+    def scheduler_info(self):
+        self.thawed.wait(30)  # a test that fails waits no longer
+        return {"workers": {}}
+
+    def close(self, timeout):
+        self.thawed.set()
+
+
+def test_a_scheduler_that_does_not_answer_stops_the_sweep_in_one_line(tmp_path, monkeypatch):
+    """The review: a scheduler stopped (SIGSTOP) was never noticed, the sweep saying only that it
+    was still running. As it starts, and as its points run (the watch), the sweep says in one
+    line that the scheduler does not answer and stops as for a lost one (status 1)."""
+    from model.sweep import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "SILENT_S", 0.5)
+    frozen = _FrozenScheduler()
+    monkeypatch.setattr(run_module, "_connect", lambda scheduler: frozen)
+    grid, points = grid_module.load(_grid(tmp_path, product={"volumes.md0.disks.count": [1]}))
+    with pytest.raises(Stopped) as stopped:
+        run_module.run(grid, points, tmp_path / "out", scheduler="tcp://s:1", progress=False)
+    assert stopped.value.exit_status == 1
+    assert stopped.value.line() == (
+        "--scheduler: the Dask scheduler at tcp://s:1 did not answer within 0.5 s (stopped, "
+        "frozen or cut off); the points finished are kept, run the sweep again to resume"
+    )
+    watch = cluster_module.Watch(_FrozenScheduler(), "tcp://s:1", None, set(), [].append)
+    with pytest.raises(cluster_module.SchedulerSilent):
+        watch.look()
+    watch.client.thawed.set()
+
+
+def test_a_file_only_a_variant_names_is_in_its_point_s_digests(tmp_path):
+    """The review: a scenario's variant naming another scenario, with a parts file of its own, was
+    not followed into the point's digests, so a worker with another version of either computed
+    silently."""
+    from scenario_copies import copy_scenario
+
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "controllers:\n  my_md:\n    like: dell_md3260\n    processor_MHz: 100\n"
+        '    sources: {processor_MHz: "estimated: a test"}\n'
+    )
+    store = copy_scenario(
+        tmp_path,
+        "em_ingest",
+        "store.yaml",
+        ("part: dell_md3260", "part: my_md"),
+        head="catalogs: [parts.yaml]\n",
+    )
+    copy_scenario(
+        tmp_path,
+        "em_ingest_microscopes",
+        "ingest.yaml",
+        ("variants:\n", "variants:\n  own_store: {storage: store.yaml}\n"),
+    )
+    path = _grid(tmp_path, scenario="ingest.yaml", product={"variant": ["own_store"]})
+    (spec,) = specs_module.specs(*grid_module.load(path), tmp_path / "out")
+    assert {store, str(parts)} <= set(spec["inputs"])
+    parts.write_text(parts.read_text() + "# another worker's copy\n")
+    record = point_module.run_point(spec)
+    assert record["failure"] == point_module.INFRASTRUCTURE
+    assert f"{paths.shown(parts)} is not as the sweep read it" in record["error"]

@@ -29,6 +29,7 @@ NO_WORKERS_S = 60.0  # a cluster left this long without a worker stops the sweep
 LOOK_EVERY_S = 1.0  # how often the sweep looks at the cluster's workers
 ANSWER_S = 60.0  # the longest the sweep waits for the workers to answer a check
 STOP_S = 5.0  # the longest a stopped sweep waits for the cluster to cancel, then to end kernels
+SILENT_S = 60.0  # the longest the sweep waits for the scheduler to say which workers it has
 SHOWN = 3  # the workers a message names at most
 # what can be wrong with a worker (``_problems``), the first said first: what it cannot do, then
 # what it would compute differently
@@ -55,6 +56,26 @@ def within(timeout_s: float, call: Callable[..., Any], *args: Any, **kwargs: Any
     if "value" not in outcome:
         raise TimeoutError(f"no answer within {timeout_s:g} s")
     return outcome["value"]
+
+
+class SchedulerSilent(TimeoutError):
+    """The scheduler did not answer within ``SILENT_S``: stopped (SIGSTOP), frozen or cut off,
+    its connection still open. A kind of ``OSError``, which the sweep takes as a lost scheduler."""
+
+
+def workers_of(client, scheduler: str) -> set[str]:
+    """The addresses of the workers of the cluster at ``scheduler``, as its scheduler tells
+    within ``SILENT_S``; else ``SchedulerSilent``. Dask's own call waits as long as the scheduler
+    takes: a frozen one had left the sweep printing its "still running" lines for ever (the
+    review)."""
+    try:
+        info = within(SILENT_S, client.scheduler_info)
+    except TimeoutError:
+        raise SchedulerSilent(
+            f"the Dask scheduler at {scheduler} did not answer within {SILENT_S:g} s (stopped, "
+            "frozen or cut off)"
+        ) from None
+    return set(info["workers"])
 
 
 @contextlib.contextmanager
@@ -183,7 +204,8 @@ def check(
 
 
 class Watch:
-    """The cluster's workers as the points run, looked at about once a second (``look``): each
+    """The cluster's workers as the points run, looked at about once a second (``look``, which
+    raises ``SchedulerSilent`` where the scheduler does not answer): each
     worker that joins is checked as those at the start were (``check``), and one that fails the
     check stops the sweep, but for one that does not answer (gone again, as a cluster scaling down
     retires workers; a point it runs checks its worker itself); their number goes to ``counted``
@@ -209,7 +231,7 @@ class Watch:
         if now < self.next_look:
             return
         self.next_look = now + LOOK_EVERY_S
-        workers = set(self.client.scheduler_info()["workers"])
+        workers = workers_of(self.client, self.scheduler)
         if len(workers) != self.count:
             self.count = len(workers)
             self.counted(self.count)
@@ -234,9 +256,10 @@ class Watch:
 _KEPT = "the points finished are kept, run the sweep again to resume"
 
 
-def stop(client, running: list, out: Path) -> None:
+def stop(client, running: list, sweep: str) -> None:
     """End the sweep's work on the cluster: its points not started cancelled, and the kernels of
-    its papermill points running ended on every worker (``end_kernels``); a point that runs in
+    its papermill points running, or starting, ended on every worker (``end_kernels``, given the
+    sweep's token ``sweep``); a point that runs in
     the worker's own process (``inprocess``) runs on to its end, unstoppable in a thread, its
     result dropped. Each call bounded by ``STOP_S``: a cluster that does not answer (a scheduler
     stopped) is left as it is, its kernels running, rather than a Ctrl-C waiting a minute without
@@ -244,4 +267,4 @@ def stop(client, running: list, out: Path) -> None:
     with contextlib.suppress(Exception):
         within(STOP_S, client.cancel, running)
     with contextlib.suppress(Exception):
-        within(STOP_S, client.run, end_kernels, str(out), on_error="ignore")
+        within(STOP_S, client.run, end_kernels, sweep, on_error="ignore")

@@ -3,11 +3,12 @@
 A point runs in-process through ``simulate()`` (``engine: inprocess``) or through papermill on a
 parameterised notebook (``engine: papermill``: a quiet kernel on Unix sockets of its own, its
 connection file and output in the point's temporary folder, ended before that folder goes; the
-executed notebook kept beside the results). ``run_point`` never raises: a point that fails comes
-back as a record with its error as one line and its kind, ``model`` (the scenario or the
-notebook's cells raised) or ``infrastructure`` (a kernel that died, a port in use, a worker the
-system killed, a worker whose code, data, packages or files are not the sweep's:
-``check_inputs``), which the runner (``model.sweep.run``) tries again.
+executed notebook left beside the results, which the sweep keeps with the point's record).
+``run_point`` never raises: a point that fails comes back as a record with its error as one line
+and its kind, ``model`` (the scenario or the notebook's cells raised) or ``infrastructure`` (a
+kernel that died, a port in use, a worker the system killed, a worker whose code, data, packages
+or files are not the sweep's: ``check_inputs``), which the runner (``model.sweep.run``) tries
+again.
 """
 
 from __future__ import annotations
@@ -158,11 +159,25 @@ def _kernel_folder(notebook: Path, tmp: str) -> str:
     return tmp if paths.is_project_notebook(notebook) else str(notebook.parent)
 
 
+UNKEPT = ".ipynb.unkept"  # how the name of a notebook not kept yet ends
+
+
+def unkept_notebook(out: Path, point_id: str, sweep: str) -> Path:
+    """Where a papermill point of the sweep ``sweep`` (its token) writing ``out`` leaves its
+    executed notebook: a hidden name of that sweep's own in ``notebooks/``, which the sweep renames
+    to the point's (``Store.keep_notebook``) only as it stores the point's record. A point cut off
+    (a Ctrl-C, a lost or silent scheduler, a sweep killed) leaves no notebook among the finished
+    ones, whatever its worker does after, and a resume never takes a cut-off run's notebook for
+    its own; ``Store.lock`` removes what such points left. A notebook its worker kept after a lost
+    scheduler had looked like finished output (the review)."""
+    return out / "notebooks" / f".{point_id}.{sweep}{UNKEPT}"
+
+
 def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
     from .. import scenario as scenario_module
 
     notebook = paths.PROJECT_ROOT / spec["notebook"]
-    out_nb = Path(spec["out"]) / "notebooks" / f"{spec['point_id']}.ipynb"
+    out_nb = unkept_notebook(Path(spec["out"]), spec["point_id"], spec["sweep"])
     out_nb.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -178,17 +193,17 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
             if spec["seed"] is not None:  # the grid checked that the notebook declares it
                 parameters.setdefault("seed", spec["seed"])
         parameters["result_path"] = str(result_path)
-        # executed beside the result, kept once it ran to its end or to its error: a point
-        # interrupted leaves no half-run notebook among the finished ones
+        # executed beside the result, then handed to the sweep under a name it keeps only once
+        # it stores the point's record (``unkept_notebook``)
         running_nb = folder / "point.ipynb"
         _this_checkout_first()
-        with _PAPERMILL_LOG.kept() as logged, _running(spec["out"], folder):
+        with _PAPERMILL_LOG.kept() as logged, _running(spec["sweep"], folder):
             try:
                 _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
             except Exception as exc:
                 _note_kernel_output(exc, folder)
                 _note_logged(exc, logged)
-                if running_nb.exists() and not _ended_by_the_sweep(folder):
+                if running_nb.exists():
                     shutil.move(running_nb, out_nb)
                 raise
         shutil.move(running_nb, out_nb)
@@ -239,43 +254,53 @@ def _execute(
         raise
 
 
-# the folders of the papermill points running in this process, by the results folder of their sweep
-_RUNNING: dict[str, set[Path]] = {}
+# the folder of each papermill point running in this process, with its sweep's token (its spec's
+# ``sweep``); and the sweeps stopped here (``end_kernels``), a token each, kept for the process's
+# life: a point of one that starts later ends its kernel at once
+_RUNNING: dict[Path, str] = {}
+_STOPPED: set[str] = set()
 _RUNNING_LOCK = threading.Lock()  # a Dask worker runs points on threads side by side
-_ENDED: set[Path] = set()  # the folders of the points whose kernels a stopped sweep ended
 
 
 @contextlib.contextmanager
-def _running(out: str, folder: Path) -> Iterator[None]:
-    """The point of the sweep writing ``out`` runs its kernel in ``folder`` during the block."""
+def _running(sweep: str, folder: Path) -> Iterator[None]:
+    """The point of the sweep ``sweep`` (its token) runs its kernel in ``folder`` during the
+    block."""
     with _RUNNING_LOCK:
-        _RUNNING.setdefault(out, set()).add(folder)
+        _RUNNING[folder] = sweep
     try:
         yield
     finally:
         with _RUNNING_LOCK:
-            _RUNNING[out].discard(folder)
-            _ENDED.discard(folder)
-            if not _RUNNING[out]:
-                del _RUNNING[out]
+            del _RUNNING[folder]
 
 
-def _ended_by_the_sweep(folder: Path) -> bool:
-    """Whether the kernel running in ``folder`` was ended by its stopped sweep (``end_kernels``):
-    its half-run notebook is not kept among the finished ones (the review: two notebooks 3 s into
-    a 100 s cell, every cell marked completed, with no record)."""
+class SweepStopped(Exception):
+    """The point's sweep was stopped (``end_kernels``) as the point's kernel started."""
+
+
+def refuse_if_stopped(folder: Path) -> None:
+    """Raise ``SweepStopped`` where the point running its kernel in ``folder`` belongs to a sweep
+    stopped here. The kernel manager asks once it has started the kernel
+    (``model.sweep.kernel``), and ``end_kernels`` marks a sweep stopped before it looks for
+    kernels: a kernel started before the mark is found by the look, and one started after it is
+    ended by its point (``_execute``). A point registered but whose kernel had not started yet
+    had escaped the look and run on (the review)."""
     with _RUNNING_LOCK:
-        return folder in _ENDED
+        stopped = _RUNNING.get(folder) in _STOPPED
+    if stopped:
+        raise SweepStopped("the sweep was stopped as the point's kernel started; ended at once")
 
 
-def end_kernels(out: str) -> None:
-    """End the kernels of the papermill points this process runs for the sweep writing ``out``.
-    A stopped sweep's client runs it on every Dask worker: a point's thread cannot be
-    stopped, but a point whose kernel is gone ends at once, and a hung one no longer holds its
-    worker's thread from the next sweep's points."""
+def end_kernels(sweep: str) -> None:
+    """End the kernels of the papermill points this process runs for the sweep ``sweep`` (its
+    token), and those its points start from now on (``refuse_if_stopped``). A stopped sweep's
+    client runs it on every Dask worker: a point's thread cannot be stopped, but a point whose
+    kernel is gone ends at once, and a hung one no longer holds its worker's thread from the next
+    sweep's points."""
     with _RUNNING_LOCK:
-        folders = list(_RUNNING.get(out, ()))
-        _ENDED.update(folders)
+        _STOPPED.add(sweep)
+        folders = [folder for folder, its in _RUNNING.items() if its == sweep]
     pool.end([kernel for folder in folders for kernel in pool.using(folder)])
 
 
@@ -371,6 +396,7 @@ OUTSIDE_THE_MODEL = {
     "KilledWorker",
     "CommClosedError",
     "OtherInputs",
+    "SweepStopped",
 }
 OUTSIDE_PACKAGES = ("jupyter_client", "nbclient", "zmq", "ipykernel", "distributed")
 

@@ -189,61 +189,84 @@ def _on_cluster(
     todo: list[dict[str, Any]], client, scheduler: str, out: Path, marker: str | None, bar
 ) -> Iterator[dict]:
     """The points ``todo`` run on the cluster of ``client``, each record as it comes. Its workers
-    are checked first (``cluster.check``: a user's mistake, status 2, before any point runs), and
-    watched as the points run (``cluster.Watch``: their number shown beside the progress); the
-    sweep's work ends on the cluster when the sweep stops (``cluster.stop``)."""
-    from dask.distributed import KilledWorker
+    are checked first (``_first_workers``), and watched as the points run (``cluster.Watch``:
+    their number shown beside the progress); a point that fails outside the model runs again
+    (``_outcome``); a lost or silent scheduler stops the sweep (``_lost``), and the sweep's work
+    ends on the cluster when the sweep stops otherwise (``cluster.stop``)."""
     from dask.distributed import as_completed as dask_completed
 
     running: dict[Any, dict[str, Any]] = {}
     try:
         checker = functools.partial(cluster.check, client, todo, out, marker)
-        workers = set(client.scheduler_info()["workers"])
-        found = checker(sorted(workers)) if workers else None
-        if found is not None:
-            raise UserError("--scheduler", None, found[1])
-        if not workers:  # else it waits without a word
-            print(
-                f"{scheduler}: no Dask worker is connected yet; the points wait up to "
-                f"{cluster.NO_WORKERS_S:g} s for one",
-                file=sys.stderr,
-                flush=True,
-            )
+        workers = _first_workers(client, scheduler, checker)
         watch = cluster.Watch(
             client, scheduler, checker, workers, lambda n: bar.note(f"{n} worker{'s' * (n != 1)}")
         )
         running = {client.submit(run_point, s, pure=False): s for s in todo}
         finished = dask_completed(list(running))
         for future in _as_finished(finished, watch):
-            spec = running.pop(future)
-            try:
-                record = future.result()
-            except (OSError, CancelledError):
-                raise
-            except KilledWorker as exc:
-                yield _killed_worker(spec, exc)
-                continue
-            except Exception as exc:  # the point did not reach run_point (not deserialized)
-                line = traceback.format_exception_only(type(exc), exc)[-1].strip()
-                record = failed(spec, line, INFRASTRUCTURE)
-            again = _again(record, spec)
+            record, again = _outcome(future, running.pop(future))
             if again is None:
                 yield record
             else:
                 retry = client.submit(run_point, again, pure=False)
                 running[retry] = again
                 finished.add(retry)
-    except (OSError, CancelledError) as exc:  # CommClosedError is an OSError
-        raise Stopped(
-            "--scheduler",
-            None,
-            f"lost the Dask scheduler at {scheduler} ({type(exc).__name__}); "
-            "the points finished are kept, run the sweep again to resume",
-        ) from None
+    except (OSError, CancelledError) as exc:  # CommClosedError, SchedulerSilent: OSErrors
+        raise _lost(scheduler, exc) from None
     except BaseException:  # Ctrl-C, SIGTERM, or the sweep stopped: its work on the cluster too
         if running:
-            cluster.stop(client, list(running), out)
+            cluster.stop(client, list(running), todo[0]["sweep"])
         raise
+
+
+def _first_workers(client, scheduler: str, checker) -> set[str]:
+    """The cluster's workers as the sweep starts, each checked (``checker``, ``cluster.check``'s:
+    a user's mistake, status 2, before any point runs); where there is none yet, one line says
+    how long the points wait for one (else they waited without a word)."""
+    workers = cluster.workers_of(client, scheduler)
+    found = checker(sorted(workers)) if workers else None
+    if found is not None:
+        raise UserError("--scheduler", None, found[1])
+    if not workers:
+        print(
+            f"{scheduler}: no Dask worker is connected yet; the points wait up to "
+            f"{cluster.NO_WORKERS_S:g} s for one",
+            file=sys.stderr,
+            flush=True,
+        )
+    return workers
+
+
+def _outcome(future, spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The record of the point ``spec`` that ``future`` ran, and the spec to run it again with
+    (``_again``), if any: none for a point that killed its workers (``_killed_worker``). A lost
+    scheduler raises."""
+    from dask.distributed import KilledWorker
+
+    try:
+        record = future.result()
+    except (OSError, CancelledError):
+        raise
+    except KilledWorker as exc:
+        return _killed_worker(spec, exc), None
+    except Exception as exc:  # the point did not reach run_point (not deserialized)
+        line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        record = failed(spec, line, INFRASTRUCTURE)
+    return record, _again(record, spec)
+
+
+def _lost(scheduler: str, exc: BaseException) -> Stopped:
+    """The sweep's one line (status 1) for the scheduler at ``scheduler`` lost (``exc``) or silent
+    (``cluster.SchedulerSilent``)."""
+    lost = (
+        str(exc)
+        if isinstance(exc, cluster.SchedulerSilent)
+        else f"lost the Dask scheduler at {scheduler} ({type(exc).__name__})"
+    )
+    return Stopped(
+        "--scheduler", None, f"{lost}; the points finished are kept, run the sweep again to resume"
+    )
 
 
 @contextlib.contextmanager
@@ -379,6 +402,8 @@ def run(
                 records = _local(todo, workers)
             for record in records:
                 with _ctrl_c_after():  # a point stored is a point counted
+                    if record["engine"] == "papermill":
+                        store.keep_notebook(record["point_id"], todo[0]["sweep"])
                     store.write(record)
                     finished += 1
                     failed_now += record["status"] == "failed"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -79,16 +80,20 @@ def _scenario_fingerprint(name: str, overrides: list[str]) -> str:
 
 
 def _scenario_files(file: str) -> list[str]:
-    """The files a point reads through the scenario ``file``: it, the scenarios it names (and
-    those they name) and the parts files each names (``catalogs:``); ``file`` alone where it is
-    not a scenario that loads by itself (a notebook's own file, a scenario a point's values
-    complete)."""
-    from .. import scenario as scenario_module
-
+    """The files a point reads through the scenario ``file`` (``_tree_files``); ``file`` alone
+    where it is not a scenario that loads by itself (a notebook's own file, a scenario a point's
+    values complete)."""
     try:
-        tree = _scenario_tree(file, [])
+        return _tree_files(_scenario_tree(file, []))
     except UserError:
         return [file]
+
+
+def _tree_files(tree: list) -> list[str]:
+    """The files of the scenarios ``tree`` (``_scenario_tree``'s) and the parts files each names
+    (``catalogs:``)."""
+    from .. import scenario as scenario_module
+
     found = []
     for loaded in tree:
         scenario_file = _scenario_file(loaded)
@@ -124,25 +129,58 @@ def _point_files(grid: Grid, point: dict[str, Any]) -> set[str]:
     return {file for file in named if paths.is_file(Path(file))}
 
 
+def _file_choices(point: dict[str, Any]) -> list[tuple[str, str]]:
+    """The values of ``point`` that may choose which files it reads: its variant, and each value
+    that names a file."""
+    return [
+        (k, v)
+        for k, v in sorted(point.items())
+        if isinstance(v, str) and (k == "variant" or names_a_file(k, v))
+    ]
+
+
+def _files_as_loaded(grid: Grid, point: dict[str, Any]) -> list[str]:
+    """The files the grid's scenario reads as ``point`` loads it (``_tree_files``, with the
+    grid's base and the point's values), but the lab's own data (``lab_fingerprint``'s): a
+    variant may name another scenario, with parts files of its own, that the scenario's file
+    alone does not (the review: a worker with another version of such a file computed
+    silently)."""
+    settings = [setting(k, v, grid.folder) for k, v in point.items()]
+    try:
+        tree = _scenario_tree(grid.scenario, list(grid.base) + settings)
+    except UserError:  # the point is refused: it fails, recorded, when it runs
+        return []
+    return [file for file in _tree_files(tree) if paths.DATA not in Path(file).parents]
+
+
 def _files_read(grid: Grid, points: list[dict[str, Any]]) -> list[dict[str, str]]:
     """For each point, the files it reads that its grid names (``_grid_files`` and
-    ``_point_files``, with the scenarios and parts files each names), and each one's
+    ``_point_files``, with the scenarios and parts files each names) or that its scenario reads
+    as the point loads it (``_files_as_loaded``, once for each ``_file_choices``), and each one's
     ``file_digest`` as the sweep reads it now: a worker compares them with its own before it runs
     the point (``check_inputs``). The lab's own data and code it compares whole
     (``lab_fingerprint``)."""
     shared = _grid_files(grid)
     closures: dict[str, list[str]] = {}
+    as_loaded: dict[str, list[str]] = {}
     digests: dict[str, str] = {}
     out = []
     for point in points:
-        read = {}
-        for named in sorted(shared | _point_files(grid, point)):
+        files = set()
+        for named in shared | _point_files(grid, point):
             if named not in closures:
                 closures[named] = _scenario_files(named)
-            for file in closures[named]:
-                if file not in digests:
-                    digests[file] = file_digest(file)
-                read[file] = digests[file]
+            files.update(closures[named])
+        if grid.scenario is not None:
+            choice = repr(_file_choices(point))
+            if choice not in as_loaded:
+                as_loaded[choice] = _files_as_loaded(grid, point)
+            files.update(as_loaded[choice])
+        read = {}
+        for file in sorted(files):
+            if file not in digests:
+                digests[file] = file_digest(file)
+            read[file] = digests[file]
         out.append(read)
     return out
 
@@ -160,9 +198,7 @@ def _named_by_values(grid: Grid, points: list[dict[str, Any]], alone: str | None
     out = []
     for point in points:
         parts = []
-        for k, v in sorted(point.items()):
-            if not isinstance(v, str) or not (k == "variant" or names_a_file(k, v)):
-                continue
+        for k, v in _file_choices(point):
             key = (k, v)
             if key not in named:
                 settings = [setting(k2, v2, grid.folder) for k2, v2 in point.items()]
@@ -216,12 +252,17 @@ def grid_seed(grid: Grid) -> int | None:
 
 
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    """What each point of ``points`` runs with (``run_point``'s spec), under its id; each carries
+    the run's own token (``sweep``, one a call): a stopped sweep's kernels are ended by it
+    (``end_kernels``), not a later sweep's on the same folder, and its points' notebooks are
+    named by it until kept (``unkept_notebook``)."""
     alone = None if grid.scenario is None else _scenario_fingerprint(grid.scenario, list(grid.base))
     target = f"{grid.notebook or grid.scenario}@{inputs_fingerprint(grid, alone)}"
     notebook = grid.notebook or (SWEEP_POINT_NOTEBOOK if grid.engine == "papermill" else None)
     versions = json.dumps(provenance.versions(), sort_keys=True)
     commit = provenance.commit()
     lab = lab_fingerprint()
+    sweep = secrets.token_hex(8)
     seed = grid_seed(grid)
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
@@ -257,6 +298,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "inputs": inputs[i],
             "folder": grid.folder,
             "out": str(out),
+            "sweep": sweep,
         }
         for i, p in enumerate(points)
     ]

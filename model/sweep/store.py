@@ -8,7 +8,9 @@ catalog or scenario, which change every point's id) stay on disk but out of it.
 One sweep at a time writes a folder: a second one on the same folder is refused (an advisory
 lock, which the system drops with its process however it ends), and the one holding the lock
 removes what a killed run left half-written. A write that fails (a full disk) removes its partial
-file and stops the sweep with one line; the points stored before it stay.
+file and stops the sweep with one line; the points stored before it stay. A papermill point's
+notebook joins the finished ones in ``notebooks/`` with its record, not before
+(``unkept_notebook``).
 
 A symbolic link where the sweep writes or deletes in its folder (``.lock``, ``points/``,
 ``notebooks/``, ``results.parquet``, ``drivers.csv`` or a file in ``points/`` or ``notebooks/``) is
@@ -34,6 +36,7 @@ import pyarrow.parquet as pq
 
 from .. import paths
 from ..errors import UserError
+from .point import UNKEPT, unkept_notebook
 
 # what a sweep writes in its folder besides its two folders' files (drivers.csv: the ranking of a
 # grid with intervals)
@@ -160,7 +163,11 @@ class Store:
             f.truncate()
             f.write(f"{os.getpid()}\n")  # a file in the user's folder ends its line
             f.flush()
-            for stale in [*self.out.glob(".results.*.partial"), *self.points.glob(".*.partial")]:
+            for stale in [
+                *self.out.glob(".results.*.partial"),
+                *self.points.glob(".*.partial"),
+                *self.notebooks.glob(f".*{UNKEPT}"),  # its points' notebooks, never stored
+            ]:
                 stale.unlink(missing_ok=True)  # left by a run killed while writing (a link too)
             for folder in (self.points, self.notebooks):
                 for entry in folder.iterdir() if folder.is_dir() else ():
@@ -190,6 +197,16 @@ class Store:
                     "run the sweep again to resume",
                 ) from None
             raise
+
+    def keep_notebook(self, point_id: str, sweep: str) -> None:
+        """Keep the notebook the point ``point_id`` of the sweep ``sweep`` left
+        (``unkept_notebook``) among the finished ones, where it left one: done just before its
+        record is written, so that a sweep killed between the two runs the point again rather
+        than keep its record without its notebook."""
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(
+                unkept_notebook(self.out, point_id, sweep), self.notebooks / f"{point_id}.ipynb"
+            )
 
     def write(self, record: dict[str, Any]) -> None:
         final = self.points / f"{record['point_id']}.parquet"
