@@ -508,6 +508,19 @@ def test_a_notebook_joins_the_finished_ones_only_with_its_record(tmp_path):
     assert os.listdir(out / "notebooks") == [f"{cut_off['point_id']}.ipynb"]
 
 
+def test_a_notebook_that_cannot_be_kept_stops_the_sweep_in_one_line(tmp_path):
+    """The last review: a folder in the notebook's place (or a notebooks folder another user's)
+    raised a traceback as the point was stored, and the sweep then hung on its pool's workers."""
+    grid, points = _sleepy(tmp_path, [0, 1])
+    out = tmp_path / "out"
+    first = specs_module.specs(grid, points, out)[0]
+    (out / "notebooks" / f"{first['point_id']}.ipynb").mkdir(parents=True)
+    with pytest.raises(Stopped) as stopped:
+        run_module.run(grid, points, out, workers=2, progress=False)
+    assert "cannot keep the point's notebook there" in str(stopped.value)
+    assert "\n" not in str(stopped.value)
+
+
 class _FrozenScheduler:
     """A Dask client whose scheduler was stopped (SIGSTOP): its connection open, no answer."""
 
@@ -572,6 +585,12 @@ def test_a_file_only_a_variant_names_is_in_its_point_s_digests(tmp_path):
     path = _grid(tmp_path, scenario="ingest.yaml", product={"variant": ["own_store"]})
     (spec,) = specs_module.specs(*grid_module.load(path), tmp_path / "out")
     assert {store, str(parts)} <= set(spec["inputs"])
+    # the last review: a point the scenario refuses (no clients: built here, as the grid's own
+    # check refuses it before) had left its variant's files out of every later point's digests
+    points = [{"variant": "own_store", "clients": 0}, {"variant": "own_store", "clients": 2}]
+    grid, _ = grid_module.load(path)
+    refused, loaded = specs_module.specs(grid, points, tmp_path / "out")
+    assert {store, str(parts)} <= set(loaded["inputs"])
     parts.write_text(parts.read_text() + "# another worker's copy\n")
     record = point_module.run_point(spec)
     assert record["failure"] == point_module.INFRASTRUCTURE

@@ -558,6 +558,29 @@ def test_a_second_ctrl_c_while_the_pool_closes_still_kills_every_worker(monkeypa
     assert not any(w.process.is_alive() for w in workers.workers)
 
 
+def test_a_ctrl_c_raised_before_the_pool_s_mask_still_kills_every_worker(monkeypatch):
+    """The last review: ``timeout -s INT`` sends two; the second, received before the mask took
+    hold, was raised inside the loop that kills the workers, which left some alive and the exit
+    joined them for ever. It is raised once every worker is dead."""
+    from model.sweep import pool as pool_module
+
+    workers = pool_module.Pool(abs, 3)
+    killed = []
+    kill = pool_module._Worker.kill
+
+    def kill_then_raise(worker):
+        killed.append(worker)
+        kill(worker)
+        if len(killed) == 1:
+            raise KeyboardInterrupt  # as the interpreter raises one it had received
+
+    monkeypatch.setattr(pool_module._Worker, "kill", kill_then_raise)
+    with pytest.raises(KeyboardInterrupt):
+        workers.close()
+    assert len(set(map(id, killed))) == 3
+    assert not any(w.process.is_alive() for w in workers.workers)
+
+
 def test_a_worker_with_other_code_fails_its_point_instead_of_answering(tmp_path):
     """The sweep audit's case: a Dask worker on another checkout (its simulate halved the time)
     answered exit 0 with twice the throughput, filed under the client's commit and versions, and a

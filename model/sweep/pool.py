@@ -192,10 +192,21 @@ class Pool:
         """Kill every worker at once (running jobs are abandoned). A Ctrl-C or SIGTERM meanwhile
         waits until every worker is dead: one that cut the loop short left a worker alive, which
         ignores the SIGTERM the interpreter's exit sends its daemons and joined it for ever, the
-        sweep's folder locked (the sweep audit's double Ctrl-C)."""
+        sweep's folder locked (the sweep audit's double Ctrl-C). One raised before the mask took
+        hold (a Ctrl-C the interpreter had received but not yet raised: ``timeout -s INT`` sends
+        one to the sweep and one to its group) is kept until every worker is dead, then raised."""
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        interrupted = False
         try:
-            for worker in self.workers:
-                worker.kill()
+            left = list(self.workers)
+            while left:
+                try:
+                    left[0].kill()
+                except KeyboardInterrupt:  # delivered before the mask (timeout -s INT sends two)
+                    interrupted = True
+                    continue  # the same worker again: a kill already done is done again
+                left.pop(0)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if interrupted:
+            raise KeyboardInterrupt

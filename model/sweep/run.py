@@ -423,9 +423,13 @@ def run(
                 INTERRUPTED_STATUS,
             ) from None
         except BaseException:
-            bar.close()
-            with contextlib.suppress(Exception):  # the first error is the one to report
-                store.gather(places)
+            with _ignoring_ctrl_c():
+                if records is not None:  # stops the workers: a pool left running held the exit
+                    with contextlib.suppress(Exception):
+                        records.close()
+                bar.close()
+                with contextlib.suppress(Exception):  # the first error is the one to report
+                    store.gather(places)
             raise
         bar.close()
         with _ignoring_ctrl_c():  # every point ran: the table is written whatever comes now

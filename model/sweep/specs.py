@@ -139,17 +139,18 @@ def _file_choices(point: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _files_as_loaded(grid: Grid, point: dict[str, Any]) -> list[str]:
+def _files_as_loaded(grid: Grid, point: dict[str, Any]) -> list[str] | None:
     """The files the grid's scenario reads as ``point`` loads it (``_tree_files``, with the
     grid's base and the point's values), but the lab's own data (``lab_fingerprint``'s): a
     variant may name another scenario, with parts files of its own, that the scenario's file
     alone does not (the review: a worker with another version of such a file computed
-    silently)."""
+    silently). None where the scenario refuses the point: another point of the same files may
+    load."""
     settings = [setting(k, v, grid.folder) for k, v in point.items()]
     try:
         tree = _scenario_tree(grid.scenario, list(grid.base) + settings)
     except UserError:  # the point is refused: it fails, recorded, when it runs
-        return []
+        return None
     return [file for file in _tree_files(tree) if paths.DATA not in Path(file).parents]
 
 
@@ -173,9 +174,10 @@ def _files_read(grid: Grid, points: list[dict[str, Any]]) -> list[dict[str, str]
             files.update(closures[named])
         if grid.scenario is not None:
             choice = repr(_file_choices(point))
-            if choice not in as_loaded:
-                as_loaded[choice] = _files_as_loaded(grid, point)
-            files.update(as_loaded[choice])
+            loaded = as_loaded[choice] if choice in as_loaded else _files_as_loaded(grid, point)
+            if loaded is not None:  # a refusal is not kept for the points of the same choice
+                as_loaded[choice] = loaded
+            files.update(loaded or ())
         read = {}
         for file in sorted(files):
             if file not in digests:

@@ -202,11 +202,21 @@ class Store:
         """Keep the notebook the point ``point_id`` of the sweep ``sweep`` left
         (``unkept_notebook``) among the finished ones, where it left one: done just before its
         record is written, so that a sweep killed between the two runs the point again rather
-        than keep its record without its notebook."""
-        with contextlib.suppress(FileNotFoundError):
-            os.replace(
-                unkept_notebook(self.out, point_id, sweep), self.notebooks / f"{point_id}.ipynb"
-            )
+        than keep its record without its notebook. A notebook that cannot be kept (the folder
+        another user's, a folder in the notebook's place) stops the sweep in one line, as a record
+        that cannot be written does."""
+        kept = self.notebooks / f"{point_id}.ipynb"
+        try:
+            os.replace(unkept_notebook(self.out, point_id, sweep), kept)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise Stopped(
+                paths.shown(kept),
+                None,
+                f"cannot keep the point's notebook there ({exc.strerror or exc}); the points "
+                "stored before stay, run the sweep again to resume",
+            ) from None
 
     def write(self, record: dict[str, Any]) -> None:
         final = self.points / f"{record['point_id']}.parquet"
