@@ -13,7 +13,8 @@ Eight curves, each one scenario with one count raised (a speed figure, never pas
   shelves as the drives need);
 - drives 4 to 1,000 in 60-bay JBODs behind expanders (``purchase_hdd_md``'s server, its clients
   left out, one md RAID0 written by one local stream): a Data60 JBOD per 60 drives, each on a wide
-  port of four 12 Gb/s lanes of a 9500-8i HBA (two JBODs an HBA, an HBA a PCIe 4.0 x8 slot);
+  port of four 12 Gb/s lanes of a 9500-8i HBA (two JBODs an HBA, an HBA a PCIe 4.0 x8 slot, the
+  host given a slot for each);
 - MDSplus thin clients 1 to 1,000 (``mdsplus``, ``workload.clients``, a client machine each):
   every client's reads cross the one server's core, so their flows share out together;
 - acquisition servers 1 to 2,000 writing the microscope store (``em_ingest_microscopes``,
@@ -131,6 +132,7 @@ def _jbod_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
         data["name"] = f"jbod_raid0_{n}"
         data["description"] = f"a server writing an md RAID0 of {n} drives in {jbods} JBODs"
         data["buses"] = {f"slot{h}": {"part": "pcie4_x8"} for h in range(hbas)}
+        _slots_for(data["parts"]["hosts"][data["host"]], hbas)
         data["controllers"] = {
             f"hba{h}": {"part": "broadcom_9500_8i", "bus": f"slot{h}"} for h in range(hbas)
         }
@@ -149,6 +151,17 @@ def _jbod_drives(folder: Path) -> Callable[[int], scenario.Scenario]:
         return _written(folder, data)
 
     return build
+
+
+def _slots_for(host: dict, cards: int) -> None:
+    """Give the scenario's own host a PCIe 4.0 x8 slot for each of ``cards`` HBAs beside its own
+    slots (a what-if: the host's cards must fit its slots, ``model.storage.slots``), so that the
+    curve times the drives, not a refusal."""
+    host["buses"] = [*host["buses"], {"bus": "pcie4_x8", "count": cards}]
+    host["sources"]["buses"] = (
+        f"{host['sources']['buses']}; the scaling curve's what-if adds {cards} PCIe 4.0 x8 slots, "
+        "one for each HBA"
+    )
 
 
 def curves(folder: Path) -> list[Curve]:

@@ -10,7 +10,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Unicode
 
-from .point import refuse_if_stopped
+from .stops import refuse_if_stopped
 
 
 class PointKernelManager(AsyncKernelManager):

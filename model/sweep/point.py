@@ -32,7 +32,7 @@ import psutil
 
 from .. import paths, provenance
 from ..errors import one_line
-from . import pool
+from . import pool, stops
 from .grid import in_full, notebook_value, setting
 
 SWEEP_POINT_NOTEBOOK = "notebooks/sweep_point.ipynb"
@@ -197,7 +197,7 @@ def _papermill(spec: dict[str, Any]) -> dict[str, Any]:
         # it stores the point's record (``unkept_notebook``)
         running_nb = folder / "point.ipynb"
         _this_checkout_first()
-        with _PAPERMILL_LOG.kept() as logged, _running(spec["sweep"], folder):
+        with _PAPERMILL_LOG.kept() as logged, stops.running(spec["sweep"], folder):
             try:
                 _execute(notebook, running_nb, parameters, folder, spec.get("timeout_s"))
             except Exception as exc:
@@ -254,53 +254,13 @@ def _execute(
         raise
 
 
-# the folder of each papermill point running in this process, with its sweep's token (its spec's
-# ``sweep``); and the sweeps stopped here (``end_kernels``), a token each, kept for the process's
-# life: a point of one that starts later ends its kernel at once
-_RUNNING: dict[Path, str] = {}
-_STOPPED: set[str] = set()
-_RUNNING_LOCK = threading.Lock()  # a Dask worker runs points on threads side by side
-
-
-@contextlib.contextmanager
-def _running(sweep: str, folder: Path) -> Iterator[None]:
-    """The point of the sweep ``sweep`` (its token) runs its kernel in ``folder`` during the
-    block."""
-    with _RUNNING_LOCK:
-        _RUNNING[folder] = sweep
-    try:
-        yield
-    finally:
-        with _RUNNING_LOCK:
-            del _RUNNING[folder]
-
-
-class SweepStopped(Exception):
-    """The point's sweep was stopped (``end_kernels``) as the point's kernel started."""
-
-
-def refuse_if_stopped(folder: Path) -> None:
-    """Raise ``SweepStopped`` where the point running its kernel in ``folder`` belongs to a sweep
-    stopped here. The kernel manager asks once it has started the kernel
-    (``model.sweep.kernel``), and ``end_kernels`` marks a sweep stopped before it looks for
-    kernels: a kernel started before the mark is found by the look, and one started after it is
-    ended by its point (``_execute``). A point registered but whose kernel had not started yet
-    had escaped the look and run on (the review)."""
-    with _RUNNING_LOCK:
-        stopped = _RUNNING.get(folder) in _STOPPED
-    if stopped:
-        raise SweepStopped("the sweep was stopped as the point's kernel started; ended at once")
-
-
 def end_kernels(sweep: str) -> None:
     """End the kernels of the papermill points this process runs for the sweep ``sweep`` (its
-    token), and those its points start from now on (``refuse_if_stopped``). A stopped sweep's
+    token), and those its points start from now on (``stops.refuse_if_stopped``). A stopped sweep's
     client runs it on every Dask worker: a point's thread cannot be stopped, but a point whose
     kernel is gone ends at once, and a hung one no longer holds its worker's thread from the next
     sweep's points."""
-    with _RUNNING_LOCK:
-        _STOPPED.add(sweep)
-        folders = [folder for folder, its in _RUNNING.items() if its == sweep]
+    folders = stops.stop(sweep)
     pool.end([kernel for folder in folders for kernel in pool.using(folder)])
 
 
