@@ -314,7 +314,7 @@ def check_references(
                 catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")
             for i, n in enumerate(part.nics):
                 catalog.get("nics", n, where, f"{pid}.nics[{i}]")
-            nic_links.check_nic_slots(catalog, part, where, pid)
+            nic_links.check_nic_slots(catalog, part, where, f"{pid}.nics")
 
 
 @functools.cache

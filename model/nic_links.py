@@ -415,20 +415,28 @@ def check_nic_cards(
         raise UserError(
             where,
             key,
-            f"{nics} {'need' if cards > 1 else 'needs'} {_count(cards, 'card')}, and the host "
-            f"({host.name}) has {_count(slots, 'PCI Express slot')}{cards_held}: at most "
-            f"{_count(free, 'NIC card')}; list fewer, or describe a host of more slots (a parts "
+            f"{nics} {'need' if cards > 1 else 'needs'} {counted(cards, 'card')}, and the host "
+            f"({host.name}) has {counted(slots, 'PCI Express slot')}{cards_held}: at most "
+            f"{counted(free, 'NIC card')}; list fewer, or describe a host of more slots (a parts "
             "file's host with like: and its own buses, sourced)",
             related=related,
         )
 
 
-def _count(n: int, thing: str) -> str:
+def counted(n: int, thing: str) -> str:
     """``n`` things, in words ("1 card", "2 cards")."""
     return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
-def check_nic_slots(catalog: Catalog, host: Host, where: str, pid: str) -> None:
-    """A host's own NICs fit its slots (``check_nic_cards``)."""
+def check_nic_slots(
+    catalog: Catalog,
+    host: Host,
+    where: str,
+    key: str,
+    related: tuple[str, ...] = (),
+    held: tuple[str, ...] = (),
+) -> None:
+    """A host's own NICs fit its slots, less those a storage scenario's controller cards hold
+    (``check_nic_cards``)."""
     ports = {nic_id: host.nics.count(nic_id) for nic_id in dict.fromkeys(host.nics)}
-    check_nic_cards(catalog, host, ports, where, f"{pid}.nics")
+    check_nic_cards(catalog, host, ports, where, key, related=related, held=held)

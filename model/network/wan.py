@@ -68,7 +68,7 @@ import simpy
 from .. import memory
 from ..catalog import Catalog
 from ..errors import NotModelled
-from ..nic_links import check_mtu, check_nic_cards, check_rss, nic_notes
+from ..nic_links import check_mtu, check_nic_cards, check_rss, counted, nic_notes
 from ..parts import Link
 from ..result import Result, busiest
 from ..settings import (
@@ -781,10 +781,6 @@ def _ramp_ends_s(ran: list[tuple[_FlowSpec, Flow]], rtt_s: float) -> list[float]
     ]
 
 
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}" + ("" if n == 1 else "s")
-
-
 def _ramp_note(
     ran: list[tuple[_FlowSpec, Flow]], rtt_s: float, elapsed_s: float
 ) -> tuple[str, ...]:
@@ -819,8 +815,8 @@ def _ramp_note(
     end_s, last = max(within, key=lambda pair: pair[0])
     rounds = last.slow_start_rounds
     setup = round(last.delay_s / rtt_s) - rounds
-    ran_out = f"{_count(setup, 'set-up round trip')} of {ms} and " + (
-        f"{_count(rounds, 'round')} of slow start, then what is left in one window"
+    ran_out = f"{counted(setup, 'set-up round trip')} of {ms} and " + (
+        f"{counted(rounds, 'round')} of slow start, then what is left in one window"
         if rounds
         else "all its data in its first window"
     )

@@ -355,7 +355,7 @@ def build(
         mtu_B=mtu_B,
         bus_efficiency=params["bus_efficiency"],
     )
-    held = slots.held_slots_note(body, catalog, where)
+    held = slots.held_slots_note(body, catalog, nics_catalog, where)
     notes += (held,) if held else ()
     return Front(
         net,

@@ -37,7 +37,7 @@ from dataclasses import replace
 
 from ..catalog import Catalog
 from ..errors import UserError
-from ..nic_links import card_links, check_nic_cards, link_words, nic_cards
+from ..nic_links import card_links, check_nic_slots, link_words, nic_cards
 from ..parts import Bus, Controller, Host, Slot, pcie_trained
 from .spec import NVME, StorageBody
 
@@ -257,11 +257,10 @@ def _add_in_ssds(body: StorageBody, catalog: Catalog, where: str) -> dict[str, B
     drive's own host interface: the card sits in a slot of the host's."""
     cards = {}
     for vname, volume in body.volumes.items():
-        at = f"volumes.{vname}.disks.part"
-        drive = catalog.get_one_of(("disks", "ssds"), volume.disks.part, where, at)
-        if getattr(drive, "form_factor", None) != "add-in card":
+        if _form_factor(catalog, volume.disks.part) != "add-in card":
             continue
-        own = catalog.get("buses", drive.host_bus, where, at)
+        drive = catalog.parts["ssds"][volume.disks.part]
+        own = catalog.get("buses", drive.host_bus, where, f"volumes.{vname}.disks.part")
         for point in volume.disks.attach[: volume.disks.count]:
             holder, _, rest = point.partition(".")
             if holder == NVME:
@@ -338,29 +337,22 @@ def check_card_slots(body: StorageBody, catalog: Catalog, where: str) -> None:
     if not taken:
         return
     host: Host = catalog.get("hosts", body.host, where, "host")
-    ports = {nic_id: host.nics.count(nic_id) for nic_id in dict.fromkeys(host.nics)}
-    check_nic_cards(
-        catalog,
-        host,
-        ports,
-        where,
-        "host",
-        related=tuple(f"buses.{name}" for name in taken),
-        held=tuple(taken),
-    )
+    related = tuple(f"buses.{name}" for name in taken)
+    check_nic_slots(catalog, host, where, "host", related=related, held=tuple(taken))
 
 
-def held_slots_note(body: StorageBody, catalog: Catalog, where: str) -> str | None:
+def held_slots_note(body: StorageBody, catalog: Catalog, placed: Catalog, where: str) -> str | None:
     """A result's note where the scenario's controller cards hold slots the host's NIC cards would
-    otherwise have taken (``nic_catalog``): which segments hold which slots; the NIC's own note
-    (``nic_links.nic_bus_note``) says where its link then binds. None where no NIC card moves."""
+    otherwise have taken (``placed``: ``catalog`` as ``nic_catalog`` leaves the host's slots):
+    which segments hold which slots; the NIC's own note (``nic_links.nic_bus_note``) says where
+    its link then binds. None where no NIC card moves."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     if not host.nics:
         return None
     nic = catalog.get("nics", host.nics[0], "data/hardware/hosts.yaml", f"{body.host}: nics")
     cards = nic_cards(nic, len(host.nics))
     before = card_links(catalog, nic.host_bus, body.host, cards)
-    after = card_links(nic_catalog(body, catalog, where), nic.host_bus, body.host, cards)
+    after = card_links(placed, nic.host_bus, body.host, cards)
     if before == after:
         return None
     held = ", ".join(
@@ -416,11 +408,17 @@ def check_bays(body: StorageBody, catalog: Catalog, where: str) -> None:
 
 
 def _off_bays(catalog: Catalog, part: str) -> bool:
-    """Whether drives of ``part`` take no drive bay: its form factor (``Ssd.form_factor``) an M.2
-    module, which sits on the board or a riser, or an add-in card, which takes a PCI Express slot
-    (``_card_segments``); a drive whose form factor the catalog does not give takes a bay."""
+    """Whether drives of ``part`` take no drive bay: its form factor an M.2 module, which sits on
+    the board or a riser, or an add-in card, which takes a PCI Express slot (``_card_segments``);
+    a drive whose form factor the catalog does not give takes a bay."""
+    return _form_factor(catalog, part) in ("m.2", "add-in card")
+
+
+def _form_factor(catalog: Catalog, part: str) -> str | None:
+    """The form factor of the drive ``part`` (``Ssd.form_factor``); None for a hard disk, which
+    the catalog gives none, or an SSD whose catalog entry does not."""
     drive = catalog.parts["ssds"].get(part)
-    return getattr(drive, "form_factor", None) in ("m.2", "add-in card")
+    return None if drive is None else drive.form_factor
 
 
 def _in_host(body: StorageBody, catalog: Catalog, where: str, holder: str) -> bool:
