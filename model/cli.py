@@ -133,6 +133,7 @@ JSON_UNITS = {
     "throughput_MBps_interval": "MB/s",
     "path_limit": "MB/s",
     "by_option": "MB/s (the point at each option of the unknown holding 90 % of the spread)",
+    "before_model_error": "MB/s (interval_90 before the model's error widened it)",
     "bytes_moved": "B",
     "elapsed_s": "s",
     "cpu_s": "s",
@@ -155,6 +156,7 @@ PER_FIGURES = {
     "interval_90",
     "throughput_MBps_interval",
     "by_option",
+    "before_model_error",
     "path_limit",
     "bytes_moved",
 }
@@ -192,6 +194,8 @@ def _predict(args) -> int:
             out["model_error"] = interval.model_error
             out["path_limit"] = interval.path_limit  # the cap's capacity (null: none bounds it)
             out["by_option"] = interval.by_option  # the leading unknown's options, where it leads
+            # the spread the drivers share out, before the model's error (null: none widened it)
+            out["before_model_error"] = interval.to_dict()["before_model_error"]
         out["unknowns"] = [u.to_dict() for u in scenario.unknowns]
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)

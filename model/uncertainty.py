@@ -99,6 +99,10 @@ class Interval:
     # of its options with the others at their defaults: an envelope of equally allowed options is
     # worst-case, and the user reads which setting gives what (the interval audit)
     by_option: dict[str, float] = field(default_factory=dict)
+    # (low, high) before the model's error widened them: the spread ``drivers`` share out, which
+    # a "moved most by the simulation noise" beside an interval the error made wide was read as
+    # the whole width (None where no error widened it)
+    before_error: tuple[float, float] | None = None
 
     @property
     def leading(self) -> str | None:
@@ -115,6 +119,7 @@ class Interval:
             "simulations": self.simulations,
             "path_limit": self.path_limit,
             "by_option": dict(self.by_option),
+            "before_model_error": None if self.before_error is None else list(self.before_error),
         }
 
 
@@ -277,9 +282,11 @@ def _summarise(
     back = math.exp if t is math.log else float
     low, high = back(t0 + low_t), back(t0 + high_t)
     error = model_error_of(model_name, new_hardware) if model_error else None
-    if error is not None:
-        low, high = widened(low, high, point, error["log_widen_90"], spare)
     limit = _loosest(metric, limits or [])
+    before = None
+    if error is not None:
+        before = capped(low, high, point, metric, limit)
+        low, high = widened(low, high, point, error["log_widen_90"], spare)
     judged_ends = capped(low, high, point, metric, limit, past=True)
     low, high = capped(low, high, point, metric, limit)
     total = sum(variances.values())
@@ -301,6 +308,7 @@ def _summarise(
         headroom=spare,
         seeds=len(samples.at_seed),
         by_option=_by_option(samples, drivers),
+        before_error=None if before is None else (min(before[0], point), max(before[1], point)),
     )
 
 
@@ -515,4 +523,7 @@ def for_row(
         high=convert(found.high),
         path_limit=limit,
         judged_ends=tuple(convert(end) for end in found.judged_ends),
+        before_error=None
+        if found.before_error is None
+        else tuple(convert(end) for end in found.before_error),
     )

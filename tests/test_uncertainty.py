@@ -169,6 +169,25 @@ def test_the_model_s_measured_error_widens_the_interval(tmp_path, monkeypatch):
     assert widened.low == pytest.approx(plain.low * math.exp(-0.2))
     assert widened.high == pytest.approx(plain.high * math.exp(0.2))
     assert widened.model_error == {"log_widen_90": 0.2, "covers": "x"}
+    # the spread the drivers share out is kept beside it: the unwidened ends
+    assert widened.before_error == pytest.approx((plain.low, plain.high))
+    assert plain.before_error is None
+
+
+def test_the_leading_factor_s_line_gives_the_spread_s_ends_the_error_widened(run_cli):
+    """A download server of the template: the noise moves most of a spread of a few per cent, and
+    the model's error makes the interval several times as wide; "moved most by simulation noise
+    (94 % of the spread)" beside it read as the noise's width."""
+    status, out, err = run_cli("predict", "atlas_intellistation", "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    before, (low, high) = data["before_model_error"], data["interval_90"]
+    assert low < before[0] <= data["throughput_MBps"] <= before[1] <= high
+    assert data["units"]["before_model_error"].startswith("MB/s")
+    status, out, err = run_cli("predict", "atlas_intellistation")
+    assert status == 0, err
+    shown = re.search(r"of the spread: (\S+) MB/s to (\S+) MB/s before the model's error", out)
+    assert shown and [float(x) for x in shown.groups()] == pytest.approx(before, rel=5e-3)
 
 
 def test_a_range_design_holds_its_ends_default_and_sobol_points():
