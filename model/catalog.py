@@ -310,6 +310,15 @@ def check_references(
         if isinstance(part, Host):
             for i, slot in enumerate(part.buses):
                 catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")
+            for i, slot in enumerate(part.ocp_slots):
+                bus = catalog.get("buses", slot.bus, where, f"{pid}.ocp_slots[{i}].bus")
+                if bus.protocol != "pcie":  # an OCP NIC 3.0 connector carries PCI Express lanes
+                    raise UserError(
+                        where,
+                        f"{pid}.ocp_slots[{i}].bus",
+                        "must name a PCI Express link (an OCP NIC 3.0 slot carries up to 16 "
+                        f"PCI Express lanes: pcie4_x16, pcie5_x8), got {bus.name!r}",
+                    )
             for i, c in enumerate(part.controllers):
                 catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")
             for i, n in enumerate(part.nics):

@@ -25,18 +25,21 @@ class Catalog(Protocol):
     def get(self, category: str, part_id: str, where: str, key: str) -> Any: ...
 
 
-def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus] | None:
+def _trained_links(
+    catalog: Catalog, own: Bus, host_id: str | None, form_factor: str = "card"
+) -> list[Bus] | None:
     """The links a card on bus ``own`` would train to in each of host ``host_id``'s slots that take
     it (``parts.pcie_trained``; a PCI card at the slower of its bus and the slot's), a slot of
     ``count`` n listed n times, fastest first: empty where none is of its kind; None where no host
-    is named or its buses are not listed in full."""
-    if host_id is None:
+    is named or its buses are not listed in full. An OCP module (``form_factor`` ocp) takes the
+    host's OCP slots (``ocp_slots``) instead, and a NIC on the board none (None: its own bus)."""
+    if host_id is None or form_factor == "onboard":
         return None
     host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
-    if not host.buses or not host.buses_complete:
+    if not _described(host):
         return None
     links = []
-    for entry in host.buses:
+    for entry in host.ocp_slots if form_factor == "ocp" else host.buses:
         slot = catalog.get("buses", entry.bus, "data/hardware/hosts.yaml", f"{host_id}: buses")
         if own.protocol == slot.protocol == "pcie":
             links += [pcie_trained(own, slot)] * entry.count
@@ -45,7 +48,16 @@ def _trained_links(catalog: Catalog, own: Bus, host_id: str | None) -> list[Bus]
     return sorted(links, key=lambda bus: bus.peak_MBps, reverse=True)
 
 
-def card_links(catalog: Catalog, own_bus: str, host_id: str | None, cards: int = 1) -> list[Bus]:
+def _described(host: Host) -> bool:
+    """Whether ``host``'s slots are listed in full: its buses, every kind (``buses_complete``), or
+    where a storage scenario's controller cards hold them all (``model.storage.slots.nic_catalog``)
+    its OCP slots alone."""
+    return host.buses_complete and bool(host.buses or host.ocp_slots)
+
+
+def card_links(
+    catalog: Catalog, own_bus: str, host_id: str | None, cards: int = 1, form_factor: str = "card"
+) -> list[Bus]:
     """The bus each of ``cards`` cards whose own host interface is ``own_bus`` crosses into host
     ``host_id``: the cards take the host's slots that take them fastest first, each its link
     trained there (``_trained_links``), where the catalog lists the host's buses in full (three
@@ -53,9 +65,10 @@ def card_links(catalog: Catalog, own_bus: str, host_id: str | None, cards: int =
     had run at x16). Their own bus where no host is named, the host's buses are not described or
     only in part, or none of them is of the cards' kind (NICs on the board, as a server's gigabit
     ports are). A card past the host's slots takes the slowest (``check_nic_cards`` refuses more
-    PCI Express cards than slots; a parallel segment takes several)."""
+    PCI Express cards than slots; a parallel segment takes several). OCP modules take the host's
+    OCP slots, a NIC on the board none (``form_factor``, ``_trained_links``)."""
     own = catalog.get("buses", own_bus, "data/hardware/nics.yaml", own_bus)
-    links = _trained_links(catalog, own, host_id) or [own]
+    links = _trained_links(catalog, own, host_id, form_factor) or [own]
     return [links[min(card, len(links) - 1)] for card in range(cards)]
 
 
@@ -65,7 +78,13 @@ NIC_MAX_PAYLOAD_B = 256
 
 
 def card_link_Bps(
-    catalog: Catalog, own_bus: str, host_id: str | None, *, mtu_B: int, bus_efficiency: float
+    catalog: Catalog,
+    own_bus: str,
+    host_id: str | None,
+    *,
+    mtu_B: int,
+    bus_efficiency: float,
+    form_factor: str = "card",
 ) -> float:
     """What a card's link into the host carries, in the wire bytes a second the network models
     count (``nic_rate_Bps``): a PCI Express link the payload its packets leave of its encoded rate
@@ -73,7 +92,14 @@ def card_link_Bps(
     MB/s), a PCI or PCI-X bus its peak times ``bus_efficiency`` (the storage path's fitted share of
     a parallel bus's peak its DMA bursts sustain); each full-sized frame crosses the link as its
     header and packet (``_wire_per_link_byte``)."""
-    return card_links_Bps(catalog, own_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency)[0]
+    return card_links_Bps(
+        catalog,
+        own_bus,
+        host_id,
+        mtu_B=mtu_B,
+        bus_efficiency=bus_efficiency,
+        form_factor=form_factor,
+    )[0]
 
 
 def card_links_Bps(
@@ -84,12 +110,13 @@ def card_links_Bps(
     *,
     mtu_B: int,
     bus_efficiency: float,
+    form_factor: str = "card",
 ) -> list[float]:
     """What each of ``cards`` cards' links into the host carries (``card_links``: the host's
     fastest slots first), as ``card_link_Bps`` counts it."""
     return [
         _link_data_Bps(link, bus_efficiency) * _wire_per_link_byte(mtu_B)
-        for link in card_links(catalog, own_bus, host_id, cards)
+        for link in card_links(catalog, own_bus, host_id, cards, form_factor)
     ]
 
 
@@ -107,7 +134,13 @@ def cards_Bps(
     fastest slots first)."""
     on_cards = card_ports(nic, ports)
     links_Bps = card_links_Bps(
-        catalog, nic.host_bus, host_id, len(on_cards), mtu_B=mtu_B, bus_efficiency=bus_efficiency
+        catalog,
+        nic.host_bus,
+        host_id,
+        len(on_cards),
+        mtu_B=mtu_B,
+        bus_efficiency=bus_efficiency,
+        form_factor=nic.form_factor,
     )
     return list(zip(on_cards, links_Bps, strict=True))
 
@@ -142,9 +175,18 @@ def nic_rate_Bps(
     (``card_link_Bps``: its own host bus, trained in the host's slot) where that is less (a
     100 GbE card in a PCIe 3.0 x8 slot, a gigabit card on a 32-bit, 33 MHz PCI bus)."""
     link_Bps = card_link_Bps(
-        catalog, nic.host_bus, host_id, mtu_B=mtu_B, bus_efficiency=bus_efficiency
+        catalog,
+        nic.host_bus,
+        host_id,
+        mtu_B=mtu_B,
+        bus_efficiency=bus_efficiency,
+        form_factor=nic.form_factor,
     )
     return min(nic.rate_Gbps * 1e9 / 8.0, link_Bps)
+
+
+# where a NIC of each form factor crosses into its host, as the notes say it
+_SLOT_WORDS = {"card": "slot", "ocp": "OCP slot", "onboard": "board"}
 
 
 def link_words(bus: Bus) -> str:
@@ -178,10 +220,12 @@ def nic_bus_note(
     None."""
     nic = catalog.get("nics", nic_id, "data/hardware/nics.yaml", nic_id)
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
-    links = _trained_links(catalog, own, host_id)
+    links = _trained_links(catalog, own, host_id, nic.form_factor)
     bus = links[0] if links else own
     said = []
-    if links == []:  # the host's buses listed in full, none of the NIC's kind
+    if links == [] and nic.form_factor == "ocp":  # refused by check_nic_cards where it runs
+        said.append(f"{host_id} lists no OCP slot (ocp_slots): taken at its own {link_words(own)}")
+    elif links == []:  # the host's buses listed in full, none of the NIC's kind
         host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
         held = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
         said.append(
@@ -197,7 +241,7 @@ def nic_bus_note(
         link = (
             f"its host bus {nic.host_bus}"
             if link_words(bus) == link_words(own)  # a slot that trains it to its own link
-            else trained_words(own, bus, f"in {host_id}'s slot")
+            else trained_words(own, bus, f"in {host_id}'s {_SLOT_WORDS[nic.form_factor]}")
         )
         lines = (
             f"its {nic.rate_Gbps:g} Gbit/s line ({line_MBps:,.0f} MB/s)"
@@ -209,7 +253,7 @@ def nic_bus_note(
             f"{link} ({link_MBps:,.0f} MB/s of data) is slower than {lines}: the card moves at "
             "most the bus's rate"
         )
-    links = card_links(catalog, nic.host_bus, host_id, len(on_cards))
+    links = card_links(catalog, nic.host_bus, host_id, len(on_cards), nic.form_factor)
     # the later cards whose slots train them below the first's and bind their ports, by link
     later = [
         link_words(link)
@@ -288,11 +332,14 @@ def unknown_mtu_note(catalog: Catalog, nic_id: str, mtu_B: int) -> str | None:
 def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     """The PCI Express slots of ``host`` a PCI Express ``nic`` fits, where its buses are listed in
     full (each such slot takes one card; 0 where it has none, a NIC of its own then on its board,
-    ``card_links``); None where they cannot be counted (a NIC on a parallel bus, whose segments
-    take several cards; a host's slots not all listed)."""
+    ``card_links``): its OCP slots for an OCP module; None where they cannot be counted (a NIC on a
+    parallel bus, whose segments take several cards; one on the board, which takes none; a host's
+    slots not all listed)."""
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
-    if own.protocol != "pcie" or not host.buses or not host.buses_complete:
+    if own.protocol != "pcie" or nic.form_factor == "onboard" or not _described(host):
         return None
+    if nic.form_factor == "ocp":
+        return sum(entry.count for entry in host.ocp_slots)
     count = sum(
         entry.count
         for entry in host.buses
@@ -385,14 +432,26 @@ def check_nic_cards(
     """The PCI Express NICs a host holds, ``ports`` of each id (``ports`` of them a card), need no
     more cards than it has PCI Express slots (``pcie_slots``) less those a storage scenario's
     controller cards hold (``held``, their segments' names: ``model.storage.slots.card_slots``):
-    twelve cards in a server of seven slots were taken, each in its fastest. NICs on parallel
-    buses, and hosts whose slots are not all listed, are not counted. A host of no PCI Express slot
-    holds such a NIC only on its board, one of its own (hosts.yaml nics): another is refused (a
-    100 GbE card on a host of PCI-X segments ran as if on its board)."""
-    cards, slots = 0, None
+    twelve cards in a server of seven slots were taken, each in its fastest. OCP modules count
+    against the host's OCP slots instead (``ocp_slots``; a host that lists none takes none), NICs
+    on the board against nothing. NICs on parallel buses, and hosts whose slots are not all listed,
+    are not counted. A host of no PCI Express slot holds a PCI Express card only on its board, one
+    of its own (hosts.yaml nics): another is refused (a 100 GbE card on a host of PCI-X segments
+    ran as if on its board)."""
+    pools: dict[str, tuple[int, int]] = {}  # form factor: cards, slots
+    named: dict[str, list[str]] = {}  # form factor: the NICs' ports, in words
     for nic_id, count in ports.items():
         nic = catalog.get("nics", nic_id, where, key)
         fits = pcie_slots(catalog, host, nic)
+        if fits == 0 and nic.form_factor == "ocp":
+            raise UserError(
+                where,
+                key,
+                f"{nic_id} is an OCP NIC 3.0 module, and {host.name} lists no OCP slot for it "
+                "(ocp_slots): give the host's (a parts file's host with like: and ocp_slots, "
+                f"sourced), or name the NIC's PCI Express card",
+                related=related,
+            )
         if fits == 0 and nic_id not in host.nics:
             listed = ", ".join(f"{e.count} x {e.bus}" for e in host.buses)
             raise UserError(
@@ -403,9 +462,21 @@ def check_nic_cards(
                 related=related,
             )
         if fits:
-            cards, slots = cards + nic_cards(nic, count), fits
-    if slots is not None and cards + len(held) > slots:
-        nics = ", ".join(f"{n} port(s) of {nic_id}" for nic_id, n in ports.items())
+            cards, _ = pools.get(nic.form_factor, (0, fits))
+            pools[nic.form_factor] = (cards + nic_cards(nic, count), fits)
+            named.setdefault(nic.form_factor, []).append(f"{count} port(s) of {nic_id}")
+    if "ocp" in pools and pools["ocp"][0] > pools["ocp"][1]:
+        cards, slots = pools["ocp"]
+        raise UserError(
+            where,
+            key,
+            f"{', '.join(named['ocp'])} {_needs(cards)} {counted(cards, 'OCP module')}, and "
+            f"the host ({host.name}) has {counted(slots, 'OCP slot')}: list fewer, or name the "
+            "NICs' PCI Express cards",
+            related=related,
+        )
+    if "card" in pools and pools["card"][0] + len(held) > pools["card"][1]:
+        cards, slots = pools["card"]
         cards_held = (
             f", {len(held)} of them held by the controller cards of segments {', '.join(held)}"
             if held
@@ -415,12 +486,16 @@ def check_nic_cards(
         raise UserError(
             where,
             key,
-            f"{nics} {'need' if cards > 1 else 'needs'} {counted(cards, 'card')}, and the host "
-            f"({host.name}) has {counted(slots, 'PCI Express slot')}{cards_held}: at most "
+            f"{', '.join(named['card'])} {_needs(cards)} {counted(cards, 'card')}, and the "
+            f"host ({host.name}) has {counted(slots, 'PCI Express slot')}{cards_held}: at most "
             f"{counted(free, 'NIC card')}; list fewer, or describe a host of more slots (a parts "
             "file's host with like: and its own buses, sourced)",
             related=related,
         )
+
+
+def _needs(cards: int) -> str:
+    return "need" if cards > 1 else "needs"
 
 
 def counted(n: int, thing: str) -> str:

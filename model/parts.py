@@ -492,6 +492,12 @@ class Nic(Part):
     # 1 where the card has a single receive ring, which receive-side scaling (irq_affinity: rss)
     # cannot spread over cores; unset where no source was read
     rx_queues: PositiveInt | None = None
+    # what it is built as, from its product name: card, a PCI Express (or PCI) add-in card in one of
+    # the host's buses slots; ocp, an OCP NIC 3.0 module in the host's OCP slot (a host's
+    # ocp_slots), which takes none of its PCI Express slots; onboard, the host's own LAN on its
+    # board, which takes no slot and crosses into the host at its own host_bus
+    # (``model.nic_links``)
+    form_factor: Literal["card", "ocp", "onboard"] = "card"
 
 
 @dataclass(frozen=True)
@@ -583,6 +589,11 @@ class Host(Part):
     # a storage scenario's NVMe drives on the host's own lanes are at most this many. Unset with
     # drive_bays set: every bay takes an NVMe drive
     nvme_bays: NonNegativeInt | None = None
+    # its OCP NIC 3.0 slots, each {bus: the PCI Express link its connector carries, count: N}: the
+    # host's NICs of form_factor ocp take them, fastest first, and none of its buses slots (the
+    # PCI Express ones a storage scenario's controller cards then keep). Empty: it has none, or
+    # they are not described; an OCP NIC is then refused where buses are listed in full
+    ocp_slots: tuple[Slot, ...] = ()
     # the controllers onboard or fitted, ids of controllers, as the report describes the machine
     # (an id may repeat): checked to exist; the scenarios name the controllers they use
     controllers: tuple[str, ...] = ()

@@ -464,10 +464,11 @@ def test_a_part_may_be_built_from_one_further_down_its_file():
 def test_an_unknown_part_s_list_says_when_it_holds_the_scenario_s_own_parts(run_cli):
     """The purchase audit: the list after 'unknown nic' named the project's catalog file alone
     while it held the parts the scenario adds too."""
+    # "has: ID, ID, ..." up to ten parts, "has 11 (...)" past them
     status, _, err = run_cli("predict", "purchase_nvme", "--set", "clients.nic=nosuchnic")
-    assert status == 2 and "nics.yaml, with the parts this scenario adds) has:" in err
+    assert status == 2 and "nics.yaml, with the parts this scenario adds) has" in err
     status, _, err = run_cli("predict", "eah_download", "--set", "server_nic=nosuchnic")
-    assert status == 2 and "(data/hardware/nics.yaml) has:" in err
+    assert status == 2 and "(data/hardware/nics.yaml) has" in err
 
 
 def _shipped(category: str, pid: str) -> dict:

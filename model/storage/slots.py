@@ -351,8 +351,8 @@ def held_slots_note(body: StorageBody, catalog: Catalog, placed: Catalog, where:
         return None
     nic = catalog.get("nics", host.nics[0], "data/hardware/hosts.yaml", f"{body.host}: nics")
     cards = nic_cards(nic, len(host.nics))
-    before = card_links(catalog, nic.host_bus, body.host, cards)
-    after = card_links(placed, nic.host_bus, body.host, cards)
+    before = card_links(catalog, nic.host_bus, body.host, cards, nic.form_factor)
+    after = card_links(placed, nic.host_bus, body.host, cards, nic.form_factor)
     if before == after:
         return None
     held = ", ".join(
