@@ -12,7 +12,9 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 - NICs and circuits carry wire bytes (payload plus TCP/IP or UDP/IP and Ethernet framing). With
   ``bonding: hash`` each flow is hashed onto one member (flows are numbered as consecutive source
   ports hash: alternately), so one flow never exceeds one circuit; ``round_robin`` sprays each flow
-  over all members.
+  over all members. Each end's NIC cards, one a circuit, take the slots of its host that its
+  storage scenario's controller cards leave, where it names one (``_end_slots``,
+  ``model.storage.slots``), and train there; more cards than those slots are refused.
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
   network process, the file I/O path in the process that reads or writes (see ``hosts``). With
   ``tcp.tso`` and ``tcp.gro`` a TCP end pays the offloaded costs published runs measured, per
@@ -276,9 +278,12 @@ def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
     check_circuits(body, catalog, where)
 
 
-def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
+def check_circuits(
+    body: WanBody, catalog: Catalog, where: str, held: dict[str, tuple[str, ...]] | None = None
+) -> None:
     """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
-    (``nic_links.check_nic_cards``)."""
+    (``nic_links.check_nic_cards``), less those its storage scenario's controller cards hold
+    (``held``: by end, their segments' names, ``_end_slots``)."""
     for role in ("sender", "receiver"):
         host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
         check_nic_cards(
@@ -287,8 +292,36 @@ def check_circuits(body: WanBody, catalog: Catalog, where: str) -> None:
             {body.nic: body.circuits},
             where,
             "circuits",
-            related=("nic", f"{role}_host"),
+            related=(
+                "nic",
+                f"{role}_host",
+                *((f"{role}_storage",) if (held or {}).get(role) else ()),
+            ),
+            held=(held or {}).get(role, ()),
         )
+
+
+def _end_slots(
+    scenario: Scenario, catalog: Catalog
+) -> tuple[dict[str, Catalog], dict[str, tuple[str, ...]]]:
+    """Each end's catalog as its circuits' NIC cards find its host's slots, and the segments of
+    the controller cards that hold them: those its storage scenario's cards leave, where the
+    transfer names one (``model.storage.slots``: the HBAs of a disk-to-disk transfer's arrays sit
+    in the same host as its NICs, and a 100 GbE card whose x16 slots they hold trains at x8), else
+    the catalog's. The storage scenario describes the host whether or not this transfer reads or
+    writes its disks."""
+    from ..storage import slots  # the storage package's slots import the NIC links this uses
+
+    placed, held = {}, {}
+    for role in ROLES:
+        ref = scenario.refs.get(f"{role}_storage")
+        if ref is None:
+            placed[role], held[role] = catalog, ()
+            continue
+        parts = catalog.with_parts_of(ref.catalog, ref.path)
+        held[role] = tuple(slots.card_slots(ref.body, parts, ref.path))
+        placed[role] = slots.nic_catalog(ref.body, parts, ref.path)
+    return placed, held
 
 
 @dataclass
@@ -348,15 +381,20 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     total_B = w.total_MB * 1e6
     check_parts(body, catalog, scenario.path)
+    placed, held = _end_slots(scenario, catalog)
+    check_circuits(body, catalog, scenario.path, held)
     env = simpy.Environment()
     net = FlowNetwork(env)
-    path = _path(net, scenario, catalog, params, link, total_B)
-    notes = nic_notes(
-        catalog,
-        (body.nic, body.sender_host, body.circuits),
-        (body.nic, body.receiver_host, body.circuits),
-        mtu_B=body.mtu_B,
-        bus_efficiency=params["bus_efficiency"],
+    path = _path(net, scenario, catalog, params, link, total_B, placed)
+    notes = dict.fromkeys(  # once each, as nic_notes gives them: both ends' NICs alike
+        note
+        for role in ROLES
+        for note in nic_notes(
+            placed[role],
+            (body.nic, getattr(body, f"{role}_host"), body.circuits),
+            mtu_B=body.mtu_B,
+            bus_efficiency=params["bus_efficiency"],
+        )
     )
     per_session_B = total_B / w.sessions
     if w.protocol == "tsunami":
@@ -380,14 +418,16 @@ def _path(
     params: dict[str, float],
     link: Link,
     total_B: float,
+    placed: dict[str, Catalog],
 ) -> _Path:
-    """The path's resources on ``net``: each end's host, the circuits between, each end's
-    storage (its storage scenario with its own parts: those of the file that names it, or the
-    catalog's) where the transfer reads or writes disk."""
+    """The path's resources on ``net``: each end's host, its NICs in the slots its storage's
+    cards leave (``placed``, ``_end_slots``), the circuits between, each end's storage (its
+    storage scenario with its own parts: those of the file that names it, or the catalog's) where
+    the transfer reads or writes disk."""
     body: WanBody = scenario.body
     w = body.workload
     sender, receiver = (
-        _end_host(net, body, catalog, params, scenario.path, role) for role in ROLES
+        _end_host(net, body, placed[role], params, scenario.path, role) for role in ROLES
     )
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
     parts = {role: catalog.with_parts_of(ref.catalog, ref.path) for role, ref in refs.items()}
