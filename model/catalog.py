@@ -33,7 +33,7 @@ import yaml
 
 from . import nic_links, paths, yamlio
 from .errors import UserError
-from .parts import CATEGORIES, Bus, Cpu, Enclosure, Expander, Host, Part, Ssd
+from .parts import CATEGORIES, Bus, Cpu, Enclosure, Expander, Host, Nic, Part, Ssd
 from .schema import build_dataclass
 
 _SINGULAR = {"buses": "bus"}  # the category name without its plural s
@@ -307,6 +307,16 @@ def check_references(
                     "must name a PCI or PCI-X bus (the segment below the bridge), "
                     f"got {bridged.name!r}",
                 )
+        if isinstance(part, Nic) and part.form_factor == "ocp":
+            own = catalog.get("buses", part.host_bus, where, f"{pid}.host_bus")
+            if own.protocol != "pcie":  # an OCP NIC 3.0 module's edge carries PCI Express lanes
+                raise UserError(
+                    where,
+                    f"{pid}.form_factor",
+                    "ocp is an OCP NIC 3.0 module, whose host interface is PCI Express, and "
+                    f"host_bus is {part.host_bus} ({own.name}): a PCI Express host_bus, or "
+                    "form_factor card",
+                )
         if isinstance(part, Host):
             for i, slot in enumerate(part.buses):
                 catalog.get("buses", slot.bus, where, f"{pid}.buses[{i}].bus")
@@ -317,7 +327,7 @@ def check_references(
                         where,
                         f"{pid}.ocp_slots[{i}].bus",
                         "must name a PCI Express link (an OCP NIC 3.0 slot carries up to 16 "
-                        f"PCI Express lanes: pcie4_x16, pcie5_x8), got {bus.name!r}",
+                        f"PCI Express lanes: pcie4_x16, pcie5_x8), got {slot.bus} ({bus.name})",
                     )
             for i, c in enumerate(part.controllers):
                 catalog.get("controllers", c, where, f"{pid}.controllers[{i}]")

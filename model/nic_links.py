@@ -36,7 +36,7 @@ def _trained_links(
     if host_id is None or form_factor == "onboard":
         return None
     host = catalog.get("hosts", host_id, "data/hardware/hosts.yaml", host_id)
-    if not _described(host):
+    if not _described(host, form_factor):
         return None
     links = []
     for entry in host.ocp_slots if form_factor == "ocp" else host.buses:
@@ -48,11 +48,13 @@ def _trained_links(
     return sorted(links, key=lambda bus: bus.peak_MBps, reverse=True)
 
 
-def _described(host: Host) -> bool:
-    """Whether ``host``'s slots are listed in full: its buses, every kind (``buses_complete``), or
-    where a storage scenario's controller cards hold them all (``model.storage.slots.nic_catalog``)
-    its OCP slots alone."""
-    return host.buses_complete and bool(host.buses or host.ocp_slots)
+def _described(host: Host, form_factor: str) -> bool:
+    """Whether ``host`` lists the slots a NIC of ``form_factor`` takes: for a card, its buses, every
+    kind (``buses_complete``); for an OCP module, its OCP slots, or (none, then) its buses in full.
+    A host whose buses a storage scenario's controller cards hold all of
+    (``model.storage.slots.nic_catalog``) still has its OCP slots."""
+    listed = host.buses_complete and bool(host.buses)
+    return bool(host.ocp_slots) or listed if form_factor == "ocp" else listed
 
 
 def card_links(
@@ -185,8 +187,9 @@ def nic_rate_Bps(
     return min(nic.rate_Gbps * 1e9 / 8.0, link_Bps)
 
 
-# where a NIC of each form factor crosses into its host, as the notes say it
-_SLOT_WORDS = {"card": "slot", "ocp": "OCP slot", "onboard": "board"}
+def _slot_words(nic: Nic) -> str:
+    """Where a card of ``nic``'s form factor sits in its host, as the notes say it."""
+    return "OCP slot" if nic.form_factor == "ocp" else "slot"
 
 
 def link_words(bus: Bus) -> str:
@@ -241,7 +244,7 @@ def nic_bus_note(
         link = (
             f"its host bus {nic.host_bus}"
             if link_words(bus) == link_words(own)  # a slot that trains it to its own link
-            else trained_words(own, bus, f"in {host_id}'s {_SLOT_WORDS[nic.form_factor]}")
+            else trained_words(own, bus, f"in {host_id}'s {_slot_words(nic)}")
         )
         lines = (
             f"its {nic.rate_Gbps:g} Gbit/s line ({line_MBps:,.0f} MB/s)"
@@ -336,7 +339,9 @@ def pcie_slots(catalog: Catalog, host: Host, nic: Nic) -> int | None:
     parallel bus, whose segments take several cards; one on the board, which takes none; a host's
     slots not all listed)."""
     own = catalog.get("buses", nic.host_bus, "data/hardware/nics.yaml", nic.host_bus)
-    if own.protocol != "pcie" or nic.form_factor == "onboard" or not _described(host):
+    if own.protocol != "pcie" or nic.form_factor == "onboard":
+        return None
+    if not _described(host, nic.form_factor):
         return None
     if nic.form_factor == "ocp":
         return sum(entry.count for entry in host.ocp_slots)
@@ -443,13 +448,22 @@ def check_nic_cards(
     for nic_id, count in ports.items():
         nic = catalog.get("nics", nic_id, where, key)
         fits = pcie_slots(catalog, host, nic)
+        if nic.form_factor == "onboard" and nic_id not in host.nics:
+            raise UserError(
+                where,
+                key,
+                f"{nic_id} is a NIC on a host's board, and it is not one of those on the board "
+                f"of the host ({host.name}): {', '.join(host.nics) or 'none listed'}; name one of "
+                "them, or a card",
+                related=related,
+            )
         if fits == 0 and nic.form_factor == "ocp":
             raise UserError(
                 where,
                 key,
-                f"{nic_id} is an OCP NIC 3.0 module, and {host.name} lists no OCP slot for it "
-                "(ocp_slots): give the host's (a parts file's host with like: and ocp_slots, "
-                f"sourced), or name the NIC's PCI Express card",
+                f"{nic_id} is an OCP NIC 3.0 module, and the host ({host.name}) lists no OCP slot "
+                "for it: give the host's ocp_slots (a parts file's host with like: and "
+                "ocp_slots, sourced), or name the NIC's PCI Express card",
                 related=related,
             )
         if fits == 0 and nic_id not in host.nics:

@@ -592,7 +592,9 @@ class Host(Part):
     # its OCP NIC 3.0 slots, each {bus: the PCI Express link its connector carries, count: N}: the
     # host's NICs of form_factor ocp take them, fastest first, and none of its buses slots (the
     # PCI Express ones a storage scenario's controller cards then keep). Empty: it has none, or
-    # they are not described; an OCP NIC is then refused where buses are listed in full
+    # they are not described; an OCP module among its nics, or a transfer's circuits, is then
+    # refused where buses are listed in full (a NIC another model names there is taken at its own
+    # link, and the result's note says so)
     ocp_slots: tuple[Slot, ...] = ()
     # the controllers onboard or fitted, ids of controllers, as the report describes the machine
     # (an id may repeat): checked to exist; the scenarios name the controllers they use
@@ -615,6 +617,13 @@ class Host(Part):
                 f"{key}.sources",
                 "no source for buses; every slot count needs one (a board's manual, or "
                 "'estimated: ...' with buses_complete: false where only the slots used are listed)",
+            )
+        if self.ocp_slots and "ocp_slots" not in self.sources:  # they refuse OCP modules
+            raise UserError(
+                where,
+                f"{key}.sources",
+                "no source for ocp_slots; every slot count needs one (a board's manual, or "
+                "'estimated: ...')",
             )
         if self.nvme_bays is not None and self.drive_bays is None:
             raise UserError(

@@ -750,14 +750,16 @@ def shipped() -> Iterator[tuple[str, Scenario]]:
 
 def check_catalog(loaded: Scenario) -> None:
     """The checks of a scenario against its catalog its model makes before it simulates
-    (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts),
-    a refusal told where its key was set (a variant, an override)."""
+    (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts;
+    ``check_refs``: with the scenarios it names), a refusal told where its key was set (a
+    variant, an override)."""
     from . import params
 
     record = registry.MODELS[loaded.model]
     parts = loaded.catalog or catalog_module.load()
     try:
         record.check_parts(loaded.body, parts, params.calibrated(), loaded.path)
+        record.check_refs(loaded, parts)
     except UserError as exc:
         raise loaded.relocated(exc) from None
 

@@ -139,6 +139,10 @@ class ModelRecord:
     check_parts: Callable[[Any, Any, dict[str, float], str], None] = field(
         default=lambda body, catalog, params, where: None
     )
+    # the checks that need the scenarios this one names (``check_refs(scenario, catalog)``: a
+    # transfer's circuits in the slots its storage scenarios' controller cards leave), made with
+    # check_parts
+    check_refs: Callable[[Scenario, Any], None] = field(default=lambda scenario, catalog: None)
     # whose figures a result's throughput, bound and bytes are where not the whole system's: one
     # client's (db_clients, the report's rate per client), said beside each
     per: str = ""

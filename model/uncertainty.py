@@ -308,8 +308,19 @@ def _summarise(
         headroom=spare,
         seeds=len(samples.at_seed),
         by_option=_by_option(samples, drivers),
-        before_error=None if before is None else (min(before[0], point), max(before[1], point)),
+        before_error=_unless_same(before, (min(low, point), max(high, point)), point),
     )
+
+
+def _unless_same(
+    before: tuple[float, float] | None, ends: tuple[float, float], point: float
+) -> tuple[float, float] | None:
+    """The interval's ends before the model's error (``before``, the point inside them), or None
+    where the error moved neither end (a system that keeps up, its high end at its capacity)."""
+    if before is None:
+        return None
+    before = (min(before[0], point), max(before[1], point))
+    return None if before == ends else before
 
 
 def _by_option(samples: Samples, drivers: dict[str, float]) -> dict[str, float]:

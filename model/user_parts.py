@@ -128,7 +128,7 @@ def _extended(
         if k not in sources
         and (
             (k in numeric and isinstance(v, (int, float)) and not isinstance(v, bool))
-            or k == "buses"  # a host's slot counts (parts.Host.check)
+            or k in ("buses", "ocp_slots")  # a host's slot counts (parts.Host.check)
         )
     ]
     if changed:

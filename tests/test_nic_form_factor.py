@@ -4,6 +4,9 @@ PCI Express slots. Before, every NIC was a card: a quoted server whose eight slo
 controller cards and whose 25 GbE ports were its OCP module was refused for want of a slot."""
 
 import pytest
+import yaml
+
+from model import paths
 
 # a host of two PCIe 3.0 x16 slots and one OCP slot, its two 25 GbE ports on an OCP module
 HOST = """hosts:
@@ -77,7 +80,7 @@ def test_an_ocp_module_in_a_host_of_no_ocp_slot_is_refused_in_one_line(run_cli, 
     )
     assert status == 2 and not out and err.count("\n") == 1, err
     assert "two_and_ocp.nics: mellanox_cx4_lx_25g_ocp is an OCP NIC 3.0 module" in err
-    assert "lists no OCP slot for it (ocp_slots)" in err
+    assert "lists no OCP slot for it: give the host's ocp_slots" in err
 
 
 def test_more_ocp_modules_than_ocp_slots_are_refused_in_one_line(run_cli, tmp_path):
@@ -116,3 +119,102 @@ def test_the_catalog_s_current_host_takes_an_ocp_module_beside_eight_cards(run_c
     # the same eight HBAs leave the card of the catalog's own host no slot
     status, out, err = run_cli(*args, "host=lenovo_sr665_v3", *hbas)
     assert status == 2 and "at most 0 NIC cards" in err, err
+
+
+def test_ocp_slots_are_read_where_the_buses_are_not_listed_in_full(run_cli, tmp_path):
+    """The review: a host of no listed buses, or buses listed in part, with OCP slots had its
+    modules taken at their own link, four on one slot, and its cards refused as 'on the board'."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "hosts:\n  partial_ocp:\n    like: dell_r720\n    name: A test host, slots in part\n"
+        "    buses_complete: false\n    ocp_slots: [{bus: pcie3_x4}]\n"
+        f"    nics: {OCP_PORTS}\n"
+        "    sources: {ocp_slots: 'estimated: a test'}\n"
+    )
+    status, out, err = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--point",
+        "--catalog",
+        str(parts),
+        "--set",
+        "host=partial_ocp",
+        "--set",
+        "buses.slot1.part=pcie3_x8",
+    )
+    assert status == 0, err
+    assert "trained to PCIe 3.0 x4 in partial_ocp's OCP slot" in out
+    text = parts.read_text().replace(
+        OCP_PORTS, "[" + ", ".join(["mellanox_cx4_lx_25g_ocp"] * 4) + "]"
+    )
+    parts.write_text(text)
+    status, out, err = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--point",
+        "--catalog",
+        str(parts),
+        "--set",
+        "host=partial_ocp",
+        "--set",
+        "buses.slot1.part=pcie3_x8",
+    )
+    assert status == 2 and "need 2 OCP modules" in err, err
+
+
+def test_a_nic_on_the_board_must_be_one_of_the_host_s(run_cli, tmp_path):
+    """The review: six 100 GbE ports 'on the board' of a PCI-X host that lists another NIC."""
+    _catalog(tmp_path)
+    wan = yaml.safe_load((paths.DATA / "templates/wan_transfer.yaml").read_text())
+    wan.update(nic="board_25g", catalogs=["parts.yaml"], circuits=2)
+    (tmp_path / "wan.yaml").write_text(yaml.safe_dump(wan))
+    status, out, err = run_cli("predict", str(tmp_path / "wan.yaml"), "--point")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "circuits: board_25g is a NIC on a host's board, and it is not one of those" in err
+
+
+def test_an_ocp_module_has_a_pci_express_host_bus(run_cli, tmp_path):
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "nics:\n  pci_ocp:\n    like: syskonnect_sk9843\n    name: A test PCI OCP module\n"
+        "    form_factor: ocp\n"
+    )
+    status, out, err = run_cli(
+        "predict", "atlas_lightpath", "--point", "--catalog", str(parts), "--set", "nic=pci_ocp"
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert (
+        "pci_ocp.form_factor: ocp is an OCP NIC 3.0 module, whose host interface is PCI Express"
+        in err
+    )
+
+
+def test_ocp_slots_changed_from_a_catalog_host_need_a_source(run_cli, tmp_path):
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "hosts:\n  unsourced:\n    like: dell_r720\n    name: A test host\n"
+        "    ocp_slots: [{bus: pcie3_x4}]\n"
+    )
+    status, out, err = run_cli(
+        "predict", "purchase_hdd_md", "--point", "--catalog", str(parts), "--set", "host=unsourced"
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "no source for ocp_slots" in err
+
+
+def test_ocp_slots_alone_leave_a_host_s_cards_uncounted(run_cli, tmp_path):
+    """The review: a host of no listed buses given OCP slots had its PCI Express cards refused as
+    'not one of the NICs on its board'; its buses are still not described."""
+    (tmp_path / "parts.yaml").write_text(
+        "hosts:\n  no_buses_ocp:\n    like: ga_mdsplus_server\n    name: A test host\n"
+        "    ocp_slots: [{bus: pcie3_x16}]\n    sources: {ocp_slots: 'estimated: a test'}\n"
+    )
+    wan = yaml.safe_load((paths.DATA / "templates/wan_transfer.yaml").read_text())
+    wan.update(sender_host="no_buses_ocp", receiver_host="no_buses_ocp", nic="mellanox_cx5_100g")
+    wan.update(catalogs=["parts.yaml"])
+    wan.pop("sender_storage")
+    wan.pop("receiver_storage")
+    wan["workload"].update(protocol="iperf", source="memory", sink="memory")
+    (tmp_path / "wan.yaml").write_text(yaml.safe_dump(wan))
+    status, out, err = run_cli("predict", str(tmp_path / "wan.yaml"), "--point")
+    assert status == 0, err

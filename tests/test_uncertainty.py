@@ -188,6 +188,9 @@ def test_the_leading_factor_s_line_gives_the_spread_s_ends_the_error_widened(run
     assert status == 0, err
     shown = re.search(r"of the spread: (\S+) MB/s to (\S+) MB/s before the model's error", out)
     assert shown and [float(x) for x in shown.groups()] == pytest.approx(before, rel=5e-3)
+    # a relay that keeps up with its feed, its high end at its capacity: the error moved nothing
+    status, out, err = run_cli("predict", "psu_relay", "--json")
+    assert status == 0 and json.loads(out)["before_model_error"] is None, err
 
 
 def test_a_range_design_holds_its_ends_default_and_sobol_points():

@@ -60,7 +60,12 @@ def test_the_sender_s_nic_trains_in_a_slot_its_hbas_leave(run_cli, tmp_path):
     assert status == 0, err
     # the sender's card in an x8 slot (its storage's HBAs hold the x16s), the receiver's in an x16
     assert "trained to PCIe 3.0 x8 in two_by_two's slot" in out
-    assert out.count("mellanox_cx5_100g:") == 1
+    assert (
+        "mellanox_cx5_100g: the sender's storage's controller cards (store.yaml) hold "
+        "two_by_two's slots (buses.slot1 in a pcie3_x16, buses.slot2 in a pcie3_x16), so its "
+        "card takes the fastest left: PCIe 3.0 x8" in out
+    )
+    assert out.count("mellanox_cx5_100g:") == 2 and "receiver's storage" not in out
 
 
 def test_circuits_past_the_slots_the_hbas_leave_are_refused_in_one_line(run_cli, tmp_path):
@@ -74,3 +79,15 @@ def test_circuits_past_the_slots_the_hbas_leave_are_refused_in_one_line(run_cli,
     )
     status, out, err = run_cli("predict", _files(tmp_path, 2), "--point")
     assert status == 0, err
+
+
+def test_a_variant_past_the_slots_the_hbas_leave_is_refused_before_any_run(run_cli, tmp_path):
+    """The review: the refusal had come only when the variant ran (``check_ends``, the model's
+    check of the scenarios it names, runs with every variant's and design point's checks)."""
+    wan = Path(_files(tmp_path, 1))
+    data = yaml.safe_load(wan.read_text())
+    data["variants"] = {"three": {"circuits": 3}}
+    wan.write_text(yaml.safe_dump(data))
+    status, out, err = run_cli("predict", str(wan), "--point")
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "variants.three: circuits: 3 port(s) of mellanox_cx5_100g need 3 cards" in err

@@ -12,9 +12,10 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
 - NICs and circuits carry wire bytes (payload plus TCP/IP or UDP/IP and Ethernet framing). With
   ``bonding: hash`` each flow is hashed onto one member (flows are numbered as consecutive source
   ports hash: alternately), so one flow never exceeds one circuit; ``round_robin`` sprays each flow
-  over all members. Each end's NIC cards, one a circuit, take the slots of its host that its
-  storage scenario's controller cards leave, where it names one (``_end_slots``,
-  ``model.storage.slots``), and train there; more cards than those slots are refused.
+  over all members. Each end's NIC cards (a circuit a port, a card's ``ports`` ports a card)
+  take the slots of its host that its storage scenario's controller cards leave, where it names
+  one (``_end_slots``, ``model.storage.slots``), and train there; more cards than those slots are
+  refused, before any run (``check_ends``).
 - CPU: per frame on the interrupt core (TCP) or the sending process (UDP), one copy per side in the
   network process, the file I/O path in the process that reads or writes (see ``hosts``). With
   ``tcp.tso`` and ``tcp.gro`` a TCP end pays the offloaded costs published runs measured, per
@@ -269,13 +270,23 @@ def _bytes(size_B: float) -> str:
     return _figure(size_B, "B")
 
 
-def check_parts(body: WanBody, catalog: Catalog, where: str) -> None:
+def check_parts(
+    body: WanBody, catalog: Catalog, where: str, held: dict[str, tuple[str, ...]] | None = None
+) -> None:
     """What a transfer's parts allow of it: its MTU on its NIC and link (``nic_links.check_mtu``),
     receive-side scaling on its NIC (``nic_links.check_rss``), its circuits in its hosts' slots
-    (``check_circuits``)."""
+    (``check_circuits``: those its storage scenarios' cards leave, ``held``, where given)."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic}, {"link": body.link})
     check_rss(body.irq_affinity, catalog, where, {"nic": body.nic})
-    check_circuits(body, catalog, where)
+    check_circuits(body, catalog, where, held)
+
+
+def check_ends(scenario: Scenario, catalog: Catalog) -> None:
+    """The check that needs the storage scenarios the transfer names (``ModelRecord.check_refs``):
+    its circuits in the slots their controller cards leave (``_end_slots``), told before any run,
+    as every variant and design point is checked."""
+    _, held, _ = _end_slots(scenario, catalog)
+    check_circuits(scenario.body, catalog, scenario.path, held)
 
 
 def check_circuits(
@@ -303,25 +314,33 @@ def check_circuits(
 
 def _end_slots(
     scenario: Scenario, catalog: Catalog
-) -> tuple[dict[str, Catalog], dict[str, tuple[str, ...]]]:
-    """Each end's catalog as its circuits' NIC cards find its host's slots, and the segments of
-    the controller cards that hold them: those its storage scenario's cards leave, where the
-    transfer names one (``model.storage.slots``: the HBAs of a disk-to-disk transfer's arrays sit
-    in the same host as its NICs, and a 100 GbE card whose x16 slots they hold trains at x8), else
-    the catalog's. The storage scenario describes the host whether or not this transfer reads or
-    writes its disks."""
+) -> tuple[dict[str, Catalog], dict[str, tuple[str, ...]], list[str]]:
+    """Each end's catalog as its circuits' NIC cards find its host's slots, the segments of the
+    controller cards that hold them, and the notes of the ends where those move a card: the slots
+    its storage scenario's cards leave, where the transfer names one (``model.storage.slots``: the
+    HBAs of a disk-to-disk transfer's arrays sit in the same host as its NICs, and a 100 GbE card
+    whose x16 slots they hold trains at x8), else the catalog's. The storage scenario describes
+    the host whether or not this transfer reads or writes its disks."""
     from ..storage import slots  # the storage package's slots import the NIC links this uses
 
-    placed, held = {}, {}
+    body: WanBody = scenario.body
+    placed, held, notes = {}, {}, []
     for role in ROLES:
         ref = scenario.refs.get(f"{role}_storage")
         if ref is None:
             placed[role], held[role] = catalog, ()
             continue
         parts = catalog.with_parts_of(ref.catalog, ref.path)
-        held[role] = tuple(slots.card_slots(ref.body, parts, ref.path))
-        placed[role] = slots.nic_catalog(ref.body, parts, ref.path)
-    return placed, held
+        taken = slots.card_slots(ref.body, parts, ref.path)
+        held[role] = tuple(taken)
+        placed[role] = slots.nic_catalog(ref.body, parts, ref.path, taken)
+        whose = f"the {role}'s storage's controller cards ({getattr(body, f'{role}_storage')})"
+        note = slots.held_slots_note(
+            ref.body, parts, placed[role], ref.path, (body.nic, body.circuits), whose, taken
+        )
+        if note is not None:
+            notes.append(note)
+    return placed, held, notes
 
 
 @dataclass
@@ -380,9 +399,8 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     link: Link = catalog.get("links", body.link, scenario.path, "link")
     rtt_s = body.rtt_ms / 1e3
     total_B = w.total_MB * 1e6
-    check_parts(body, catalog, scenario.path)
-    placed, held = _end_slots(scenario, catalog)
-    check_circuits(body, catalog, scenario.path, held)
+    placed, held, slot_notes = _end_slots(scenario, catalog)
+    check_parts(body, catalog, scenario.path, held)
     env = simpy.Environment()
     net = FlowNetwork(env)
     path = _path(net, scenario, catalog, params, link, total_B, placed)
@@ -407,7 +425,15 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         flow_notes = _tcp_notes(path, limits, usages, rtt_s)
         flow_limit, ramp = limits.flow_limit, RAMP
     return Built(
-        env, net, flows, rtt_s, total_B, [*notes, *flow_notes], flow_limit, ramp, path.crossings
+        env,
+        net,
+        flows,
+        rtt_s,
+        total_B,
+        [*slot_notes, *notes, *flow_notes],
+        flow_limit,
+        ramp,
+        path.crossings,
     )
 
 
@@ -887,4 +913,5 @@ MODEL = ModelRecord(
     WanBody,
     simulate,
     check_parts=lambda body, catalog, params, where: check_parts(body, catalog, where),
+    check_refs=check_ends,
 )

@@ -316,11 +316,15 @@ def _slots_left(host: Host, taken: list[str]) -> tuple[Slot, ...]:
     return tuple(left)
 
 
-def nic_catalog(body: StorageBody, catalog: Catalog, where: str) -> Catalog:
+def nic_catalog(
+    body: StorageBody, catalog: Catalog, where: str, taken: dict[str, str] | None = None
+) -> Catalog:
     """``catalog`` with the scenario's host listing the slots its controller cards leave
-    (``card_slots``): the one the storage host's NICs are placed with (``nic_links.card_links``
-    gives them the fastest of those), so that a NIC whose x16 slots the HBAs hold trains at x8."""
-    taken = card_slots(body, catalog, where)
+    (``card_slots``, or ``taken`` where the caller has them): the one the storage host's NICs are
+    placed with (``nic_links.card_links`` gives them the fastest of those), so that a NIC whose
+    x16 slots the HBAs hold trains at x8."""
+    if taken is None:
+        taken = card_slots(body, catalog, where)
     if not taken:
         return catalog
     host: Host = catalog.get("hosts", body.host, where, "host")
@@ -341,25 +345,36 @@ def check_card_slots(body: StorageBody, catalog: Catalog, where: str) -> None:
     check_nic_slots(catalog, host, where, "host", related=related, held=tuple(taken))
 
 
-def held_slots_note(body: StorageBody, catalog: Catalog, placed: Catalog, where: str) -> str | None:
-    """A result's note where the scenario's controller cards hold slots the host's NIC cards would
-    otherwise have taken (``placed``: ``catalog`` as ``nic_catalog`` leaves the host's slots):
-    which segments hold which slots; the NIC's own note (``nic_links.nic_bus_note``) says where
-    its link then binds. None where no NIC card moves."""
+def held_slots_note(
+    body: StorageBody,
+    catalog: Catalog,
+    placed: Catalog,
+    where: str,
+    nic_ports: tuple[str, int] | None = None,
+    whose: str = "the controller cards",
+    taken: dict[str, str] | None = None,
+) -> str | None:
+    """A result's note where the scenario's controller cards (``whose``) hold slots the host's NIC
+    cards would otherwise have taken (``placed``: ``catalog`` as ``nic_catalog`` leaves the host's
+    slots): which segments hold which slots; the NIC's own note (``nic_links.nic_bus_note``) says
+    where its link then binds. The NICs are the host's own, or (``nic_ports``) that many ports of
+    that NIC (a transfer's circuits); ``taken``, the cards' slots where the caller has them
+    (``card_slots``). None where no NIC card moves."""
     host: Host = catalog.get("hosts", body.host, where, "host")
-    if not host.nics:
+    nic_id, ports = nic_ports or ((host.nics[0], len(host.nics)) if host.nics else (None, 0))
+    if nic_id is None:
         return None
-    nic = catalog.get("nics", host.nics[0], "data/hardware/hosts.yaml", f"{body.host}: nics")
-    cards = nic_cards(nic, len(host.nics))
+    nic = catalog.get("nics", nic_id, "data/hardware/hosts.yaml", f"{body.host}: nics")
+    cards = nic_cards(nic, ports)
     before = card_links(catalog, nic.host_bus, body.host, cards, nic.form_factor)
     after = card_links(placed, nic.host_bus, body.host, cards, nic.form_factor)
     if before == after:
         return None
-    held = ", ".join(
-        f"buses.{n} in a {slot}" for n, slot in card_slots(body, catalog, where).items()
-    )
+    if taken is None:
+        taken = card_slots(body, catalog, where)
+    held = ", ".join(f"buses.{n} in a {slot}" for n, slot in taken.items())
     return (
-        f"{host.nics[0]}: the controller cards hold {body.host}'s slots ({held}), so its "
+        f"{nic_id}: {whose} hold {body.host}'s slots ({held}), so its "
         f"{'cards take' if cards > 1 else 'card takes'} the fastest left: "
         + ", ".join(link_words(link) for link in after)
     )
