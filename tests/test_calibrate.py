@@ -42,13 +42,15 @@ def test_fit_recovers_known_parameters_from_synthetic_measurements():
         "iop332_driver_write_ns_per_byte": 50.0,
     }
     # every storage parameter but the CPU per request, an NFS call's and a disk's cached command,
-    # which no table's requests reach (they keep their defaults; see tests/test_random_io.py,
-    # tests/test_front.py and tests/test_direct.py)
+    # which no table's requests reach, and md's workers past the measured ones, which no table's
+    # arrays have (they keep their defaults; see tests/test_random_io.py, tests/test_front.py,
+    # tests/test_direct.py and tests/test_raid5d.py)
     unreached = {
         "io_cycles_per_request",
         "nfs_call_cycles",
         "disk_cache_command_us",
         "raid_cycles_per_write_command",
+        "md_workers_past_measured",
     }
     assert set(truth) == {p.name for p in storage_parameters.PARAMETERS} - unreached
     synthetic = []

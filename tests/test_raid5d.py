@@ -2,6 +2,7 @@
 requests it dispatches and completes (``raid5d.md_raid5d_cycles_per_byte``); reads pass it by."""
 
 import dataclasses
+import json
 
 import pytest
 import yaml
@@ -10,7 +11,6 @@ from quote_parts import write
 
 from model import catalog, paths
 from model import scenario as loader
-from model.errors import NotModelled
 from model.simulate import simulate
 from model.storage import raid5d
 
@@ -298,7 +298,7 @@ def test_the_serial_share_is_the_published_rebuild_pair_s_and_holds_to_the_2012_
     the model's 2.22 and 2.93 do not exceed them."""
     assert raid5d.MD_SERIAL_SHARE == pytest.approx((5 / 2.925 - 1) / 4, rel=1e-12)
     host = dataclasses.replace(catalog.load().parts["hosts"]["dell_r720"], cpus=1)  # one node
-    rates = [raid5d.stripe_threads_rate(host, n, 1, "v") for n in range(5)]
+    rates = [raid5d.stripe_threads_rate(host, n, 1, {}) for n in range(5)]
     assert rates[0] == 1.0 and rates[4] == pytest.approx(585 / 200, rel=1e-12)
     # each worker adds, less than a thread's rate
     assert all(a < b < a + 1 for a, b in zip(rates, rates[1:], strict=False))
@@ -320,6 +320,31 @@ def test_the_audit_s_60_drive_raid6_with_4_workers_handles_2_9_times_raid5d_alon
     assert "2.92 times one thread's rate" in said and "device_lock" in said
     (said,) = [n for n in alone.notes if n.startswith("raid5d data.0 binds")]
     assert "volumes.NAME.md_group_thread_cnt" in said and "one thread's rate" in said
+
+
+def test_workers_past_the_measured_ones_are_predicted_with_their_range(tmp_path, run_cli):
+    """The audit's 60-drive RAID6 at group_thread_cnt 8 on the one-socket EPYC: nine threads, past
+    raid5d and the 4 workers measured; it was refused (not modelled, status 3). Now raid5d binds at
+    five threads' rate and half what Amdahl's law gives the other four (md_workers_past_measured
+    0.5, no table informing it), the note says so, and the interval spans the parameter's range:
+    from five threads' rate (0) to the law's nine (1)."""
+    five, nine = 585 / 200, 9 / (1 + 8 * raid5d.MD_SERIAL_SHARE)
+    alone = _shelf_of_60(tmp_path, 1, 0)
+    eight = _shelf_of_60(tmp_path, 1, 8)
+    assert eight.bottleneck == "raid5d data.0"
+    assert eight.throughput_MBps / alone.throughput_MBps == pytest.approx(
+        (five + nine) / 2, rel=1e-3
+    )
+    (said,) = [n for n in eight.notes if n.startswith("raid5d data.0 binds")]
+    assert "9 threads at once" in said and "md_workers_past_measured" in said
+    status, out, err = run_cli("predict", str(tmp_path / "s.yaml"), "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["parameters"]["md_workers_past_measured"] == 0.5
+    assert max(data["drivers"], key=data["drivers"].get) == "parameter md_workers_past_measured"
+    low, high = data["before_model_error"] or data["interval_90"]
+    assert alone.throughput_MBps * five <= low < eight.throughput_MBps < high
+    assert high <= alone.throughput_MBps * nine
 
 
 def test_the_audit_s_raid60_with_workers_is_held_by_its_drives_not_its_six_raid5d(tmp_path):
@@ -352,22 +377,26 @@ def test_the_threads_take_no_more_cores_than_the_host_has(tmp_path, cores):
     assert shared.bottleneck == "cpu host"
 
 
-def test_a_worker_group_is_a_numa_node_and_past_the_measured_workers_is_not_modelled():
+def test_a_worker_group_is_a_numa_node_and_past_the_measured_workers_is_a_share_of_amdahl():
     """md makes a worker group per NUMA node (alloc_thread_groups): the R720's two sockets give
     group_thread_cnt 2 four workers, raid5d five threads, where writers on both sockets feed
-    them; 3 would be seven, past the published runs; a front-side-bus host's two sockets are one
-    node. A lone writer feeds its own node's group alone (a stripe_head goes to the group of the
-    CPU that made it, raid5.c's init_stripe: the review), 3 threads, 2.22 times one."""
+    them; 3 gives seven, past the published runs, whose two past five add the share
+    md_workers_past_measured of what Amdahl's law gives them (0: five threads' rate, 1: the law's
+    seven; it was refused, not modelled); a front-side-bus host's two sockets are one node. A lone
+    writer feeds its own node's group alone (a stripe_head goes to the group of the CPU that made
+    it, raid5.c's init_stripe: the review), 3 threads, 2.22 times one."""
     hosts = catalog.load().parts["hosts"]
     two_nodes, front_side_bus = hosts["dell_r720"], hosts["supermicro_p4dl6_cern"]
     assert raid5d.numa_nodes(two_nodes) == 2 and raid5d.numa_nodes(front_side_bus) == 1
     assert raid5d.stripe_threads(two_nodes, 2, 8) == 5
-    assert raid5d.stripe_threads_rate(two_nodes, 2, 8, "v") == pytest.approx(585 / 200)
-    with pytest.raises(NotModelled, match=r"volumes\.data\.md_group_thread_cnt 3: 7 threads"):
-        raid5d.stripe_threads_rate(two_nodes, 3, 8, "volumes.data")
+    assert raid5d.stripe_threads_rate(two_nodes, 2, 8, {}) == pytest.approx(585 / 200)
+    seven = 7 / (1 + 6 * raid5d.MD_SERIAL_SHARE)
+    for past, rate in ((0.0, 585 / 200), (1.0, seven), (0.5, (585 / 200 + seven) / 2)):
+        past_rate = raid5d.stripe_threads_rate(two_nodes, 3, 8, {"md_workers_past_measured": past})
+        assert past_rate == pytest.approx(rate)
     assert raid5d.stripe_threads(front_side_bus, 4, 8) == front_side_bus.cores == 2
     assert raid5d.stripe_threads(two_nodes, 2, 1) == 3
-    assert raid5d.stripe_threads_rate(two_nodes, 3, 1, "v") == pytest.approx(
+    assert raid5d.stripe_threads_rate(two_nodes, 3, 1, {}) == pytest.approx(
         4 / (1 + 3 * raid5d.MD_SERIAL_SHARE)
     )
 
@@ -375,18 +404,18 @@ def test_a_worker_group_is_a_numa_node_and_past_the_measured_workers_is_not_mode
 @pytest.mark.parametrize(
     "change, status, said",
     [
-        ({"md_group_thread_cnt": 5}, 3, "past which the contention for the array's device_lock"),
         ({"md_group_thread_cnt": 8193}, 2, "an integer from 0 to 8,192"),
         ({"md_group_thread_cnt": 2, "level": "raid10"}, 2, "only for md RAID5 or RAID6"),
         ({"md_group_thread_cnt": 2, "engine": "controller"}, 2, "only for engine: md"),
     ],
-    ids=["past-measured", "past-kernel", "no-parity", "card"],
+    ids=["past-kernel", "no-parity", "card"],
 )
-def test_md_group_thread_cnt_is_refused_where_it_means_nothing_or_is_not_measured(
+def test_md_group_thread_cnt_is_refused_where_it_means_nothing(
     tmp_path, run_cli, change, status, said
 ):
-    """One line each: past raid5d and 4 workers at once (status 3, not modelled), past the
-    kernel's 8,192, on a level without parity or a RAID card's volume (status 2)."""
+    """One line each, status 2: past the kernel's 8,192, on a level without parity or a RAID
+    card's volume. Past raid5d and 4 workers at once is predicted, with its range
+    (test_workers_past_the_measured_ones_are_predicted_with_their_range)."""
     data = _nvme("raid6", 8, SEQUENTIAL_WRITE)
     data["volumes"]["v"].update(change)
     status_got, out, err = run_cli("predict", str(write(tmp_path / "s.yaml", data)))

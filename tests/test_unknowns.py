@@ -341,7 +341,8 @@ def test_an_empty_mapping_set_whole_makes_no_key_known():
     assert "kernel.dirty_ratio_pct" in keys
 
 
-THREADS = "volumes.data.md_group_thread_cnt"  # md's raid5d workers: past 4, not modelled
+THREADS = "volumes.data.md_group_thread_cnt"  # md's raid5d workers: none on RAID0
+JOURNAL = "volumes.data.filesystem.journal"  # ext4's data=journal: not modelled under O_DIRECT
 
 
 def _md(tmp_path, tail):
@@ -351,17 +352,28 @@ def _md(tmp_path, tail):
     return str(path)
 
 
+def _direct_ext4(tmp_path, tail):
+    """The template storage server writing O_DIRECT on ext4, ``tail`` after it."""
+    text = (paths.DATA / "templates/storage_server.yaml").read_text()
+    text = text.replace("{type: xfs,", "{type: ext4,").replace(
+        "  op: write", "  io: direct\n  op: write"
+    )
+    path = tmp_path / "store.yaml"
+    path.write_text(text + tail)
+    return str(path)
+
+
 @pytest.mark.parametrize(
     ("block", "said"),
     [
         (
-            f"{THREADS}: {{options: [0, 5], source: a test}}",
-            f"md.yaml: unknowns.{THREADS}: option 5 ",
+            f"{JOURNAL}: {{options: [ordered, journal], source: a test}}",
+            f"store.yaml: unknowns.{JOURNAL}: option journal ",
         ),
         (  # one fact setting the key: its option's name
-            f"md threads:\n    options: {{stock: {{{THREADS}: 0}}, five: {{{THREADS}: 5}}}}\n"
-            "    source: a test",
-            "md.yaml: unknowns.md threads: option five ",
+            f"mount:\n    options: {{stock: {{{JOURNAL}: ordered}}, "
+            f"full: {{{JOURNAL}: journal}}}}\n    source: a test",
+            "store.yaml: unknowns.mount: option full ",
         ),
     ],
 )
@@ -369,12 +381,14 @@ def _md(tmp_path, tail):
 def test_an_option_no_model_covers_is_refused_not_left_out_of_the_interval(
     run_cli, tmp_path, block, said, as_json
 ):
-    """Option 5 was dropped from the design: the interval said no declared unknown moved it,
-    --json gave no drivers (the hostile-input audit)."""
-    status, out, err = run_cli("predict", _md(tmp_path, f"unknowns:\n  {block}\n"), *as_json)
+    """An option the model refuses (not modelled) was dropped from the design: the interval said
+    no declared unknown moved it, --json gave no drivers (the hostile-input audit, on md's
+    group_thread_cnt past the measured workers, which is now predicted with its range)."""
+    path = _direct_ext4(tmp_path, f"unknowns:\n  {block}\n")
+    status, out, err = run_cli("predict", path, *as_json)
     assert status == 3 and out == "" and err.count("\n") == 1, err
     assert err.startswith("not modelled yet: ") and said in err
-    assert f"{THREADS} 5: 6 threads at once" in err  # the model's own reason
+    assert "ext4 mounted data=journal under workload.io direct" in err  # the model's own reason
 
 
 @pytest.mark.parametrize("point", [[], ["--point"]])

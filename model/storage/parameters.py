@@ -114,6 +114,23 @@ PARAMETERS = (
         "request, fio's own work included, some 20,000 cycles at 3.5 GHz",
     ),
     FreeParameter(
+        "md_workers_past_measured",
+        "1",
+        0.5,
+        0.0,
+        1.0,
+        "what md's stripe threads past raid5d and 4 workers at once add (volumes.NAME."
+        "md_group_thread_cnt, on a host with the cores for them), as a share of the extra rate "
+        "Amdahl's law "
+        "gives them at the serial share measured from raid5d alone to 4 workers "
+        "(model.storage.raid5d: stock RAID6 rebuilding 200 MB/s at group_thread_cnt 0 and 585 at "
+        "4, scopedog/md-kmec): 1, the array's device_lock keeps the share it had; 0, its "
+        "contention holds the array at 5 threads' rate. No run of stock md past 4 workers beside "
+        "its own group_thread_cnt 0 is published, so no table informs it: it keeps its default, "
+        "the middle, and a prediction's interval spans its range; a fall past 5 threads, which a "
+        "contended spinlock can give, is not in it",
+    ),
+    FreeParameter(
         "nfs_call_cycles",
         "cycle/call",
         25000.0,

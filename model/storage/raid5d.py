@@ -11,16 +11,17 @@ At group_thread_cnt 0, Linux's default, the array's one raid5d thread does it al
 (``volumes.X.md_group_thread_cnt``) share it at the rate Amdahl's law leaves them past the work
 they do one at a time under the array's device_lock (``stripe_threads_rate``), calibrated on the
 one published pair of stock runs at 0 and 4 workers (md-kmec's rebuild table) and checked against
-Shaohua Li's thread counts of 2012; past 4 workers no stock run is published, and the model
-refuses.
+Shaohua Li's thread counts of 2012; past 4 workers no stock run is published, and the threads past
+them add the share ``md_workers_past_measured`` (a free parameter no table informs) of what the law
+gives them, its range in the prediction's interval.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from .. import memory
-from ..errors import NotModelled
 from ..parts import Host
 from .raid import LEVELS
 from .spec import StorageBody
@@ -169,8 +170,10 @@ def memory_per_byte(level: str, drives: int, small: bool) -> dict[str, float]:
 # raid5d and 4 workers 2.93). Past 4 workers no run of stock md beside its own group_thread_cnt 0
 # is published (Artur Paszkiewicz's null_blk RAID5 at group_thread_cnt 8, 463k IOPS, '[PATCH 0/3]
 # Optimize wait_for_overlap', linux-raid, 27 August 2024, gives none; Shaohua Li's 765d704db1f5,
-# 9 hard disks, 600 MB/s at 0 and 750 at 4, was held by their seeks): more threads at once than
-# raid5d and MD_MEASURED_WORKERS is not modelled.
+# 9 hard disks, 600 MB/s at 0 and 750 at 4, was held by their seeks): the threads past raid5d and
+# MD_MEASURED_WORKERS add the share ``md_workers_past_measured`` (a free parameter no table
+# informs, 0 to 1: its range is the prediction's interval) of what Amdahl's law at the measured
+# serial share gives them.
 MD_REBUILD_MBps = {0: 200.0, 4: 585.0}  # group_thread_cnt -> stock RAID6 rebuild, one node
 MD_MEASURED_WORKERS = max(MD_REBUILD_MBps)
 
@@ -206,20 +209,18 @@ def _nodes_reached(host: Host, writers: int) -> int:
     return min(numa_nodes(host), max(1, writers))
 
 
-def stripe_threads_rate(host: Host, group_thread_cnt: int, writers: int, at: str) -> float:
-    """How many times raid5d's rate alone the array's stripe threads handle (``_amdahl``); ``at``,
-    the volume's key, for the refusal past the measured workers."""
+def stripe_threads_rate(
+    host: Host, group_thread_cnt: int, writers: int, params: Mapping[str, float]
+) -> float:
+    """How many times raid5d's rate alone the array's stripe threads handle (``_amdahl``); past
+    raid5d and ``MD_MEASURED_WORKERS`` workers at once, the measured threads' rate and the share
+    ``params["md_workers_past_measured"]`` (read only there) of what Amdahl's law gives the rest."""
     threads = stripe_threads(host, group_thread_cnt, writers)
-    if threads > 1 + MD_MEASURED_WORKERS:
-        nodes = _nodes_reached(host, writers)
-        raise NotModelled(
-            f"{at}.md_group_thread_cnt {group_thread_cnt}: {threads} threads at once on the "
-            f"host's {host.cores} cores (raid5d and {group_thread_cnt} workers in each NUMA "
-            f"node its writers reach, {nodes} of its {numa_nodes(host)}); published runs of "
-            f"stock md beside its one raid5d reach {MD_MEASURED_WORKERS} workers, past which the "
-            "contention for the array's device_lock is not measured"
-        )
-    return _amdahl(threads)
+    measured = 1 + MD_MEASURED_WORKERS
+    if threads <= measured:
+        return _amdahl(threads)
+    past = params["md_workers_past_measured"]
+    return _amdahl(measured) + past * (_amdahl(threads) - _amdahl(measured))
 
 
 def writers(body: StorageBody) -> int:
@@ -238,7 +239,9 @@ def _amdahl(threads: int) -> float:
     return threads / (1 + MD_SERIAL_SHARE * (threads - 1))
 
 
-def thread_note(bottleneck: str, body: StorageBody, host: Host) -> tuple[str, ...]:
+def thread_note(
+    bottleneck: str, body: StorageBody, host: Host, params: Mapping[str, float]
+) -> tuple[str, ...]:
     """A note where an array's stripe threads bind (``bottleneck``, the result's ``raid5d
     VOLUME.GROUP``): raid5d alone at group_thread_cnt 0, the default, which the volume's
     md_group_thread_cnt changes; else how many threads share it, at what rate."""
@@ -250,14 +253,22 @@ def thread_note(bottleneck: str, body: StorageBody, host: Host) -> tuple[str, ..
             f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d "
             "thread at group_thread_cnt 0, the default (/sys/block/mdN/md/group_thread_cnt); "
             "worker threads (Linux 3.12) share that work where volumes.NAME.md_group_thread_cnt "
-            f"sets them (up to {MD_MEASURED_WORKERS} in all measured): this is one thread's rate",
+            f"sets them ({MD_MEASURED_WORKERS} in the most measured): this is one thread's rate",
         )
     threads = stripe_threads(host, group_thread_cnt, writers(body))
+    rate = stripe_threads_rate(host, group_thread_cnt, writers(body), params)
+    past = (
+        f"; past raid5d and {MD_MEASURED_WORKERS} workers no run is published, and the other "
+        f"{threads - 1 - MD_MEASURED_WORKERS} add {params['md_workers_past_measured']:.2f} of what "
+        "that law gives them (md_workers_past_measured: its range, 0 to 1, is in the interval)"
+        if threads > 1 + MD_MEASURED_WORKERS
+        else ""
+    )
     return (
         f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt}), "
         f"{threads} threads at once on the host's {host.cores} cores, handle the array's "
-        f"stripes and parity at {_amdahl(threads):.2f} times "
+        f"stripes and parity at {rate:.2f} times "
         "one thread's rate: the share they do under the array's device_lock goes one thread at "
         f"a time ({MD_SERIAL_SHARE:.3f} of it, Amdahl's law, from stock md's rebuild at 0 and "
-        f"{MD_MEASURED_WORKERS} workers)",
+        f"{MD_MEASURED_WORKERS} workers){past}",
     )

@@ -507,9 +507,10 @@ class Volume:
     # device_lock goes one thread at a time, so n threads handle n / (1 + 0.177 (n - 1)) times
     # raid5d's rate alone (Amdahl's law, model.storage.raid5d): stock md measured 2.9 times at 4
     # workers (a rebuild, one NUMA node; Shaohua Li's 2012 patches 2.3 with 2 threads more, 3 with
-    # one a disk of 4). Past raid5d and 4 workers at once no stock run is published and the model
-    # refuses (not modelled). md RAID5 and RAID6 only (RAID0, 1 and 10 have no raid5d; a ZFS pool
-    # and a RAID card keep their own threads)
+    # one a disk of 4). Past raid5d and 4 workers at once no stock run is published: the threads
+    # past them add the share md_workers_past_measured (0 to 1, a free parameter no table informs,
+    # its range in the interval) of what that law gives them. md RAID5 and RAID6 only (RAID0, 1
+    # and 10 have no raid5d; a ZFS pool and a RAID card keep their own threads)
     md_group_thread_cnt: Annotated[
         int, Bound(0, 8192, words="an integer from 0 to 8,192 (the kernel's limit)")
     ] = 0

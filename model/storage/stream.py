@@ -195,7 +195,7 @@ def bottleneck_notes(
     slot = body.controllers.get(cname) if bottleneck.startswith("raid ") else None
     cache_blocks = slot is not None and catalog.parts["controllers"][slot.part].cache_blocks
     host = catalog.get("hosts", body.host, "", "host")
-    return raid5d.thread_note(bottleneck, body, host) + raid_processor_note(
+    return raid5d.thread_note(bottleneck, body, host, params) + raid_processor_note(
         bottleneck, params, cache_blocks
     )
 

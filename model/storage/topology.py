@@ -409,10 +409,7 @@ def _add_raid5d(
         work.layout.commands if small else 0,
     )
     rate = raid5d.stripe_threads_rate(
-        host,
-        spot.volume.md_group_thread_cnt,
-        raid5d.writers(attachment.body),
-        f"volumes.{spot.name}",
+        host, spot.volume.md_group_thread_cnt, raid5d.writers(attachment.body), attachment.params
     )
     arrays = "each array of " if len(spot.groups) > 1 else ""
     thread = attachment.buses.resource(
