@@ -508,6 +508,20 @@ def check_nic_cards(
         )
 
 
+def check_placed(catalog: Catalog, nics: tuple[tuple[str, str, str, int], ...], where: str) -> None:
+    """Each NIC a model names on a host (``nics``: (its key, NIC id, host id, ports of it there))
+    sits where its form factor can: OCP modules in the OCP slots the host lists, where its buses
+    are listed in full, no more of them than those; a NIC on the board one of the host's own
+    ``nics``. Cards are not counted here (a card in a host of no slot of its kind is taken as on
+    its board, and its note says so)."""
+    for key, nic_id, host_id, ports in nics:
+        nic = catalog.get("nics", nic_id, where, key)
+        host = catalog.get("hosts", host_id, where, key)
+        if nic.form_factor == "card":
+            continue
+        check_nic_cards(catalog, host, {nic_id: ports}, where, key)
+
+
 def _needs(cards: int) -> str:
     return "need" if cards > 1 else "needs"
 

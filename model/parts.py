@@ -592,9 +592,9 @@ class Host(Part):
     # its OCP NIC 3.0 slots, each {bus: the PCI Express link its connector carries, count: N}: the
     # host's NICs of form_factor ocp take them, fastest first, and none of its buses slots (the
     # PCI Express ones a storage scenario's controller cards then keep). Empty: it has none, or
-    # they are not described; an OCP module among its nics, or a transfer's circuits, is then
-    # refused where buses are listed in full (a NIC another model names there is taken at its own
-    # link, and the result's note says so)
+    # they are not described; an OCP module among its nics, a transfer's circuits or the NIC a
+    # relay, download server or MDSplus scenario names on it is then refused where buses are
+    # listed in full (``model.nic_links.check_placed``)
     ocp_slots: tuple[Slot, ...] = ()
     # the controllers onboard or fitted, ids of controllers, as the report describes the machine
     # (an id may repeat): checked to exist; the scenarios name the controllers they use

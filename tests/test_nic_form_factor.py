@@ -218,3 +218,24 @@ def test_ocp_slots_alone_leave_a_host_s_cards_uncounted(run_cli, tmp_path):
     (tmp_path / "wan.yaml").write_text(yaml.safe_dump(wan))
     status, out, err = run_cli("predict", str(tmp_path / "wan.yaml"), "--point")
     assert status == 0, err
+
+
+@pytest.mark.parametrize(
+    ("scenario", "key", "sets"),
+    [
+        ("psu_relay", "director.nic", ("director.host=dell_r720", "link=lan_25gbe")),
+        ("eah_download", "server_nic", ("host=dell_r720",)),
+        ("mdsplus", "nic", ("client_host=dell_r720",)),
+    ],
+)
+def test_a_model_s_own_nic_of_ocp_form_needs_the_host_s_ocp_slot(run_cli, scenario, key, sets):
+    """The review: a relay's, a download server's or MDSplus's NIC named as an OCP module on a
+    host that lists no OCP slot was taken at its own link with a note; as a host's own NICs and a
+    transfer's circuits, it is refused."""
+    args = [f"{key}=mellanox_cx4_lx_25g_ocp", *sets]
+    status, out, err = run_cli(
+        "predict", scenario, "--point", *(a for s in args for a in ("--set", s))
+    )
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert f"{key}: mellanox_cx4_lx_25g_ocp is an OCP NIC 3.0 module" in err
+    assert "lists no OCP slot for it" in err

@@ -39,7 +39,7 @@ import simpy
 from .. import memory
 from ..catalog import Catalog
 from ..errors import NotModelled
-from ..nic_links import check_mtu, nic_notes
+from ..nic_links import check_mtu, check_placed, nic_notes
 from ..result import Result, busiest
 from ..settings import TcpBuffers
 from ..sim.flows import Flow, FlowNetwork, FlowResource, rated_usage
@@ -421,6 +421,11 @@ def check_parts(body: DbBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
     (``nic_links.check_mtu``)."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic})
+    check_placed(
+        catalog,
+        (("nic", body.nic, body.server_host, 1), ("nic", body.nic, body.client_host, 1)),
+        where,
+    )
 
 
 MODEL = ModelRecord(

@@ -145,7 +145,7 @@ from ..network.tcp import (
     slow_start_run,
     tcp_frame_work_per_byte,
 )
-from ..nic_links import check_mtu, check_rss, nic_notes, nic_rate_Bps
+from ..nic_links import check_mtu, check_placed, check_rss, nic_notes, nic_rate_Bps
 from ..parts import Disk, Host, Nic
 from ..result import Result
 from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
@@ -955,6 +955,7 @@ def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
     check_mtu(body.mtu_B, catalog, where, nics)
     check_rss(body.irq_affinity, catalog, where, {"server_nic": body.server_nic})
+    check_placed(catalog, (("server_nic", body.server_nic, body.host, 1),), where)
 
 
 MODEL = ModelRecord(

@@ -57,7 +57,7 @@ from ..catalog import Catalog
 from ..errors import UserError
 from ..network import tcp
 from ..network.hosts import flow_cores
-from ..nic_links import cards_Bps, check_rss, listed_ports_notes, nic_notes
+from ..nic_links import cards_Bps, check_placed, check_rss, listed_ports_notes, nic_notes
 from ..parts import Host, Link, Nic
 from ..result import OFFERED_LOAD, Result
 from ..settings import NET_CYCLES_PER_FRAME, TcpBuffers
@@ -407,6 +407,19 @@ def check_parts(body: RelayBody, catalog: Catalog, where: str) -> None:
     (``nic_links.check_rss``)."""
     nics = {"director.nic": body.director.nic, "real_servers.nic": body.real_servers.nic}
     check_rss(body.irq_affinity, catalog, where, nics)
+    check_placed(
+        catalog,
+        (
+            ("director.nic", body.director.nic, body.director.host, body.director.ports),
+            (
+                "real_servers.nic",
+                body.real_servers.nic,
+                body.real_servers.host,
+                body.real_servers.ports,
+            ),
+        ),
+        where,
+    )
 
 
 def simulate(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Result:
