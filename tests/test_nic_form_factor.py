@@ -131,34 +131,14 @@ def test_ocp_slots_are_read_where_the_buses_are_not_listed_in_full(run_cli, tmp_
         f"    nics: {OCP_PORTS}\n"
         "    sources: {ocp_slots: 'estimated: a test'}\n"
     )
-    status, out, err = run_cli(
-        "predict",
-        "purchase_hdd_md",
-        "--point",
-        "--catalog",
-        str(parts),
-        "--set",
-        "host=partial_ocp",
-        "--set",
-        "buses.slot1.part=pcie3_x8",
-    )
+    args = ("predict", "purchase_hdd_md", "--point", "--catalog", str(parts), "--set")
+    on_partial = (*args, "host=partial_ocp", "--set", "buses.slot1.part=pcie3_x8")
+    status, out, err = run_cli(*on_partial)
     assert status == 0, err
     assert "trained to PCIe 3.0 x4 in partial_ocp's OCP slot" in out
-    text = parts.read_text().replace(
-        OCP_PORTS, "[" + ", ".join(["mellanox_cx4_lx_25g_ocp"] * 4) + "]"
-    )
-    parts.write_text(text)
-    status, out, err = run_cli(
-        "predict",
-        "purchase_hdd_md",
-        "--point",
-        "--catalog",
-        str(parts),
-        "--set",
-        "host=partial_ocp",
-        "--set",
-        "buses.slot1.part=pcie3_x8",
-    )
+    four = "[" + ", ".join(["mellanox_cx4_lx_25g_ocp"] * 4) + "]"
+    parts.write_text(parts.read_text().replace(OCP_PORTS, four))
+    status, out, err = run_cli(*on_partial)
     assert status == 2 and "need 2 OCP modules" in err, err
 
 
@@ -173,33 +153,37 @@ def test_a_nic_on_the_board_must_be_one_of_the_host_s(run_cli, tmp_path):
     assert "circuits: board_25g is a NIC on a host's board, and it is not one of those" in err
 
 
-def test_an_ocp_module_has_a_pci_express_host_bus(run_cli, tmp_path):
-    parts = tmp_path / "parts.yaml"
-    parts.write_text(
-        "nics:\n  pci_ocp:\n    like: syskonnect_sk9843\n    name: A test PCI OCP module\n"
-        "    form_factor: ocp\n"
-    )
-    status, out, err = run_cli(
-        "predict", "atlas_lightpath", "--point", "--catalog", str(parts), "--set", "nic=pci_ocp"
-    )
-    assert status == 2 and not out and err.count("\n") == 1, err
-    assert (
-        "pci_ocp.form_factor: ocp is an OCP NIC 3.0 module, whose host interface is PCI Express"
-        in err
-    )
+PCI_OCP = (
+    "nics:\n  pci_ocp:\n    like: syskonnect_sk9843\n    name: A test PCI OCP module\n"
+    "    form_factor: ocp\n"
+)
+UNSOURCED = (
+    "hosts:\n  unsourced:\n    like: dell_r720\n    name: A test host\n"
+    "    ocp_slots: [{bus: pcie3_x4}]\n"
+)
 
 
-def test_ocp_slots_changed_from_a_catalog_host_need_a_source(run_cli, tmp_path):
-    parts = tmp_path / "parts.yaml"
-    parts.write_text(
-        "hosts:\n  unsourced:\n    like: dell_r720\n    name: A test host\n"
-        "    ocp_slots: [{bus: pcie3_x4}]\n"
-    )
-    status, out, err = run_cli(
-        "predict", "purchase_hdd_md", "--point", "--catalog", str(parts), "--set", "host=unsourced"
-    )
+@pytest.mark.parametrize(
+    ("parts", "scenario", "setting", "said"),
+    [
+        (  # an OCP module's edge carries PCI Express lanes
+            PCI_OCP,
+            "atlas_lightpath",
+            "nic=pci_ocp",
+            "pci_ocp.form_factor: ocp is an OCP NIC 3.0 module, whose host interface is PCI",
+        ),
+        (UNSOURCED, "purchase_hdd_md", "host=unsourced", "no source for ocp_slots"),
+    ],
+    ids=["pci-ocp-module", "unsourced-ocp-slots"],
+)
+def test_a_parts_file_s_ocp_mistake_is_refused_in_one_line(
+    run_cli, tmp_path, parts, scenario, setting, said
+):
+    (tmp_path / "parts.yaml").write_text(parts)
+    catalog = ("--catalog", str(tmp_path / "parts.yaml"))
+    status, out, err = run_cli("predict", scenario, "--point", *catalog, "--set", setting)
     assert status == 2 and not out and err.count("\n") == 1, err
-    assert "no source for ocp_slots" in err
+    assert said in err
 
 
 def test_ocp_slots_alone_leave_a_host_s_cards_uncounted(run_cli, tmp_path):
