@@ -153,8 +153,8 @@ def refused(
 def uncovered(unknowns: tuple[Unknown, ...], config: dict[str, Any], exc: NotModelled):
     """A design point no model covers yet, told at the declaration that asked for it: the option
     is the user's word that the fact may be so, and an interval without it would not span it
-    (the hostile-input audit: option 5 of md_group_thread_cnt was dropped and the output said no
-    declared unknown moved the interval)."""
+    (the hostile-input audit: an option the model did not cover then, md_group_thread_cnt 5, was
+    dropped and the output said no declared unknown moved the interval)."""
     where, key = declaration(unknowns, config)
     if len(config) == 1:
         which = f"option {shown(next(iter(config.values())))}"

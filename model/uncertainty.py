@@ -9,7 +9,9 @@ search stands, until a pass moves nothing), which finds what unknowns do togethe
 grows with their levels, not their product; (b) the calibrated free parameters the model
 reads, each direction's deviations at its 5 % and 95 % points (one simulated part of the way,
 where a declared bound cut the axis short, scaled to the full step; one that could not move at all
-mirroring the other) added in quadrature (first-order propagation); (c) simulation noise, the
+mirroring the other) added in quadrature (first-order propagation), each measured at the point's
+own configuration (one read only at an unknown's other values, as md_workers_past_measured past
+4 workers where md_group_thread_cnt is the unknown, is not varied there); (c) simulation noise, the
 other seeds' root-mean-square deviation taken as a normal standard deviation; and (d) the model's
 own error as validation measured it (``model.model_error``; for hardware no table measured, the
 error of predicting a table the fit never saw): [low, high] widens to [low e^-q, high e^q], the

@@ -172,8 +172,8 @@ def memory_per_byte(level: str, drives: int, small: bool) -> dict[str, float]:
 # Optimize wait_for_overlap', linux-raid, 27 August 2024, gives none; Shaohua Li's 765d704db1f5,
 # 9 hard disks, 600 MB/s at 0 and 750 at 4, was held by their seeks): the threads past raid5d and
 # MD_MEASURED_WORKERS add the share ``md_workers_past_measured`` (a free parameter no table
-# informs, 0 to 1: its range is the prediction's interval) of what Amdahl's law at the measured
-# serial share gives them.
+# informs, 0 to 1: the prediction's interval spans its 5 to 95 % points) of what Amdahl's law at
+# the measured serial share gives them.
 MD_REBUILD_MBps = {0: 200.0, 4: 585.0}  # group_thread_cnt -> stock RAID6 rebuild, one node
 MD_MEASURED_WORKERS = max(MD_REBUILD_MBps)
 
@@ -253,20 +253,26 @@ def thread_note(
             f"{bottleneck} binds: md handles an array's stripes and parity in its one raid5d "
             "thread at group_thread_cnt 0, the default (/sys/block/mdN/md/group_thread_cnt); "
             "worker threads (Linux 3.12) share that work where volumes.NAME.md_group_thread_cnt "
-            f"sets them ({MD_MEASURED_WORKERS} in the most measured): this is one thread's rate",
+            f"sets them (stock md is measured with up to {MD_MEASURED_WORKERS}; more are "
+            "predicted with a range, md_workers_past_measured): this is one thread's rate",
         )
     threads = stripe_threads(host, group_thread_cnt, writers(body))
     rate = stripe_threads_rate(host, group_thread_cnt, writers(body), params)
+    beyond = threads - 1 - MD_MEASURED_WORKERS
     past = (
-        f"; past raid5d and {MD_MEASURED_WORKERS} workers no run is published, and the other "
-        f"{threads - 1 - MD_MEASURED_WORKERS} add {params['md_workers_past_measured']:.2f} of what "
-        "that law gives them (md_workers_past_measured: its range, 0 to 1, is in the interval)"
-        if threads > 1 + MD_MEASURED_WORKERS
+        f"; past raid5d and {MD_MEASURED_WORKERS} workers no run is published, and the "
+        f"{'thread' if beyond == 1 else f'{beyond} threads'} past them "
+        f"{'adds' if beyond == 1 else 'add'} {params['md_workers_past_measured']:.2f} of what "
+        "that law gives (md_workers_past_measured, 0 to 1, a parameter no table informs: the "
+        "90 % interval predict gives spans its 5 to 95 % points)"
+        if beyond > 0
         else ""
     )
+    nodes = _nodes_reached(host, writers(body))
+    where = f"each of the {nodes} NUMA nodes its writers reach" if nodes > 1 else "one NUMA node"
     return (
-        f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt}), "
-        f"{threads} threads at once on the host's {host.cores} cores, handle the array's "
+        f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt} in "
+        f"{where}), {threads} threads at once on the host's {host.cores} cores, handle the array's "
         f"stripes and parity at {rate:.2f} times "
         "one thread's rate: the share they do under the array's device_lock goes one thread at "
         f"a time ({MD_SERIAL_SHARE:.3f} of it, Amdahl's law, from stock md's rebuild at 0 and "
