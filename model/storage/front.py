@@ -201,8 +201,9 @@ def build(
     nic = catalog.get("nics", client_nic, front_where, nic_key)
     lan = catalog.get("links", link, front_where, link_key)
     mtu_B = lan.frame_mtu_B
-    # the host's NICs take the slots its controller cards leave (slots.nic_catalog)
-    nics_catalog = slots.nic_catalog(body, catalog, where)
+    # the host's NICs take the slots its controller cards leave (slots.nic_catalog), placed once
+    taken = slots.card_slots(body, catalog, where)
+    nics_catalog = slots.nic_catalog(body, catalog, where, taken)
     side = host_net(
         net,
         nics_catalog,
@@ -355,7 +356,7 @@ def build(
         mtu_B=mtu_B,
         bus_efficiency=params["bus_efficiency"],
     )
-    held = slots.held_slots_note(body, catalog, nics_catalog, where)
+    held = slots.held_slots_note(body, catalog, nics_catalog, where, taken=taken)
     notes += (held,) if held else ()
     return Front(
         net,
