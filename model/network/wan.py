@@ -285,7 +285,7 @@ def check_ends(scenario: Scenario, catalog: Catalog) -> None:
     """The check that needs the storage scenarios the transfer names (``ModelRecord.check_refs``):
     its circuits in the slots their controller cards leave (``_end_slots``), told before any run,
     as every variant and design point is checked."""
-    _, held, _ = _end_slots(scenario, catalog)
+    held = {role: tuple(taken) for role, (_, _, taken) in _end_cards(scenario, catalog).items()}
     check_circuits(scenario.body, catalog, scenario.path, held)
 
 
@@ -295,6 +295,7 @@ def check_circuits(
     """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
     (``nic_links.check_nic_cards``), less those its storage scenario's controller cards hold
     (``held``: by end, their segments' names, ``_end_slots``)."""
+    held = held or {}
     for role in ("sender", "receiver"):
         host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
         check_nic_cards(
@@ -306,10 +307,26 @@ def check_circuits(
             related=(
                 "nic",
                 f"{role}_host",
-                *((f"{role}_storage",) if (held or {}).get(role) else ()),
+                *((f"{role}_storage",) if held.get(role) else ()),
             ),
-            held=(held or {}).get(role, ()),
+            held=held.get(role, ()),
         )
+
+
+def _end_cards(
+    scenario: Scenario, catalog: Catalog
+) -> dict[str, tuple[Scenario, Catalog, dict[str, str]]]:
+    """Each end whose transfer names its storage scenario (its role): that scenario, the catalog
+    with its parts, and the host's slots its controller cards take (``model.storage.slots``)."""
+    from ..storage import slots  # the storage package's slots import the NIC links this uses
+
+    ends = {}
+    for role in ROLES:
+        ref = scenario.refs.get(f"{role}_storage")
+        if ref is not None:
+            parts = catalog.with_parts_of(ref.catalog, ref.path)
+            ends[role] = ref, parts, slots.card_slots(ref.body, parts, ref.path)
+    return ends
 
 
 def _end_slots(
@@ -324,19 +341,16 @@ def _end_slots(
     from ..storage import slots  # the storage package's slots import the NIC links this uses
 
     body: WanBody = scenario.body
-    placed, held, notes = {}, {}, []
-    for role in ROLES:
-        ref = scenario.refs.get(f"{role}_storage")
-        if ref is None:
-            placed[role], held[role] = catalog, ()
-            continue
-        parts = catalog.with_parts_of(ref.catalog, ref.path)
-        taken = slots.card_slots(ref.body, parts, ref.path)
+    ends = _end_cards(scenario, catalog)
+    placed = {role: catalog for role in ROLES}
+    held: dict[str, tuple[str, ...]] = {}
+    notes = []
+    for role, (ref, parts, taken) in ends.items():
         held[role] = tuple(taken)
         placed[role] = slots.nic_catalog(ref.body, parts, ref.path, taken)
         whose = f"the {role}'s storage's controller cards ({getattr(body, f'{role}_storage')})"
         note = slots.held_slots_note(
-            ref.body, parts, placed[role], ref.path, (body.nic, body.circuits), whose, taken
+            ref.body, parts, placed[role], ref.path, taken, (body.nic, body.circuits), whose
         )
         if note is not None:
             notes.append(note)

@@ -356,7 +356,7 @@ def build(
         mtu_B=mtu_B,
         bus_efficiency=params["bus_efficiency"],
     )
-    held = slots.held_slots_note(body, catalog, nics_catalog, where, taken=taken)
+    held = slots.held_slots_note(body, catalog, nics_catalog, where, taken)
     notes += (held,) if held else ()
     return Front(
         net,

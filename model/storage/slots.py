@@ -316,15 +316,10 @@ def _slots_left(host: Host, taken: list[str]) -> tuple[Slot, ...]:
     return tuple(left)
 
 
-def nic_catalog(
-    body: StorageBody, catalog: Catalog, where: str, taken: dict[str, str] | None = None
-) -> Catalog:
-    """``catalog`` with the scenario's host listing the slots its controller cards leave
-    (``card_slots``, or ``taken`` where the caller has them): the one the storage host's NICs are
-    placed with (``nic_links.card_links`` gives them the fastest of those), so that a NIC whose
-    x16 slots the HBAs hold trains at x8."""
-    if taken is None:
-        taken = card_slots(body, catalog, where)
+def nic_catalog(body: StorageBody, catalog: Catalog, where: str, taken: dict[str, str]) -> Catalog:
+    """``catalog`` with the scenario's host listing the slots its controller cards leave (``taken``,
+    ``card_slots``): the one the storage host's NICs are placed with (``nic_links.card_links``
+    gives them the fastest of those), so that a NIC whose x16 slots the HBAs hold trains at x8."""
     if not taken:
         return catalog
     host: Host = catalog.get("hosts", body.host, where, "host")
@@ -350,16 +345,16 @@ def held_slots_note(
     catalog: Catalog,
     placed: Catalog,
     where: str,
+    taken: dict[str, str],
     nic_ports: tuple[str, int] | None = None,
     whose: str = "the controller cards",
-    taken: dict[str, str] | None = None,
 ) -> str | None:
-    """A result's note where the scenario's controller cards (``whose``) hold slots the host's NIC
-    cards would otherwise have taken (``placed``: ``catalog`` as ``nic_catalog`` leaves the host's
-    slots): which segments hold which slots; the NIC's own note (``nic_links.nic_bus_note``) says
-    where its link then binds. The NICs are the host's own, or (``nic_ports``) that many ports of
-    that NIC (a transfer's circuits); ``taken``, the cards' slots where the caller has them
-    (``card_slots``). None where no NIC card moves."""
+    """A result's note where the scenario's controller cards (``whose``; the slots they take,
+    ``taken``: ``card_slots``) hold slots the host's NIC cards would otherwise have taken
+    (``placed``: ``catalog`` as ``nic_catalog`` leaves the host's slots): which segments hold which
+    slots; the NIC's own note (``nic_links.nic_bus_note``) says where its link then binds. The NICs
+    are the host's own, or (``nic_ports``) that many ports of that NIC (a transfer's circuits).
+    None where no NIC card moves."""
     host: Host = catalog.get("hosts", body.host, where, "host")
     nic_id, ports = nic_ports or ((host.nics[0], len(host.nics)) if host.nics else (None, 0))
     if nic_id is None:
@@ -370,8 +365,6 @@ def held_slots_note(
     after = card_links(placed, nic.host_bus, body.host, cards, nic.form_factor)
     if before == after:
         return None
-    if taken is None:
-        taken = card_slots(body, catalog, where)
     held = ", ".join(f"buses.{n} in a {slot}" for n, slot in taken.items())
     return (
         f"{nic_id}: {whose} hold {body.host}'s slots ({held}), so its "
