@@ -31,10 +31,11 @@ from .schema import (
     build_dataclass,
     field_type,
     locate,
+    named_body,
     type_hints,
     writing,
 )
-from .spec import Reference, Scenario, dotted
+from .spec import Reference, Scenario, Through, dotted, told_through
 
 HEADER_KEYS = (
     "name",
@@ -327,14 +328,21 @@ def load(
         elif key in ("name", "description", "source"):
             renamed[key] = _header_text(value, where_overrides, key)
     set_by: list[tuple[str, str, str]] = []
+    through: list[Through] = []  # keys of the scenarios the body names, set there
     in_variant = "" if chosen is None else f"{where} variants.{chosen}"
-    for key, value in variants.get(chosen, {}).items():
-        _assign(body, body_cls, str(key), copy.deepcopy(value), in_variant)
-        set_by.append((str(key), in_variant, ""))
-    for (key, value), text in zip(assignments, overrides, strict=True):
-        if key not in OVERRIDE_KEYS:
-            _assign(body, body_cls, key, value, where_overrides)
-            set_by.append((key, where_overrides, text.strip()))
+    given = [(str(k), v, in_variant, "") for k, v in variants.get(chosen, {}).items()]
+    given += [
+        (key, value, where_overrides, text.strip())
+        for (key, value), text in zip(assignments, overrides, strict=True)
+        if key not in OVERRIDE_KEYS
+    ]
+    for key, value, at, text in given:
+        if named_body(body_cls, key.split(".")) is not None:
+            ref, _, inner = key.partition(".")
+            through.append(Through(ref, inner, yamlio.flow_text(value), at))
+        else:
+            _assign(body, body_cls, key, copy.deepcopy(value), at)
+        set_by.append((key, at, text))
     header = {k: raw[k] for k in ("name", "description", "source") if k in raw}
     for k in ("name", "description", "source"):
         if k not in header:
@@ -355,6 +363,7 @@ def load(
         folder=str(path.resolve().parent),
         catalogs=tuple(str(Path(c).resolve()) for c in catalogs),
         set_by=tuple(set_by),
+        through=tuple(through),
         catalog=parts,
     )
     written = _known(list(body.items()), null_gives=False)  # the keys the user's text gives
@@ -365,7 +374,9 @@ def load(
             configured = _configured(body, built, body_cls, variants, chosen, declared, where)
         typed_keys = (k for k, w, _ in set_by if w == where_overrides)
         as_typed = frozenset(typed_keys) if typed else frozenset()
-        refs = _references(built, where, Path(unbuilt.folder), catalogs, _depth, as_typed)
+        refs = _references(
+            built, where, Path(unbuilt.folder), catalogs, _depth, as_typed, unbuilt.through
+        )
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         told = unbuilt.relocated(exc)
         if told.overridden and _fails_alike(name_or_path, chosen, catalogs, typed, _depth, exc):
@@ -628,15 +639,25 @@ def _references(
     catalogs: tuple,
     depth: int,
     as_typed: frozenset[str] = frozenset(),
+    through: tuple[Through, ...] = (),
 ) -> dict[str, Scenario]:
     """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it, but
-    at the keys ``as_typed`` as a shell reads it); a mistake in one is told as the key that names
-    it."""
+    at the keys ``as_typed`` as a shell reads it), each with the keys ``through`` sets in it after
+    its own overrides; a mistake in one is told as the key that names it, or as the key set
+    through it where that one was set."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
+    for t in through:
+        if t.ref not in {ref.key for ref in named}:
+            raise UserError(
+                t.at, t.given, f"{t.ref} names no scenario here: name one to set its keys"
+            )
     loaded: dict[str, Scenario] = {}
     for ref in named:
+        mine = [t for t in through if t.ref == ref.key]
+        _refuse_derived(body, ref, mine)
+        ref = replace(ref, overrides=(*ref.overrides, *(t.override() for t in mine)))
         file = (
             resolve(ref.name)
             if ref.key in as_typed
@@ -660,6 +681,9 @@ def _references(
         except UserError as exc:
             if exc.where == where:  # the reference's own mistake, told as it is
                 raise
+            told = told_through(mine, exc, f"{where} {ref.key}")
+            if told is not None:  # a key set through the reference: told where it was set
+                raise told from None
             at = _override_at(body, ref, exc, f"{where} {ref.key}")
             if at is not None:  # one of the overrides the body gives: told at it
                 raise UserError(where, at, f"{exc.key}: {exc.message}") from None
@@ -667,6 +691,22 @@ def _references(
         loaded[ref.key] = scenario
     _checked(body, where, loaded)
     return loaded
+
+
+def _refuse_derived(body: Any, ref: Reference, through: list[Through]) -> None:
+    """Refuse a key set through ``ref`` that the naming body derives there from its own keys (the
+    ingest's ``workload.streams``, one writer per client): set last, it would silently undo them."""
+    listed = getattr(body, ref.overrides_key) if ref.overrides_key else ()
+    for derived in ref.overrides[len(listed) :]:
+        key = derived.partition("=")[0].strip()
+        for t in through:
+            if t.key == key or t.key.startswith(key + ".") or key.startswith(t.key + "."):
+                raise UserError(
+                    t.at,
+                    t.given,
+                    f"this scenario sets {key} in the scenario {ref.key} names ({derived}) from "
+                    "its own keys: change those",
+                )
 
 
 def _override_at(body: Any, ref: Reference, exc: UserError, given_at: str) -> str | None:
@@ -722,7 +762,9 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
     named = getattr(body, "references", lambda: ())()
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
-    refs = _references(body, where, Path(scenario.folder), scenario.catalogs, 0)
+    refs = _references(
+        body, where, Path(scenario.folder), scenario.catalogs, 0, through=scenario.through
+    )
     own = tuple(u for u in scenario.unknowns if not u.via)  # the named ones', from those named now
     return replace(scenario, body=body, refs=refs, unknowns=own + _through(refs))
 
@@ -751,8 +793,8 @@ def shipped() -> Iterator[tuple[str, Scenario]]:
 def check_catalog(loaded: Scenario) -> None:
     """The checks of a scenario against its catalog its model makes before it simulates
     (``ModelRecord.check_parts``: a transfer's circuits in its hosts' slots, a store's parts;
-    ``check_refs``: with the scenarios it names), a refusal told where its key was set (a
-    variant, an override)."""
+    ``check_refs``: with the scenarios it names), and each scenario it names, a refusal told where
+    its key was set (a variant, an override, one set through the key naming it)."""
     from . import params
 
     record = registry.MODELS[loaded.model]
@@ -762,6 +804,11 @@ def check_catalog(loaded: Scenario) -> None:
         record.check_refs(loaded, parts)
     except UserError as exc:
         raise loaded.relocated(exc) from None
+    for key, named in loaded.refs.items():  # each scenario it names, as its own run checks it
+        try:
+            check_catalog(named)
+        except UserError as exc:  # at a key set through it (--set storage.KEY) where one was
+            raise loaded.told_through(key, exc) or exc from None
 
 
 def check_design(loaded: Scenario) -> None:
@@ -777,9 +824,7 @@ def check_design(loaded: Scenario) -> None:
 
     for config in design(loaded.unknowns)[1:]:  # the first, all defaults, is the scenario
         try:
-            changed = with_values(loaded, unknowns.assigned(loaded.unknowns, config))
-            for checked in (changed, *changed.refs.values()):
-                check_catalog(checked)
+            check_catalog(with_values(loaded, unknowns.assigned(loaded.unknowns, config)))
         except UserError as exc:
             raise refused(loaded.unknowns, config, exc, loaded.variant) from None
 

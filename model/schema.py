@@ -389,7 +389,12 @@ def build_dataclass(cls: type, value: Any, where: str, key: str = "") -> Any:
 
 
 def field_type(cls: type, path: list[str]) -> Any:
-    """The declared type at a dotted path inside ``cls``, or None when the path does not exist."""
+    """The declared type at a dotted path inside ``cls``, or None when the path does not exist; a
+    path through a key that names another scenario (``storage.volumes.lv.disks.count``:
+    ``named_body``) is that scenario's."""
+    inner = named_body(cls, path)
+    if inner is not None:
+        return field_type(inner, path[1:])
     tp: Any = cls
     for part in path:
         while typing.get_origin(tp) is Annotated:
@@ -410,6 +415,16 @@ def field_type(cls: type, path: list[str]) -> Any:
         else:
             return None
     return tp
+
+
+def named_body(cls: Any, path: list[str]) -> type | None:
+    """The body class of the scenario a ``cls`` body's key ``path[0]`` names, where ``path`` goes on
+    inside it: a scenario body lists such keys and the body class of the model each names in
+    ``NAMED_SCENARIOS`` (the ingest's ``storage``, a transfer's ``sender_storage``), so ``--set``
+    and a sweep reach a named scenario's keys as ``storage.volumes.lv.disks.count``. None
+    elsewhere."""
+    named = getattr(cls, "NAMED_SCENARIOS", {}) if isinstance(cls, type) else {}
+    return named.get(path[0]) if len(path) > 1 else None
 
 
 def allowed_keys(cls: type, path: list[str]) -> list[str]:
@@ -452,14 +467,7 @@ def locate(
         kind = (
             f"{'an' if model[:1] in 'aeiou' else 'a'} {model} scenario" if model else "the scenario"
         )
-        if parent and not allowed:  # a key below a value, as below a named scenario's name
-            owner = ".".join(parent)
-            through = f"{owner}_overrides"
-            hint = f"; {owner} is a value, not a section" + (
-                f": the scenario it names takes its settings through {through}=[KEY=VALUE, ...], "
-                "the whole list (the file's own entries too)"
-                if field_type(body_cls, [through]) is not None
-                else ""
-            )
+        if parent and not allowed:  # a key below a value
+            hint = f"; {'.'.join(parent)} is a value, not a section"
         raise UserError(where, key, f"no such key in {kind}{_look_alike(key)}{hint}")
     return tp

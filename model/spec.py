@@ -36,6 +36,28 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Through:
+    """A key of a scenario another names, set in the naming one: ``--set
+    storage.volumes.lv.disks.count=8`` on an ingest is ``volumes.lv.disks.count=8`` in the storage
+    scenario its ``storage`` names (``ref``), the value as YAML text, told ``at`` where it was set
+    (``--set``, a sweep's point, a variant)."""
+
+    ref: str
+    key: str
+    text: str
+    at: str
+
+    @property
+    def given(self) -> str:
+        """The key as the naming scenario's user gave it."""
+        return f"{self.ref}.{self.key}"
+
+    def override(self) -> str:
+        """The override the named scenario is loaded with."""
+        return f"{self.key}={self.text}"
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A loaded, validated scenario: header, the model's body, and how it was configured."""
 
@@ -56,6 +78,9 @@ class Scenario:
     # key not from the file
     set_by: tuple[tuple[str, str, str], ...] = ()
     refs: dict[str, Scenario] = field(default_factory=dict)  # key -> the scenario named there
+    # the keys of the scenarios it names that its overrides or variant set there (``refs`` hold
+    # them; kept so that a body built again loads them with the same)
+    through: tuple[Through, ...] = ()
     catalog: Catalog | None = None  # the parts it may name: the project's and the user's own
     # the declared unknowns open in this configuration (its variant, no override setting them),
     # each with the scenario's own value as its documented default (``model.unknowns``)
@@ -102,7 +127,9 @@ class Scenario:
         with them (``overridden``): a drive bay --set takes, which the file's next drive holds,
         is refused at that drive, and the hostile-input audit read it as the file's mistake."""
         if exc.where != self.path:
-            return exc
+            named = next((k for k, ref in self.refs.items() if ref.path == exc.where), None)
+            told = None if named is None else self.told_through(named, exc)
+            return exc if told is None else told
         changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related) if k]
         if changes:
             last, where, key = max(changes, key=lambda change: change[0])  # the first of equals
@@ -112,6 +139,29 @@ class Scenario:
         if not overrides:
             return exc
         return UserError(exc.where, exc.key, exc.message, related=exc.related, overridden=overrides)
+
+    def told_through(self, named: str, exc: UserError) -> UserError | None:
+        """``exc``, raised in the scenario this one names at ``named``, told where a key this one
+        set through it was set (``--set: storage.volumes.lv.cache_block_KiB: ...``); None where
+        no such key is the one it names."""
+        through = [t for t in self.through if t.ref == named]
+        return told_through(through, self.refs[named].relocated(exc), f"{self.path} {named}")
+
+
+def told_through(through: list[Through], exc: UserError, given_at: str) -> UserError | None:
+    """``exc``, raised where a named scenario's overrides were applied (``given_at``), told where
+    the last of ``through`` that sets its key or a mapping holding it was set, as the key the user
+    gave; None for another mistake."""
+    if exc.where != given_at or not exc.key:
+        return None
+    key = dotted(exc.key)
+    found = None
+    for t in through:
+        if key == t.key or key.startswith(t.key + "."):
+            found = t
+    if found is None:
+        return None
+    return UserError(found.at, f"{found.ref}.{exc.key}", exc.message)
 
 
 def dotted(key: str) -> str:

@@ -243,26 +243,3 @@ def test_ingest_clients_are_refused_past_what_a_run_simulates_on_the_store_s_dri
     assert status == 2 and not out and err.count("\n") == 1, err
     assert "clients x the store's drives must be at most 400,000" in err and "2223 x 180" in err
     assert run_cli("predict", "em_ingest_microscopes", "--point", "--set", "clients=2222")[0] == 0
-
-
-@pytest.mark.parametrize(
-    "name, override, said",
-    [
-        (  # the unknowns work: drivers name storage.volumes.lv.cache_block_KiB, --set refused it
-            "em_ingest_microscopes",
-            "storage.volumes.lv.cache_block_KiB=16",
-            "storage.volumes.lv.cache_block_KiB: no such key in an ingest scenario; storage is a "
-            "value, not a section: the scenario it names takes its settings through "
-            "storage_overrides=[KEY=VALUE, ...], the whole list (the file's own entries too)",
-        ),
-        (
-            "atlas_lightpath",
-            "receiver_storage.volumes.md0.chunk_KiB=64",
-            "no such key in a wan_transfer scenario; receiver_storage is a value, not a section",
-        ),
-    ],
-)
-def test_a_key_below_a_value_says_the_value_is_no_section(run_cli, name, override, said):
-    status, out, err = run_cli("predict", name, "--point", "--set", override)
-    assert status == 2 and not out and err.count("\n") == 1
-    assert err.startswith("--set: ") and said in err, err

@@ -18,6 +18,7 @@ from ..settings import (
     check_flows,
 )
 from ..spec import Reference, Scenario
+from ..storage.spec import StorageBody
 from . import tcp
 
 # each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
@@ -119,6 +120,10 @@ class WanBody:
     volume the transfer reads and writes.
     """
 
+    # the keys that name a storage scenario, and its body: --set and a sweep reach its keys through
+    # them (sender_storage.volumes.md0.disks.count; model.schema.named_body)
+    NAMED_SCENARIOS = {"sender_storage": StorageBody, "receiver_storage": StorageBody}
+
     sender_host: str  # the sending host, a host of the catalog (data/hardware/hosts.yaml)
     receiver_host: str  # the receiving host, a host of the catalog
     nic: str  # each host's NIC on every circuit, a NIC of the catalog (nics.yaml)
@@ -172,7 +177,7 @@ class WanBody:
         # so not read: a name that is wrong is a mistake either way
         return tuple(
             Reference(key, getattr(self, key), "storage")
-            for key in ("sender_storage", "receiver_storage")
+            for key in self.NAMED_SCENARIOS
             if getattr(self, key) is not None
         )
 

@@ -154,6 +154,9 @@ def predict(
     try:
         storage = simulate_storage(store, catalog, values)
     except UserError as exc:  # told as the ingest's key that names the store (one writer a client)
+        told = scenario.told_through("storage", exc)  # or at a key --set gave it there
+        if told is not None:
+            raise told from None
         raise UserError(
             where, "storage", f"{config.storage!r} with {config.clients:,} writers: {exc.line()}"
         ) from None

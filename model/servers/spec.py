@@ -34,6 +34,7 @@ from ..settings import (
 )
 from ..spec import Reference, Scenario
 from ..storage.raid import StripedLevel
+from ..storage.spec import StorageBody
 from ..storage.spindle import MirrorReads
 from .lvs import Mode, Scheduler
 
@@ -231,11 +232,16 @@ class IngestBody:
     """Acquisition servers writing images over CIFS into the store of a storage scenario (003).
 
     ``storage`` names that scenario and ``storage_overrides`` configure it (``variant=NAME``,
-    ``dotted.key=value``); each client writes one stream, simulated on each of the store's drives,
-    so clients x the store's drives is at most 400,000. ``hashing`` spreads the clients over the
+    ``dotted.key=value``; ``--set storage.KEY=VALUE`` sets one after them); each client writes
+    one stream, simulated on each of the store's drives, so clients x the store's drives is at
+    most 400,000. ``hashing`` spreads the clients over the
     storage host's bond: ``balanced`` (client i on member i mod members), ``collide`` (all on one)
     or ``seeded`` (drawn from the scenario's seed); ``assignment`` gives each client's member
     outright. The defaults are the report's where it gives them."""
+
+    # the key that names a storage scenario, and its body: --set and a sweep reach its keys through
+    # it (storage.volumes.lv.disks.count; model.schema.named_body)
+    NAMED_SCENARIOS = {"storage": StorageBody}
 
     storage: str
     storage_overrides: tuple[str, ...] = ()

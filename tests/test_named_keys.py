@@ -1,0 +1,133 @@
+"""A key of a scenario another names, set through the key that names it (``--set
+storage.volumes.lv.cache_block_KiB=16`` on the microscope ingest): it changes the named scenario as
+the naming file's own overrides for it would, last, in a what-if, a variant and a sweep's grid, and
+a mistake in it is told at the key the user gave, in one line with exit status 2."""
+
+import pandas as pd
+import pytest
+from grid_files import grid as _grid
+from grid_files import one_line
+from scenario_copies import copy_scenario
+
+from model import scenario as scenario_module
+from model.simulate import simulate
+from model.sweep import grid as grid_module
+from model.sweep import run as run_module
+
+INGEST = "em_ingest_microscopes"  # its storage_overrides: [variant=striped]
+CACHE = "storage.volumes.lv.cache_block_KiB"
+
+
+def _rate(name, *overrides):
+    return simulate(scenario_module.load(name, list(overrides))).throughput_MBps
+
+
+def test_a_key_set_through_storage_is_the_named_file_s_own_override():
+    """Through ``storage``: as the ingest's own storage_overrides giving it, and it moves the rate
+    (the MD3260's 16 KiB cache blocks cost its controllers more a byte than 32 KiB ones)."""
+    through = _rate(INGEST, f"{CACHE}=16")
+    listed = _rate(INGEST, "storage_overrides=[variant=striped, volumes.lv.cache_block_KiB=16]")
+    assert through == listed
+    assert through < _rate(INGEST)
+
+
+def test_a_key_set_through_wins_over_the_file_s_list_and_is_known_to_the_interval():
+    """Set last, after the file's storage_overrides; the unknown it settles leaves the interval."""
+    other_box = "storage_overrides=[variant=linear_large_block, volumes.lv.cache_block_KiB=8]"
+    loaded = scenario_module.load(INGEST, [other_box, f"{CACHE}=16"])
+    assert loaded.refs["storage"].body.volumes["lv"].cache_block_KiB == 16
+    # the other box's block size, not stated: open in its variant, which the --set settles
+    unsaid = scenario_module.load(INGEST, ["storage_overrides=[variant=linear_large_block]"])
+    assert CACHE in {u.key for u in unsaid.unknowns}
+    assert CACHE not in {u.key for u in loaded.unknowns}
+
+
+def test_a_variant_sets_a_key_through_the_key_naming_its_scenario(tmp_path):
+    path = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("  linear_4k:", f"  small_blocks: {{{CACHE}: 16}}\n  linear_4k:"),
+    )
+    chosen = scenario_module.load(path, ["variant=small_blocks"])
+    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 16
+
+
+def test_a_transfer_s_storage_takes_keys_through_its_name():
+    loaded = scenario_module.load("atlas_lightpath", ["receiver_storage.volumes.md0.chunk_KiB=256"])
+    assert loaded.refs["receiver_storage"].body.volumes["md0"].chunk_KiB == 256
+    assert (
+        loaded.refs["sender_storage"]
+        == scenario_module.load("atlas_lightpath").refs["sender_storage"]
+    )
+
+
+@pytest.mark.parametrize(
+    "name, override, said",
+    [
+        (  # a value the store's controller refuses, found by the store's own check
+            INGEST,
+            f"{CACHE}=1024",
+            f"--set: {CACHE}: Dell PowerVault MD3260 RAID controller pair",
+        ),
+        (INGEST, f"{CACHE}=big", f"--set: {CACHE}: must be"),
+        (  # a key the storage model does not have, with what it allows there
+            INGEST,
+            "storage.volumes.lv.nosuch=1",
+            "--set: storage.volumes.lv.nosuch: no such key in a storage scenario; allowed at "
+            "volumes.lv: level, disks",
+        ),
+        (  # derived by the ingest from its clients: set last, it would undo them unseen
+            INGEST,
+            "storage.workload.streams=3",
+            "--set: storage.workload.streams: this scenario sets workload.streams in the scenario "
+            "storage names (workload.streams=8) from its own keys: change those",
+        ),
+        (  # a key below a value that names no scenario
+            "atlas_lightpath",
+            "nic.speed=1",
+            "--set: nic.speed: no such key in a wan_transfer scenario; nic is a value, not a "
+            "section",
+        ),
+    ],
+)
+def test_a_mistake_set_through_is_told_at_the_key_given(run_cli, name, override, said):
+    one_line(run_cli("predict", name, "--point", "--set", override), said)
+
+
+def test_a_transfer_from_memory_names_no_sender_storage_to_set(tmp_path):
+    path = copy_scenario(
+        tmp_path,
+        "atlas_lightpath",
+        "lightpath.yaml",
+        ("sender_storage: atlas_triumf_send\n", ""),
+        ("  sessions: 1\n", "  sessions: 1\n  source: memory\n"),
+    )
+    with pytest.raises(scenario_module.UserError) as told:
+        scenario_module.load(path, ["sender_storage.volumes.md0.chunk_KiB=64"])
+    assert told.value.line() == (
+        "--set: sender_storage.volumes.md0.chunk_KiB: sender_storage names no scenario here: "
+        "name one to set its keys"
+    )
+
+
+def test_a_sweep_varies_a_key_through_the_named_scenario_and_checks_it_first(tmp_path, run_cli):
+    """Each point as --set gives it; a value the store refuses is refused before any point runs,
+    as the same key of the storage scenario's own grid is."""
+    path = _grid(
+        tmp_path,
+        scenario=INGEST,
+        product={CACHE: [8, 32], "clients": [2]},
+    )
+    grid, points = grid_module.load(path)
+    run_module.run(grid, points, tmp_path / "out", progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet").sort_values("point_index")
+    expected = [_rate(INGEST, f"{CACHE}={v}", "clients=2") for v in (8, 32)]
+    assert list(table.throughput_MBps) == pytest.approx(expected, rel=1e-12)
+    bad = _grid(tmp_path, scenario=INGEST, product={CACHE: [8, 64]})
+    one_line(
+        run_cli("sweep", str(bad), "--out", str(tmp_path / "bad")),
+        f"grid.yaml: product.{CACHE}: ",
+        "takes cache blocks of 4, 8, 16, 32 KiB",
+    )
+    assert not (tmp_path / "bad").exists()
