@@ -49,6 +49,16 @@ def intervals() -> dict[str, tuple[float, float]]:
     return spans
 
 
+def rows_depending() -> dict[str, int]:
+    """How many measured rows the last calibration found moving each parameter (its stored
+    ``rows_depending_on_it``); 0 where none was stored, as no fit informed it."""
+    counts = dict.fromkeys(DECLARED, 0)
+    for name, entry in _stored().get("parameters", {}).items():
+        if name in counts:
+            counts[name] = int(entry["rows_depending_on_it"])
+    return counts
+
+
 def covariance() -> tuple[list[str], list[list[float]]]:
     """The fitted parameters' covariance from the last calibration: their names and the matrix
     in natural units (empty where no fit stored one)."""

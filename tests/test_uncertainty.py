@@ -248,6 +248,78 @@ def test_the_shipped_wires_sweep_ranks_how_many_cards_carry_them(tmp_path):
     assert set(moved["param:workload.streams"]) == {16} and len(moved) == 2
 
 
+def test_a_sweep_stores_each_interval_before_the_model_s_error(tmp_path):
+    """Beside each point's interval a sweep stores its ends before the model's own error widened
+    them (``Interval.before_error``, in MB/s as ``predict`` gives ``before_model_error``): the
+    spread the drivers share out, NaN where the error moved neither end."""
+    path = _interval_grid(tmp_path)
+    loaded, points = grid_module.load(path)
+    out = tmp_path / "out"
+    run_module.run(loaded, points, out, workers=1, progress=False)
+    table = pd.read_parquet(out / "results.parquet")
+    low, high = "before_model_error_low_MBps", "before_model_error_high_MBps"
+    assert (table.interval_90_low_MBps < table[low]).all()
+    assert (table[low] <= table.throughput_MBps).all()
+    assert (table.throughput_MBps <= table[high]).all()
+    assert (table[high] <= table.interval_90_high_MBps).all()
+    one = scenario.load("em_ingest", ["variant=linear_large_block", "workload.streams=1"])
+    first = table.set_index("param:workload.streams").loc[1]
+    assert (first[low], first[high]) == pytest.approx(uncertainty.interval(one).before_error)
+    # a relay that keeps up with its feed, its high end at its capacity: the error moved neither
+    relay = grid(tmp_path, scenario="psu_relay", product={"seed": [1]}, intervals=True)
+    loaded, points = grid_module.load(relay)
+    run_module.run(loaded, points, tmp_path / "relay", workers=1, progress=False)
+    kept = pd.read_parquet(tmp_path / "relay" / "results.parquet")
+    assert kept[low].isna().all() and kept[high].isna().all()
+    assert kept[low].dtype == kept[high].dtype == float
+
+
+def test_an_older_sweep_s_points_without_the_ends_before_the_error_load_and_rank(tmp_path):
+    """A point an older sweep stored without the ends before the model's error joins the results
+    with them missing, and its drivers are ranked as before; a results file without them ranks."""
+    path = _interval_grid(tmp_path)
+    loaded, points = grid_module.load(path)
+    out = tmp_path / "out"
+    run_module.run(loaded, points, out, workers=1, progress=False)
+    new = ["before_model_error_low_MBps", "before_model_error_high_MBps"]
+    older = sorted((out / "points").glob("*.parquet"))[0]
+    pd.read_parquet(older).drop(columns=new).to_parquet(older)
+    run_module.run(loaded, points, out, workers=1, progress=False)  # all done: gathered again
+    table = pd.read_parquet(out / "results.parquet")
+    assert len(table) == 2 and table[new].isna().all(axis=1).sum() == 1
+    assert sensitivity.driver_ranking(table).loc["volumes.lv.cache_block_KiB", "points_moved"] == 2
+    table.drop(columns=new).to_parquet(out / "results.parquet")
+    assert sensitivity.write_ranking(out / "results.parquet")[0].startswith(
+        "  volumes.lv.cache_block_KiB: "
+    )
+
+
+def test_a_parameter_no_table_informs_is_ranked_as_its_declared_range(tmp_path, monkeypatch):
+    """A sweep's ranking tells a calibrated parameter from one no table informs (the stored fit's
+    ``rows_depending_on_it`` 0: nfs_call_cycles), whose spread is its declared range, not a fit's;
+    in ``drivers.csv``'s ``kind`` and in the lines the sweep prints. With no calibration stored, no
+    parameter is a calibrated one."""
+    stored = json.loads(paths.CALIBRATED_PARAMETERS.read_text())["parameters"]
+    assert stored["nfs_call_cycles"]["rows_depending_on_it"] == 0
+    assert stored["io_copy_passes"]["rows_depending_on_it"] > 0
+    shares = {"parameter nfs_call_cycles": 0.6, "parameter io_copy_passes": 0.3, "x.y": 0.1}
+    results = tmp_path / "results.parquet"
+    pd.DataFrame({"status": ["ok"], "drivers": [json.dumps(shares)]}).to_parquet(results)
+    unfitted = "free parameter, no table informs it: its declared range"
+    lines = sensitivity.write_ranking(results)
+    assert lines[0].endswith(f"moves 1 point; {unfitted})")
+    assert lines[1].endswith("moves 1 point; calibrated parameter)")
+    kinds = pd.read_csv(tmp_path / "drivers.csv", index_col="driver").kind
+    assert kinds.to_dict() == {
+        "parameter nfs_call_cycles": unfitted,
+        "parameter io_copy_passes": "calibrated parameter",
+        "x.y": "declared unknown",
+    }
+    monkeypatch.setattr(paths, "CALIBRATED_PARAMETERS", tmp_path / "none.json")
+    table = pd.read_parquet(results)
+    assert set(sensitivity.driver_ranking(table).kind) == {unfitted, "declared unknown"}
+
+
 def test_a_grid_without_intervals_prints_no_ranking(tmp_path, run_cli):
     path = grid(tmp_path, scenario="em_ingest", product={"workload.streams": [1]})
     status, out, _ = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")

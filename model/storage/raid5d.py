@@ -212,10 +212,15 @@ def _nodes_reached(host: Host, writers: int) -> int:
 def stripe_threads_rate(
     host: Host, group_thread_cnt: int, writers: int, params: Mapping[str, float]
 ) -> float:
-    """How many times raid5d's rate alone the array's stripe threads handle (``_amdahl``); past
-    raid5d and ``MD_MEASURED_WORKERS`` workers at once, the measured threads' rate and the share
+    """How many times raid5d's rate alone the array's stripe threads (``stripe_threads``) handle
+    (``_threads_rate``)."""
+    return _threads_rate(stripe_threads(host, group_thread_cnt, writers), params)
+
+
+def _threads_rate(threads: int, params: Mapping[str, float]) -> float:
+    """How many times raid5d's rate alone ``threads`` stripe threads at once handle (``_amdahl``);
+    past raid5d and ``MD_MEASURED_WORKERS`` workers, the measured threads' rate and the share
     ``params["md_workers_past_measured"]`` (read only there) of what Amdahl's law gives the rest."""
-    threads = stripe_threads(host, group_thread_cnt, writers)
     measured = 1 + MD_MEASURED_WORKERS
     if threads <= measured:
         return _amdahl(threads)
@@ -256,8 +261,9 @@ def thread_note(
             f"sets them (stock md is measured with up to {MD_MEASURED_WORKERS}; more are "
             "predicted with a range, md_workers_past_measured): this is one thread's rate",
         )
-    threads = stripe_threads(host, group_thread_cnt, writers(body))
-    rate = stripe_threads_rate(host, group_thread_cnt, writers(body), params)
+    feeding = writers(body)
+    threads = stripe_threads(host, group_thread_cnt, feeding)
+    rate = _threads_rate(threads, params)
     beyond = threads - 1 - MD_MEASURED_WORKERS
     past = (
         f"; past raid5d and {MD_MEASURED_WORKERS} workers no run is published, and the "
@@ -268,7 +274,7 @@ def thread_note(
         if beyond > 0
         else ""
     )
-    nodes = _nodes_reached(host, writers(body))
+    nodes = _nodes_reached(host, feeding)
     where = f"each of the {nodes} NUMA nodes its writers reach" if nodes > 1 else "one NUMA node"
     return (
         f"{bottleneck} binds: raid5d and its workers (group_thread_cnt {group_thread_cnt} in "

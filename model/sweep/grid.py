@@ -6,9 +6,9 @@ points as any of: the ``product`` of lists, an explicit list of ``points``, a ``
 and of options, a few values each as likely (``random``, Latin-hypercube ``lhs``, or Saltelli's
 ``sobol`` design for Sobol indices). Every point is a mapping of dotted scenario keys (or notebook
 parameters) to values; ``base`` holds overrides every point shares; ``seed`` (or a point's own
-``seed`` key) is the scenario's seed; ``intervals: true`` stores each point's 90 % interval and
-what drives it (``model.uncertainty``: the scenario's declared unknowns among them), for
-``model.sweep.sensitivity``.
+``seed`` key) is the scenario's seed; ``intervals: true`` stores each point's 90 % interval, its
+ends before the model's error widened them and what drives it (``model.uncertainty``: the
+scenario's declared unknowns among them), for ``model.sweep.sensitivity``.
 
 A grid is refused, with one line, when its ``name`` is not a plain name (it names the results
 folder), when it would hold more than ``MAX_POINTS`` points (counted before any is built), when it
@@ -124,7 +124,8 @@ class Grid:
     product: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     points: tuple[dict[str, Any], ...] = ()
     sample: Sample | None = None
-    # store each point's 90 % interval and its drivers (model.uncertainty), a few more runs a point
+    # store each point's 90 % interval, its ends before the model's error and its drivers
+    # (model.uncertainty), a few more runs a point
     intervals: bool = False
     # a papermill point's time limit for each of its notebook's cells, whole seconds (papermill's
     # execution_timeout, which takes an integer): a cell that runs longer fails its point

@@ -145,6 +145,9 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
         interval = uncertainty.interval(scenario)
         out["interval_90_low_MBps"] = interval.low
         out["interval_90_high_MBps"] = interval.high
+        # the spread the drivers share out: NaN where the model's error widened neither end
+        before = interval.before_error or (float("nan"), float("nan"))
+        out["before_model_error_low_MBps"], out["before_model_error_high_MBps"] = before
         out["drivers"] = json.dumps(interval.drivers, sort_keys=True)
     return out
 

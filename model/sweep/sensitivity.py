@@ -1,11 +1,14 @@
 """Which fact is worth asking the vendor about: a sweep's points ranked by what moves their
 predictions.
 
-A grid with ``intervals: true`` stores each point's 90 % interval and its ``drivers``
-(``model.uncertainty``: each declared unknown's, each calibrated parameter's and the simulation
-noise's share of the spread). Averaged over the points, the shares rank the unknowns beside the
-parameters; a notebook's Sobol ranking of the swept keys (``sweep_summary``, ``sobol_ranking``)
-says what the design choices do, this says what the unknown facts do.
+A grid with ``intervals: true`` stores each point's 90 % interval, its ends before the model's
+error widened them (the spread the drivers share out) and its ``drivers`` (``model.uncertainty``:
+each declared unknown's, each free parameter's and the simulation noise's share of the spread).
+Averaged over the points, the shares rank the unknowns beside the parameters, a parameter's
+``kind`` telling one the calibration fitted (its spread the fit's uncertainty) from one no table
+informs (``calibrate.uninformed``: its spread its declared range). A notebook's Sobol ranking of
+the swept keys (``sweep_summary``, ``sobol_ranking``) says what the design choices do, this says
+what the unknown facts do.
 
 ``sobol_ranking`` computes a grid's Sobol indices over its own Saltelli design (the ``sobol``
 sample's rows, after any product and listed points) and refuses, with ``NotRanked``'s one line,
@@ -21,12 +24,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import params
 from .grid import Grid
+
+CALIBRATED = "calibrated parameter"  # a driver's kind: a parameter a table informs, fitted
+UNINFORMED = "free parameter, no table informs it: its declared range"  # left at its default
 
 
 def driver_ranking(table: pd.DataFrame) -> pd.DataFrame:
     """Per driver, over the sweep's finished points with intervals: its mean share of the spread,
-    the largest, and at how many points it moves the prediction at all; largest mean first."""
+    the largest, at how many points it moves the prediction at all and its ``kind`` (a declared
+    unknown, the simulation noise, a ``CALIBRATED`` parameter or an ``UNINFORMED`` one, as the
+    stored calibration tells them); largest mean first."""
     if "drivers" not in table.columns:
         raise ValueError("the sweep stored no intervals: set intervals: true in its grid")
     ok = table[(table.status == "ok") & table.drivers.notna()]
@@ -40,13 +49,17 @@ def driver_ranking(table: pd.DataFrame) -> pd.DataFrame:
             "points_moved": (shares > 0).sum(),
         }
     )
-    ranking["kind"] = [_kind(name) for name in ranking.index]
+    from .. import calibrate  # scipy's optimiser and the validation: only where a sweep ranks
+
+    unfitted = calibrate.uninformed(params.rows_depending())
+    ranking["kind"] = [_kind(name, unfitted) for name in ranking.index]
     return ranking.sort_values("mean_share", ascending=False)
 
 
-def _kind(driver: str) -> str:
+def _kind(driver: str, unfitted: frozenset[str]) -> str:
+    """What ``driver`` is, ``unfitted`` the parameters no table informs."""
     if driver.startswith("parameter "):
-        return "calibrated parameter"
+        return UNINFORMED if driver.removeprefix("parameter ") in unfitted else CALIBRATED
     if driver == "simulation noise":
         return "simulation noise"
     return "declared unknown"
@@ -55,7 +68,8 @@ def _kind(driver: str) -> str:
 def write_ranking(results: Path, top: int = 5) -> list[str]:
     """Rank the drivers of a finished sweep's stored intervals (``results.parquet``), write the
     whole ranking beside it as ``drivers.csv`` and return a line for each of the ``top`` first
-    (its mean share of the points' spread, in %, and at how many points it moves them)."""
+    (its mean share of the points' spread, in %, at how many points it moves them and its
+    ``kind``)."""
     table = pd.read_parquet(results)
     if "drivers" not in table.columns:  # no point finished with an interval
         return []
