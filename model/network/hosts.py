@@ -251,30 +251,27 @@ def partition_bound_Bps(
         for usage, cap in zip(usages, caps, strict=True)
     ]
     best = sum(alone)
-    groups: dict[str, dict[FlowResource, list[int]]] = {}  # group -> resource -> flows crossing it
-    group_of: dict[FlowResource, dict[FlowResource, list[int]]] = {}  # each resource's, once
+    flows_of: dict[FlowResource, list[int]] = {}  # each resource: the flows crossing it, in order
     for i, usage in enumerate(usages):
         for res in usage:
-            crossing = group_of.get(res)
-            if crossing is None:
-                name = res.name
-                key = name.rsplit(".", 1)[0] if "." in name.split(" ", 1)[-1] else name
-                crossing = group_of[res] = groups.setdefault(key, {})
-            crossing.setdefault(res, []).append(i)
-    every = [
-        (res, flows)
-        for crossing in groups.values()
-        for res, flows in crossing.items()
-        if len(set(flows)) == len(usages)
-    ]
-    groups.update({f"{res.name} alone": {res: flows} for res, flows in every})
-    for crossing in groups.values():
-        counted = [i for flows in crossing.values() for i in flows]
-        if len(counted) != len(usages) or len(set(counted)) != len(usages):
-            continue  # not a partition of the flows
-        total = 0.0
-        for res, flows in crossing.items():
-            least = min(usages[i][res] for i in flows)
-            total += min(res.capacity / least, sum(alone[i] for i in flows))
-        best = min(best, total)
+            flows_of.setdefault(res, []).append(i)
+    # what a resource carries at most: its capacity over the least usage of a flow crossing it,
+    # or those flows' own limits, if less; worked out once a resource, whatever groups hold it
+    carried = {
+        res: min(res.capacity / min(usages[i][res] for i in flows), sum(alone[i] for i in flows))
+        for res, flows in flows_of.items()
+    }
+    groups: dict[str, list[FlowResource]] = {}
+    for res in flows_of:  # named alike: nic sender.0 and nic sender.1 are group nic sender
+        name = res.name
+        key = name.rsplit(".", 1)[0] if "." in name.split(" ", 1)[-1] else name
+        groups.setdefault(key, []).append(res)
+    n = len(usages)
+    for members in groups.values():
+        crossing = [flows_of[res] for res in members]
+        if sum(map(len, crossing)) == n and len(set().union(*crossing)) == n:  # a partition
+            best = min(best, sum(carried[res] for res in members))
+    for res, flows in flows_of.items():  # every flow crosses it: a group of one
+        if len(flows) == n:
+            best = min(best, carried[res])
     return best
