@@ -37,7 +37,10 @@ calibrated parameters it reads, and further seeds.
     standard deviation its 95 % interval's half-width (on its side) / 1.96: its declared bounds
     where no fit estimated it, as for the parameters a held-out row's own fit cannot inform
     (``unfitted``). Each parameter that shares an axis with another (``coupled``) is also
-    simulated alone over its own 5 to 95 % step (one more run each, ``alone_step``);
+    simulated alone over its own 5 to 95 % step (one more run each, ``alone_step``). At each end of
+    the envelope (the configuration whose outcome is the lowest, and the highest), the parameters
+    read there but not at the point's own are stepped the same way with that configuration set
+    (``EndSteps``: none where the end reads no other, so no run);
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds (none where the run drew no
     random stream, ``model.sim.rng``), every one of them: a draw of few outcomes (which bond member
     each of eight clients hashes onto) can give the same result at two seeds and another at a
@@ -84,7 +87,9 @@ SEEDS = 2  # further seeds where the model is stochastic
 # of its 8 unknowns, 3 parameter steps, 2 further seeds, and for each end its corner and 3 passes
 # of at most 15 runs), and runs 71 (5 s); a range unknown adds up to 5 configurations and 30
 # passes' runs, an option 1 and 6. Five range unknowns on the memory-mapped test may need 164 and
-# run 72 (14 s besides compiling its loop once); its mirror's read policy, where open, 14 more (178)
+# run 72 (14 s besides compiling its loop once); its mirror's read policy, where open, 14 more
+# (178). The envelope's ends' steps (``EndSteps``), known only once the design has run, come on
+# top: 2 runs a parameter read at an end alone (none on any shipped scenario or row)
 MAX_SIMULATIONS = 200
 
 
@@ -350,6 +355,20 @@ def _bounded(values: dict[str, float]) -> dict[str, float]:
 # --- the outcome at every design point ------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class EndSteps:
+    """The steps of the parameters the model reads at the configuration of one end of the envelope
+    but not at the point's own (one read only at an unknown's other values, as md's workers past
+    the measured four are): the outcome there at the central values, and at each step's 5 % and
+    95 % points with that configuration set. Their axes are their own covariance's, apart from the
+    point's parameters', and none is simulated alone (``alone_step``): an axis two of them share
+    splits its spread by their loadings."""
+
+    outcome: float
+    at_parameter: dict[str, tuple[float, float]]
+    steps: dict[str, ParameterStep]
+
+
 @dataclass
 class Samples:
     """The outcome (a metric, or a ratio of two) at every design point."""
@@ -362,6 +381,9 @@ class Samples:
     alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
     at_seed: list[float]  # further seeds, defaults
     simulations: int
+    # the envelope's low and high ends' steps of the parameters read there but not at the point's
+    # own configuration (``EndSteps``; None where the end reads none, the point's own among them)
+    ends: tuple[EndSteps | None, EndSteps | None] = (None, None)
 
 
 def sample(
@@ -375,18 +397,27 @@ def sample(
     progress: str | None = None,
     *,
     where: str,
+    read_at: Callable[[dict], tuple[str, ...]] | None = None,
 ):
-    """The outcome at every design point; ``seedless``: the model drew no random number, so the
-    simulation has no noise to measure; ``unfitted``: as ``parameter_steps``; ``progress``, the
-    name the simulations are counted under on standard error (``model.progress``: a bar once they
-    have taken a second, a line a tenth at most every 30 s into a log), None for none. The count
-    is out of the simulations planned: each design point, both ends of each parameter step, each
-    coupled parameter alone and the further seeds (not the search's, which depend on what the
-    points gave, and which the count is held below). A design that may need more than
-    ``MAX_SIMULATIONS``, the search's passes counted in full, is refused before any of it runs,
-    at the ``unknowns`` of the scenario file ``where``."""
+    """The outcome at every design point; ``read``: the parameters the model reads at the point's
+    own configuration, ``read_at`` those it reads at a scenario configuration (None: the same at
+    every one), so that the envelope's ends are stepped in those read there alone (``EndSteps``);
+    ``seedless``: the model drew no random number, so the simulation has no noise to measure;
+    ``unfitted``: as ``parameter_steps``; ``progress``, the name the simulations are counted under
+    on standard error (``model.progress``: a bar once they have taken a second, a line a tenth at
+    most every 30 s into a log), None for none. The count is out of the simulations planned: each
+    design point, both ends of each parameter step, each coupled parameter alone and the further
+    seeds (not the search's nor the envelope's ends' steps, which depend on what the points gave,
+    and which the count is held below). A design that may need more than ``MAX_SIMULATIONS``, the
+    search's passes counted in full, is refused before any of it runs, at the ``unknowns`` of the
+    scenario file ``where``."""
     configs = design(unknowns)
     steps = parameter_steps(sorted(read), base, unfitted)
+
+    def steps_at(config):  # the steps of the parameters read at config but not at the point's own
+        new = set(read_at(config) if read_at is not None else ()) - set(read)
+        return parameter_steps(sorted(new), base, unfitted)
+
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
     check_simulations(unknowns, configs, planned, where)
     count = progress_module.counter(planned, progress, "simulation", bar_after_s=1.0)
@@ -401,7 +432,7 @@ def sample(
         return value
 
     try:
-        return _sampled(counted, unknowns, configs, steps, base, seed, seedless)
+        return _sampled(counted, unknowns, configs, steps, steps_at, base, seed, seedless)
     finally:
         count.close()
 
@@ -433,9 +464,10 @@ def _named(config: dict[str, Any]) -> str:
     return repr(sorted(config.items()))
 
 
-def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
+def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless):
     """``sample``'s simulations of the design points ``configs``, the search for the envelope's
-    ends where they vary the unknowns one at a time (``searched``), and the parameter ``steps``."""
+    ends where they vary the unknowns one at a time (``searched``), the parameter ``steps``, and
+    at each end of the envelope those of the parameters read there alone (``steps_at``)."""
     at_config = []
     kept = []
     seen: dict[str, float | None] = {}  # each configuration run (None: refused), by ``_named``
@@ -473,10 +505,7 @@ def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
         low, high = corners(unknowns, kept, at_config)
         searched(unknowns, low, value_of, operator.lt)
         searched(unknowns, high, value_of, operator.gt)
-    at_parameter = {
-        key: (outcome({}, dict(base, **step.down), seed), outcome({}, dict(base, **step.up), seed))
-        for key, step in steps.items()
-    }
+    at_parameter = _stepped(outcome, {}, steps, base, seed)
     alone = {}
     fitted, matrix = params_module.covariance()
     for name in coupled(steps):
@@ -487,5 +516,33 @@ def _sampled(outcome, unknowns, configs, steps, base, seed, seedless):
             if value is not None:
                 alone[name] = (value, moved[1])
     at_seed = [] if seedless else [outcome({}, base, seed + k) for k in range(1, SEEDS + 1)]
-    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed)
-    return Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs)
+    ends, at_ends = _ends(outcome, unknowns, kept, at_config, steps_at, base, seed)
+    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed) + at_ends
+    return Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs, ends)
+
+
+def _stepped(outcome, config, steps, base, seed) -> dict[str, tuple[float, float]]:
+    """The outcome with ``config`` set at each of the parameter ``steps``' 5 % and 95 % points."""
+    return {
+        key: (
+            outcome(config, dict(base, **step.down), seed),
+            outcome(config, dict(base, **step.up), seed),
+        )
+        for key, step in steps.items()
+    }
+
+
+def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed):
+    """The envelope's low and high ends' ``EndSteps``: at the configuration among ``kept`` whose
+    outcome is the lowest, and at the one whose is the highest (the point's own where it ties),
+    the steps of the parameters read there but not at the point's own (``steps_at``); None at an
+    end that reads none. Also the simulations they took."""
+    low, high = (at_config.index(pick(at_config)) for pick in (min, max))
+    measured = {}
+    for i in dict.fromkeys((low, high)):  # once where both ends are one configuration
+        config = assigned(unknowns, kept[i])
+        steps = steps_at(config)
+        at_parameter = _stepped(outcome, config, steps, base, seed)
+        measured[i] = EndSteps(at_config[i], at_parameter, steps) if steps else None
+    runs = sum(2 * len(end.steps) for end in measured.values() if end is not None)
+    return (measured[low], measured[high]), runs

@@ -10,14 +10,17 @@ grows with their levels, not their product; (b) the calibrated free parameters t
 reads, each direction's deviations at its 5 % and 95 % points (one simulated part of the way,
 where a declared bound cut the axis short, scaled to the full step; one that could not move at all
 mirroring the other) added in quadrature (first-order propagation), each measured at the point's
-own configuration (one read only at an unknown's other values, as md_workers_past_measured past
-4 workers where md_group_thread_cnt is the unknown, is not varied there); (c) simulation noise, the
-other seeds' root-mean-square deviation taken as a normal standard deviation; and (d) the model's
-own error as validation measured it (``model.model_error``; for hardware no table measured, the
-error of predicting a table the fit never saw): [low, high] widens to [low e^-q, high e^q], the
-low end of a system that keeps up with its offered load only past its headroom (``widened``, by
-which ``validate`` widens its rows' intervals too), or, without its file, the interval leaves it
-out and says so.
+own configuration; one the model reads at an end's configuration but not at the point's own (as
+md_workers_past_measured past 4 workers where md_group_thread_cnt is the unknown) is measured
+there and widens that end alone, the low end by its down deviations and the high end by its up
+(``design_points.EndSteps``). A parameter read at the point's own configuration is not measured
+again at the ends: its deviations there are applied at both, and one read only at an unknown's
+value that gives neither end is not varied; (c) simulation noise, the other seeds' root-mean-square
+deviation taken as a normal standard deviation; and (d) the model's own error as validation
+measured it (``model.model_error``; for hardware no table measured, the error of predicting a
+table the fit never saw): [low, high] widens to [low e^-q, high e^q], the low end of a system that
+keeps up with its offered load only past its headroom (``widened``, by which ``validate`` widens
+its rows' intervals too), or, without its file, the interval leaves it out and says so.
 
 In ``drivers``, an axis of one parameter is that parameter's; the axes parameters share give their
 variance to them by how far each alone moves the outcome over its own 5 to 95 % step
@@ -40,7 +43,8 @@ unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. Th
 is the documented-default configuration at the calibrated values and always lies inside. ``drivers``
 gives each unknown's, each parameter's and the noise's share of the spread: the variance of the
 outcome when that factor alone varies, over the sum of them (an unknown's from the configurations
-that vary it alone, never the search's, which move several at once).
+that vary it alone, never the search's, which move several at once; a parameter read only at an
+end's configuration at the end where it moves the outcome most).
 
 A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
 same design points for both (:func:`ratio_interval`), so that what moves both cancels.
@@ -58,7 +62,7 @@ from typing import Any
 
 from . import params as params_module
 from . import scenario as scenario_module
-from .design_points import Samples, Z, sample, varies_alone
+from .design_points import ParameterStep, Samples, Z, sample, varies_alone
 from .errors import NotModelled
 from .measured import ROUNDING
 from .model_error import beyond_tables, model_error_of
@@ -193,6 +197,9 @@ def _transform(samples: Samples) -> Callable[[float], float]:
     values = samples.at_config + samples.at_seed
     values += [v for pair in samples.at_parameter.values() for v in pair]
     values += [v for v, _ in samples.alone.values()]
+    for end in samples.ends:
+        if end is not None:
+            values += [end.outcome] + [v for pair in end.at_parameter.values() for v in pair]
     return math.log if all(v is not None and v > 0 for v in values) else float
 
 
@@ -249,37 +256,27 @@ def _summarise(
             envelope[i] for i, c in enumerate(samples.configs) if varies_alone(c, u.key)
         ]  # the default's outcome is among them
         variances[u.key] = statistics.pvariance(alone) if len(alone) > 1 else 0.0
-    down_sq = up_sq = 0.0
-    shared: list[tuple[set[str], float]] = []  # coupled parameters, their directions' variance
-    for key, (at_down, at_up) in samples.at_parameter.items():
-        step = samples.steps[key]
-        deviations = _full_step(t(at_down) - t0, t(at_up) - t0, step.reach)
-        down_sq += min(0.0, *deviations) ** 2
-        up_sq += max(0.0, *deviations) ** 2
-        moved = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
-        moving = step.moving
-        if len(moving) > 1 and moving <= samples.alone.keys():
-            overlapping = [group for group in shared if group[0] & moving]
-            shared = [group for group in shared if not group[0] & moving]
-            names = moving.union(*(names for names, _ in overlapping))
-            shared.append((names, moved + sum(variance for _, variance in overlapping)))
-            continue
-        for name, loading in step.loadings.items():
-            label = parameter_label(name)
-            variances[label] = variances.get(label, 0.0) + loading**2 * moved
-    for names, variance in shared:
-        alone = {n: samples.alone[n] for n in names}
-        for name, share in _shares(alone, t, t0).items():
-            label = parameter_label(name)
-            variances[label] = variances.get(label, 0.0) + share * variance
+    down_sq, up_sq, stepped = _parameter_spread(
+        samples.at_parameter, samples.steps, samples.alone, t, t0
+    )
+    variances.update(stepped)
+    # a parameter read only at an end's configuration widens that end (the low one down, the high
+    # one up) by its deviations measured there, its variance where it moves the outcome most
+    end_sq = [0.0, 0.0]
+    for side, end in enumerate(samples.ends):
+        if end is not None:
+            spread = _parameter_spread(end.at_parameter, end.steps, {}, t, t(end.outcome))
+            end_sq[side] = spread[side]
+            for label, variance in spread[2].items():
+                variances[label] = max(variances.get(label, 0.0), variance)
     noise_sd = (
         math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))
         if samples.at_seed
         else 0.0
     )
     variances[NOISE] = noise_sd**2
-    spread_down = math.sqrt(down_sq + (Z * noise_sd) ** 2)
-    spread_up = math.sqrt(up_sq + (Z * noise_sd) ** 2)
+    spread_down = math.sqrt(down_sq + end_sq[0] + (Z * noise_sd) ** 2)
+    spread_up = math.sqrt(up_sq + end_sq[1] + (Z * noise_sd) ** 2)
     low_t, high_t = min(envelope) - spread_down, max(envelope) + spread_up
     back = math.exp if t is math.log else float
     low, high = back(t0 + low_t), back(t0 + high_t)
@@ -323,6 +320,44 @@ def _unless_same(
         return None
     before = (min(before[0], point), max(before[1], point))
     return None if before == ends else before
+
+
+def _parameter_spread(
+    at_parameter: dict[str, tuple[float, float]],
+    steps: dict[str, ParameterStep],
+    alone: dict[str, tuple[float, float]],
+    t: Callable[[float], float],
+    t0: float,
+) -> tuple[float, float, dict[str, float]]:
+    """How far the parameter ``steps`` move the outcome from ``t0`` (``t``-transformed), simulated
+    at ``at_parameter``: the sums of the squares of their down and of their up deviations at their
+    full 5 % and 95 % points, and each parameter's variance: a direction's split by its parameters'
+    loadings, or, where each of them was also simulated ``alone``, by how far each alone moves the
+    outcome (``_shares``)."""
+    down_sq = up_sq = 0.0
+    variances: dict[str, float] = {}
+    shared: list[tuple[set[str], float]] = []  # coupled parameters, their directions' variance
+    for key, (at_down, at_up) in at_parameter.items():
+        step = steps[key]
+        deviations = _full_step(t(at_down) - t0, t(at_up) - t0, step.reach)
+        down_sq += min(0.0, *deviations) ** 2
+        up_sq += max(0.0, *deviations) ** 2
+        moved = ((deviations[1] - deviations[0]) / (2 * Z)) ** 2
+        moving = step.moving
+        if len(moving) > 1 and moving <= alone.keys():
+            overlapping = [group for group in shared if group[0] & moving]
+            shared = [group for group in shared if not group[0] & moving]
+            names = moving.union(*(names for names, _ in overlapping))
+            shared.append((names, moved + sum(variance for _, variance in overlapping)))
+            continue
+        for name, loading in step.loadings.items():
+            label = parameter_label(name)
+            variances[label] = variances.get(label, 0.0) + loading**2 * moved
+    for names, variance in shared:
+        for name, share in _shares({n: alone[n] for n in names}, t, t0).items():
+            label = parameter_label(name)
+            variances[label] = variances.get(label, 0.0) + share * variance
+    return down_sq, up_sq, variances
 
 
 def _by_option(samples: Samples, drivers: dict[str, float]) -> dict[str, float]:
@@ -424,6 +459,7 @@ def interval(
         unfitted,
         progress,
         where=scenario.path,
+        read_at=lambda config: simulated(scenario, config, base, scenario.seed)[1],  # cached
     )
     if samples is None:
         return None
@@ -483,11 +519,26 @@ def ratio_interval(
         other = _run(reference, _open(config, reference), values, seed, metric)[0]
         return None if this is None or not other else this / other
 
+    def read_at(config):  # both configurations' reads (cached: the design point's runs)
+        return tuple(
+            name
+            for case in (scenario, reference)
+            for name in simulated(case, _open(config, case), base, scenario.seed)[1]
+        )
+
     unknowns = _union(scenario.unknowns, reference.unknowns)
     seedless = _drew_none(scenario) and _drew_none(reference)
     read = set(read_a) | set(read_b)
     samples = sample(
-        outcome, unknowns, base, read, scenario.seed, seedless, unfitted, where=scenario.path
+        outcome,
+        unknowns,
+        base,
+        read,
+        scenario.seed,
+        seedless,
+        unfitted,
+        where=scenario.path,
+        read_at=read_at,
     )
     if samples is None:
         return None

@@ -9,7 +9,7 @@ import yaml
 from flash_parts import BIG_HOST, on_hba, on_riser, scenario
 from quote_parts import write
 
-from model import catalog, paths
+from model import catalog, paths, uncertainty
 from model import scenario as loader
 from model.simulate import simulate
 from model.storage import raid5d
@@ -18,6 +18,7 @@ CLOCK_Hz = BIG_HOST["clock_GHz"] * 1e9
 COPY_Bps = BIG_HOST["copy_rate_MBps"] * 1e6
 REQUEST = raid5d.MD_CYCLES_PER_MEMBER_REQUEST
 SLOT = raid5d.MD_CYCLES_PER_MEMBER_SLOT
+THREADS = "volumes.data.md_group_thread_cnt"
 RANDOM_WRITE = {
     "op": "write",
     "io": "direct",
@@ -266,6 +267,11 @@ def test_a_write_that_fits_a_raid_card_s_write_back_cache_says_its_burst_is_not_
 
 
 def _shelf_of_60(tmp_path, groups: int, group_thread_cnt: int, cores: int | None = None):
+    """The audit's what-if (``_shelf_of_60_file``), simulated."""
+    return _run(tmp_path, _shelf_of_60_file(groups, group_thread_cnt, cores))
+
+
+def _shelf_of_60_file(groups: int, group_thread_cnt: int, cores: int | None = None) -> dict:
     """The audit's what-if: the hard-disk purchase's EPYC 9354 server with two HBAs, 16 SAS lanes
     to a Data60 of 60 drives, md RAID6 in ``groups`` groups (LVM striped over them), 16 streams
     writing locally; ``cores`` in place of its 32."""
@@ -288,7 +294,7 @@ def _shelf_of_60(tmp_path, groups: int, group_thread_cnt: int, cores: int | None
         host = data["parts"]["hosts"]["epyc_storage_server"]
         host["cores_per_cpu"] = cores
         host["sources"]["cores_per_cpu"] = "estimated: a smaller host, for the test"
-    return _run(tmp_path, data)
+    return data
 
 
 def test_the_serial_share_is_the_published_rebuild_pair_s_and_holds_to_the_2012_threads():
@@ -345,6 +351,29 @@ def test_workers_past_the_measured_ones_are_predicted_with_their_range(tmp_path,
     low, high = data["before_model_error"] or data["interval_90"]
     assert alone.throughput_MBps * five <= low < eight.throughput_MBps < high
     assert high <= alone.throughput_MBps * nine
+
+
+def test_workers_past_the_measured_ones_widen_an_unknown_thread_count_s_envelope(tmp_path):
+    """Session 49's 60-drive RAID6 with md_group_thread_cnt a declared unknown of options 0 and 16,
+    its own value 0: only 16 (17 threads, past raid5d and the 4 workers measured) reads
+    md_workers_past_measured, which the point's own configuration does not, so its steps were never
+    taken and the envelope's top was 16's rate at the parameter's 0.5 (7,330 MB/s). Now they are
+    taken at that end: the high end reaches what --set md_group_thread_cnt=16 alone reaches
+    (8,589 MB/s; the raid5d thread binds at both, and no other parameter moves either), and the
+    parameter is among the drivers, as in a ratio to another configuration (a row measured
+    relative to another: one stream's)."""
+    data = _shelf_of_60_file(1, 0)
+    data["unknowns"] = {THREADS: {"options": [0, 16], "source": "a test"}}
+    path = write(tmp_path / "s.yaml", data)
+    found = uncertainty.interval(loader.load(path), model_error=False)
+    at_16 = uncertainty.interval(loader.load(path, [f"{THREADS}=16"]), model_error=False)
+    assert found.point < at_16.point < found.high  # at_16.point: 16 at the parameter's 0.5
+    assert found.high == pytest.approx(at_16.high, rel=1e-9)
+    assert found.low == found.point  # the point's own 0 workers are the low end, no wider
+    assert "parameter md_workers_past_measured" in found.drivers
+    one_stream = loader.load(path, ["workload.streams=1"])
+    ratio = uncertainty.ratio_interval(loader.load(path), one_stream, model_error=False)
+    assert "parameter md_workers_past_measured" in ratio.drivers
 
 
 def test_the_audit_s_raid60_with_workers_is_held_by_its_drives_not_its_six_raid5d(tmp_path):

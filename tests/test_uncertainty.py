@@ -341,6 +341,24 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     assert uncertainty.NOISE not in plain.drivers
 
 
+@pytest.mark.parametrize(
+    "name, overrides", [("psu_write", ["variant=sata"]), ("eah_download", ["variant=r10_opt"])]
+)
+def test_an_envelope_whose_ends_read_no_other_parameter_is_as_it_was(monkeypatch, name, overrides):
+    """The envelope's ends are stepped in the parameters read there but not at the point's own
+    configuration (md's workers past the measured four: test_raid5d); where the ends read none
+    (psu_write's SATA variant: its dirty ratio and drive write cache, every combination; the
+    download server's RAID10: 8 unknowns one at a time, its ends searched for), the interval,
+    its drivers and its simulations are those of the sampling without the ends' steps."""
+    loaded = scenario.load(name, overrides)
+    uncertainty.clear_cache()
+    found = uncertainty.interval(loaded, model_error=False)
+    uncertainty.clear_cache()
+    monkeypatch.setattr(design_points, "_ends", lambda *args: ((None, None), 0))
+    assert uncertainty.interval(loaded, model_error=False) == found
+    assert found.low < found.point  # an unknown's other configuration is the low end
+
+
 def test_every_further_seed_runs_where_a_draw_has_few_outcomes():
     """Eight clients hashed onto a two-port bond at random: seeds 1 and 2 put them alike
     (purchase_nvme with clients.hashing=seeded: 4,707 MB/s at both) and seed 3 evenly (5,883).
