@@ -89,7 +89,8 @@ SEEDS = 2  # further seeds where the model is stochastic
 # passes' runs, an option 1 and 6. Five range unknowns on the memory-mapped test may need 164 and
 # run 72 (14 s besides compiling its loop once); its mirror's read policy, where open, 14 more
 # (178). The envelope's ends' steps (``EndSteps``), known only once the design has run, come on
-# top: 2 runs a parameter read at an end alone (none on any shipped scenario or row)
+# top: at each end 2 runs a parameter read there but not at the point's own (none on any shipped
+# scenario or row), checked against the same budget before they run (``_ends``)
 MAX_SIMULATIONS = 200
 
 
@@ -416,7 +417,7 @@ def sample(
 
     def steps_at(config):  # the steps of the parameters read at config but not at the point's own
         new = set(read_at(config) if read_at is not None else ()) - set(read)
-        return parameter_steps(sorted(new), base, unfitted)
+        return parameter_steps(sorted(new), base, unfitted) if new else {}
 
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
     check_simulations(unknowns, configs, planned, where)
@@ -432,7 +433,7 @@ def sample(
         return value
 
     try:
-        return _sampled(counted, unknowns, configs, steps, steps_at, base, seed, seedless)
+        return _sampled(counted, unknowns, configs, steps, steps_at, base, seed, seedless, where)
     finally:
         count.close()
 
@@ -464,10 +465,11 @@ def _named(config: dict[str, Any]) -> str:
     return repr(sorted(config.items()))
 
 
-def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless):
+def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless, where):
     """``sample``'s simulations of the design points ``configs``, the search for the envelope's
     ends where they vary the unknowns one at a time (``searched``), the parameter ``steps``, and
-    at each end of the envelope those of the parameters read there alone (``steps_at``)."""
+    at each end of the envelope those of the parameters read there alone (``steps_at``; refused at
+    the ``unknowns`` of ``where`` where they would take the simulations past the budget)."""
     at_config = []
     kept = []
     seen: dict[str, float | None] = {}  # each configuration run (None: refused), by ``_named``
@@ -516,7 +518,8 @@ def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless):
             if value is not None:
                 alone[name] = (value, moved[1])
     at_seed = [] if seedless else [outcome({}, base, seed + k) for k in range(1, SEEDS + 1)]
-    ends, at_ends = _ends(outcome, unknowns, kept, at_config, steps_at, base, seed)
+    spent = len(seen) + 2 * len(at_parameter) + len(alone) + len(at_seed)
+    ends, at_ends = _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where)
     runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed) + at_ends
     return Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs, ends)
 
@@ -532,17 +535,33 @@ def _stepped(outcome, config, steps, base, seed) -> dict[str, tuple[float, float
     }
 
 
-def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed):
+def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where):
     """The envelope's low and high ends' ``EndSteps``: at the configuration among ``kept`` whose
-    outcome is the lowest, and at the one whose is the highest (the point's own where it ties),
-    the steps of the parameters read there but not at the point's own (``steps_at``); None at an
-    end that reads none. Also the simulations they took."""
-    low, high = (at_config.index(pick(at_config)) for pick in (min, max))
+    outcome is the lowest, and at the one whose is the highest (of configurations that tie, the
+    first of those reading the most parameters the point's own does not), the steps of the
+    parameters read there but not at the point's own (``steps_at``); None at an end that reads
+    none. Also the simulations they took. Where they would take the ``spent`` simulations past
+    ``MAX_SIMULATIONS``, refused before they run, at the ``unknowns`` of ``where``."""
+    chosen = []  # per end: its configuration's place in kept, and its steps
+    for pick in (min, max):
+        extreme = pick(at_config)
+        tied = [i for i, value in enumerate(at_config) if value == extreme]
+        stepped = [(steps_at(assigned(unknowns, kept[i])), i) for i in tied]
+        steps, i = max(stepped, key=lambda found: len(found[0]))  # the first reading the most
+        chosen.append((i, steps))
+    places = {i: steps for i, steps in chosen}  # one configuration at both ends is stepped once
+    runs = sum(2 * len(steps) for steps in places.values())
+    if spent + runs > MAX_SIMULATIONS:
+        raise UserError(
+            where,
+            "unknowns",
+            f"the 90 % interval needs {spent + runs} simulations, {runs} of them to step the "
+            f"parameters read only at its ends' values; at most {MAX_SIMULATIONS} are run: "
+            "declare fewer unknowns, or predict with --point for the prediction without its "
+            "interval",
+        )
     measured = {}
-    for i in dict.fromkeys((low, high)):  # once where both ends are one configuration
-        config = assigned(unknowns, kept[i])
-        steps = steps_at(config)
-        at_parameter = _stepped(outcome, config, steps, base, seed)
+    for i, steps in places.items():
+        at_parameter = _stepped(outcome, assigned(unknowns, kept[i]), steps, base, seed)
         measured[i] = EndSteps(at_config[i], at_parameter, steps) if steps else None
-    runs = sum(2 * len(end.steps) for end in measured.values() if end is not None)
-    return (measured[low], measured[high]), runs
+    return tuple(measured[i] for i, _ in chosen), runs

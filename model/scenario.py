@@ -16,7 +16,7 @@ import copy
 import dataclasses
 import functools
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,7 +35,7 @@ from .schema import (
     type_hints,
     writing,
 )
-from .spec import Reference, Scenario, Through, dotted, told_through
+from .spec import Reference, Scenario, Through, dotted, relocated_through
 
 HEADER_KEYS = (
     "name",
@@ -338,6 +338,9 @@ def load(
     ]
     for key, value, at, text in given:
         if named_body(body_cls, key.split(".")) is not None:
+            if "=" in key:  # it would split there in the named scenario's override
+                raise UserError(at, key, "a scenario key holds no '='")
+            locate_key(body_cls, key, at)  # a key the named scenario's model has, told here
             ref, _, inner = key.partition(".")
             through.append(Through(ref, inner, yamlio.flow_text(value), at))
         else:
@@ -375,7 +378,14 @@ def load(
         typed_keys = (k for k, w, _ in set_by if w == where_overrides)
         as_typed = frozenset(typed_keys) if typed else frozenset()
         refs = _references(
-            built, where, Path(unbuilt.folder), catalogs, _depth, as_typed, unbuilt.through
+            built,
+            where,
+            Path(unbuilt.folder),
+            catalogs,
+            _depth,
+            as_typed,
+            unbuilt.through,
+            unbuilt.set_at,
         )
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         told = unbuilt.relocated(exc)
@@ -640,24 +650,35 @@ def _references(
     depth: int,
     as_typed: frozenset[str] = frozenset(),
     through: tuple[Through, ...] = (),
+    set_at: Callable[[str], int] = lambda key: -1,
 ) -> dict[str, Scenario]:
     """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it, but
     at the keys ``as_typed`` as a shell reads it), each with the keys ``through`` sets in it after
-    its own overrides; a mistake in one is told as the key that names it, or as the key set
-    through it where that one was set."""
+    its own overrides, but before the body's list of them where a later place set that list
+    (``set_at``, ``Scenario.set_at``: a variant's key below a --set of storage_overrides); a
+    mistake in one is told as the key that names it, or as the key set through it where that one
+    was set."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
+    not_read = getattr(body, "not_read", lambda key: None)
     for t in through:
         if t.ref not in {ref.key for ref in named}:
             raise UserError(
                 t.at, t.given, f"{t.ref} names no scenario here: name one to set its keys"
             )
+        if (reason := not_read(t.ref)) is not None:
+            raise UserError(
+                t.at, t.given, f"{reason}: the scenario {t.ref} names is not read, nor its keys"
+            )
     loaded: dict[str, Scenario] = {}
     for ref in named:
         mine = [t for t in through if t.ref == ref.key]
         _refuse_derived(body, ref, mine)
-        ref = replace(ref, overrides=(*ref.overrides, *(t.override() for t in mine)))
+        listed_at = set_at(ref.overrides_key) if ref.overrides_key else -1
+        before = [t.override() for t in mine if set_at(t.given) < listed_at]
+        after = [t.override() for t in mine if set_at(t.given) >= listed_at]
+        ref = replace(ref, overrides=(*before, *ref.overrides, *after))
         file = (
             resolve(ref.name)
             if ref.key in as_typed
@@ -681,7 +702,7 @@ def _references(
         except UserError as exc:
             if exc.where == where:  # the reference's own mistake, told as it is
                 raise
-            told = told_through(mine, exc, f"{where} {ref.key}")
+            told = relocated_through(mine, exc, f"{where} {ref.key}")
             if told is not None:  # a key set through the reference: told where it was set
                 raise told from None
             at = _override_at(body, ref, exc, f"{where} {ref.key}")
@@ -705,7 +726,7 @@ def _refuse_derived(body: Any, ref: Reference, through: list[Through]) -> None:
                     t.at,
                     t.given,
                     f"this scenario sets {key} in the scenario {ref.key} names ({derived}) from "
-                    "its own keys: change those",
+                    + (f"its {ref.derived_from}: set that" if ref.derived_from else "its own keys"),
                 )
 
 
@@ -763,7 +784,13 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
     if named == getattr(scenario.body, "references", lambda: ())():
         return replace(scenario, body=body)  # the same scenarios named: those already loaded
     refs = _references(
-        body, where, Path(scenario.folder), scenario.catalogs, 0, through=scenario.through
+        body,
+        where,
+        Path(scenario.folder),
+        scenario.catalogs,
+        0,
+        through=scenario.through,
+        set_at=scenario.set_at,
     )
     own = tuple(u for u in scenario.unknowns if not u.via)  # the named ones', from those named now
     return replace(scenario, body=body, refs=refs, unknowns=own + _through(refs))

@@ -428,7 +428,11 @@ def named_body(cls: Any, path: list[str]) -> type | None:
 
 
 def allowed_keys(cls: type, path: list[str]) -> list[str]:
-    """The keys a mapping at ``path`` inside ``cls`` admits (for error messages)."""
+    """The keys a mapping at ``path`` inside ``cls`` admits (for error messages); at a key that
+    names another scenario, that scenario's top level."""
+    named = named_body(cls, [*path, ""])
+    if named is not None and len(path) == 1:
+        return allowed_keys(named, [])
     tp = field_type(cls, path)
     while typing.get_origin(tp) is Annotated:
         tp = typing.get_args(tp)[0]
@@ -469,5 +473,12 @@ def locate(
         )
         if parent and not allowed:  # a key below a value
             hint = f"; {'.'.join(parent)} is a value, not a section"
+        if len(parent) == 1 and named_body(body_cls, parts) is not None and parts[1] in top:
+            listed = f"{parent[0]}_overrides"  # the ingest's storage_overrides
+            hint = (  # a header key of the scenario another names: its own file's
+                f"; the scenario {parent[0]} names takes its {parts[1]} in its own file"
+                + (f" or in {listed}" if field_type(body_cls, [listed]) is not None else "")
+                + f", not through {parent[0]}"
+            )
         raise UserError(where, key, f"no such key in {kind}{_look_alike(key)}{hint}")
     return tp

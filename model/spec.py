@@ -33,6 +33,8 @@ class Reference:
     # the body's key whose list gives the first of ``overrides`` (the ingest's storage_overrides;
     # the rest are the body's own, derived), so that a mistake in one is told at its place there
     overrides_key: str = ""
+    # the body's keys the derived ones come from, as a refusal of a key set through it names them
+    derived_from: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,10 +128,15 @@ class Scenario:
         Where none of them was set but overrides changed the configuration, the file is named
         with them (``overridden``): a drive bay --set takes, which the file's next drive holds,
         is refused at that drive, and the hostile-input audit read it as the file's mistake."""
-        if exc.where != self.path:
-            named = next((k for k, ref in self.refs.items() if ref.path == exc.where), None)
-            told = None if named is None else self.told_through(named, exc)
-            return exc if told is None else told
+        if exc.where != self.path:  # raised in a scenario it names: at a key set through it?
+            for named, ref in self.refs.items():
+                told = self.told_through(named, exc) if ref.path == exc.where else None
+                if told is not None:
+                    return told
+            return exc
+        below = [t for t in self.through if t.ref == exc.key]
+        if below and self._last_set(exc.key)[0] < 0:  # the file's naming key, changed below it
+            return UserError(below[-1].at, below[-1].given, exc.message)
         changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related) if k]
         if changes:
             last, where, key = max(changes, key=lambda change: change[0])  # the first of equals
@@ -145,10 +152,10 @@ class Scenario:
         set through it was set (``--set: storage.volumes.lv.cache_block_KiB: ...``); None where
         no such key is the one it names."""
         through = [t for t in self.through if t.ref == named]
-        return told_through(through, self.refs[named].relocated(exc), f"{self.path} {named}")
+        return relocated_through(through, self.refs[named].relocated(exc), f"{self.path} {named}")
 
 
-def told_through(through: list[Through], exc: UserError, given_at: str) -> UserError | None:
+def relocated_through(through: list[Through], exc: UserError, given_at: str) -> UserError | None:
     """``exc``, raised where a named scenario's overrides were applied (``given_at``), told where
     the last of ``through`` that sets its key or a mapping holding it was set, as the key the user
     gave; None for another mistake."""

@@ -142,10 +142,11 @@ _seedless: set[tuple] = set()  # scenarios (_identity) whose run drew no random 
 
 def _identity(scenario: Scenario) -> tuple:
     """What a scenario's result depends on besides its seed and parameters: its body, the parts of
-    the user's it may name, and the scenarios it names, each the same way (a parts file or a named
-    scenario edited between two runs in one session is a new scenario)."""
+    the user's it may name, and the scenarios it names, each the same way and with its seed (which
+    the ingest's seeded hashing draws from; a parts file or a named scenario edited between two
+    runs in one session is a new scenario)."""
     users_parts = scenario.catalog.users_parts if scenario.catalog is not None else ()
-    named = tuple((key, _identity(ref)) for key, ref in sorted(scenario.refs.items()))
+    named = tuple((key, _identity(ref), ref.seed) for key, ref in sorted(scenario.refs.items()))
     return (scenario.model, repr(scenario.body), users_parts, named)
 
 
@@ -265,9 +266,9 @@ def _summarise(
     end_sq = [0.0, 0.0]
     for side, end in enumerate(samples.ends):
         if end is not None:
-            spread = _parameter_spread(end.at_parameter, end.steps, {}, t, t(end.outcome))
-            end_sq[side] = spread[side]
-            for label, variance in spread[2].items():
+            down, up, there = _parameter_spread(end.at_parameter, end.steps, {}, t, t(end.outcome))
+            end_sq[side] = up if side else down
+            for label, variance in there.items():
                 variances[label] = max(variances.get(label, 0.0), variance)
     noise_sd = (
         math.sqrt(statistics.fmean((t(v) - t0) ** 2 for v in samples.at_seed))

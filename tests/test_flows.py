@@ -8,7 +8,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.sim.flows import Flow, FlowNetwork, max_min_rates, rated_usage
+from model.sim.flows import Flow, FlowNetwork, FlowResource, max_min_rates, rated_usage
 
 
 def _run(capacities, flows):
@@ -500,3 +500,16 @@ def test_a_rated_capacity_is_at_least_the_capacity_and_an_endless_resource_bound
     assert usage == {endless: 1.0, drive: 1.0}
     requests = net.resource("requests 1", 100.0, rated_capacity=400.0)
     assert rated_usage({requests: 2.0}) == {requests: 0.5}
+
+
+def test_the_partition_bound_takes_a_resource_a_flow_crosses_at_no_cost_as_not_holding_it():
+    """A flow whose usage of a resource every flow crosses is 0 is not held back by it: the
+    bound is the others' (it had divided by the 0, a ZeroDivisionError, the review)."""
+    from model.network.hosts import partition_bound_Bps
+
+    net = FlowNetwork(simpy.Environment())
+    link = FlowResource("link", 10.0, "B", net)
+    core = FlowResource("core", 4.0, "B", net)
+    usages = [{link: 1.0, core: 0.0}, {link: 1.0, core: 1.0}]
+    assert partition_bound_Bps(usages, [math.inf, math.inf]) == 10.0  # the link, both flows
+    assert partition_bound_Bps(usages, [3.0, math.inf]) == 7.0  # 3 + the core's 4

@@ -74,14 +74,36 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
         (  # a key the storage model does not have, with what it allows there
             INGEST,
             "storage.volumes.lv.nosuch=1",
-            "--set: storage.volumes.lv.nosuch: no such key in a storage scenario; allowed at "
-            "volumes.lv: level, disks",
+            "--set: storage.volumes.lv.nosuch: no such key in an ingest scenario; allowed at "
+            "storage.volumes.lv: level, disks",
         ),
         (  # derived by the ingest from its clients: set last, it would undo them unseen
             INGEST,
             "storage.workload.streams=3",
             "--set: storage.workload.streams: this scenario sets workload.streams in the scenario "
-            "storage names (workload.streams=8) from its own keys: change those",
+            "storage names (workload.streams=8) from its clients, one writer per client: set that",
+        ),
+        (  # a header key of the named scenario: its own file's, not the naming one's
+            INGEST,
+            "storage.variant=linear_4k",
+            "--set: storage.variant: no such key in an ingest scenario; the scenario storage "
+            "names takes its variant in its own file or in storage_overrides, not through storage",
+        ),
+        (  # no key at all below the naming key: what is allowed there
+            INGEST,
+            "storage.=1",
+            "--set: storage.: no such key in an ingest scenario; allowed at storage: host, buses",
+        ),
+        (  # the naming scenario's own check of what it names, told at the key that changed it
+            INGEST,
+            "storage.workload.op=read",
+            "--set: storage.workload.op: must be a storage scenario that writes, got em_ingest",
+        ),
+        (  # a storage the transfer does not read: its keys would change nothing
+            "atlas_lightpath",
+            "receiver_storage.volumes.md0.chunk_KiB=256 --set variant=memory_to_memory",
+            "--set: receiver_storage.volumes.md0.chunk_KiB: workload.sink is memory: the scenario "
+            "receiver_storage names is not read, nor its keys",
         ),
         (  # a key below a value that names no scenario
             "atlas_lightpath",
@@ -92,7 +114,44 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
     ],
 )
 def test_a_mistake_set_through_is_told_at_the_key_given(run_cli, name, override, said):
-    one_line(run_cli("predict", name, "--point", "--set", override), said)
+    one_line(run_cli("predict", name, "--point", "--set", *override.split(" ")), said)
+
+
+def test_a_variant_s_key_set_through_stays_below_a_set_of_the_whole_list(tmp_path):
+    """--set storage_overrides replaces the list after the variant: its 32 KiB wins over the
+    variant's 16 KiB set through storage, as --set wins over a variant everywhere."""
+    path = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("  linear_4k:", f"  small_blocks: {{{CACHE}: 16}}\n  linear_4k:"),
+    )
+    listed = "storage_overrides=[variant=striped, volumes.lv.cache_block_KiB=32]"
+    chosen = scenario_module.load(path, ["variant=small_blocks", listed])
+    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 32
+    chosen = scenario_module.load(path, ["variant=small_blocks", f"{CACHE}=8"])
+    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 8
+
+
+def test_a_variant_s_key_through_a_named_scenario_holding_equals_is_refused(tmp_path):
+    """Written into the named scenario's override it would split at its '=' (the review: the
+    store ran with 8 KiB blocks, or 3 writers past the ingest's refusal)."""
+    path = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("  linear_4k:", f"  odd: {{'{CACHE}=8 #': 16}}\n  linear_4k:"),
+    )
+    with pytest.raises(scenario_module.UserError) as told:
+        scenario_module.load(path, ["variant=odd"])
+    assert told.value.key == f"{CACHE}=8 #" and "holds no '='" in told.value.message
+
+
+def test_the_ingest_s_seeded_hashing_draws_from_its_own_seed():
+    """The interval's further seeds are the ingest's: drawn from the store's, they placed the
+    clients alike at every seed."""
+    rates = {_rate(INGEST, "hashing=seeded", f"seed={seed}") for seed in (1, 3, 7)}
+    assert len(rates) == 3
 
 
 def test_a_transfer_from_memory_names_no_sender_storage_to_set(tmp_path):

@@ -811,3 +811,61 @@ def test_an_unknown_that_holds_the_spread_shows_each_option_s_outcome(run_cli):
     for lesser in (["atlas_cern_receive", "--set", "variant=ext3"], ["psu_write"]):
         status, out, err = run_cli("predict", *lesser)
         assert status == 0 and "moved most   by the unknown" in out and "by option" not in out
+
+
+PAST = "md_workers_past_measured"  # a parameter no table informs, 0 to 1 at 0.5
+
+
+def _end_interval(outcomes, reads, options):
+    """The interval of a stand-in model: unknown ``x`` takes ``options`` (its default 0), the
+    outcome at x is ``outcomes[x](values)`` and it reads ``reads[x]``; no noise, no model error."""
+    unknown = Unknown(key="x", source="t", options=tuple(options), default=0, declared_in="t.yaml")
+    base = params.calibrated()
+    samples = design_points.sample(
+        lambda config, values, seed: outcomes[config.get("x", 0)](values),
+        (unknown,),
+        base,
+        set(reads[0]),
+        1,
+        True,
+        where="t.yaml",
+        read_at=lambda config: reads[config.get("x", 0)],
+    )
+    return uncertainty._summarise(samples, "throughput_MBps", "none", False)
+
+
+def _flat(value):
+    return lambda values: value
+
+
+def _past(value):  # moves with the parameter: 0.7 to 1.3 times value over its range
+    return lambda values: value * (1 + 0.6 * (values[PAST] - 0.5))
+
+
+def test_an_end_tied_between_configurations_is_stepped_where_a_parameter_moves_it():
+    """x=1 and x=2 both give the highest outcome; only x=2 reads the parameter: it is stepped
+    whichever comes first among the options (the review found the order decided it)."""
+    outcomes = {0: _flat(50.0), 1: _flat(100.0), 2: _past(100.0)}
+    reads = {0: (), 1: (), 2: (PAST,)}
+    first, second = (_end_interval(outcomes, reads, order) for order in ((0, 1, 2), (0, 2, 1)))
+    assert first.high > 110.0 and f"parameter {PAST}" in first.drivers
+    assert (first.low, first.high, first.drivers) == (second.low, second.high, second.drivers)
+
+
+def test_the_low_end_is_widened_down_by_a_parameter_read_only_there():
+    outcomes = {0: _flat(50.0), 1: _past(20.0), 2: _flat(100.0)}
+    found = _end_interval(outcomes, {0: (), 1: (PAST,), 2: ()}, (0, 1, 2))
+    assert found.low < 0.9 * 20.0 and found.high == pytest.approx(100.0, rel=1e-12)
+    assert f"parameter {PAST}" in found.drivers
+
+
+def test_steps_at_the_ends_past_the_simulation_budget_are_refused_before_they_run():
+    """150 configurations run; the parameters read only at the ends would take 2 runs each at
+    each end past the 200 allowed: refused at the unknowns, as the design's own count is."""
+    declared = sorted(params.calibrated())
+    outcomes = {x: _flat(10.0 if x == 1 else 50.0 + x) for x in range(150)}  # ends: 1 and 149
+    reads = {x: tuple(declared) if x in (1, 149) else () for x in range(150)}
+    with pytest.raises(scenario.UserError) as told:
+        _end_interval(outcomes, reads, range(150))
+    assert told.value.where == "t.yaml" and told.value.key == "unknowns"
+    assert "to step the parameters read only at its ends' values" in told.value.message

@@ -37,6 +37,7 @@ the per-frame cost and the copy rate come from the literature and the catalog.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .. import memory
@@ -255,23 +256,27 @@ def partition_bound_Bps(
     for i, usage in enumerate(usages):
         for res in usage:
             flows_of.setdefault(res, []).append(i)
-    # what a resource carries at most: its capacity over the least usage of a flow crossing it,
-    # or those flows' own limits, if less; worked out once a resource, whatever groups hold it
-    carried = {
-        res: min(res.capacity / min(usages[i][res] for i in flows), sum(alone[i] for i in flows))
-        for res, flows in flows_of.items()
-    }
     groups: dict[str, list[FlowResource]] = {}
     for res in flows_of:  # named alike: nic sender.0 and nic sender.1 are group nic sender
         name = res.name
         key = name.rsplit(".", 1)[0] if "." in name.split(" ", 1)[-1] else name
         groups.setdefault(key, []).append(res)
     n = len(usages)
-    for members in groups.values():
-        crossing = [flows_of[res] for res in members]
-        if sum(map(len, crossing)) == n and len(set().union(*crossing)) == n:  # a partition
-            best = min(best, sum(carried[res] for res in members))
-    for res, flows in flows_of.items():  # every flow crosses it: a group of one
-        if len(flows) == n:
-            best = min(best, carried[res])
+    bounding = [  # the groups that partition the flows, and each resource every flow crosses
+        members
+        for members in groups.values()
+        if sum(len(flows_of[res]) for res in members) == n
+        and len(set().union(*(flows_of[res] for res in members))) == n
+    ] + [[res] for res, flows in flows_of.items() if len(flows) == n]
+    carried: dict[FlowResource, float] = {}  # what a resource carries at most, once a resource
+    for members in bounding:
+        for res in members:
+            if res not in carried:  # its capacity over its flows' least usage, or their limits
+                flows = flows_of[res]
+                least = min(usages[i][res] for i in flows)  # 0: a flow it does not hold back
+                carried[res] = min(
+                    res.capacity / least if least > 0.0 else math.inf,
+                    sum(alone[i] for i in flows),
+                )
+        best = min(best, sum(carried[res] for res in members))
     return best

@@ -181,6 +181,12 @@ class WanBody:
             if getattr(self, key) is not None
         )
 
+    def not_read(self, key: str) -> str | None:
+        """Why the storage scenario ``key`` names is not read in this configuration (a transfer
+        from or to memory), or None where it is."""
+        side = "source" if key == "sender_storage" else "sink"
+        return f"workload.{side} is memory" if getattr(self.workload, side) == "memory" else None
+
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
         for role, op in (("sender", "read"), ("receiver", "write")):
             key, host = f"{role}_storage", getattr(self, f"{role}_host")

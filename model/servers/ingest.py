@@ -18,8 +18,9 @@ one :class:`~model.sim.flows.FlowNetwork`:
   (and ports), so all of a connection's frames take one member: one client never exceeds one link,
   and how clients share the members depends on the hash. ``balanced`` puts client i on member
   i mod members (the lucky spread), ``collide`` puts every client on member 0 (the unlucky one),
-  ``seeded`` draws each client's member from the named random stream ``lacp hash`` of the storage
-  scenario's seed; ``assignment`` gives the members outright.
+  ``seeded`` draws each client's member from the named random stream ``lacp hash`` of the ingest
+  scenario's seed (so the interval's further seeds draw other placements); ``assignment`` gives
+  the members outright.
 - Wire bytes per image byte: TCP/IP over Ethernet framing (``model.network.tcp``) at the LAN's MTU,
   plus the SMB2 header, WRITE request and transport header of every write an image takes.
 - CPU: per frame on the interrupt cores, one copy out of the socket in smbd, and the buffered write
@@ -175,7 +176,7 @@ def predict(
         irq_affinity=config.irq_affinity,
         members_of=config.assignment,
         hashing=config.hashing,
-        seed=store.seed,
+        seed=scenario.seed,
         payload=smb_payload_per_byte(config),
         process="smbd",
         front_where=where,

@@ -318,6 +318,7 @@ class IngestBody:
                 "storage",
                 (*self.storage_overrides, streams),
                 overrides_key="storage_overrides",
+                derived_from="clients, one writer per client",
             ),
         )
 
