@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .errors import UserError, readable
-from .schema import build, locate, stepped
+from .schema import build, locate, named_body, stepped
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
 MAX_OPTIONS = 16  # each option is one more simulation of every prediction
@@ -293,7 +293,16 @@ def _numeric(tp: Any) -> bool:
 
 
 def _exists(body_cls: type, key: str, where_key: str, where: str) -> Any:
-    """The declared type at ``key``; a key the scenario does not have is refused."""
+    """The declared type at ``key``; a key the scenario does not have is refused, and one of a
+    scenario it names (``storage.volumes.lv.cache_block_KiB``: that scenario's to declare)."""
+    if named_body(body_cls, key.split(".")) is not None:
+        ref = key.split(".")[0]
+        raise UserError(
+            where,
+            where_key,
+            f"a key of the scenario {ref} names: declare it in that scenario's own file, whose "
+            "unknowns this one's interval spans too",
+        )
     try:
         return locate(body_cls, key)
     except UserError as exc:

@@ -190,3 +190,17 @@ def test_a_sweep_varies_a_key_through_the_named_scenario_and_checks_it_first(tmp
         "takes cache blocks of 4, 8, 16, 32 KiB",
     )
     assert not (tmp_path / "bad").exists()
+
+
+def test_an_unknown_at_a_key_of_the_named_scenario_is_sent_to_its_file(tmp_path):
+    """Declared in the naming file it had been refused as 'an entry the scenario does not have'."""
+    path = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("variants:", f"unknowns:\n  {CACHE}: {{options: [16, 32], source: guess}}\nvariants:"),
+    )
+    with pytest.raises(scenario_module.UserError) as told:
+        scenario_module.load(path)
+    assert told.value.key == f"unknowns.{CACHE}"
+    assert "declare it in that scenario's own file" in told.value.message
