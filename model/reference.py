@@ -387,10 +387,23 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
     ref = model_reference(name)
     if not section:
         return [ref]
+    head, _, inner = section.partition(".")
+    named = getattr(registry.MODELS[name].body, "NAMED_SCENARIOS", {}).get(head)
+    if named is not None:  # ingest.storage.volumes: the keys --set storage.volumes... reaches
+        model = next(m for m in registry.MODELS if registry.MODELS[m].body is named)
+        try:
+            return select(f"{model}.{inner}" if inner else model, where)
+        except UserError as exc:  # told at the section as the user asked for it
+            raise UserError(where, target, exc.message) from None
     chosen = tuple(s for s in ref.sections if s.key and _matches(section, s.key))
     if not chosen:
         allowed = ", ".join(s.key for s in ref.sections if s.key)
-        raise UserError(where, target, f"unknown section of {name}; allowed: {allowed}")
+        raise UserError(
+            where,
+            target,
+            f"unknown section of {name}; "
+            + (f"allowed: {allowed}" if allowed else f"its keys are all top level: schema {name}"),
+        )
     return [dataclasses.replace(ref, sections=chosen)]
 
 

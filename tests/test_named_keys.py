@@ -204,3 +204,18 @@ def test_an_unknown_at_a_key_of_the_named_scenario_is_sent_to_its_file(tmp_path)
         scenario_module.load(path)
     assert told.value.key == f"unknowns.{CACHE}"
     assert "declare it in that scenario's own file" in told.value.message
+
+
+def test_schema_reaches_the_keys_of_a_named_scenario_as_set_does(run_cli):
+    """``schema ingest.storage.volumes`` is the storage model's volumes section, which --set
+    storage.volumes... reaches; a section neither has is one line, told as asked."""
+    through = run_cli("schema", "ingest.storage.volumes")
+    assert through[0] == 0 and through == run_cli("schema", "storage.volumes")
+    one_line(
+        run_cli("schema", "ingest.storage.nosuch"),
+        "schema: ingest.storage.nosuch: unknown section of storage; allowed: buses.NAME",
+    )
+    one_line(
+        run_cli("schema", "ingest.nosuch"),
+        "schema: ingest.nosuch: unknown section of ingest; its keys are all top level",
+    )
