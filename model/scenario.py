@@ -16,7 +16,7 @@ import copy
 import dataclasses
 import functools
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -342,7 +342,7 @@ def load(
                 raise UserError(at, key, "a scenario key holds no '='")
             locate_key(body_cls, key, at)  # a key the named scenario's model has, told here
             ref, _, inner = key.partition(".")
-            through.append(Through(ref, inner, yamlio.flow_text(value), at))
+            through.append(Through(ref, inner, yamlio.flow_text(value), at, len(set_by)))
         else:
             _assign(body, body_cls, key, copy.deepcopy(value), at)
         set_by.append((key, at, text))
@@ -385,7 +385,7 @@ def load(
             _depth,
             as_typed,
             unbuilt.through,
-            unbuilt.set_at,
+            unbuilt.set_by,
         )
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         told = unbuilt.relocated(exc)
@@ -650,14 +650,14 @@ def _references(
     depth: int,
     as_typed: frozenset[str] = frozenset(),
     through: tuple[Through, ...] = (),
-    set_at: Callable[[str], int] = lambda key: -1,
+    set_by: tuple[tuple[str, str, str], ...] = (),
 ) -> dict[str, Scenario]:
     """Load the scenarios ``body`` names (a path only in ``folder``, its file's, or below it, but
     at the keys ``as_typed`` as a shell reads it), each with the keys ``through`` sets in it after
-    its own overrides, but before the body's list of them where a later place set that list
-    (``set_at``, ``Scenario.set_at``: a variant's key below a --set of storage_overrides); a
-    mistake in one is told as the key that names it, or as the key set through it where that one
-    was set."""
+    its own overrides, but before the body's list of them where a later change of ``set_by``
+    (``Scenario.set_by``) set that list or an entry of it (a variant's key, then --set
+    storage_overrides); a mistake in one is told as the key that names it, or as the key set
+    through it where that one was set."""
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
@@ -675,9 +675,17 @@ def _references(
     for ref in named:
         mine = [t for t in through if t.ref == ref.key]
         _refuse_derived(body, ref, mine)
-        listed_at = set_at(ref.overrides_key) if ref.overrides_key else -1
-        before = [t.override() for t in mine if set_at(t.given) < listed_at]
-        after = [t.override() for t in mine if set_at(t.given) >= listed_at]
+        listed = ref.overrides_key or None  # the body's own list of overrides for it, if any
+        listed_at = max(
+            (
+                i
+                for i, (key, _, _) in enumerate(set_by)
+                if listed and dotted(key).split(".")[0] == listed
+            ),
+            default=-1,
+        )
+        before = [t.override() for t in mine if t.order < listed_at]
+        after = [t.override() for t in mine if t.order > listed_at]
         ref = replace(ref, overrides=(*before, *ref.overrides, *after))
         file = (
             resolve(ref.name)
@@ -705,6 +713,10 @@ def _references(
             told = relocated_through(mine, exc, f"{where} {ref.key}")
             if told is not None:  # a key set through the reference: told where it was set
                 raise told from None
+            if mine and exc.key and exc.where == paths.shown(resolve(file)):
+                # the named file's own place, refused with keys set through it: told as this
+                # scenario's key, which its load names with what was set (its overrides)
+                raise UserError(where, f"{ref.key}.{exc.key}", exc.message) from None
             at = _override_at(body, ref, exc, f"{where} {ref.key}")
             if at is not None:  # one of the overrides the body gives: told at it
                 raise UserError(where, at, f"{exc.key}: {exc.message}") from None
@@ -790,7 +802,7 @@ def _rebuilt(scenario: Scenario, raw: dict[str, Any], where: str) -> Scenario:
         scenario.catalogs,
         0,
         through=scenario.through,
-        set_at=scenario.set_at,
+        set_by=scenario.set_by,
     )
     own = tuple(u for u in scenario.unknowns if not u.via)  # the named ones', from those named now
     return replace(scenario, body=body, refs=refs, unknowns=own + _through(refs))

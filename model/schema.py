@@ -430,9 +430,9 @@ def named_body(cls: Any, path: list[str]) -> type | None:
 def allowed_keys(cls: type, path: list[str]) -> list[str]:
     """The keys a mapping at ``path`` inside ``cls`` admits (for error messages); at a key that
     names another scenario, that scenario's top level."""
-    named = named_body(cls, [*path, ""])
-    if named is not None and len(path) == 1:
-        return allowed_keys(named, [])
+    named = getattr(cls, "NAMED_SCENARIOS", {}) if isinstance(cls, type) else {}
+    if len(path) == 1 and path[0] in named:  # the named scenario's top level
+        return allowed_keys(named[path[0]], [])
     tp = field_type(cls, path)
     while typing.get_origin(tp) is Annotated:
         tp = typing.get_args(tp)[0]

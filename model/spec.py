@@ -42,12 +42,15 @@ class Through:
     """A key of a scenario another names, set in the naming one: ``--set
     storage.volumes.lv.disks.count=8`` on an ingest is ``volumes.lv.disks.count=8`` in the storage
     scenario its ``storage`` names (``ref``), the value as YAML text, told ``at`` where it was set
-    (``--set``, a sweep's point, a variant)."""
+    (``--set``, a sweep's point, a variant), ``order`` its place among the changes the naming
+    scenario's variant and overrides made (``Scenario.set_by``), which the naming body's own list
+    of overrides for it (``storage_overrides``) is ordered against."""
 
     ref: str
     key: str
     text: str
     at: str
+    order: int
 
     @property
     def given(self) -> str:
@@ -135,8 +138,8 @@ class Scenario:
                     return told
             return exc
         below = [t for t in self.through if t.ref == exc.key]
-        if below and self._last_set(exc.key)[0] < 0:  # the file's naming key, changed below it
-            return UserError(below[-1].at, below[-1].given, exc.message)
+        if len(below) == 1 and len(self.set_by) == 1:  # the one change: the naming key's, below it
+            return UserError(below[0].at, below[0].given, exc.message)
         changes = [(*self._last_set(k), k) for k in (exc.key, *exc.related) if k]
         if changes:
             last, where, key = max(changes, key=lambda change: change[0])  # the first of equals

@@ -142,9 +142,8 @@ _seedless: set[tuple] = set()  # scenarios (_identity) whose run drew no random 
 
 def _identity(scenario: Scenario) -> tuple:
     """What a scenario's result depends on besides its seed and parameters: its body, the parts of
-    the user's it may name, and the scenarios it names, each the same way and with its seed (which
-    the ingest's seeded hashing draws from; a parts file or a named scenario edited between two
-    runs in one session is a new scenario)."""
+    the user's it may name, and the scenarios it names, each the same way and with its seed (a
+    parts file or a named scenario edited between two runs in one session is a new scenario)."""
     users_parts = scenario.catalog.users_parts if scenario.catalog is not None else ()
     named = tuple((key, _identity(ref), ref.seed) for key, ref in sorted(scenario.refs.items()))
     return (scenario.model, repr(scenario.body), users_parts, named)

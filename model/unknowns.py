@@ -300,8 +300,8 @@ def _exists(body_cls: type, key: str, where_key: str, where: str) -> Any:
         raise UserError(
             where,
             where_key,
-            f"a key of the scenario {ref} names: declare it in that scenario's own file, whose "
-            "unknowns this one's interval spans too",
+            f"{key} is a key of the scenario {ref} names: declare it in that scenario's own "
+            "file, whose unknowns this one's interval spans too",
         )
     try:
         return locate(body_cls, key)

@@ -22,6 +22,17 @@ def _rate(name, *overrides):
     return simulate(scenario_module.load(name, list(overrides))).throughput_MBps
 
 
+def _ingest_with(tmp_path, variant: str) -> str:
+    """The ingest's file copied with one more variant (``name: {key: value}``)."""
+    return copy_scenario(
+        tmp_path, INGEST, "ingest.yaml", ("  linear_4k:", f"  {variant}\n  linear_4k:")
+    )
+
+
+def _blocks(loaded) -> int:
+    return loaded.refs["storage"].body.volumes["lv"].cache_block_KiB
+
+
 def test_a_key_set_through_storage_is_the_named_file_s_own_override():
     """Through ``storage``: as the ingest's own storage_overrides giving it, and it moves the rate
     (the MD3260's 16 KiB cache blocks cost its controllers more a byte than 32 KiB ones)."""
@@ -43,14 +54,8 @@ def test_a_key_set_through_wins_over_the_file_s_list_and_is_known_to_the_interva
 
 
 def test_a_variant_sets_a_key_through_the_key_naming_its_scenario(tmp_path):
-    path = copy_scenario(
-        tmp_path,
-        INGEST,
-        "ingest.yaml",
-        ("  linear_4k:", f"  small_blocks: {{{CACHE}: 16}}\n  linear_4k:"),
-    )
-    chosen = scenario_module.load(path, ["variant=small_blocks"])
-    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 16
+    path = _ingest_with(tmp_path, f"small_blocks: {{{CACHE}: 16}}")
+    assert _blocks(scenario_module.load(path, ["variant=small_blocks"])) == 16
 
 
 def test_a_transfer_s_storage_takes_keys_through_its_name():
@@ -117,31 +122,30 @@ def test_a_mistake_set_through_is_told_at_the_key_given(run_cli, name, override,
     one_line(run_cli("predict", name, "--point", "--set", *override.split(" ")), said)
 
 
-def test_a_variant_s_key_set_through_stays_below_a_set_of_the_whole_list(tmp_path):
-    """--set storage_overrides replaces the list after the variant: its 32 KiB wins over the
-    variant's 16 KiB set through storage, as --set wins over a variant everywhere."""
-    path = copy_scenario(
-        tmp_path,
-        INGEST,
-        "ingest.yaml",
-        ("  linear_4k:", f"  small_blocks: {{{CACHE}: 16}}\n  linear_4k:"),
-    )
+def test_a_key_set_through_takes_its_place_among_the_changes_to_the_whole_list(tmp_path):
+    """A later change wins, as --set wins over a variant and a later --set over an earlier: the
+    variant's 16 KiB set through storage below --set storage_overrides (whole, or one entry, or
+    after --set storage), and an earlier --set below a later list (the reviews)."""
+    path = _ingest_with(tmp_path, f"small_blocks: {{{CACHE}: 16}}")
     listed = "storage_overrides=[variant=striped, volumes.lv.cache_block_KiB=32]"
-    chosen = scenario_module.load(path, ["variant=small_blocks", listed])
-    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 32
-    chosen = scenario_module.load(path, ["variant=small_blocks", f"{CACHE}=8"])
-    assert chosen.refs["storage"].body.volumes["lv"].cache_block_KiB == 8
+    orders = {
+        32: (["variant=small_blocks", listed], [f"{CACHE}=16", listed]),
+        8: (
+            ["variant=small_blocks", f"{CACHE}=8"],
+            ["variant=small_blocks", "storage_overrides.0=volumes.lv.cache_block_KiB=8"],
+            ["variant=small_blocks", "storage=em_ingest", listed.replace("32", "8")],
+            [listed, f"{CACHE}=8"],
+        ),
+    }
+    for blocks, overrides in orders.items():
+        for given in overrides:
+            assert _blocks(scenario_module.load(path, given)) == blocks, given
 
 
 def test_a_variant_s_key_through_a_named_scenario_holding_equals_is_refused(tmp_path):
     """Written into the named scenario's override it would split at its '=' (the review: the
     store ran with 8 KiB blocks, or 3 writers past the ingest's refusal)."""
-    path = copy_scenario(
-        tmp_path,
-        INGEST,
-        "ingest.yaml",
-        ("  linear_4k:", f"  odd: {{'{CACHE}=8 #': 16}}\n  linear_4k:"),
-    )
+    path = _ingest_with(tmp_path, f"odd: {{'{CACHE}=8 #': 16}}")
     with pytest.raises(scenario_module.UserError) as told:
         scenario_module.load(path, ["variant=odd"])
     assert told.value.key == f"{CACHE}=8 #" and "holds no '='" in told.value.message
@@ -203,7 +207,10 @@ def test_an_unknown_at_a_key_of_the_named_scenario_is_sent_to_its_file(tmp_path)
     with pytest.raises(scenario_module.UserError) as told:
         scenario_module.load(path)
     assert told.value.key == f"unknowns.{CACHE}"
-    assert "declare it in that scenario's own file" in told.value.message
+    assert (
+        f"{CACHE} is a key of the scenario storage names: declare it in that scenario's own file"
+        in (told.value.message)
+    )
 
 
 def test_schema_reaches_the_keys_of_a_named_scenario_as_set_does(run_cli):
@@ -218,4 +225,35 @@ def test_schema_reaches_the_keys_of_a_named_scenario_as_set_does(run_cli):
     one_line(
         run_cli("schema", "ingest.nosuch"),
         "schema: ingest.nosuch: unknown section of ingest; its keys are all top level",
+    )
+
+
+def test_a_refusal_a_key_set_through_may_not_have_caused_is_told_with_every_change(run_cli):
+    """With other changes beside it, a refusal of what the naming key names is not pinned on the
+    key set through it (the review: the receiver's host changed by --set, blamed on its chunk),
+    and the named file's own refusal is told as this scenario's key with what was set."""
+    one_line(
+        run_cli(
+            "predict",
+            "atlas_lightpath",
+            "--point",
+            "--set",
+            "receiver_host=supermicro_p4dl6_triumf",
+            "--set",
+            "receiver_storage.volumes.md0.chunk_KiB=256",
+        ),
+        "data/scenarios/atlas_lightpath.yaml (with --set receiver_host=supermicro_p4dl6_triumf, "
+        "receiver_storage.volumes.md0.chunk_KiB=256): receiver_storage: atlas_cern_receive "
+        "describes host supermicro_p4dl6_cern",
+    )
+    one_line(
+        run_cli(
+            "predict",
+            INGEST,
+            "--point",
+            "--set",
+            "storage.volumes.lv.disks.attach.0=md3260.5",
+        ),
+        "(with --set storage.volumes.lv.disks.attach.0=md3260.5): "
+        "storage.volumes.lv.disks.attach[5]: md3260.5 is already taken",
     )
