@@ -32,7 +32,7 @@ from .design_points import MAX_SIMULATIONS
 from .errors import UserError
 from .parts import CATEGORIES
 from .scenario import MAX_VARIANTS
-from .schema import type_hints, words_of
+from .schema import named_scenarios, type_hints, words_of
 from .units import unit_of
 from .unknowns import Unknown
 
@@ -388,7 +388,7 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
     if not section:
         return [ref]
     head, _, inner = section.partition(".")
-    named = getattr(registry.MODELS[name].body, "NAMED_SCENARIOS", {}).get(head)
+    named = named_scenarios(registry.MODELS[name].body).get(head)
     if named is not None:  # ingest.storage.volumes: the keys --set storage.volumes... reaches
         model = next(m for m in registry.MODELS if registry.MODELS[m].body is named)
         try:

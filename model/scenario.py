@@ -30,6 +30,7 @@ from .schema import (
     build,
     build_dataclass,
     field_type,
+    inside,
     locate,
     named_body,
     type_hints,
@@ -675,13 +676,9 @@ def _references(
     for ref in named:
         mine = [t for t in through if t.ref == ref.key]
         _refuse_derived(body, ref, mine)
-        listed = ref.overrides_key or None  # the body's own list of overrides for it, if any
+        listed = ref.overrides_key  # the body's own list of overrides for it ("": none)
         listed_at = max(
-            (
-                i
-                for i, (key, _, _) in enumerate(set_by)
-                if listed and dotted(key).split(".")[0] == listed
-            ),
+            (i for i, (key, _, _) in enumerate(set_by) if listed and inside(dotted(key), listed)),
             default=-1,
         )
         before = [t.override() for t in mine if t.order < listed_at]
@@ -733,7 +730,7 @@ def _refuse_derived(body: Any, ref: Reference, through: list[Through]) -> None:
     for derived in ref.overrides[len(listed) :]:
         key = derived.partition("=")[0].strip()
         for t in through:
-            if t.key == key or t.key.startswith(key + ".") or key.startswith(t.key + "."):
+            if inside(t.key, key) or inside(key, t.key):
                 raise UserError(
                     t.at,
                     t.given,
@@ -755,7 +752,7 @@ def _override_at(body: Any, ref: Reference, exc: UserError, given_at: str) -> st
     found = None
     for i, text in enumerate(listed):
         set_key = text.partition("=")[0].strip()
-        if text == exc.key or key == set_key or key.startswith(set_key + "."):
+        if text == exc.key or inside(key, set_key):
             found = f"{ref.overrides_key}[{i}]"
     return found
 

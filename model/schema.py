@@ -417,20 +417,30 @@ def field_type(cls: type, path: list[str]) -> Any:
     return tp
 
 
+def named_scenarios(cls: Any) -> dict[str, type]:
+    """The keys of a ``cls`` body that name another scenario, each with the body class of the model
+    it names: the body's ``NAMED_SCENARIOS`` (the ingest's ``storage``, a transfer's
+    ``sender_storage``), none for any other class."""
+    return getattr(cls, "NAMED_SCENARIOS", {}) if isinstance(cls, type) else {}
+
+
 def named_body(cls: Any, path: list[str]) -> type | None:
     """The body class of the scenario a ``cls`` body's key ``path[0]`` names, where ``path`` goes on
-    inside it: a scenario body lists such keys and the body class of the model each names in
-    ``NAMED_SCENARIOS`` (the ingest's ``storage``, a transfer's ``sender_storage``), so ``--set``
-    and a sweep reach a named scenario's keys as ``storage.volumes.lv.disks.count``. None
-    elsewhere."""
-    named = getattr(cls, "NAMED_SCENARIOS", {}) if isinstance(cls, type) else {}
-    return named.get(path[0]) if len(path) > 1 else None
+    inside it (``named_scenarios``), so ``--set`` and a sweep reach a named scenario's keys as
+    ``storage.volumes.lv.disks.count``. None elsewhere."""
+    return named_scenarios(cls).get(path[0]) if len(path) > 1 else None
+
+
+def inside(key: str, outer: str) -> bool:
+    """Whether dotted ``key`` is ``outer`` or a key within it (``volumes.lv.level`` within
+    ``volumes.lv``; ``volumes.lvm`` is not)."""
+    return key == outer or key.startswith(outer + ".")
 
 
 def allowed_keys(cls: type, path: list[str]) -> list[str]:
     """The keys a mapping at ``path`` inside ``cls`` admits (for error messages); at a key that
     names another scenario, that scenario's top level."""
-    named = getattr(cls, "NAMED_SCENARIOS", {}) if isinstance(cls, type) else {}
+    named = named_scenarios(cls)
     if len(path) == 1 and path[0] in named:  # the named scenario's top level
         return allowed_keys(named[path[0]], [])
     tp = field_type(cls, path)

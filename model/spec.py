@@ -18,6 +18,7 @@ from typing import Any
 from .catalog import Catalog
 from .errors import UserError
 from .freeparameter import FreeParameter
+from .schema import inside
 from .unknowns import Unknown
 
 
@@ -111,7 +112,7 @@ class Scenario:
         found = -1, self.path
         key = dotted(key)
         for i, (set_key, where, _) in enumerate(self.set_by):  # later ones win, as applied
-            if key == set_key or key.startswith(set_key + "."):
+            if inside(key, set_key):
                 found = i, where
         return found
 
@@ -167,7 +168,7 @@ def relocated_through(through: list[Through], exc: UserError, given_at: str) -> 
     key = dotted(exc.key)
     found = None
     for t in through:
-        if key == t.key or key.startswith(t.key + "."):
+        if inside(key, t.key):
             found = t
     if found is None:
         return None

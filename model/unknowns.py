@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from .errors import UserError, readable
-from .schema import build, locate, named_body, stepped
+from .schema import build, inside, locate, named_body, stepped
 
 ENTRY_KEYS = ("options", "range", "source", "variants")
 MAX_OPTIONS = 16  # each option is one more simulation of every prediction
@@ -416,9 +416,7 @@ def in_effect(unknown: Unknown, configured: set[str], set_keys: set[str]) -> boo
     if unknown.variants and not configured & set(unknown.variants):
         return False
     return not any(
-        key == k or key.startswith(k + ".") or k.startswith(key + ".")
-        for key in unknown.scenario_keys
-        for k in set_keys
+        inside(key, k) or inside(k, key) for key in unknown.scenario_keys for k in set_keys
     )
 
 
