@@ -279,6 +279,18 @@ def test_a_grid_key_typo_lists_the_keys_allowed_beside_it(run_cli, tmp_path):
     )
 
 
+@pytest.mark.parametrize("key", ["workload.streams=4", "storage=outside.yaml"])
+def test_a_grid_key_holding_an_equals_sign_is_told_so(run_cli, tmp_path, key):
+    """It was told 'no such key' with the keys allowed at the top level, as if misspelt, where a
+    variant's is told that a key holds no '='."""
+    path = _grid(tmp_path, product={key: [1]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        f"{path}: product.{key}: a scenario key holds no '='; give key: value",
+    )
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
     """It said 'must be a list of typing.Any, got 4'."""
     path = _grid(tmp_path, product={"workload.streams": 4})
