@@ -44,6 +44,28 @@ class UserError(Exception):
         return one_line(": ".join(parts))
 
 
+class NoEntry(UserError):
+    """A key under an entry a mapping does not hold (``volumes.nosuch.level``): refused with the
+    entries it holds and the override that sets a new one whole; ``relocated`` tells it again as
+    set through the key that names the scenario holding the mapping (``storage.volumes...``)."""
+
+    def __init__(self, where: str, key: str, mapping: str, entry: str, held: list, form: str):
+        self.mapping, self.entry, self.held, self.form = mapping, entry, held, form
+        super().__init__(where, key, self._told(where, ""))
+
+    def _told(self, where: str, through: str) -> str:
+        whole = f"{through}{self.mapping}.{self.entry}={self.form}"
+        return (
+            f"no entry {self.entry!r} under {through}{self.mapping}; allowed: "
+            f"{', '.join(self.held) or 'none'}; a new one is set whole: "
+            + (f"--set '{whole}'" if where == "--set" else whole)
+        )
+
+    def relocated(self, where: str, ref: str) -> UserError:
+        """The refusal as the user set the key, through ``ref`` at ``where``."""
+        return UserError(where, f"{ref}.{self.key}", self._told(where, f"{ref}."))
+
+
 def one_line(text: str) -> str:
     """``text`` as one printable line: line breaks and control characters escaped."""
     return _LINE_BREAKS.sub(_escaped, text)

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, user_parts, yamlio
-from .errors import UserError, readable
+from .errors import NoEntry, UserError, readable
 from .schema import (
     NonNegativeInt,
     Written,
@@ -88,15 +88,8 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
         if not isinstance(node, dict):
             raise UserError(where, key, f"{'.'.join(parts[:depth])} holds a value, not keys")
         if part not in node and typing.get_origin(field_type(body_cls, parts[:depth])) is dict:
-            entry = ".".join(parts[: depth + 1])
-            whole = f"{entry}={_entry_form(field_type(body_cls, parts[: depth + 1]))}"
-            raise UserError(
-                where,
-                key,
-                f"no entry {part!r} under {'.'.join(parts[:depth])}; "
-                f"allowed: {', '.join(node) or 'none'}; a new one is set whole: "
-                + (f"--set '{whole}'" if where == "--set" else whole),
-            )
+            form = _entry_form(field_type(body_cls, parts[: depth + 1]))
+            raise NoEntry(where, key, ".".join(parts[:depth]), part, list(node), form)
         if node.get(part) is None:
             if value is None:  # null under a section the file leaves out: nothing to take back
                 return

@@ -110,6 +110,19 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
             "--set: receiver_storage.volumes.md0.chunk_KiB: workload.sink is memory: the scenario "
             "receiver_storage names is not read, nor its keys",
         ),
+        (  # a new entry of a mapping in the named scenario: set whole, through its name
+            INGEST,
+            "storage.volumes.nosuch.level=raid0",
+            "--set: storage.volumes.nosuch.level: no entry 'nosuch' under storage.volumes; "
+            "allowed: lv; a new one is set whole: --set 'storage.volumes.nosuch={disks: {...}}'",
+        ),
+        (
+            "atlas_lightpath",
+            "receiver_storage.volumes.md1.level=raid0",
+            "--set: receiver_storage.volumes.md1.level: no entry 'md1' under "
+            "receiver_storage.volumes; allowed: md0; a new one is set whole: --set "
+            "'receiver_storage.volumes.md1={disks: {...}}'",
+        ),
         (  # a key below a value that names no scenario
             "atlas_lightpath",
             "nic.speed=1",
