@@ -38,9 +38,9 @@ calibrated parameters it reads, and further seeds.
     where no fit estimated it, as for the parameters a held-out row's own fit cannot inform
     (``unfitted``). Each parameter that shares an axis with another (``coupled``) is also
     simulated alone over its own 5 to 95 % step (one more run each, ``alone_step``). At each end of
-    the envelope (the configuration whose outcome is the lowest, and the highest), the parameters
-    read there but not at the point's own are stepped the same way with that configuration set
-    (``EndSteps``: none where the end reads no other, so no run);
+    the envelope (the configuration whose outcome is the lowest, and the highest) that is not the
+    point's own configuration, every parameter read there is stepped the same way with that
+    configuration set (``EndSteps``: none at an end that is the point's own, so no run);
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds (none where the run drew no
     random stream, ``model.sim.rng``), every one of them: a draw of few outcomes (which bond member
     each of eight clients hashes onto) can give the same result at two seeds and another at a
@@ -89,8 +89,8 @@ SEEDS = 2  # further seeds where the model is stochastic
 # passes' runs, an option 1 and 6. Five range unknowns on the memory-mapped test may need 164 and
 # run 72 (14 s besides compiling its loop once); its mirror's read policy, where open, 14 more
 # (178). The envelope's ends' steps (``EndSteps``), known only once the design has run, come on
-# top: at each end 2 runs a parameter read there but not at the point's own (none on any shipped
-# scenario or row), checked against the same budget before they run (``_ends``)
+# top: at each end that is not the point's own configuration 2 runs a parameter read there (12
+# more on r10_opt, 83 in all), checked against the same budget before they run (``_ends``)
 MAX_SIMULATIONS = 200
 
 
@@ -358,12 +358,11 @@ def _bounded(values: dict[str, float]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class EndSteps:
-    """The steps of the parameters the model reads at the configuration of one end of the envelope
-    but not at the point's own (one read only at an unknown's other values, as md's workers past
-    the measured four are): the outcome there at the central values, and at each step's 5 % and
-    95 % points with that configuration set. Their axes are their own covariance's, apart from the
-    point's parameters', and none is simulated alone (``alone_step``): an axis two of them share
-    splits its spread by their loadings."""
+    """The steps of the parameters the model reads at the configuration of one end of the envelope,
+    another than the point's own (among them any read only at an unknown's other values, as md's
+    workers past the measured four are): the outcome there at the central values, and at each
+    step's 5 % and 95 % points with that configuration set. None is simulated alone
+    (``alone_step``): an axis two of them share splits its spread by their loadings."""
 
     outcome: float
     at_parameter: dict[str, tuple[float, float]]
@@ -382,8 +381,8 @@ class Samples:
     alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
     at_seed: list[float]  # further seeds, defaults
     simulations: int
-    # the envelope's low and high ends' steps of the parameters read there but not at the point's
-    # own configuration (``EndSteps``; None where the end reads none, the point's own among them)
+    # the envelope's low and high ends' steps of the parameters read there (``EndSteps``; None
+    # where the end is the point's own configuration, which its own steps widen, or reads none)
     ends: tuple[EndSteps | None, EndSteps | None] = (None, None)
 
 
@@ -402,7 +401,8 @@ def sample(
 ):
     """The outcome at every design point; ``read``: the parameters the model reads at the point's
     own configuration, ``read_at`` those it reads at a scenario configuration (None: the same at
-    every one), so that the envelope's ends are stepped in those read there alone (``EndSteps``);
+    every one), so that an end of the envelope at another configuration is stepped in those read
+    there (``EndSteps``);
     ``seedless``: the model drew no random number, so the simulation has no noise to measure;
     ``unfitted``: as ``parameter_steps``; ``progress``, the name the simulations are counted under
     on standard error (``model.progress``: a bar once they have taken a second, a line a tenth at
@@ -415,9 +415,9 @@ def sample(
     configs = design(unknowns)
     steps = parameter_steps(sorted(read), base, unfitted)
 
-    def steps_at(config):  # the steps of the parameters read at config but not at the point's own
-        new = set(read_at(config) if read_at is not None else ()) - set(read)
-        return parameter_steps(sorted(new), base, unfitted) if new else {}
+    def steps_at(config):  # the steps of every parameter the model reads at config
+        names = read_at(config) if read_at is not None else read
+        return parameter_steps(sorted(names), base, unfitted) if names else {}
 
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
     check_simulations(unknowns, configs, planned, where)
@@ -468,8 +468,9 @@ def _named(config: dict[str, Any]) -> str:
 def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless, where):
     """``sample``'s simulations of the design points ``configs``, the search for the envelope's
     ends where they vary the unknowns one at a time (``searched``), the parameter ``steps``, and
-    at each end of the envelope those of the parameters read there alone (``steps_at``; refused at
-    the ``unknowns`` of ``where`` where they would take the simulations past the budget)."""
+    at each end of the envelope at another configuration than the point's own every parameter read
+    there (``steps_at``; refused at the ``unknowns`` of ``where`` where they would take the
+    simulations past the budget)."""
     at_config = []
     kept = []
     seen: dict[str, float | None] = {}  # each configuration run (None: refused), by ``_named``
@@ -537,15 +538,19 @@ def _stepped(outcome, config, steps, base, seed) -> dict[str, tuple[float, float
 
 def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where):
     """The envelope's low and high ends' ``EndSteps``: at the configuration among ``kept`` whose
-    outcome is the lowest, and at the one whose is the highest (of configurations that tie, the
-    first of those reading the most parameters the point's own does not), the steps of the
-    parameters read there but not at the point's own (``steps_at``); None at an end that reads
-    none. Also the simulations they took. Where they would take the ``spent`` simulations past
-    ``MAX_SIMULATIONS``, refused before they run, at the ``unknowns`` of ``where``."""
+    outcome is the lowest, and at the one whose is the highest (the point's own where it ties,
+    whose steps are the point's; else the first of those that tie reading the most parameters),
+    the steps of every parameter the model reads there (``steps_at``); None at an end that is the
+    point's own or reads none. Also the simulations they took. Where they would take the ``spent``
+    simulations past ``MAX_SIMULATIONS``, refused before they run, at the ``unknowns`` of
+    ``where``."""
     chosen = []  # per end: its configuration's place in kept, and its steps
     for pick in (min, max):
         extreme = pick(at_config)
         tied = [i for i, value in enumerate(at_config) if value == extreme]
+        if tied[0] == 0:  # the point's own: its own steps widen it
+            chosen.append((0, {}))
+            continue
         stepped = [(steps_at(assigned(unknowns, kept[i])), i) for i in tied]
         steps, i = max(stepped, key=lambda found: len(found[0]))  # the first reading the most
         chosen.append((i, steps))
@@ -556,7 +561,7 @@ def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where
             where,
             "unknowns",
             f"the 90 % interval needs {spent + runs} simulations, {runs} of them to step the "
-            f"parameters read only at its ends' values; at most {MAX_SIMULATIONS} are run: "
+            f"parameters at its ends' values; at most {MAX_SIMULATIONS} are run: "
             "declare fewer unknowns, or predict with --point for the prediction without its "
             "interval",
         )

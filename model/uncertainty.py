@@ -9,13 +9,13 @@ search stands, until a pass moves nothing), which finds what unknowns do togethe
 grows with their levels, not their product; (b) the calibrated free parameters the model
 reads, each direction's deviations at its 5 % and 95 % points (one simulated part of the way,
 where a declared bound cut the axis short, scaled to the full step; one that could not move at all
-mirroring the other) added in quadrature (first-order propagation), each measured at the point's
-own configuration; one the model reads at an end's configuration but not at the point's own (as
-md_workers_past_measured past 4 workers where md_group_thread_cnt is the unknown) is measured
-there and widens that end alone, the low end by its down deviations and the high end by its up
-(``design_points.EndSteps``). A parameter read at the point's own configuration is not measured
-again at the ends: its deviations there are applied at both, and one read only at an unknown's
-value that gives neither end is not varied; (c) simulation noise, the other seeds' root-mean-square
+mirroring the other) added in quadrature (first-order propagation), each measured where it widens:
+an end of the envelope that is the point's own configuration by the steps measured there, an end
+at another configuration by every parameter the model reads there stepped with that configuration
+set, the low end by their down deviations and the high end by their up
+(``design_points.EndSteps``: md_workers_past_measured, read only past 4 workers, widens the end
+where md_group_thread_cnt the unknown sets more); a parameter read only at an unknown's value
+that gives neither end is not varied; (c) simulation noise, the other seeds' root-mean-square
 deviation taken as a normal standard deviation; and (d) the model's own error as validation
 measured it (``model.model_error``; for hardware no table measured, the error of predicting a
 table the fit never saw): [low, high] widens to [low e^-q, high e^q], the low end of a system that
@@ -43,8 +43,8 @@ unknowns, widened by the parameters' and the noise's 5 % and 95 % deviations. Th
 is the documented-default configuration at the calibrated values and always lies inside. ``drivers``
 gives each unknown's, each parameter's and the noise's share of the spread: the variance of the
 outcome when that factor alone varies, over the sum of them (an unknown's from the configurations
-that vary it alone, never the search's, which move several at once; a parameter read only at an
-end's configuration at the end where it moves the outcome most).
+that vary it alone, never the search's, which move several at once; a parameter's where it moves
+the outcome most, at the point's own configuration or at an end's).
 
 A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
 same design points for both (:func:`ratio_interval`), so that what moves both cancels.
@@ -260,9 +260,10 @@ def _summarise(
         samples.at_parameter, samples.steps, samples.alone, t, t0
     )
     variances.update(stepped)
-    # a parameter read only at an end's configuration widens that end (the low one down, the high
-    # one up) by its deviations measured there, its variance where it moves the outcome most
-    end_sq = [0.0, 0.0]
+    # an end at another configuration is widened (the low one down, the high one up) by the
+    # parameters' deviations measured there, each parameter's variance where it moves the outcome
+    # most; the point's own steps widen an end that is the point's own configuration
+    end_sq = [down_sq, up_sq]
     for side, end in enumerate(samples.ends):
         if end is not None:
             down, up, there = _parameter_spread(end.at_parameter, end.steps, {}, t, t(end.outcome))
@@ -275,8 +276,8 @@ def _summarise(
         else 0.0
     )
     variances[NOISE] = noise_sd**2
-    spread_down = math.sqrt(down_sq + end_sq[0] + (Z * noise_sd) ** 2)
-    spread_up = math.sqrt(up_sq + end_sq[1] + (Z * noise_sd) ** 2)
+    spread_down = math.sqrt(end_sq[0] + (Z * noise_sd) ** 2)
+    spread_up = math.sqrt(end_sq[1] + (Z * noise_sd) ** 2)
     low_t, high_t = min(envelope) - spread_down, max(envelope) + spread_up
     back = math.exp if t is math.log else float
     low, high = back(t0 + low_t), back(t0 + high_t)

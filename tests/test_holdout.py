@@ -328,7 +328,9 @@ def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_sp
 def test_every_measured_model_has_a_finite_widening():
     stored = json.loads(holdout.MODEL_ERROR.read_text())["models"]
     for name in ("storage", "download_server", "db_clients", "wan_transfer"):
-        assert 0.0 < stored[name]["log_widen_90"] < 2.0
+        # none where its held-out spreads alone hold 90 % of its rows (the download server's, its
+        # envelope's ends stepped where they lie)
+        assert 0.0 <= stored[name]["log_widen_90"] < 2.0
         assert stored[name]["tables"]
 
 

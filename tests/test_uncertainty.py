@@ -333,30 +333,20 @@ def test_noise_is_measured_on_other_seeds_only_where_the_run_draws_random_number
     assert relay.drivers.get(uncertainty.NOISE, 0.0) > 0  # its clients' arrivals are drawn
     write = scenario.load("psu_write")
     plain = uncertainty.interval(write, model_error=False)
-    read = uncertainty.simulated(write, {}, _values(), write.seed)[1]
-    levels = len(design_points.levels(write.unknowns[0]))
+    (unknown,) = write.unknowns
+    at = {  # each level of the dirty ratio: the outcome, and the parameters read there
+        level: uncertainty._run(write, {unknown.key: level}, _values(), write.seed, plain.metric)
+        for level in design_points.levels(unknown)
+    }
+    read = at[unknown.default][1]
     coupled = design_points.coupled(design_points.parameter_steps(sorted(read), _values()))
+    ends = {pick(at, key=lambda level: at[level][0]) for pick in (min, max)}
+    # each end at another level than the default steps every parameter read there
+    at_ends = sum(2 * len(at[level][1]) for level in ends - {unknown.default})
+    assert at_ends > 0  # an end lies at another dirty ratio than the default
     # no other seed: the stream model draws none
-    assert plain.simulations == levels + 2 * len(read) + len(coupled)
+    assert plain.simulations == len(at) + 2 * len(read) + len(coupled) + at_ends
     assert uncertainty.NOISE not in plain.drivers
-
-
-@pytest.mark.parametrize(
-    "name, overrides", [("psu_write", ["variant=sata"]), ("eah_download", ["variant=r10_opt"])]
-)
-def test_an_envelope_whose_ends_read_no_other_parameter_is_as_it_was(monkeypatch, name, overrides):
-    """The envelope's ends are stepped in the parameters read there but not at the point's own
-    configuration (md's workers past the measured four: test_raid5d); where the ends read none
-    (psu_write's SATA variant: its dirty ratio and drive write cache, every combination; the
-    download server's RAID10: 8 unknowns one at a time, its ends searched for), the interval,
-    its drivers and its simulations are those of the sampling without the ends' steps."""
-    loaded = scenario.load(name, overrides)
-    uncertainty.clear_cache()
-    found = uncertainty.interval(loaded, model_error=False)
-    uncertainty.clear_cache()
-    monkeypatch.setattr(design_points, "_ends", lambda *args: ((None, None), 0))
-    assert uncertainty.interval(loaded, model_error=False) == found
-    assert found.low < found.point  # an unknown's other configuration is the low end
 
 
 def test_every_further_seed_runs_where_a_draw_has_few_outcomes():
@@ -807,8 +797,9 @@ def test_an_unknown_that_holds_the_spread_shows_each_option_s_outcome(run_cli):
     shown = json.loads(out)
     assert set(shown["by_option"]) == {"as_shipped", "disabled"}
     assert shown["by_option"]["as_shipped"] == pytest.approx(shown["throughput_MBps"])
-    # a lesser share (ext3's journal mode, 64 %) and a range (psu_write's dirty ratio) show none
-    for lesser in (["atlas_cern_receive", "--set", "variant=ext3"], ["psu_write"]):
+    # a lesser share (ext3's journal mode, 63 %) and a range (the 100 GbE pair's streams, 98 %)
+    # show none
+    for lesser in (["atlas_cern_receive", "--set", "variant=ext3"], ["ext_net_cx6dx_100g"]):
         status, out, err = run_cli("predict", *lesser)
         assert status == 0 and "moved most   by the unknown" in out and "by option" not in out
 
@@ -838,8 +829,8 @@ def _flat(value):
     return lambda values: value
 
 
-def _past(value):  # moves with the parameter: 0.7 to 1.3 times value over its range
-    return lambda values: value * (1 + 0.6 * (values[PAST] - 0.5))
+def _past(value, slope=0.6):  # moves with the parameter: 1 -/+ slope/2 times value over its range
+    return lambda values: value * (1 + slope * (values[PAST] - 0.5))
 
 
 def test_an_end_tied_between_configurations_is_stepped_where_a_parameter_moves_it():
@@ -859,13 +850,33 @@ def test_the_low_end_is_widened_down_by_a_parameter_read_only_there():
     assert f"parameter {PAST}" in found.drivers
 
 
+def test_an_end_elsewhere_is_widened_by_the_steps_measured_there_and_the_point_s_by_its_own():
+    """The parameter is read at the point's own configuration (x=0, the low end) and at x=1 (the
+    high end), where it moves the outcome five times as much: the high end is widened by its step
+    measured at x=1, not by the point's; the low end, the point's own, by the point's step, with
+    no run of its own."""
+    outcomes = {0: _past(50.0, slope=0.12), 1: _past(100.0)}
+    reads = {0: (PAST,), 1: (PAST,)}
+    found = _end_interval(outcomes, reads, (0, 1))
+    (step,) = design_points.parameter_steps([PAST], params.calibrated()).values()
+    down, up = (dict(params.calibrated(), **at) for at in (step.down, step.up))
+    assert found.high == pytest.approx(outcomes[1](up), rel=1e-12)
+    assert found.high > 100.0 * outcomes[0](up) / 50.0  # what the point's step would give
+    assert found.low == pytest.approx(outcomes[0](down), rel=1e-12)
+    # the two configurations, the parameter stepped at the point, and at the high end alone
+    assert found.simulations == len(outcomes) + 2 * len(reads[0]) + 2 * len(reads[1])
+
+
 def test_steps_at_the_ends_past_the_simulation_budget_are_refused_before_they_run():
-    """150 configurations run; the parameters read only at the ends would take 2 runs each at
-    each end past the 200 allowed: refused at the unknowns, as the design's own count is."""
+    """150 configurations run; the parameters read at the ends (none at the point's own) would
+    take 2 runs each at each end past the 200 allowed: refused at the unknowns, as the design's
+    own count is."""
     declared = sorted(params.calibrated())
     outcomes = {x: _flat(10.0 if x == 1 else 50.0 + x) for x in range(150)}  # ends: 1 and 149
     reads = {x: tuple(declared) if x in (1, 149) else () for x in range(150)}
     with pytest.raises(scenario.UserError) as told:
         _end_interval(outcomes, reads, range(150))
     assert told.value.where == "t.yaml" and told.value.key == "unknowns"
-    assert "to step the parameters read only at its ends' values" in told.value.message
+    at_ends = 2 * 2 * len(declared)
+    assert f"needs {150 + at_ends} simulations, {at_ends} of them" in told.value.message
+    assert "to step the parameters at its ends' values" in told.value.message
