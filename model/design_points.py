@@ -40,7 +40,9 @@ calibrated parameters it reads, and further seeds.
     simulated alone over its own 5 to 95 % step (one more run each, ``alone_step``). At each end of
     the envelope (the configuration whose outcome is the lowest, and the highest) that is not the
     point's own configuration, every parameter read there is stepped the same way with that
-    configuration set (``EndSteps``: none at an end that is the point's own, so no run);
+    configuration set (``EndSteps``: none at an end that is the point's own, so no run, and an
+    end that reads none is not widened; of configurations that tie, the point's own unless another
+    reads a parameter it does not);
 (d) simulation noise: the scenario run on ``SEEDS`` other seeds (none where the run drew no
     random stream, ``model.sim.rng``), every one of them: a draw of few outcomes (which bond member
     each of eight clients hashes onto) can give the same result at two seeds and another at a
@@ -361,8 +363,9 @@ class EndSteps:
     """The steps of the parameters the model reads at the configuration of one end of the envelope,
     another than the point's own (among them any read only at an unknown's other values, as md's
     workers past the measured four are): the outcome there at the central values, and at each
-    step's 5 % and 95 % points with that configuration set. None is simulated alone
-    (``alone_step``): an axis two of them share splits its spread by their loadings."""
+    step's 5 % and 95 % points with that configuration set; no step where it reads none, so that
+    nothing widens that end. None is simulated alone (``alone_step``): an axis two of them share
+    splits its spread by their loadings."""
 
     outcome: float
     at_parameter: dict[str, tuple[float, float]]
@@ -381,8 +384,9 @@ class Samples:
     alone: dict[str, tuple[float, float]]  # coupled parameter -> at its own step, and the step
     at_seed: list[float]  # further seeds, defaults
     simulations: int
-    # the envelope's low and high ends' steps of the parameters read there (``EndSteps``; None
-    # where the end is the point's own configuration, which its own steps widen, or reads none)
+    # the envelope's low and high ends' steps of the parameters read there (``EndSteps``, with
+    # none at an end that reads none); None where the end is the point's own configuration, which
+    # the point's own steps widen
     ends: tuple[EndSteps | None, EndSteps | None] = (None, None)
 
 
@@ -415,9 +419,15 @@ def sample(
     configs = design(unknowns)
     steps = parameter_steps(sorted(read), base, unfitted)
 
+    def read_there(config):  # every parameter the model reads at config, each once
+        return set(read_at(config) if read_at is not None else read)
+
     def steps_at(config):  # the steps of every parameter the model reads at config
-        names = read_at(config) if read_at is not None else read
+        names = read_there(config)
         return parameter_steps(sorted(names), base, unfitted) if names else {}
+
+    def new_at(config):  # how many parameters the model reads at config but not at the point's
+        return len(read_there(config) - set(read))
 
     planned = len(configs) + 2 * len(steps) + len(coupled(steps)) + (0 if seedless else SEEDS)
     check_simulations(unknowns, configs, planned, where)
@@ -433,7 +443,9 @@ def sample(
         return value
 
     try:
-        return _sampled(counted, unknowns, configs, steps, steps_at, base, seed, seedless, where)
+        return _sampled(
+            counted, unknowns, configs, steps, (steps_at, new_at), base, seed, seedless, where
+        )
     finally:
         count.close()
 
@@ -465,12 +477,12 @@ def _named(config: dict[str, Any]) -> str:
     return repr(sorted(config.items()))
 
 
-def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless, where):
+def _sampled(outcome, unknowns, configs, steps, at_ends, base, seed, seedless, where):
     """``sample``'s simulations of the design points ``configs``, the search for the envelope's
     ends where they vary the unknowns one at a time (``searched``), the parameter ``steps``, and
     at each end of the envelope at another configuration than the point's own every parameter read
-    there (``steps_at``; refused at the ``unknowns`` of ``where`` where they would take the
-    simulations past the budget)."""
+    there (``at_ends``, as ``_ends`` takes them; refused at the ``unknowns`` of ``where`` where
+    they would take the simulations past the budget)."""
     at_config = []
     kept = []
     seen: dict[str, float | None] = {}  # each configuration run (None: refused), by ``_named``
@@ -520,8 +532,8 @@ def _sampled(outcome, unknowns, configs, steps, steps_at, base, seed, seedless, 
                 alone[name] = (value, moved[1])
     at_seed = [] if seedless else [outcome({}, base, seed + k) for k in range(1, SEEDS + 1)]
     spent = len(seen) + 2 * len(at_parameter) + len(alone) + len(at_seed)
-    ends, at_ends = _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where)
-    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed) + at_ends
+    ends, end_runs = _ends(outcome, unknowns, kept, at_config, at_ends, base, seed, spent, where)
+    runs = len(kept) + 2 * len(at_parameter) + len(alone) + len(at_seed) + end_runs
     return Samples(unknowns, kept, at_config, at_parameter, steps, alone, at_seed, runs, ends)
 
 
@@ -536,26 +548,31 @@ def _stepped(outcome, config, steps, base, seed) -> dict[str, tuple[float, float
     }
 
 
-def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where):
+def _ends(outcome, unknowns, kept, at_config, at_ends, base, seed, spent, where):
     """The envelope's low and high ends' ``EndSteps``: at the configuration among ``kept`` whose
-    outcome is the lowest, and at the one whose is the highest (the point's own where it ties,
-    whose steps are the point's; else the first of those that tie reading the most parameters),
-    the steps of every parameter the model reads there (``steps_at``); None at an end that is the
-    point's own or reads none. Also the simulations they took. Where they would take the ``spent``
-    simulations past ``MAX_SIMULATIONS``, refused before they run, at the ``unknowns`` of
-    ``where``."""
-    chosen = []  # per end: its configuration's place in kept, and its steps
+    outcome is the lowest, and at the one whose is the highest, the steps of every parameter the
+    model reads there (``at_ends``: ``steps_at``, and ``new_at``, how many of them the point's own
+    configuration does not read); none at an end that reads none, which nothing widens. Of
+    configurations that tie, the point's own (None: its own steps widen the end, and nothing runs)
+    where none of them reads a parameter the point's does not; else the first of those reading the
+    most such parameters (then the most in all), stepped in every one it reads, so that no
+    parameter read at an end is left out for the order of the options. Also the simulations they
+    took. Where they would take the ``spent`` simulations past ``MAX_SIMULATIONS``, refused before
+    they run, at the ``unknowns`` of ``where``."""
+    steps_at, new_at = at_ends
+    chosen = []  # per end: its configuration's place in kept, and its steps (None: the point's)
     for pick in (min, max):
         extreme = pick(at_config)
         tied = [i for i, value in enumerate(at_config) if value == extreme]
-        if tied[0] == 0:  # the point's own: its own steps widen it
-            chosen.append((0, {}))
+        new = {i: new_at(assigned(unknowns, kept[i])) for i in tied}
+        if tied[0] == 0 and not any(new.values()):  # the point's own: its own steps widen it
+            chosen.append((0, None))
             continue
-        stepped = [(steps_at(assigned(unknowns, kept[i])), i) for i in tied]
-        steps, i = max(stepped, key=lambda found: len(found[0]))  # the first reading the most
+        stepped = [(new[i], steps_at(assigned(unknowns, kept[i])), i) for i in tied]
+        _, steps, i = max(stepped, key=lambda found: (found[0], len(found[1])))  # the first
         chosen.append((i, steps))
     places = {i: steps for i, steps in chosen}  # one configuration at both ends is stepped once
-    runs = sum(2 * len(steps) for steps in places.values())
+    runs = sum(2 * len(steps) for steps in places.values() if steps)
     if spent + runs > MAX_SIMULATIONS:
         raise UserError(
             where,
@@ -567,6 +584,9 @@ def _ends(outcome, unknowns, kept, at_config, steps_at, base, seed, spent, where
         )
     measured = {}
     for i, steps in places.items():
+        if steps is None:
+            measured[i] = None
+            continue
         at_parameter = _stepped(outcome, assigned(unknowns, kept[i]), steps, base, seed)
-        measured[i] = EndSteps(at_config[i], at_parameter, steps) if steps else None
+        measured[i] = EndSteps(at_config[i], at_parameter, steps)
     return tuple(measured[i] for i, _ in chosen), runs

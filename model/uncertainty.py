@@ -12,10 +12,11 @@ where a declared bound cut the axis short, scaled to the full step; one that cou
 mirroring the other) added in quadrature (first-order propagation), each measured where it widens:
 an end of the envelope that is the point's own configuration by the steps measured there, an end
 at another configuration by every parameter the model reads there stepped with that configuration
-set, the low end by their down deviations and the high end by their up
-(``design_points.EndSteps``: md_workers_past_measured, read only past 4 workers, widens the end
-where md_group_thread_cnt the unknown sets more); a parameter read only at an unknown's value
-that gives neither end is not varied; (c) simulation noise, the other seeds' root-mean-square
+set (by none where it reads none), the low end by their down deviations and the high end by their
+up (``design_points.EndSteps``: md_workers_past_measured, read only past 4 workers, widens the
+end where md_group_thread_cnt the unknown sets more; of configurations that tie for an end, the
+point's own unless another reads a parameter it does not); a parameter read only at an unknown's
+value that gives neither end is not varied; (c) simulation noise, the other seeds' root-mean-square
 deviation taken as a normal standard deviation; and (d) the model's own error as validation
 measured it (``model.model_error``; for hardware no table measured, the error of predicting a
 table the fit never saw): [low, high] widens to [low e^-q, high e^q], the low end of a system that
@@ -44,7 +45,8 @@ is the documented-default configuration at the calibrated values and always lies
 gives each unknown's, each parameter's and the noise's share of the spread: the variance of the
 outcome when that factor alone varies, over the sum of them (an unknown's from the configurations
 that vary it alone, never the search's, which move several at once; a parameter's where it moves
-the outcome most, at the point's own configuration or at an end's).
+the outcome most, at the point's own configuration where that is an end or at an end elsewhere, so
+that one which widens neither end is none).
 
 A ratio of two configurations of one scenario (a row measured relative to another) is sampled at the
 same design points for both (:func:`ratio_interval`), so that what moves both cancels.
@@ -259,10 +261,12 @@ def _summarise(
     down_sq, up_sq, stepped = _parameter_spread(
         samples.at_parameter, samples.steps, samples.alone, t, t0
     )
-    variances.update(stepped)
-    # an end at another configuration is widened (the low one down, the high one up) by the
-    # parameters' deviations measured there, each parameter's variance where it moves the outcome
-    # most; the point's own steps widen an end that is the point's own configuration
+    # the point's own steps widen an end that is the point's own configuration (None), and count
+    # among the drivers only where one is; an end at another configuration is widened (the low
+    # one down, the high one up) by the parameters' deviations measured there (by none where it
+    # reads none), each parameter's variance where it moves the outcome most
+    if any(end is None for end in samples.ends):
+        variances.update(stepped)
     end_sq = [down_sq, up_sq]
     for side, end in enumerate(samples.ends):
         if end is not None:

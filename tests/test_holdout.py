@@ -326,12 +326,27 @@ def test_stored_held_out_spreads_are_read_and_an_older_file_falls_back_to_the_sp
 
 
 def test_every_measured_model_has_a_finite_widening():
+    """Each measured model's error widens its intervals, finitely; the download server's may be 0,
+    its held-out spreads alone holding 90 % of its rows (one row, eah_download's r10_def_1_c1,
+    inside its spread by 0.013 %), but only as the stored held-out rows give it: a stored 0 is
+    the widening computed again from them (``report._stored_held_out``, as validate reads them)."""
     stored = json.loads(holdout.MODEL_ERROR.read_text())["models"]
     for name in ("storage", "download_server", "db_clients", "wan_transfer"):
-        # none where its held-out spreads alone hold 90 % of its rows (the download server's, its
-        # envelope's ends stepped where they lie)
-        assert 0.0 <= stored[name]["log_widen_90"] < 2.0
         assert stored[name]["tables"]
+        if name == "download_server":
+            assert 0.0 <= stored[name]["log_widen_90"] < 2.0
+        else:
+            assert 0.0 < stored[name]["log_widen_90"] < 2.0
+    none = [name for name, entry in stored.items() if entry["log_widen_90"] == 0.0]
+    if none:
+        held, _, held_spreads = report._stored_held_out(ROWS)
+        again = coverage.model_widening(
+            held, held_spreads, lenders=holdout.Lenders(params.calibrated())
+        )
+        for name in none:
+            assert stored[name]["log_widen_90"] == pytest.approx(
+                again[name]["log_widen_90"], abs=1e-9
+            ), name
 
 
 def test_validate_gives_every_predicted_row_an_interval_around_its_point():

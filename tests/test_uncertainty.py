@@ -880,3 +880,81 @@ def test_steps_at_the_ends_past_the_simulation_budget_are_refused_before_they_ru
     at_ends = 2 * 2 * len(declared)
     assert f"needs {150 + at_ends} simulations, {at_ends} of them" in told.value.message
     assert "to step the parameters at its ends' values" in told.value.message
+
+
+def _stepped_at(outcome):
+    """``outcome`` at the parameter's 5 % and 95 % points, the others calibrated."""
+    (step,) = design_points.parameter_steps([PAST], params.calibrated()).values()
+    return tuple(outcome(dict(params.calibrated(), **at)) for at in (step.down, step.up))
+
+
+def test_an_end_elsewhere_that_reads_no_parameter_is_not_widened_by_the_point_s_steps():
+    """The point (x=0, the low end) reads the parameter; the high end, x=1, gives a flat 100 and
+    reads none: nothing widens it (the review found it widened by the point's step, to 125.18,
+    since an end that reads none was taken for the point's own)."""
+    outcomes = {0: _past(50.0), 1: _flat(100.0)}
+    found = _end_interval(outcomes, {0: (PAST,), 1: ()}, (0, 1))
+    assert found.high == pytest.approx(100.0, rel=1e-12)
+    assert found.low == pytest.approx(_stepped_at(outcomes[0])[0], rel=1e-12)
+    assert found.simulations == len(outcomes) + 2  # the point's step; none at x=1
+
+
+def test_an_end_the_point_ties_is_stepped_where_a_tied_configuration_reads_more():
+    """x=0 (the point's own) and x=1 both give 100; only x=1 reads the parameter: both ends are
+    stepped at x=1 and the parameter is a driver (the review found the point winning the tie: the
+    interval [100, 100], the parameter dropped). Where every tied configuration reads only what
+    the point reads, the point's own steps widen the end and nothing runs there."""
+    outcomes = {0: _flat(100.0), 1: _past(100.0)}
+    found = _end_interval(outcomes, {0: (), 1: (PAST,)}, (0, 1))
+    low, high = _stepped_at(outcomes[1])
+    assert [found.low, found.high] == pytest.approx([low, high], rel=1e-12)
+    assert f"parameter {PAST}" in found.drivers
+    assert found.simulations == len(outcomes) + 2  # the parameter stepped once, at x=1
+    same = {0: _past(100.0), 1: _past(100.0, slope=1.2)}  # both 100 at the calibrated value
+    found = _end_interval(same, {0: (PAST,), 1: (PAST,)}, (0, 1))
+    low, high = _stepped_at(same[0])
+    assert [found.low, found.high] == pytest.approx([low, high], rel=1e-12)
+    assert found.simulations == len(same) + 2  # the point's step alone
+
+
+def test_a_parameter_read_twice_at_an_end_is_stepped_once():
+    """A ratio's reads at a configuration are both cases' (``ratio_interval``), a parameter
+    named twice where both read it: stepped once, as where it is named once (the review found a
+    fitted one's axis taken at a loading of 0.707 each, its share of the spread halved)."""
+    fitted = params.covariance()[0][0]  # the fit estimated it: its step is its covariance's axis
+    base = params.calibrated()[fitted]
+    outcomes = {0: _flat(50.0), 1: lambda values: 100.0 * values[fitted] / base}
+    once, twice = (
+        _end_interval(outcomes, {0: (), 1: names}, (0, 1)) for names in ((fitted,), (fitted,) * 2)
+    )
+    assert (twice.low, twice.high, twice.simulations) == (once.low, once.high, once.simulations)
+    assert twice.drivers == pytest.approx(once.drivers)
+    assert once.drivers[f"parameter {fitted}"] > 0 and once.simulations == len(outcomes) + 2
+
+
+def test_a_ratio_steps_each_parameter_once_at_its_ends(monkeypatch):
+    """psu_write over its SATA variant, the dirty ratio open: the ratio's ends lie at other
+    ratios, where both cases read the same parameters; each is stepped once there."""
+    named = []
+    steps = design_points.parameter_steps
+
+    def recorded(names, *args, **kwargs):
+        named.append(list(names))
+        return steps(names, *args, **kwargs)
+
+    monkeypatch.setattr(design_points, "parameter_steps", recorded)
+    uncertainty.clear_cache()
+    write, sata = scenario.load("psu_write"), scenario.load("psu_write", ["variant=sata"])
+    found = uncertainty.ratio_interval(write, sata, model_error=False)
+    assert found is not None and len(named) > 1  # the point's steps, and an end's
+    assert all(len(names) == len(set(names)) for names in named), named
+
+
+def test_a_parameter_that_widens_neither_end_is_no_driver():
+    """The point (x=0) reads the parameter, but both ends lie elsewhere (x=1 the low, x=2 the
+    high) and read none: it widens neither, so it is not among the drivers (the review found the
+    point's variances kept there)."""
+    outcomes = {0: _past(50.0), 1: _flat(10.0), 2: _flat(100.0)}
+    found = _end_interval(outcomes, {0: (PAST,), 1: (), 2: ()}, (0, 1, 2))
+    assert f"parameter {PAST}" not in found.drivers and set(found.drivers) == {"x"}
+    assert [found.low, found.high] == pytest.approx([10.0, 100.0], rel=1e-12)

@@ -5,30 +5,57 @@ most), and its prose states no figure or bottleneck a cell computes (after
 ``-p lanes 2`` the markdown still said 4.07 GB/s and the RAID processors while the cells printed
 3.66 GB/s and bus pcie_a)."""
 
+import json
+import os
 import re
 import shlex
+from pathlib import Path
 
 import nbformat
 import papermill
 import pytest
 
 from model import paths
+from model.sweep import point as point_module
 
 NOTEBOOK = paths.NOTEBOOKS / "what_if_sas_lanes.ipynb"
 # a computed rate as the cells print it: a decimal point or a thousands comma, and its unit (the
 # blog's need, "3 TB/h", is a parameter the prose may state)
 FIGURE = re.compile(r"\d+(?:,\d{3})*\.\d+ ?(?:GB/s|MB/s|TB/h)|\d{1,3}(?:,\d{3})+ ?MB/s")
+# a last cell: the files of the lab's modules the kernel imported
+PROBE = """import json, sys
+print(json.dumps(sorted(
+    m.__file__ for n, m in list(sys.modules.items())
+    if n.split(".")[0] == "model" and getattr(m, "__file__", None)
+)))"""
 
 
 @pytest.fixture(scope="module")
 def two_wires(tmp_path_factory):
-    return papermill.execute_notebook(
-        str(NOTEBOOK),
-        str(tmp_path_factory.mktemp("what_if") / "two_wires.ipynb"),
-        parameters={"wires": 2},
-        cwd=str(paths.NOTEBOOKS),
-        progress_bar=False,
-    )
+    folder = tmp_path_factory.mktemp("what_if")
+    probed = nbformat.read(NOTEBOOK, as_version=4)
+    probed.cells.append(nbformat.v4.new_code_cell(PROBE))
+    nbformat.write(probed, folder / "probed.ipynb")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # as it was, after
+        # the kernel imports this checkout's model, as a sweep's kernels do, not the one an
+        # editable install in the environment names
+        point_module._this_checkout_first()
+        return papermill.execute_notebook(
+            str(folder / "probed.ipynb"),
+            str(folder / "two_wires.ipynb"),
+            parameters={"wires": 2},
+            cwd=str(paths.NOTEBOOKS),
+            progress_bar=False,
+        )
+
+
+def test_the_kernel_imports_the_checkout_under_test(two_wires):
+    """The kernel imports ``model`` from this checkout, not from the one the environment's
+    editable install names (the review found the notebook run with that one's code)."""
+    files = json.loads(printed(two_wires.cells[-1]))
+    assert any(Path(f).name == "uncertainty.py" for f in files), files
+    assert all(Path(f).is_relative_to(paths.PROJECT_ROOT) for f in files), files
 
 
 def printed(cell) -> str:
