@@ -2,6 +2,7 @@
 
 import math
 import re
+import shlex
 from decimal import Decimal
 from typing import Any
 
@@ -36,12 +37,25 @@ class UserError(Exception):
         self.overridden = overridden
         super().__init__(self.line())
 
+    def __reduce__(self):
+        """Pickled (across a process or a cluster) and copied as what it was made of: its one line
+        is not the arguments its class takes."""
+        return (_rebuilt, (type(self), dict(self.__dict__)))
+
     def line(self) -> str:
         """The error as one line, whatever line breaks or control characters the user's text held
         (escaped: ``\\n``, ``\\x1b``)."""
         where = f"{self.where} (with {self.overridden})" if self.overridden else self.where
         parts = [where] + ([self.key] if self.key else []) + [self.message]
         return one_line(": ".join(parts))
+
+
+def _rebuilt(cls: type, state: dict) -> UserError:
+    """A ``UserError`` (or a subclass) unpickled or copied from its attributes."""
+    error = cls.__new__(cls)
+    error.__dict__.update(state)
+    Exception.__init__(error, error.line())
+    return error
 
 
 class NoEntry(UserError):
@@ -58,7 +72,7 @@ class NoEntry(UserError):
         return (
             f"no entry {self.entry!r} under {through}{self.mapping}; allowed: "
             f"{', '.join(self.held) or 'none'}; a new one is set whole: "
-            + (f"--set '{whole}'" if where == "--set" else whole)
+            + (f"--set {shlex.quote(whole)}" if where == "--set" else whole)
         )
 
     def relocated(self, where: str, ref: str) -> UserError:

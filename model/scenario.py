@@ -137,11 +137,8 @@ def _entry_form(tp: Any) -> str:
 
 
 def locate_key(body_cls: type, key: str, where: str) -> Any:
-    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a header key, a key holding
-    '=' (a variant's, a grid's: as an override it would split there), or a key the model does not
-    have, is refused in one line with what is allowed."""
-    if "=" in key:
-        raise UserError(where, key, "a scenario key holds no '='; give key: value")
+    """The declared type at dotted ``key`` of a ``body_cls`` scenario; a header key, or a key the
+    model does not have, is refused in one line with what is allowed."""
     head = key.split(".")[0]
     if head in OVERRIDE_KEYS:  # reached from a variant: --set and a grid's points set these
         raise UserError(
@@ -335,6 +332,8 @@ def load(
     ]
     for key, value, at, text in given:
         if named_body(body_cls, key.split(".")) is not None:
+            if "=" in key:  # it would split there in the named scenario's override
+                raise UserError(at, key, "a scenario key holds no '='")
             locate_key(body_cls, key, at)  # a key the named scenario's model has, told here
             ref, _, inner = key.partition(".")
             through.append(Through(ref, inner, yamlio.flow_text(value), at, len(set_by)))

@@ -3,6 +3,9 @@ storage.volumes.lv.cache_block_KiB=16`` on the microscope ingest): it changes th
 the naming file's own overrides for it would, last, in a what-if, a variant and a sweep's grid, and
 a mistake in it is told at the key the user gave, in one line with exit status 2."""
 
+import copy
+import pickle
+
 import pandas as pd
 import pytest
 from grid_files import grid as _grid
@@ -10,6 +13,7 @@ from grid_files import one_line
 from scenario_copies import copy_scenario
 
 from model import scenario as scenario_module
+from model.errors import NoEntry, UserError
 from model.simulate import simulate
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -133,6 +137,33 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
 )
 def test_a_mistake_set_through_is_told_at_the_key_given(run_cli, name, override, said):
     one_line(run_cli("predict", name, "--point", "--set", *override.split(" ")), said)
+
+
+def test_a_new_entry_s_hint_quotes_its_name_as_a_shell_reads_it(run_cli):
+    """The review: an entry named with a quote broke the --set it suggested ('...it's={...}')."""
+    status, _, err = run_cli(
+        "predict", INGEST, "--point", "--set", "storage.volumes.it's.level=raid0"
+    )
+    assert status == 2
+    assert err.strip().endswith(
+        "a new one is set whole: --set 'storage.volumes.it'\"'\"'s={disks: {...}}'"
+    ), err
+
+
+@pytest.mark.parametrize("duplicate", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
+def test_a_refusal_survives_a_pickle_and_a_copy(duplicate):
+    """UserError and NoEntry could not be unpickled or copied (their one line is not the
+    arguments their classes take): one crossing a process would have broken its transport."""
+    plain = UserError("w.yaml", "a.b", "m", related=("c",), overridden="--set a=1")
+    entry = NoEntry("--set", "volumes.x.level", "volumes", "x", ["lv"], "{disks: {...}}")
+    for error in (plain, entry):
+        again = duplicate(error)
+        assert type(again) is type(error) and again.line() == error.line() == str(error)
+        assert again.__dict__ == error.__dict__
+    assert duplicate(entry).relocated("--set", "storage").line() == (
+        "--set: storage.volumes.x.level: no entry 'x' under storage.volumes; allowed: lv; a new "
+        "one is set whole: --set 'storage.volumes.x={disks: {...}}'"
+    )
 
 
 def test_a_key_set_through_takes_its_place_among_the_changes_to_the_whole_list(tmp_path):

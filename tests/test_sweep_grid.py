@@ -291,6 +291,25 @@ def test_a_grid_key_holding_an_equals_sign_is_told_so(run_cli, tmp_path, key):
     assert not (tmp_path / "out").exists()
 
 
+def test_an_entry_named_with_an_equals_sign_is_set_by_a_variant_and_refused_in_a_grid(
+    run_cli, tmp_path
+):
+    """The review of the grid's '=' refusal: made for every key, it refused a variant's key of a
+    volume named "l=v", which the file sets as key: value and which had predicted. A grid's key
+    holding '=' is still refused: as an override it would split there."""
+    text = (paths.DATA / "scenarios" / "em_ingest.yaml").read_text()
+    text = text.replace("\n  lv:\n", '\n  "l=v":\n').replace("target: lv", 'target: "l=v"')
+    store = tmp_path / "store.yaml"
+    store.write_text(text.replace("volumes.lv.", "volumes.l=v."))
+    status, out, err = run_cli("predict", str(store), "--set", "variant=linear_4k", "--point")
+    assert status == 0 and "disk l=v.0" in out, err
+    path = _grid(tmp_path, scenario="store.yaml", product={"volumes.l=v.cache_block_KiB": [8]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        f"{path}: product.volumes.l=v.cache_block_KiB: a scenario key holds no '='",
+    )
+
+
 def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
     """It said 'must be a list of typing.Any, got 4'."""
     path = _grid(tmp_path, product={"workload.streams": 4})

@@ -487,6 +487,8 @@ def _check_keys(grid: Grid, progress: bool = False) -> None:
     for key, at in grid.origins().items():
         if key in SCENARIO_KEYS:
             continue
+        if "=" in key:  # its override would split there (``setting``), told before "no such key"
+            raise UserError(where, at, "a scenario key holds no '='; give key: value")
         try:  # refused with the keys allowed beside it, as --set is, named where the grid sets it
             scenario_module.locate_key(body_cls, key, where)
         except UserError as exc:
