@@ -554,7 +554,9 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     its references and unknowns are kept. A key through a scenario it names
     (``storage.volumes.lv.cache_block_KiB``: an unknown of the ingest's store,
     ``unknowns.through``) is set in that scenario, which its body's checks of the scenarios it
-    names then check again."""
+    names then check again; where the point names another scenario there (an unknown over which
+    store), the values of the replaced one's unknowns are not set in it (its own unknowns are not
+    varied: the design was made from the scenario's)."""
     where = f"{scenario.path} (unknowns)"
     own: dict[str, Any] = {}
     named: dict[str, dict[str, Any]] = {}  # the key naming a scenario -> the values set there
@@ -575,6 +577,8 @@ def with_values(scenario: Scenario, values: dict[str, Any]) -> Scenario:
     if named:
         refs = dict(changed.refs)
         for ref, set_there in named.items():
+            if refs[ref].path != scenario.refs[ref].path:
+                continue  # another scenario named there: what passed through was the one replaced's
             refs[ref] = with_values(refs[ref], set_there)
         _checked(changed.body, where, refs)
         changed = replace(changed, refs=refs)

@@ -5,6 +5,7 @@ a mistake in it is told at the key the user gave, in one line with exit status 2
 
 import copy
 import pickle
+import re
 
 import pandas as pd
 import pytest
@@ -164,6 +165,28 @@ def test_a_refusal_survives_a_pickle_and_a_copy(duplicate):
         "--set: storage.volumes.x.level: no entry 'x' under storage.volumes; allowed: lv; a new "
         "one is set whole: --set 'storage.volumes.x={disks: {...}}'"
     )
+
+
+def test_an_unknown_over_which_store_does_not_set_the_replaced_store_s_unknowns_in_another(
+    run_cli, tmp_path
+):
+    """The review: at the design point naming another store, the default store's unknowns passed
+    through (the MD3260's 'host adapters') were set in it, and the file was refused ('no entry
+    'sas0' under buses'). The other store's point runs as it is."""
+    copy_scenario(tmp_path, "em_ingest", "store.yaml")
+    copy_scenario(tmp_path, "atlas_cern_receive", "other.yaml")
+    ingest = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("storage: em_ingest\n", "storage: store.yaml\n"),
+        ("storage_overrides: [variant=striped]\n", ""),
+        ("  linear_4k: {storage_overrides: [variant=linear_4k]}\n", ""),
+        head="unknowns:\n  storage: {options: [store.yaml, other.yaml], source: which store}\n",
+    )
+    status, out, err = run_cli("predict", ingest)
+    assert status == 0, err
+    assert re.search(r"by option    store\.yaml [\d.,]+ MB/s, other\.yaml [\d.,]+ MB/s", out), out
 
 
 def test_a_key_set_through_takes_its_place_among_the_changes_to_the_whole_list(tmp_path):
