@@ -383,7 +383,8 @@ def load(
         )
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         told = unbuilt.relocated(exc)
-        if told.overridden and _fails_alike(name_or_path, chosen, catalogs, typed, _depth, exc):
+        blamed = told.overridden or (told is not exc and told.where == where_overrides)
+        if blamed and _fails_alike(name_or_path, chosen, catalogs, typed, _depth, exc):
             told = exc  # the file's own mistake, which the overrides only stood beside
         raise told from None
     return replace(
@@ -412,8 +413,10 @@ def _fails_alike(
     exc: UserError,
 ) -> bool:
     """Whether the file with its chosen variant and no override is refused as ``exc`` was: then the
-    mistake is the file's own, and naming the overrides beside it sends the user to look for it
-    there (the second review: any --set was named beside two drives the file put in one bay)."""
+    mistake is the file's own, and naming the overrides beside it, or blaming the one key set
+    through the scenario it names, sends the user to look for it there (the second review: any
+    --set was named beside two drives the file put in one bay; session 53's: a lone --set
+    storage.volumes.lv.level was blamed for the store's own broken variant)."""
     variant = [] if chosen is None else [f"variant={chosen}"]
     try:
         load(name_or_path, variant, catalogs=catalogs, typed=typed, _depth=depth)

@@ -189,6 +189,28 @@ def test_an_unknown_over_which_store_does_not_set_the_replaced_store_s_unknowns_
     assert re.search(r"by option    store\.yaml [\d.,]+ MB/s, other\.yaml [\d.,]+ MB/s", out), out
 
 
+def test_a_lone_key_set_through_is_not_blamed_for_the_named_file_s_own_mistake(run_cli, tmp_path):
+    """The review: the one --set through storage was named as the fault of the store's own broken
+    variant, which the file alone is refused for just the same."""
+    copy_scenario(
+        tmp_path,
+        "em_ingest",
+        "store.yaml",
+        ("variants:\n", "variants:\n  badv: {volumes.x.level: raid0}\n"),
+    )
+    ingest = copy_scenario(
+        tmp_path,
+        INGEST,
+        "ingest.yaml",
+        ("storage: em_ingest\n", "storage: store.yaml\n"),
+        ("storage_overrides: [variant=striped]", "storage_overrides: [variant=badv]"),
+    )
+    alone = run_cli("predict", ingest, "--point")
+    status, _, err = run_cli("predict", ingest, "--point", "--set", f"{CACHE}=16")
+    assert status == alone[0] == 2 and err == alone[2], err
+    assert err.startswith(f"{ingest}: storage: 'store.yaml': ") and "variants.badv" in err, err
+
+
 def test_a_key_set_through_takes_its_place_among_the_changes_to_the_whole_list(tmp_path):
     """A later change wins, as --set wins over a variant and a later --set over an earlier: the
     variant's 16 KiB set through storage below --set storage_overrides (whole, or one entry, or
