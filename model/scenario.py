@@ -383,7 +383,9 @@ def load(
         )
     except UserError as exc:  # a value an override or a variant set is reported where it was set
         told = unbuilt.relocated(exc)
-        blamed = told.overridden or (told is not exc and told.where == where_overrides)
+        # blamed on overrides beside it, or on the one key set through the scenario it names
+        through = told.key != exc.key and inside(dotted(told.key or ""), exc.key or "")
+        blamed = told.overridden or (through and told.where == where_overrides)
         if blamed and _fails_alike(name_or_path, chosen, catalogs, typed, _depth, exc):
             told = exc  # the file's own mistake, which the overrides only stood beside
         raise told from None

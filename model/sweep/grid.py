@@ -55,6 +55,8 @@ from ..schema import (
 MAX_POINTS = 100_000  # about 8 h of 0.3 s points on one core; split a larger design into grids
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 SCENARIO_KEYS = scenario_module.OVERRIDE_KEYS  # keys a scenario grid sets besides the model's
+# a grid's key becomes a --set override (``setting``), which would split at an '=' in it
+EQUALS_IN_KEY = "a scenario key holds no '='; give key: value"
 
 
 @dataclass(frozen=True)
@@ -488,7 +490,7 @@ def _check_keys(grid: Grid, progress: bool = False) -> None:
         if key in SCENARIO_KEYS:
             continue
         if "=" in key:  # its override would split there (``setting``), told before "no such key"
-            raise UserError(where, at, "a scenario key holds no '='; give key: value")
+            raise UserError(where, at, EQUALS_IN_KEY)
         try:  # refused with the keys allowed beside it, as --set is, named where the grid sets it
             scenario_module.locate_key(body_cls, key, where)
         except UserError as exc:
@@ -566,7 +568,7 @@ def setting(key: str, value: Any, folder: str = "") -> str:
     '=' is refused: the override would split there, the rest read as the value (the input audit's
     ``storage=/outside/file.yaml\\n#`` key of a notebook grid's settings)."""
     if "=" in key:
-        raise UserError("settings", key, "a scenario key holds no '='; give key: value")
+        raise UserError("settings", key, EQUALS_IN_KEY)
     value = in_full(key, value, folder)
     if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
         return f"{key}={value}"  # a list or mapping written as a flow collection ("[sas0,sas1]")
