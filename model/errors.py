@@ -60,19 +60,24 @@ def _rebuilt(cls: type, state: dict) -> UserError:
 
 class NoEntry(UserError):
     """A key under an entry a mapping does not hold (``volumes.nosuch.level``): refused with the
-    entries it holds and the override that sets a new one whole; ``relocated`` tells it again as
-    set through the key that names the scenario holding the mapping (``storage.volumes...``)."""
+    entries it holds and how a new one is set whole (an override on the command line, a key and
+    its value in a file); ``relocated`` tells it again as set through the key that names the
+    scenario holding the mapping (``storage.volumes...``)."""
 
     def __init__(self, where: str, key: str, mapping: str, entry: str, held: list, form: str):
         self.mapping, self.entry, self.held, self.form = mapping, entry, held, form
         super().__init__(where, key, self._told(where, ""))
 
     def _told(self, where: str, through: str) -> str:
-        whole = f"{through}{self.mapping}.{self.entry}={self.form}"
+        key = f"{through}{self.mapping}.{self.entry}"
+        whole = (  # on the command line an override; in a file (a grid, a variant) a key's value
+            f"--set {shlex.quote(f'{key}={self.form}')}"
+            if where == "--set"
+            else f"the key {key} given {self.form}"
+        )
         return (
             f"no entry {self.entry!r} under {through}{self.mapping}; allowed: "
-            f"{', '.join(self.held) or 'none'}; a new one is set whole: "
-            + (f"--set {shlex.quote(whole)}" if where == "--set" else whole)
+            f"{', '.join(self.held) or 'none'}; a new one is set whole: {whole}"
         )
 
     def relocated(self, where: str, ref: str) -> UserError:

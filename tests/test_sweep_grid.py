@@ -310,6 +310,18 @@ def test_an_entry_named_with_an_equals_sign_is_set_by_a_variant_and_refused_in_a
     )
 
 
+def test_a_new_entry_in_a_grid_is_told_as_a_key_and_its_value(run_cli, tmp_path):
+    """A grid's key under an entry the scenario lacks was told to be set whole as an override,
+    'volumes.nosuch={disks: {...}}', where a grid file gives it as a key and its value."""
+    path = _grid(tmp_path, product={"volumes.nosuch.level": ["raid0"]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(tmp_path / "out")),
+        f"{path}: product.volumes.nosuch.level: no entry 'nosuch' under volumes; allowed: md0; "
+        "a new one is set whole: the key volumes.nosuch given {disks: {...}}",
+    )
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
     """It said 'must be a list of typing.Any, got 4'."""
     path = _grid(tmp_path, product={"workload.streams": 4})
