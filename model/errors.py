@@ -85,6 +85,22 @@ class NoEntry(UserError):
         return UserError(where, f"{ref}.{self.key}", self._told(where, f"{ref}."))
 
 
+class HoldsValue(UserError):
+    """A key below one that holds a value, not keys (``volumes.lv.level`` where an override made
+    ``volumes`` 3); ``relocated`` names that key as set through the key that names the scenario
+    holding it (``storage.volumes``)."""
+
+    def __init__(self, where: str, key: str, value_at: str):
+        self.value_at = value_at
+        super().__init__(where, key, f"{value_at} holds a value, not keys")
+
+    def relocated(self, where: str, ref: str) -> UserError:
+        """The refusal as the user set the key, through ``ref`` at ``where``."""
+        return UserError(
+            where, f"{ref}.{self.key}", f"{ref}.{self.value_at} holds a value, not keys"
+        )
+
+
 def one_line(text: str) -> str:
     """``text`` as one printable line: line breaks and control characters escaped."""
     return _LINE_BREAKS.sub(_escaped, text)

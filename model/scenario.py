@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 from . import catalog as catalog_module
 from . import paths, registry, unknowns, user_parts, yamlio
-from .errors import NoEntry, UserError, readable
+from .errors import HoldsValue, NoEntry, UserError, readable
 from .schema import (
     NonNegativeInt,
     Written,
@@ -86,7 +86,7 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
             node = node[_index(node, part, key, where)]
             continue
         if not isinstance(node, dict):
-            raise UserError(where, key, f"{'.'.join(parts[:depth])} holds a value, not keys")
+            raise HoldsValue(where, key, ".".join(parts[:depth]))
         if part not in node and typing.get_origin(field_type(body_cls, parts[:depth])) is dict:
             form = _entry_form(field_type(body_cls, parts[: depth + 1]))
             raise NoEntry(where, key, ".".join(parts[:depth]), part, list(node), form)
@@ -103,7 +103,7 @@ def _assign(data: dict, body_cls: type, key: str, value: Any, where: str) -> Non
         else:
             node[parts[-1]] = value
     else:
-        raise UserError(where, key, f"{'.'.join(parts[:-1])} holds a value, not keys")
+        raise HoldsValue(where, key, ".".join(parts[:-1]))
 
 
 def _entry_form(tp: Any) -> str:

@@ -14,7 +14,7 @@ from grid_files import one_line
 from scenario_copies import copy_scenario
 
 from model import scenario as scenario_module
-from model.errors import NoEntry, UserError
+from model.errors import HoldsValue, NoEntry, UserError
 from model.simulate import simulate
 from model.sweep import grid as grid_module
 from model.sweep import run as run_module
@@ -128,6 +128,11 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
             "receiver_storage.volumes; allowed: md0; a new one is set whole: --set "
             "'receiver_storage.volumes.md1={disks: {...}}'",
         ),
+        (  # a key below one an override made a value, in the named scenario: named through it
+            INGEST,
+            "storage.volumes=3 --set storage.volumes.lv.level=raid0",
+            "--set: storage.volumes.lv.level: storage.volumes holds a value, not keys",
+        ),
         (  # a key below a value that names no scenario
             "atlas_lightpath",
             "nic.speed=1",
@@ -154,10 +159,12 @@ def test_a_new_entry_s_hint_quotes_its_name_as_a_shell_reads_it(run_cli):
 @pytest.mark.parametrize("duplicate", [lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy])
 def test_a_refusal_survives_a_pickle_and_a_copy(duplicate):
     """UserError and NoEntry could not be unpickled or copied (their one line is not the
-    arguments their classes take): one crossing a process would have broken its transport."""
+    arguments their classes take): one crossing a process would have broken its transport. So
+    HoldsValue, made as NoEntry is, is checked too."""
     plain = UserError("w.yaml", "a.b", "m", related=("c",), overridden="--set a=1")
     entry = NoEntry("--set", "volumes.x.level", "volumes", "x", ["lv"], "{disks: {...}}")
-    for error in (plain, entry):
+    value = HoldsValue("--set", "volumes.x.level", "volumes")
+    for error in (plain, entry, value):
         again = duplicate(error)
         assert type(again) is type(error) and again.line() == error.line() == str(error)
         assert again.__dict__ == error.__dict__
