@@ -19,6 +19,11 @@ A drive whose look-ahead is off (``look_ahead=False``: a RAID controller's "HDD 
 disabled) keeps nothing beyond what a command asked for, so the next piece of a stream waits for
 its sector to come round.
 
+The catalog's ``command_overhead_ms`` is not added: read from data sheets' queued random IOPS, it
+holds the far commands shortest-positioning-first leaves waiting, which a spindle positioning
+each command itself does not need; the analytic request model (``model.storage.requests``) adds
+it.
+
 A write goes to the platters (a seek, the rotation, the transfer) and ends the look-ahead; a
 write cache in front of the drive is ``model.storage.writecache``.
 
