@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -403,6 +404,22 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     proc.wait()
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert proc.returncode == 1
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("args", [["predict", "atlas_x330", "--point"], ["schema"]])
+def test_output_that_cannot_be_written_is_told_in_one_line(args):
+    """`python -m model predict ... > report.txt` on a full disk ended in an OSError traceback
+    (the input audit); it now says so in one line, status 1."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "model", *args], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == f"{args[0]}: its output could not be written: No space left on device\n"
 
 
 @pytest.mark.parametrize(
