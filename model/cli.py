@@ -280,24 +280,27 @@ def _sweep(args) -> int:
     from .sweep import run as run_module
 
     _check_sweep_options(args)
+    # a SIGTERM while the grid is read and checked ends it as Ctrl-C does (it had ended the
+    # process with status 143 and no word), as it does once points run
     try:
-        grid, points = grid_module.load(
-            args.grid, trust_notebook=args.trust_notebook, progress=True
-        )
-        # absolute: a cluster's workers, started in other folders, read and write it too
-        out = (
-            Path(args.out).absolute()
-            if args.out is not None
-            else paths.PROJECT_ROOT / "sweeps" / grid.name
-        )
-        finished, failed, skipped = run_module.run(
-            grid,
-            points,
-            out,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            retry_failed=args.retry_failed,
-        )
+        with run_module.sigterm_as_ctrl_c():
+            grid, points = grid_module.load(
+                args.grid, trust_notebook=args.trust_notebook, progress=True
+            )
+            # absolute: a cluster's workers, started in other folders, read and write it too
+            out = (
+                Path(args.out).absolute()
+                if args.out is not None
+                else paths.PROJECT_ROOT / "sweeps" / grid.name
+            )
+            finished, failed, skipped = run_module.run(
+                grid,
+                points,
+                out,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                retry_failed=args.retry_failed,
+            )
     except KeyboardInterrupt:  # before any point ran (a Ctrl-C during the points is Stopped)
         print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
         return INTERRUPTED_STATUS

@@ -340,3 +340,37 @@ def test_a_sweep_started_ignoring_ctrl_c_runs_to_its_end(tmp_path):
     _, err = proc.communicate(timeout=BACKSTOP_S)
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert len(pd.read_parquet(out / "results.parquet")) == n
+
+
+def test_a_sigterm_while_the_grid_is_checked_ends_the_sweep_as_ctrl_c_does(
+    tmp_path, monkeypatch, capsys
+):
+    """The input audit: a SIGTERM while the grid was read and checked (a 100,000-value grid's check
+    takes minutes) ended the process with status 143 and no word, where Ctrl-C there says so and
+    exits 130, as the README promises of a SIGTERM too. The signal is sent in process, with a
+    handler standing for the default end, which the code before this test ran."""
+    from model import cli
+    from model.sweep import grid as grid_module
+
+    class Ended(Exception):
+        """What the process did on a SIGTERM before: end."""
+
+    def load(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal's handler raises first
+        raise AssertionError("the SIGTERM did not end the check")
+
+    def ended(signum, frame):
+        raise Ended
+
+    monkeypatch.setattr(grid_module, "load", load)
+    before = signal.signal(signal.SIGTERM, ended)
+    try:
+        status = cli.main(["sweep", str(_grid(tmp_path)), "--out", str(tmp_path / "out")])
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert status == 130
+    assert (
+        capsys.readouterr().err == f"{tmp_path / 'grid.yaml'}: interrupted before any point ran\n"
+    )
+    assert not (tmp_path / "out").exists()

@@ -315,7 +315,7 @@ def _signals_to(handler, signals=(signal.SIGINT, signal.SIGTERM)) -> Iterator[No
 
 
 @contextlib.contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[None]:
+def sigterm_as_ctrl_c() -> Iterator[None]:
     """A SIGTERM (timeout, a batch scheduler ending the job, kill) ends the run as Ctrl-C does:
     the points finished are stored and the table written; by default it killed the process before
     that, leaving the workers' scratch folders behind."""
@@ -378,7 +378,7 @@ def run(
     finished are stored; a lost scheduler or a full disk raises ``Stopped`` (status 1)."""
     store = Store(out)
     quiet = _quiet_dask() if scheduler else contextlib.nullcontext()
-    with store.lock(), quiet, _sigterm_as_ctrl_c():
+    with store.lock(), quiet, sigterm_as_ctrl_c():
         todo_all = specs(grid, points, out)
         places = {s["point_id"]: s["index"] for s in todo_all}  # each point's place in the grid
         stored = store.done()
