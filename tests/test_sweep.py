@@ -284,6 +284,25 @@ def test_a_link_where_a_sweep_writes_is_refused_not_written_through(run_cli, tmp
     assert sorted(p.name for p in out.iterdir()) == [name]
 
 
+@pytest.mark.parametrize("name", ["results.parquet", "drivers.csv"])
+def test_a_results_file_no_sweep_wrote_is_not_overwritten(run_cli, tmp_path, name):
+    """The input audit: --out naming a folder of the user's that held a results.parquet replaced
+    it without a word. A folder with such a file but no points/ was not written by a sweep."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).write_text("my precious")
+    path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
+    _one_line(
+        run_cli("sweep", str(path), "--out", str(out)),
+        f"out/{name}: was not written by a sweep (no points/ beside it), and the sweep would "
+        "overwrite it; move it or choose another --out",
+    )
+    assert (out / name).read_text() == "my precious"
+    assert sorted(p.name for p in out.iterdir()) == [name]
+    assert run_cli("sweep", str(path), "--out", str(tmp_path / "fresh"))[0] == 0
+    assert run_cli("sweep", str(path), "--out", str(tmp_path / "fresh"))[0] == 0  # resumed
+
+
 def test_a_link_among_the_points_or_made_once_the_store_is_open_is_refused(tmp_path):
     """A point's file or notebook that is a link (the sweep replaces or moves onto it), a .lock
     made a link after the store was opened, and a link where a point is being written: none is

@@ -16,7 +16,8 @@ A symbolic link where the sweep writes or deletes in its folder (``.lock``, ``po
 ``notebooks/``, ``results.parquet``, ``drivers.csv`` or a file in ``points/`` or ``notebooks/``) is
 refused with one line: a results folder someone else prepared could otherwise take the sweep's
 writes, and its clean-up, wherever the link points (a ``.lock`` linked to another file was
-truncated and overwritten with the sweep's pid).
+truncated and overwritten with the sweep's pid). So is a folder with a ``results.parquet`` or
+``drivers.csv`` but no ``points/``, a file no sweep wrote, which the sweep would overwrite.
 """
 
 from __future__ import annotations
@@ -52,6 +53,21 @@ def _refuse_link(path: Path) -> None:
             "is a symbolic link, which the sweep would write through; remove it or choose "
             "another --out (a sweep writes only inside its results folder)",
         )
+
+
+def _refuse_foreign(out: Path, points: Path) -> None:
+    """Refuse a folder holding a file of a name the sweep writes (``results.parquet``,
+    ``drivers.csv``) but no ``points/``: no sweep wrote it, and the sweep would overwrite it."""
+    if points.exists():
+        return
+    for name in ("results.parquet", "drivers.csv"):
+        if (out / name).exists():
+            raise UserError(
+                str(Path(paths.shown(out)) / name),
+                None,
+                "was not written by a sweep (no points/ beside it), and the sweep would "
+                "overwrite it; move it or choose another --out",
+            )
 
 
 class Stopped(UserError):
@@ -128,6 +144,7 @@ class Store:
         try:  # a name longer than the system takes fails even the check for a link
             for name in WRITTEN:
                 _refuse_link(self.out / name)
+            _refuse_foreign(self.out, self.points)
             self.points.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(
