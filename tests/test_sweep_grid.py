@@ -322,6 +322,28 @@ def test_a_new_entry_in_a_grid_is_told_as_a_key_and_its_value(run_cli, tmp_path)
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        (
+            {"base": ["workload.streams=2", "workload.streams=3"]},
+            "base[1]: sets workload.streams again (base[0] sets it): give it once",
+        ),
+        (
+            {"seed": 5, "base": ["seed=9"]},
+            "base[0]: sets the seed the grid's seed: 5 sets: give it once",
+        ),
+    ],
+    ids=["twice", "seed"],
+)
+def test_a_base_value_no_point_would_use_is_refused(run_cli, tmp_path, spec, said):
+    """The input audit: a key base gave twice took the last value, and a base seed beside the
+    grid's seed was dropped for it, both without a word."""
+    path = _grid(tmp_path, scenario="em_ingest", product={"workload.total_MB": [1000]}, **spec)
+    _one_line(run_cli("sweep", str(path), "--out", str(tmp_path / "out")), f"{path}: {said}")
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_product_value_that_is_not_a_list_says_so_in_words(run_cli, tmp_path):
     """It said 'must be a list of typing.Any, got 4'."""
     path = _grid(tmp_path, product={"workload.streams": 4})

@@ -281,12 +281,29 @@ def notebook_path(grid: Grid) -> Path:
 def _base_files(grid: Grid) -> Grid:
     """``grid`` with each ``base`` override that names a file by a path (``storage=store.yaml``)
     naming it in full, read in the grid's folder or below it (refused outside)."""
-    base = []
+    base, first = [], {}
     for i, override in enumerate(grid.base):
         key, value = scenario_module.parse_assignment(override, f"{grid.path}: base[{i}]")
+        _check_base_key(grid, i, key, first)
         _check_file(grid, key, value, f"base[{i}].{key}")
         base.append(setting(key, value, grid.folder) if names_a_file(key, value) else override)
     return replace(grid, base=tuple(base))
+
+
+def _check_base_key(grid: Grid, index: int, key: str, first: dict[str, int]) -> None:
+    """Refuse a ``base`` override no point would use: a key base sets twice (the last one won),
+    or the seed the grid's own ``seed`` sets (which won). A key every point sets itself stays: it
+    may be what makes the base configuration, which is checked alone, a valid one."""
+    at = f"base[{index}]"
+    if key in first:
+        raise UserError(
+            grid.path, at, f"sets {key} again (base[{first[key]}] sets it): give it once"
+        )
+    first[key] = index
+    if key == "seed" and grid.seed is not None:
+        raise UserError(
+            grid.path, at, f"sets the seed the grid's seed: {grid.seed} sets: give it once"
+        )
 
 
 def _check_file(grid: Grid, key: str, value: Any, at: str) -> None:
