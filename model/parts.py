@@ -335,8 +335,11 @@ class Bus(Part):
     # the frames a serial link carries: pcie, sas or sata; required of kind serial. What a frame
     # carries behind its header sets the link's payload rate (``model.storage.framing``: a PCIe TLP
     # of the scenario's pcie_max_payload_B behind 24 B, a SAS frame of 1,024 B behind 36 B, a SATA
-    # FIS of 8,192 B behind 16 B); only a pcie segment takes NVMe drives and trains as PCI Express
-    protocol: Literal["pcie", "sas", "sata"] | None = None
+    # FIS of 8,192 B behind 16 B); only a pcie segment takes NVMe drives and trains as PCI Express.
+    # A drive channel's: ide (parallel ATA) or scsi (parallel SCSI), required of kind channel. A
+    # controller's channel or a shelf's bay takes the drives its bus's protocol does
+    # (``model.storage.attachment.DRIVES_TAKEN``: a sas bay SAS and SATA ones)
+    protocol: Literal["pcie", "sas", "sata", "ide", "scsi"] | None = None
     # whether a parallel bus is multidrop (PCI, PCI-X): the cards on a segment share its wires,
     # so the segment runs at its slowest card's clock and each card moves its own width a data phase
     # (``model.storage.buses``); a host's multidrop slot takes multidrop segments only
@@ -349,14 +352,24 @@ class Bus(Part):
     _NEEDS = {
         "parallel": ("width_bits", "clock_MHz", "transfers_per_clock"),
         "serial": ("lanes", "lane_rate_Gbps", "encoding", "protocol"),
-        "channel": ("burst_rate_MBps",),
+        "channel": ("burst_rate_MBps", "protocol"),
     }
+    _PROTOCOLS = {"parallel": (), "serial": ("pcie", "sas", "sata"), "channel": ("ide", "scsi")}
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
         missing = [n for n in self._NEEDS[self.kind] if getattr(self, n) is None]
         if missing:
             raise UserError(where, key, f"a {self.kind} bus needs {', '.join(missing)}")
+        allowed = self._PROTOCOLS[self.kind]
+        if self.protocol is not None and self.protocol not in allowed:
+            raise UserError(
+                where,
+                f"{key}.protocol",
+                f"a {self.kind} bus's protocol is "
+                + (" or ".join(allowed) if allowed else "none (leave it out)")
+                + f", got {self.protocol}",
+            )
 
     @property
     def peak_MBps(self) -> float:

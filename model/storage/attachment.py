@@ -2,10 +2,13 @@
 slots, their drive channels, shelves (enclosures and expanders) and their uplinks, a flash drive's
 own link, and NVMe drives on a bus segment's lanes.
 
-A controller's host interface carries what its link to the slot trains to (``parts.pcie_trained``)
-and at most its datasheet's stated maximum; a drive channel runs in the mode its driver set; a
-shelf's uplink carries the lesser of each controller channel and the shelf's host lane, and a
-cascaded JBOD's expanders their internal lanes; a RAID card's processor spends
+A drive plugs in only where its interface fits: a controller's channels and a shelf's bays take
+the drives their bus's protocol does (``DRIVES_TAKEN``, from the ATA, SCSI and SAS standards), an
+NVMe drive a PCI Express segment. A controller's host interface carries what its link to the slot
+trains to (``parts.pcie_trained``) and at most its datasheet's stated maximum; a drive channel
+runs in the mode its driver set; a shelf's uplink carries the lesser of each controller channel
+and the shelf's host lane, and a cascaded JBOD's expanders their internal lanes; a RAID card's
+processor spends
 ``RAID_READ_CYCLES_PER_REQUEST`` a request it reads and, a write, ``raid_cycles_per_cache_block``
 a cache block on an array that keeps them (``Controller.cache_block_sizes_KiB``), else
 ``raid_cycles_per_write_command`` a drive command (``model.storage.topology``). The rates are the
@@ -35,6 +38,33 @@ from .spec import NVME
 # card's reads to some 320 MB/s. Taken for every card with a clock (a write's drive commands on a
 # card without cache blocks: raid_cycles_per_write_command, model.storage.parameters)
 RAID_READ_CYCLES_PER_REQUEST = 1e9 / 200_000
+
+# The drive interfaces (``Disk.interface``, ``Ssd.interface``) a controller's drive channel or a
+# shelf's bay takes, by the protocol of its bus (``Bus.protocol``), each as its standard has it:
+DRIVES_TAKEN = {
+    # a parallel ATA channel, IDE drives only: ATA/ATAPI-6 (ANSI INCITS 361-2002) defines its
+    # 40-pin connector and 80-conductor cable, which only a parallel ATA drive plugs into
+    "ide": ("ide",),
+    # a parallel SCSI bus, SCSI drives only: SPI-3 (ANSI INCITS 336-2000) and SPI-4 (ANSI INCITS
+    # 362-2002) define its wide bus and its 68-pin and 80-pin (SCA-2) connectors
+    "scsi": ("scsi",),
+    # a SAS port or bay, SAS drives and SATA ones: SAS-1 (ANSI INCITS 376-2003) lets a SAS
+    # initiator attach SATA devices through its SATA Tunneled Protocol (STP), on a connector a
+    # SATA drive plugs into (SFF-8482)
+    "sas": ("sas", "sata"),
+    # a SATA host port, SATA drives only: a SAS drive does not work on it (SAS-1, ANSI INCITS
+    # 376-2003: a SAS drive's connector is keyed not to mate with a SATA host's, which speaks no
+    # SAS protocol)
+    "sata": ("sata",),
+}
+# a drive interface as a message names it, with its article
+INTERFACE_WORDS = {
+    "ide": "an IDE (parallel ATA)",
+    "scsi": "a SCSI (parallel SCSI)",
+    "sata": "a SATA",
+    "sas": "a SAS",
+    "nvme": "an NVMe",
+}
 
 
 @dataclass(frozen=True)
@@ -106,17 +136,22 @@ class Attachment:
         if mode is not None:  # the driver programmed a slower mode than the controller's best
             key = f"controllers.{cname}.channel_mode"
             set_bus = catalog.get("buses", mode, where, key)
-            if set_bus.kind != "channel" or set_bus.peak_MBps > ch_bus.peak_MBps:
-                slower = sorted(
-                    b
-                    for b, bus in catalog.parts["buses"].items()
-                    if bus.kind == "channel" and bus.peak_MBps <= ch_bus.peak_MBps
+
+            def a_mode(bus: Bus) -> bool:  # a mode of the controller's own kind of channel
+                return (
+                    bus.kind == ch_bus.kind
+                    and bus.protocol == ch_bus.protocol
+                    and bus.peak_MBps <= ch_bus.peak_MBps
                 )
+
+            if not a_mode(set_bus):
+                slower = sorted(b for b, bus in catalog.parts["buses"].items() if a_mode(bus))
                 raise UserError(
                     where,
                     key,
-                    f"must be a drive-channel mode no faster than the {ctrl.name}'s "
-                    f"{ctrl.channel_bus}; allowed: {', '.join(slower)}",
+                    f"must be a drive-channel mode of the same protocol ({ch_bus.protocol}) no "
+                    f"faster than the {ctrl.name}'s {ctrl.channel_bus}; allowed: "
+                    f"{', '.join(slower)}",
                 )
             if set_bus.programmed_io:  # as a controller's transfer: pio (``controller``)
                 raise NotModelled(
@@ -244,12 +279,19 @@ class Attachment:
         holder = point.partition(".")[0]
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
+            if drive is not None:
+                owner = f"controllers.{cname}.part"
+                channel_bus = self.controller(cname).channel_bus
+                channel = self.catalog.get("buses", channel_bus, self.where, owner)
+                self.check_interface(drive, f"{cname}'s channels", owner, channel, at)
             return [(cname, 1.0)], [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
         check_bay(part, point, self.where, at)
         bay_bus = self.catalog.get(
             "buses", part.drive_lane_bus_id, self.where, f"shelves.{holder}.part"
         )
+        if drive is not None:
+            self.check_interface(drive, f"{holder}'s bays", f"shelves.{holder}.part", bay_bus, at)
         lanes, group, inner = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
         align = drive is not None and self.body.shelves[holder].rate_matching == "align"
@@ -264,6 +306,30 @@ class Attachment:
         if inner is not None:  # the expanders' lanes run at the bays' rate
             links.append((inner, max(1.0, bay_bus.peak_MBps / drive_MBps)))
         return list(shares.items()), links
+
+    def check_interface(
+        self, drive: Disk | Ssd, holder: str, holder_key: str, bus: Bus, at: str
+    ) -> None:
+        """A drive at ``at`` plugs into what its controller's channels or shelf's bays (``holder``,
+        whose part is set at ``holder_key``) take by their ``bus`` (``DRIVES_TAKEN``); an NVMe
+        drive is told by ``own_link``. Told where the drive's part, the holder's part or the
+        attach point was set last."""
+        if drive.interface == "nvme":
+            return
+        taken = DRIVES_TAKEN.get(bus.protocol or "", ())
+        if drive.interface in taken:
+            return
+        disks = at.split(".attach[")[0]  # volumes.NAME.disks, where the drive's part is set
+        volume = disks.removeprefix("volumes.").removesuffix(".disks")
+        part_id = self.body.volumes[volume].disks.part
+        words = [INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken]
+        raise UserError(
+            self.where,
+            at,
+            f"{part_id} is {INTERFACE_WORDS[drive.interface]} drive; {holder} ({bus.name}) "
+            + (f"take {' and '.join(words)} drives only" if words else "take no drive"),
+            related=(f"{disks}.part", holder_key),
+        )
 
     def link_MBps(self, drive: Disk | Ssd) -> float:
         """The signalling rate of a drive's own link (a hard disk's interface, a flash drive's
