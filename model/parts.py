@@ -112,6 +112,14 @@ class Part:
                 f"{key}.sources",
                 f"no source for {', '.join(missing)}; every numeric value needs one",
             )
+        known = {f.name for f in fields(self) if f.init}
+        stray = [n for n in self.sources if n not in known]
+        if stray:  # a misspelt key's source leaves the key it meant unsourced, or sourced by none
+            raise UserError(
+                where,
+                f"{key}.sources.{stray[0]}",
+                f"a source for a key the part does not have; its keys: {', '.join(sorted(known))}",
+            )
 
 
 def _numeric(value: Any) -> bool:

@@ -95,6 +95,10 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             "the catalog already has a disk 'wd1200jb'",
         ),
         ({"disks": {"x": {"like": "no_such_drive"}}}, "parts.disks.x.like: names no disk"),
+        (  # the input audit: a misspelt key's source had been taken without a word
+            {"disks": {"x": {"like": "wd1200jb", "sources": {"rpmz": "measured"}}}},
+            "parts.disks.x.sources.rpmz: a source for a key the part does not have; its keys: ",
+        ),
         (  # the quotes audit: an SSD's id under disks: had been told only "names no disk"
             {"disks": {"x": {"like": "micron_9550_max_6400"}}},
             "parts.disks.x.like: names no disk: micron_9550_max_6400 is one of the ssds "
