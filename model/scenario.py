@@ -282,9 +282,8 @@ def load(
     raw = read_yaml(path)
     model = raw.get("model")
     if not isinstance(model, str) or model not in registry.MODELS:
-        raise UserError(
-            where, "model", f"must be one of {', '.join(registry.MODELS)}, got {model!r}"
-        )
+        got = "none (the file gives no model: key)" if model is None else readable(model)
+        raise UserError(where, "model", f"must be one of {', '.join(registry.MODELS)}, got {got}")
     body_cls = registry.MODELS[model].body
     variants = raw.get("variants") or {}
     if not isinstance(variants, dict):
@@ -314,7 +313,8 @@ def load(
                 raise UserError(
                     where_overrides,
                     "variant",
-                    f"{where} has no variant {value!r}; allowed: {', '.join(variants) or 'none'}",
+                    f"{where} has no variant {readable(value)}; allowed: "
+                    f"{', '.join(variants) or 'none'}",
                 )
             chosen = value
         elif key == "seed":

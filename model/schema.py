@@ -249,6 +249,13 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
         if not isinstance(value, dict):
             raise _fail(where, key, tp, value)
         _, item = typing.get_args(tp)
+        for k in value:
+            if k is None or isinstance(k, bool):  # YAML's null, ~, true, false unquoted
+                raise UserError(
+                    where,
+                    key or None,
+                    f"a key here must be a name, got {readable(k)}; quote it if it is one",
+                )
         return {
             str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()
         }

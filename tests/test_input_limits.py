@@ -15,6 +15,7 @@ import pytest
         ),
         ("volumes.md0.disks.count.x=1", "volumes.md0.disks.count.x"),
         ("variant=[a]", "has no variant ['a']"),
+        ("variant=null", "has no variant null;"),  # the input audit: it read None
         (
             "volumes.md0.disks.attach=[promise1.0,promise1.0,promise1.1,promise2.0,promise2.1]",
             "attach[1]: promise1.0 is already taken by volumes.md0.disks.attach[0]",
@@ -75,6 +76,20 @@ def test_a_model_named_by_a_list_is_one_line(run_cli, tmp_path):
     status, out, err = run_cli("predict", str(listed))
     assert status == 2 and not out and err.count("\n") == 1
     assert "model: must be one of storage" in err
+
+
+def test_a_missing_model_and_a_null_key_are_told_in_yaml_s_words(run_cli, tmp_path):
+    """The input audit: Python's None leaked into messages ('got None', 'product.None')."""
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("name: x\n")
+    status, out, err = run_cli("predict", str(bare))
+    assert status == 2 and not out
+    assert err.endswith("got none (the file gives no model: key)\n"), err
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("name: g\nscenario: em_ingest\nproduct:\n  null: [1]\n")
+    status, out, err = run_cli("sweep", str(grid), "--out", str(tmp_path / "out"))
+    assert status == 2 and not out
+    assert err == f"{grid}: product: a key here must be a name, got null; quote it if it is one\n"
 
 
 def test_a_key_given_twice_and_a_number_in_scientific_notation(run_cli, tmp_path):
