@@ -11,6 +11,7 @@ import time
 import pandas as pd
 import pytest
 from grid_files import grid as _grid
+from grid_files import notebook
 from grid_files import one_line as _one_line
 
 from model import paths
@@ -186,6 +187,26 @@ def test_papermill_point_keeps_its_executed_notebook(tmp_path):
         specs_module.specs(dataclasses.replace(grid, engine="inprocess"), points, tmp_path / "x")[0]
     )
     assert table.throughput_MBps.iloc[0] == pytest.approx(inprocess["throughput_MBps"])
+
+
+def test_a_notebook_grid_records_the_defaults_its_points_ran_with(tmp_path):
+    """The input audit: a grid of sweep_point.ipynb's scenario alone ran its settings too (4,073
+    MB/s where em_ingest predicts 254.6), and its results held only param:scenario. Each
+    parameter a point leaves at the notebook's default is kept as the notebook writes it."""
+    nb = notebook(
+        tmp_path / "nb.ipynb",
+        "a = 1\nb = {'x':  2,\n     'y': [3]}  # a default\nresult_path = ''\n",
+        "import json, pathlib\n"
+        "pathlib.Path(result_path).write_text(json.dumps({'sum': a + b['x']}))\n",
+    )
+    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"a": [3]})
+    grid, points = grid_module.load(path, trust_notebook=True)
+    run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
+    table = pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert table.status.tolist() == ["ok"] and table["sum"].tolist() == [5]
+    assert table["param:a"].tolist() == [3]
+    assert table["default:b"].tolist() == ["{'x': 2, 'y': [3]}"]
+    assert "default:a" not in table and "default:result_path" not in table
 
 
 def test_a_papermill_point_s_kernel_writes_nothing_to_the_terminal(tmp_path, capfd):

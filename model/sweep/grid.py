@@ -351,8 +351,9 @@ def _resolved(grid: Grid, folder: Path, trust_notebook: bool) -> Grid:
     return grid
 
 
-def declared_parameters(notebook: Path, where: str) -> set[str]:
-    """The names the notebook's cell tagged ``parameters`` assigns."""
+def notebook_parameters(notebook: Path, where: str) -> dict[str, str]:
+    """Each name the notebook's cell tagged ``parameters`` assigns, with the text of the value it
+    gives there (its default, which a point the grid does not set it for runs with)."""
     try:
         # a pipe would block the read below, a folder cannot be read
         if not paths.is_file(notebook):
@@ -368,12 +369,14 @@ def declared_parameters(notebook: Path, where: str) -> set[str]:
         raise UserError(
             where, "notebook", f"{paths.shown(notebook)} has no readable cell tagged parameters"
         ) from None
-    names = set()
+    found = {}
     for node in tree.body:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return names
+            given = ast.get_source_segment(source, node.value) if node.value else None
+            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                found[name] = " ".join((given or "").split())  # on one line
+    return found
 
 
 def _check_parameters(grid: Grid) -> None:
@@ -383,7 +386,7 @@ def _check_parameters(grid: Grid) -> None:
     notebook = notebook_path(grid)
     if not paths.is_file(notebook):
         raise UserError(where, "notebook", f"no such notebook {grid.notebook!r}")
-    declared = declared_parameters(notebook, where)
+    declared = set(notebook_parameters(notebook, where))
     if "result_path" not in declared:  # a point would end with no figures to record
         raise UserError(
             where,

@@ -402,6 +402,8 @@ def _record(spec: dict[str, Any]) -> dict[str, Any]:
         "attempts": spec.get("attempt", 1),
     }
     record.update({f"param:{k}": _storable(v) for k, v in spec["point"].items()})
+    # what the point left at its notebook's defaults, as the notebook writes them
+    record.update({f"default:{k}": v for k, v in spec.get("defaults", {}).items()})
     return record
 
 

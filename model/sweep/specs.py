@@ -17,7 +17,15 @@ from typing import Any
 
 from .. import paths, provenance
 from ..errors import UserError
-from .grid import Grid, grid_file, names_a_file, notebook_value, setting, texts
+from .grid import (
+    Grid,
+    grid_file,
+    names_a_file,
+    notebook_parameters,
+    notebook_value,
+    setting,
+    texts,
+)
 from .point import SWEEP_POINT_NOTEBOOK, file_digest, lab_fingerprint
 from .store import point_id, point_settings
 
@@ -253,6 +261,18 @@ def grid_seed(grid: Grid) -> int | None:
     return scenario_module.load(grid.scenario, list(grid.base), typed=True).seed
 
 
+def notebook_defaults(grid: Grid) -> dict[str, str]:
+    """A notebook grid's parameters its points leave at the notebook's defaults, each with the text
+    of its default, which the points' records keep (``default:NAME``): a grid of ``scenario``
+    alone runs the notebook's ``settings`` too. None for a grid of a scenario, whose runner sets
+    every parameter of the sweep's own notebook."""
+    if grid.notebook is None:
+        return {}
+    given = {*grid.keys(), "result_path", *(["seed"] if grid.seed is not None else [])}
+    declared = notebook_parameters(Path(grid.notebook), grid.path)
+    return {k: v for k, v in declared.items() if k not in given}
+
+
 def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
     """What each point of ``points`` runs with (``run_point``'s spec), under its id; each carries
     the run's own token (``sweep``, one a call): a stopped sweep's kernels are ended by it
@@ -269,6 +289,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
     named = _named_by_values(grid, points, alone)
     inputs = _files_read(grid, points)
+    defaults = notebook_defaults(grid)
     seen: Counter[str] = Counter()  # how many times each point came before (a design's repeats)
     repeats = []
     for p in points:
@@ -298,6 +319,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "commit": commit,
             "lab": lab,
             "inputs": inputs[i],
+            "defaults": defaults,
             "folder": grid.folder,
             "out": str(out),
             "sweep": sweep,
