@@ -41,6 +41,22 @@ def test_a_named_pipe_is_refused_not_waited_on(run_cli, tmp_path):
     _one_line(run_cli("predict", "atlas_intellistation", "--catalog", str(fifo)), "pipe.yaml")
 
 
+def test_an_unnamed_pipe_given_by_name_is_said_to_be_one():
+    """`cat s.yaml | predict /dev/stdin` and `predict <(cat s.yaml)` were told 'no such file' (the
+    input audit): the name resolves to the pipe, which is no path."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "model", "predict", "/dev/stdin", "--point"],
+        input=MINI,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and not proc.stdout
+    assert proc.stderr == "/dev/stdin: is a pipe or a socket, not a file; expected a YAML file\n"
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_parts_file_that_is_a_named_pipe_is_said_to_be_one_and_never_opened(run_cli, tmp_path):
     """A FIFO a scenario's catalogs: named was 'no such parts file', which is false (the
