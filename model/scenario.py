@@ -613,7 +613,10 @@ def _catalog(raw: dict, path: Path, where: str, catalogs: tuple) -> catalog_modu
     (``paths.identity``: a hard link's name, or a symbolic link's, and the file's own are one);
     another file defining a part again is refused (``user_parts.with_parts``)."""
     files = []
-    for file in map(Path, catalogs):
+    for text in catalogs:
+        if not str(text).strip():  # an unset variable in a script: no file, not the folder "."
+            raise UserError("--catalog", None, "must name a parts file, got an empty string")
+        file = Path(text)
         if not paths.is_file(file):
             raise UserError("--catalog", str(file), _no_parts_file(file))
         files.append(file)

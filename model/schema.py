@@ -499,8 +499,16 @@ def locate(
         kind = (
             f"{'an' if model[:1] in 'aeiou' else 'a'} {model} scenario" if model else "the scenario"
         )
-        if parent and not allowed:  # a key below a value
-            hint = f"; {'.'.join(parent)} is a value, not a section"
+        if parent and not allowed:  # a key below a value, or a list's position not a number
+            listed = field_type(body_cls, parent)
+            while typing.get_origin(listed) is Annotated:
+                listed = typing.get_args(listed)[0]
+            hint = (
+                f"; {'.'.join(parent)} is a list: give a position 0, 1, 2 ..., got "
+                f"{parts[len(parent)]!r}"
+                if typing.get_origin(listed) in (tuple, list)
+                else f"; {'.'.join(parent)} is a value, not a section"
+            )
         if len(parent) == 1 and named_body(body_cls, parts) is not None and parts[1] in top:
             listed = f"{parent[0]}_overrides"  # the ingest's storage_overrides
             hint = (  # a header key of the scenario another names: its own file's

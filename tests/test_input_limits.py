@@ -92,6 +92,21 @@ def test_a_missing_model_and_a_null_key_are_told_in_yaml_s_words(run_cli, tmp_pa
     assert err == f"{grid}: product: a key here must be a name, got null; quote it if it is one\n"
 
 
+def test_an_empty_catalog_and_a_list_s_position_not_a_number_are_told_so(run_cli):
+    """The input audit: --catalog '' (an unset variable) was told '.: is a folder', and a list's
+    position -1 'attach is a value, not a section'."""
+    status, out, err = run_cli("predict", "atlas_intellistation", "--catalog", "")
+    assert (status, out) == (2, "")
+    assert err == "--catalog: must name a parts file, got an empty string\n"
+    status, out, err = run_cli(
+        "predict", "atlas_intellistation", "--set", "volumes.md0.disks.attach.-1=promise1.0"
+    )
+    assert (status, out) == (2, "")
+    assert err.endswith(
+        "volumes.md0.disks.attach is a list: give a position 0, 1, 2 ..., got '-1'\n"
+    ), err
+
+
 def test_a_key_given_twice_and_a_number_in_scientific_notation(run_cli, tmp_path):
     twice = tmp_path / "twice.yaml"
     twice.write_text(scenario_text().replace("seed: 1\n", "seed: 1\nseed: 2\n", 1))
