@@ -121,3 +121,14 @@ def test_a_channel_runs_only_in_a_mode_of_its_own_protocol(run_cli):
         "Controller SROMBU42E, Intel IOP332 I/O processor with the onboard Ultra320 SCSI)'s "
         "ultra320_scsi; allowed: ultra160_scsi, ultra320_scsi",
     )
+
+
+def test_the_download_server_s_drive_is_held_to_its_controller_s_ports(run_cli):
+    """The download server's drives sit on its one RAID card's ports: an IDE drive on the
+    Areca's SATA ports had predicted."""
+    _one_line(
+        run_cli("predict", "eah_download", "--point", "--set", "disk=wd1200jb"),
+        "--set: disk: wd1200jb is an IDE (parallel ATA) drive; the Areca ARC-1261ML 16-port "
+        "SATA II RAID controller (PCI Express x8)'s ports (Serial ATA 3 Gb/s) take SATA drives "
+        "only",
+    )

@@ -168,6 +168,7 @@ from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
+from ..storage.attachment import DRIVES_TAKEN, INTERFACE_WORDS
 from ..storage.front import HTTP_RESPONSE_HEADER_B
 from ..storage.raid import LEVELS
 from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
@@ -392,10 +393,11 @@ def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: i
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
-    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
-    few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
-    take connections, a host or client NIC the catalog lacks, jumbo frames on Fast Ethernet
-    (``check_parts``). Returns the drive, the server's NIC and each client's."""
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a
+    drive its ports cannot take (``storage.attachment.DRIVES_TAKEN``), too few drives for the
+    level, a data set the volume cannot hold, more clients than nginx's workers take connections,
+    a host or client NIC the catalog lacks, jumbo frames on Fast Ethernet (``check_parts``).
+    Returns the drive, the server's NIC and each client's."""
     body: DownloadBody = scenario.body
     where = scenario.path
     check_parts(body, catalog, where)
@@ -425,6 +427,18 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
             "storage_behind_network)"
         )
     disk = catalog.get("disks", body.disk, where, "disk")
+    channel = catalog.get("buses", controller.channel_bus, where, "controller")
+    taken = DRIVES_TAKEN.get(channel.protocol or "", ())
+    if disk.interface not in taken:  # as a storage scenario's channels (model.storage.attachment)
+        raise UserError(
+            where,
+            "disk",
+            f"{body.disk} is {INTERFACE_WORDS[disk.interface]} drive; the {controller.name}'s "
+            f"ports ({channel.name}) take "
+            + " and ".join(INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken)
+            + " drives only",
+            related=("controller",),
+        )
     if body.drive_queue_depth > disk.queue_depth:
         raise UserError(
             where,
