@@ -249,23 +249,12 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
         if not isinstance(value, dict):
             raise _fail(where, key, tp, value)
         _, item = typing.get_args(tp)
-        entry = item
-        while typing.get_origin(entry) is Annotated:
-            entry = typing.get_args(entry)[0]
-        named = dataclasses.is_dataclass(entry)  # a section's entries: named parts
         for k in value:
             if k is None or isinstance(k, bool):  # YAML's null, ~, true, false unquoted
                 raise UserError(
                     where,
                     key or None,
                     f"a key here must be a name, got {readable(k)}; quote it if it is one",
-                )
-            if named and "." in str(k):  # its keys could not be told from the name's parts
-                raise UserError(
-                    where,
-                    f"{key}.{k}" if key else str(k),
-                    "a name holds no '.': a key below it (as --set and variants write them, "
-                    "dotted) could not be told from the name; use _ or -",
                 )
         return {
             str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()

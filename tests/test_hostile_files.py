@@ -41,22 +41,6 @@ def test_a_named_pipe_is_refused_not_waited_on(run_cli, tmp_path):
     _one_line(run_cli("predict", "atlas_intellistation", "--catalog", str(fifo)), "pipe.yaml")
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "said"),
-    [
-        ("  md0:\n", '  "a.b":\n', "volumes.a.b: a name holds no '.'"),
-        ("  promise1:", '  "h.ba":', "controllers.h.ba: a name holds no '.'"),
-    ],
-    ids=["volume", "controller"],
-)
-def test_a_name_holding_a_dot_is_refused_where_it_is_given(run_cli, tmp_path, old, new, said):
-    """The input audit: a volume named a.b or a controller named h.ba loaded, but no key below it
-    could be set (--set volumes.a.b.chunk_KiB=64 was told 'allowed at volumes.a: ...')."""
-    path = tmp_path / "dotted.yaml"
-    path.write_text(MINI.replace(old, new, 1))
-    _one_line(run_cli("predict", str(path), "--point"), f"{path}: {said}", "use _ or -")
-
-
 def test_an_unnamed_pipe_given_by_name_is_said_to_be_one():
     """`cat s.yaml | predict /dev/stdin` and `predict <(cat s.yaml)` were told 'no such file' (the
     input audit): the name resolves to the pipe, which is no path."""
