@@ -22,7 +22,7 @@ except BrokenPipeError:  # the reader of our output (head, less) went away: stop
     )  # so the flush at exit cannot fail again
     status = 1
 except OSError as exc:
-    if exc.errno not in UNWRITABLE:
+    if exc.errno not in UNWRITABLE or exc.filename is not None:  # a file read, not our output
         raise
     # the output could not be written (a full disk behind > report.txt): said in one line
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

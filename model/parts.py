@@ -310,8 +310,8 @@ class Bus(Part):
 
     # how the peak rate is reckoned: parallel (from width_bits, clock_MHz and transfers_per_clock:
     # PCI, PCI-X, a hub link), serial (from lanes, lane_rate_Gbps and encoding, with protocol: PCI
-    # Express, SATA, SAS) or channel (burst_rate_MBps: an ATA or parallel SCSI transfer mode, which
-    # a controller's drive channels run in)
+    # Express, SATA, SAS) or channel (burst_rate_MBps, with protocol ide or scsi: an ATA or
+    # parallel SCSI transfer mode, which a controller's drive channels run in)
     kind: Literal["parallel", "serial", "channel"]
     # a parallel bus's data width, bits (32 or 64 for PCI): width_bits / 8 bytes a transfer;
     # required of kind parallel. A card narrower than a multidrop segment moves its own width a data
@@ -366,17 +366,22 @@ class Bus(Part):
 
     def check(self, where: str, key: str) -> None:
         super().check(where, key)
-        missing = [n for n in self._NEEDS[self.kind] if getattr(self, n) is None]
+        allowed = self._PROTOCOLS[self.kind]
+        missing = [
+            f"{n} ({' or '.join(allowed)})" if n == "protocol" else n
+            for n in self._NEEDS[self.kind]
+            if getattr(self, n) is None
+        ]
         if missing:
             raise UserError(where, key, f"a {self.kind} bus needs {', '.join(missing)}")
-        allowed = self._PROTOCOLS[self.kind]
         if self.protocol is not None and self.protocol not in allowed:
+            other = next(kind for kind, taken in self._PROTOCOLS.items() if self.protocol in taken)
             raise UserError(
                 where,
                 f"{key}.protocol",
                 f"a {self.kind} bus's protocol is "
                 + (" or ".join(allowed) if allowed else "none (leave it out)")
-                + f", got {self.protocol}",
+                + f", got {self.protocol} (a {other} bus's)",
             )
 
     @property

@@ -286,7 +286,7 @@ def load(
     raw = read_yaml(path)
     model = raw.get("model")
     if not isinstance(model, str) or model not in registry.MODELS:
-        got = "none (the file gives no model: key)" if model is None else readable(model)
+        got = "none (the file gives no model: key)" if "model" not in raw else readable(model)
         raise UserError(where, "model", f"must be one of {', '.join(registry.MODELS)}, got {got}")
     body_cls = registry.MODELS[model].body
     variants = raw.get("variants") or {}

@@ -254,7 +254,8 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
                 raise UserError(
                     where,
                     key or None,
-                    f"a key here must be a name, got {readable(k)}; quote it if it is one",
+                    f"a key here must be a name, got {readable(k)} (YAML reads null, ~, true, "
+                    "false, yes, no, on and off unquoted as values): quote it if it is a name",
                 )
         return {
             str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()

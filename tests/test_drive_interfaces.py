@@ -101,7 +101,7 @@ def test_a_user_s_channel_bus_names_its_protocol(run_cli, tmp_path):
     parts.write_text(yaml.safe_dump({"buses": {"my_channel": bus}}))
     status, out, err = run_cli("predict", str(scenario), "--catalog", str(parts), "--point")
     assert status == 2 and not out and err.count("\n") == 1, err
-    assert "buses.my_channel: a channel bus needs protocol" in err, err
+    assert "buses.my_channel: a channel bus needs protocol (ide or scsi)" in err, err
 
 
 def test_a_channel_runs_only_in_a_mode_of_its_own_protocol(run_cli):
@@ -132,3 +132,68 @@ def test_the_download_server_s_drive_is_held_to_its_controller_s_ports(run_cli):
         "SATA II RAID controller (PCI Express x8)'s ports (Serial ATA 3 Gb/s) take SATA drives "
         "only",
     )
+
+
+def test_an_idle_volume_s_drives_are_held_to_their_channels_too(run_cli):
+    """The review: only the workload's volumes were checked, so psu_write's SATA drives on the
+    PATA 7850 predicted while the run wrote to another volume."""
+    _one_line(
+        run_cli(
+            "predict", "psu_write", "--point", "--set", "controllers.threeware.part=threeware_7850"
+        ),
+        "--set: controllers.threeware.part: wd740gd is a SATA drive; threeware's channels (ATA "
+        "Ultra DMA mode 5 (UDMA100)) take IDE (parallel ATA) drives only",
+    )
+
+
+def test_a_shelf_s_uplink_is_cabled_to_sas_ports(run_cli, tmp_path):
+    """The review: a SAS JBOD cabled to a card whose ports are SATA had predicted."""
+    parts = tmp_path / "my_parts.yaml"
+    card = {"like": "broadcom_9500_8i", "channel_bus": "sata_6g", "name": "a SATA card of ours"}
+    parts.write_text(yaml.safe_dump({"controllers": {"my_sata_card": card}}))
+    result = run_cli(
+        "predict",
+        "purchase_hdd_md",
+        "--catalog",
+        str(parts),
+        "--point",
+        "--set",
+        "controllers.hba.part=my_sata_card",
+    )
+    _one_line(
+        result,
+        "--set: controllers.hba.part: a shelf's uplink is cabled to SAS ports; hba's channels "
+        "are Serial ATA 6 Gb/s",
+    )
+
+
+def test_a_channel_mode_is_a_channel_s_and_a_grid_refuses_a_drive_before_its_points(
+    run_cli, tmp_path
+):
+    """The review: a SAS lane had become a mode a card's channel could be set to; and the
+    download server's drive check ran in each point, not in the grid's check."""
+    status, out, err = run_cli(
+        "predict",
+        "atlas_intellistation",
+        "--point",
+        "--set",
+        "controllers.promise1.channel_mode=sas_6g_lane",
+    )
+    assert status == 2 and "must be a drive-channel mode of the same protocol (ide)" in err
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        yaml.safe_dump(
+            {
+                "name": "g",
+                "scenario": "eah_download",
+                "product": {"disk": ["wd1200jb"], "workload.clients": [1, 2]},
+            }
+        )
+    )
+    _one_line(
+        run_cli("sweep", str(grid), "--out", str(tmp_path / "out")),
+        f"{grid}: product.disk: wd1200jb is an IDE (parallel ATA) drive; the Areca ARC-1261ML "
+        "16-port SATA II RAID controller (PCI Express x8)'s ports (Serial ATA 3 Gb/s) take SATA "
+        "drives only",
+    )
+    assert not (tmp_path / "out").exists()

@@ -89,7 +89,10 @@ def test_a_missing_model_and_a_null_key_are_told_in_yaml_s_words(run_cli, tmp_pa
     grid.write_text("name: g\nscenario: em_ingest\nproduct:\n  null: [1]\n")
     status, out, err = run_cli("sweep", str(grid), "--out", str(tmp_path / "out"))
     assert status == 2 and not out
-    assert err == f"{grid}: product: a key here must be a name, got null; quote it if it is one\n"
+    assert err == (
+        f"{grid}: product: a key here must be a name, got null (YAML reads null, ~, true, false, "
+        "yes, no, on and off unquoted as values): quote it if it is a name\n"
+    )
 
 
 def test_an_empty_catalog_and_a_list_s_position_not_a_number_are_told_so(run_cli):

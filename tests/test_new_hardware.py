@@ -18,7 +18,7 @@ ERRORS = json.loads((paths.CALIBRATED / "model_error.json").read_text())
     [
         ("atlas_intellistation", (), False),
         ("atlas_intellistation", ("volumes.md0.disks.count=4",), False),  # a change, same parts
-        ("atlas_intellistation", ("volumes.md0.disks.part=wd740gd",), True),  # a part swapped
+        ("atlas_intellistation", ("volumes.md0.disks.part=maxtor_4r160l0",), True),  # swapped
         ("em_ingest", ("host=dell_r720",), True),
         ("purchase_nvme", (), True),  # no table measured it
         ("ext_970_evo_plus", (), True),  # the external rows never tune the lab

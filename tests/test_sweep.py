@@ -192,21 +192,28 @@ def test_papermill_point_keeps_its_executed_notebook(tmp_path):
 def test_a_notebook_grid_records_the_defaults_its_points_ran_with(tmp_path):
     """The input audit: a grid of sweep_point.ipynb's scenario alone ran its settings too (4,073
     MB/s where em_ingest predicts 254.6), and its results held only param:scenario. Each
-    parameter a point leaves at the notebook's default is kept as the notebook writes it."""
+    parameter a point leaves at the notebook's default is kept as the notebook writes it, point
+    by point (the review: points setting different keys had dropped a default some ran with)."""
     nb = notebook(
         tmp_path / "nb.ipynb",
-        "a = 1\nb = {'x':  2,\n     'y': [3]}  # a default\nresult_path = ''\n",
+        "a = 1\nb = {'x':  2,  # two\n     'y': 'p  q'}\nc, d = 5, 6\nb['z'] = 9\ne: int\n"
+        "result_path = ''\n",
         "import json, pathlib\n"
         "pathlib.Path(result_path).write_text(json.dumps({'sum': a + b['x']}))\n",
     )
-    path = _grid(tmp_path, scenario=None, notebook=str(nb), engine="papermill", product={"a": [3]})
+    path = _grid(
+        tmp_path, scenario=None, notebook=str(nb), engine="papermill", points=[{"a": 3}, {}]
+    )
     grid, points = grid_module.load(path, trust_notebook=True)
     run_module.run(grid, points, tmp_path / "out", workers=1, progress=False)
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
-    assert table.status.tolist() == ["ok"] and table["sum"].tolist() == [5]
-    assert table["param:a"].tolist() == [3]
-    assert table["default:b"].tolist() == ["{'x': 2, 'y': [3]}"]
-    assert "default:a" not in table and "default:result_path" not in table
+    assert table.status.tolist() == ["ok", "ok"] and table["sum"].tolist() == [5, 3]
+    assert table["param:a"].tolist()[0] == 3
+    assert table["default:a"].isna().tolist() == [True, False]  # the first point set it
+    assert table["default:a"].tolist()[1] == "1"
+    assert table["default:b"].tolist() == ["{'x':  2,  # two\n     'y': 'p  q'}"] * 2
+    assert table["default:c"].tolist() == ["c, d = 5, 6"] * 2 == table["default:d"].tolist()
+    assert "default:e" not in table and "default:result_path" not in table
 
 
 def test_a_papermill_point_s_kernel_writes_nothing_to_the_terminal(tmp_path, capfd):
@@ -315,8 +322,9 @@ def test_a_results_file_no_sweep_wrote_is_not_overwritten(run_cli, tmp_path, nam
     path = _grid(tmp_path, product={"volumes.md0.disks.count": [1]})
     _one_line(
         run_cli("sweep", str(path), "--out", str(out)),
-        f"out/{name}: was not written by a sweep (no points/ beside it), and the sweep would "
-        "overwrite it; move it or choose another --out",
+        f"out/{name}: has no points/ beside it, as a sweep's folder has: a sweep did not write "
+        "it (or its points/ was removed), and this one would overwrite it; move it or choose "
+        "another --out",
     )
     assert (out / name).read_text() == "my precious"
     assert sorted(p.name for p in out.iterdir()) == [name]

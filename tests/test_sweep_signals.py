@@ -367,6 +367,7 @@ def test_a_sigterm_while_the_grid_is_checked_ends_the_sweep_as_ctrl_c_does(
     before = signal.signal(signal.SIGTERM, ended)
     try:
         status = cli.main(["sweep", str(_grid(tmp_path)), "--out", str(tmp_path / "out")])
+        assert signal.getsignal(signal.SIGTERM) is ended  # the handler before the sweep, again
     finally:
         signal.signal(signal.SIGTERM, before)
     assert status == 130

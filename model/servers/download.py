@@ -168,7 +168,7 @@ from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
-from ..storage.attachment import DRIVES_TAKEN, INTERFACE_WORDS
+from ..storage.attachment import DRIVES_TAKEN, INTERFACE_WORDS, drives_taken_words
 from ..storage.front import HTTP_RESPONSE_HEADER_B
 from ..storage.raid import LEVELS
 from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
@@ -393,11 +393,11 @@ def link_Bps_by_flows(body: DownloadBody, host: Host, nic_Bps: float, clients: i
 
 
 def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
-    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, a
-    drive its ports cannot take (``storage.attachment.DRIVES_TAKEN``), too few drives for the
-    level, a data set the volume cannot hold, more clients than nginx's workers take connections,
-    a host or client NIC the catalog lacks, jumbo frames on Fast Ethernet (``check_parts``).
-    Returns the drive, the server's NIC and each client's."""
+    """The configuration's mistakes a schema cannot see: drives beyond the controller's ports, too
+    few drives for the level, a data set the volume cannot hold, more clients than nginx's workers
+    take connections, a host or client NIC the catalog lacks, jumbo frames on Fast Ethernet and a
+    drive its controller's ports cannot take (``check_parts``). Returns the drive, the server's NIC
+    and each client's."""
     body: DownloadBody = scenario.body
     where = scenario.path
     check_parts(body, catalog, where)
@@ -427,18 +427,6 @@ def check(scenario: Scenario, catalog: Catalog) -> tuple[Disk, Nic, Nic]:
             "storage_behind_network)"
         )
     disk = catalog.get("disks", body.disk, where, "disk")
-    channel = catalog.get("buses", controller.channel_bus, where, "controller")
-    taken = DRIVES_TAKEN.get(channel.protocol or "", ())
-    if disk.interface not in taken:  # as a storage scenario's channels (model.storage.attachment)
-        raise UserError(
-            where,
-            "disk",
-            f"{body.disk} is {INTERFACE_WORDS[disk.interface]} drive; the {controller.name}'s "
-            f"ports ({channel.name}) take "
-            + " and ".join(INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken)
-            + " drives only",
-            related=("controller",),
-        )
     if body.drive_queue_depth > disk.queue_depth:
         raise UserError(
             where,
@@ -981,11 +969,26 @@ def pairs_bound_MBps(
 def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
     (``nic_links.check_mtu``): the server's NIC or a client's; the server's NIC has the receive
-    queues its ``irq_affinity`` spreads (``nic_links.check_rss``)."""
+    queues its ``irq_affinity`` spreads (``nic_links.check_rss``); the drive plugs into the
+    controller's ports (``storage.attachment.DRIVES_TAKEN``)."""
     nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
     check_mtu(body.mtu_B, catalog, where, nics)
     check_rss(body.irq_affinity, catalog, where, {"server_nic": body.server_nic})
     check_placed(catalog, (("server_nic", body.server_nic, body.host, 1),), where)
+    if body.disk in catalog.parts["ssds"]:  # not modelled here (``check``)
+        return
+    disk = catalog.get("disks", body.disk, where, "disk")
+    controller = catalog.get("controllers", body.controller, where, "controller")
+    channel = catalog.get("buses", controller.channel_bus, where, "controller")
+    taken = DRIVES_TAKEN.get(channel.protocol or "", ())
+    if disk.interface not in taken:  # as a storage scenario's channels (model.storage.attachment)
+        raise UserError(
+            where,
+            "disk",
+            f"{body.disk} is {INTERFACE_WORDS[disk.interface]} drive; the {controller.name}'s "
+            f"ports ({channel.name}) take {drives_taken_words(taken)}",
+            related=("controller",),
+        )
 
 
 MODEL = ModelRecord(

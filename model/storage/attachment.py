@@ -49,22 +49,79 @@ DRIVES_TAKEN = {
     # 362-2002) define its wide bus and its 68-pin and 80-pin (SCA-2) connectors
     "scsi": ("scsi",),
     # a SAS port or bay, SAS drives and SATA ones: SAS-1 (ANSI INCITS 376-2003) lets a SAS
-    # initiator attach SATA devices through its SATA Tunneled Protocol (STP), on a connector a
-    # SATA drive plugs into (SFF-8482)
+    # initiator attach SATA devices, directly on its port or through expanders (its SATA
+    # Tunneled Protocol, STP), on a connector a SATA drive plugs into (SFF-8482)
     "sas": ("sas", "sata"),
     # a SATA host port, SATA drives only: a SAS drive does not work on it (SAS-1, ANSI INCITS
     # 376-2003: a SAS drive's connector is keyed not to mate with a SATA host's, which speaks no
     # SAS protocol)
     "sata": ("sata",),
 }
-# a drive interface as a message names it, with its article
+# a drive interface as a message names it, with its article (an NVMe drive is told by own_link)
 INTERFACE_WORDS = {
     "ide": "an IDE (parallel ATA)",
     "scsi": "a SCSI (parallel SCSI)",
     "sata": "a SATA",
     "sas": "a SAS",
-    "nvme": "an NVMe",
 }
+
+
+def drives_taken_words(taken: tuple[str, ...]) -> str:
+    """What a channel taking ``taken`` interfaces takes, in words: 'SAS and SATA drives only'."""
+    words = [INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken]
+    return f"{' and '.join(words)} drives only" if words else "no drive"
+
+
+def check_interfaces(body, catalog, where: str) -> None:
+    """Every volume's drives, the idle ones too, plug into what their controller's channels or
+    shelf's bays take (``DRIVES_TAKEN``), and every shelf's uplink is cabled to SAS ports: told in
+    one line where the drive's part, the holder's part or the attach point was set last. An NVMe
+    drive is told by ``Attachment.own_link``; a holder the scenario lacks by the attach checks."""
+    for vname, volume in body.volumes.items():
+        drive = catalog.get_one_of(
+            ("disks", "ssds"), volume.disks.part, where, f"volumes.{vname}.disks.part"
+        )
+        if drive.interface == NVME:
+            continue
+        for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
+            holder = point.partition(".")[0]
+            if holder in body.controllers:
+                key, what = f"controllers.{holder}.part", f"{holder}'s channels"
+                bus_id = catalog.get("controllers", body.controllers[holder].part, where, key)
+                bus_id = bus_id.channel_bus
+            elif holder in body.shelves:
+                key, what = f"shelves.{holder}.part", f"{holder}'s bays"
+                shelf = catalog.get_one_of(
+                    ("enclosures", "expanders"), body.shelves[holder].part, where, key
+                )
+                bus_id = shelf.drive_lane_bus_id
+            else:
+                continue
+            bus = catalog.get("buses", bus_id, where, key)
+            taken = DRIVES_TAKEN.get(bus.protocol or "", ())
+            if drive.interface not in taken:
+                raise UserError(
+                    where,
+                    f"volumes.{vname}.disks.attach[{i}]",
+                    f"{volume.disks.part} is {INTERFACE_WORDS[drive.interface]} drive; {what} "
+                    f"({bus.name}) take {drives_taken_words(taken)}",
+                    related=(f"volumes.{vname}.disks.part", key),
+                )
+    for sname, shelf in body.shelves.items():
+        for i, point in enumerate(shelf.uplink):
+            holder = point.partition(".")[0]
+            if holder not in body.controllers:
+                continue
+            key = f"controllers.{holder}.part"
+            card = catalog.get("controllers", body.controllers[holder].part, where, key)
+            bus = catalog.get("buses", card.channel_bus, where, key)
+            if bus.protocol != "sas":
+                raise UserError(
+                    where,
+                    f"shelves.{sname}.uplink[{i}]",
+                    f"a shelf's uplink is cabled to SAS ports; {holder}'s channels are {bus.name}",
+                    related=(key, f"shelves.{sname}.part"),
+                )
 
 
 @dataclass(frozen=True)
@@ -139,7 +196,7 @@ class Attachment:
 
             def a_mode(bus: Bus) -> bool:  # a mode of the controller's own kind of channel
                 return (
-                    bus.kind == ch_bus.kind
+                    bus.kind == "channel"
                     and bus.protocol == ch_bus.protocol
                     and bus.peak_MBps <= ch_bus.peak_MBps
                 )
@@ -152,6 +209,7 @@ class Attachment:
                     f"must be a drive-channel mode of the same protocol ({ch_bus.protocol}) no "
                     f"faster than the {ctrl.name}'s {ctrl.channel_bus}; allowed: "
                     f"{', '.join(slower)}",
+                    related=(f"controllers.{cname}.part",),  # a card of another kind set last
                 )
             if set_bus.programmed_io:  # as a controller's transfer: pio (``controller``)
                 raise NotModelled(
@@ -279,19 +337,12 @@ class Attachment:
         holder = point.partition(".")[0]
         if holder not in self.body.shelves:
             cname, rate_Bps = self.controller_channel(point, at)
-            if drive is not None:
-                owner = f"controllers.{cname}.part"
-                channel_bus = self.controller(cname).channel_bus
-                channel = self.catalog.get("buses", channel_bus, self.where, owner)
-                self.check_interface(drive, f"{cname}'s channels", owner, channel, at)
             return [(cname, 1.0)], [(buses.resource(f"channel {point}", lambda: rate_Bps), 1.0)]
         part = self.shelf_part(holder)
         check_bay(part, point, self.where, at)
         bay_bus = self.catalog.get(
             "buses", part.drive_lane_bus_id, self.where, f"shelves.{holder}.part"
         )
-        if drive is not None:
-            self.check_interface(drive, f"{holder}'s bays", f"shelves.{holder}.part", bay_bus, at)
         lanes, group, inner = self.uplink(holder)
         bay = buses.resource(f"bay {point}", lambda: buses.sustained_Bps(bay_bus))
         align = drive is not None and self.body.shelves[holder].rate_matching == "align"
@@ -306,30 +357,6 @@ class Attachment:
         if inner is not None:  # the expanders' lanes run at the bays' rate
             links.append((inner, max(1.0, bay_bus.peak_MBps / drive_MBps)))
         return list(shares.items()), links
-
-    def check_interface(
-        self, drive: Disk | Ssd, holder: str, holder_key: str, bus: Bus, at: str
-    ) -> None:
-        """A drive at ``at`` plugs into what its controller's channels or shelf's bays (``holder``,
-        whose part is set at ``holder_key``) take by their ``bus`` (``DRIVES_TAKEN``); an NVMe
-        drive is told by ``own_link``. Told where the drive's part, the holder's part or the
-        attach point was set last."""
-        if drive.interface == "nvme":
-            return
-        taken = DRIVES_TAKEN.get(bus.protocol or "", ())
-        if drive.interface in taken:
-            return
-        disks = at.split(".attach[")[0]  # volumes.NAME.disks, where the drive's part is set
-        volume = disks.removeprefix("volumes.").removesuffix(".disks")
-        part_id = self.body.volumes[volume].disks.part
-        words = [INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken]
-        raise UserError(
-            self.where,
-            at,
-            f"{part_id} is {INTERFACE_WORDS[drive.interface]} drive; {holder} ({bus.name}) "
-            + (f"take {' and '.join(words)} drives only" if words else "take no drive"),
-            related=(f"{disks}.part", holder_key),
-        )
 
     def link_MBps(self, drive: Disk | Ssd) -> float:
         """The signalling rate of a drive's own link (a hard disk's interface, a flash drive's

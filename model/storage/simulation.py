@@ -16,7 +16,7 @@ from ..result import Result
 from ..sim.flows import FlowNetwork
 from ..spec import ModelRecord, Scenario
 from ..unknowns import shown
-from . import front, mmap, rereads, slots, stream, topology, writecache, zfs
+from . import attachment, front, mmap, rereads, slots, stream, topology, writecache, zfs
 from .parameters import PARAMETERS
 from .raid import MODELLED_LEVELS, UNMODELLED_LEVELS
 from .spec import CACHE_BLOCK_KiB, StorageBody, Volume
@@ -51,7 +51,8 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     slots (``slots.check_segments``) and their lanes in its processors' (``slots.check_lanes``),
     each controller's host interface in its segment (``slots.check_cards``), its controller cards
     and NIC cards in its slots (``slots.check_card_slots``) and its drives in its bays
-    (``slots.check_bays``)."""
+    (``slots.check_bays``), and each drive plugs into what its channel or bay takes, each shelf's
+    uplink into SAS ports (``attachment.check_interfaces``)."""
     zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
     slots.check_segments(body, catalog, where)
     slots.check_lanes(body, catalog, where)
@@ -77,6 +78,7 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     slots.check_cards(body, catalog, where)
     slots.check_card_slots(body, catalog, where)
     slots.check_bays(body, catalog, where)
+    attachment.check_interfaces(body, catalog, where)
     _check_raid_settings(body, where)
     _check_cards(body, catalog, where)
 

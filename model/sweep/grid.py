@@ -371,11 +371,16 @@ def notebook_parameters(notebook: Path, where: str) -> dict[str, str]:
         ) from None
     found = {}
     for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            given = ast.get_source_segment(source, node.value) if node.value else None
-            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
-                found[name] = " ".join((given or "").split())  # on one line
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue  # a bare annotation (d: int) gives no value a point could run with
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            if isinstance(target, ast.Name):  # a = 1: its value, as written
+                found[target.id] = ast.get_source_segment(source, node.value)
+            elif isinstance(target, (ast.Tuple, ast.List)):  # a, b = 1, 2: the statement
+                for name in target.elts:
+                    if isinstance(name, ast.Name):
+                        found[name.id] = ast.get_source_segment(source, node)
+            # cfg["k"] = 9 and obj.x = 9 change a value; they name no parameter
     return found
 
 

@@ -262,13 +262,14 @@ def grid_seed(grid: Grid) -> int | None:
 
 
 def notebook_defaults(grid: Grid) -> dict[str, str]:
-    """A notebook grid's parameters its points leave at the notebook's defaults, each with the text
-    of its default, which the points' records keep (``default:NAME``): a grid of ``scenario``
-    alone runs the notebook's ``settings`` too. None for a grid of a scenario, whose runner sets
-    every parameter of the sweep's own notebook."""
+    """A notebook grid's parameters with the text of their defaults, but those the sweep sets for
+    every point (``result_path``, the grid's ``seed``); each point's record keeps those it leaves
+    at their default (``default:NAME``): a grid of ``scenario`` alone runs the notebook's
+    ``settings`` too. None for a grid of a scenario, whose runner sets every parameter of the
+    sweep's own notebook."""
     if grid.notebook is None:
         return {}
-    given = {*grid.keys(), "result_path", *(["seed"] if grid.seed is not None else [])}
+    given = {"result_path", *(["seed"] if grid.seed is not None else [])}
     declared = notebook_parameters(Path(grid.notebook), grid.path)
     return {k: v for k, v in declared.items() if k not in given}
 
@@ -319,7 +320,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
             "commit": commit,
             "lab": lab,
             "inputs": inputs[i],
-            "defaults": defaults,
+            "defaults": {k: v for k, v in defaults.items() if k not in p},
             "folder": grid.folder,
             "out": str(out),
             "sweep": sweep,

@@ -65,8 +65,9 @@ def _refuse_foreign(out: Path, points: Path) -> None:
             raise UserError(
                 str(Path(paths.shown(out)) / name),
                 None,
-                "was not written by a sweep (no points/ beside it), and the sweep would "
-                "overwrite it; move it or choose another --out",
+                "has no points/ beside it, as a sweep's folder has: a sweep did not write it "
+                "(or its points/ was removed), and this one would overwrite it; move it or "
+                "choose another --out",
             )
 
 
