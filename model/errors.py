@@ -58,11 +58,21 @@ def _rebuilt(cls: type, state: dict) -> UserError:
     return error
 
 
-class NoEntry(UserError):
+class NamesAKey(UserError):
+    """A refusal whose words name a key of the scenario it was made in, each subclass's
+    ``_told(where, through)`` with that key behind ``through``: ``relocated`` tells it again as
+    set through the key that names that scenario (``storage.volumes...``), its words too
+    (``spec.relocated_through``)."""
+
+    def relocated(self, where: str, ref: str) -> UserError:
+        """The refusal as the user set the key, through ``ref`` at ``where``."""
+        return UserError(where, f"{ref}.{self.key}", self._told(where, f"{ref}."))
+
+
+class NoEntry(NamesAKey):
     """A key under an entry a mapping does not hold (``volumes.nosuch.level``): refused with the
     entries it holds and how a new one is set whole (an override on the command line, a key and
-    its value in a file); ``relocated`` tells it again as set through the key that names the
-    scenario holding the mapping (``storage.volumes...``)."""
+    its value in a file)."""
 
     def __init__(self, where: str, key: str, mapping: str, entry: str, held: list, form: str):
         self.mapping, self.entry, self.held, self.form = mapping, entry, held, form
@@ -80,25 +90,17 @@ class NoEntry(UserError):
             f"{', '.join(self.held) or 'none'}; a new one is set whole: {whole}"
         )
 
-    def relocated(self, where: str, ref: str) -> UserError:
-        """The refusal as the user set the key, through ``ref`` at ``where``."""
-        return UserError(where, f"{ref}.{self.key}", self._told(where, f"{ref}."))
 
-
-class HoldsValue(UserError):
+class HoldsValue(NamesAKey):
     """A key below one that holds a value, not keys (``volumes.lv.level`` where an override made
-    ``volumes`` 3); ``relocated`` names that key as set through the key that names the scenario
-    holding it (``storage.volumes``)."""
+    ``volumes`` 3)."""
 
     def __init__(self, where: str, key: str, value_at: str):
         self.value_at = value_at
-        super().__init__(where, key, f"{value_at} holds a value, not keys")
+        super().__init__(where, key, self._told(where, ""))
 
-    def relocated(self, where: str, ref: str) -> UserError:
-        """The refusal as the user set the key, through ``ref`` at ``where``."""
-        return UserError(
-            where, f"{ref}.{self.key}", f"{ref}.{self.value_at} holds a value, not keys"
-        )
+    def _told(self, where: str, through: str) -> str:
+        return f"{through}{self.value_at} holds a value, not keys"
 
 
 def one_line(text: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalog import Catalog
-from .errors import HoldsValue, NoEntry, UserError
+from .errors import NamesAKey, UserError
 from .freeparameter import FreeParameter
 from .schema import inside
 from .unknowns import Unknown
@@ -172,7 +172,7 @@ def relocated_through(through: list[Through], exc: UserError, given_at: str) -> 
             found = t
     if found is None:
         return None
-    if isinstance(exc, (NoEntry, HoldsValue)):  # its words name a key, through ref too
+    if isinstance(exc, NamesAKey):  # its words name a key, through ref too
         return exc.relocated(found.at, found.ref)
     return UserError(found.at, f"{found.ref}.{exc.key}", exc.message)
 
