@@ -168,7 +168,7 @@ from ..settings import LAN_ADV_WIN_SCALE, TcpBuffers, page_cache_B
 from ..sim.rng import stream
 from ..spec import ModelRecord, Scenario
 from ..storage import raidmap
-from ..storage.attachment import DRIVES_TAKEN, INTERFACE_WORDS, drives_taken_words
+from ..storage.attachment import unplugged
 from ..storage.front import HTTP_RESPONSE_HEADER_B
 from ..storage.raid import LEVELS
 from ..storage.spindle import MAX_SEGMENTS, MIRROR_READS, Spindle
@@ -970,7 +970,7 @@ def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     """Fast Ethernet carries no jumbo frame, nor a NIC more than its driver takes
     (``nic_links.check_mtu``): the server's NIC or a client's; the server's NIC has the receive
     queues its ``irq_affinity`` spreads (``nic_links.check_rss``); the drive plugs into the
-    controller's ports (``storage.attachment.DRIVES_TAKEN``)."""
+    controller's ports (``storage.attachment.unplugged``)."""
     nics = {"server_nic": body.server_nic, "client_nic": body.client_nic}
     check_mtu(body.mtu_B, catalog, where, nics)
     check_rss(body.irq_affinity, catalog, where, {"server_nic": body.server_nic})
@@ -980,15 +980,9 @@ def check_parts(body: DownloadBody, catalog: Catalog, where: str) -> None:
     disk = catalog.get("disks", body.disk, where, "disk")
     controller = catalog.get("controllers", body.controller, where, "controller")
     channel = catalog.get("buses", controller.channel_bus, where, "controller")
-    taken = DRIVES_TAKEN.get(channel.protocol or "", ())
-    if disk.interface not in taken:  # as a storage scenario's channels (model.storage.attachment)
-        raise UserError(
-            where,
-            "disk",
-            f"{body.disk} is {INTERFACE_WORDS[disk.interface]} drive; the {controller.name}'s "
-            f"ports ({channel.name}) take {drives_taken_words(taken)}",
-            related=("controller",),
-        )
+    why = unplugged(body.disk, disk, f"the {controller.name}'s ports", channel)
+    if why is not None:  # as a storage scenario's channels (model.storage.attachment)
+        raise UserError(where, "disk", why, related=("controller",))
 
 
 MODEL = ModelRecord(

@@ -8,11 +8,11 @@ NVMe drive a PCI Express segment. A controller's host interface carries what its
 trains to (``parts.pcie_trained``) and at most its datasheet's stated maximum; a drive channel
 runs in the mode its driver set; a shelf's uplink carries the lesser of each controller channel
 and the shelf's host lane, and a cascaded JBOD's expanders their internal lanes; a RAID card's
-processor spends
-``RAID_READ_CYCLES_PER_REQUEST`` a request it reads and, a write, ``raid_cycles_per_cache_block``
-a cache block on an array that keeps them (``Controller.cache_block_sizes_KiB``), else
-``raid_cycles_per_write_command`` a drive command (``model.storage.topology``). The rates are the
-catalog's datasheets through ``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
+processor spends ``RAID_READ_CYCLES_PER_REQUEST`` a request it reads and, a write,
+``raid_cycles_per_cache_block`` a cache block on an array that keeps them
+(``Controller.cache_block_sizes_KiB``), else ``raid_cycles_per_write_command`` a drive command
+(``model.storage.topology``). The rates are the catalog's datasheets through
+``buses.Buses.sustained_Bps``; ``bus_efficiency`` and
 ``raid_cycles_per_cache_block`` are fitted on the storage tables (``model.storage.parameters``:
 ``atlas_disk``, ``atlas_hosts`` and, for the MD3260's controllers, ``em_ingest``).
 """
@@ -66,15 +66,29 @@ INTERFACE_WORDS = {
 }
 
 
-def drives_taken_words(taken: tuple[str, ...]) -> str:
-    """What a channel taking ``taken`` interfaces takes, in words: 'SAS and SATA drives only'."""
+def unplugged(part_id: str, drive: Disk | Ssd, holder: str, bus: Bus) -> str | None:
+    """Why drive ``part_id`` cannot plug into ``holder`` ("promise1's channels", "the ... 's
+    ports"), whose bus is ``bus`` (``DRIVES_TAKEN``); None where it can."""
+    taken = DRIVES_TAKEN.get(bus.protocol or "", ())
+    if drive.interface in taken:
+        return None
     words = [INTERFACE_WORDS[i].split(" ", 1)[1] for i in taken]
-    return f"{' and '.join(words)} drives only" if words else "no drive"
+    takes = f"{' and '.join(words)} drives only" if words else "no drive"
+    return (
+        f"{part_id} is {INTERFACE_WORDS[drive.interface]} drive; {holder} ({bus.name}) take {takes}"
+    )
+
+
+def _channel_bus(body, catalog, where: str, cname: str) -> tuple[str, Bus]:
+    """Controller ``cname``'s part key and the bus its drive channels run."""
+    key = f"controllers.{cname}.part"
+    card = catalog.get("controllers", body.controllers[cname].part, where, key)
+    return key, catalog.get("buses", card.channel_bus, where, key)
 
 
 def check_interfaces(body, catalog, where: str) -> None:
     """Every volume's drives, the idle ones too, plug into what their controller's channels or
-    shelf's bays take (``DRIVES_TAKEN``), and every shelf's uplink is cabled to SAS ports: told in
+    shelf's bays take (``unplugged``), and every shelf's uplink is cabled to SAS ports: told in
     one line where the drive's part, the holder's part or the attach point was set last. An NVMe
     drive is told by ``Attachment.own_link``; a holder the scenario lacks by the attach checks."""
     for vname, volume in body.volumes.items():
@@ -86,25 +100,22 @@ def check_interfaces(body, catalog, where: str) -> None:
         for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
             holder = point.partition(".")[0]
             if holder in body.controllers:
-                key, what = f"controllers.{holder}.part", f"{holder}'s channels"
-                bus_id = catalog.get("controllers", body.controllers[holder].part, where, key)
-                bus_id = bus_id.channel_bus
+                key, bus = _channel_bus(body, catalog, where, holder)
+                what = f"{holder}'s channels"
             elif holder in body.shelves:
                 key, what = f"shelves.{holder}.part", f"{holder}'s bays"
                 shelf = catalog.get_one_of(
                     ("enclosures", "expanders"), body.shelves[holder].part, where, key
                 )
-                bus_id = shelf.drive_lane_bus_id
+                bus = catalog.get("buses", shelf.drive_lane_bus_id, where, key)
             else:
                 continue
-            bus = catalog.get("buses", bus_id, where, key)
-            taken = DRIVES_TAKEN.get(bus.protocol or "", ())
-            if drive.interface not in taken:
+            why = unplugged(volume.disks.part, drive, what, bus)
+            if why is not None:
                 raise UserError(
                     where,
                     f"volumes.{vname}.disks.attach[{i}]",
-                    f"{volume.disks.part} is {INTERFACE_WORDS[drive.interface]} drive; {what} "
-                    f"({bus.name}) take {drives_taken_words(taken)}",
+                    why,
                     related=(f"volumes.{vname}.disks.part", key),
                 )
     for sname, shelf in body.shelves.items():
@@ -112,9 +123,7 @@ def check_interfaces(body, catalog, where: str) -> None:
             holder = point.partition(".")[0]
             if holder not in body.controllers:
                 continue
-            key = f"controllers.{holder}.part"
-            card = catalog.get("controllers", body.controllers[holder].part, where, key)
-            bus = catalog.get("buses", card.channel_bus, where, key)
+            key, bus = _channel_bus(body, catalog, where, holder)
             if bus.protocol != "sas":
                 raise UserError(
                     where,
