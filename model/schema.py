@@ -490,13 +490,13 @@ def locate(
             f"{'an' if model[:1] in 'aeiou' else 'a'} {model} scenario" if model else "the scenario"
         )
         if parent and not allowed:  # a key below a value, or a list's position not a number
-            listed = field_type(body_cls, parent)
-            while typing.get_origin(listed) is Annotated:
-                listed = typing.get_args(listed)[0]
+            parent_tp = field_type(body_cls, parent)
+            while typing.get_origin(parent_tp) is Annotated:
+                parent_tp = typing.get_args(parent_tp)[0]
             hint = (
                 f"; {'.'.join(parent)} is a list: give a position 0, 1, 2 ..., got "
                 f"{parts[len(parent)]!r}"
-                if typing.get_origin(listed) in (tuple, list)
+                if typing.get_origin(parent_tp) in (tuple, list)
                 else f"; {'.'.join(parent)} is a value, not a section"
             )
         if len(parent) == 1 and named_body(body_cls, parts) is not None and parts[1] in top:

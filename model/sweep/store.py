@@ -39,9 +39,10 @@ from .. import paths
 from ..errors import UserError
 from .point import UNKEPT, unkept_notebook
 
-# what a sweep writes in its folder besides its two folders' files (drivers.csv: the ranking of a
-# grid with intervals)
-WRITTEN = (".lock", "points", "notebooks", "results.parquet", "drivers.csv")
+# the tables a sweep writes in its folder (drivers.csv: the ranking of a grid with intervals), and
+# all it writes there besides its two folders' files
+TABLES = ("results.parquet", "drivers.csv")
+WRITTEN = (".lock", "points", "notebooks", *TABLES)
 
 
 def _refuse_link(path: Path) -> None:
@@ -60,7 +61,7 @@ def _refuse_foreign(out: Path, points: Path) -> None:
     ``drivers.csv``) but no ``points/``: no sweep wrote it, and the sweep would overwrite it."""
     if points.exists():
         return
-    for name in ("results.parquet", "drivers.csv"):
+    for name in TABLES:
         if (out / name).exists():
             raise UserError(
                 str(Path(paths.shown(out)) / name),
