@@ -19,7 +19,6 @@ import typing
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from stat import S_ISFIFO, S_ISSOCK
 from typing import Annotated, Any
 
 from . import catalog as catalog_module
@@ -182,9 +181,7 @@ def read_yaml(path: Path) -> dict:
     if not paths.exists(path):
         raise UserError(where, None, "no such file")
     stat = path.stat()
-    if S_ISFIFO(stat.st_mode) or S_ISSOCK(stat.st_mode):
-        # a pipe given by name (/dev/stdin, <(...)) resolves to no path: told as it is
-        raise UserError(where, None, "is a pipe or a socket, not a file; expected a YAML file")
+    yamlio.refuse_pipe(stat.st_mode, where)  # by name (/dev/stdin, <(...)) it resolves to no path
     return copy.deepcopy(_parse(str(path.resolve()), stat.st_mtime_ns, stat.st_size, where))
 
 

@@ -84,6 +84,12 @@ MAX_DEPTH = 32  # mappings and lists inside one another; shipped files reach 6
 MAX_ALIAS_NODES = 10_000  # nodes that aliases stand for, in all; shipped files use a few dozen
 
 
+def refuse_pipe(mode: int, where: str) -> None:
+    """Refuse a pipe or a socket (file ``mode``), which a read would wait on or find no file at."""
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        raise UserError(where, None, "is a pipe or a socket, not a file; expected a YAML file")
+
+
 def read_text(path: Path, where: str) -> str:
     """The text of a user's YAML file, refused when it is not a readable, small, UTF-8 file."""
     path = Path(path)
@@ -93,11 +99,7 @@ def read_text(path: Path, where: str) -> str:
         # never blocks: a FIFO opened for reading waits for a writer, which may never come
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with open(fd, "rb") as f:
-            mode = os.fstat(f.fileno()).st_mode
-            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-                raise UserError(
-                    where, None, "is a pipe or a socket, not a file; expected a YAML file"
-                )
+            refuse_pipe(os.fstat(f.fileno()).st_mode, where)
             data = f.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise UserError(where, None, "no such file") from None
