@@ -11,6 +11,15 @@ from typing import Any
 # escape sequences: ESC[31m turned the rest of the line red), C0, DEL and C1, and the bidi
 # controls that reorder what follows on screen (U+202E turned 'evil' into 'live'); shown escaped
 _LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# a run of text with no space in it longer than this is shown as its head and tail: a hostile name
+# (a key, a part or a value 200,000 characters long) made a 200 KB "one line" that buried the file,
+# the key and what is allowed. 160 is two rows of an 80-column terminal, longer than any key path,
+# part id or file path a message names; a list of allowed values is many runs, each short
+_LONGEST_RUN = 160
+_RUN_KEPT = 60  # characters kept at each end of a run shortened
+# a run as it will be shown: a line break or control character joins the text either side of it,
+# being shown escaped (\n), so it is part of a run, not a space between two
+_RUN = re.compile(f"(?:\\S|{_LINE_BREAKS.pattern})+")
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C ended
 
 
@@ -44,10 +53,11 @@ class UserError(Exception):
 
     def line(self) -> str:
         """The error as one line, whatever line breaks or control characters the user's text held
-        (escaped: ``\\n``, ``\\x1b``)."""
+        (escaped: ``\\n``, ``\\x1b``), and however long a name in it (its head and tail kept:
+        ``aaa…(199,880 characters)…zzz``)."""
         where = f"{self.where} (with {self.overridden})" if self.overridden else self.where
         parts = [where] + ([self.key] if self.key else []) + [self.message]
-        return one_line(": ".join(parts))
+        return one_line(_RUN.sub(_shortened, ": ".join(parts)))
 
 
 def _rebuilt(cls: type, state: dict) -> UserError:
@@ -125,6 +135,16 @@ def readable(value: Any) -> str:
     if math.isfinite(value) and value != 0 and not 1e-4 <= abs(value) < 1e6:
         return format(Decimal(repr(value)).normalize(), "e")
     return repr(value)
+
+
+def _shortened(found: re.Match) -> str:
+    """A run of text longer than ``_LONGEST_RUN`` as its head and tail and how much is left out
+    between them; a shorter one as it is."""
+    run = found.group()
+    if len(run) <= _LONGEST_RUN:
+        return run
+    left_out = len(run) - 2 * _RUN_KEPT
+    return f"{run[:_RUN_KEPT]}…({left_out:,} characters)…{run[-_RUN_KEPT:]}"
 
 
 def _escaped(found: re.Match) -> str:

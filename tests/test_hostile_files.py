@@ -4,12 +4,14 @@ traceback, a hang or a silently different answer."""
 
 import math
 import os
+import pickle
 
 import pytest
 from grid_files import grid
 from grid_files import one_line as _one_line
 
 from model import paths, scenario, yamlio
+from model.errors import UserError
 from model.simulate import simulate
 from model.sweep.store import Store
 
@@ -390,6 +392,49 @@ def test_control_characters_in_a_user_s_text_are_shown_escaped(run_cli, tmp_path
     result = run_cli("predict", str(path))
     _one_line(result, "colour\\x1b[31m")
     assert "\x1b" not in result[2]
+
+
+HUGE = "a" * 199_997 + "end"  # a name the input audit tried: 200,000 characters
+
+
+@pytest.mark.parametrize(
+    "where, override, told",
+    [
+        ("s.yaml", None, "end: unknown key; allowed here: host, buses, volumes, workload,"),
+        ("--set", f"volumes.{HUGE}.level=raid0", "end' under volumes; allowed: md0; a new one"),
+        ("--set", f"{HUGE}=1", "end: no such key in a storage scenario; allowed at top level:"),
+        ("--set", f"volumes.md0.disks.part={HUGE}", "end'; the catalog (data/hardware/disks"),
+    ],
+    ids=["key_in_a_file", "volume_set", "key_set", "part_set"],
+)
+def test_a_huge_name_is_told_by_its_head_and_tail(run_cli, tmp_path, where, override, told):
+    """A key, a volume or a part 200,000 characters long made a 200 KB (600 KB for a volume, named
+    three times) "one line" that buried the file and what is allowed: a run of text past 160
+    characters is shown as its head and tail, with the count of characters left out."""
+    path = tmp_path / "s.yaml"
+    path.write_text(MINI.replace("workload: {", f"? {HUGE}\n: 1\nworkload: {{"))
+    args = ["--set", override] if override else []
+    result = run_cli("predict", str(path) if where == "s.yaml" else "atlas_intellistation", *args)
+    _one_line(result, where, "aaa…(199,8", " characters)…aaa", told)
+    assert len(result[2]) < 2_000
+
+
+def test_only_a_run_of_text_past_the_limit_is_shortened():
+    """A list of allowed values is many short runs and a path under 160 characters one: both are
+    left whole; a refusal shortened survives a pickle and is the same told again inside another."""
+    allowed = ", ".join(f"value_{n}" for n in range(100))
+    folder = "/" + "/".join(["folder"] * 22)  # 154 characters, 155 with the colon after it
+    assert UserError("s.yaml", "key", f"allowed: {allowed}").line().endswith(allowed)
+    assert UserError(folder, None, "m").line() == f"{folder}: m"
+    path = f"{folder}/data/s.yaml"  # 166, and its colon: 47 characters left out of 167
+    long = UserError(path, "key", HUGE)
+    assert long.line() == (
+        f"{path[:60]}…(47 characters)…{path[-59:]}: key: "
+        f"{HUGE[:60]}…(199,880 characters)…{HUGE[-60:]}"
+    )
+    assert pickle.loads(pickle.dumps(long)).line() == long.line() == str(long)
+    told_inside = UserError("--set", "storage", f"'ref': {long.line()}").line()
+    assert told_inside == f"--set: storage: 'ref': {long.line()}"
 
 
 def test_a_tag_given_with_set_is_named_as_its_key(run_cli):
