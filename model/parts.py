@@ -273,7 +273,17 @@ class Disk(Part):
                     f"{self.interface_rate_MBps:g}",
                     related=(f"{key}.media_rate_outer_MBps",),
                 )
-        # a seek's curve runs from the next track to the whole stroke through its average
+        # a seek's curve runs from the next track to the whole stroke through its average; the two
+        # ends swapped had been told as a range running backwards ("between ... (8 to 0.8 ms)")
+        if self.full_stroke_ms < self.track_to_track_ms:
+            raise UserError(
+                where,
+                f"{key}.full_stroke_ms",
+                "at least track_to_track_ms: a full stroke crosses every track, a track-to-track "
+                f"seek one ({self.track_to_track_ms:g} ms), got {self.full_stroke_ms:g}; are the "
+                "two swapped?",
+                related=(f"{key}.track_to_track_ms",),
+            )
         averages = [("avg_seek_read_ms", self.avg_seek_read_ms)]
         if self.avg_seek_write_ms is not None:
             averages.append(("avg_seek_write_ms", self.avg_seek_write_ms))

@@ -501,12 +501,33 @@ def test_a_stream_count_past_what_is_simulated_is_refused(run_cli, name, key):
     )
 
 
-def test_an_average_seek_outside_its_curve_is_refused(run_cli, tmp_path):
+@pytest.mark.parametrize(
+    "track, stroke, message",
+    [
+        (
+            2,
+            5,
+            "disks.odd.avg_seek_read_ms: an average seek lies between the track-to-track and the "
+            "full-stroke seek (2 to 5 ms), got 8.9",
+        ),
+        (  # swapped: told as a range running backwards, "(8 to 0.8 ms)"
+            8,
+            0.8,
+            "disks.odd.full_stroke_ms: at least track_to_track_ms: a full stroke crosses every "
+            "track, a track-to-track seek one (8 ms), got 0.8; are the two swapped?",
+        ),
+    ],
+    ids=["curve_misses_the_average", "ends_swapped"],
+)
+def test_an_average_seek_outside_its_curve_is_refused(run_cli, tmp_path, track, stroke, message):
     """A parts file's drive whose track-to-track seek (50 ms) passed its full stroke (1 ms) was
-    taken, its mean seek 33.7 ms against the stated 10 (the input audit)."""
+    taken, its mean seek 33.7 ms against the stated 10 (the input audit). A curve that misses the
+    datasheet's average (8.9 ms) is told as its range; one whose ends are swapped, as swapped."""
     sources = {k: "estimated: a test" for k in ("track_to_track_ms", "full_stroke_ms")}
-    drive = {"like": "wd1200jb", "track_to_track_ms": 50, "full_stroke_ms": 1, "sources": sources}
-    (tmp_path / "parts.yaml").write_text(yaml.safe_dump({"disks": {"odd": drive}}))
+    drive = {"like": "wd1200jb", "track_to_track_ms": track, "full_stroke_ms": stroke}
+    (tmp_path / "parts.yaml").write_text(
+        yaml.safe_dump({"disks": {"odd": {**drive, "sources": sources}}})
+    )
     _one_line_error(
         run_cli(
             "predict",
@@ -517,8 +538,7 @@ def test_an_average_seek_outside_its_curve_is_refused(run_cli, tmp_path):
             "volumes.md0.disks.part=odd",
             "--point",
         ),
-        "disks.odd.avg_seek_read_ms: an average seek lies between the track-to-track and the "
-        "full-stroke seek (50 to 1 ms)",
+        f"{tmp_path / 'parts.yaml'}: {message}",
     )
 
 
