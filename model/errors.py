@@ -13,10 +13,11 @@ from typing import Any
 _LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # a run of text with no space in it longer than this is shown as its head and tail: a hostile name
 # (a key, a part or a value 200,000 characters long) made a 200 KB "one line" that buried the file,
-# the key and what is allowed. 160 is two rows of an 80-column terminal, longer than any key path,
-# part id or file path a message names; a list of allowed values is many runs, each short
-_LONGEST_RUN = 160
-_RUN_KEPT = 60  # characters kept at each end of a run shortened
+# the key and what is allowed. 400 is five rows of an 80-column terminal, longer than any key path
+# or part id and than the file paths people keep (a path under a deep temporary folder had passed
+# 160); a list of allowed values is many runs, each short
+_LONGEST_RUN = 400
+_RUN_KEPT = 150  # characters kept at each end of a run shortened
 # a run as it will be shown: a line break or control character joins the text either side of it,
 # being shown escaped (\n), so it is part of a run, not a space between two
 _RUN = re.compile(f"(?:\\S|{_LINE_BREAKS.pattern})+")
@@ -54,7 +55,7 @@ class UserError(Exception):
     def line(self) -> str:
         """The error as one line, whatever line breaks or control characters the user's text held
         (escaped: ``\\n``, ``\\x1b``), and however long a name in it (its head and tail kept:
-        ``aaa…(199,880 characters)…zzz``)."""
+        ``aaa…(199,700 characters)…zzz``)."""
         where = f"{self.where} (with {self.overridden})" if self.overridden else self.where
         parts = [where] + ([self.key] if self.key else []) + [self.message]
         return one_line(_RUN.sub(_shortened, ": ".join(parts)))

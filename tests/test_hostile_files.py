@@ -409,28 +409,28 @@ HUGE = "a" * 199_997 + "end"  # a name the input audit tried: 200,000 characters
 )
 def test_a_huge_name_is_told_by_its_head_and_tail(run_cli, tmp_path, where, override, told):
     """A key, a volume or a part 200,000 characters long made a 200 KB (600 KB for a volume, named
-    three times) "one line" that buried the file and what is allowed: a run of text past 160
+    three times) "one line" that buried the file and what is allowed: a run of text past 400
     characters is shown as its head and tail, with the count of characters left out."""
     path = tmp_path / "s.yaml"
     path.write_text(MINI.replace("workload: {", f"? {HUGE}\n: 1\nworkload: {{"))
     args = ["--set", override] if override else []
     result = run_cli("predict", str(path) if where == "s.yaml" else "atlas_intellistation", *args)
-    _one_line(result, where, "aaa…(199,8", " characters)…aaa", told)
+    _one_line(result, where, "aaa…(199,7", " characters)…aaa", told)
     assert len(result[2]) < 2_000
 
 
 def test_only_a_run_of_text_past_the_limit_is_shortened():
-    """A list of allowed values is many short runs and a path under 160 characters one: both are
+    """A list of allowed values is many short runs and a path under 400 characters one: both are
     left whole; a refusal shortened survives a pickle and is the same told again inside another."""
     allowed = ", ".join(f"value_{n}" for n in range(100))
-    folder = "/" + "/".join(["folder"] * 22)  # 154 characters, 155 with the colon after it
+    folder = "/" + "/".join(["folder"] * 56)  # 392 characters, 393 with the colon after it
     assert UserError("s.yaml", "key", f"allowed: {allowed}").line().endswith(allowed)
     assert UserError(folder, None, "m").line() == f"{folder}: m"
-    path = f"{folder}/data/s.yaml"  # 166, and its colon: 47 characters left out of 167
+    path = f"{folder}/data/s.yaml"  # 404, and its colon: 105 characters left out of 405
     long = UserError(path, "key", HUGE)
     assert long.line() == (
-        f"{path[:60]}…(47 characters)…{path[-59:]}: key: "
-        f"{HUGE[:60]}…(199,880 characters)…{HUGE[-60:]}"
+        f"{path[:150]}…(105 characters)…{path[-149:]}: key: "
+        f"{HUGE[:150]}…(199,700 characters)…{HUGE[-150:]}"
     )
     assert pickle.loads(pickle.dumps(long)).line() == long.line() == str(long)
     told_inside = UserError("--set", "storage", f"'ref': {long.line()}").line()
