@@ -163,7 +163,7 @@ PER_FIGURES = {
 
 
 def _predict(args) -> int:
-    from . import params, registry, uncertainty
+    from . import params, registry, uncertainty, unread
     from . import scenario as scenario_module
     from .report import requests_per_s
 
@@ -197,6 +197,8 @@ def _predict(args) -> int:
             # the spread the drivers share out, before the model's error (null: none widened it)
             out["before_model_error"] = interval.to_dict()["before_model_error"]
         out["unknowns"] = [u.to_dict() for u in scenario.unknowns]
+        # the overrides the configuration does not read, each with why (model.unread)
+        out["not_read"] = [u.to_dict() for u in unread.not_read_at(scenario)]
         out["variant"] = scenario.variant
         out["overrides"] = list(scenario.overrides)
         out["seed"] = scenario.seed

@@ -16,6 +16,7 @@ from .errors import one_line
 from .result import OFFERED_LOAD, Result
 from .spec import Scenario
 from .uncertainty import Interval
+from .unread import not_read_at
 from .validate import Prediction, predict_rows, summarise
 
 
@@ -66,6 +67,11 @@ def prediction_text(
                 f"offered load (it keeps up; the busiest resource, {name}, "
                 f"{_fmt(100 * others[name], '%')} busy)"
             )
+    # an override the configuration does not read: said first, as it changed nothing below
+    unread = [
+        f"  {'not read' if i == 0 else '':12} {u.line()}"
+        for i, u in enumerate(not_read_at(scenario))
+    ]
     lines = [
         f"{scenario.name}"
         + (f" (variant {scenario.variant})" if scenario.variant else "")
@@ -74,6 +80,7 @@ def prediction_text(
             if any(not o.startswith("variant=") for o in scenario.overrides)
             else ""
         ),
+        *unread,
         f"  throughput   {_fmt(result.throughput_MBps, 'MB/s')}{each}  {spread}".rstrip(),
         *_as_requests_or_bits(scenario, result),
         *lines_before,

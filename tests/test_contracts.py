@@ -33,7 +33,8 @@ def test_predict_json_contract(run_cli):
     assert data["parameters"] and set(data["parameter_units"]) == set(data["parameters"])
     # and every other figure's unit is in one place (the --json audit: path_limit, interval_90
     # and bytes_moved had none)
-    words = {"overrides", "unknowns", "notes", "parameters", "parameter_units", "versions", "seed"}
+    words = {"overrides", "not_read", "unknowns", "notes", "parameters", "parameter_units"}
+    words |= {"versions", "seed"}
     figures = {
         key
         for key, value in data.items()

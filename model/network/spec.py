@@ -3,8 +3,9 @@ MDSplus data servers with their clients (``db_clients``). Defaults live only in 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from ..errors import UserError
 from ..schema import Bound, Mtu, PositiveFloat, PositiveInt, count_up_to
@@ -19,6 +20,7 @@ from ..settings import (
 )
 from ..spec import Reference, Scenario
 from ..storage.spec import StorageBody
+from ..unread import Rule, by_rules
 from . import tcp
 
 # each TCP stream, circuit, server and concurrent read is simulated on its own; past these a run
@@ -182,10 +184,10 @@ class WanBody:
         )
 
     def not_read(self, key: str) -> str | None:
-        """Why the storage scenario ``key`` names is not read in this configuration (a transfer
-        from or to memory), or None where it is."""
-        side = "source" if key == "sender_storage" else "sink"
-        return f"workload.{side} is memory" if getattr(self.workload, side) == "memory" else None
+        """Why the dotted ``key`` is not read in this configuration (``model.unread``; a storage
+        scenario named for a transfer from or to memory, a Tsunami setting on a TCP transfer), or
+        None where it is."""
+        return by_rules(WAN_UNREAD, self, key)
 
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
         for role, op in (("sender", "read"), ("receiver", "write")):
@@ -201,6 +203,65 @@ class WanBody:
                 raise UserError(
                     where, key, f"{name} must {op} (its workload.op is {storage.workload.op})"
                 )
+
+
+def _from_memory(side: str) -> Callable[[WanBody, str], str | None]:
+    def why(body: WanBody, _: str) -> str | None:
+        return f"workload.{side} is memory" if getattr(body.workload, side) == "memory" else None
+
+    return why
+
+
+def _tsunami_only(what: str) -> Callable[[WanBody, str], str | None]:
+    def why(body: WanBody, _: str) -> str | None:
+        protocol = body.workload.protocol
+        return None if protocol == "tsunami" else f"workload.protocol is {protocol}: {what}"
+
+    return why
+
+
+def _tcp_only(body: WanBody, _: str) -> str | None:
+    if body.workload.protocol == "tsunami":
+        return "workload.protocol is tsunami, one UDP flow: no TCP socket takes it"
+    return None
+
+
+def _kernel_sized(key: str) -> Callable[[WanBody | DbBody, str], str | None]:
+    """Why net.core's caps are not read where no application asks for its buffers (``key``, the
+    body's setting of what it asks, unset)."""
+
+    def why(body: WanBody | DbBody, _: str) -> str | None:
+        first, _, rest = key.partition(".")
+        asked = getattr(getattr(body, first), rest) if rest else getattr(body, first)
+        if asked is None:
+            return (
+                f"{key} is unset: the kernel sizes the buffers (tcp_rmem_B, tcp_wmem_B); the "
+                "cap limits only a buffer an application asks for"
+            )
+        return None
+
+    return why
+
+
+def _never(body: Any, _: str) -> str:
+    return "no socket of this model takes net.core's defaults (a TCP socket starts at tcp_rmem's)"
+
+
+# the keys a WAN transfer reads in some configurations only (wan.py: a Tsunami session's rate and
+# blocks in _tsunami_flows, TCP's settings in the TCP branch; tcp.socket_buffers_B the caps)
+WAN_UNREAD: tuple[Rule, ...] = (
+    ("sender_storage", _from_memory("source")),
+    ("receiver_storage", _from_memory("sink")),
+    ("workload.rate_Mbps", _tsunami_only("the rate paces a Tsunami session only")),
+    ("workload.block_B", _tsunami_only("the block is a Tsunami session's")),
+    ("tcp", _tcp_only),
+    ("workload.socket_buffer_B", _tcp_only),
+    ("workload.threads", _tcp_only),
+    ("tcp.core_rmem_max_B", _kernel_sized("workload.socket_buffer_B")),
+    ("tcp.core_wmem_max_B", _kernel_sized("workload.socket_buffer_B")),
+    ("tcp.core_rmem_default_B", _never),
+    ("tcp.core_wmem_default_B", _never),
+)
 
 
 @dataclass(frozen=True)
@@ -278,6 +339,11 @@ class DbBody:
     # every host's TCP settings in the tcp_tuned test (workload.test), the same keys as tcp's
     tcp_tuned: TcpTuned = field(default_factory=TcpTuned)
 
+    def not_read(self, key: str) -> str | None:
+        """Why the dotted ``key`` is not read in this configuration (``model.unread``: another
+        test's settings), or None where it is."""
+        return by_rules(DB_UNREAD, self, key)
+
     def check(self, where: str, key: str) -> None:
         w = self.workload
         if w.clients * w.reads_per_client > SIMULATED_READS:
@@ -331,3 +397,66 @@ class DbBody:
                 "compression_ratio",
                 f"must be at least 1 (stored size divides by it), got {self.compression_ratio}",
             )
+
+
+def _test_only(test: str, what: str) -> Callable[[DbBody, str], str | None]:
+    def why(body: DbBody, _: str) -> str | None:
+        chosen = body.workload.test
+        return (
+            None if chosen == test else f"workload.test is {chosen}: {what} in the {test} test only"
+        )
+
+    return why
+
+
+def _tuned_instead(body: DbBody, _: str) -> str | None:
+    if body.workload.test == "tcp_tuned":
+        return "workload.test is tcp_tuned: every host takes tcp_tuned's settings instead"
+    return None
+
+
+def _asked_by_mdsip(body: DbBody, _: str) -> str | None:
+    if body.socket_buffer_B is not None:
+        return (
+            f"socket_buffer_B is {body.socket_buffer_B:,} B: mdsip asks its sockets' buffers "
+            "itself, which tcp_rmem_B and tcp_wmem_B then do not size"
+        )
+    return None
+
+
+def _from_ptdata(body: DbBody, _: str) -> str | None:
+    if body.workload.test == "ptdata":
+        return "workload.test is ptdata: the data come from the PTDATA server, not a tree's records"
+    return None
+
+
+def _stored_as_is(body: DbBody, _: str) -> str | None:
+    if body.compression_ratio <= 1:
+        return "compression_ratio is 1: a record stored as it is has nothing to expand"
+    return None
+
+
+# the keys the MDSplus model reads in some tests only (dbclients._Clients: the settings the test's
+# hosts take, the indirection's references, the math test's values, a tree's compressed records)
+DB_UNREAD: tuple[Rule, ...] = (
+    *(
+        (f"workload.{key}", _test_only("indirection", "node references are followed"))
+        for key in ("indirection_levels", "reference_record_B")
+    ),
+    ("workload.values_per_read", _test_only("math", "the values are evaluated one by one")),
+    ("tcp", _tuned_instead),
+    ("tcp_tuned", _test_only("tcp_tuned", "the hosts take tcp_tuned's settings")),
+    *(
+        (f"{settings}.{key}", why)
+        for settings in ("tcp", "tcp_tuned")
+        for key, why in (
+            ("tcp_rmem_B", _asked_by_mdsip),
+            ("tcp_wmem_B", _asked_by_mdsip),
+            ("core_rmem_max_B", _kernel_sized("socket_buffer_B")),
+            ("core_wmem_max_B", _kernel_sized("socket_buffer_B")),
+        )
+    ),
+    ("compression_ratio", _from_ptdata),
+    ("decompress_cycles_per_byte", _from_ptdata),
+    ("decompress_cycles_per_byte", _stored_as_is),
+)

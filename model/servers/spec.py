@@ -36,6 +36,7 @@ from ..spec import Reference, Scenario
 from ..storage.raid import StripedLevel
 from ..storage.spec import StorageBody
 from ..storage.spindle import MirrorReads
+from ..unread import Rule, by_rules
 from .lvs import Mode, Scheduler
 
 # each client, worker, site, product and machine is simulated on its own; past these a run would
@@ -226,6 +227,60 @@ class DownloadBody:
     # the default; with tcp.tso its measured cost is scaled as this scales the default)
     net_cycles_per_frame: PositiveFloat = NET_CYCLES_PER_FRAME
 
+    def not_read(self, key: str) -> str | None:
+        """Why the dotted ``key`` is not read in this configuration (``model.unread``), or None
+        where it is."""
+        return by_rules(DOWNLOAD_UNREAD, self, key)
+
+
+def _window_set(body: DownloadBody, _: str) -> str | None:
+    if body.server.read_ahead_KiB:
+        return f"server.read_ahead_KiB ({body.server.read_ahead_KiB:g} KiB) is the window instead"
+    if body.server.scheduler == "deadline_optimized":
+        return (
+            "server.scheduler is deadline_optimized: the tuned settings' window is the "
+            "calibrated tuned_read_ahead_KiB instead"
+        )
+    return None
+
+
+def _kept_alive(body: DownloadBody, _: str) -> str | None:
+    if body.server.connections == "keep_alive":
+        return (
+            "server.connections is keep_alive: a kept-alive connection's window has grown; the "
+            "first window and slow start count for a new connection a file (per_file) only"
+        )
+    return None
+
+
+def _one_worker(body: DownloadBody, _: str) -> str | None:
+    if body.server.workers == 1:
+        return "server.workers is 1: its one worker accepts every connection"
+    return None
+
+
+def _no_mutex(body: DownloadBody, _: str) -> str | None:
+    return None if body.server.accept_mutex else "server.accept_mutex is false"
+
+
+def _no_mirrors(body: DownloadBody, _: str) -> str | None:
+    if body.level != "raid10":
+        return f"level is {body.level}: mirror reads choose between a RAID10 pair's copies"
+    return None
+
+
+# the keys the download server reads in some configurations only (download._server's window,
+# download_loop's new connections, nginx_workers' accept mutex, download_volume's mirrors)
+DOWNLOAD_UNREAD: tuple[Rule, ...] = (
+    ("kernel.read_ahead_KiB", _window_set),
+    ("tcp.initial_window_segments", _kept_alive),
+    ("tcp.slow_start_growth", _kept_alive),
+    ("server.accept_mutex", _one_worker),
+    ("server.accept_mutex_delay_ms", _one_worker),
+    ("server.accept_mutex_delay_ms", _no_mutex),
+    ("mirror_reads", _no_mirrors),
+)
+
 
 @dataclass(frozen=True)
 class IngestBody:
@@ -255,10 +310,11 @@ class IngestBody:
     # where the storage host's NIC interrupts run: on cpu0, or spread over the cores (as a 2014
     # kernel does with a multiqueue NIC), a client's TCP work on one core at a time
     irq_affinity: Literal["cpu0", "spread"] = "spread"
-    # the storage host's TCP segmentation offload, as a storage scenario's clients.tso; it changes
-    # nothing here: the ingest only writes into the storage host, which sends back only
-    # acknowledgements, and TSO cuts only the large segments a host sends (a storage scenario's
-    # readers are what it prices); not in the report, off as before
+    # the storage host's TCP segmentation offload, as a storage scenario's clients.tso: the ingest
+    # only writes into the storage host, which sends back only acknowledgements, so its frames' work
+    # is not cut by it; but as every end takes the storage host's settings here, it sizes the
+    # senders' window too (with TSO a send buffer is all window: tcp.send_window_B), which binds on
+    # a long round trip; not in the report, off as before
     tso: bool = False
     # the storage host's generic receive offload (what it receives from the acquisition servers),
     # as a storage scenario's clients.gro; not in the report, off as before
@@ -308,6 +364,13 @@ class IngestBody:
                 "assignment",
                 f"needs one bond member per client ({self.clients}), got {len(self.assignment)}",
             )
+
+    def not_read(self, key: str) -> str | None:
+        """Why the dotted ``key`` is not read in this configuration (``model.unread``), or None
+        where it is."""
+        if key == "hashing" and self.assignment is not None:
+            return "assignment gives each client's bond member instead"
+        return None
 
     def references(self) -> tuple[Reference, ...]:
         streams = f"workload.streams={self.clients}"  # one dd-like writer per client

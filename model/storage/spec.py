@@ -30,6 +30,7 @@ from ..settings import (
     check_flows,
     check_triples,
 )
+from ..unread import Rule, by_rules
 from .raid import LEVELS, MODELLED_LEVELS, UNMODELLED_LEVELS, EngineLevel
 from .spindle import MirrorReads
 
@@ -1094,6 +1095,11 @@ class StorageBody:
     # packet carries behind its 24 B of header (model/storage/framing.py)
     pcie_max_payload_B: Literal[128, 256, 512, 1024, 2048, 4096] = 256
 
+    def not_read(self, key: str) -> str | None:
+        """Why the dotted ``key`` is not read in this configuration (``model.unread``), or None
+        where it is."""
+        return by_rules(STORAGE_UNREAD, self, key)
+
     @property
     def client_depth(self) -> int:
         """The requests each LAN client keeps in flight reading at random
@@ -1278,3 +1284,47 @@ class StorageBody:
                 at,
                 f"must be {form} with N written without leading zeros, got {given or point!r}",
             )
+
+
+def _no_ext3_writes(body: StorageBody, _: str) -> str | None:
+    w = body.workload
+    if w.op == "read":
+        return "workload.op is read: the ratio prices writes through ext3"
+    fs = body.volumes[w.target].filesystem.type
+    if fs != "ext3":
+        return f"volumes.{w.target}.filesystem.type is {fs}: the ratio prices writes through ext3"
+    return None
+
+
+def _not_mapped(body: StorageBody, _: str) -> str | None:
+    io = body.workload.io
+    return None if io == "mmap" else f"workload.io is {io}: the page size counts a mapping's pages"
+
+
+def _no_nfs_reads(body: StorageBody, _: str) -> str | None:
+    c = body.clients
+    if c is not None and c.protocol != "nfs":
+        return f"clients.protocol is {c.protocol}: the window is an NFS client's read-ahead"
+    if c is not None and body.workload.op == "write":
+        return "workload.op is write: a client's read-ahead reads"
+    return None
+
+
+def _not_md_raid6(body: StorageBody, name: str) -> str | None:
+    volume = body.volumes.get(name)
+    if volume is not None and volume.engine == "md" and volume.level != "raid6":
+        return (
+            f"volumes.{name}.level is {volume.level}: md chooses between read-modify-write and "
+            "reconstruct-write for RAID6 only"
+        )
+    return None
+
+
+# the keys a storage scenario reads in some configurations only (stream.py: ext3's write ratio;
+# mmap.py: the page size; front.py: an NFS client's read-ahead; requests.py: md's RAID6 writes)
+STORAGE_UNREAD: tuple[Rule, ...] = (
+    ("kernel.ext3_write_ratio", _no_ext3_writes),
+    ("kernel.page_B", _not_mapped),
+    ("clients.read_ahead_KiB", _no_nfs_reads),
+    ("volumes.*.md_raid6_rmw", _not_md_raid6),
+)

@@ -1,0 +1,473 @@
+"""A key a user's override sets that the configuration does not read is said beside the prediction
+(model.unread): each body's claim is checked by changing the key and finding the prediction the
+same, and the same key is shown to move the prediction where the claim says it is read."""
+
+import dataclasses
+import json
+
+import pytest
+
+from model import scenario as scenario_module
+from model import unread
+from model.network.spec import DB_UNREAD, WAN_UNREAD
+from model.servers.spec import DOWNLOAD_UNREAD
+from model.simulate import simulate
+from model.storage.spec import STORAGE_UNREAD
+from model.sweep import grid as grid_module
+from model.sweep import point as point_module
+from model.sweep import specs as specs_module
+
+NFS_READ = [
+    "clients.protocol=nfs",
+    "workload.op=read",
+    "clients.count=1",
+    "clients.rtt_ms=1",
+    "workload.total_MB=2000",
+]
+# eah_download's connections are an unknown (per_file reads a new connection's window): given
+KEPT_ALIVE = ["server.connections=keep_alive"]
+RANDOM_4K = ["workload.pattern=random", "workload.request_KiB=4", "workload.total_MB=20"]
+# (scenario, the overrides that make the key unread, the key, two values, words of the reason,
+# the overrides that make it read): each rule of the bodies' tables at least once
+CASES = [
+    (
+        "atlas_lightpath",
+        [],
+        "workload.rate_Mbps",
+        300,
+        900,
+        "protocol is bbftp",
+        ["variant=tsunami"],
+    ),
+    (
+        "atlas_lightpath",
+        [],
+        "workload.block_B",
+        1024,
+        60000,
+        "a Tsunami session's",
+        ["variant=tsunami", "loss_rate=0.001"],
+    ),
+    ("atlas_lightpath", ["variant=tsunami"], "tcp.tcp_adv_win_scale", 1, 3, "UDP flow", []),
+    (
+        "atlas_lightpath",
+        ["variant=tsunami"],
+        "workload.socket_buffer_B",
+        100000,
+        4000000,
+        "no TCP socket",
+        [],
+    ),
+    (
+        "atlas_lightpath",
+        [],
+        "tcp.core_rmem_max_B",
+        1000,
+        100000000,
+        "workload.socket_buffer_B is unset",
+        ["workload.socket_buffer_B=4000000"],
+    ),
+    ("atlas_lightpath", [], "tcp.core_rmem_default_B", 1000, 1000000, "net.core's defaults", None),
+    ("atlas_lightpath", ["variant=tsunami"], "workload.threads", "null", 1, "UDP flow", None),
+    ("atlas_lightpath", [], "workload.threads", 1, 16, None, []),
+    (
+        "atlas_lightpath",
+        [],
+        "tcp.core_wmem_max_B",
+        1000,
+        100000000,
+        "workload.socket_buffer_B is unset",
+        ["workload.socket_buffer_B=4000000"],
+    ),
+    ("atlas_lightpath", [], "tcp.core_wmem_default_B", 1000, 1000000, "net.core's defaults", None),
+    (
+        "mdsplus",
+        [],
+        "tcp.tcp_wmem_B",
+        "[4096,4096,4096]",
+        "[4096,16384,131072]",
+        "mdsip asks",
+        ["socket_buffer_B=null"],
+    ),
+    *(
+        (
+            "mdsplus",
+            ["workload.test=tcp_tuned"],
+            f"tcp_tuned.{key}",
+            "[4096,4096,4096]",
+            "[4096,87380,4194304]",
+            "mdsip asks",
+            ["workload.test=tcp_tuned", "socket_buffer_B=null"],
+        )
+        for key in ("tcp_rmem_B", "tcp_wmem_B")
+    ),
+    (
+        "mdsplus",
+        ["socket_buffer_B=null"],
+        "tcp.core_wmem_max_B",
+        4000,
+        100000000,
+        "socket_buffer_B is unset",
+        [],
+    ),
+    (
+        "mdsplus",
+        ["workload.test=tcp_tuned", "socket_buffer_B=null"],
+        "tcp_tuned.core_wmem_max_B",
+        4000,
+        100000000,
+        "socket_buffer_B is unset",
+        ["workload.test=tcp_tuned"],
+    ),
+    (
+        "mdsplus",
+        [],
+        "workload.indirection_levels",
+        1,
+        50,
+        "baseline",
+        ["workload.test=indirection"],
+    ),
+    (
+        "mdsplus",
+        [],
+        "workload.reference_record_B",
+        64,
+        100000,
+        "indirection test only",
+        ["workload.test=indirection"],
+    ),
+    ("mdsplus", [], "workload.values_per_read", 1000, 4000000, "math test", ["workload.test=math"]),
+    (
+        "mdsplus",
+        [],
+        "tcp_tuned.core_rmem_max_B",
+        4000,
+        1000000,
+        "tcp_tuned test only",
+        ["workload.test=tcp_tuned"],
+    ),
+    ("mdsplus", ["workload.test=tcp_tuned"], "tcp.core_rmem_max_B", 4000, 1000000, "instead", []),
+    (
+        "mdsplus",
+        [],
+        "tcp.tcp_rmem_B",
+        "[4096,4096,4096]",
+        "[4096,87380,174760]",
+        "mdsip asks",
+        ["socket_buffer_B=null"],
+    ),
+    (
+        "mdsplus",
+        ["socket_buffer_B=null"],
+        "tcp.core_rmem_max_B",
+        4000,
+        1000000,
+        "socket_buffer_B is unset",
+        [],
+    ),
+    ("mdsplus", ["workload.test=ptdata"], "compression_ratio", 1, 5, "PTDATA server", []),
+    (
+        "mdsplus",
+        ["compression_ratio=1"],
+        "decompress_cycles_per_byte",
+        1,
+        1000,
+        "nothing to expand",
+        [],
+    ),
+    (
+        "eah_download",
+        KEPT_ALIVE,
+        "tcp.initial_window_segments",
+        1,
+        100,
+        "keep_alive",
+        ["server.connections=per_file"],
+    ),
+    (
+        "eah_download",
+        KEPT_ALIVE,
+        "tcp.slow_start_growth",
+        "per_ack",
+        "per_segment",
+        "keep_alive",
+        ["server.connections=per_file"],
+    ),
+    (
+        "eah_download",
+        [],
+        "server.accept_mutex",
+        "false",
+        "true",
+        "workers is 1",
+        ["server.workers=4", "server.accept_mutex_delay_ms=5000"],
+    ),
+    (
+        "eah_download",
+        ["server.workers=4", "server.accept_mutex=false"],
+        "server.accept_mutex_delay_ms",
+        1,
+        5000,
+        "accept_mutex is false",
+        ["server.workers=4"],
+    ),
+    (
+        "eah_download",
+        ["server.read_ahead_KiB=256"],
+        "kernel.read_ahead_KiB",
+        64,
+        1024,
+        "the window instead",
+        [],
+    ),
+    (
+        "eah_download",
+        ["variant=r6_opt"],
+        "kernel.read_ahead_KiB",
+        64,
+        1024,
+        "deadline_optimized",
+        ["variant=r6_def"],
+    ),
+    (
+        "eah_download",
+        ["variant=r6_def"],
+        "mirror_reads",
+        "balanced",
+        "primary",
+        "level is raid6",
+        ["variant=r10_def"],
+    ),
+    (
+        "em_ingest_microscopes",
+        ["assignment=[0,1,0,1,0,1,0,1]"],
+        "hashing",
+        "balanced",
+        "collide",
+        "assignment gives",
+        [],
+    ),
+    (
+        "atlas_cern_receive",
+        [],
+        "kernel.ext3_write_ratio",
+        0.3,
+        0.9,
+        "filesystem.type is",
+        ["variant=ext3"],
+    ),
+    ("atlas_x330", [], "kernel.ext3_write_ratio", 0.3, 0.9, "workload.op is read", None),
+    ("atlas_x330", [], "kernel.page_B", 4096, 65536, "workload.io is buffered", None),
+    ("psu_mmap", [], "kernel.page_B", 4096, 65536, None, []),
+    (
+        "purchase_hdd_md",
+        [],
+        "clients.read_ahead_KiB",
+        16,
+        4096,
+        "clients.protocol is smb",
+        ["clients.protocol=nfs", *NFS_READ[1:]],
+    ),
+    ("purchase_hdd_md", NFS_READ[:2], "clients.read_ahead_KiB", 16, 4096, None, []),
+    (
+        "purchase_hdd_md",
+        ["clients.protocol=nfs"],
+        "clients.read_ahead_KiB",
+        16,
+        4096,
+        "workload.op is write",
+        NFS_READ,
+    ),
+    (
+        "purchase_hdd_md",
+        ["volumes.data.level=raid5", *RANDOM_4K],
+        "volumes.data.md_raid6_rmw",
+        "true",
+        "false",
+        "level is raid5",
+        RANDOM_4K,
+    ),
+]
+
+
+def _figures(name, overrides):
+    """What a prediction says, but its scenario's name."""
+    result = simulate(scenario_module.load(name, overrides))
+    return {k: v for k, v in dataclasses.asdict(result).items() if k != "scenario"}
+
+
+def _told(name, overrides, key, value):
+    """Whether ``key`` set to ``value`` after ``overrides`` is told as unread."""
+    scenario = scenario_module.load(name, [*overrides, f"{key}={value}"])
+    return any(u.text == f"{key}={value}" for u in unread.not_read_at(scenario))
+
+
+def _case_id(case):
+    return f"{case[0]}-{case[2]}-{'-'.join(case[1]) or 'as_shipped'}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_a_key_said_unread_changes_nothing_and_moves_the_prediction_where_read(case):
+    name, unread_at, key, a, b, words, read_at = case
+    if words is None:  # a configuration that reads it: no word, and the key moves the figures
+        assert not _told(name, unread_at, key, a)
+        assert _figures(name, [*unread_at, f"{key}={a}"]) != _figures(
+            name, [*unread_at, f"{key}={b}"]
+        )
+        return
+    said = unread.not_read_at(scenario_module.load(name, [*unread_at, f"{key}={a}"]))
+    assert [u.text for u in said] == [f"{key}={a}"]
+    assert words in said[0].why and said[0].at == "--set"
+    assert _figures(name, [*unread_at, f"{key}={a}"]) == _figures(name, [*unread_at, f"{key}={b}"])
+    if read_at is not None:  # the same key, where the claim says it is read
+        assert not _told(name, read_at, key, a)
+        assert _figures(name, [*read_at, f"{key}={a}"]) != _figures(name, [*read_at, f"{key}={b}"])
+
+
+def test_every_rule_is_tried():
+    """Each pattern of each body's table is a key of a case of that body's model (a `*` an
+    entry's name)."""
+    tables = {
+        "wan_transfer": WAN_UNREAD,
+        "db_clients": DB_UNREAD,
+        "download_server": DOWNLOAD_UNREAD,
+        "storage": STORAGE_UNREAD,
+    }
+    models = {name: scenario_module.load(name).model for name in {c[0] for c in CASES}}
+    untried = {
+        (model, pattern)
+        for model, rules in tables.items()
+        for pattern, _ in rules
+        if not any(
+            models[case[0]] == model and unread._matched(pattern, case[2]) is not None  # noqa: SLF001
+            for case in CASES
+        )
+    }
+    # the storage scenarios a transfer names: the refusal of keys set through them is their test
+    assert untried == {("wan_transfer", "sender_storage"), ("wan_transfer", "receiver_storage")}
+
+
+def test_a_file_s_own_keys_and_its_variant_s_are_not_told():
+    """mdsplus.yaml gives indirection_levels for its tests beside baseline: the file's own."""
+    assert unread.not_read_at(scenario_module.load("mdsplus", [])) == []
+    assert unread.not_read_at(scenario_module.load("atlas_cern_receive", [])) == []
+
+
+def test_a_key_an_unknown_s_option_reads_is_not_told():
+    """eah_download's connections are an unknown (keep_alive or per_file): a new connection's
+    first window is unread at the point, but the interval's per_file option reads it."""
+    scenario = scenario_module.load("eah_download", ["tcp.initial_window_segments=10"])
+    assert scenario.body.not_read("tcp.initial_window_segments") is not None
+    assert unread.not_read_at(scenario) == []
+
+
+def test_the_last_setting_of_a_key_is_told_once():
+    scenario = scenario_module.load(
+        "atlas_lightpath", ["workload.rate_Mbps=300", "workload.rate_Mbps=900"]
+    )
+    assert [u.text for u in unread.not_read_at(scenario)] == ["workload.rate_Mbps=900"]
+
+
+def test_a_key_set_through_a_named_scenario_is_asked_of_it():
+    """A WAN transfer's receiver storage, written through: its ext3 ratio on an XFS volume."""
+    scenario = scenario_module.load(
+        "atlas_lightpath",
+        ["variant=bbftp_disk_to_disk", "receiver_storage.kernel.ext3_write_ratio=0.3"],
+    )
+    said = unread.not_read_at(scenario)
+    assert [u.text for u in said] == ["receiver_storage.kernel.ext3_write_ratio=0.3"]
+    assert "filesystem.type is" in said[0].why
+
+
+def test_predict_says_it_first_in_text_and_json(run_cli):
+    status, out, err = run_cli(
+        "predict", "atlas_lightpath", "--point", "--set", "workload.rate_Mbps=800"
+    )
+    assert status == 0 and err == "", err
+    lines = out.splitlines()
+    assert lines[1] == (
+        "  not read     workload.rate_Mbps=800 (--set): workload.protocol is bbftp: the rate "
+        "paces a Tsunami session only"
+    )
+    status, out, _ = run_cli(
+        "predict", "atlas_lightpath", "--point", "--json", "--set", "workload.rate_Mbps=800"
+    )
+    assert json.loads(out)["not_read"] == [
+        {
+            "set": "workload.rate_Mbps=800",
+            "at": "--set",
+            "why": "workload.protocol is bbftp: the rate paces a Tsunami session only",
+        }
+    ]
+    status, out, _ = run_cli("predict", "atlas_lightpath", "--point", "--set", "tcp.sack=false")
+    assert "not read" not in out
+
+
+def test_a_sweep_point_records_the_keys_it_does_not_read(tmp_path):
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: t\nscenario: atlas_x330\nengine: inprocess\n"
+        "product: {kernel.page_B: [4096, 8192], workload.total_MB: [100]}\n"
+    )
+    grid, points = grid_module.load(path)
+    records = [
+        point_module.run_point(spec) for spec in specs_module.specs(grid, points, tmp_path / "x")
+    ]
+    assert [r["status"] for r in records] == ["ok", "ok"]
+    assert [r["not_read"] for r in records] == [
+        f"kernel.page_B={size} (point): workload.io is buffered: the page size counts a "
+        "mapping's pages"
+        for size in (4096, 8192)
+    ]
+
+
+def _configurations():
+    """Every shipped scenario as shipped and at each of its variants."""
+    for name in scenario_module.shipped_names():
+        for variant in [None, *scenario_module.variants_of(name)]:
+            yield name, [f"variant={variant}"] if variant else []
+
+
+def test_every_claim_on_every_shipped_configuration_holds():
+    """Wherever a body says a case's key is unread, in any shipped scenario and variant (each
+    volume's key for a `*`), the key's two values predict the same."""
+    from model.errors import NotModelled, UserError
+
+    checked = 0
+    for name, overrides in _configurations():
+        scenario = scenario_module.load(name, overrides)
+        for _, _, key, a, b, _, _ in CASES:
+            keys = (
+                [key.replace("data", volume) for volume in getattr(scenario.body, "volumes", ())]
+                if key.startswith("volumes.data.")
+                else [key]
+            )
+            for each in keys:
+                if unread.why_not_read(scenario, each) is None:
+                    continue
+                try:
+                    same = _figures(name, [*overrides, f"{each}={a}"]) == _figures(
+                        name, [*overrides, f"{each}={b}"]
+                    )
+                except (UserError, NotModelled):  # refused, or no model: nothing to compare
+                    continue
+                assert same, (name, overrides, each)
+                checked += 1
+    assert checked > 100, checked
+
+
+def test_a_key_read_at_an_unknown_s_range_end_is_not_told(tmp_path):
+    """A compression ratio of 1 has nothing to expand; a ratio the documentation allows from 1 to
+    2 reads the expander's cost at 2, an end the interval meets."""
+    text = (scenario_module.resolve("mdsplus")).read_text()
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        text.replace("compression_ratio: 1.3", "compression_ratio: 1")
+        + "unknowns:\n  compression_ratio: {range: [1, 2], source: a test's}\n"
+    )
+    scenario = scenario_module.load(path, ["decompress_cycles_per_byte=5"])
+    assert scenario.body.not_read("decompress_cycles_per_byte") is not None
+    assert unread.not_read_at(scenario) == []
+    closed = scenario_module.load(path, ["compression_ratio=1", "decompress_cycles_per_byte=5"])
+    assert [u.text for u in unread.not_read_at(closed)] == ["decompress_cycles_per_byte=5"]
