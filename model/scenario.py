@@ -668,15 +668,10 @@ def _references(
     named = getattr(body, "references", lambda: ())()
     if named and depth >= MAX_REFERENCE_DEPTH:
         raise UserError(where, named[0].key, "scenarios name each other in a loop")
-    not_read = getattr(body, "not_read", lambda key: None)
     for t in through:
         if t.ref not in {ref.key for ref in named}:
             raise UserError(
                 t.at, t.given, f"{t.ref} names no scenario here: name one to set its keys"
-            )
-        if (reason := not_read(t.ref)) is not None:
-            raise UserError(
-                t.at, t.given, f"{reason}: the scenario {t.ref} names is not read, nor its keys"
             )
     loaded: dict[str, Scenario] = {}
     for ref in named:

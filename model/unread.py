@@ -6,35 +6,44 @@ Each body says why a key of its own is not read in its configuration (``not_read
 or None where it is read or it cannot tell), most by a table of rules (``by_rules``) written beside
 the code that reads the key; a key set through a scenario the body names
 (``storage.kernel.page_B`` on an ingest) is asked of that scenario's body. A key is said unread
-only where it is unread in every configuration the interval meets: the point's, and each option
-(or each end of the range) of each unknown open in it (an unknown over whether a connection is
-kept alive makes a new connection's first window read where the point does not). The bodies'
-claims are checked by changing each key claimed and finding the prediction unchanged, in every
-shipped scenario and variant where a claim is made (``tests/test_unread.py``).
+only where it is unread in every configuration the interval may meet: the point's, and each
+combination of the levels of the unknowns open in it (an unknown over whether a connection is
+kept alive makes a new connection's first window read where the point does not; two unknowns,
+over the scheduler and the server's own window, together make the kernel's window read); where
+those are too many to try, nothing is said. The bodies' claims are checked by changing each key
+claimed and finding the prediction unchanged, and for the shipped scenarios and variants where a
+claim is made with their unknowns open, its interval too (``tests/test_unread.py``).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .spec import Scenario, dotted
+from .unknowns import Unknown
 
 # a key's pattern (``tcp``: the key and every key below it; ``volumes.*.md_raid6_rmw``: that key of
 # any entry) and why a body does not read it, given the entry ``*`` stood for ("" where none), or
 # None where it does
 Rule = tuple[str, Callable[[Any, str], "str | None"]]
+# the combinations of a scenario's open unknowns tried (a quarter of a millisecond each, built):
+# eah_download's seven unknowns make 384, some 170 ms; past this many, nothing is said unread
+MOST_COMBINATIONS = 4096
 
 
 @dataclass(frozen=True)
 class Unread:
-    """An override (``text``, as given, set ``at``: --set, a sweep's point) whose key the
-    configuration does not read, and ``why``."""
+    """An override (``text``, as given, set ``at``: --set, a sweep's point) whose ``key`` (dotted)
+    the configuration does not read, and ``why``."""
 
     text: str
     at: str
     why: str
+    key: str
 
     def line(self) -> str:
         return f"{self.text} ({self.at}): {self.why}"
@@ -69,20 +78,21 @@ def _matched(pattern: str, key: str) -> str | None:
 
 def why_not_read(scenario: Scenario, key: str) -> str | None:
     """Why ``scenario`` does not read the dotted ``key``, or None where it does or its body cannot
-    tell; a key below one that names a scenario is asked of the scenario named there."""
-    ref, _, inner = key.partition(".")
-    if inner and ref in scenario.refs:
-        return why_not_read(scenario.refs[ref], inner)
+    tell: asked of its body (a WAN transfer from memory says so of its sender's store), then, for
+    a key below one that names a scenario, of the scenario named there, its words told as that
+    key's (``receiver_storage: volumes.md0.filesystem.type is ext2``)."""
     not_read = getattr(scenario.body, "not_read", None)
-    return None if not_read is None else not_read(key)
+    why = None if not_read is None else not_read(key)
+    ref, _, inner = key.partition(".")
+    if why is None and inner and ref in scenario.refs:
+        inside = why_not_read(scenario.refs[ref], inner)
+        why = None if inside is None else f"{ref} ({scenario.refs[ref].name}): {inside}"
+    return why
 
 
-def overrides_not_read(
-    scenario: Scenario, configurations: tuple[Scenario, ...] = ()
-) -> list[Unread]:
+def overrides_not_read(scenario: Scenario) -> list[Unread]:
     """The overrides of ``scenario`` (not its variant's keys, which are its file's own) whose key
-    neither it nor any of ``configurations`` (the interval's, ``unknown_configurations``) reads,
-    each once, at its last setting."""
+    it does not read, each once, at its last setting."""
     last: dict[str, tuple[str, str]] = {}
     for key, at, text in scenario.set_by:
         if text:  # an override; a variant's key has no text of its own
@@ -90,31 +100,49 @@ def overrides_not_read(
     found = []
     for key, (text, at) in last.items():
         why = why_not_read(scenario, key)
-        if why is not None and all(why_not_read(c, key) is not None for c in configurations):
-            found.append(Unread(text, at, why))
+        if why is not None:
+            found.append(Unread(text, at, why, key))
     return found
 
 
-def unknown_configurations(scenario: Scenario) -> tuple[Scenario, ...]:
-    """``scenario`` at each option of each unknown open in it, or at each end of its range (a
-    compression ratio of 1 to 2 reads the expander's cost at 2 only); none where it has none. An
-    option the configuration refuses is not one the interval meets."""
-    from .errors import UserError
-    from .scenario import with_values
-
-    out = []
-    for unknown in scenario.unknowns:
-        for level in unknown.options or unknown.range:
-            try:
-                out.append(with_values(scenario, unknown.assignment(level)))
-            except UserError:
-                continue
-    return tuple(out)
+def _levels(unknown: Unknown) -> tuple[Any, ...]:
+    """What of ``unknown`` may decide whether a key is read: each option; a range's default and
+    ends (the bodies' rules test a value against None, 1 or an option, which the ends cover on
+    each side)."""
+    if unknown.options is not None:
+        return unknown.options
+    return tuple(dict.fromkeys((unknown.default, *unknown.range)))
 
 
 def not_read_at(scenario: Scenario) -> list[Unread]:
-    """The overrides of ``scenario`` no configuration the interval meets reads."""
-    at_point = overrides_not_read(scenario)
-    if not at_point:
+    """The overrides of ``scenario`` that no configuration its interval may meet reads: the
+    point's, and every combination of its open unknowns' levels (``_levels``), which the interval
+    enumerates or searches among; none where those are more than ``MOST_COMBINATIONS``. A
+    combination the scenario refuses is not met."""
+    from .errors import UserError
+    from .scenario import with_values
+    from .unknowns import assigned
+
+    told = overrides_not_read(scenario)
+    unknowns = scenario.unknowns
+    per = [_levels(u) for u in unknowns]
+    if not told or math.prod(len(levels) for levels in per) > MOST_COMBINATIONS:
         return []
-    return overrides_not_read(scenario, unknown_configurations(scenario))
+    for combination in itertools.product(*per):
+        config = {u.key: v for u, v in zip(unknowns, combination, strict=True) if v != u.default}
+        if not config:  # the point's own
+            continue
+        try:
+            changed = with_values(scenario, assigned(unknowns, config))
+        except UserError:
+            continue
+        told = [u for u in told if why_not_read(changed, u.key) is not None]
+        if not told:
+            break
+    return told
+
+
+def column(scenario: Scenario) -> str:
+    """A sweep point's ``not_read``: each key of its grid (its base's or its own) the configuration
+    does not read, as given, and why, "; " between them; "" where it reads them all."""
+    return "; ".join(f"{u.text}: {u.why}" for u in not_read_at(scenario))

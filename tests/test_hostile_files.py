@@ -435,6 +435,9 @@ def test_only_a_run_of_text_past_the_limit_is_shortened():
     assert pickle.loads(pickle.dumps(long)).line() == long.line() == str(long)
     told_inside = UserError("--set", "storage", f"'ref': {long.line()}").line()
     assert told_inside == f"--set: storage: 'ref': {long.line()}"
+    # measured as shown: 399 control characters, each shown as four (\x01), had made 1,606
+    controls = UserError("s.yaml", "\x01" * 399, "m").line()
+    assert len(controls) < 2 * 400 and controls.endswith(": m") and "\\x01" in controls
 
 
 def test_a_tag_given_with_set_is_named_as_its_key(run_cli):

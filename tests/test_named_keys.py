@@ -109,12 +109,6 @@ def test_a_transfer_s_storage_takes_keys_through_its_name():
             "storage.workload.op=read",
             "--set: storage.workload.op: must be a storage scenario that writes, got em_ingest",
         ),
-        (  # a storage the transfer does not read: its keys would change nothing
-            "atlas_lightpath",
-            "receiver_storage.volumes.md0.chunk_KiB=256 --set variant=memory_to_memory",
-            "--set: receiver_storage.volumes.md0.chunk_KiB: workload.sink is memory: the scenario "
-            "receiver_storage names is not read, nor its keys",
-        ),
         (  # a new entry of a mapping in the named scenario: set whole, through its name
             INGEST,
             "storage.volumes.nosuch.level=raid0",

@@ -4,7 +4,7 @@ MDSplus data servers with their clients (``db_clients``). Defaults live only in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Annotated, Any, Literal
 
 from ..errors import UserError
@@ -19,7 +19,7 @@ from ..settings import (
     check_flows,
 )
 from ..spec import Reference, Scenario
-from ..storage.spec import StorageBody
+from ..storage.spec import StorageBody, Volume
 from ..unread import Rule, by_rules
 from . import tcp
 
@@ -206,13 +206,21 @@ class WanBody:
 
 
 def _from_memory(side: str) -> Callable[[WanBody, str], str | None]:
+    """Why a key of the storage scenario a transfer's ``side`` names is not read: the side is
+    memory (iperf, /dev/zero, /dev/null), its volumes neither read nor written."""
+    moves = "reads" if side == "source" else "writes"
+
     def why(body: WanBody, _: str) -> str | None:
-        return f"workload.{side} is memory" if getattr(body.workload, side) == "memory" else None
+        if getattr(body.workload, side) != "memory":
+            return None
+        return f"workload.{side} is memory: the transfer {moves} none of its volumes"
 
     return why
 
 
 def _tsunami_only(what: str) -> Callable[[WanBody, str], str | None]:
+    """Why a Tsunami session's setting (``what`` it sets) is not read: the transfer is TCP."""
+
     def why(body: WanBody, _: str) -> str | None:
         protocol = body.workload.protocol
         return None if protocol == "tsunami" else f"workload.protocol is {protocol}: {what}"
@@ -221,6 +229,7 @@ def _tsunami_only(what: str) -> Callable[[WanBody, str], str | None]:
 
 
 def _tcp_only(body: WanBody, _: str) -> str | None:
+    """Why a TCP setting is not read: the transfer is one Tsunami UDP flow."""
     if body.workload.protocol == "tsunami":
         return "workload.protocol is tsunami, one UDP flow: no TCP socket takes it"
     return None
@@ -244,14 +253,25 @@ def _kernel_sized(key: str) -> Callable[[WanBody | DbBody, str], str | None]:
 
 
 def _never(body: Any, _: str) -> str:
+    """Why net.core's defaults are never read (``model.settings.TcpSettings``)."""
     return "no socket of this model takes net.core's defaults (a TCP socket starts at tcp_rmem's)"
 
 
 # the keys a WAN transfer reads in some configurations only (wan.py: a Tsunami session's rate and
 # blocks in _tsunami_flows, TCP's settings in the TCP branch; tcp.socket_buffers_B the caps)
 WAN_UNREAD: tuple[Rule, ...] = (
-    ("sender_storage", _from_memory("source")),
-    ("receiver_storage", _from_memory("sink")),
+    # of a storage scenario an end from or to memory names, what its volumes hold and how its
+    # kernel and workload move them; not its drives, buses, cards or host: the store describes
+    # the end host whatever the transfer moves, its cards taking the host's slots (wan._end_slots)
+    *(
+        (f"{ref}.{key}", _from_memory(side))
+        for ref, side in (("sender_storage", "source"), ("receiver_storage", "sink"))
+        for key in (
+            "workload",
+            "kernel",
+            *(f"volumes.*.{f.name}" for f in fields(Volume) if f.name != "disks"),
+        )
+    ),
     ("workload.rate_Mbps", _tsunami_only("the rate paces a Tsunami session only")),
     ("workload.block_B", _tsunami_only("the block is a Tsunami session's")),
     ("tcp", _tcp_only),
@@ -400,6 +420,8 @@ class DbBody:
 
 
 def _test_only(test: str, what: str) -> Callable[[DbBody, str], str | None]:
+    """Why a setting of MDSplus's ``test`` (``what`` it does) is not read in another test."""
+
     def why(body: DbBody, _: str) -> str | None:
         chosen = body.workload.test
         return (
@@ -410,12 +432,14 @@ def _test_only(test: str, what: str) -> Callable[[DbBody, str], str | None]:
 
 
 def _tuned_instead(body: DbBody, _: str) -> str | None:
+    """Why the hosts' usual TCP settings are not read: the tcp_tuned test takes its own."""
     if body.workload.test == "tcp_tuned":
         return "workload.test is tcp_tuned: every host takes tcp_tuned's settings instead"
     return None
 
 
 def _asked_by_mdsip(body: DbBody, _: str) -> str | None:
+    """Why tcp_rmem and tcp_wmem are not read: mdsip sizes its sockets' buffers itself."""
     if body.socket_buffer_B is not None:
         return (
             f"socket_buffer_B is {body.socket_buffer_B:,} B: mdsip asks its sockets' buffers "
@@ -425,12 +449,14 @@ def _asked_by_mdsip(body: DbBody, _: str) -> str | None:
 
 
 def _from_ptdata(body: DbBody, _: str) -> str | None:
+    """Why a tree's compression is not read: the PTDATA test's data are not in a tree."""
     if body.workload.test == "ptdata":
         return "workload.test is ptdata: the data come from the PTDATA server, not a tree's records"
     return None
 
 
 def _stored_as_is(body: DbBody, _: str) -> str | None:
+    """Why the expander's cost is not read: a record stored as it is is not expanded."""
     if body.compression_ratio <= 1:
         return "compression_ratio is 1: a record stored as it is has nothing to expand"
     return None

@@ -234,6 +234,7 @@ class DownloadBody:
 
 
 def _window_set(body: DownloadBody, _: str) -> str | None:
+    """Why the kernel's window is not read: the server's own or the tuned one is the window."""
     if body.server.read_ahead_KiB:
         return f"server.read_ahead_KiB ({body.server.read_ahead_KiB:g} KiB) is the window instead"
     if body.server.scheduler == "deadline_optimized":
@@ -245,6 +246,7 @@ def _window_set(body: DownloadBody, _: str) -> str | None:
 
 
 def _kept_alive(body: DownloadBody, _: str) -> str | None:
+    """Why a new connection's window is not read: no connection is new after the first."""
     if body.server.connections == "keep_alive":
         return (
             "server.connections is keep_alive: a kept-alive connection's window has grown; the "
@@ -254,16 +256,19 @@ def _kept_alive(body: DownloadBody, _: str) -> str | None:
 
 
 def _one_worker(body: DownloadBody, _: str) -> str | None:
+    """Why the accept mutex is not read: one worker has none to take turns with."""
     if body.server.workers == 1:
         return "server.workers is 1: its one worker accepts every connection"
     return None
 
 
 def _no_mutex(body: DownloadBody, _: str) -> str | None:
+    """Why the mutex's delay is not read: no mutex is taken."""
     return None if body.server.accept_mutex else "server.accept_mutex is false"
 
 
 def _no_mirrors(body: DownloadBody, _: str) -> str | None:
+    """Why mirror reads are not read: the level keeps no copies to choose between."""
     if body.level != "raid10":
         return f"level is {body.level}: mirror reads choose between a RAID10 pair's copies"
     return None
@@ -368,9 +373,7 @@ class IngestBody:
     def not_read(self, key: str) -> str | None:
         """Why the dotted ``key`` is not read in this configuration (``model.unread``), or None
         where it is."""
-        if key == "hashing" and self.assignment is not None:
-            return "assignment gives each client's bond member instead"
-        return None
+        return by_rules(INGEST_UNREAD, self, key)
 
     def references(self) -> tuple[Reference, ...]:
         streams = f"workload.streams={self.clients}"  # one dd-like writer per client
@@ -401,6 +404,17 @@ class IngestBody:
                 f"{drives}",
                 related=("storage",),
             )
+
+
+def _assigned(body: IngestBody, _: str) -> str | None:
+    """Why the hash is not read: each client's bond member is given (``front.py``)."""
+    if body.assignment is not None:
+        return "assignment gives each client's bond member instead"
+    return None
+
+
+# the keys the ingest reads in some configurations only
+INGEST_UNREAD: tuple[Rule, ...] = (("hashing", _assigned),)
 
 
 @dataclass(frozen=True)

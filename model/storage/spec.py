@@ -496,7 +496,8 @@ class Volume:
     # as its RAID5 always could: Linux 4.1 and later (true; md's raid5.c handle_stripe_dirtying
     # takes the fewer reads, reconstruct-write on a tie); before 4.1 its RAID6 knew only
     # reconstruct-write (false), so a small write to a wide array reads every other data chunk
-    # (md only: a card takes the fewer reads, a ZFS pool writes whole records)
+    # (md RAID6 only, refused elsewhere: a card takes the fewer reads, a ZFS pool writes whole
+    # records, md RAID5 always chose)
     md_raid6_rmw: bool = True
     # the worker threads an md RAID5/6 array shares its stripes with, its
     # /sys/block/mdN/md/group_thread_cnt (Linux 3.12 and later; the kernel takes 0 to 8192): that
@@ -730,6 +731,12 @@ class Volume:
                 f"engine md: {', '.join(MODELLED_LEVELS)}",
             )
         self._only_for(where, key, "controller", CONTROLLER_ONLY, written)
+        if self.level != "raid6":  # RAID5 always chose; other levels have no parity to update
+            why = (
+                "only for md RAID6 (whether it may update a stripe by read-modify-write); this "
+                f"volume's level is {self.level}: "
+            )
+            self._refuse_set(where, key, "md_raid6_rmw", why, written, "level")
         if self.md_group_thread_cnt and not LEVELS[self.level].parity_chunks:
             why = (
                 "only for md RAID5 or RAID6 (raid5d's workers); this volume's level is "
@@ -1287,6 +1294,7 @@ class StorageBody:
 
 
 def _no_ext3_writes(body: StorageBody, _: str) -> str | None:
+    """Why ext3's write ratio is not read: nothing is written through ext3 (``stream.py``)."""
     w = body.workload
     if w.op == "read":
         return "workload.op is read: the ratio prices writes through ext3"
@@ -1297,11 +1305,13 @@ def _no_ext3_writes(body: StorageBody, _: str) -> str | None:
 
 
 def _not_mapped(body: StorageBody, _: str) -> str | None:
+    """Why the page size is not read: only a mapping counts pages (``mmap.py``)."""
     io = body.workload.io
     return None if io == "mmap" else f"workload.io is {io}: the page size counts a mapping's pages"
 
 
 def _no_nfs_reads(body: StorageBody, _: str) -> str | None:
+    """Why a client's read-ahead is not read: no NFS client reads (``front.py``)."""
     c = body.clients
     if c is not None and c.protocol != "nfs":
         return f"clients.protocol is {c.protocol}: the window is an NFS client's read-ahead"
@@ -1310,21 +1320,13 @@ def _no_nfs_reads(body: StorageBody, _: str) -> str | None:
     return None
 
 
-def _not_md_raid6(body: StorageBody, name: str) -> str | None:
-    volume = body.volumes.get(name)
-    if volume is not None and volume.engine == "md" and volume.level != "raid6":
-        return (
-            f"volumes.{name}.level is {volume.level}: md chooses between read-modify-write and "
-            "reconstruct-write for RAID6 only"
-        )
-    return None
-
-
 # the keys a storage scenario reads in some configurations only (stream.py: ext3's write ratio;
-# mmap.py: the page size; front.py: an NFS client's read-ahead; requests.py: md's RAID6 writes)
+# mmap.py: the page size; front.py: an NFS client's read-ahead). A volume's key that means nothing
+# on its engine or level is not among them: it is refused where it is set (Volume._check_engine),
+# as a choice the volume cannot make, where these describe the host or its clients, whatever the
+# workload exercises
 STORAGE_UNREAD: tuple[Rule, ...] = (
     ("kernel.ext3_write_ratio", _no_ext3_writes),
     ("kernel.page_B", _not_mapped),
     ("clients.read_ahead_KiB", _no_nfs_reads),
-    ("volumes.*.md_raid6_rmw", _not_md_raid6),
 )

@@ -124,8 +124,8 @@ def _ipc_path_max() -> int:
 
 def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     from .. import scenario as scenario_module
+    from .. import unread
     from ..simulate import simulate
-    from ..unread import not_read_at
 
     overrides = list(spec["base"]) + [
         setting(k, v, spec["folder"]) for k, v in spec["point"].items()
@@ -140,8 +140,7 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
     }
     out["utilization"] = json.dumps(result.utilization, sort_keys=True)
-    # the point's keys the configuration does not read, each with why ("" where it reads all)
-    out["not_read"] = "; ".join(u.line() for u in not_read_at(scenario))
+    out["not_read"] = unread.column(scenario)  # the grid's keys the configuration does not read
     if spec.get("intervals"):
         from .. import uncertainty
 
