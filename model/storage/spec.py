@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Literal
 
@@ -1320,13 +1321,52 @@ def _no_nfs_reads(body: StorageBody, _: str) -> str | None:
     return None
 
 
+def _reads_only(what: str) -> Callable[[StorageBody, str], str | None]:
+    """Why a setting of writes (``what`` it does) is not read: the workload only reads (a
+    mapping writes back what it maps: mmap.py)."""
+
+    def why(body: StorageBody, _: str) -> str | None:
+        w = body.workload
+        return f"workload.op is read: {what}" if w.op == "read" and w.io != "mmap" else None
+
+    return why
+
+
+def _no_rereads(body: StorageBody, _: str) -> str | None:
+    """Why repeated runs are not read: only a read test repeated re-reads what the cache holds
+    (``rereads.py``; a mapping's runs are its own, mmap.py)."""
+    w = body.workload
+    if w.op != "read" and w.io != "mmap":
+        return f"workload.op is {w.op}: runs repeat a read test, from what the cache holds"
+    return None
+
+
+def _no_block_map(body: StorageBody, name: str) -> str | None:
+    """Why a file system's block is not read: only ext2 and ext3 map a file block by block
+    (``filesystem.metadata_share``)."""
+    volume = body.volumes.get(name)
+    if volume is not None and volume.filesystem.type not in ("ext2", "ext3"):
+        return (
+            f"volumes.{name}.filesystem.type is {volume.filesystem.type}: the block sizes ext2's "
+            "and ext3's block map only"
+        )
+    return None
+
+
 # the keys a storage scenario reads in some configurations only (stream.py: ext3's write ratio;
-# mmap.py: the page size; front.py: an NFS client's read-ahead). A volume's key that means nothing
-# on its engine or level is not among them: it is refused where it is set (Volume._check_engine),
-# as a choice the volume cannot make, where these describe the host or its clients, whatever the
-# workload exercises
+# mmap.py: the page size; front.py: an NFS client's read-ahead; topology.py, writecache.py and
+# raid5d.py: what prices writes; rereads.py: runs; filesystem.py: the block map). A volume's key
+# that means nothing on its engine or level is not among them: it is refused where it is set
+# (Volume._check_engine), as a choice the volume cannot make, where these are choices the host,
+# its volumes or its clients make which the workload does not exercise
 STORAGE_UNREAD: tuple[Rule, ...] = (
     ("kernel.ext3_write_ratio", _no_ext3_writes),
     ("kernel.page_B", _not_mapped),
     ("clients.read_ahead_KiB", _no_nfs_reads),
+    ("volumes.*.drive_write_cache", _reads_only("a drive's write cache takes writes")),
+    ("volumes.*.md_group_thread_cnt", _reads_only("raid5d's workers share its writes' work")),
+    ("volumes.*.cache_block_KiB", _reads_only("a card's cache blocks price its writes")),
+    ("controllers.*.write_back", _reads_only("a card's write-back cache takes writes")),
+    ("workload.runs", _no_rereads),
+    ("volumes.*.filesystem.block_KiB", _no_block_map),
 )
