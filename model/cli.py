@@ -256,6 +256,19 @@ def _failures_in(results) -> list[str]:
     ]
 
 
+def _unread_in(results) -> list[str]:
+    """The summary's lines of the keys a sweep's points did not read (``unread.sweep_lines``)."""
+    if not results.exists():
+        return []
+    import pyarrow.parquet as pq
+
+    from . import unread
+
+    if "not_read" not in pq.read_schema(results).names:
+        return []
+    return unread.sweep_lines(pq.read_table(results, columns=["not_read"])["not_read"].to_pylist())
+
+
 def _failure_lines(failures: list[str], shown: int = 3) -> list[str]:
     """The commonest reasons the points failed, with how many points each, at most ``shown``."""
     counts = collections.Counter(failures)
@@ -356,6 +369,10 @@ def _tell_sweep(grid, points: int, out, finished: int, failed: int, skipped: int
     if failures:
         print("failed, by reason:")
         print("\n".join(_failure_lines(failures)))
+    unread_lines = _unread_in(results)
+    if unread_lines:  # a key a point did not read changed nothing there (model.unread)
+        print("not read, by key (each point's in the results' not_read column):")
+        print("\n".join(one_line(line) for line in unread_lines))
     if grid.intervals and results.exists():
         from .sweep import sensitivity
 

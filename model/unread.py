@@ -18,6 +18,7 @@ claim is made with their unknowns open, its interval too (``tests/test_unread.py
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -144,5 +145,22 @@ def not_read_at(scenario: Scenario) -> list[Unread]:
 
 def column(scenario: Scenario) -> str:
     """A sweep point's ``not_read``: each key of its grid (its base's or its own) the configuration
-    does not read, as given, and why, "; " between them; "" where it reads them all."""
-    return "; ".join(f"{u.text}: {u.why}" for u in not_read_at(scenario))
+    does not read, as JSON text (as ``utilization`` is): a list of its ``key``, the setting as
+    given (``set``) and ``why``; ``[]`` where it reads them all."""
+    return json.dumps([{"key": u.key, "set": u.text, "why": u.why} for u in not_read_at(scenario)])
+
+
+def sweep_lines(columns: list[str | None]) -> list[str]:
+    """What a sweep's summary says of its points' ``not_read`` (``column``; None where a point
+    recorded none: it failed, or its notebook is a user's): each key some point did not read, at
+    how many of the points that recorded it, and why at the first, the commonest first."""
+    told: dict[str, list[str]] = {}
+    recorded = 0
+    for text in columns:
+        if text is None:
+            continue
+        recorded += 1
+        for entry in json.loads(text):
+            told.setdefault(entry["key"], []).append(entry["why"])
+    ranked = sorted(told.items(), key=lambda item: -len(item[1]))
+    return [f"  {key}: at {len(whys):,} of {recorded:,} points ({whys[0]})" for key, whys in ranked]

@@ -483,10 +483,35 @@ def test_a_sweep_point_records_the_keys_it_does_not_read(tmp_path, engine):
     (spec,) = specs_module.specs(grid, points, tmp_path / "x")
     record = point_module.run_point(spec)
     assert record["status"] == "ok", record["error"]
-    assert record["not_read"] == (
-        "kernel.page_B=8192: workload.io is buffered: the page size counts a mapping's pages; "
-        "kernel.ext3_write_ratio=0.5: workload.op is read: the ratio prices writes through ext3"
+    assert json.loads(record["not_read"]) == [
+        {
+            "key": "kernel.page_B",
+            "set": "kernel.page_B=8192",
+            "why": "workload.io is buffered: the page size counts a mapping's pages",
+        },
+        {
+            "key": "kernel.ext3_write_ratio",
+            "set": "kernel.ext3_write_ratio=0.5",
+            "why": "workload.op is read: the ratio prices writes through ext3",
+        },
+    ]
+
+
+def test_a_sweep_s_summary_says_which_keys_its_points_did_not_read(run_cli, tmp_path):
+    """A grid's axis no point reads changed nothing: the summary says so, with how many points."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: t\nscenario: atlas_lightpath\nengine: inprocess\n"
+        "base: [workload.total_MB=1000]\n"
+        "product: {workload.rate_Mbps: [300, 900], variant: [bbftp_disk_to_disk, tsunami]}\n"
     )
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0, err
+    assert out.splitlines()[1:] == [
+        "not read, by key (each point's in the results' not_read column):",
+        "  workload.rate_Mbps: at 2 of 4 points (workload.protocol is bbftp: the rate paces a "
+        "Tsunami session only)",
+    ]
 
 
 def _configurations():
