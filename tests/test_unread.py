@@ -640,3 +640,11 @@ def test_a_volume_s_key_its_level_cannot_use_is_refused_not_told(run_cli):
     assert status == 2 and out == "", err
     assert "volumes.data.md_raid6_rmw: only for md RAID6" in err
     assert "level is raid10: remove it" in err
+
+
+def test_a_sweep_s_summary_counts_only_the_not_read_columns_it_wrote():
+    """A failed point records none; a user's notebook may write a figure of that name that is
+    not the column (text, a number): neither is counted, nor breaks the summary."""
+    ours = json.dumps([{"key": "kernel.page_B", "set": "kernel.page_B=8192", "why": "io"}])
+    lines = unread.sweep_lines([ours, "[]", None, "hello", 3.5, '{"key": 1}', '[{"key": 2}]'])
+    assert lines == ["  kernel.page_B: at 1 of 2 points (io)"]
