@@ -17,10 +17,11 @@ made, and for one made with unknowns open, the interval too (``tests/test_unread
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,20 +153,36 @@ def column(scenario: Scenario) -> str:
 
 def sweep_lines(columns: list[Any]) -> list[str]:
     """What a sweep's summary says of its points' ``not_read`` (``column``): each key some point
-    did not read, at how many of the points that recorded it, and why at the first, the commonest
-    first. A point that recorded none (it failed) is not counted, nor one whose notebook, a
-    user's, wrote a figure of that name that is not ``column``'s."""
-    told: dict[str, list[str]] = {}
-    recorded = 0
+    did not read, at how many of the points that recorded it (``recorded``), and why, each reason
+    with its count where they differ (bbftp's points and iperf's), the commonest first."""
+    told: dict[str, collections.Counter] = {}
+    for entries in _recorded(columns):
+        for entry in entries:
+            told.setdefault(entry["key"], collections.Counter())[entry["why"]] += 1
+    total = recorded(columns)
+    lines = []
+    for key, whys in sorted(told.items(), key=lambda item: -item[1].total()):
+        said = (
+            next(iter(whys))
+            if len(whys) == 1
+            else "; ".join(f"{n:,}: {why}" for why, n in whys.most_common())
+        )
+        lines.append(f"  {key}: at {whys.total():,} of {total:,} points ({said})")
+    return lines
+
+
+def recorded(columns: list[Any]) -> int:
+    """How many of a sweep's points recorded their ``not_read`` (``column``): not a failed one, nor
+    one whose notebook, a user's, wrote a figure of that name that is not ``column``'s."""
+    return sum(1 for _ in _recorded(columns))
+
+
+def _recorded(columns: list[Any]) -> Iterator[list[dict[str, str]]]:
+    """Each recorded column's entries."""
     for text in columns:
         entries = _entries(text)
-        if entries is None:
-            continue
-        recorded += 1
-        for entry in entries:
-            told.setdefault(entry["key"], []).append(entry["why"])
-    ranked = sorted(told.items(), key=lambda item: -len(item[1]))
-    return [f"  {key}: at {len(whys):,} of {recorded:,} points ({whys[0]})" for key, whys in ranked]
+        if entries is not None:
+            yield entries
 
 
 def _entries(text: Any) -> list[dict[str, str]] | None:

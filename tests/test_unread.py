@@ -335,6 +335,15 @@ CASES = [
         None,
     ),
     (
+        "atlas_cern_receive",
+        ["volumes.md0.filesystem.type=raw"],
+        "volumes.md0.filesystem.block_KiB",
+        1,
+        4,
+        "raw: no file system maps its blocks",
+        None,
+    ),
+    (
         "atlas_lightpath",
         ["variant=memory_to_memory"],
         "receiver_storage.volumes.md0.chunk_KiB",
@@ -646,5 +655,22 @@ def test_a_sweep_s_summary_counts_only_the_not_read_columns_it_wrote():
     """A failed point records none; a user's notebook may write a figure of that name that is
     not the column (text, a number): neither is counted, nor breaks the summary."""
     ours = json.dumps([{"key": "kernel.page_B", "set": "kernel.page_B=8192", "why": "io"}])
-    lines = unread.sweep_lines([ours, "[]", None, "hello", 3.5, '{"key": 1}', '[{"key": 2}]'])
-    assert lines == ["  kernel.page_B: at 1 of 2 points (io)"]
+    columns = [ours, "[]", None, "hello", 3.5, '{"key": 1}', '[{"key": 2}]', "a; b"]
+    assert unread.sweep_lines(columns) == ["  kernel.page_B: at 1 of 2 points (io)"]
+    assert unread.recorded(columns) == 2
+    assert unread.recorded([None, "old text"]) == 0
+
+
+def test_a_sweep_s_summary_gives_each_reason_with_its_count():
+    """The review: a key unread for two reasons (bbftp's points and iperf's) was told with the
+    first point's reason alone."""
+
+    def told(why):
+        return json.dumps(
+            [{"key": "workload.rate_Mbps", "set": "workload.rate_Mbps=300", "why": why}]
+        )
+
+    columns = [told("bbftp"), told("iperf"), told("bbftp"), "[]"]
+    assert unread.sweep_lines(columns) == [
+        "  workload.rate_Mbps: at 3 of 4 points (2: bbftp; 1: iperf)"
+    ]

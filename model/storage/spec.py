@@ -1323,11 +1323,10 @@ def _no_nfs_reads(body: StorageBody, _: str) -> str | None:
 
 def _reads_only(what: str) -> Callable[[StorageBody, str], str | None]:
     """Why a setting of writes (``what`` it does) is not read: the workload only reads (a
-    mapping writes back what it maps: mmap.py)."""
+    mapping, which writes back what it maps, is op write: mmap.py)."""
 
     def why(body: StorageBody, _: str) -> str | None:
-        w = body.workload
-        return f"workload.op is read: {what}" if w.op == "read" and w.io != "mmap" else None
+        return f"workload.op is read: {what}" if body.workload.op == "read" else None
 
     return why
 
@@ -1345,12 +1344,14 @@ def _no_block_map(body: StorageBody, name: str) -> str | None:
     """Why a file system's block is not read: only ext2 and ext3 map a file block by block
     (``filesystem.metadata_share``)."""
     volume = body.volumes.get(name)
-    if volume is not None and volume.filesystem.type not in ("ext2", "ext3"):
-        return (
-            f"volumes.{name}.filesystem.type is {volume.filesystem.type}: the block sizes ext2's "
-            "and ext3's block map only"
-        )
-    return None
+    if volume is None or volume.filesystem.type in ("ext2", "ext3"):
+        return None
+    if volume.filesystem.type == "raw":
+        return f"volumes.{name}.filesystem.type is raw: no file system maps its blocks"
+    return (
+        f"volumes.{name}.filesystem.type is {volume.filesystem.type}: the block sizes ext2's and "
+        "ext3's block map only"
+    )
 
 
 # the keys a storage scenario reads in some configurations only (stream.py: ext3's write ratio;
