@@ -20,6 +20,7 @@ from ..settings import (
 )
 from ..spec import Reference, Scenario
 from ..storage.spec import StorageBody, Volume
+from ..unknowns import value_at
 from ..unread import Rule, by_rules
 from . import tcp
 
@@ -240,9 +241,7 @@ def _kernel_sized(key: str) -> Callable[[WanBody | DbBody, str], str | None]:
     body's setting of what it asks, unset)."""
 
     def why(body: WanBody | DbBody, _: str) -> str | None:
-        first, _, rest = key.partition(".")
-        asked = getattr(getattr(body, first), rest) if rest else getattr(body, first)
-        if asked is None:
+        if value_at(body, key) is None:
             return (
                 f"{key} is unset: the kernel sizes the buffers (tcp_rmem_B, tcp_wmem_B); the "
                 "cap limits only a buffer an application asks for"
