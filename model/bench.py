@@ -13,10 +13,14 @@
 5. Sweeps: an in-process grid of 1,000 points on the microscope store (target under 30 s on two
    cores); a papermill grid of 20 points, seconds per point beside executing an empty notebook
    through papermill's Python API as many times in the same run, after a warm-up (target within
-   1.2x of it). Both are medians: a point's is its own wall time plus its share of the sweep's
-   work around the points (the store, the progress). A kernel that hangs at exit is stopped after
-   ``sweep.point.KERNEL_SHUTDOWN_WAIT_S`` (1 s), which moves a mean of 20 runs by about 0.03 s for
-   each such kernel, a median hardly; the means are printed beside the medians.
+   1.2x of it); and a point's check of the keys of its grid it does not read, where one is told
+   unread at every point and each check tries eah_download's 384 combinations of unknowns but for
+   a point beside it (``unread.not_read_at``'s memo; target under half the point's simulation).
+   The two sweeps' figures are medians (the check's is a mean): a point's is its own wall time
+   plus its share of the sweep's work around the points (the store, the progress). A kernel that
+   hangs at exit is stopped after ``sweep.point.KERNEL_SHUTDOWN_WAIT_S`` (1 s), which moves a
+   mean of 20 runs by about 0.03 s for each such kernel, a median hardly; the means are printed
+   beside the medians.
 """
 
 from __future__ import annotations
@@ -262,6 +266,34 @@ def download_table(params: dict[str, float]) -> float:
     return time.perf_counter() - began
 
 
+def unread_check() -> tuple[float, float]:
+    """Seconds a point spends simulating and saying which of its grid's keys it does not read
+    (``unread.column`` with a sweep's memo, as an in-process sweep does), over a grid of 24
+    points on eah_download whose mutex delay one nginx worker never reads: each point's check
+    tries the scenario's 384 combinations of unknowns unless a point beside it did."""
+    from . import unread
+
+    memo: dict = {}
+    simulating = checking = 0.0
+    for clients in (2, 4, 6, 8):
+        for delay in (1, 2, 5, 10, 20, 50):
+            point = scenario.load(
+                "eah_download",
+                [
+                    "server.workers=1",
+                    f"server.accept_mutex_delay_ms={delay}",
+                    f"workload.clients={clients}",
+                ],
+            )
+            start = time.perf_counter()
+            simulate(point)
+            middle = time.perf_counter()
+            unread.column(point, memo)
+            simulating += middle - start
+            checking += time.perf_counter() - middle
+    return simulating / 24, checking / 24
+
+
 def sweeps() -> None:
     import tempfile
     from pathlib import Path
@@ -283,6 +315,14 @@ def sweeps() -> None:
         print(
             f"\nin-process sweep: {len(points):,} points on the microscope store in "
             f"{seconds:.1f} s ({len(points) / seconds:.0f} points/s) {met}"
+        )
+
+        simulating, checking = unread_check()
+        met = target("under half", checking < simulating / 2, "a point's not-read check")
+        print(
+            f"a sweep point's check of the keys it does not read, over a key none reads (24 "
+            f"points of eah_download, one nginx worker, its mutex delay): {checking * 1e3:.0f} "
+            f"ms a point, against {simulating * 1e3:.0f} ms simulating it {met}"
         )
 
         grid, points = grid_module.load(paths.DATA / "sweeps" / "raid0_disks.yaml")

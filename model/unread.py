@@ -21,7 +21,7 @@ import collections
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,39 +116,71 @@ def _levels(unknown: Unknown) -> tuple[Any, ...]:
     return tuple(dict.fromkeys((unknown.default, *unknown.range)))
 
 
-def not_read_at(scenario: Scenario) -> list[Unread]:
+def not_read_at(scenario: Scenario, memo: dict | None = None) -> list[Unread]:
     """The overrides of ``scenario`` that no configuration its interval may meet reads: the
     point's, and every combination of its open unknowns' levels (``_levels``), which the interval
     enumerates or searches among; none where those are more than ``MOST_COMBINATIONS``. A
-    combination the scenario refuses is not met."""
+    combination the scenario refuses is not met.
+
+    ``memo`` (a sweep's, kept for its run: its files do not change under it) spares a point the
+    combinations another point tried that differs from it only in the values of the keys told:
+    whether a combination reads a key does not depend on that key's own value (no rule reads its
+    own key: tests/test_unread.py holds each claim at both of a key's values), so only the
+    combinations the other point's settings refused are built again, at this point's."""
+    told = overrides_not_read(scenario)
+    unknowns = scenario.unknowns
+    if not told or math.prod(len(_levels(u)) for u in unknowns) > MOST_COMBINATIONS:
+        return []
+    if memo is None:
+        return _read_nowhere(scenario, told, _combinations(unknowns))[0]
+    keys = frozenset(u.key for u in told)
+    context = (scenario.path, keys, tuple(s for s in scenario.set_by if dotted(s[0]) not in keys))
+    if context not in memo:
+        memo[context] = _read_nowhere(scenario, told, _combinations(unknowns))
+        return memo[context][0]
+    held, refused = memo[context]
+    held_keys = {u.key for u in held}
+    return _read_nowhere(scenario, [u for u in told if u.key in held_keys], refused)[0]
+
+
+def _combinations(unknowns: tuple[Unknown, ...]) -> Iterator[dict[str, Any]]:
+    """Each combination of ``unknowns``' levels but the point's own (all at their defaults), as
+    the values it changes."""
+    per = [_levels(u) for u in unknowns]
+    for combination in itertools.product(*per):
+        config = {u.key: v for u, v in zip(unknowns, combination, strict=True) if v != u.default}
+        if config:
+            yield config
+
+
+def _read_nowhere(
+    scenario: Scenario, told: list[Unread], combinations: Iterable[dict[str, Any]]
+) -> tuple[list[Unread], list[dict[str, Any]]]:
+    """Those of ``told`` that no one of ``combinations`` of ``scenario``'s unknowns reads, and the
+    combinations tried that the scenario refused (none past where nothing was left to tell)."""
     from .errors import UserError
     from .scenario import with_values
     from .unknowns import assigned
 
-    told = overrides_not_read(scenario)
-    unknowns = scenario.unknowns
-    per = [_levels(u) for u in unknowns]
-    if not told or math.prod(len(levels) for levels in per) > MOST_COMBINATIONS:
-        return []
-    for combination in itertools.product(*per):
-        config = {u.key: v for u, v in zip(unknowns, combination, strict=True) if v != u.default}
-        if not config:  # the point's own
-            continue
-        try:
-            changed = with_values(scenario, assigned(unknowns, config))
-        except UserError:
-            continue
-        told = [u for u in told if why_not_read(changed, u.key) is not None]
+    refused = []
+    for config in combinations:
         if not told:
             break
-    return told
+        try:
+            changed = with_values(scenario, assigned(scenario.unknowns, config))
+        except UserError:
+            refused.append(config)
+            continue
+        told = [u for u in told if why_not_read(changed, u.key) is not None]
+    return told, refused
 
 
-def column(scenario: Scenario) -> str:
+def column(scenario: Scenario, memo: dict | None = None) -> str:
     """A sweep point's ``not_read``: each key of its grid (its base's or its own) the configuration
     does not read, as JSON text (as ``utilization`` is): a list of its ``key``, the setting as
-    given (``set``) and ``why``; ``[]`` where it reads them all."""
-    return json.dumps([{"key": u.key, "set": u.text, "why": u.why} for u in not_read_at(scenario)])
+    given (``set``) and ``why``; ``[]`` where it reads them all. ``memo``: ``not_read_at``'s."""
+    told = not_read_at(scenario, memo)
+    return json.dumps([{"key": u.key, "set": u.text, "why": u.why} for u in told])
 
 
 def sweep_lines(columns: list[Any]) -> list[str]:

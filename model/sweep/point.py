@@ -122,6 +122,19 @@ def _ipc_path_max() -> int:
     return getattr(zmq, "IPC_PATH_MAX_LEN", 0) or 0
 
 
+# unread.not_read_at's memo of the one sweep (its token) whose points this process runs last
+_UNREAD_MEMOS: dict[str, dict] = {}
+
+
+def _unread_memo(sweep: str) -> dict:
+    """The memo of the keys a point's grid sets that the configuration does not read, kept for
+    the sweep ``sweep`` and no other: a later sweep may run after its files changed."""
+    if sweep not in _UNREAD_MEMOS:
+        _UNREAD_MEMOS.clear()
+        _UNREAD_MEMOS[sweep] = {}
+    return _UNREAD_MEMOS[sweep]
+
+
 def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
     from .. import scenario as scenario_module
     from .. import unread
@@ -140,7 +153,8 @@ def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
     }
     out["utilization"] = json.dumps(result.utilization, sort_keys=True)
-    out["not_read"] = unread.column(scenario)  # the grid's keys the configuration does not read
+    # the grid's keys the configuration does not read
+    out["not_read"] = unread.column(scenario, _unread_memo(spec["sweep"]))
     if spec.get("intervals"):
         from .. import uncertainty
 
