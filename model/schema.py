@@ -257,6 +257,16 @@ def build(tp: Any, value: Any, where: str, key: str = "") -> Any:
                     f"a key here must be a name, got {readable(k)} (YAML reads null, ~, true, "
                     "false, yes, no, on and off unquoted as values): quote it if it is a name",
                 )
+            # an entry with keys of its own (a volume), which a dotted key (--set, a grid's axis)
+            # could not reach past a dot in its name
+            if dataclasses.is_dataclass(item) and "." in str(k):
+                raise UserError(
+                    where,
+                    key or None,
+                    f"the name {readable(k)} holds a dot: --set and a sweep's grid reach what a "
+                    f"name here holds by a dotted key ({key or 'NAME'}.NAME.KEY), which a dot in "
+                    "it would split; use _ or - instead",
+                )
         return {
             str(k): build(item, v, where, f"{key}.{k}" if key else str(k)) for k, v in value.items()
         }

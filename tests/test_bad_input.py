@@ -55,6 +55,22 @@ def test_unknown_key(run_cli, tmp_path):
     )
 
 
+@pytest.mark.parametrize("section", ["volumes", "controllers"])
+def test_a_name_with_a_dot_is_refused(run_cli, tmp_path, section):
+    """A dotted key could not reach a volume or controller named with a dot (``--set
+    volumes.md.0.level`` is read as volume ``md``'s key ``0``): refused where it is named."""
+
+    def rename(data):
+        entries = data[section]
+        entries["md.0"] = entries.pop(next(iter(entries)))
+
+    _one_line_error(
+        run_cli("predict", _variant(tmp_path, rename)),
+        f"{section}: the name 'md.0' holds a dot",
+        "use _ or - instead",
+    )
+
+
 def test_wrong_type(run_cli, tmp_path):
     path = _variant(tmp_path, lambda d: d["volumes"]["md0"]["disks"].update(count="three"))
     _one_line_error(
