@@ -267,3 +267,21 @@ def test_a_switch_on_the_backplane_takes_no_slot_and_an_add_in_card_ssd_takes_on
     status, out, err = run_cli("predict", NVME, "--point", *catalog, *aic)
     assert status == 2 and not out and err.count("\n") == 1, err
     assert "4 of them held by the controller cards of segments c0, c1, c2, c3" in err
+
+
+def test_two_add_in_card_ssds_in_one_segment_are_refused(run_cli, tmp_path):
+    """An add-in-card SSD is a card: two in one PCI Express segment, one slot's link, are refused
+    as two controllers there are (slots.check_one_card_a_segment)."""
+    text = TWO_BY_TWO + (
+        "ssds:\n  aic_ssd:\n    like: samsung_pm9a3_7680\n    name: A test add-in-card SSD\n"
+        "    form_factor: add-in card\n"
+    )
+    catalog = _parts(tmp_path, text)
+    aic = ["--set", "host=two_by_two", "--set", "volumes.data.disks.part=aic_ssd"]
+    aic += ["--set", "volumes.data.disks.count=2", "--set", "buses={c0: {part: pcie3_x4}}"]
+    status, out, err = run_cli(
+        "predict", NVME, "--point", *catalog, *aic,
+        "--set", "volumes.data.disks.attach=[nvme.c0.0, nvme.c0.1]",
+    )  # fmt: skip
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "volumes.data.disks[0] and volumes.data.disks[1] are both cards in buses.c0" in err

@@ -3,6 +3,8 @@ a PCI Express segment in a slot of no older generation and no fewer lanes, a PCI
 as wide and as fast; moving a scenario to another host by ``--set host=`` no longer keeps segments
 the host cannot have."""
 
+import json
+
 import pytest
 
 from model import catalog
@@ -198,3 +200,31 @@ def test_more_pci_express_lanes_than_the_processors_provide_are_refused_in_one_l
         "host=epyc_storage_server",
     )
     assert status == 2 and err.startswith("--set: host: the PCI Express segments"), err
+
+
+HBA_READ = (
+    "--set", "clients=null", "--set", "workload.io=direct", "--set", "workload.queue_depth=32",
+    "--set", "workload.request_KiB=1024", "--set", "workload.streams=8",
+    "--set", "workload.op=read", "--set", "volumes.data.groups=1", "--set", "volumes.data.lvm=none",
+    "--set", "volumes.data.lvm_stripes=null", "--set", "volumes.data.level=raid0",
+    "--set", "volumes.data.disks.part=samsung_pm1643_30tb", "--set", "shelves.jbod=null",
+    "--set", "volumes.data.disks.count=16",
+    "--set", "volumes.data.disks.attach=["
+    + ", ".join(f"{card}.{port}" for card in ("hba", "hba2") for port in range(8)) + "]",
+)  # fmt: skip
+
+
+def test_two_cards_in_one_pci_express_segment_are_refused(run_cli):
+    """A planner's audit: a second HBA declared in the first's x8 segment shared its link (14,403
+    MB/s, the segment the bottleneck) where a PCI Express link holds one card; in a segment of
+    its own it predicts its sixteen SAS-3 lanes."""
+    second = ("--set", "controllers.hba2={part: broadcom_9500_8i, bus: slot1}")
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", *HBA_READ, *second)
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert "controllers.hba2.bus: controllers.hba and controllers.hba2 are both cards in " in err
+    assert "buses.slot1, a PCI Express segment (pcie4_x8): a PCI Express link holds one" in err
+    own = ("--set", "buses.slot2={part: pcie4_x8}")
+    own += ("--set", "controllers.hba2={part: broadcom_9500_8i, bus: slot2}")
+    status, out, err = run_cli("predict", "purchase_hdd_md", "--point", "--json", *HBA_READ, *own)
+    assert status == 0, err
+    assert json.loads(out)["throughput_MBps"] > 2 * 7202 * 1.2

@@ -49,10 +49,11 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
     misspelt spare would otherwise pass unseen, and an override of it read as applied. A pool's
     ARC fits in the host it names (``zfs.check_arc``), its top-level bus segments in the host's
     slots (``slots.check_segments``) and their lanes in its processors' (``slots.check_lanes``),
-    each controller's host interface in its segment (``slots.check_cards``), its controller cards
-    and NIC cards in its slots (``slots.check_card_slots``) and its drives in its bays
-    (``slots.check_bays``), and each drive plugs into what its channel or bay takes, each shelf's
-    uplink into SAS ports (``attachment.check_interfaces``)."""
+    each controller's host interface in its segment (``slots.check_cards``), one card a PCI Express
+    segment (``slots.check_one_card_a_segment``), its controller cards and NIC cards in its slots
+    (``slots.check_card_slots``) and its drives in its bays (``slots.check_bays``), and each drive
+    plugs into what its channel or bay takes, each shelf's uplink into SAS ports
+    (``attachment.check_interfaces``)."""
     zfs.check_arc(body, catalog.get("hosts", body.host, where, "host"), where)
     slots.check_segments(body, catalog, where)
     slots.check_lanes(body, catalog, where)
@@ -76,6 +77,7 @@ def check_parts(body: StorageBody, catalog: Catalog, where: str) -> None:
             ("disks", "ssds"), volume.disks.part, where, f"volumes.{name}.disks.part"
         )
     slots.check_cards(body, catalog, where)
+    slots.check_one_card_a_segment(body, catalog, where)
     slots.check_card_slots(body, catalog, where)
     slots.check_bays(body, catalog, where)
     attachment.check_interfaces(body, catalog, where)

@@ -218,6 +218,44 @@ def check_cards(body: StorageBody, catalog: Catalog, where: str) -> None:
         )
 
 
+def check_one_card_a_segment(body: StorageBody, catalog: Catalog, where: str) -> None:
+    """Refuse, in one line, two cards in one PCI Express segment: a PCI Express link runs from one
+    port to one device, so a segment is one slot's link and holds one card (a controller whose own
+    host interface is PCI Express, an add-in-card SSD); two HBAs declared in one x8 segment had
+    shared its 7,202 MB/s where each takes a slot of its own (14,403 against some 18,550 MB/s
+    for sixteen SAS-3 lanes). A card of two controllers is one catalog part (a -16i HBA)."""
+    # segment: the cards in it, as the scenario names them, and the key that puts each there
+    held: dict[str, list[tuple[str, str]]] = {}
+    for name, slot in body.controllers.items():
+        ctrl: Controller = catalog.get("controllers", slot.part, where, f"controllers.{name}.part")
+        own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
+        if own.protocol == "pcie":
+            card = f"controllers.{name}"
+            held.setdefault(slot.bus, []).append((card, f"{card}.bus"))
+    for vname, volume in body.volumes.items():
+        if _form_factor(catalog, volume.disks.part) != "add-in card":
+            continue
+        for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
+            holder, _, rest = point.partition(".")
+            if holder == NVME:
+                card = (f"volumes.{vname}.disks[{i}]", f"volumes.{vname}.disks.attach")
+                held.setdefault(rest.partition(".")[0], []).append(card)
+    for segment, cards in held.items():
+        part = body.buses[segment].part
+        if catalog.get("buses", part, where, f"buses.{segment}.part").protocol != "pcie":
+            continue
+        if len(cards) > 1:
+            (first, _), (second, key) = cards[:2]
+            raise UserError(
+                where,
+                key,
+                f"{first} and {second} are both cards in buses.{segment}, a PCI Express segment "
+                f"({part}): a PCI Express link holds one card, so each takes a segment of its "
+                f"own (buses.NAME: {{part: {part}}}), the slot it sits in",
+                related=tuple(k for _, k in cards),
+            )
+
+
 def _card_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tuple[str, Bus]]:
     """The scenario's top-level PCI Express segments that hold an add-in card, in its order, each
     with the link the card trains to there (``parts.pcie_trained``: a PCIe 4.0 x8 HBA declared in
