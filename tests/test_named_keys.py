@@ -4,6 +4,7 @@ the naming file's own overrides for it would, last, in a what-if, a variant and 
 a mistake in it is told at the key the user gave, in one line with exit status 2."""
 
 import copy
+import json
 import pickle
 import re
 
@@ -347,3 +348,22 @@ def test_a_refusal_a_key_set_through_may_not_have_caused_is_told_with_every_chan
         "(with --set storage.volumes.lv.disks.attach.0=md3260.5): "
         "storage.volumes.lv.disks.attach[5]: md3260.5 is already taken",
     )
+
+
+def test_a_transfer_s_end_host_is_found_in_the_storage_scenario_it_names(run_cli):
+    """A planner's audit: purchase_nvme's host is defined in its own file, and a transfer into it
+    refused receiver_host=epyc_storage_server as an unknown host (with its default host, told to
+    set the one it could not find); an end's host is now found among its storage's parts too."""
+    into = ["--set", "workload.protocol=bbcp", "--set", "workload.source=memory"]
+    into += ["--set", "workload.sink=disk", "--set", "receiver_storage=purchase_nvme"]
+    one_line(
+        run_cli("predict", "ext_net_fasterdata_100g", "--point", *into),
+        "describes host epyc_storage_server, but receiver_host is esnet_100g_host: set "
+        "receiver_host=epyc_storage_server",
+    )
+    there = ["--set", "receiver_host=epyc_storage_server"]
+    status, out, err = run_cli("predict", "ext_net_fasterdata_100g", "--json", *into, *there)
+    assert status == 0, err
+    assert json.loads(out)["throughput_MBps"] > 10_000  # a 100 GbE circuit into 24 NVMe drives
+    status, _, err = run_cli("predict", "ext_net_fasterdata_100g", "--point", *there)
+    assert status == 2 and "unknown host 'epyc_storage_server'" in err, err  # no store names it

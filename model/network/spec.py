@@ -198,7 +198,11 @@ class WanBody:
             storage, name = loaded[key].body, getattr(self, key)
             if storage.host != host:
                 raise UserError(
-                    where, key, f"{name} describes host {storage.host}, but {role}_host is {host}"
+                    where,
+                    key,
+                    f"{name} describes host {storage.host}, but {role}_host is {host}: set "
+                    f"{role}_host={storage.host} (a host {name}'s own file defines is found "
+                    f"there), or name a storage scenario of {host}",
                 )
             if storage.workload.op != op:
                 raise UserError(

@@ -271,14 +271,22 @@ def _bytes(size_B: float) -> str:
 
 
 def check_parts(
-    body: WanBody, catalog: Catalog, where: str, held: dict[str, tuple[str, ...]] | None = None
+    body: WanBody,
+    catalog: Catalog,
+    where: str,
+    held: dict[str, tuple[str, ...]] | None = None,
+    ends: dict[str, Catalog] | None = None,
 ) -> None:
     """What a transfer's parts allow of it: its MTU on its NIC and link (``nic_links.check_mtu``),
     receive-side scaling on its NIC (``nic_links.check_rss``), its circuits in its hosts' slots
-    (``check_circuits``: those its storage scenarios' cards leave, ``held``, where given)."""
+    (``check_circuits``: those its storage scenarios' cards leave, ``held``, where given). An end
+    whose storage scenario is named finds its host among that scenario's parts too (``ends``, by
+    role, ``_end_parts``); without them (the body alone) its circuits wait for ``check_ends``."""
     check_mtu(body.mtu_B, catalog, where, {"nic": body.nic}, {"link": body.link})
     check_rss(body.irq_affinity, catalog, where, {"nic": body.nic})
-    check_circuits(body, catalog, where, held)
+    if ends is None:
+        ends = {r: catalog for r in ROLES if getattr(body, f"{r}_storage") is None}
+    check_circuits(body, ends, where, held)
 
 
 def check_ends(scenario: Scenario, catalog: Catalog) -> None:
@@ -286,17 +294,21 @@ def check_ends(scenario: Scenario, catalog: Catalog) -> None:
     its circuits in the slots their controller cards leave (``_end_slots``), told before any run,
     as every variant and design point is checked."""
     held = {role: tuple(taken) for role, (_, _, taken) in _end_cards(scenario, catalog).items()}
-    check_circuits(scenario.body, catalog, scenario.path, held)
+    check_circuits(scenario.body, _end_parts(scenario, catalog), scenario.path, held)
 
 
 def check_circuits(
-    body: WanBody, catalog: Catalog, where: str, held: dict[str, tuple[str, ...]] | None = None
+    body: WanBody,
+    ends: dict[str, Catalog],
+    where: str,
+    held: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
-    """Each end's circuits, a NIC's port each and a card's ports a slot, fit its host's slots
-    (``nic_links.check_nic_cards``), less those its storage scenario's controller cards hold
-    (``held``: by end, their segments' names, ``_end_slots``)."""
+    """The circuits of each end of ``ends`` (its role: the catalog its host is found in), a NIC's
+    port each and a card's ports a slot, fit its host's slots (``nic_links.check_nic_cards``),
+    less those its storage scenario's controller cards hold (``held``: by end, their segments'
+    names, ``_end_slots``)."""
     held = held or {}
-    for role in ("sender", "receiver"):
+    for role, catalog in ends.items():
         host = catalog.get("hosts", getattr(body, f"{role}_host"), where, f"{role}_host")
         check_nic_cards(
             catalog,
@@ -313,6 +325,17 @@ def check_circuits(
         )
 
 
+def _end_parts(scenario: Scenario, catalog: Catalog) -> dict[str, Catalog]:
+    """Each end's catalog, by role: ``catalog`` with the parts of the storage scenario the
+    transfer names for that end (a host that scenario's own file defines, purchase_nvme's
+    epyc_storage_server), or ``catalog`` where it names none."""
+    ends = {}
+    for role in ROLES:
+        ref = scenario.refs.get(f"{role}_storage")
+        ends[role] = catalog if ref is None else catalog.with_parts_of(ref.catalog, ref.path)
+    return ends
+
+
 def _end_cards(
     scenario: Scenario, catalog: Catalog
 ) -> dict[str, tuple[Scenario, Catalog, dict[str, str]]]:
@@ -321,10 +344,9 @@ def _end_cards(
     from ..storage import slots  # the storage package's slots import the NIC links this uses
 
     ends = {}
-    for role in ROLES:
+    for role, parts in _end_parts(scenario, catalog).items():
         ref = scenario.refs.get(f"{role}_storage")
         if ref is not None:
-            parts = catalog.with_parts_of(ref.catalog, ref.path)
             ends[role] = ref, parts, slots.card_slots(ref.body, parts, ref.path)
     return ends
 
@@ -414,7 +436,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     total_B = w.total_MB * 1e6
     placed, held, slot_notes = _end_slots(scenario, catalog)
-    check_parts(body, catalog, scenario.path, held)
+    check_parts(body, catalog, scenario.path, held, _end_parts(scenario, catalog))
     env = simpy.Environment()
     net = FlowNetwork(env)
     path = _path(net, scenario, catalog, params, link, total_B, placed)
