@@ -993,7 +993,16 @@ def check_bay(part: Enclosure | Expander, point: str, where: str, at: str) -> No
     """A drive's ``SHELF.BAY`` ``point`` (at key ``at``) names one of ``part``'s bays: the one
     line both the scenario's body and the simulation refuse a bay past the shelf's with."""
     if int(point.partition(".")[2]) >= part.bay_count:
-        raise UserError(where, at, f"{part.name}: bays 0 to {part.bay_count - 1}, got {point!r}")
+        why = ""
+        if isinstance(part, Expander):  # its phys toward the host are held, cabled or not
+            why = (
+                f" (its {part.phys} phys less its {part.uplink_ports} x{part.lanes_per_uplink} "
+                "ports toward the host, the catalog's uplink_ports, held whether cabled or not: "
+                "a parts file's expander with like: and fewer, sourced, leaves drives more)"
+            )
+        raise UserError(
+            where, at, f"{part.name}: bays 0 to {part.bay_count - 1}{why}, got {point!r}"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -345,3 +345,23 @@ def test_a_shelf_added_whole_by_set_leaves_its_part_s_unknowns_open(run_cli):
     )
     keys = [u["key"] for u in json.loads(out)["unknowns"] if "rate_matching" in json.dumps(u)]
     assert keys == ["shelves.jbod.rate_matching"]
+
+
+def test_a_bare_expander_s_bays_say_why_and_fewer_host_ports_leave_more(tmp_path, run_cli):
+    """A planner's audit: a bare SAS3x48 behind two cabled lanes refused bay 24 without saying why
+    (its 24 host-side phys are held, cabled or not); the refusal says so, and an expander of the
+    parts file with two host ports, as it advises, takes the drive."""
+    data = _shelf(25, ["hba.0", "hba.1"], part="broadcom_sas3x48")
+    status, out, err = run_cli("predict", write(tmp_path / "a.yaml", data))
+    assert status == 2 and not out and err.count("\n") == 1, err
+    assert "bays 0 to 23 (its 48 phys less its 6 x4 ports toward the host" in err, err
+    data["parts"]["expanders"] = {
+        "two_port_expander": {
+            "like": "broadcom_sas3x48",
+            "uplink_ports": 2,
+            "sources": {"uplink_ports": "estimated: a switch board with two ports to the host"},
+        }
+    }
+    data["shelves"]["jbod"]["part"] = "two_port_expander"
+    status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
+    assert status == 0, err
