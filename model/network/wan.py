@@ -492,7 +492,7 @@ def _path(
         _end_host(net, body, placed[role], params, scenario.path, role) for role in ROLES
     )
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
-    parts = {role: catalog.with_parts_of(ref.catalog, ref.path) for role, ref in refs.items()}
+    parts = _end_parts(scenario, catalog)
     circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(body.circuits)]
 
     def storage(side: HostNet, role: str, readers: int = 1) -> _Storage:
