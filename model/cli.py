@@ -240,18 +240,21 @@ def _calibrate(args) -> int:
     return 0
 
 
-def _failures_in(results) -> list[str]:
-    """Each failed point's kind and error, as a sweep's ``results.parquet`` stores them."""
+def _failures_in(results) -> list[tuple[str, str]]:
+    """Each failed point's kind and error, as a sweep's ``results.parquet`` stores them, and the
+    point's settings (its ``param:`` columns, ``key=value``)."""
     if not results.exists():
         return []
     import pyarrow.parquet as pq
 
-    table = pq.read_table(results, columns=["status", "failure", "error"]).to_pydict()
+    names = [n for n in pq.read_schema(results).names if n.startswith("param:")]
+    table = pq.read_table(results, columns=["status", "failure", "error", *names]).to_pydict()
     return [
-        f"{kind}: {error}"
-        for status, kind, error in zip(
-            table["status"], table["failure"], table["error"], strict=True
+        (
+            f"{table['failure'][i]}: {table['error'][i]}",
+            ", ".join(f"{n.removeprefix('param:')}={table[n][i]}" for n in names),
         )
+        for i, status in enumerate(table["status"])
         if status == "failed"
     ]
 
@@ -269,12 +272,19 @@ def _unread_in(results) -> list[str]:
     return unread.sweep_lines(pq.read_table(results, columns=["not_read"])["not_read"].to_pylist())
 
 
-def _failure_lines(failures: list[str], shown: int = 3) -> list[str]:
-    """The commonest reasons the points failed, with how many points each, at most ``shown``."""
-    counts = collections.Counter(failures)
-    lines = [
-        f"  {n:,} point{'s' if n > 1 else ''}: {reason}" for reason, n in counts.most_common(shown)
-    ]
+def _failure_lines(failures: list[tuple[str, str]], shown: int = 3) -> list[str]:
+    """The commonest reasons the points failed, at most ``shown``, each with how many points and
+    the settings of the point it failed (its first where several did); ``failures``: each point's
+    reason and settings (``_failures_in``)."""
+    counts = collections.Counter(reason for reason, _ in failures)
+    first = {}
+    for reason, settings in failures:
+        first.setdefault(reason, settings)
+    lines = []
+    for reason, n in counts.most_common(shown):
+        at = _shortened(first[reason])
+        at = f" ({'the first at ' if n > 1 else 'at '}{at})" if at else ""
+        lines.append(f"  {n:,} point{'s' if n > 1 else ''}{at}: {reason}")
     if len(counts) > shown:
         rest = sum(n for _, n in counts.most_common()[shown:])
         lines.append(
@@ -283,6 +293,11 @@ def _failure_lines(failures: list[str], shown: int = 3) -> list[str]:
             "error column)"
         )
     return lines
+
+
+def _shortened(text: str, most: int = 160) -> str:
+    """``text`` whole up to ``most`` characters, else its head and the count left out."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text) - most:,} more)"
 
 
 def _sweep(args) -> int:

@@ -82,7 +82,10 @@ def test_retry_failed_runs_failed_points_again(tmp_path, monkeypatch, run_cli):
         status, stdout, _ = run_cli("sweep", str(path), "--out", out, "--workers", "1")
     # the sweep audit: a sweep whose every point failed exited 0, the reasons only in the table
     assert status == 4 and "2 run now (2 failed)" in stdout
-    assert "failed, by reason:\n  2 points: infrastructure: OSError: [Errno 98]" in stdout
+    assert (
+        "failed, by reason:\n  2 points (the first at volumes.md0.disks.count=1): "
+        "infrastructure: OSError: [Errno 98]"
+    ) in stdout
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert set(table.failure) == {"infrastructure"} and set(table.attempts) == {3}
     assert "Address already in use" in table.error.iloc[0]
@@ -483,16 +486,21 @@ def test_a_refused_scheduler_leaves_no_half_made_client():
     assert alive == []
 
 
-def test_a_sweep_with_failed_points_names_the_commonest_reasons():
+def test_a_sweep_with_failed_points_names_the_commonest_reasons_and_where():
+    """Each reason with how many points and the settings of its point, or its first (an audit: a
+    summary's 'raid6 needs at least 4 drives' had not said at which of the grid's points)."""
     from model.cli import _failure_lines
 
-    failures = ["model: A"] * 3 + ["model: B"] + ["infrastructure: C"] * 2 + ["model: D"]
+    failures = [("model: A", f"n={i}") for i in range(3)] + [("model: B", "n=9")]
+    failures += [("infrastructure: C", "n=4")] * 2 + [("model: D", "n=5"), ("model: E", "")]
     assert _failure_lines(failures) == [
-        "  3 points: model: A",
-        "  2 points: infrastructure: C",
-        "  1 point: model: B",
-        "  1 more, for 1 other reason (each point's in the results' error column)",
+        "  3 points (the first at n=0): model: A",
+        "  2 points (the first at n=4): infrastructure: C",
+        "  1 point (at n=9): model: B",
+        "  2 more, for 2 other reasons (each point's in the results' error column)",
     ]
+    long = [("model: F", "volumes.data.disks.count=" + "9" * 300)]
+    assert _failure_lines(long)[0].endswith("9... (165 more)): model: F")
 
 
 @pytest.mark.parametrize("error", ["CommClosedError", "CancelledError"])
