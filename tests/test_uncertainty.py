@@ -320,6 +320,18 @@ def test_a_parameter_no_table_informs_is_ranked_as_its_declared_range(tmp_path, 
     assert set(sensitivity.driver_ranking(table).kind) == {unfitted, "declared unknown"}
 
 
+def test_a_sweep_whose_intervals_nothing_moves_says_so(tmp_path):
+    """An audit: a grid with intervals whose every point's interval is the model's error alone
+    printed no ranking and wrote a drivers.csv of a header: it now says nothing moves them, as
+    predict says it of one point."""
+    results = tmp_path / "results.parquet"
+    pd.DataFrame({"status": ["ok", "ok"], "drivers": ["{}", "{}"]}).to_parquet(results)
+    assert sensitivity.write_ranking(results) == [
+        "  nothing: no declared unknown, parameter or seed moves any point; each interval's "
+        "width is the model's measured error"
+    ]
+
+
 def test_a_grid_without_intervals_prints_no_ranking(tmp_path, run_cli):
     path = grid(tmp_path, scenario="em_ingest", product={"workload.streams": [1]})
     status, out, _ = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")

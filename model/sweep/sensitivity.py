@@ -69,12 +69,17 @@ def write_ranking(results: Path, top: int = 5) -> list[str]:
     """Rank the drivers of a finished sweep's stored intervals (``results.parquet``), write the
     whole ranking beside it as ``drivers.csv`` and return a line for each of the ``top`` first
     (its mean share of the points' spread, in %, at how many points it moves them and its
-    ``kind``)."""
+    ``kind``); one line saying nothing moves them where no point's interval has a driver."""
     table = pd.read_parquet(results)
     if "drivers" not in table.columns:  # no point finished with an interval
         return []
     ranking = driver_ranking(table)
     ranking.rename_axis("driver").to_csv(results.parent / "drivers.csv")
+    if ranking.empty:  # as predict says it of one point (an audit: the sweep had said nothing)
+        return [
+            "  nothing: no declared unknown, parameter or seed moves any point; each interval's "
+            "width is the model's measured error"
+        ]
     return [
         f"  {name}: {100 * row.mean_share:.1f} % of the spread on average "
         f"(at most {100 * row.max_share:.1f} %, moves {row.points_moved} point"
