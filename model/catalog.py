@@ -113,15 +113,21 @@ def ids_offered(
     parts a user's file or scenario adds where ``users``), offers in its place."""
     files = ", ".join(f"data/hardware/{c}.yaml" for c in categories)
     held = f"{files}, with the parts this scenario adds" if users else files
-    if len(known) <= SHORT_LIST:
-        return f"the catalog ({held}) has: {', '.join(known) or 'none'}"
+    close = _closest(str(given), known)
+    if len(known) <= SHORT_LIST:  # all of them, and the closest where one is (a typo in a list)
+        nearest = f"; the closest: {', '.join(close)}" if close else ""
+        return f"the catalog ({held}) has: {', '.join(known) or 'none'}{nearest}"
     schema = " and ".join(f"python -m model schema {c}" for c in categories)
     # schema lists the catalog's files, not the parts a scenario adds
     listed = f"{schema} {'lists' if len(categories) == 1 else 'list'} " + (
         f"those of {files}" if users else "them"
     )
-    close = _closest(str(given), known)
-    nearest = f"the closest: {', '.join(close)}" if close else "none close to it"
+    nearest = (
+        f"the closest: {', '.join(close)}"
+        if close
+        else "none close to it (a part of your own? give its parts file: --catalog FILE, or "
+        "catalogs: [FILE] in the scenario)"
+    )
     return f"the catalog ({held}) has {len(known)} ({listed}), {nearest}"
 
 

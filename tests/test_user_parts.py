@@ -95,6 +95,10 @@ def test_like_extends_a_catalog_part_and_each_changed_number_needs_its_source(tm
             "the catalog already has a disk 'wd1200jb'",
         ),
         ({"disks": {"x": {"like": "no_such_drive"}}}, "parts.disks.x.like: names no disk"),
+        (  # the vendor-quote audit: a short list had been given whole with no closest id
+            {"ssds": {"x": {"like": "samsung_pm9a3_7860"}}},
+            "samsung_pm9a3_7680; the closest: samsung_pm9a3_7680, ",
+        ),
         (  # the input audit: a misspelt key's source had been taken without a word
             {"disks": {"x": {"like": "wd1200jb", "sources": {"rpmz": "measured"}}}},
             "parts.disks.x.sources.rpmz: a source for a key the part does not have; its keys: ",
@@ -598,3 +602,14 @@ def test_an_unknown_id_is_told_the_ids_holding_it_and_what_schema_lists(run_cli)
     status, listing, _ = run_cli("schema", "hosts")
     assert status == 0 and all(pid in listing for pid in hosts)
     assert "epyc_storage_server" not in listing
+
+
+def test_an_id_close_to_none_asks_for_the_parts_file_it_may_be_in(run_cli):
+    """The vendor-quote audit: a scenario whose parts file was not given named its quoted host
+    and was told only 'none close to it'."""
+    status, _, err = run_cli("predict", "purchase_nvme", "--point", "--set", "host=quote_2u")
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.rstrip().endswith(
+        "none close to it (a part of your own? give its parts file: --catalog FILE, or "
+        "catalogs: [FILE] in the scenario)"
+    ), err
