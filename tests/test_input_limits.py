@@ -276,3 +276,19 @@ def test_ingest_clients_are_refused_past_what_a_run_simulates_on_the_store_s_dri
     assert status == 2 and not out and err.count("\n") == 1, err
     assert "clients x the store's drives must be at most 400,000" in err and "2223 x 180" in err
     assert run_cli("predict", "em_ingest_microscopes", "--point", "--set", "clients=2222")[0] == 0
+
+
+def test_data_past_a_drive_typed_in_tb_asks_whether_it_is(run_cli, tmp_path):
+    """The vendor-quote audit: a drive's 7.68 TB typed as capacity_GB: 7.68 was told as the
+    scenario's data not fitting; the refusal names the part's key and asks."""
+    parts = tmp_path / "parts.yaml"
+    parts.write_text(
+        "ssds:\n  quoted:\n    like: samsung_pm9a3_7680\n    capacity_GB: 7.68\n"
+        '    sources: {capacity_GB: "the vendor\'s quote"}\n'
+    )
+    status, out, err = run_cli(
+        "predict", "purchase_nvme", "--point", "--catalog", str(parts),
+        "--set", "volumes.data.disks.part=quoted",
+    )  # fmt: skip
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert "GB of each 7.68 GB drive (quoted's capacity_GB; a TB figure typed as GB?)" in err

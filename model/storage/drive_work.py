@@ -181,9 +181,17 @@ def _check_fits(
                 else ""
             )
             + f" do not fit on volume {spot.name}: it would take "
-            f"{footprint_B / 1e9:,.6g} GB of each {part.capacity_GB:,.6g} GB drive"
-            + (f" from {start:.6g} of the way in" if start else ""),
+            f"{_gb(footprint_B / 1e9)} GB of each {_gb(part.capacity_GB)} GB drive"
+            + (f" from {start:.6g} of the way in" if start else "")
+            + f" ({spot.volume.disks.part}'s capacity_GB"
+            # no drive the lab's reports or catalog name holds under 10 GB (the smallest, 36)
+            + ("; a TB figure typed as GB?)" if part.capacity_GB < 10 else ")"),
         )
+
+
+def _gb(figure: float) -> str:
+    """A size in GB as a refusal gives it: whole from 100 GB (with commas), else 3 figures."""
+    return f"{figure:,.0f}" if figure >= 100 else f"{figure:.3g}"
 
 
 def _streaming_Bps(
