@@ -13,11 +13,14 @@ import re
 from . import measured, paths, registry
 from . import params as params_module
 from .errors import one_line
-from .result import OFFERED_LOAD, Result
+from .result import AT_LIMIT, OFFERED_LOAD, REQUESTS, Result
 from .spec import Scenario
 from .uncertainty import Interval
 from .unread import not_read_at
 from .validate import Prediction, predict_rows, summarise
+
+# how near the bottleneck's utilisation another resource's is to be said tied with it
+TIE_SHOWN = 1e-3
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -38,6 +41,29 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
     return text
 
 
+def _tied(result: Result, shown: int = 3) -> str:
+    """The other resources at their limit as busy as the bottleneck (three uplinks of one
+    volume's bays, each with its own label), which more of the bottleneck's alone would not
+    lift: "; tied: bus up1, bus up2"; "" where none is (those of the bottleneck's label are
+    counted in its words: "drives of volume data: 24, each at its limit")."""
+    load, labels = result.utilization, result.labels
+    busiest = load[result.bottleneck]
+    label = labels.get(result.bottleneck)
+    tied = [
+        name
+        for name, u in load.items()
+        if name != result.bottleneck
+        and not name.startswith(REQUESTS)
+        and u >= AT_LIMIT
+        and u >= busiest * (1 - TIE_SHOWN)
+        and (label is None or labels.get(name) != label)
+    ]
+    if not tied:
+        return ""
+    more = f" and {len(tied) - shown:,} more" if len(tied) > shown else ""
+    return f"; tied: {', '.join(tied[:shown])}{more}"
+
+
 def prediction_text(
     scenario: Scenario,
     result: Result,
@@ -55,9 +81,9 @@ def prediction_text(
     busy, words = f"{_fmt(busiest, '%')} busy", result.bottleneck_words
     # what it is where its name does not say, then the resource it names
     limit = (
-        f"{words} ({result.bottleneck}, {busy})"
+        f"{words} ({result.bottleneck}, {busy}{_tied(result)})"
         if words != result.bottleneck
-        else f"{result.bottleneck} ({busy})"
+        else f"{result.bottleneck} ({busy}{_tied(result)})"
     )
     if result.bottleneck == OFFERED_LOAD:  # it keeps up: the busiest resource is no bottleneck
         others = result.resources

@@ -265,3 +265,18 @@ def test_the_memory_mapped_test_names_its_drives_as_the_streams_do():
 )
 def test_cores_and_raid_engines_are_named_for_what_they_are(name, overrides, words):
     assert simulate(scenario.load(name, overrides)).bottleneck_words == words
+
+
+def test_the_bottleneck_names_what_is_tied_with_it(run_cli):
+    """The vendor-quote audit: three switch uplinks each at 100 % were named by one of them; the
+    resources at their limit as busy as the bottleneck are named beside it, those of its own label
+    counted in its words instead (the drives of a volume)."""
+    status, out, err = run_cli("predict", "ext_net_fasterdata_100g", "--point")
+    assert status == 0, err
+    assert "(nic sender.0, 100.0 % busy; tied: nic receiver.0, circuit.0)" in out
+    status, out, err = run_cli("predict", "atlas_intellistation", "--point")
+    assert status == 0, err
+    assert (
+        "  bottleneck   drives of volume md0: 3, each at its limit (disk md0.0, 100.0 % busy)\n"
+        in out
+    )
