@@ -243,7 +243,7 @@ def test_a_kernel_that_dies_as_it_starts_leaves_the_terminal_the_sweep_s_own_lin
     progress = sweep.stderr.replace("\r", "\n").splitlines()
     assert [line for line in progress if line.strip() and not line.startswith("sweep t:")] == []
     reason = "infrastructure: RuntimeError: Kernel died before replying to kernel_info"
-    said = f"  1 point: {reason} (the point's kernel wrote: ImportError: no kernel here)"
+    said = f"  1 point (at x=2): {reason} (the point's kernel wrote: ImportError: no kernel here)"
     assert said in sweep.stdout.splitlines(), sweep.stdout
     table = pd.read_parquet(tmp_path / "out" / "results.parquet")
     assert table.attempts.tolist() == [1 + run_module.RETRIES]
