@@ -101,6 +101,11 @@ class Catalog:
         raise UserError(where, key, f"unknown {kinds} {part_id!r}; {offered}")
 
 
+# what a refusal of an id close to none asks (a scenario whose parts file was not given)
+YOUR_OWN = (
+    "a part of your own? give its parts file: --catalog FILE, or catalogs: [FILE] in the scenario"
+)
+
 # the most ids a refusal of an unknown one lists whole; past it, the closest to what was written,
 # how many there are and where they are listed (a bus id typed wrong was told all 37 of them)
 SHORT_LIST = 10
@@ -115,19 +120,14 @@ def ids_offered(
     held = f"{files}, with the parts this scenario adds" if users else files
     close = _closest(str(given), known)
     if len(known) <= SHORT_LIST:  # all of them, and the closest where one is (a typo in a list)
-        nearest = f"; the closest: {', '.join(close)}" if close else ""
+        nearest = f"; the closest: {', '.join(close)}" if close else f"; {YOUR_OWN}"
         return f"the catalog ({held}) has: {', '.join(known) or 'none'}{nearest}"
     schema = " and ".join(f"python -m model schema {c}" for c in categories)
     # schema lists the catalog's files, not the parts a scenario adds
     listed = f"{schema} {'lists' if len(categories) == 1 else 'list'} " + (
         f"those of {files}" if users else "them"
     )
-    nearest = (
-        f"the closest: {', '.join(close)}"
-        if close
-        else "none close to it (a part of your own? give its parts file: --catalog FILE, or "
-        "catalogs: [FILE] in the scenario)"
-    )
+    nearest = f"the closest: {', '.join(close)}" if close else f"none close to it ({YOUR_OWN})"
     return f"the catalog ({held}) has {len(known)} ({listed}), {nearest}"
 
 

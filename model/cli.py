@@ -12,6 +12,7 @@ import argparse
 import collections
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Iterator
 
@@ -252,11 +253,25 @@ def _failures_in(results) -> list[tuple[str, str]]:
     return [
         (
             f"{table['failure'][i]}: {table['error'][i]}",
-            ", ".join(f"{n.removeprefix('param:')}={table[n][i]}" for n in names),
+            ", ".join(
+                f"{n.removeprefix('param:')}={_setting(table[n][i])}"
+                for n in names
+                if _setting(table[n][i]) is not None
+            ),
         )
         for i, status in enumerate(table["status"])
         if status == "failed"
     ]
+
+
+def _setting(value) -> str | None:
+    """A point's value as its settings are said: None where the point set none (a grid's listed
+    points set keys of their own), a whole number without the ``.0`` a column with gaps gives it."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _unread_in(results) -> list[str]:

@@ -997,8 +997,8 @@ def check_bay(part: Enclosure | Expander, point: str, where: str, at: str) -> No
         if isinstance(part, Expander):  # its phys toward the host are held, cabled or not
             why = (
                 f" (its {part.phys} phys less its {part.uplink_ports} x{part.lanes_per_uplink} "
-                "ports toward the host, the catalog's uplink_ports, held whether cabled or not: "
-                "a parts file's expander with like: and fewer, sourced, leaves drives more)"
+                "ports toward the host, its uplink_ports, held whether cabled or not: an expander "
+                "of a parts file like it with fewer, sourced, leaves drives more)"
             )
         raise UserError(
             where, at, f"{part.name}: bays 0 to {part.bay_count - 1}{why}, got {point!r}"

@@ -44,11 +44,14 @@ def _busiest(utilization: dict[str, float], shown: int = 8) -> str:
 def _tied(result: Result, shown: int = 3) -> str:
     """The other resources at their limit as busy as the bottleneck (three uplinks of one
     volume's bays, each with its own label), which more of the bottleneck's alone would not
-    lift: "; tied: bus up1, bus up2"; "" where none is (those of the bottleneck's label are
-    counted in its words: "drives of volume data: 24, each at its limit")."""
-    load, labels = result.utilization, result.labels
+    lift: "; tied: bus up1, bus up2"; "" where none is. Not said: those of the bottleneck's label,
+    counted in its words ("drives of volume data: 24, each at its limit"), a stream's requests in
+    flight, the offered load (no resource), and a host's cores beside its CPU, which holds them
+    (a one-core host's "cpu host" and "core 0"), or its CPU beside a core."""
+    load, labels = result.resources, result.labels
     busiest = load[result.bottleneck]
     label = labels.get(result.bottleneck)
+    kind = _cpu_kind(result.bottleneck)
     tied = [
         name
         for name, u in load.items()
@@ -57,11 +60,19 @@ def _tied(result: Result, shown: int = 3) -> str:
         and u >= AT_LIMIT
         and u >= busiest * (1 - TIE_SHOWN)
         and (label is None or labels.get(name) != label)
+        and (kind is None or _cpu_kind(name) in (None, kind))
     ]
     if not tied:
         return ""
     more = f" and {len(tied) - shown:,} more" if len(tied) > shown else ""
     return f"; tied: {', '.join(tied[:shown])}{more}"
+
+
+def _cpu_kind(name: str) -> str | None:
+    """``cpu`` or ``core`` where resource ``name`` is a host's processors or one of its cores
+    (``cpu host``, ``core 0``), else None."""
+    first = name.partition(" ")[0]
+    return first if first in ("cpu", "core") else None
 
 
 def prediction_text(

@@ -123,24 +123,36 @@ def not_read_at(scenario: Scenario, memo: dict | None = None) -> list[Unread]:
     combination the scenario refuses is not met.
 
     ``memo`` (a sweep's, kept for its run: its files do not change under it) spares a point the
-    combinations another point tried that differs from it only in the values of the keys told:
-    whether a combination reads a key does not depend on that key's own value (no rule reads its
-    own key: tests/test_unread.py holds each claim at both of a key's values), so only the
-    combinations the other point's settings refused are built again, at this point's."""
+    combinations another point tried for a key told at both, where the two differ only in that
+    key's value (``_read_nowhere_for``)."""
     told = overrides_not_read(scenario)
     unknowns = scenario.unknowns
     if not told or math.prod(len(_levels(u)) for u in unknowns) > MOST_COMBINATIONS:
         return []
     if memo is None:
-        return _read_nowhere(scenario, told, _combinations(unknowns))[0]
-    keys = frozenset(u.key for u in told)
-    context = (scenario.path, keys, tuple(s for s in scenario.set_by if dotted(s[0]) not in keys))
-    if context not in memo:
-        memo[context] = _read_nowhere(scenario, told, _combinations(unknowns))
-        return memo[context][0]
-    held, refused = memo[context]
-    held_keys = {u.key for u in held}
-    return _read_nowhere(scenario, [u for u in told if u.key in held_keys], refused)[0]
+        return _read_nowhere(scenario, told, _combinations(unknowns))
+    return [u for u in told if _read_nowhere_for(scenario, u, memo)]
+
+
+def _read_nowhere_for(scenario: Scenario, told: Unread, memo: dict) -> bool:
+    """Whether no combination of ``scenario``'s unknowns reads the key ``told``, by ``memo``: for
+    each key and the settings of every other key (their values too: one told key's claim may
+    rest on another's, the ratio of a compression the math test does not read), the combination
+    that read it, or those refused where none did. Whether a combination reads a key does not
+    depend on that key's own value (no rule reads its own key: tests/test_unread.py holds each
+    claim at both of a key's values), but whether it is refused may: the one that read the key is
+    built again at this point, and the whole search made again where this point refuses it; the
+    ones refused are built again at this point, where they may be met."""
+    key = told.key
+    context = (scenario.path, key, tuple(s for s in scenario.set_by if dotted(s[0]) != key))
+    if context in memo:
+        reader, refused = memo[context]
+        if reader is None:
+            return _first_reader(scenario, key, refused)[0] is None
+        if _first_reader(scenario, key, [reader])[0] is not None:
+            return False
+    memo[context] = _first_reader(scenario, key, _combinations(scenario.unknowns))
+    return memo[context][0] is None
 
 
 def _combinations(unknowns: tuple[Unknown, ...]) -> Iterator[dict[str, Any]]:
@@ -153,26 +165,45 @@ def _combinations(unknowns: tuple[Unknown, ...]) -> Iterator[dict[str, Any]]:
             yield config
 
 
-def _read_nowhere(
-    scenario: Scenario, told: list[Unread], combinations: Iterable[dict[str, Any]]
-) -> tuple[list[Unread], list[dict[str, Any]]]:
-    """Those of ``told`` that no one of ``combinations`` of ``scenario``'s unknowns reads, and the
-    combinations tried that the scenario refused (none past where nothing was left to tell)."""
+def _met(scenario: Scenario, combinations: Iterable[dict[str, Any]]) -> Iterator[Scenario | None]:
+    """``scenario`` at each of ``combinations`` of its unknowns' values, or None where it refuses
+    that one (it is not met)."""
     from .errors import UserError
     from .scenario import with_values
     from .unknowns import assigned
 
-    refused = []
     for config in combinations:
+        try:
+            yield with_values(scenario, assigned(scenario.unknowns, config))
+        except UserError:
+            yield None
+
+
+def _read_nowhere(
+    scenario: Scenario, told: list[Unread], combinations: Iterable[dict[str, Any]]
+) -> list[Unread]:
+    """Those of ``told`` that no one of ``combinations`` of ``scenario``'s unknowns reads."""
+    for changed in _met(scenario, combinations):
         if not told:
             break
-        try:
-            changed = with_values(scenario, assigned(scenario.unknowns, config))
-        except UserError:
+        if changed is not None:
+            told = [u for u in told if why_not_read(changed, u.key) is not None]
+    return told
+
+
+def _first_reader(
+    scenario: Scenario, key: str, combinations: Iterable[dict[str, Any]]
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The first of ``combinations`` of ``scenario``'s unknowns that reads ``key`` (None where
+    none does), and those before it that the scenario refused."""
+    combinations = list(combinations)
+    refused = []
+    for config, changed in zip(combinations, _met(scenario, combinations), strict=True):
+        if changed is None:
             refused.append(config)
-            continue
-        told = [u for u in told if why_not_read(changed, u.key) is not None]
-    return told, refused
+        elif why_not_read(changed, key) is None:
+            return config, refused
+    return None, refused
 
 
 def column(scenario: Scenario, memo: dict | None = None) -> str:

@@ -354,7 +354,7 @@ def test_a_bare_expander_s_bays_say_why_and_fewer_host_ports_leave_more(tmp_path
     data = _shelf(25, ["hba.0", "hba.1"], part="broadcom_sas3x48")
     status, out, err = run_cli("predict", write(tmp_path / "a.yaml", data))
     assert status == 2 and not out and err.count("\n") == 1, err
-    assert "bays 0 to 23 (its 48 phys less its 6 x4 ports toward the host" in err, err
+    assert "bays 0 to 23 (its 48 phys less its 6 x4 ports toward the host, its uplink_ports" in err
     data["parts"]["expanders"] = {
         "two_port_expander": {
             "like": "broadcom_sas3x48",

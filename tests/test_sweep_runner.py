@@ -503,6 +503,25 @@ def test_a_sweep_with_failed_points_names_the_commonest_reasons_and_where():
     assert _failure_lines(long)[0].endswith("9... (165 more)): model: F")
 
 
+def test_a_failed_point_is_named_by_the_settings_it_had(tmp_path):
+    """The review: a grid's listed points, each setting keys of its own, were named with the
+    others' as None, and a count beside a gap as 8.0."""
+    from model.cli import _failures_in
+
+    results = tmp_path / "results.parquet"
+    pd.DataFrame(
+        {
+            "status": ["ok", "failed"],
+            "failure": ["", "model"],
+            "error": ["", "E"],
+            "param:workload.clients": [2.0, float("nan")],
+            "param:level": [None, "raid10"],
+            "param:disks": [float("nan"), 8.0],
+        }
+    ).to_parquet(results)
+    assert _failures_in(results) == [("model: E", "level=raid10, disks=8")]
+
+
 @pytest.mark.parametrize("error", ["CommClosedError", "CancelledError"])
 def test_a_lost_scheduler_is_one_line_and_keeps_the_points(tmp_path, monkeypatch, run_cli, error):
     """A killed Dask scheduler gave a CommClosedError traceback: the client sees its futures fail

@@ -740,6 +740,56 @@ def test_a_sweep_s_summary_gives_each_reason_with_its_count():
     ]
 
 
+def _with_unknown(tmp_path, name, replaced, unknown):
+    """Shipped scenario ``name`` with ``replaced`` (old, new text) and its variants given way to
+    ``unknown`` (YAML text under unknowns:)."""
+    text = scenario_module.resolve(name).read_text()
+    old, new = replaced
+    path = tmp_path / f"{name}.yaml"
+    head = text[: text.index("variants:")].replace(old, new)
+    path.write_text(head + "unknowns:\n" + unknown)
+    return path
+
+
+def test_a_sweep_s_memo_keeps_a_key_s_claim_with_the_other_keys_told(tmp_path):
+    """The review: the expander's cost, told unread at a ratio of 1 (nothing expanded) where the
+    PTDATA test reads no ratio either, was said unread at a ratio of 1.5 too, the memo keying the
+    two points alike (both keys told); the math test an unknown may meet reads it there."""
+    path = _with_unknown(
+        tmp_path,
+        "mdsplus",
+        ("test: baseline", "test: ptdata"),
+        "  workload.test: {options: [ptdata, baseline], source: a test's}\n",
+    )
+    memo = {}
+    for ratio, said in ((1.0, ["decompress_cycles_per_byte"]), (1.5, [])):
+        point = scenario_module.load(
+            path, [f"compression_ratio={ratio}", "decompress_cycles_per_byte=3"]
+        )
+        assert [u.key for u in unread.not_read_at(point)] == said
+        assert [u.key for u in unread.not_read_at(point, memo)] == said
+
+
+def test_a_sweep_s_memo_searches_again_where_the_combination_that_read_a_key_is_refused(
+    tmp_path,
+):
+    """The review: an unknown over xfs and ext3 reads an xfs volume's block size at ext3; a block
+    of 0.5 KiB, which ext3 refuses, leaves only xfs, which reads none, and the memo of a 4 KiB
+    point had kept the ext3 combination as met."""
+    path = _with_unknown(
+        tmp_path,
+        "ext_870_evo",
+        ("filesystem: {type: raw}", "filesystem: {type: xfs}"),
+        "  volumes.drive.filesystem.type: {options: [xfs, ext3], source: a test's}\n",
+    )
+    memo = {}
+    key = "volumes.drive.filesystem.block_KiB"
+    for block, said in ((4, []), (0.5, [key])):
+        point = scenario_module.load(path, [f"{key}={block}"])
+        assert [u.key for u in unread.not_read_at(point)] == said
+        assert [u.key for u in unread.not_read_at(point, memo)] == said
+
+
 def test_a_sweep_s_memo_is_kept_for_that_sweep_alone():
     """A point of another sweep (its token) finds an empty memo: that sweep may run after the
     files the first read changed."""

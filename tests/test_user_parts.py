@@ -613,3 +613,16 @@ def test_an_id_close_to_none_asks_for_the_parts_file_it_may_be_in(run_cli):
         "none close to it (a part of your own? give its parts file: --catalog FILE, or "
         "catalogs: [FILE] in the scenario)"
     ), err
+
+
+def test_a_short_list_with_nothing_close_asks_for_the_parts_file_too(run_cli):
+    """The review: an enclosure of a quote among the catalog's four, close to none, was given the
+    list alone."""
+    status, _, err = run_cli(
+        "predict", "purchase_hdd_zfs", "--point", "--set", "shelves.jbod.part=quote_jbod"
+    )
+    assert status == 2 and err.count("\n") == 1, err
+    assert err.rstrip().endswith(
+        "broadcom_sas3x48; a part of your own? give its parts file: --catalog FILE, or "
+        "catalogs: [FILE] in the scenario"
+    ), err

@@ -201,8 +201,7 @@ class WanBody:
                     where,
                     key,
                     f"{name} describes host {storage.host}, but {role}_host is {host}: set "
-                    f"{role}_host={storage.host} (a host {name}'s own file defines is found "
-                    f"there), or name a storage scenario of {host}",
+                    f"{role}_host={storage.host}, or name a storage scenario of {host}",
                 )
             if storage.workload.op != op:
                 raise UserError(
