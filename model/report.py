@@ -49,6 +49,8 @@ def _tied(result: Result, shown: int = 3) -> str:
     flight, the offered load (no resource), and a host's cores beside its CPU, which holds them
     (a one-core host's "cpu host" and "core 0"), or its CPU beside a core."""
     load, labels = result.resources, result.labels
+    if result.bottleneck not in load:  # the offered load: it keeps up, and no resource binds
+        return ""
     busiest = load[result.bottleneck]
     label = labels.get(result.bottleneck)
     kind = _cpu_kind(result.bottleneck)
