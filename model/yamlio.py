@@ -120,7 +120,10 @@ def _check_events(text: str, where: str) -> None:
     sizes: dict[str, int] = {}  # anchor -> nodes its value holds, aliases expanded
     scalars: dict[str, tuple] = {}  # anchor of a scalar -> the key it makes, and its text
     frames: list[list] = [[None, 0]]  # [anchor, nodes so far] per open collection
-    mappings: list[list] = [[None, False]]  # [keys seen, next node is a key] per open collection
+    # per open collection: [keys seen (None: a list), next node is a key, where it sits (the keys
+    # and list positions above it, said with a key given twice), its last key, its next position
+    # (a list's; None at the document's root)]
+    mappings: list[list] = [[None, False, (), None, None]]
     through_aliases = 0
     loader = _LOADER(text)
     try:
@@ -136,14 +139,20 @@ def _check_events(text: str, where: str) -> None:
                     "write plain values (text, numbers, true or false, null, lists, mappings)",
                 )
             if kind is yaml.ScalarEvent:
+                _place(mappings[-1])
                 _check_key(mappings[-1], event, where, loader, scalars)
                 if event.anchor is not None:
                     sizes[event.anchor] = 1
                     scalars[event.anchor] = (_key(event, loader), event.value)
                 frames[-1][1] += 1
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                inside = _place(mappings[-1])
                 _check_key(mappings[-1], event, where, loader, scalars)
-                mappings.append([set(), True] if kind is yaml.MappingStartEvent else [None, False])
+                mappings.append(
+                    [set(), True, inside, None, None]
+                    if kind is yaml.MappingStartEvent
+                    else [None, False, inside, None, 0]
+                )
                 if len(frames) > MAX_DEPTH:
                     mark = event.start_mark
                     raise UserError(
@@ -159,6 +168,7 @@ def _check_events(text: str, where: str) -> None:
                     sizes[anchor] = size
                 frames[-1][1] += size
             elif kind is yaml.AliasEvent:
+                _place(mappings[-1])
                 _check_key(mappings[-1], event, where, loader, scalars)
                 size = sizes.get(event.anchor, 1)
                 through_aliases += size
@@ -174,6 +184,23 @@ def _check_events(text: str, where: str) -> None:
         loader.dispose()
 
 
+def _place(collection: list) -> tuple:
+    """Where the node that comes next in ``collection`` (``_check_events``' frame) sits: the keys
+    and list positions down to it, a list's position counted on."""
+    keys, is_key, place, last_key, position = collection
+    if keys is not None:  # a mapping: a value sits under its key (a key, where the mapping is)
+        return place if is_key else (*place, str(last_key))
+    if position is None:  # the document's root
+        return place
+    collection[4] = position + 1
+    return (*place, f"[{position}]")
+
+
+def _dotted(place: tuple) -> str:
+    """A place (``_place``) as the messages name a key: ``ssds.x.capacity_GB``, ``attach[2]``."""
+    return "".join(p if p.startswith("[") or i == 0 else f".{p}" for i, p in enumerate(place))
+
+
 def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tuple]) -> None:
     """In a mapping, every other node is a key: refuse one given twice (YAML would keep the last
     silently), as the loader will read it: ``1`` and ``0x1``, ``yes`` and ``true`` are one key; and
@@ -183,7 +210,7 @@ def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tupl
     twice (the hostile-input audit: the alias went unchecked and its value won); an alias of a
     list or a mapping is no key the loader takes, and it says so. A merge key (``<<: *a``) is
     refused: YAML 1.2 has none, and PyYAML's takes a key from each merged mapping unchecked."""
-    keys, is_key = mapping
+    keys, is_key, place = mapping[0], mapping[1], mapping[2]
     if keys is None:
         return
     mapping[1] = not is_key
@@ -202,10 +229,13 @@ def _check_key(mapping: list, event, where: str, loader, scalars: dict[str, tupl
         (key, shown), through = scalars[event.anchor], f", through the alias *{event.anchor}"
     else:
         return
+    mapping[3] = shown
     text = ("text", str(key))
     if key in keys or text in keys:
         raise UserError(
-            where, shown, f"given twice (line {event.start_mark.line + 1}{through}); keep one"
+            where,
+            _dotted((*place, str(shown))),
+            f"given twice (line {event.start_mark.line + 1}{through}); keep one",
         )
     keys.update((key, text))
 

@@ -5,6 +5,7 @@ traceback, a hang or a silently different answer."""
 import math
 import os
 import pickle
+import re
 
 import pytest
 from grid_files import grid
@@ -127,8 +128,24 @@ def test_a_variant_s_key_given_twice_through_an_alias_is_one_line(run_cli, tmp_p
     path.write_text(MINI + "variants: {v: {&k workload.streams: 2, *k : 3}}\n")
     _one_line(
         run_cli("predict", str(path), "--point", "--set", "variant=v"),
-        "alias.yaml: workload.streams: given twice (line",
+        "alias.yaml: variants.v.workload.streams: given twice (line",
     )
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("ssds:\n  acme:\n    capacity_GB: 7680\n    capacity_GB: 7680\n", "ssds.acme.capacity_GB"),
+        ("a:\n  - {x: 1}\n  - {x: 1, x: 2}\n", "a[1].x"),
+        ("- a\n- {b: 1, b: 2}\n", "[1].b"),
+        ("x: 1\nx: 2\n", "x"),
+    ],
+)
+def test_a_key_given_twice_is_named_by_where_it_sits(text, key):
+    """The vendor-quote audit: a parts file's capacity_GB given twice was named 'capacity_GB', not
+    the part's key as every other message names it."""
+    with pytest.raises(yamlio.UserError, match=f"^f.yaml: {re.escape(key)}: given twice"):
+        yamlio.safe_load(text, "f.yaml")
 
 
 def test_numbers_are_read_as_yaml_1_2_reads_them():
