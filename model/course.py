@@ -30,6 +30,7 @@ a re-run prints anything else (``tests/test_course.py`` holds every exercise cel
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import reprlib
@@ -45,6 +46,8 @@ from .storage import disk as disk_model
 from .storage import topology
 
 NOT_ANSWERED = "not answered yet"
+# how near the bottleneck's utilisation another resource's is to be tied with it (exercise 7.3)
+TIED = 1e-3
 
 
 class NoAnswer(ValueError):
@@ -62,20 +65,18 @@ class Exercise:
     # a share close to 1 (an availability, a utilisation near saturation) is held to ``rel`` on
     # what it leaves, 1 - share: 0.99 for an availability of 0.9988 is eight times the downtime
     near_one: bool = False
-    # a count's tolerance above it: 1 where rounding a ratio up is a fair reading (163.4 -> 164)
-    within: float = 0.0
     # a share asked between 0 and 1 (a utilisation, an availability): an answer outside it, a
     # percentage most often, is refused as such rather than sized against the share
     share: bool = False
 
     def verdict(self, answer, expected) -> str:
         """The line a check prints for a written answer (not None)."""
-        if isinstance(expected, str):
+        if isinstance(expected, (str, tuple)):  # a name, or the names tied for it
             if not isinstance(answer, str):
                 return not_a(answer, self.asks)
-            return (
-                f"correct: {answer}" if names(answer, expected) else f"wrong: {answer!r} is not it"
-            )
+            tied = (expected,) if isinstance(expected, str) else expected
+            right = any(names(answer, name) for name in tied)
+            return f"correct: {answer}" if right else f"wrong: {answer!r} is not it"
         if not is_number(answer):
             return not_a(answer, self.asks)
         answer = float(answer)  # a Fraction, a numpy number: one kind to print and compare
@@ -84,8 +85,6 @@ class Exercise:
         shown = f"{figure(answer)} {self.unit}"
         if self.rel == 0 and not answer.is_integer():  # a count: whole, or not a count at all
             return f"wrong: {shown} is not {self.asks}"
-        if 0 <= answer - expected <= self.within:
-            return f"correct: {shown}"
         if self.near_one:  # judged, and sized, on what the share leaves
             if math.isclose(1 - answer, 1 - expected, rel_tol=self.rel):
                 return f"correct: {shown}"
@@ -150,14 +149,13 @@ def exercise(
     asks: str | None = None,
     rel: float = 0.01,
     near_one: bool = False,
-    within: float = 0.0,
     share: bool = False,
 ):
     """Register the decorated function as what exercise ``key`` expects."""
 
     def register(expected: Callable[..., float | str]) -> Callable[..., float | str]:
         asked = asks or f"a number in {unit}"
-        EXERCISES[key] = Exercise(expected, unit, asked, rel, near_one, within, share)
+        EXERCISES[key] = Exercise(expected, unit, asked, rel, near_one, share)
         return expected
 
     return register
@@ -281,12 +279,14 @@ def saturation_per_s(service_s):
 # Lesson 3: disks and RAID
 
 
-@exercise("3.1", "IOPS")
+@exercise("3.1", "IOPS", rel=0.003)
 def random_iops(part, efficiency, request_KiB):
     """A random request's service, as the lesson asks it added up: the data sheet's average seek,
     half a turn, the drive's own time per command (the catalog's ``command_overhead_ms``) and the
     transfer at the outer zone's rate. The disk model's mean over random seeks and turns comes
-    within 1 % of it (its seek curve averages to the data sheet's average seek)."""
+    within 1 % of it (its seek curve averages to the data sheet's average seek). Held to 0.3 %: the
+    4 KiB transfer is 0.75 % of the service, and leaving it out is the slip to catch (the course
+    audit: 133.3 against 132.3 IOPS had passed at 1 %)."""
     service_s = (
         part.avg_seek_read_ms / 1e3
         + 0.5 * disk_model.revolution_s(part)
@@ -353,7 +353,7 @@ def random_read_response_ms(random_read, request_KiB):
     return request_KiB * 1024 / (random_read(1).throughput_MBps * 1e6) * 1e3
 
 
-@exercise("4.5", "clients", "a whole number of clients", rel=0, within=1)
+@exercise("4.5", "clients", "a whole number of clients", rel=0)
 def clients_to_bind_host(random_read):
     """The fewest clients the lab no longer holds to their own round trips: something they share
     binds (on the NVMe purchase, the bond's first port, which carries clients 0, 2, 4, ...). Found
@@ -457,5 +457,11 @@ def most_microscopes(front, store, microscope_TBph):
 
 @exercise("7.3", "", "a resource's name, as the results give it", rel=0)
 def best_bottleneck(designs):
-    """The resource that binds the fastest of ``designs``."""
-    return designs.loc[designs.throughput_MBps.idxmax(), "bottleneck"]
+    """The resource that binds the fastest of ``designs``, or the resources tied for it (the
+    MD3260's two RAID processors, each at its limit, where the model names the first): any of
+    them is right (the course audit: 'raid md3260.1' had been told wrong)."""
+    best = designs.loc[designs.throughput_MBps.idxmax()]
+    load = json.loads(best.utilization)
+    top = load[best.bottleneck]
+    tied = tuple(name for name, u in load.items() if u >= top * (1 - TIED))
+    return tied if len(tied) > 1 else best.bottleneck
