@@ -33,6 +33,7 @@ neither (an external array's SAS port, whose segment is the HBA link it hangs fr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ..catalog import Catalog
@@ -232,14 +233,9 @@ def check_one_card_a_segment(body: StorageBody, catalog: Catalog, where: str) ->
         if own.protocol == "pcie":
             card = f"controllers.{name}"
             held.setdefault(slot.bus, []).append((card, f"{card}.bus"))
-    for vname, volume in body.volumes.items():
-        if _form_factor(catalog, volume.disks.part) != "add-in card":
-            continue
-        for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
-            holder, _, rest = point.partition(".")
-            if holder == NVME:
-                card = (f"volumes.{vname}.disks[{i}]", f"volumes.{vname}.disks.attach")
-                held.setdefault(rest.partition(".")[0], []).append(card)
+    for segment, vname, i, _ in _add_in_ssds(body, catalog, where):
+        card = (f"volumes.{vname}.disks[{i}]", f"volumes.{vname}.disks.attach")
+        held.setdefault(segment, []).append(card)
     for segment, cards in held.items():
         part = body.buses[segment].part
         if catalog.get("buses", part, where, f"buses.{segment}.part").protocol != "pcie":
@@ -275,7 +271,8 @@ def _card_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tupl
         own = catalog.get("buses", ctrl.host_bus, where, f"controllers.{name}.part")
         if own.protocol == "pcie":
             seated[slot.bus] = own
-    for segment, own in _add_in_ssds(body, catalog, where).items():
+    ssds = {segment: own for segment, _, _, own in _add_in_ssds(body, catalog, where)}
+    for segment, own in ssds.items():
         seated.setdefault(segment, own)
     wired = set()  # segments SAS or SATA links hang from: an HBA's
     for name, segment in body.buses.items():
@@ -290,20 +287,21 @@ def _card_segments(body: StorageBody, catalog: Catalog, where: str) -> list[tupl
     return cards
 
 
-def _add_in_ssds(body: StorageBody, catalog: Catalog, where: str) -> dict[str, Bus]:
-    """The segments holding an add-in-card SSD (``form_factor: add-in card``), each with the
-    drive's own host interface: the card sits in a slot of the host's."""
-    cards = {}
+def _add_in_ssds(
+    body: StorageBody, catalog: Catalog, where: str
+) -> Iterator[tuple[str, str, int, Bus]]:
+    """Each add-in-card SSD (``form_factor: add-in card``): the segment it sits in, its volume and
+    its place among the volume's drives, and its own host interface: the card sits in a slot of
+    the host's."""
     for vname, volume in body.volumes.items():
         if _form_factor(catalog, volume.disks.part) != "add-in card":
             continue
         drive = catalog.parts["ssds"][volume.disks.part]
         own = catalog.get("buses", drive.host_bus, where, f"volumes.{vname}.disks.part")
-        for point in volume.disks.attach[: volume.disks.count]:
+        for i, point in enumerate(volume.disks.attach[: volume.disks.count]):
             holder, _, rest = point.partition(".")
             if holder == NVME:
-                cards[rest.partition(".")[0]] = own
-    return cards
+                yield rest.partition(".")[0], vname, i, own
 
 
 def card_slots(body: StorageBody, catalog: Catalog, where: str) -> dict[str, str]:
