@@ -41,13 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .network import tcp
+from .result import TIED_WITH_BOTTLENECK
 from .servers import availability
 from .storage import disk as disk_model
 from .storage import topology
 
 NOT_ANSWERED = "not answered yet"
-# how near the bottleneck's utilisation another resource's is to be tied with it (exercise 7.3)
-TIED = 1e-3
 
 
 class NoAnswer(ValueError):
@@ -463,5 +462,5 @@ def best_bottleneck(designs):
     best = designs.loc[designs.throughput_MBps.idxmax()]
     load = json.loads(best.utilization)
     top = load[best.bottleneck]
-    tied = tuple(name for name, u in load.items() if u >= top * (1 - TIED))
+    tied = tuple(name for name, u in load.items() if u >= top * (1 - TIED_WITH_BOTTLENECK))
     return tied if len(tied) > 1 else best.bottleneck

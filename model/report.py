@@ -13,14 +13,11 @@ import re
 from . import measured, paths, registry
 from . import params as params_module
 from .errors import one_line
-from .result import AT_LIMIT, OFFERED_LOAD, REQUESTS, Result
+from .result import AT_LIMIT, OFFERED_LOAD, REQUESTS, TIED_WITH_BOTTLENECK, Result
 from .spec import Scenario
 from .uncertainty import Interval
 from .unread import not_read_at
 from .validate import Prediction, predict_rows, summarise
-
-# how near the bottleneck's utilisation another resource's is to be said tied with it
-TIE_SHOWN = 1e-3
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -60,7 +57,7 @@ def _tied(result: Result, shown: int = 3) -> str:
         if name != result.bottleneck
         and not name.startswith(REQUESTS)
         and u >= AT_LIMIT
-        and u >= busiest * (1 - TIE_SHOWN)
+        and u >= busiest * (1 - TIED_WITH_BOTTLENECK)
         and (label is None or labels.get(name) != label)
         and (kind is None or _cpu_kind(name) in (None, kind))
     ]

@@ -18,6 +18,9 @@ TIE = 1e-9
 # the time but for the run's first access and last bytes (the shipped scenarios' labelled
 # bottlenecks are 99.2 % busy and more); a run too short for its start to vanish is not
 AT_LIMIT = 0.99
+# how near the bottleneck's utilisation another resource's is for the two to be tied (the
+# bottleneck line's ties, report._tied; the course's exercise 7.3)
+TIED_WITH_BOTTLENECK = 1e-3
 
 
 @dataclass(frozen=True)
