@@ -254,9 +254,9 @@ def _failures_in(results) -> list[tuple[str, str]]:
         (
             f"{table['failure'][i]}: {table['error'][i]}",
             ", ".join(
-                f"{n.removeprefix('param:')}={_setting(table[n][i])}"
+                f"{n.removeprefix('param:')}={value}"
                 for n in names
-                if _setting(table[n][i]) is not None
+                if (value := _setting(table[n][i])) is not None
             ),
         )
         for i, status in enumerate(table["status"])
