@@ -367,3 +367,38 @@ def test_a_transfer_s_end_host_is_found_in_the_storage_scenario_it_names(run_cli
     assert json.loads(out)["throughput_MBps"] > 10_000  # a 100 GbE circuit into 24 NVMe drives
     status, _, err = run_cli("predict", "ext_net_fasterdata_100g", "--point", *there)
     assert status == 2 and "unknown host 'epyc_storage_server'" in err, err  # no store names it
+
+
+def test_a_transfer_s_store_is_held_to_its_own_parts_checks(run_cli):
+    """A named store's parts are checked as its own run checks them, whether or not the transfer
+    reads or writes its disks: an IDE drive set into purchase_hdd_md's SAS shelf through
+    receiver_storage had predicted 322 MB/s, and a second HBA in the first's PCI Express segment
+    had passed, where the store alone refuses both. Each is told at the key the user set."""
+    into = ["--set", "receiver_storage=purchase_hdd_md"]
+    into += ["--set", "receiver_host=epyc_storage_server"]
+    to_disk = ["--set", "workload.protocol=bbcp", "--set", "workload.sink=disk"]
+    for how in (to_disk, []):  # to its disks, and to memory (the file's iperf)
+        one_line(
+            run_cli(
+                "predict",
+                "ext_net_fasterdata_100g",
+                "--point",
+                *into,
+                *how,
+                "--set",
+                "receiver_storage.volumes.data.disks.part=wd1200jb",
+            ),
+            "--set: receiver_storage.volumes.data.disks.part: wd1200jb is an IDE (parallel ATA) "
+            "drive; jbod's bays (SAS 12 Gb/s lane (one phy)) take SAS and SATA drives only",
+        )
+    one_line(
+        run_cli(
+            "predict",
+            "ext_net_fasterdata_100g",
+            *into,
+            "--set",
+            "receiver_storage.controllers.hba2={part: broadcom_9500_8i, bus: slot1}",
+        ),
+        "--set: receiver_storage.controllers.hba2.bus: controllers.hba and controllers.hba2 are "
+        "both cards in buses.slot1",
+    )

@@ -293,8 +293,9 @@ def check_ends(scenario: Scenario, catalog: Catalog) -> None:
     """The check that needs the storage scenarios the transfer names (``ModelRecord.check_refs``):
     its circuits in the slots their controller cards leave (``_end_slots``), told before any run,
     as every variant and design point is checked."""
-    held = {role: tuple(taken) for role, (_, _, taken) in _end_cards(scenario, catalog).items()}
-    check_circuits(scenario.body, _end_parts(scenario, catalog), scenario.path, held)
+    ends = _end_parts(scenario, catalog)
+    held = {role: tuple(taken) for role, (_, _, taken) in _end_cards(scenario, ends).items()}
+    check_circuits(scenario.body, ends, scenario.path, held)
 
 
 def check_circuits(
@@ -336,23 +337,39 @@ def _end_parts(scenario: Scenario, catalog: Catalog) -> dict[str, Catalog]:
     return ends
 
 
-def _end_cards(
-    scenario: Scenario, catalog: Catalog
-) -> dict[str, tuple[Scenario, Catalog, dict[str, str]]]:
-    """Each end whose transfer names its storage scenario (its role): that scenario, the catalog
-    with its parts, and the host's slots its controller cards take (``model.storage.slots``)."""
-    from ..storage import slots  # the storage package's slots import the NIC links this uses
+def _check_stores(scenario: Scenario, ends: dict[str, Catalog]) -> None:
+    """Each storage scenario the transfer names, checked against its parts as the storage model
+    checks it before a run (``model.storage.simulation.check_parts``: its drives plug into what
+    their bays take, one card a PCI Express segment, ...), whether or not the transfer reads or
+    writes its disks: an IDE drive set into a SAS shelf through ``receiver_storage`` had been
+    simulated (322 MB/s), where the store alone refuses it. A refusal names the store's file and
+    key; the run tells it where the key was set (``Scenario.relocated``)."""
+    from ..storage.simulation import check_parts as check_store  # it imports this package's hosts
 
-    ends = {}
-    for role, parts in _end_parts(scenario, catalog).items():
+    for role, parts in ends.items():
         ref = scenario.refs.get(f"{role}_storage")
         if ref is not None:
-            ends[role] = ref, parts, slots.card_slots(ref.body, parts, ref.path)
-    return ends
+            check_store(ref.body, parts, ref.path)
+
+
+def _end_cards(
+    scenario: Scenario, ends: dict[str, Catalog]
+) -> dict[str, tuple[Scenario, Catalog, dict[str, str]]]:
+    """Each end whose transfer names its storage scenario (its role): that scenario, the catalog
+    with its parts (of ``ends``, ``_end_parts``), and the host's slots its controller cards take
+    (``model.storage.slots``)."""
+    from ..storage import slots  # the storage package's slots import the NIC links this uses
+
+    cards = {}
+    for role, parts in ends.items():
+        ref = scenario.refs.get(f"{role}_storage")
+        if ref is not None:
+            cards[role] = ref, parts, slots.card_slots(ref.body, parts, ref.path)
+    return cards
 
 
 def _end_slots(
-    scenario: Scenario, catalog: Catalog
+    scenario: Scenario, catalog: Catalog, ends: dict[str, Catalog]
 ) -> tuple[dict[str, Catalog], dict[str, tuple[str, ...]], list[str]]:
     """Each end's catalog as its circuits' NIC cards find its host's slots, the segments of the
     controller cards that hold them, and the notes of the ends where those move a card: the slots
@@ -363,11 +380,10 @@ def _end_slots(
     from ..storage import slots  # the storage package's slots import the NIC links this uses
 
     body: WanBody = scenario.body
-    ends = _end_cards(scenario, catalog)
     placed = {role: catalog for role in ROLES}
     held: dict[str, tuple[str, ...]] = {}
     notes = []
-    for role, (ref, parts, taken) in ends.items():
+    for role, (ref, parts, taken) in _end_cards(scenario, ends).items():
         held[role] = tuple(taken)
         placed[role] = slots.nic_catalog(ref.body, parts, ref.path, taken)
         whose = f"the {role}'s storage's controller cards ({getattr(body, f'{role}_storage')})"
@@ -435,11 +451,13 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     link: Link = catalog.get("links", body.link, scenario.path, "link")
     rtt_s = body.rtt_ms / 1e3
     total_B = w.total_MB * 1e6
-    placed, held, slot_notes = _end_slots(scenario, catalog)
-    check_parts(body, catalog, scenario.path, held, _end_parts(scenario, catalog))
+    ends = _end_parts(scenario, catalog)
+    _check_stores(scenario, ends)
+    placed, held, slot_notes = _end_slots(scenario, catalog, ends)
+    check_parts(body, catalog, scenario.path, held, ends)
     env = simpy.Environment()
     net = FlowNetwork(env)
-    path = _path(net, scenario, catalog, params, link, total_B, placed)
+    path = _path(net, scenario, ends, params, link, total_B, placed)
     notes = dict.fromkeys(  # once each, as nic_notes gives them: both ends' NICs alike
         note
         for role in ROLES
@@ -476,7 +494,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
 def _path(
     net: FlowNetwork,
     scenario: Scenario,
-    catalog: Catalog,
+    ends: dict[str, Catalog],
     params: dict[str, float],
     link: Link,
     total_B: float,
@@ -484,21 +502,20 @@ def _path(
 ) -> _Path:
     """The path's resources on ``net``: each end's host, its NICs in the slots its storage's
     cards leave (``placed``, ``_end_slots``), the circuits between, each end's storage (its
-    storage scenario with its own parts: those of the file that names it, or the catalog's) where
-    the transfer reads or writes disk."""
+    storage scenario with its own parts, ``ends``: those of the file that names it, or the
+    catalog's) where the transfer reads or writes disk."""
     body: WanBody = scenario.body
     w = body.workload
     sender, receiver = (
         _end_host(net, body, placed[role], params, scenario.path, role) for role in ROLES
     )
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
-    parts = _end_parts(scenario, catalog)
     circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(body.circuits)]
 
     def storage(side: HostNet, role: str, readers: int = 1) -> _Storage:
         ref = refs[role]
         return _storage(
-            net, side, ref.body, role, parts[role], params, scenario.path, total_B, readers
+            net, side, ref.body, role, ends[role], params, scenario.path, total_B, readers
         )
 
     readers = w.sessions * (w.streams if w.protocol in SPLIT_READS else 1)
