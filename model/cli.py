@@ -338,6 +338,8 @@ def _sweep(args) -> int:
                 if args.out is not None
                 else paths.PROJECT_ROOT / "sweeps" / grid.name
             )
+            for line in _unread_at_first(grid, points):
+                print(one_line(line), file=sys.stderr)
             finished, failed, skipped = run_module.run(
                 grid,
                 points,
@@ -350,6 +352,29 @@ def _sweep(args) -> int:
         print(one_line(f"{args.grid}: interrupted before any point ran"), file=sys.stderr)
         return INTERRUPTED_STATUS
     return _tell_sweep(grid, len(points), out, finished, failed, skipped)
+
+
+def _unread_at_first(grid, points: list[dict]) -> list[str]:
+    """The grid's keys its first point does not read (``unread.not_read_at``), each with why, said
+    before the points run, so that a grid whose axis changes nothing can be stopped at once; none
+    for a notebook grid, whose points record no such column, or a first point its scenario
+    refuses (recorded as a failed point)."""
+    from . import unread
+    from .sweep.point import point_scenario
+
+    if grid.engine != "inprocess" or not points:
+        return []
+    base = [*grid.base, *([f"seed={grid.seed}"] if grid.seed is not None else [])]
+    spec = {"scenario": grid.scenario, "base": base, "point": points[0], "folder": grid.folder}
+    try:
+        told = unread.not_read_at(point_scenario(spec))
+    except UserError:
+        return []
+    return [
+        f"{grid.name}: its first point does not read {u.text}: {u.why} (the sweep goes on; its "
+        "summary counts the points that do not)"
+        for u in told
+    ]
 
 
 def _check_sweep_options(args) -> None:

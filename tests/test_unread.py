@@ -521,6 +521,37 @@ def test_a_sweep_s_summary_says_which_keys_its_points_did_not_read(run_cli, tmp_
         "  workload.rate_Mbps: at 2 of 4 points (workload.protocol is bbftp: the rate paces a "
         "Tsunami session only)",
     ]
+    # said before the points run too, where the first point does not read it
+    assert (
+        "t: its first point does not read workload.rate_Mbps=300: workload.protocol is bbftp: the "
+        "rate paces a Tsunami session only (the sweep goes on; its summary counts the points that "
+        "do not)\n" in err
+    ), err
+
+
+def test_a_sweep_says_before_its_points_run_only_what_its_first_point_does_not_read(
+    run_cli, tmp_path
+):
+    """The line before the points run speaks of the first point alone: with the Tsunami variant
+    first, which reads the rate, nothing is said until the summary; a grid whose first point its
+    scenario refuses runs, that point recorded as failed."""
+    path = tmp_path / "grid.yaml"
+    path.write_text(
+        "name: t\nscenario: atlas_lightpath\nengine: inprocess\n"
+        "base: [workload.total_MB=1000]\n"
+        "product: {workload.rate_Mbps: [300], variant: [tsunami, bbftp_disk_to_disk]}\n"
+    )
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert status == 0, err
+    assert "first point" not in err, err
+    assert "workload.rate_Mbps: at 1 of 2 points" in out, out
+    path.write_text(
+        "name: t\nscenario: atlas_intellistation\nengine: inprocess\n"
+        "product: {volumes.md0.level: [raid6, raid0], volumes.md0.disks.count: [3, 4]}\n"
+    )
+    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "o2"), "--workers", "1")
+    assert status == 4 and "first point" not in err, err
+    assert "4 run now (1 failed)" in out, out
 
 
 def _configurations():

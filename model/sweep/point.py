@@ -135,19 +135,23 @@ def _unread_memo(sweep: str) -> dict:
     return _UNREAD_MEMOS[sweep]
 
 
-def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
+def point_scenario(spec: dict[str, Any]):
+    """An in-process point's scenario: the grid's, with its base and the point's settings (a file
+    a value names was resolved in the grid's folder: read as given); a refusal names the point's
+    key (``point: volumes.md0.level: ...``), not --set."""
     from .. import scenario as scenario_module
-    from .. import unread
-    from ..simulate import simulate
 
     overrides = list(spec["base"]) + [
         setting(k, v, spec["folder"]) for k, v in spec["point"].items()
     ]
-    # a file a value names was resolved in the grid's folder: read as given; a refusal names the
-    # point's key (``point: volumes.md0.level: ...``), not --set
-    scenario = scenario_module.load(
-        spec["scenario"], overrides, typed=True, where_overrides="point"
-    )
+    return scenario_module.load(spec["scenario"], overrides, typed=True, where_overrides="point")
+
+
+def _inprocess(spec: dict[str, Any]) -> dict[str, Any]:
+    from .. import unread
+    from ..simulate import simulate
+
+    scenario = point_scenario(spec)
     result = simulate(scenario)
     out = {
         k: v for k, v in result.to_dict().items() if k not in ("utilization", "notes", "scenario")
