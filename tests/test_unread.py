@@ -506,15 +506,24 @@ def test_a_sweep_point_records_the_keys_it_does_not_read(tmp_path, engine):
     ]
 
 
+def _swept(run_cli, folder, scenario: str, product: str):
+    """``run_cli``'s result of an in-process sweep of ``scenario`` over ``product`` (a flow
+    mapping) in ``folder``, one worker."""
+    folder.mkdir(exist_ok=True)
+    path = folder / "grid.yaml"
+    base = "base: [workload.total_MB=1000]\n" if scenario == "atlas_lightpath" else ""
+    path.write_text(f"name: t\nscenario: {scenario}\nengine: inprocess\n{base}product: {product}\n")
+    return run_cli("sweep", str(path), "--out", str(folder / "out"), "--workers", "1")
+
+
 def test_a_sweep_s_summary_says_which_keys_its_points_did_not_read(run_cli, tmp_path):
     """A grid's axis no point reads changed nothing: the summary says so, with how many points."""
-    path = tmp_path / "grid.yaml"
-    path.write_text(
-        "name: t\nscenario: atlas_lightpath\nengine: inprocess\n"
-        "base: [workload.total_MB=1000]\n"
-        "product: {workload.rate_Mbps: [300, 900], variant: [bbftp_disk_to_disk, tsunami]}\n"
+    status, out, err = _swept(
+        run_cli,
+        tmp_path,
+        "atlas_lightpath",
+        "{workload.rate_Mbps: [300, 900], variant: [bbftp_disk_to_disk, tsunami]}",
     )
-    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
     assert status == 0, err
     assert out.splitlines()[1:] == [
         "not read, by key (each point's in the results' not_read column):",
@@ -535,21 +544,13 @@ def test_a_sweep_says_before_its_points_run_only_what_its_first_point_does_not_r
     """The line before the points run speaks of the first point alone: with the Tsunami variant
     first, which reads the rate, nothing is said until the summary; a grid whose first point its
     scenario refuses runs, that point recorded as failed."""
-    path = tmp_path / "grid.yaml"
-    path.write_text(
-        "name: t\nscenario: atlas_lightpath\nengine: inprocess\n"
-        "base: [workload.total_MB=1000]\n"
-        "product: {workload.rate_Mbps: [300], variant: [tsunami, bbftp_disk_to_disk]}\n"
-    )
-    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    rate = "{workload.rate_Mbps: [300], variant: [tsunami, bbftp_disk_to_disk]}"
+    status, out, err = _swept(run_cli, tmp_path / "a", "atlas_lightpath", rate)
     assert status == 0, err
     assert "first point" not in err, err
     assert "workload.rate_Mbps: at 1 of 2 points" in out, out
-    path.write_text(
-        "name: t\nscenario: atlas_intellistation\nengine: inprocess\n"
-        "product: {volumes.md0.level: [raid6, raid0], volumes.md0.disks.count: [3, 4]}\n"
-    )
-    status, out, err = run_cli("sweep", str(path), "--out", str(tmp_path / "o2"), "--workers", "1")
+    raid6 = "{volumes.md0.level: [raid6, raid0], volumes.md0.disks.count: [3, 4]}"
+    status, out, err = _swept(run_cli, tmp_path / "b", "atlas_intellistation", raid6)
     assert status == 4 and "first point" not in err, err
     assert "4 run now (1 failed)" in out, out
 
