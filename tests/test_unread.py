@@ -354,6 +354,15 @@ CASES = [
     ),
     (
         "atlas_lightpath",
+        [],
+        "receiver_storage.workload.total_MB",
+        2000,
+        50000,
+        "the transfer moves its own workload.total_MB",
+        None,
+    ),
+    (
+        "atlas_lightpath",
         ["variant=memory_to_memory"],
         "sender_storage.kernel.read_ahead_KiB",
         16,

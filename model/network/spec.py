@@ -41,6 +41,14 @@ Reads = count_up_to(10_000, "each read is simulated")
 # reads_per_client) a run would not end while its user waits (1,000 clients of 100 reads: 8.4 s,
 # 36 s with its interval)
 SIMULATED_READS = 20_000
+# the tools whose streams each read and write their own part of the file, each stream a process:
+# bbftpd forks a child a stream, the i-th sending or storing the i-th of n equal parts
+# (bbftpd_retr.c bbftpd_retrtransferfile and bbftpd_store.c bbftpd_storetransferfile: nbperchild =
+# filesize / requestedstreamnumber, startpoint = (i - 1) * nbperchild). bbcp reads its source in
+# order and deals its buffers (-B) out to its streams, and writes what they bring in one thread
+# (bbcp_File.C, Read_All and Write_All: 'note that we are single threaded'); a Tsunami session
+# has one disk thread a side; iperf moves memory
+SPLIT_STREAMS = ("bbftp",)
 # the test and client mode in which a client follows each node reference itself, one round trip
 # each (model.network.dbclients): every one is simulated as a read is
 FOLLOWED = ("indirection", "dist")
@@ -175,12 +183,36 @@ class WanBody:
                     f"or set workload.{side}: memory",
                 )
 
+    @property
+    def disk_streams(self) -> int:
+        """The processes that read the sender's file, or write the receiver's, at once: each
+        stream of a bbftp session its own part, else one a session (``SPLIT_STREAMS``)."""
+        w = self.workload
+        return w.sessions * (w.streams if w.protocol in SPLIT_STREAMS else 1)
+
     def references(self) -> tuple[Reference, ...]:
-        # a storage scenario named is checked even where the transfer is from or to memory, and
-        # so not read: a name that is wrong is a mistake either way
+        """Each storage scenario named, as the transfer reads or writes it: its file in order by
+        the transfer's own readers or writers (``disk_streams``), none of the store's own clients.
+        Checked even where the transfer is from or to memory, and so not read: a name that is
+        wrong is a mistake either way."""
         return tuple(
-            Reference(key, getattr(self, key), "storage")
-            for key in self.NAMED_SCENARIOS
+            Reference(
+                key,
+                getattr(self, key),
+                "storage",
+                (
+                    "clients=null",
+                    f"workload.op={op}",
+                    f"workload.streams={self.disk_streams}",
+                    "workload.pattern=sequential",
+                ),
+                derived_from=(
+                    "workload (the transfer alone reads or writes the store, its file in order, "
+                    "by its protocol's processes: each bbftp stream, else one a session; not the "
+                    "store's own clients or workload)"
+                ),
+            )
+            for key, op in (("sender_storage", "read"), ("receiver_storage", "write"))
             if getattr(self, key) is not None
         )
 
@@ -191,7 +223,7 @@ class WanBody:
         return by_rules(WAN_UNREAD, self, key)
 
     def check_references(self, where: str, loaded: dict[str, Scenario]) -> None:
-        for role, op in (("sender", "read"), ("receiver", "write")):
+        for role in ("sender", "receiver"):
             key, host = f"{role}_storage", getattr(self, f"{role}_host")
             if key not in loaded:
                 continue
@@ -202,10 +234,6 @@ class WanBody:
                     key,
                     f"{name} describes host {storage.host}, but {role}_host is {host}: set "
                     f"{role}_host={storage.host}, or name a storage scenario of {host}",
-                )
-            if storage.workload.op != op:
-                raise UserError(
-                    where, key, f"{name} must {op} (its workload.op is {storage.workload.op})"
                 )
 
 
@@ -220,6 +248,14 @@ def _from_memory(side: str) -> Callable[[WanBody, str], str | None]:
         return f"workload.{side} is memory: the transfer {moves} none of its volumes"
 
     return why
+
+
+def _transfer_moves(body: WanBody, _: str) -> str:
+    """Why a named store's own total_MB is not read: the transfer moves its own."""
+    return (
+        f"the transfer moves its own workload.total_MB ({body.workload.total_MB:,.6g} MB), each "
+        "of its processes its part"
+    )
 
 
 def _tsunami_only(what: str) -> Callable[[WanBody, str], str | None]:
@@ -273,6 +309,11 @@ WAN_UNREAD: tuple[Rule, ...] = (
             "kernel",
             *(f"volumes.*.{f.name}" for f in fields(Volume) if f.name != "disks"),
         )
+    ),
+    # what a store's own test moves: the transfer moves its own total_MB (wan._storage)
+    *(
+        (f"{ref}.workload.total_MB", _transfer_moves)
+        for ref in ("sender_storage", "receiver_storage")
     ),
     ("workload.rate_Mbps", _tsunami_only("the rate paces a Tsunami session only")),
     ("workload.block_B", _tsunami_only("the block is a Tsunami session's")),

@@ -34,9 +34,11 @@ The path, as flow resources on one :class:`~model.sim.flows.FlowNetwork`:
   is lost is sent again, so each delivered byte costs 1/(1 - loss) bytes of wire and send work. It
   opens with a handshake and the protocol's request round trips, then slow start to its window
   (BBR's STARTUP also doubles its rate each round trip). bbftp and bbcp run one process (or
-  thread) per stream on each side; bbftp's streams each read their own part of the file
-  (``SPLIT_READS``), so on the sender's hard disks they take turns as readers of their own files
-  do (``model.storage.interleave``), where bbcp's one reader streams.
+  thread) per stream on each side; bbftp's streams each read and write their own part of the
+  file (``spec.SPLIT_STREAMS``), so on the sender's hard disks they take turns as readers of
+  their own files do (``model.storage.interleave``), where bbcp's one reader streams: bbcp reads
+  the file, and writes it, in one thread a side (its disk I/O on a core of its own), and its
+  streams' threads send and receive.
 - A Tsunami session is one UDP flow at its fixed target rate; lost blocks are sent again, so each
   delivered byte costs 1/(1 - loss) bytes of wire and receive work. Its client has a network
   thread and a disk thread (client/ring.c), its server one process that reads and sends.
@@ -63,8 +65,9 @@ tools'.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import simpy
 
@@ -97,16 +100,9 @@ from .hosts import (
     host_net,
     partition_bound_Bps,
 )
-from .spec import WanBody
+from .spec import SPLIT_STREAMS, WanBody
 
 # Round trips before the first data byte: TCP handshake, then the tool's own requests.
-# tools whose streams each read their own part of the file: bbftpd forks a child a stream, the
-# i-th sending the i-th of n equal parts (bbftpd_retr.c, bbftpd_retrtransferfile: nbperchild =
-# filesize / requestedstreamnumber, startpoint = (i - 1) * nbperchild). bbcp reads its source
-# in order and deals its buffers (-B) out to its streams, whose blocks then reach the target out of
-# order unless asked (the bbcp manual of SLAC, 15.02.03.00.1, 1.2.3 and 1.2.4, 'Output Ordering
-# (-o)'); iperf sends one buffer over and over
-SPLIT_READS = ("bbftp",)
 SETUP_RTTS = {"bbftp": 3, "bbcp": 3, "iperf": 1, "tsunami": 2}
 # the utilisation entries of the time before the flows run at their share (``simulate``): a TCP
 # stream's set-up round trips and slow start, a Tsunami session's set-up
@@ -160,15 +156,13 @@ def _storage(
     params: dict[str, float],
     where: str,
     total_B: float,
-    readers: int = 1,
 ) -> _Storage:
-    """A side's storage path; a sender read by ``readers`` processes at once (``SPLIT_READS``),
-    each its part of the data, takes their reads by turns at its hard disks
-    (``model.storage.interleave``)."""
+    """A side's storage path, read or written by its store's streams at once (the transfer's
+    processes that do its disk I/O, ``WanBody.references``), each its part of the data: a sender's
+    hard disks take their reads by turns (``model.storage.interleave``). A refusal names the
+    store's file (``where``), told where its key was set as a run tells it."""
     op = "read" if role == "sender" else "write"
-    if op == "read" and readers > 1:
-        storage = replace(storage, workload=replace(storage.workload, streams=readers))
-        total_B /= readers
+    total_B /= storage.workload.streams
     path = topology.build(_Prefixed(net, f"{role}: "), storage, catalog, params, where, total_B)
     volume = storage.workload.target
     driver = path.driver_s_per_byte[volume] if op == "write" else 0.0
@@ -337,19 +331,29 @@ def _end_parts(scenario: Scenario, catalog: Catalog) -> dict[str, Catalog]:
     return ends
 
 
-def _check_stores(scenario: Scenario, ends: dict[str, Catalog]) -> None:
+def _check_stores(scenario: Scenario, ends: dict[str, Catalog], params: dict[str, float]) -> None:
     """Each storage scenario the transfer names, checked against its parts as the storage model
     checks it before a run (``model.storage.simulation.check_parts``: its drives plug into what
     their bays take, one card a PCI Express segment, ...), whether or not the transfer reads or
     writes its disks: an IDE drive set into a SAS shelf through ``receiver_storage`` had been
-    simulated (322 MB/s), where the store alone refuses it. A refusal names the store's file and
-    key; the run tells it where the key was set (``Scenario.relocated``)."""
+    simulated (322 MB/s), where the store alone refuses it. How its drives attach (a bay past a
+    shelf's or a riser's) only building its path checks: a transfer to or from its disks builds
+    it (``_path``), one to or from memory here, on a network that runs nothing, for one request's
+    bytes (its data are not written: their room is not asked for). A refusal names the store's
+    file and key; the run tells it where the key was set (``Scenario.relocated``)."""
     from ..storage.simulation import check_parts as check_store  # it imports this package's hosts
 
+    w = scenario.body.workload
     for role, parts in ends.items():
         ref = scenario.refs.get(f"{role}_storage")
-        if ref is not None:
-            check_store(ref.body, parts, ref.path)
+        if ref is None:
+            continue
+        check_store(ref.body, parts, ref.path)
+        if getattr(w, "source" if role == "sender" else "sink") == "memory":
+            request_B = ref.body.workload.request_KiB * 1024
+            net = FlowNetwork(simpy.Environment())
+            with contextlib.suppress(NotModelled):  # a volume no model covers, not moved here
+                topology.build(net, ref.body, parts, params, ref.path, request_B)
 
 
 def _end_cards(
@@ -452,7 +456,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
     rtt_s = body.rtt_ms / 1e3
     total_B = w.total_MB * 1e6
     ends = _end_parts(scenario, catalog)
-    _check_stores(scenario, ends)
+    _check_stores(scenario, ends, params)
     placed, held, slot_notes = _end_slots(scenario, catalog, ends)
     check_parts(body, catalog, scenario.path, held, ends)
     env = simpy.Environment()
@@ -512,14 +516,11 @@ def _path(
     refs = {key.removesuffix("_storage"): ref for key, ref in scenario.refs.items()}
     circuits = [net.resource(f"circuit.{i}", link.rate_Bps) for i in range(body.circuits)]
 
-    def storage(side: HostNet, role: str, readers: int = 1) -> _Storage:
+    def storage(side: HostNet, role: str) -> _Storage:
         ref = refs[role]
-        return _storage(
-            net, side, ref.body, role, ends[role], params, scenario.path, total_B, readers
-        )
+        return _storage(net, side, ref.body, role, ends[role], params, ref.path, total_B)
 
-    readers = w.sessions * (w.streams if w.protocol in SPLIT_READS else 1)
-    source = storage(sender, "sender", readers) if w.source == "disk" else None
+    source = storage(sender, "sender") if w.source == "disk" else None
     sink = storage(receiver, "receiver") if w.sink == "disk" else None
     crossings = [
         (side, memory.merged(NET_CROSSINGS, store.memory if store is not None else {}))
@@ -648,8 +649,16 @@ def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]]
             side.process(f"s{thread}", label=f"the {side.label} host's {words}")
             for side in (sender, receiver)
         )
-        # each stream its part of the file (SPLIT_READS), else each session one reader
-        path.disk_read(usage, s_core, k if w.protocol in SPLIT_READS else k // w.streams)
+        # each stream its part of the file in its own process (SPLIT_STREAMS), else each
+        # session's one disk thread a side (bbcp), on a core of its own
+        split = w.protocol in SPLIT_STREAMS
+        session = k // w.streams
+        disk_thread = f"{w.protocol} disk thread"
+        reader, writer = (
+            side.process(f"disk{session}", label=f"the {side.label} host's {disk_thread}")
+            for side in (sender, receiver)
+        )
+        path.disk_read(usage, s_core if split else reader, k if split else session)
         charge(usage, sender, s_core, sender.copy_s_per_byte)
         charge_frames(usage, sender, k, sent_frames * sender.frame_s)
         path.wire(usage, k, wire_per_byte)
@@ -657,7 +666,7 @@ def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]]
         # that share of the TCP work it finds in the socket's backlog (tcp.reader_share)
         charge_frames(usage, receiver, k, received_frames * receiver.frame_s - in_reader / served)
         charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
-        path.disk_write(usage, r_core)
+        path.disk_write(usage, r_core if split else writer)
         path.memory_passes(usage)
         usages.append(usage)
     return usages, wire_per_byte
