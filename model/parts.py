@@ -692,8 +692,8 @@ class Link(Part):
     # a second (Ethernet framing included); a relay station's and a storage client's port run at the
     # lesser of their NIC's rate and this
     capacity_Gbps: PositiveFloat
-    # the path's one-way fibre length, km: for the reader, no model reads it (the scenarios' rtt_ms
-    # is measured, not reckoned from it)
+    # the path's one-way fibre length, km: a WAN transfer's rtt_ms (measured, not reckoned from
+    # it) must be at least the round trip light takes over it (``model.network.wan.least_rtt_ms``)
     distance_km: PositiveFloat | None = None
     # the IP MTU of the link's frames, bytes (1500; 9000 with jumbo frames): a relay's and a storage
     # scenario's clients' TCP segments carry it less the IP and TCP headers; unset, 1500. A WAN

@@ -846,3 +846,15 @@ def test_each_circuit_carries_its_link_s_line_rate_in_bytes():
     assert link.rate_Bps == 125e6
     built = wan.build(s, catalog.load(), params.calibrated())
     assert [built.net.resources[f"circuit.{i}"].capacity for i in (0, 1)] == [125e6, 125e6]
+
+
+def test_a_round_trip_shorter_than_light_over_the_link_s_fibre_is_said():
+    """The 12,000 km lightpath's fibre takes light at least 116.9 ms there and back: a what-if at
+    50 ms predicts a shorter path at the link's rate, and says so (it had passed without a word);
+    the loops of slide 16 run on their own, shorter fibres, and at 200 ms nothing is said."""
+    shorter = simulate(scenario.load("atlas_lightpath", ["rtt_ms=50"]))
+    said = [n for n in shorter.notes if n.startswith("rtt_ms 50 is shorter")]
+    assert len(said) == 1 and "the 116.9 ms light takes" in said[0], shorter.notes
+    for variant in ("chicago_loopback", "double_loopback", "triumf_cern"):
+        result = simulate(scenario.load("atlas_lightpath", [f"variant={variant}"]))
+        assert not any("light takes" in n for n in result.notes), (variant, result.notes)

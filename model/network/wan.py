@@ -264,6 +264,30 @@ def _bytes(size_B: float) -> str:
     return _figure(size_B, "B")
 
 
+# the speed of light in vacuum, km/s, and the least group index of a silica fibre at 1550 nm: pure
+# silica's, about 1.462 (the standard single-mode fibre of ITU-T G.652, germanium-doped, is some
+# 1.467, about 204,000 km/s); taken at 1.46, so that no round trip a path can have is refused
+LIGHT_KM_PER_S = 299_792.458
+FIBRE_GROUP_INDEX = 1.46
+
+
+def shorter_than_light_note(body: WanBody, link: Link) -> str | None:
+    """A note where the transfer's ``rtt_ms`` is shorter than light takes there and back over
+    ``link``'s fibre (its ``distance_km``, in silica): a what-if of another, shorter path at the
+    link's rate, which the user should know it is (50 ms on the 12,000 km lightpath had passed
+    without a word); None where it is not, or the catalog gives no length."""
+    if link.distance_km is None:
+        return None
+    least_ms = 2.0 * link.distance_km * FIBRE_GROUP_INDEX / LIGHT_KM_PER_S * 1e3
+    if body.rtt_ms >= least_ms:
+        return None
+    return (
+        f"rtt_ms {body.rtt_ms:g} is shorter than the {least_ms:,.1f} ms light takes there and back "
+        f"over {body.link}'s {link.distance_km:,.6g} km of fibre (its distance_km, at a group "
+        f"index of {FIBRE_GROUP_INDEX}): this predicts a shorter path at its rate"
+    )
+
+
 def check_parts(
     body: WanBody,
     catalog: Catalog,
@@ -488,7 +512,7 @@ def build(scenario: Scenario, catalog: Catalog, params: dict[str, float]) -> Bui
         flows,
         rtt_s,
         total_B,
-        [*slot_notes, *notes, *flow_notes],
+        [*slot_notes, *notes, *flow_notes, *filter(None, [shorter_than_light_note(body, link)])],
         flow_limit,
         ramp,
         path.crossings,
