@@ -381,8 +381,8 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
         raise UserError(
             where,
             name,
-            f"unknown model; allowed: {', '.join(registry.MODELS)}, or a category of a parts "
-            f"file: {', '.join(CATEGORIES)}",
+            f"unknown model{_scenario_of_model(name)}; allowed: {', '.join(registry.MODELS)}, or "
+            f"a category of a parts file: {', '.join(CATEGORIES)}",
         )
     ref = model_reference(name)
     if not section:
@@ -405,6 +405,17 @@ def select(target: str | None, where: str = "schema") -> list[ModelReference]:
             + (f"allowed: {allowed}" if allowed else f"its keys are all top level: schema {name}"),
         )
     return [dataclasses.replace(ref, sections=chosen)]
+
+
+def _scenario_of_model(name: str) -> str:
+    """Where ``name`` is a project scenario's, which model it is of, for a refusal that asked the
+    schema of a scenario (``schema atlas_triumf_send``: a physics audit); "" otherwise."""
+    from . import scenario as scenario_module
+
+    if name not in scenario_module.shipped_names():
+        return ""
+    model = scenario_module.load(name).model
+    return f" ({name} is a scenario, of model {model}: schema {model} lists its keys)"
 
 
 def find(model: str, dotted: str) -> Key | None:

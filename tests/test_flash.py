@@ -1,14 +1,16 @@
 """Flash drives: QD1 latency, QD32 IOPS, NVMe drives sharing a segment's lanes, the SLC cache."""
 
 import pytest
+import simpy
 import yaml
 from flash_parts import on_hba, on_riser, scenario
 from quote_parts import write
 
-from model import catalog, paths
+from model import catalog, params, paths
 from model import scenario as loader
+from model.sim.flows import FlowNetwork
 from model.simulate import simulate
-from model.storage import framing
+from model.storage import flash, framing, topology
 
 CAT = catalog.load()
 EVO = CAT.get("ssds", "samsung_970_evo_plus_1tb", "", "")
@@ -322,3 +324,62 @@ def test_every_stream_starts_after_the_slowest_drive_s_first_access(tmp_path):
     copy = scenario(on_hba("quote_hdd", 2, "raid0"), {"op": "copy", "source": "f", **workload})
     copy["volumes"]["f"] = on_riser("samsung_970_evo_plus_1tb", 1, "single")
     assert path(copy).first_access_s() == pytest.approx(8.5e-3 + 0.5 * 60 / 7200, rel=1e-12)
+
+
+# a request alone on a queue depth of one: each a flash drive behind a link slower than its own
+SLOW_LINKS = [
+    (
+        "ext_arr_cm4_980",  # a 980's four PCIe 3.0 lanes trained to the CM4's one PCIe 2.0 lane
+        ["workload.queue_depth=1", "workload.streams=1", "workload.request_KiB=32"],
+    ),
+    (
+        "ext_970_evo_plus",  # its M.2 slot set to one PCIe 2.0 lane
+        [
+            "buses.m2.part=pcie2_x1",
+            "workload.op=read",
+            "workload.pattern=sequential",
+            "workload.queue_depth=1",
+            "workload.streams=1",
+            "workload.total_MB=400",
+            "workload.request_KiB=16",
+        ],
+    ),
+    (
+        "ext_870_evo",  # a SATA drive behind a chipset on one PCIe 2.0 lane
+        ["buses.chipset.part=pcie2_x1", "workload.queue_depth=1", "workload.request_KiB=128"],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, overrides", SLOW_LINKS, ids=[s[0] for s in SLOW_LINKS])
+def test_a_request_alone_crosses_a_slow_link_after_its_drive_answers(name, overrides):
+    """A physics audit: at a queue depth of one a request waits for its drive's latency and then
+    crosses the way to the host, where a link slower than the drive's own carries the whole of
+    it. The CM4's 980 had read 32 KiB at 421 MB/s (12,849 a second), the lane's rate, with one
+    request in flight; a 970 EVO Plus in a one-lane slot and an 870 EVO behind one as fast as in
+    their own. No request now takes less than its latency, less its first 4 KiB over the drive's
+    own link, and its bytes over the slowest link (``topology._flash_links``)."""
+    loaded = loader.load(name, overrides)
+    body = loaded.body
+    volume = body.volumes[body.workload.target]
+    part = (loaded.catalog or catalog.load()).get_one_of(("ssds",), volume.disks.part, "", "")
+    slowest_Bps, own_Bps = _links(loaded)
+    assert slowest_Bps < own_Bps  # the slow link the case is about
+    request_B = body.workload.request_KiB * 1024
+    least_s = (
+        flash.latency_s(part, body.workload.op)
+        - flash.LATENCY_PIECE_B / own_Bps
+        + request_B / slowest_Bps
+    )
+    result = simulate(loaded)
+    requests_per_s = result.throughput_MBps * 1e6 / request_B
+    assert requests_per_s * least_s <= 1 + 1e-9, (requests_per_s, least_s)
+
+
+def _links(loaded):
+    """The slowest link and the drive's own of the scenario's target volume, B/s."""
+    net = FlowNetwork(simpy.Environment())
+    body = loaded.body
+    parts = loaded.catalog or catalog.load()
+    path = topology.build(net, body, parts, params.calibrated(), loaded.path, 1e6)
+    return path.flash_links[body.workload.target]

@@ -167,7 +167,13 @@ def test_schema_of_one_section(run_cli):
 
 
 @pytest.mark.parametrize(
-    "target, allowed", [("storage.nothing", "volumes.NAME"), ("nothing", "wan_transfer")]
+    "target, allowed",
+    [
+        ("storage.nothing", "volumes.NAME"),
+        ("nothing", "wan_transfer"),
+        # a scenario's name, asked for as a model's (a physics audit): which model it is of
+        ("atlas_triumf_send", "atlas_triumf_send is a scenario, of model storage: schema storage"),
+    ],
 )
 def test_schema_of_what_does_not_exist_is_one_line(run_cli, target, allowed):
     status, out, err = run_cli("schema", target)

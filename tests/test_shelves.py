@@ -365,3 +365,21 @@ def test_a_bare_expander_s_bays_say_why_and_fewer_host_ports_leave_more(tmp_path
     data["shelves"]["jbod"]["part"] = "two_port_expander"
     status, _, err = run_cli("predict", write(tmp_path / "b.yaml", data))
     assert status == 0, err
+
+
+def test_drives_slower_than_a_shelf_s_lanes_say_what_align_costs_them():
+    """A physics audit: SATA drives in purchase_hdd_md's 12 Gb/s shelf halved its rate (1,932
+    against 3,571 MB/s, the uplink binding) with no word of why; the note says each holds a lane at
+    its own 6 Gb/s under align, and that a buffering expander would not. SAS drives at the lanes'
+    rate, or a shelf that buffers, say nothing."""
+    sata = ["volumes.data.disks.part=exos_x24_st24000nm002h"]
+
+    def said(overrides):
+        notes = simulate(scenario.load("purchase_hdd_md", overrides)).notes
+        return [n for n in notes if "rate_matching: align (the SAS standard's)" in n]
+
+    (note,) = said(sata)
+    assert "its own link (600 MB/s) is slower than the shelf's uplink lanes (1,200 MB/s)" in note
+    assert "50% of what the lane carries" in note
+    assert said([]) == []
+    assert said([*sata, "shelves.jbod.rate_matching=buffered"]) == []

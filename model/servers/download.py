@@ -888,7 +888,9 @@ def _binding_notes(server: _Server, load: _Load) -> tuple[str, ...]:
     notes: tuple[str, ...] = ()
     if load.latency_bound:
         more = (
-            "more workers keep more in flight; clients beyond the workers add none"
+            "more workers keep more in flight; clients beyond the workers keep no more reads "
+            "in flight, though how their pairs interleave at the drives still moves the rate a "
+            "little"
             if clients >= workers
             else f"more clients, up to one a worker ({workers}), keep more in flight"
         )

@@ -153,6 +153,9 @@ class Attachment:
         # NVMe attach point -> the drive's own link, the slower one it trains to on its segment
         # and the segment (``nvme_links``; ``topology.trained_down_notes`` tell the user)
         self.trained_down: dict[str, tuple[Bus, Bus, str]] = {}
+        # shelf -> what to tell the user where its drives are slower than its lanes and hold them
+        # at their own rate (``Shelf.rate_matching`` align, ``drive_links``)
+        self.rate_matched: dict[str, str] = {}
 
     def controller(self, name: str) -> Controller:
         """The catalog part of the scenario's controller ``name``, which must move data by DMA."""
@@ -359,6 +362,16 @@ class Attachment:
         # what each lane carries of this drive's bytes: at most the drive's own link rate, the
         # lane filled with ALIGNs past it (``Shelf.rate_matching``)
         carried = [lane.Bps * min(1.0, drive_MBps / lane.peak_MBps) for lane in lanes]
+        slowed = [lane for lane in lanes if drive_MBps < lane.peak_MBps]
+        if slowed and drive is not None:  # a SATA 6 Gb/s drive behind 12 Gb/s SAS lanes
+            self.rate_matched[holder] = (
+                f"{drive.name} behind shelf {holder}: its own link ({drive_MBps:,.0f} MB/s) is "
+                f"slower than the shelf's uplink lanes ({slowed[0].peak_MBps:,.0f} MB/s), and "
+                "with rate_matching: align (the SAS standard's) its bytes hold a lane at its own "
+                f"rate, {drive_MBps / slowed[0].peak_MBps:.0%} of what the lane carries; an "
+                "expander that buffers them (shelves."
+                f"{holder}.rate_matching: buffered) carries them at the lanes' rate"
+            )
         shares: dict[str, float] = {}
         for lane, Bps in zip(lanes, carried, strict=True):
             shares[lane.controller] = shares.get(lane.controller, 0.0) + Bps / sum(carried)

@@ -73,13 +73,15 @@ def request_s(
     drive_Bps: float,
     queued: bool = False,
     working: bool = False,
+    links: tuple[float, float] | None = None,
 ) -> float:
     """Seconds one request of the stream keeps the volume's drives busy; ``queued``: each drive
     holds its next piece of the stream when one ends (``pieces_held`` of 2 or more, at a drive that
     queues commands), so a write that reads nothing first writes on without waiting a turn.
     ``working``: only the time the drives work on it, its transfer and the reads a partial
     stripe's parity needs, not the turn they then wait for its sectors (which another command a
-    queuing drive holds can fill)."""
+    queuing drive holds can fill). A flash drive's piece crosses its way to the host (``links``:
+    the slowest link and its own, ``StoragePath.flash_links``), ``flash.request_s``."""
     volume = body.volumes[vname]
     chunk_B = volume.chunk_KiB * 1024
     request_B, touched = group_request(volume, body.workload.request_KiB * 1024)
@@ -87,7 +89,7 @@ def request_s(
     width = layout.data_members(volume.disks.count // volume.groups)
     seconds = request_B / touched / drive_Bps
     if isinstance(disk, Ssd):  # no turn to wait: its latency and the rest of its transfer
-        return flash.request_s(disk, op, request_B / touched, drive_Bps)
+        return flash.request_s(disk, op, request_B / touched, drive_Bps, links)
     if op != "write":
         return seconds
     # what a write reads first for the parity of a stripe it covers only in part: a request
@@ -194,7 +196,9 @@ def request_limit_Bps(
             )
         drive_Bps = min(path.network.resources[name].capacity for name, _ in path.disks[vname])
         queued = isinstance(disk, Disk) and pieces_held(volume, request_B, w.queue_depth, disk) >= 2
-        seconds = request_s(body, vname, op, disk, drive_Bps, queued)
+        seconds = request_s(
+            body, vname, op, disk, drive_Bps, queued, links=path.flash_links.get(vname)
+        )
         platters_s += seconds
         group_B, touched = group_request(volume, request_B)
         reached = window_drives(volume, request_B, w.queue_depth)

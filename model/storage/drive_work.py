@@ -100,8 +100,11 @@ def drive_work(
     spot: Placement,
     block_map: float,
     bytes_per_stream: float,
+    links: tuple[float, float] | None = None,
 ) -> DriveWork:
-    """What each drive does per byte the stream moves: its rate, its time, its links' bytes."""
+    """What each drive does per byte the stream moves: its rate, its time, its links' bytes; a
+    flash drive's random request alone over its way to the host (``links``,
+    ``flash.request_s``)."""
     w = attachment.body.workload
     level, per_group, part = spot.level, spot.per_group, spot.part
     # bytes each drive transfers, and the bytes of its time: a platter turns past a read's
@@ -129,7 +132,7 @@ def drive_work(
     primary = spot.op == "read" and copies > 1 and attachment.mirror_reads(spot.name) == "primary"
     if w.pattern == "random":
         lay, request_s, rate_Bps = _random_requests(
-            attachment, host, spot, rate_Bps, random_span, copies, primary
+            attachment, host, spot, rate_Bps, random_span, copies, primary, links
         )
         share = lay.drive_share()
         return DriveWork(rate_Bps, share, share, copies, primary, lay, request_s, note)
@@ -255,6 +258,7 @@ def _random_requests(
     random_span: float,
     copies: int,
     primary: bool,
+    links: tuple[float, float] | None = None,
 ) -> tuple[RandomLayout, float, float]:
     """A random request's commands on a drive (a ZFS read's indirect blocks the ARC misses
     before its record, ``zfs.indirect_blocks``), its time alone and the drive's rate for them."""
@@ -268,7 +272,7 @@ def _random_requests(
         lay = requests.layout(volume, op, request_B, spot.per_group)
     if primary:
         lay = replace(lay, share=lay.share * copies)
-    request_s = requests.response_s(part, op, lay, rate_Bps, random_span)
+    request_s = requests.response_s(part, op, lay, rate_Bps, random_span, links)
     # the requests in flight spread over the groups: the busiest's share reach its drives
     in_flight = w.streams * zfs.in_flight(volume, body) * max(spot.groups)
     commands = requests.queued(part, lay, request_B, in_flight)

@@ -67,11 +67,26 @@ def sequential_Bps(ssd: Ssd, op: str, bytes_per_drive: float) -> float:
     return bytes_per_drive / seconds
 
 
-def request_s(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:
+def request_s(
+    ssd: Ssd,
+    op: str,
+    piece_B: float,
+    stream_Bps: float,
+    links: tuple[float, float] | None = None,
+) -> float:
     """One request of ``piece_B`` alone, as the host waits for it: the sheet's latency, which is a
-    4 KiB request's (``LATENCY_PIECE_B``, data/hardware/ssds.yaml), and the rest of its bytes at
-    stream rate."""
-    return latency_s(ssd, op) + max(piece_B - LATENCY_PIECE_B, 0.0) / stream_Bps
+    4 KiB request's (``LATENCY_PIECE_B``, data/hardware/ssds.yaml) over the drive's own link, and
+    the rest of its bytes at stream rate; or, where the way to the host is slower than the drive's
+    own link (``links``: its slowest link and the drive's own, B/s; ``topology._flash_links``),
+    the latency less its 4 KiB over the drive's own link, and the whole piece over the slowest
+    one, whichever is longer: a 32 KiB read of a Samsung 980 on a Raspberry Pi CM4's one PCIe 2.0
+    lane had taken 67 us, at the drive's rate, where the lane alone takes 78 us to carry it."""
+    alone_s = latency_s(ssd, op) + max(piece_B - LATENCY_PIECE_B, 0.0) / stream_Bps
+    if links is None:
+        return alone_s
+    slowest_Bps, own_Bps = links
+    over_links_s = latency_s(ssd, op) - LATENCY_PIECE_B / own_Bps + piece_B / slowest_Bps
+    return max(alone_s, over_links_s)
 
 
 def random_Bps(ssd: Ssd, op: str, piece_B: float, stream_Bps: float) -> float:

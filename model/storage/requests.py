@@ -426,28 +426,40 @@ def flash_write_Bps(part: Ssd, lay: RandomLayout, stream_Bps: float) -> float:
 
 
 def response_s(
-    part: Disk | Ssd, op: str, lay: RandomLayout, stream_Bps: float, span: float = 1.0
+    part: Disk | Ssd,
+    op: str,
+    lay: RandomLayout,
+    stream_Bps: float,
+    span: float = 1.0,
+    links: tuple[float, float] | None = None,
 ) -> float:
     """The device time of one request alone in the first ``span`` of its drives: its lookups
-    (``RandomLayout.lookups``), then its own commands (``_own_response_s``), one after another."""
-    own_s = _own_response_s(part, op, lay, stream_Bps, span)
+    (``RandomLayout.lookups``), then its own commands (``_own_response_s``), one after another; a
+    flash drive's pieces over its way to the host (``links``, ``flash.request_s``)."""
+    own_s = _own_response_s(part, op, lay, stream_Bps, span, links)
     if lay.lookup is None:
         return own_s
-    return own_s + lay.lookups * _own_response_s(part, op, lay.lookup, stream_Bps, span)
+    return own_s + lay.lookups * _own_response_s(part, op, lay.lookup, stream_Bps, span, links)
 
 
 def _own_response_s(
-    part: Disk | Ssd, op: str, lay: RandomLayout, stream_Bps: float, span: float
+    part: Disk | Ssd,
+    op: str,
+    lay: RandomLayout,
+    stream_Bps: float,
+    span: float,
+    links: tuple[float, float] | None = None,
 ) -> float:
     """The device time of a request's own commands: its pieces in parallel, each phase ending
     with its slowest drive (``slowest_positioning_s``), its phases in turn (a disk writes back
     where it read one revolution after the read began)."""
     first, last = lay.at_once[0], lay.at_once[-1]
     if isinstance(part, Ssd):  # no positioning: every piece alike
-        once = flash.request_s(part, op if lay.phases == 1 else "read", lay.piece_B, stream_Bps)
+        first = op if lay.phases == 1 else "read"
+        once = flash.request_s(part, first, lay.piece_B, stream_Bps, links)
         if lay.phases == 1:
             return once
-        return once + flash.request_s(part, "write", lay.piece_B, stream_Bps)
+        return once + flash.request_s(part, "write", lay.piece_B, stream_Bps, links)
     transfer_s = disk_model.command_overhead_s(part) + lay.piece_B / stream_Bps
     first_op = op if lay.phases == 1 else "read"
     together = lay.heads_together

@@ -87,6 +87,9 @@ class StoragePath:
     # sequential read stays on one copy: each stream's own limit, not the drives' shared one);
     # 0 where none is a mirror
     own_copy_s_per_byte: dict[str, float] = field(default_factory=dict)
+    # volume -> for flash drives, the slowest link one request's piece crosses on its way to the
+    # host and the drive's own, B/s (``_flash_links``; a direct stream's requests cross them)
+    flash_links: dict[str, tuple[float, float]] = field(default_factory=dict)
     _own_copies: dict[tuple[str, int], FlowResource] = field(default_factory=dict)
 
     def own_copy(self, vname: str, stream: int) -> dict[FlowResource, float]:
@@ -195,6 +198,7 @@ def build(
             if n
         ]
     notes += [attachment.buses.switch_notes[name] for name in sorted(attachment.buses.switch_notes)]
+    notes += [attachment.rate_matched[name] for name in sorted(attachment.rate_matched)]
     trusted = slots.trusted_segments_note(body, catalog, where)
     if trusted is not None:
         notes.append(trusted)
@@ -215,7 +219,10 @@ def _add_volume(
     journalled = journal(
         volume.filesystem, spot.op, attachment.body.workload.io, attachment.where, key
     )
-    work = drive_work(attachment, path.host, spot, block_map, bytes_per_stream)
+    links = _flash_links(attachment, spot)
+    if links is not None:
+        path.flash_links[vname] = links
+    work = drive_work(attachment, path.host, spot, block_map, bytes_per_stream, links)
     if work.request_s is not None:
         path.request_s[vname] = work.request_s
     usage = _Usage()
@@ -311,13 +318,7 @@ def _add_members(
     for i in members:
         # under primary, a mirror's other copies read nothing
         weight = 0.0 if work.primary and (i - members[0]) % work.copies else 1.0
-        point, at = volume.disks.attach[i], f"volumes.{spot.name}.disks.attach[{i}]"
-        on_lanes = point.partition(".")[0] == NVME
-        if on_lanes:
-            links = [(link, 1.0) for link in attachment.nvme_links(part, point, at)]
-        else:
-            controllers, links = attachment.drive_links(point, at, part)
-            links = [(link, 1.0) for link in attachment.own_link(part, point, at)] + links
+        on_lanes, controllers, links = _drive_route(attachment, spot, i)
         dres = attachment.buses.resource(
             f"disk {spot.name}.{i}",
             lambda: work.rate_Bps,
@@ -338,6 +339,47 @@ def _add_members(
                 usage.add(attachment.host_interface(cname), moved * carried)
                 for res, cost in attachment.buses.slot_costs(cname).items():
                     usage.add(res, moved * carried * cost)
+
+
+def _drive_route(
+    attachment: Attachment, spot: Placement, i: int
+) -> tuple[bool, list[tuple[str, float]], list[tuple[FlowResource, float]]]:
+    """The way drive ``i`` of the volume reaches the host: whether it sits on a segment's lanes
+    (NVMe), the controllers its bytes reach with each one's share, and the links it crosses on
+    the way there, each with its time a byte."""
+    point, at = spot.volume.disks.attach[i], f"volumes.{spot.name}.disks.attach[{i}]"
+    if point.partition(".")[0] == NVME:
+        return True, [], [(link, 1.0) for link in attachment.nvme_links(spot.part, point, at)]
+    controllers, links = attachment.drive_links(point, at, spot.part)
+    own = [(link, 1.0) for link in attachment.own_link(spot.part, point, at)]
+    return False, controllers, own + links
+
+
+def _flash_links(attachment: Attachment, spot: Placement) -> tuple[float, float] | None:
+    """For a volume of flash drives, what one request's piece crosses alone on its way to the
+    host: the slowest link of any of its drives' ways there (its own link trained in its slot,
+    its channel, its controller's host interface and the segments above it, each at its rate a
+    byte), and the drive's own link, the one its sheet's latency was measured over (B/s); None
+    for hard disks, whose pieces wait for their platters. A request split over drives that share
+    a link crosses it piece by piece here: first order, at the queue depth of one that it binds."""
+    part = spot.part
+    if not isinstance(part, Ssd):
+        return None
+    buses = attachment.buses
+    slowest = math.inf
+    for i in range(spot.volume.disks.count):
+        on_lanes, controllers, links = _drive_route(attachment, spot, i)
+        crossed = list(links)
+        if not on_lanes:
+            for cname, _ in controllers:
+                crossed.append((attachment.host_interface(cname), 1.0))
+                crossed += list(buses.slot_costs(cname).items())
+        slowest = min([slowest, *(res.capacity / held for res, held in crossed if held > 0)])
+    own = attachment.catalog.get("buses", part.host_bus, attachment.where, spot.name)
+    # an NVMe piece's packets stripe over all its link's lanes; a SAS or SATA piece crosses one
+    # lane of its port (a connection runs on one phy: a dual-port SAS drive's x2 is two of them)
+    lanes = 1 if part.interface == NVME else (own.lanes or 1)
+    return slowest, buses.sustained_Bps(own) / lanes
 
 
 def drives_words(volume: str, count: int) -> str:
