@@ -364,8 +364,12 @@ def _unread_at_first(grid, points: list[dict]) -> list[str]:
 
     if grid.engine != "inprocess" or not points:
         return []
-    base = [*grid.base, *([f"seed={grid.seed}"] if grid.seed is not None else [])]
-    spec = {"scenario": grid.scenario, "base": base, "point": points[0], "folder": grid.folder}
+    spec = {
+        "scenario": grid.scenario,
+        "base": grid.base_with_seed,
+        "point": points[0],
+        "folder": grid.folder,
+    }
     try:
         told = unread.not_read_at(point_scenario(spec))
     except UserError:

@@ -693,7 +693,8 @@ class Link(Part):
     # lesser of their NIC's rate and this
     capacity_Gbps: PositiveFloat
     # the path's one-way fibre length, km: a WAN transfer's rtt_ms (measured, not reckoned from
-    # it) must be at least the round trip light takes over it (``model.network.wan.least_rtt_ms``)
+    # it) shorter than the round trip light takes over it is said in a note
+    # (``model.network.wan.shorter_than_light_note``)
     distance_km: PositiveFloat | None = None
     # the IP MTU of the link's frames, bytes (1500; 9000 with jumbo frames): a relay's and a storage
     # scenario's clients' TCP segments carry it less the IP and TCP headers; unset, 1500. A WAN

@@ -674,15 +674,18 @@ def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]]
             for side in (sender, receiver)
         )
         # each stream its part of the file in its own process (SPLIT_STREAMS), else each
-        # session's one disk thread a side (bbcp), on a core of its own
+        # session's one disk thread a side (bbcp), on a core of its own, where it moves disk
         split = w.protocol in SPLIT_STREAMS
         session = k // w.streams
-        disk_thread = f"{w.protocol} disk thread"
         reader, writer = (
-            side.process(f"disk{session}", label=f"the {side.label} host's {disk_thread}")
-            for side in (sender, receiver)
+            core
+            if split or store is None
+            else side.process(
+                f"disk{session}", label=f"the {side.label} host's {w.protocol} disk thread"
+            )
+            for side, core, store in ((sender, s_core, path.source), (receiver, r_core, path.sink))
         )
-        path.disk_read(usage, s_core if split else reader, k if split else session)
+        path.disk_read(usage, reader, k if split else session)
         charge(usage, sender, s_core, sender.copy_s_per_byte)
         charge_frames(usage, sender, k, sent_frames * sender.frame_s)
         path.wire(usage, k, wire_per_byte)
@@ -690,7 +693,7 @@ def _stream_usages(path: _Path, n: int) -> tuple[list[dict[FlowResource, float]]
         # that share of the TCP work it finds in the socket's backlog (tcp.reader_share)
         charge_frames(usage, receiver, k, received_frames * receiver.frame_s - in_reader / served)
         charge(usage, receiver, r_core, receiver.copy_s_per_byte + in_reader / served)
-        path.disk_write(usage, r_core if split else writer)
+        path.disk_write(usage, writer)
         path.memory_passes(usage)
         usages.append(usage)
     return usages, wire_per_byte

@@ -81,11 +81,12 @@ def request_s(
     the latency less its 4 KiB over the drive's own link, and the whole piece over the slowest
     one, whichever is longer: a 32 KiB read of a Samsung 980 on a Raspberry Pi CM4's one PCIe 2.0
     lane had taken 67 us, at the drive's rate, where the lane alone takes 78 us to carry it."""
-    alone_s = latency_s(ssd, op) + max(piece_B - LATENCY_PIECE_B, 0.0) / stream_Bps
+    latency = latency_s(ssd, op)
+    alone_s = latency + max(piece_B - LATENCY_PIECE_B, 0.0) / stream_Bps
     if links is None:
         return alone_s
     slowest_Bps, own_Bps = links
-    over_links_s = latency_s(ssd, op) - LATENCY_PIECE_B / own_Bps + piece_B / slowest_Bps
+    over_links_s = latency - LATENCY_PIECE_B / own_Bps + piece_B / slowest_Bps
     return max(alone_s, over_links_s)
 
 

@@ -454,14 +454,13 @@ def _own_response_s(
     with its slowest drive (``slowest_positioning_s``), its phases in turn (a disk writes back
     where it read one revolution after the read began)."""
     first, last = lay.at_once[0], lay.at_once[-1]
+    first_op = op if lay.phases == 1 else "read"
     if isinstance(part, Ssd):  # no positioning: every piece alike
-        first = op if lay.phases == 1 else "read"
-        once = flash.request_s(part, first, lay.piece_B, stream_Bps, links)
+        once = flash.request_s(part, first_op, lay.piece_B, stream_Bps, links)
         if lay.phases == 1:
             return once
         return once + flash.request_s(part, "write", lay.piece_B, stream_Bps, links)
     transfer_s = disk_model.command_overhead_s(part) + lay.piece_B / stream_Bps
-    first_op = op if lay.phases == 1 else "read"
     together = lay.heads_together
     once = slowest_positioning_s(part, first_op, span, first, together) + transfer_s
     if lay.phases == 1:

@@ -138,6 +138,11 @@ class Grid:
     # the grid file's folder, in full: a value that names a file is read in it or below it
     folder: str = field(default="", metadata={"internal": True})
 
+    @property
+    def base_with_seed(self) -> tuple[str, ...]:
+        """The overrides every point starts from: ``base``, and the grid's ``seed`` where given."""
+        return self.base + ((f"seed={self.seed}",) if self.seed is not None else ())
+
     def check(self, where: str, key: str) -> None:
         if not NAME.fullmatch(self.name):
             raise UserError(
@@ -507,7 +512,7 @@ def _check_keys(grid: Grid, progress: bool = False) -> None:
     with ``progress``, counted on standard error (``model.progress``: 10,000 listed points take
     over a minute to check, which had passed without a word)."""
     where = grid.path
-    base = list(grid.base) + ([f"seed={grid.seed}"] if grid.seed is not None else [])
+    base = list(grid.base_with_seed)
     loaded = load_point(grid, base, f"{where}: base")
     scenario_module.check_catalog(loaded)
     body_cls = registry.MODELS[loaded.model].body

@@ -287,7 +287,7 @@ def specs(grid: Grid, points: list[dict[str, Any]], out: Path) -> list[dict[str,
     lab = lab_fingerprint()
     sweep = secrets.token_hex(8)
     seed = grid_seed(grid)
-    base = grid.base + ((f"seed={grid.seed}",) if grid.seed is not None else ())
+    base = grid.base_with_seed
     named = _named_by_values(grid, points, alone)
     inputs = _files_read(grid, points)
     defaults = notebook_defaults(grid)
